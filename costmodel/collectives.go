@@ -1,0 +1,493 @@
+package costmodel
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+)
+
+// ErrUnsupported is returned (wrapped) when an algorithm does not apply to
+// a collective or to the topology asked for, e.g. a tree all_gather or NVLS
+// across nodes.
+var ErrUnsupported = errors.New("costmodel: algorithm does not apply")
+
+// ErrParams is returned (wrapped) for parameters that cannot be modelled:
+// no ranks, a negative size, a zero bandwidth.
+var ErrParams = errors.New("costmodel: bad parameters")
+
+// Collective names a communication primitive, spelled as nccl-tests does.
+type Collective string
+
+// The primitives.
+const (
+	Broadcast     Collective = "broadcast"
+	Reduce        Collective = "reduce"
+	AllReduce     Collective = "all_reduce"
+	AllGather     Collective = "all_gather"
+	ReduceScatter Collective = "reduce_scatter"
+	AllToAll      Collective = "all_to_all"
+	Scatter       Collective = "scatter"
+	Gather        Collective = "gather"
+	SendRecv      Collective = "sendrecv"
+)
+
+// Collectives lists every primitive in the order the chapters show them.
+func Collectives() []Collective {
+	return []Collective{Broadcast, Reduce, AllReduce, AllGather, ReduceScatter, AllToAll, Scatter, Gather, SendRecv}
+}
+
+// ParseCollective accepts the nccl-tests names and the usual variants:
+// "all_reduce", "allreduce", "all-reduce", "AllReduce", "alltoall",
+// "send_recv", "sendrecv", "p2p".
+func ParseCollective(s string) (Collective, error) {
+	k := strings.ToLower(strings.NewReplacer("_", "", "-", "", " ", "").Replace(s))
+	switch k {
+	case "broadcast", "bcast":
+		return Broadcast, nil
+	case "reduce":
+		return Reduce, nil
+	case "allreduce":
+		return AllReduce, nil
+	case "allgather":
+		return AllGather, nil
+	case "reducescatter":
+		return ReduceScatter, nil
+	case "alltoall", "alltoallv":
+		return AllToAll, nil
+	case "scatter":
+		return Scatter, nil
+	case "gather":
+		return Gather, nil
+	case "sendrecv", "send", "recv", "p2p":
+		return SendRecv, nil
+	}
+	return "", fmt.Errorf("%w: unknown collective %q (want one of %s)", ErrParams, s, joinCollectives())
+}
+
+func joinCollectives() string {
+	var names []string
+	for _, c := range Collectives() {
+		names = append(names, string(c))
+	}
+	return strings.Join(names, ", ")
+}
+
+// BusBWFactor returns nccl-tests' busbw/algbw factor for n ranks
+// (NVIDIA/nccl-tests src/*.cu, GetBw functions; doc/PERFORMANCE.md):
+// all_reduce 2(n-1)/n; all_gather, reduce_scatter, alltoall, scatter,
+// gather (n-1)/n; broadcast, reduce, sendrecv 1.
+func BusBWFactor(c Collective, n int) float64 {
+	if n < 1 {
+		return 0
+	}
+	nf := float64(n)
+	switch c {
+	case AllReduce:
+		return 2 * (nf - 1) / nf
+	case AllGather, ReduceScatter, AllToAll, Scatter, Gather:
+		return (nf - 1) / nf
+	}
+	return 1
+}
+
+// Algorithm names a way to run a collective.
+type Algorithm string
+
+// The algorithms. Ring, Tree, DoubleBinaryTree, NVLS and CollNet follow
+// NCCL's; RecursiveHalvingDoubling is the MPI family (Rabenseifner,
+// recursive doubling, Bruck); Hierarchical is the two-level scheme.
+const (
+	Ring                     Algorithm = "ring"
+	Tree                     Algorithm = "tree"
+	DoubleBinaryTree         Algorithm = "dbtree"
+	RecursiveHalvingDoubling Algorithm = "rhd"
+	Hierarchical             Algorithm = "hier"
+	NVLS                     Algorithm = "nvls"
+	CollNet                  Algorithm = "collnet"
+)
+
+// Algorithms lists every algorithm Predict knows.
+func Algorithms() []Algorithm {
+	return []Algorithm{Ring, Tree, DoubleBinaryTree, RecursiveHalvingDoubling, Hierarchical, NVLS, CollNet}
+}
+
+// ParseAlgorithm accepts the short names above and a few long ones
+// ("double_binary_tree", "recursive_halving_doubling", "hierarchical").
+func ParseAlgorithm(s string) (Algorithm, error) {
+	k := strings.ToLower(strings.NewReplacer("_", "", "-", "", " ", "").Replace(s))
+	switch k {
+	case "ring":
+		return Ring, nil
+	case "tree", "binarytree":
+		return Tree, nil
+	case "dbtree", "doublebinarytree", "doubletree":
+		return DoubleBinaryTree, nil
+	case "rhd", "recursivehalvingdoubling", "rabenseifner", "recursivedoubling":
+		return RecursiveHalvingDoubling, nil
+	case "hier", "hierarchical", "twolevel":
+		return Hierarchical, nil
+	case "nvls":
+		return NVLS, nil
+	case "collnet", "sharp":
+		return CollNet, nil
+	}
+	var names []string
+	for _, a := range Algorithms() {
+		names = append(names, string(a))
+	}
+	return "", fmt.Errorf("%w: unknown algorithm %q (want one of %s)", ErrParams, s, strings.Join(names, ", "))
+}
+
+// Protocol is how data crosses a hop: its bandwidth efficiency (payload
+// over bytes moved) and the latency it adds per hop. The zero Protocol is
+// ideal: efficiency 1 and no added latency.
+type Protocol struct {
+	Name string
+	// Efficiency multiplies the link bandwidth, 0 < Efficiency <= 1.
+	Efficiency float64
+	// HopLatency is added to alpha at every step, in seconds.
+	HopLatency float64
+}
+
+// NCCL's three protocols. Efficiencies: LL stores 4 data bytes with a
+// 4-byte flag in every 8-byte store (50%); LL128 120 data bytes in every
+// 128 (NCCL's model uses 0.92); Simple moves the data alone but waits on
+// memory fences. Hop latencies are NCCL's ring NVLink hwLat values in
+// src/graph/tuning.cc (LL 0.6 us, LL128 1.9 us, Simple 3.4 us); see also
+// sjeaugey in NVIDIA/nccl#281 on LL and LL128.
+var (
+	ProtoSimple = Protocol{Name: "Simple", Efficiency: 1, HopLatency: 3.4e-6}
+	ProtoLL     = Protocol{Name: "LL", Efficiency: 0.5, HopLatency: 0.6e-6}
+	ProtoLL128  = Protocol{Name: "LL128", Efficiency: 120.0 / 128.0, HopLatency: 1.9e-6}
+)
+
+// ParseProtocol accepts "simple", "ll", "ll128" in any case; "" and
+// "ideal" give the zero (ideal) Protocol.
+func ParseProtocol(s string) (Protocol, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "", "ideal", "none":
+		return Protocol{}, nil
+	case "simple":
+		return ProtoSimple, nil
+	case "ll":
+		return ProtoLL, nil
+	case "ll128":
+		return ProtoLL128, nil
+	}
+	return Protocol{}, fmt.Errorf("%w: unknown protocol %q (want simple, ll or ll128)", ErrParams, s)
+}
+
+// Params describes one collective to model.
+type Params struct {
+	Collective Collective
+	Algorithm  Algorithm
+	// Ranks is n, the number of GPUs taking part.
+	Ranks int
+	// Nodes is the number of nodes the ranks spread over evenly; 0 or 1
+	// means one node.
+	Nodes int
+	// Bytes is the message size as nccl-tests reports it: the larger of
+	// the send and receive buffer of one rank (all_gather: the gathered
+	// total; reduce_scatter: the input).
+	Bytes float64
+	// Alpha (s) and Beta (bytes/s, one way, per rank) describe the link
+	// inside a node, or the only link when there is one node.
+	Alpha float64
+	Beta  float64
+	// InterAlpha and InterBeta describe the network between nodes, Beta
+	// being each rank's share (a rail NIC per GPU gives the NIC's rate).
+	// Zero means the same as Alpha and Beta. Flat algorithms (ring, tree,
+	// dbtree, rhd) over several nodes run at the slower of the two links.
+	InterAlpha float64
+	InterBeta  float64
+	// Protocol scales Beta and adds latency per step; zero means ideal.
+	Protocol Protocol
+	// Channels and ChannelBeta cap the bandwidth a rank can drive at
+	// Channels x ChannelBeta (NCCL's per-channel limits); zero means no cap.
+	Channels    int
+	ChannelBeta float64
+}
+
+// Cost is the predicted cost of one collective, split so a reader can see
+// which term dominates.
+type Cost struct {
+	Collective Collective
+	Algorithm  Algorithm
+	Protocol   string
+	Ranks      int
+	Nodes      int
+	Bytes      float64
+	// Steps is the number of alpha terms on the critical path.
+	Steps int
+	// LatencyTerm is the sum of the alpha terms, in seconds.
+	LatencyTerm float64
+	// BandwidthTerm is the sum of the size/beta terms, in seconds.
+	BandwidthTerm float64
+	// Time = LatencyTerm + BandwidthTerm, in seconds.
+	Time float64
+	// AlgBW = Bytes/Time and BusBW = AlgBW x BusBWFactor, bytes/s.
+	AlgBW float64
+	BusBW float64
+	// Bound is "latency" or "bandwidth": whichever term is larger.
+	Bound string
+}
+
+type link struct{ alpha, beta float64 }
+
+func (p Params) links() (intra, inter link) {
+	intra = link{p.Alpha + p.Protocol.HopLatency, p.Beta}
+	inter = link{p.InterAlpha, p.InterBeta}
+	if inter.alpha == 0 {
+		inter.alpha = p.Alpha
+	}
+	if inter.beta == 0 {
+		inter.beta = p.Beta
+	}
+	inter.alpha += p.Protocol.HopLatency
+	eff := p.Protocol.Efficiency
+	if eff <= 0 || eff > 1 {
+		eff = 1
+	}
+	intra.beta *= eff
+	inter.beta *= eff
+	if p.Channels > 0 && p.ChannelBeta > 0 {
+		limit := float64(p.Channels) * p.ChannelBeta
+		intra.beta = math.Min(intra.beta, limit)
+		inter.beta = math.Min(inter.beta, limit)
+	}
+	return intra, inter
+}
+
+func (p Params) validate() error {
+	switch {
+	case p.Ranks < 1:
+		return fmt.Errorf("%w: ranks %d, need at least 1", ErrParams, p.Ranks)
+	case p.Bytes < 0 || math.IsNaN(p.Bytes) || math.IsInf(p.Bytes, 0):
+		return fmt.Errorf("%w: size %v bytes", ErrParams, p.Bytes)
+	case !(p.Beta > 0) || math.IsInf(p.Beta, 0):
+		return fmt.Errorf("%w: bandwidth %v bytes/s, need > 0", ErrParams, p.Beta)
+	case p.Alpha < 0 || p.InterAlpha < 0 || p.InterBeta < 0 || math.IsNaN(p.Alpha):
+		return fmt.Errorf("%w: negative latency or bandwidth", ErrParams)
+	case p.Nodes < 0 || (p.Nodes > 1 && p.Ranks%p.Nodes != 0):
+		return fmt.Errorf("%w: %d ranks do not spread evenly over %d nodes", ErrParams, p.Ranks, p.Nodes)
+	}
+	return nil
+}
+
+// Predict returns the cost of one collective under the alpha-beta model.
+// Formulas, with n ranks, S bytes, alpha and beta of the link (per rank,
+// full duplex), h = floor(log2 n), L = ceil(log2 n):
+//
+//	ring     all_reduce 2(n-1) a + 2(n-1)/n S/b; all_gather, reduce_scatter,
+//	         all_to_all (pairwise), scatter, gather (n-1) a + (n-1)/n S/b;
+//	         broadcast, reduce (pipelined chain) (n-1) a + S/b
+//	tree     pipelined binary tree: broadcast, reduce h a + 2 S/b;
+//	         all_reduce 2h a + 3 S/b (an inner node sends S up and 2S down);
+//	         scatter, gather (binomial) L a + (n-1)/n S/b
+//	dbtree   two complementary trees, each half the data: broadcast, reduce
+//	         h a + S/b; all_reduce 2h a + 2 S/b
+//	rhd      Rabenseifner all_reduce 2 log2(p) a + 2(p-1)/p S/b with p the
+//	         largest power of two <= n, plus 2(a + S/b) when n != p;
+//	         recursive halving / doubling reduce_scatter, all_gather;
+//	         broadcast and reduce as scatter + all_gather; Bruck all_to_all
+//	         L a + L S/(2b)
+//	hier     g = n/nodes GPUs per node: intra reduce_scatter, inter ring on
+//	         S/g per rail, intra all_gather (and the analogues)
+//	nvls     NVLink SHARP in one node: all_reduce 2a + (n+1)/n S/b
+//	collnet  in-network reduction between nodes: intra reduce_scatter and
+//	         all_gather plus 2a' + (S/g)/b' through the switch
+//
+// Combinations that do not exist return an error wrapping ErrUnsupported.
+func Predict(p Params) (Cost, error) {
+	if err := p.validate(); err != nil {
+		return Cost{}, err
+	}
+	steps, lat, bw, err := terms(p)
+	if err != nil {
+		return Cost{}, err
+	}
+	if p.Ranks == 1 && p.Collective != SendRecv {
+		steps, lat, bw = 0, 0, 0 // one rank has nothing to move
+	}
+	c := Cost{
+		Collective: p.Collective, Algorithm: p.Algorithm, Protocol: p.Protocol.Name,
+		Ranks: p.Ranks, Nodes: max(p.Nodes, 1), Bytes: p.Bytes,
+		Steps: steps, LatencyTerm: lat, BandwidthTerm: bw, Time: lat + bw,
+	}
+	if c.Time > 0 {
+		c.AlgBW = p.Bytes / c.Time
+		c.BusBW = c.AlgBW * BusBWFactor(p.Collective, p.Ranks)
+	}
+	c.Bound = "bandwidth"
+	if lat > bw {
+		c.Bound = "latency"
+	}
+	return c, nil
+}
+
+func unsupported(p Params, why string) error {
+	return fmt.Errorf("%w: %s %s: %s", ErrUnsupported, p.Algorithm, p.Collective, why)
+}
+
+// terms returns the number of alpha steps, the latency term and the
+// bandwidth term in seconds.
+func terms(p Params) (int, float64, float64, error) {
+	n := p.Ranks
+	nf := float64(n)
+	S := p.Bytes
+	nodes := max(p.Nodes, 1)
+	intra, inter := p.links()
+	flat := intra
+	if nodes > 1 {
+		flat = link{math.Max(intra.alpha, inter.alpha), math.Min(intra.beta, inter.beta)}
+	}
+	if p.Collective == SendRecv {
+		if p.Algorithm != Ring {
+			return 0, 0, 0, unsupported(p, "a send/recv is one point-to-point transfer; use ring (direct)")
+		}
+		l := intra
+		if nodes > 1 {
+			l = inter
+		}
+		return 1, l.alpha, S / l.beta, nil
+	}
+	if !knownCollective(p.Collective) {
+		return 0, 0, 0, fmt.Errorf("%w: unknown collective %q", ErrParams, p.Collective)
+	}
+	a, b := flat.alpha, flat.beta
+	h := float64(floorLog2(n))
+	L := float64(ceilLog2(n))
+	switch p.Algorithm {
+	case Ring:
+		switch p.Collective {
+		case AllReduce:
+			return 2 * (n - 1), 2 * (nf - 1) * a, 2 * (nf - 1) / nf * S / b, nil
+		case AllGather, ReduceScatter, AllToAll, Scatter, Gather:
+			return n - 1, (nf - 1) * a, (nf - 1) / nf * S / b, nil
+		case Broadcast, Reduce:
+			return n - 1, (nf - 1) * a, S / b, nil
+		}
+	case Tree:
+		fan := math.Min(2, nf-1)
+		switch p.Collective {
+		case Broadcast, Reduce:
+			return int(h), h * a, fan * S / b, nil
+		case AllReduce:
+			load := 3.0 // an inner node: S up to its parent, 2S down to children
+			if n == 2 {
+				load = 1
+			} else if n == 3 {
+				load = 2
+			}
+			return 2 * int(h), 2 * h * a, load * S / b, nil
+		case Scatter, Gather:
+			return int(L), L * a, (nf - 1) / nf * S / b, nil
+		}
+		return 0, 0, 0, unsupported(p, "trees serve broadcast, reduce, all_reduce, scatter and gather")
+	case DoubleBinaryTree:
+		switch p.Collective {
+		case Broadcast, Reduce:
+			return int(h), h * a, S / b, nil
+		case AllReduce:
+			load := 2.0
+			if n == 2 {
+				load = 1
+			}
+			return 2 * int(h), 2 * h * a, load * S / b, nil
+		}
+		return 0, 0, 0, unsupported(p, "the double binary tree serves broadcast, reduce and all_reduce")
+	case RecursiveHalvingDoubling:
+		pw := 1 << floorLog2(n)
+		pf := float64(pw)
+		lp := float64(floorLog2(n))
+		extraSteps, extraLat, extraBW := 0, 0.0, 0.0
+		if pw != n {
+			extraSteps, extraLat, extraBW = 2, 2*a, 2*S/b
+		}
+		switch p.Collective {
+		case AllReduce:
+			return 2*int(lp) + extraSteps, 2*lp*a + extraLat, 2*(pf-1)/pf*S/b + extraBW, nil
+		case ReduceScatter, AllGather:
+			return int(lp) + extraSteps/2, lp*a + extraLat/2, (pf-1)/pf*S/b + extraBW/2, nil
+		case Broadcast, Reduce:
+			return 2 * int(L), 2 * L * a, 2 * (nf - 1) / nf * S / b, nil
+		case Scatter, Gather:
+			return int(L), L * a, (nf - 1) / nf * S / b, nil
+		case AllToAll:
+			return int(L), L * a, L * S / (2 * b), nil
+		}
+	case Hierarchical:
+		if nodes < 2 {
+			return 0, 0, 0, unsupported(p, "two-level needs at least 2 nodes")
+		}
+		g := n / nodes
+		gf, mf := float64(g), float64(nodes)
+		a1, b1, a2, b2 := intra.alpha, intra.beta, inter.alpha, inter.beta
+		switch p.Collective {
+		case AllReduce:
+			return 2*(g-1) + 2*(nodes-1), 2*(gf-1)*a1 + 2*(mf-1)*a2,
+				2*(gf-1)/gf*S/b1 + 2*(mf-1)/mf*(S/gf)/b2, nil
+		case AllGather, ReduceScatter:
+			return (g - 1) + (nodes - 1), (gf-1)*a1 + (mf-1)*a2,
+				(gf-1)/gf*S/b1 + (mf-1)/mf*(S/gf)/b2, nil
+		case Broadcast, Reduce:
+			return 2*(g-1) + (nodes - 1), 2*(gf-1)*a1 + (mf-1)*a2,
+				2*(gf-1)/gf*S/b1 + (S/gf)/b2, nil
+		case AllToAll:
+			return (g - 1) + (nodes - 1), (gf-1)*a1 + (mf-1)*a2,
+				(gf-1)/nf*S/b1 + (nf-gf)/nf*S/b2, nil
+		}
+		return 0, 0, 0, unsupported(p, "two-level serves all_reduce, all_gather, reduce_scatter, broadcast, reduce and all_to_all")
+	case NVLS:
+		if nodes > 1 {
+			return 0, 0, 0, unsupported(p, "NVLS reduces inside one NVLink domain; across nodes use hier or collnet")
+		}
+		switch p.Collective {
+		case AllReduce:
+			return 2, 2 * intra.alpha, (nf + 1) / nf * S / intra.beta, nil
+		case ReduceScatter, AllGather, Broadcast, Reduce:
+			return 1, intra.alpha, S / intra.beta, nil
+		}
+		return 0, 0, 0, unsupported(p, "NVLS serves all_reduce, reduce_scatter, all_gather, broadcast and reduce")
+	case CollNet:
+		if nodes < 2 {
+			return 0, 0, 0, unsupported(p, "CollNet reduces in the network switch, so it needs at least 2 nodes")
+		}
+		if p.Collective != AllReduce {
+			return 0, 0, 0, unsupported(p, "CollNet is modelled for all_reduce only")
+		}
+		g := n / nodes
+		gf := float64(g)
+		return 2*(g-1) + 2, 2*(gf-1)*intra.alpha + 2*inter.alpha,
+			2*(gf-1)/gf*S/intra.beta + (S/gf)/inter.beta, nil
+	default:
+		return 0, 0, 0, fmt.Errorf("%w: unknown algorithm %q", ErrParams, p.Algorithm)
+	}
+	return 0, 0, 0, unsupported(p, "no such combination")
+}
+
+func knownCollective(c Collective) bool {
+	switch c {
+	case Broadcast, Reduce, AllReduce, AllGather, ReduceScatter, AllToAll, Scatter, Gather, SendRecv:
+		return true
+	}
+	return false
+}
+
+func floorLog2(n int) int {
+	l := 0
+	for n > 1 {
+		n >>= 1
+		l++
+	}
+	return l
+}
+
+func ceilLog2(n int) int {
+	l := floorLog2(n)
+	if 1<<l < n {
+		l++
+	}
+	return l
+}

@@ -1,0 +1,85 @@
+package costmodel_test
+
+import (
+	"fmt"
+
+	"github.com/commlab/commlab/costmodel"
+)
+
+func ExampleParseBandwidth() {
+	nic, _ := costmodel.ParseBandwidth("400Gb/s")
+	nvl, _ := costmodel.ParseBandwidth("900GB/s bidirectional")
+	size, _ := costmodel.ParseSize("64KiB")
+	lat, _ := costmodel.ParseDuration("5us")
+	fmt.Println(nic, "=", nic.Bits())
+	fmt.Println(nvl, "->", nvl.OneWay()/1e9, "GB/s each way")
+	fmt.Println(float64(size), "bytes =", size.IEC(), "=", size)
+	fmt.Println(lat, "=", float64(lat), "s")
+	_, err := costmodel.ParseSize("25G")
+	fmt.Println(err)
+	// Output:
+	// 50 GB/s = 400 Gb/s
+	// 900 GB/s bidirectional -> 450 GB/s each way
+	// 65536 bytes = 64 KiB = 65.536 KB
+	// 5 us = 5e-06 s
+	// costmodel: bad unit: size "25G": unit "G" is ambiguous or unknown (end it with B for bytes or b for bits, e.g. GB or Gb)
+}
+
+// The chapter-1 question: 8 GPUs, ring all_reduce, 25 GB/s links.
+func ExamplePredict() {
+	for _, size := range []string{"1GB", "64KB"} {
+		s, _ := costmodel.ParseSize(size)
+		c, err := costmodel.Predict(costmodel.Params{
+			Collective: costmodel.AllReduce, Algorithm: costmodel.Ring,
+			Ranks: 8, Bytes: float64(s), Alpha: 5e-6, Beta: 25e9,
+		})
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Printf("%s: %v = %v latency + %v bandwidth; algbw %.3g GB/s, busbw %.3g GB/s, %s-bound\n",
+			size, costmodel.Seconds(c.Time), costmodel.Seconds(c.LatencyTerm), costmodel.Seconds(c.BandwidthTerm),
+			c.AlgBW/1e9, c.BusBW/1e9, c.Bound)
+	}
+	// Output:
+	// 1GB: 70.07 ms = 70 us latency + 70 ms bandwidth; algbw 14.3 GB/s, busbw 25 GB/s, bandwidth-bound
+	// 64KB: 74.48 us = 70 us latency + 4.48 us bandwidth; algbw 0.859 GB/s, busbw 1.5 GB/s, latency-bound
+}
+
+func ExampleTunerTable_Pick() {
+	node, _ := costmodel.NodeByName("hgx-h100")
+	table, err := costmodel.Tune(costmodel.NCCLTopology(node, 1, "2.23"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, s := range []float64{4096, 1 << 30} {
+		c, _ := table.Pick(costmodel.AllReduce, s)
+		fmt.Printf("%v: %s/%s %.1f us\n", costmodel.Bytes(s).IEC(), c.Algorithm, c.Protocol, c.TimeUs)
+	}
+	f, _ := table.Force(costmodel.AllReduce, 1<<30, "Ring", "")
+	fmt.Printf("NCCL_ALGO=Ring costs %.2fx\n", f.Slowdown)
+	// Output:
+	// 4 KiB: Ring/LL 15.1 us
+	// 1 GiB: NVLS/Simple 3511.2 us
+	// NCCL_ALGO=Ring costs 1.46x
+}
+
+func ExampleSweepSizes() {
+	sizes, _ := costmodel.ParseSweep("1KB:1GB:100")
+	rows, err := costmodel.SweepSizes(costmodel.Params{
+		Collective: costmodel.AllReduce, Algorithm: costmodel.Ring, Ranks: 8, Alpha: 5e-6, Beta: 25e9,
+	}, sizes)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, r := range rows {
+		fmt.Printf("%-8v %-10v busbw %6.2f GB/s %s\n", costmodel.Bytes(r.Bytes), costmodel.Seconds(r.Time), r.BusBW/1e9, r.Bound)
+	}
+	// Output:
+	// 1 KB     70.07 us   busbw   0.02 GB/s latency
+	// 100 KB   77 us      busbw   2.27 GB/s latency
+	// 10 MB    770 us     busbw  22.73 GB/s bandwidth
+	// 1 GB     70.07 ms   busbw  24.98 GB/s bandwidth
+}

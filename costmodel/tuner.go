@@ -1,0 +1,760 @@
+package costmodel
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// This file re-evaluates NCCL's own performance model, ncclTopoTuneModel
+// and ncclTopoGetAlgoTime in NVIDIA/nccl src/graph/tuning.cc, for a
+// topology described in a few numbers. Two families of that file are
+// modelled, because the tables changed:
+//
+//   - "2.19": NCCL 2.19 to 2.22 (six algorithms; Tree/Simple base latency
+//     0 and per-hop 28 us; Ring LL at a quarter of the bus bandwidth),
+//     as in NVIDIA/nccl commit b6475625fbcaa2c3c0e50eed2fa1255d7514d4a2;
+//   - "2.23": NCCL 2.23 to 2.27 (adds PAT and Blackwell rows; Tree/Simple
+//     8.4 + 4 us per hop; Ring LL at half; NVLS hop 25 us), as in the
+//     2.2x tuning.cc with BLACKWELL_COMPCAP_IDX and ncclPatEnable.
+//
+// Latencies are in microseconds and bandwidths in GB/s (1e9 B/s), as NCCL
+// keeps them, and the field names say so.
+
+// NCCL's algorithm and protocol names, in the order of its tables.
+var (
+	ncclAlgos  = []string{"Tree", "Ring", "CollNetDirect", "CollNetChain", "NVLS", "NVLSTree", "PAT"}
+	ncclProtos = []string{"LL", "LL128", "Simple"}
+	ncclFuncs  = []Collective{Broadcast, Reduce, AllGather, ReduceScatter, AllReduce}
+	ncclFuncNm = []string{"Broadcast", "Reduce", "AllGather", "ReduceScatter", "AllReduce"}
+)
+
+const (
+	aTree = iota
+	aRing
+	aCollNetDirect
+	aCollNetChain
+	aNVLS
+	aNVLSTree
+	aPAT
+)
+
+const (
+	pLL = iota
+	pLL128
+	pSimple
+)
+
+const (
+	hwNVLink = iota
+	hwPCI
+	hwNet
+)
+
+// tuningTables holds the constants of one family of tuning.cc.
+type tuningTables struct {
+	nAlgos  int
+	baseLat [7][3]float64
+	hwLat   [3][7][3]float64
+	// Indexed [compCapIndex][nodesIndex]: Volta, Ampere, Hopper, Blackwell
+	// by N1, N2, N4+ (LL rows for multi-node use CPU vendor instead).
+	llMaxBws             [4][3]float64
+	perChMaxRingLL128Bws [4][3]float64
+	perChMaxTreeLL128Bws [4][3]float64
+	perChMaxTreeBws      [4][3]float64
+	treeCorrection       [3][23]float64
+}
+
+var tables219 = tuningTables{
+	nAlgos:  6,
+	baseLat: [7][3]float64{{6.8, 14.0, 0}, {6.6, 14.0, 8.4}},
+	hwLat: [3][7][3]float64{
+		{{.6, 1.25, 28}, {.6, 1.9, 3.4}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 23}, {0, 0, 23}},
+		{{1.0, 1.9, 28}, {1.0, 2.5, 5.7}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 0}, {0, 0, 0}},
+		{{5.0, 8.5, 28}, {2.7, 4.0, 14.0}, {0, 0, 31}, {0, 0, 30}, {0, 0, 18}, {0, 0, 14}},
+	},
+	llMaxBws:             [4][3]float64{{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {87.7, 22.5, 19.0}, {87.7, 22.5, 19.0}},
+	perChMaxRingLL128Bws: [4][3]float64{{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 36.7}, {36.7, 36.7, 36.7}},
+	perChMaxTreeLL128Bws: [4][3]float64{{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 29.0}, {36.7, 36.7, 29.0}},
+	perChMaxTreeBws:      [4][3]float64{{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}, {38.7, 41.4, 36.0}},
+	treeCorrection: [3][23]float64{
+		{1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0},
+		{1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0},
+		{.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9},
+	},
+}
+
+var tables223 = tuningTables{
+	nAlgos:  7,
+	baseLat: [7][3]float64{{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}},
+	hwLat: [3][7][3]float64{
+		{{.6, 1.25, 4.0}, {.6, 1.9, 3.4}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 25}, {0, 0, 25}},
+		{{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 0}, {0, 0, 0}},
+		{{5.0, 8.5, 14}, {2.7, 4.0, 14.0}, {0, 0, 31}, {0, 0, 30}, {0, 0, 18}, {0, 0, 14}},
+	},
+	llMaxBws:             [4][3]float64{{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {141.0, 45.0, 35.0}, {282.0, 90.0, 70.0}},
+	perChMaxRingLL128Bws: [4][3]float64{{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 36.7}, {73.4, 73.4, 73.4}},
+	perChMaxTreeLL128Bws: [4][3]float64{{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 29.0}, {73.4, 73.4, 58.0}},
+	perChMaxTreeBws:      [4][3]float64{{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}, {77.4, 82.8, 72.0}},
+	treeCorrection:       tables219.treeCorrection,
+}
+
+// NCCL's thread counts (src/include/device.h): NCCL_MAX_NTHREADS 640,
+// NCCL_SIMPLE_MAX_NTHREADS 512, NCCL_LL_MAX_NTHREADS 512,
+// NCCL_LL128_MAX_NTHREADS 640; PCI_BW 12 GB/s (src/graph/topo.h).
+const (
+	ncclMaxNThreads       = 640
+	ncclSimpleMaxNThreads = 512
+	ncclLLMaxNThreads     = 512
+	ncclLL128MaxNThreads  = 640
+	ncclPCIBW             = 12.0
+)
+
+// TunerGraph is what NCCL's topology search found for one algorithm: the
+// number of channels and the bandwidth of each inside and between nodes,
+// as the log prints them ("Pattern 4, crossNic 0, nChannels 16, bw
+// 40.000000/40.000000, type NVL/PIX, sameChannels 1").
+type TunerGraph struct {
+	Channels int
+	// BwIntraGBps and BwInterGBps are per channel, GB/s.
+	BwIntraGBps float64
+	BwInterGBps float64
+	// SameChannels is the log's sameChannels flag (ring graph).
+	SameChannels bool
+	// LatencyInterUs is extra network latency the net plugin reports (0).
+	LatencyInterUs float64
+}
+
+// TunerTopology is the input of the NCCL-like tuner.
+type TunerTopology struct {
+	// Family is "2.19" or "2.23" (see the top of tuner.go); "" is "2.23".
+	Family      string
+	Nodes       int
+	GPUsPerNode int
+	// IntraNVLink: GPUs of a node talk over NVLink (else PCIe).
+	IntraNVLink bool
+	// ComputeCapability is the SM version x 10 (70, 80, 90, 100).
+	ComputeCapability int
+	// CPUVendor is "intel" (default), "amd" or "arm"; it sets NCCL's
+	// network overhead and its multi-node LL limits.
+	CPUVendor string
+	// NICFar is true when GPUs reach their NIC through the CPU (PHB/SYS
+	// paths), which keeps NCCL from enabling LL128.
+	NICFar bool
+	// NVLSSupport: NVSwitch multicast (NVLink SHARP) is usable.
+	// CollNetSupport: a CollNet (SHARP) network plugin is loaded.
+	NVLSSupport    bool
+	CollNetSupport bool
+	// TreePattern is true when the tree graph's pattern is
+	// NCCL_TOPO_PATTERN_TREE (log: "Pattern 1"), which NCCL discounts.
+	TreePattern bool
+	Ring        TunerGraph
+	Tree        TunerGraph
+	CollNet     TunerGraph
+	NVLS        TunerGraph
+}
+
+// TunerEntry is one cell of NCCL's tuning table.
+type TunerEntry struct {
+	Collective Collective
+	Algorithm  string
+	Protocol   string
+	LatencyUs  float64
+	// BandwidthGBps is the algorithm bandwidth NCCL divides bytes by;
+	// 0 means disabled or not applicable.
+	BandwidthGBps float64
+	MaxThreads    int
+}
+
+// TunerTable is NCCL's table for one topology.
+type TunerTable struct {
+	Topology TunerTopology
+	Entries  []TunerEntry
+	ranks    int
+	nAlgos   int
+	tables   *tuningTables
+	lat, bw  [5][7][3]float64
+	threads  [7][3]int
+	nodes    int
+	compCap  int
+	nChannel int
+}
+
+func (t TunerTopology) family() (*tuningTables, error) {
+	switch t.Family {
+	case "", "2.23", "2.24", "2.25", "2.26", "2.27":
+		return &tables223, nil
+	case "2.19", "2.20", "2.21", "2.22":
+		return &tables219, nil
+	}
+	return nil, fmt.Errorf("%w: unknown NCCL family %q (want 2.19 or 2.23)", ErrParams, t.Family)
+}
+
+func log2i(n int) int { return floorLog2(n) }
+
+// Tune computes NCCL's latency and bandwidth for every collective,
+// algorithm and protocol on the topology, with the algorithms and
+// protocols NCCL enables by default.
+func Tune(t TunerTopology) (TunerTable, error) {
+	tb, err := t.family()
+	if err != nil {
+		return TunerTable{}, err
+	}
+	if t.Nodes < 1 || t.GPUsPerNode < 1 {
+		return TunerTable{}, fmt.Errorf("%w: tuner needs nodes >= 1 and GPUs per node >= 1", ErrParams)
+	}
+	if t.Ring.Channels < 0 || t.Tree.Channels < 0 || t.NVLS.Channels < 0 || t.CollNet.Channels < 0 {
+		return TunerTable{}, fmt.Errorf("%w: negative channel count", ErrParams)
+	}
+	is223 := tb == &tables223
+	T := TunerTable{Topology: t, tables: tb, nAlgos: tb.nAlgos}
+	nNodes := t.Nodes
+	nRanks := t.Nodes * t.GPUsPerNode
+	T.ranks, T.nodes, T.compCap, T.nChannel = nRanks, nNodes, t.ComputeCapability, t.Ring.Channels
+	graphs := [7]TunerGraph{t.Tree, t.Ring, t.CollNet, t.CollNet, t.NVLS, t.NVLS, t.Ring}
+	if !t.NVLSSupport {
+		graphs[aNVLS].Channels, graphs[aNVLSTree].Channels = 0, 0
+	}
+	if !t.CollNetSupport {
+		graphs[aCollNetDirect].Channels, graphs[aCollNetChain].Channels = 0, 0
+	}
+
+	simpleDefault := ncclSimpleMaxNThreads
+	if graphs[aRing].BwIntraGBps*float64(graphs[aRing].Channels) <= ncclPCIBW {
+		simpleDefault = 256
+	}
+	T.threads[aRing][pSimple] = simpleDefault
+	T.threads[aTree][pSimple] = ncclSimpleMaxNThreads
+	for _, a := range []int{aCollNetDirect, aCollNetChain, aNVLS, aNVLSTree} {
+		T.threads[a][pSimple] = ncclMaxNThreads
+	}
+	T.threads[aRing][pLL], T.threads[aTree][pLL] = ncclLLMaxNThreads, ncclLLMaxNThreads
+	T.threads[aRing][pLL128], T.threads[aTree][pLL128] = ncclLL128MaxNThreads, ncclLL128MaxNThreads
+
+	if nRanks > 1 {
+		T.compute(t, graphs, is223)
+	}
+	for c := range ncclFuncs {
+		for a := 0; a < T.nAlgos; a++ {
+			for p := 0; p < 3; p++ {
+				T.Entries = append(T.Entries, TunerEntry{Collective: ncclFuncs[c], Algorithm: ncclAlgos[a],
+					Protocol: ncclProtos[p], LatencyUs: T.lat[c][a][p], BandwidthGBps: T.bw[c][a][p], MaxThreads: T.threads[a][p]})
+			}
+		}
+	}
+	return T, nil
+}
+
+func (T *TunerTable) compute(t TunerTopology, graphs [7]TunerGraph, is223 bool) {
+	tb := T.tables
+	nNodes, nRanks := T.nodes, T.ranks
+	cc := t.ComputeCapability
+	ccIdx := 0
+	switch {
+	case cc >= 100 && is223:
+		ccIdx = 3
+	case cc >= 90:
+		ccIdx = 2
+	case cc >= 80:
+		ccIdx = 1
+	}
+	amd := strings.EqualFold(t.CPUVendor, "amd")
+	index2 := 2
+	if nNodes <= 2 {
+		index2 = nNodes - 1
+	}
+	index1 := ccIdx
+	if nNodes > 1 {
+		index1 = 0
+		if amd {
+			index1 = 1
+		}
+	}
+	llMaxBw := tb.llMaxBws[index1][index2]
+	perChMaxTreeBw := tb.perChMaxTreeBws[ccIdx][index2]
+	perChMaxRingLL128Bw := tb.perChMaxRingLL128Bws[ccIdx][index2]
+	perChMaxTreeLL128Bw := tb.perChMaxTreeLL128Bws[ccIdx][index2]
+	ppn := float64(nRanks) / float64(nNodes)
+	intraHw := hwPCI
+	if t.IntraNVLink {
+		intraHw = hwNVLink
+	}
+	hw := intraHw
+	if nNodes > 1 {
+		hw = hwNet
+	}
+	netOverhead := 1.0
+	if amd {
+		netOverhead = 2.0
+	}
+
+	for ci, coll := range ncclFuncs {
+		nsteps := nRanks
+		switch coll {
+		case AllReduce:
+			nsteps = 2 * (nRanks - 1)
+		case ReduceScatter, AllGather:
+			nsteps = nRanks - 1
+		}
+		for a := 0; a < T.nAlgos; a++ {
+			if (coll == Broadcast || coll == Reduce) && a != aRing {
+				continue
+			}
+			if (coll == ReduceScatter || coll == AllGather) && a != aPAT && a != aRing && a != aNVLS && a != aCollNetDirect {
+				continue
+			}
+			if coll == AllReduce && a == aPAT {
+				continue
+			}
+			for p := 0; p < 3; p++ {
+				if (a == aNVLS || a == aNVLSTree) && p != pSimple {
+					continue
+				}
+				if a == aPAT && (p != pSimple || !(nNodes == nRanks && cc >= 60)) {
+					continue
+				}
+				g := graphs[a]
+				collnet := a == aCollNetDirect || a == aCollNetChain
+				bw := g.BwInterGBps
+				if nNodes <= 2 || collnet {
+					bw = g.BwIntraGBps
+				}
+				if a == aNVLS {
+					if coll == AllReduce || !is223 {
+						bw = math.Min(g.BwIntraGBps, g.BwInterGBps)
+					} else {
+						bw = math.Min(g.BwIntraGBps*(ppn-1)/ppn, g.BwInterGBps*0.9)
+					}
+				}
+				if a == aNVLSTree {
+					inter := g.BwInterGBps
+					if nNodes > 2 {
+						inter /= 2
+					}
+					bw = math.Min(g.BwIntraGBps, inter)
+				}
+				nCh := float64(g.Channels)
+				busBw := nCh * bw
+
+				if a == aRing && p == pLL {
+					f := 0.5
+					if !is223 {
+						f = 1.0 / 3.0
+						if nNodes > 1 || coll == AllReduce || coll == Reduce {
+							f = 1.0 / 4.0
+						}
+					}
+					busBw = math.Min(llMaxBw, busBw*f)
+				}
+				if a == aRing && p == pLL128 {
+					f := 0.92
+					if !is223 && ppn < 2 {
+						f = 0.7
+					}
+					busBw = math.Min(busBw*f, nCh*perChMaxRingLL128Bw)
+				}
+				if a == aTree && (coll == AllReduce || !is223) {
+					busBw = math.Min(busBw*.92, nCh*perChMaxTreeBw)
+				}
+				if a == aTree && p == pLL {
+					busBw = math.Min(busBw*1.0/3.8, llMaxBw)
+				}
+				if a == aTree && p == pLL128 {
+					f := 120.0 / 128.0
+					if nNodes == 1 {
+						f = 7.0 / 9.0
+					}
+					busBw = math.Min(busBw*f, nCh*perChMaxTreeLL128Bw)
+				}
+				if a == aTree && t.TreePattern {
+					busBw *= .85
+				}
+				if a == aPAT {
+					busBw *= .75
+				}
+				if collnet && p != pSimple {
+					busBw = 0
+				}
+				if a == aCollNetDirect && p == pSimple {
+					if coll == AllGather || coll == ReduceScatter {
+						if is223 {
+							busBw = ppn * math.Min(g.BwIntraGBps, g.BwInterGBps*0.9)
+						} else {
+							busBw = ppn * bw
+							w := (ppn - 1) / (8 - 1)
+							busBw *= w*0.85 + (1-w)*0.95
+						}
+					} else {
+						factor := ppn / nCh
+						factor -= (factor - 1) / 2
+						busBw /= factor
+						if cc >= 90 {
+							busBw *= .85
+						}
+					}
+				}
+				// AllGather/ReduceScatter through the network switch need a
+				// CollNet plugin and one NIC head per local GPU.
+				if (a == aNVLS || a == aCollNetDirect) && p == pSimple && (coll == AllGather || coll == ReduceScatter) && nNodes > 1 {
+					if !t.CollNetSupport || ppn > float64(t.CollNet.Channels) {
+						busBw = 0
+					}
+				}
+				convert := !(a == aCollNetDirect && (coll == AllGather || coll == ReduceScatter))
+				if is223 {
+					convert = !(a != aRing && (coll == AllGather || coll == ReduceScatter))
+				}
+				if convert {
+					ratio := .5
+					switch a {
+					case aRing:
+						ratio = float64(nRanks) / float64(nsteps)
+					case aNVLS, aNVLSTree:
+						ratio = 5.0 / 6.0
+					}
+					busBw *= ratio
+				}
+				T.bw[ci][a][p] = busBw
+
+				lat := tb.baseLat[a][p]
+				intraLat := tb.hwLat[intraHw][a][p]
+				interLat := tb.hwLat[hwNet][a][p]
+				if is223 && ppn == 1 {
+					interLat = tb.hwLat[hwNet][aTree][p]
+				}
+				interLat += g.LatencyInterUs
+				if p == pSimple {
+					interLat += g.LatencyInterUs
+				}
+				localRanks := nRanks / nNodes
+				switch a {
+				case aRing:
+					hop := tb.hwLat[hw][a][p]
+					if coll == Reduce || coll == Broadcast {
+						if g.SameChannels {
+							lat += hop
+						} else {
+							if p == pSimple {
+								hop = tb.hwLat[hw][aTree][p]
+							}
+							lat += float64(nsteps) * hop
+						}
+					} else {
+						over := 0.0
+						if nNodes > 1 {
+							over = netOverhead
+							if p == pSimple {
+								over *= 3
+							}
+						}
+						intraLat = math.Max(intraLat, over)
+						var nInter int
+						switch {
+						case is223 && nNodes == 1:
+							nInter = 0
+						case is223 && coll == AllReduce:
+							nInter = 2 * (nNodes - 1)
+						case is223:
+							nInter = nNodes - 1
+						case coll == AllReduce:
+							if nNodes > 1 {
+								nInter = 2 * nNodes
+							}
+						default:
+							nInter = nNodes - 1
+						}
+						lat += float64(nsteps-nInter)*intraLat + float64(nInter)*interLat
+					}
+				case aTree:
+					if coll == AllReduce || !is223 {
+						lat += 2 * (float64(localRanks-1)*intraLat + float64(log2i(nNodes))*interLat)
+					}
+				case aCollNetDirect:
+					lat += 2*(math.Min(1, float64(localRanks-1))*intraLat+float64(localRanks-1)*0.4) + interLat
+				case aCollNetChain:
+					lat += 2*float64(localRanks-1)*intraLat + interLat
+				case aNVLS:
+					lat = intraLat
+					if nNodes > 1 {
+						lat += interLat
+					}
+				case aNVLSTree:
+					lat += intraLat + 2*float64(log2i(nNodes))*interLat
+				case aPAT:
+					lat = 8 + float64(log2i(nNodes))*(interLat/3.5) + float64(nRanks)*2.8
+				}
+				T.lat[ci][a][p] = lat
+			}
+		}
+	}
+
+	// Default enables: LL128 only where NCCL trusts it, NVLSTree only
+	// across nodes, CollNet only with a plugin, CollNetDirect only on
+	// NVSwitch systems (approximated by NVLink inside the node).
+	ll128 := t.IntraNVLink && !t.NICFar && cc >= 70
+	if !is223 {
+		ll128 = ll128 && (cc == 70 || cc == 80 || cc == 90)
+	}
+	for c := range ncclFuncs {
+		for a := 0; a < T.nAlgos; a++ {
+			off := (a == aNVLSTree && nNodes == 1) ||
+				(!t.CollNetSupport && (a == aCollNetDirect || a == aCollNetChain || (a == aNVLS && nNodes > 1))) ||
+				(a == aCollNetDirect && !t.IntraNVLink)
+			for p := 0; p < 3; p++ {
+				if off || (p == pLL128 && !ll128) {
+					T.bw[c][a][p] = 0
+				}
+			}
+		}
+	}
+}
+
+// TimeUs returns NCCL's predicted time in microseconds for one operation
+// of the given size with one algorithm and protocol (ncclTopoGetAlgoTime
+// with one operation in flight), or ok=false when that pair is disabled.
+func (T TunerTable) TimeUs(c Collective, algorithm, protocol string, bytes float64) (us float64, ok bool) {
+	ci, a, p := funcIndex(c), algoIndex(algorithm), protoIndex(protocol)
+	if ci < 0 || a < 0 || a >= T.nAlgos || p < 0 || T.tables == nil {
+		return 0, false
+	}
+	bw, lat := T.bw[ci][a][p], T.lat[ci][a][p]
+	if bw == 0 {
+		return 0, false
+	}
+	is223 := T.tables == &tables223
+	logSize := log2i(int(int64(bytes) >> 6))
+	if a == aTree && logSize >= 0 && logSize < 23 && (c == AllReduce || !is223) {
+		bw *= T.tables.treeCorrection[p][logSize]
+	}
+	if a == aRing && p == pSimple && T.nodes > 1 && c == AllReduce && T.nChannel > 0 &&
+		int64(bytes)/int64(T.nChannel*T.ranks) >= 64 {
+		if T.compCap < 80 {
+			lat *= 1.9
+		} else {
+			lat *= 1.4
+		}
+	}
+	return lat + bytes/(1000*bw), true
+}
+
+// TunerChoice is the tuner's pick for one operation.
+type TunerChoice struct {
+	Collective Collective
+	Bytes      float64
+	Algorithm  string
+	Protocol   string
+	TimeUs     float64
+	// LatencyUs and BandwidthGBps are the table cell behind the pick.
+	LatencyUs     float64
+	BandwidthGBps float64
+}
+
+// Pick returns the fastest enabled algorithm and protocol for one
+// operation, scanning in NCCL's order (algorithm, then protocol) and
+// keeping the first minimum, as NCCL does.
+func (T TunerTable) Pick(c Collective, bytes float64) (TunerChoice, error) {
+	ci := funcIndex(c)
+	if ci < 0 {
+		return TunerChoice{}, fmt.Errorf("%w: NCCL's tuner covers broadcast, reduce, all_gather, reduce_scatter and all_reduce, not %s", ErrUnsupported, c)
+	}
+	best := TunerChoice{Collective: c, Bytes: bytes, TimeUs: -1}
+	for a := 0; a < T.nAlgos; a++ {
+		for p := 0; p < 3; p++ {
+			us, ok := T.TimeUs(c, ncclAlgos[a], ncclProtos[p], bytes)
+			if !ok {
+				continue
+			}
+			if best.TimeUs < 0 || us < best.TimeUs {
+				best = TunerChoice{Collective: c, Bytes: bytes, Algorithm: ncclAlgos[a], Protocol: ncclProtos[p],
+					TimeUs: us, LatencyUs: T.lat[ci][a][p], BandwidthGBps: T.bw[ci][a][p]}
+			}
+		}
+	}
+	if best.TimeUs < 0 {
+		return TunerChoice{}, fmt.Errorf("%w: no algorithm is enabled for %s on this topology", ErrUnsupported, c)
+	}
+	return best, nil
+}
+
+// ForcedCost compares forcing an algorithm and/or protocol (as
+// NCCL_ALGO / NCCL_PROTO do) with the tuner's free pick.
+type ForcedCost struct {
+	Auto   TunerChoice
+	Forced TunerChoice
+	// Slowdown is Forced.TimeUs / Auto.TimeUs (1 when the pick agrees).
+	Slowdown float64
+}
+
+// Force returns the cost of restricting the tuner to one algorithm
+// and/or protocol ("" leaves that dimension free).
+func (T TunerTable) Force(c Collective, bytes float64, algorithm, protocol string) (ForcedCost, error) {
+	auto, err := T.Pick(c, bytes)
+	if err != nil {
+		return ForcedCost{}, err
+	}
+	if algorithm != "" && algoIndex(algorithm) < 0 {
+		return ForcedCost{}, fmt.Errorf("%w: unknown NCCL algorithm %q (want %s)", ErrParams, algorithm, strings.Join(ncclAlgos[:T.nAlgos], ", "))
+	}
+	if protocol != "" && protoIndex(protocol) < 0 {
+		return ForcedCost{}, fmt.Errorf("%w: unknown NCCL protocol %q (want LL, LL128, Simple)", ErrParams, protocol)
+	}
+	forced := TunerChoice{TimeUs: -1}
+	ci := funcIndex(c)
+	for a := 0; a < T.nAlgos; a++ {
+		if algorithm != "" && a != algoIndex(algorithm) {
+			continue
+		}
+		for p := 0; p < 3; p++ {
+			if protocol != "" && p != protoIndex(protocol) {
+				continue
+			}
+			us, ok := T.TimeUs(c, ncclAlgos[a], ncclProtos[p], bytes)
+			if ok && (forced.TimeUs < 0 || us < forced.TimeUs) {
+				forced = TunerChoice{Collective: c, Bytes: bytes, Algorithm: ncclAlgos[a], Protocol: ncclProtos[p],
+					TimeUs: us, LatencyUs: T.lat[ci][a][p], BandwidthGBps: T.bw[ci][a][p]}
+			}
+		}
+	}
+	if forced.TimeUs < 0 {
+		return ForcedCost{}, fmt.Errorf("%w: %s/%s is not available for %s on this topology", ErrUnsupported, orAny(algorithm), orAny(protocol), c)
+	}
+	return ForcedCost{Auto: auto, Forced: forced, Slowdown: forced.TimeUs / auto.TimeUs}, nil
+}
+
+func orAny(s string) string {
+	if s == "" {
+		return "any"
+	}
+	return s
+}
+
+// String prints the table as NCCL prints it at init with
+// NCCL_DEBUG_SUBSYS=TUNING (without the log prefix): blocks of three
+// algorithms, "latency/bandwidth" per protocol.
+func (T TunerTable) String() string {
+	var b strings.Builder
+	for block := 0; block*3 < T.nAlgos; block++ {
+		line := "  Algorithm   |"
+		for ba := 0; ba < 3; ba++ {
+			a := block*3 + ba
+			if a >= T.nAlgos {
+				continue
+			}
+			line += fmt.Sprintf(" %14s   %14s   %14s |", "", ncclAlgos[a], "")
+		}
+		b.WriteString(line + "\n")
+		line = "  Protocol    |"
+		for ba := 0; ba < 3; ba++ {
+			if block*3+ba >= T.nAlgos {
+				continue
+			}
+			for p := 0; p < 3; p++ {
+				line += fmt.Sprintf(" %14s |", ncclProtos[p])
+			}
+		}
+		b.WriteString(line + "\n")
+		line = " Max NThreads |"
+		for ba := 0; ba < 3; ba++ {
+			a := block*3 + ba
+			if a >= T.nAlgos {
+				continue
+			}
+			for p := 0; p < 3; p++ {
+				line += fmt.Sprintf(" %14d |", T.threads[a][p])
+			}
+		}
+		b.WriteString(line + "\n")
+		for c := range ncclFuncs {
+			line = fmt.Sprintf("%13s |", ncclFuncNm[c])
+			for ba := 0; ba < 3; ba++ {
+				a := block*3 + ba
+				if a >= T.nAlgos {
+					continue
+				}
+				for p := 0; p < 3; p++ {
+					line += fmt.Sprintf("%8.1f/%6.1f |", T.lat[c][a][p], T.bw[c][a][p])
+				}
+			}
+			b.WriteString(line + "\n")
+		}
+	}
+	return b.String()
+}
+
+func funcIndex(c Collective) int {
+	for i, f := range ncclFuncs {
+		if f == c {
+			return i
+		}
+	}
+	return -1
+}
+
+func algoIndex(s string) int {
+	k := strings.ToLower(strings.NewReplacer("_", "", "-", "").Replace(s))
+	switch k {
+	case "collnet":
+		return aCollNetDirect
+	case "ring":
+		return aRing
+	case "tree":
+		return aTree
+	}
+	for i, a := range ncclAlgos {
+		if strings.EqualFold(a, k) {
+			return i
+		}
+	}
+	return -1
+}
+
+func protoIndex(s string) int {
+	for i, p := range ncclProtos {
+		if strings.EqualFold(p, s) {
+			return i
+		}
+	}
+	return -1
+}
+
+// NCCLTopology builds a tuner topology for nodes of a preset. NCCL's
+// graph search result (channels and per-channel bandwidth) is
+// approximated: rings and trees get NCCL's default channel count with the
+// node's intra bandwidth shared among them, and the network share of the
+// NICs between nodes. Where a real log is at hand, set the graphs from its
+// "Pattern ..., nChannels N, bw X/Y" lines instead.
+func NCCLTopology(n Node, nodes int, family string) TunerTopology {
+	if nodes < 1 {
+		nodes = 1
+	}
+	channels := 16
+	if !n.NVSwitch {
+		channels = 4
+	}
+	// NCCL's own link speeds: NVLink per link on sm90 20.6 GB/s (18 links
+	// = 370.8 GB/s), sm80 20 GB/s; PCIe Gen4 x16 24 GB/s, Gen5 48 GB/s
+	// (src/graph/topo.h); here the preset's one-way rate scaled alike.
+	intra := n.Intra.Beta() * 0.824 / 1e9 // 370.8 / 450 for NVLink 4
+	if n.Intra.Kind == "pcie" {
+		intra = n.Intra.Beta() * 0.762 / 1e9 // 24 / 31.5 for PCIe Gen4 x16
+	}
+	inter := n.NIC.Beta() * float64(n.NICs) / 1e9
+	perCh := func(total float64) float64 { return math.Floor(total/float64(channels)*10) / 10 }
+	g := TunerGraph{Channels: channels, BwIntraGBps: perCh(intra), BwInterGBps: perCh(intra), SameChannels: true}
+	if nodes > 1 {
+		g.BwInterGBps = perCh(math.Min(intra, inter))
+		g.BwIntraGBps = g.BwInterGBps
+	}
+	tt := TunerTopology{Family: family, Nodes: nodes, GPUsPerNode: n.GPUs, IntraNVLink: n.Intra.Kind == "nvlink" || n.Intra.Kind == "nvswitch",
+		ComputeCapability: n.ComputeCapability, CPUVendor: "intel", NICFar: !n.NVSwitch, NVLSSupport: n.NVLS,
+		Ring: g, Tree: g}
+	if n.NVLS {
+		// NVLS uses one channel per NVSwitch-reachable slice; NCCL 2.2x
+		// defaults to 16 NVLS channels on H100 with the full NVLink rate.
+		tt.NVLS = TunerGraph{Channels: channels, BwIntraGBps: perCh(intra), BwInterGBps: perCh(intra)}
+		if nodes > 1 {
+			tt.NVLS.BwInterGBps = perCh(inter)
+		}
+	}
+	return tt
+}

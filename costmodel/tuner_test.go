@@ -1,0 +1,240 @@
+package costmodel
+
+import (
+	"errors"
+	"flag"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// issue1453 is the machine of NVIDIA/nccl#1453 ("Poor NCCL allreduce
+// performance", h100clust, 24 ranks = 3 nodes x 8 H100, IBext_v8 network,
+// 16 ring channels in its "Channel 05/16" lines). The log prints NCCL's
+// per-operation choice ("4 Bytes -> Algo 0 proto 0 time 25.200462", the
+// 2.23 form: Algo 0 = Tree, proto 0 = LL, 1 = LL128) but not the tree
+// graph. The tree graph's channels x bwInter is fixed here to 192 GB/s
+// (16 x 12), the one value that makes the 256 KiB LL128 time come out;
+// every other number below is then a prediction checked against the log.
+// The x86 Intel CPU and Tree pattern follow from the LL times: they equal
+// 0.5 x 0.85 x 20.4 GB/s, NCCL's Intel 4+-node LL cap times the pattern
+// discount.
+func issue1453() TunerTopology {
+	g := TunerGraph{Channels: 16, BwIntraGBps: 12, BwInterGBps: 12, SameChannels: true}
+	return TunerTopology{Family: "2.23", Nodes: 3, GPUsPerNode: 8, IntraNVLink: true, ComputeCapability: 90,
+		CPUVendor: "intel", TreePattern: true, Ring: g, Tree: g}
+}
+
+func TestTunerReproducesNCCLIssue1453(t *testing.T) {
+	T, err := Tune(issue1453())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Lines quoted from the log in NVIDIA/nccl#1453.
+	tests := []struct {
+		bytes      float64
+		algo, prot string
+		timeUs     float64
+	}{
+		{4, "Tree", "LL", 25.200462},         // "4 Bytes -> Algo 0 proto 0 time 25.200462"
+		{256, "Tree", "LL", 25.229528},       // "256 Bytes -> Algo 0 proto 0 time 25.229528"
+		{512, "Tree", "LL", 25.259054},       // "512 Bytes -> Algo 0 proto 0 time 25.259054"
+		{262144, "Tree", "LL128", 54.707825}, // "262144 Bytes -> Algo 0 proto 1 time 54.707825"
+	}
+	for _, tt := range tests {
+		c, err := T.Pick(AllReduce, tt.bytes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Algorithm != tt.algo || c.Protocol != tt.prot || math.Abs(c.TimeUs-tt.timeUs) > 2e-3 {
+			t.Errorf("%v bytes: %s/%s %.6f us, NCCL logged %s/%s %.6f", tt.bytes, c.Algorithm, c.Protocol, c.TimeUs, tt.algo, tt.prot, tt.timeUs)
+		}
+	}
+}
+
+// NVIDIA/nccl#1801 (NCCL 2.27.3, GB200, NVL partitions joined over IB,
+// NCCL_NVLS_ENABLE=0): "ring, default" at 17179869184 bytes for 12 GPUs
+// (3 partitions of 4) and 24 GPUs (3 of 8), although Tree measured faster
+// there; the tuner's model picks Ring, which is the point of that issue.
+// Graphs are taken equal for ring and tree (not printed in the issue).
+func TestTunerPicksRingOnGB200PartitionsIssue1801(t *testing.T) {
+	for _, gpn := range []int{4, 8} {
+		g := TunerGraph{Channels: 16, BwIntraGBps: 25, BwInterGBps: 25, SameChannels: true}
+		T, err := Tune(TunerTopology{Family: "2.27", Nodes: 3, GPUsPerNode: gpn, IntraNVLink: true, ComputeCapability: 100,
+			CPUVendor: "arm", Ring: g, Tree: g})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := T.Pick(AllReduce, 17179869184)
+		if err != nil || c.Algorithm != "Ring" || c.Protocol != "Simple" {
+			t.Errorf("%d GPUs per partition: %+v %v; NCCL chose ring", gpn, c, err)
+		}
+	}
+}
+
+// On one 8xH100 NVSwitch node NCCL runs large all_reduces with NVLink
+// SHARP by default (sjeaugey in NVIDIA/nccl-tests#212: "allreduce uses
+// NVLink SHARP by default"), and rings when NVLS is off
+// (NCCL_ALGO=RING or NVLS unavailable gives the ~370 GB/s ring busbw).
+func TestTunerNVSwitchNode(t *testing.T) {
+	h, _ := NodeByName("hgx-h100")
+	T, err := Tune(NCCLTopology(h, 1, "2.23"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	big, _ := T.Pick(AllReduce, 1<<30)
+	if big.Algorithm != "NVLS" || big.Protocol != "Simple" {
+		t.Errorf("1 GiB on hgx-h100: %s/%s, want NVLS/Simple", big.Algorithm, big.Protocol)
+	}
+	small, _ := T.Pick(AllReduce, 4096)
+	if small.Algorithm != "Ring" || small.Protocol != "LL" {
+		t.Errorf("4 KiB on hgx-h100: %s/%s, want Ring/LL", small.Algorithm, small.Protocol)
+	}
+	off := NCCLTopology(h, 1, "2.23")
+	off.NVLSSupport = false
+	T2, _ := Tune(off)
+	if c, _ := T2.Pick(AllReduce, 1<<30); c.Algorithm != "Ring" {
+		t.Errorf("NVLS off: %s, want Ring", c.Algorithm)
+	}
+	// What forcing NCCL_ALGO=Ring costs at 1 GiB: the ratio of the two
+	// algorithm bandwidths, 308 / 211.2 GB/s, almost exactly.
+	f, err := T.Force(AllReduce, 1<<30, "Ring", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Forced.Algorithm != "Ring" || f.Forced.Protocol != "Simple" || f.Slowdown < 1.4 || f.Slowdown > 1.5 {
+		t.Errorf("forcing Ring: %+v", f)
+	}
+	if f, _ := T.Force(AllReduce, 1<<30, "", ""); f.Slowdown != 1 {
+		t.Errorf("forcing nothing should cost nothing: %g", f.Slowdown)
+	}
+	if _, err := T.Force(AllReduce, 1<<30, "CollNetDirect", ""); !errors.Is(err, ErrUnsupported) {
+		t.Errorf("CollNet without a plugin: %v", err)
+	}
+	if _, err := T.Force(AllReduce, 1<<30, "Butterfly", ""); !errors.Is(err, ErrParams) {
+		t.Errorf("unknown algorithm: %v", err)
+	}
+}
+
+// NCCL enables LL128 only with NVLink inside the node (tuning.cc,
+// "Enable LL128 by default only on Volta/Ampere/Hopper+NVLink"), so a
+// PCIe-only box runs Ring with LL or Simple.
+func TestTunerPCIeBoxHasNoLL128(t *testing.T) {
+	pc, _ := NodeByName("pcie-8gpu")
+	for _, fam := range []string{"2.19", "2.23"} {
+		T, err := Tune(NCCLTopology(pc, 1, fam))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range Sizes(8, 8<<30, 4) {
+			c, _ := T.Pick(AllReduce, s)
+			if c.Protocol == "LL128" || c.Algorithm == "NVLS" {
+				t.Errorf("%s %v bytes: %s/%s", fam, s, c.Algorithm, c.Protocol)
+			}
+		}
+		if _, ok := T.TimeUs(AllReduce, "Ring", "LL128", 1<<20); ok {
+			t.Errorf("%s: Ring/LL128 should be disabled", fam)
+		}
+	}
+}
+
+func TestTunerFamiliesDiffer(t *testing.T) {
+	topo := issue1453()
+	topo.Family = "2.19"
+	T19, err := Tune(topo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	T23, _ := Tune(issue1453())
+	// Tree/Simple: 2.19 has base 0 and 28 us per hop: 2(7x28 + 28) = 448;
+	// 2.23 has base 8.4 and 4/14 us: 8.4 + 2(7x4 + 14) = 92.4.
+	cell := func(T TunerTable) float64 {
+		for _, e := range T.Entries {
+			if e.Collective == AllReduce && e.Algorithm == "Tree" && e.Protocol == "Simple" {
+				return e.LatencyUs
+			}
+		}
+		return -1
+	}
+	if got := cell(T19); math.Abs(got-448) > 1e-9 {
+		t.Errorf("2.19 Tree/Simple latency %g, want 448", got)
+	}
+	if got := cell(T23); math.Abs(got-92.4) > 1e-9 {
+		t.Errorf("2.23 Tree/Simple latency %g, want 92.4", got)
+	}
+	if len(T19.Entries) != 5*6*3 || len(T23.Entries) != 5*7*3 {
+		t.Errorf("entries %d %d", len(T19.Entries), len(T23.Entries))
+	}
+}
+
+func TestTunerErrors(t *testing.T) {
+	if _, err := Tune(TunerTopology{Family: "3.0", Nodes: 1, GPUsPerNode: 8}); !errors.Is(err, ErrParams) {
+		t.Errorf("family: %v", err)
+	}
+	if _, err := Tune(TunerTopology{Nodes: 0, GPUsPerNode: 8}); !errors.Is(err, ErrParams) {
+		t.Errorf("nodes: %v", err)
+	}
+	T, _ := Tune(issue1453())
+	if _, err := T.Pick(AllToAll, 1); !errors.Is(err, ErrUnsupported) {
+		t.Errorf("alltoall: %v", err)
+	}
+	one, err := Tune(TunerTopology{Nodes: 1, GPUsPerNode: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := one.Pick(AllReduce, 1); !errors.Is(err, ErrUnsupported) {
+		t.Errorf("one rank: %v", err)
+	}
+}
+
+// The printed table has NCCL's layout (tuning.cc, INFO(NCCL_TUNING, ...));
+// the golden files pin the numbers for two presets.
+func TestTunerTableGolden(t *testing.T) {
+	for _, tt := range []struct {
+		preset, family string
+		nodes          int
+	}{{"hgx-h100", "2.23", 1}, {"hgx-h200", "2.23", 4}, {"pcie-8gpu", "2.19", 1}} {
+		n, _ := NodeByName(tt.preset)
+		T, err := Tune(NCCLTopology(n, tt.nodes, tt.family))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := T.String()
+		path := filepath.Join("testdata", "tuner_"+tt.preset+"_"+tt.family+"_"+string(rune('0'+tt.nodes))+"node.golden")
+		if *update {
+			if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatalf("%v (run go test -update)", err)
+		}
+		if got != string(want) {
+			t.Errorf("%s differs from the golden file:\n%s", path, got)
+		}
+		if !strings.HasPrefix(got, "  Algorithm   |") || !strings.Contains(got, "\n Max NThreads |") || !strings.Contains(got, "    AllReduce |") {
+			t.Errorf("layout differs from NCCL's:\n%s", got)
+		}
+	}
+}
+
+func TestSweepTuner(t *testing.T) {
+	T, _ := Tune(issue1453())
+	rows, err := SweepTuner(T, AllReduce, Sizes(4, 1<<30, 4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows[0].Algorithm != "Tree" || rows[0].Bound != "latency" || rows[len(rows)-1].Bound != "bandwidth" {
+		t.Errorf("rows: first %+v last %+v", rows[0], rows[len(rows)-1])
+	}
+	for _, r := range rows {
+		if !near(r.LatencyTerm+r.BandwidthTerm, r.Time, 1e-9) || r.Ranks != 24 {
+			t.Errorf("row %+v", r)
+		}
+	}
+}

@@ -1,0 +1,22 @@
+// Package install writes and removes the commlab kernelspec: the directory
+// kernels/<name>/ holding kernel.json and the logos, placed where
+// `jupyter kernelspec list` looks for it.
+//
+// The kernel.json template and the logos are embedded (go:embed). The logos
+// are drawn by gen_logos.go (`go generate`): four GPUs on a Go-cyan tile,
+// joined by ring and cross links.
+//
+// Where a kernelspec goes, by scope, following jupyter_core's paths:
+//   - user: $JUPYTER_DATA_DIR if set; else on Linux and other Unix
+//     $XDG_DATA_HOME/jupyter or ~/.local/share/jupyter, on macOS
+//     ~/Library/Jupyter, on Windows %APPDATA%\jupyter.
+//   - sys-prefix: <sys.prefix>/share/jupyter, where sys.prefix is the first of:
+//     $VIRTUAL_ENV; $CONDA_PREFIX; the prefix of the Python interpreter named
+//     on the `#!` line of the `jupyter` found on PATH (the Python that runs
+//     jupyter); the prefix of `python3` on PATH.
+//   - prefix DIR: DIR/share/jupyter.
+//
+// install owns file placement only. It does not start kernels or talk to
+// Jupyter, and it does not decide the kernel's command line beyond the argv
+// template.
+package install

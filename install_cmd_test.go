@@ -1,0 +1,114 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func runInstallCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = dispatch(append([]string{"install"}, args...), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestInstallCLIPrefixAndUninstall(t *testing.T) {
+	prefix := t.TempDir()
+	code, out, errs := runInstallCLI(t, "--prefix", prefix)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	dir := filepath.Join(prefix, "share", "jupyter", "kernels", "commlab")
+	if !strings.Contains(out, dir) {
+		t.Errorf("output %q does not name %s", out, dir)
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "kernel.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var spec struct {
+		Argv []string `json:"argv"`
+	}
+	if err := json.Unmarshal(raw, &spec); err != nil {
+		t.Fatal(err)
+	}
+	exe, _ := os.Executable()
+	exe, _ = filepath.EvalSymlinks(exe)
+	if len(spec.Argv) != 3 || spec.Argv[0] != exe || spec.Argv[1] != "kernel" || spec.Argv[2] != "{connection_file}" {
+		t.Fatalf("argv %q, want [%s kernel {connection_file}]", spec.Argv, exe)
+	}
+
+	if code, out, errs := runInstallCLI(t, "--uninstall", "--prefix", prefix); code != 0 || !strings.Contains(out, "removed kernelspec commlab") {
+		t.Fatalf("uninstall exit %d: %s %s", code, out, errs)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Fatalf("kernel dir still there: %v", err)
+	}
+	if code, _, errs := runInstallCLI(t, "--prefix", prefix, "--uninstall"); code != 1 || !strings.Contains(errs, "not installed") {
+		t.Fatalf("second uninstall exit %d: %s", code, errs)
+	}
+}
+
+func TestInstallCLIUserHonoursJupyterDataDir(t *testing.T) {
+	data := t.TempDir()
+	t.Setenv("JUPYTER_DATA_DIR", data)
+	for _, args := range [][]string{nil, {"--user"}, {"--user", "--name", "commlab-dev"}} {
+		code, _, errs := runInstallCLI(t, args...)
+		if code != 0 {
+			t.Fatalf("%q: exit %d: %s", args, code, errs)
+		}
+	}
+	for _, name := range []string{"commlab", "commlab-dev"} {
+		raw, err := os.ReadFile(filepath.Join(data, "kernels", name, "kernel.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(raw), `"Go (`+name+`)"`) {
+			t.Errorf("%s display name in %s", name, raw)
+		}
+	}
+}
+
+func TestInstallCLISysPrefixUsesVirtualEnv(t *testing.T) {
+	venv := t.TempDir()
+	t.Setenv("VIRTUAL_ENV", venv)
+	code, out, errs := runInstallCLI(t, "--sys-prefix")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(out, "$VIRTUAL_ENV") {
+		t.Errorf("output %q does not say where the prefix came from", out)
+	}
+	if _, err := os.Stat(filepath.Join(venv, "share", "jupyter", "kernels", "commlab", "kernel.json")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestInstallCLIUsageErrors(t *testing.T) {
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"two scopes", []string{"--user", "--prefix", "/tmp/x"}, "choose one of"},
+		{"sys-prefix and prefix", []string{"--sys-prefix", "--prefix", "/tmp/x"}, "choose one of"},
+		{"positional", []string{"somewhere"}, `unexpected argument "somewhere"`},
+		{"unknown flag", []string{"--global"}, "flag provided but not defined"},
+		{"prefix without dir", []string{"--prefix"}, "flag needs an argument"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, errs := runInstallCLI(t, tc.args...)
+			if code != 2 || !strings.Contains(errs, tc.want) {
+				t.Fatalf("exit %d, stderr %q; want 2 and %q", code, errs, tc.want)
+			}
+		})
+	}
+	if code, _, errs := runInstallCLI(t, "--prefix", t.TempDir(), "--name", "../x"); code != 1 || !strings.Contains(errs, "bad kernelspec name") {
+		t.Fatalf("bad name: exit %d, %s", code, errs)
+	}
+}

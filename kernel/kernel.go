@@ -1,0 +1,658 @@
+package kernel
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"reflect"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+	"unicode/utf8"
+
+	"github.com/commlab/commlab/kernel/conn"
+	"github.com/commlab/commlab/kernel/display"
+	"github.com/commlab/commlab/kernel/session"
+	"github.com/commlab/commlab/kernel/wire"
+)
+
+// Options configure a kernel.
+type Options struct {
+	// Version is reported as implementation_version.
+	Version string
+	// Packages are the compiled packages cells can import
+	// (kernel/symbols.Symbols).
+	Packages map[string]map[string]reflect.Value
+	// Logger receives the kernel's own log; nil discards it.
+	Logger *slog.Logger
+}
+
+// Kernel serves one Jupyter connection.
+type Kernel struct {
+	opts      Options
+	conn      *conn.Conn
+	log       *slog.Logger
+	sessionID string
+
+	sess      *session.Session
+	sessReady chan struct{}
+	sessErr   error
+
+	mu          sync.Mutex
+	cancelCell  context.CancelFunc // interrupts the running cell
+	lastExecute *wire.Message      // parent of output that arrives between cells
+	stdinReq    *wire.Message      // the execute_request whose cell may ask for input
+	stdinCancel chan struct{}
+
+	shutdown chan bool // true: restart requested
+}
+
+// Run serves the connection described by the connection file until a
+// shutdown_request or ctx ends. It returns nil on a clean shutdown.
+func Run(ctx context.Context, connectionFile string, opts Options) error {
+	info, err := conn.ReadInfo(connectionFile)
+	if err != nil {
+		return fmt.Errorf("kernel: %w", err)
+	}
+	return Serve(ctx, info, opts)
+}
+
+// Serve is Run with the connection info already read.
+func Serve(ctx context.Context, info conn.Info, opts Options) error {
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	c, err := conn.Open(ctx, info, log)
+	if err != nil {
+		return fmt.Errorf("kernel: %w", err)
+	}
+	defer c.Close()
+	k := &Kernel{opts: opts, conn: c, log: log, sessionID: newSessionID(), sessReady: make(chan struct{}), shutdown: make(chan bool, 1)}
+	// The interpreter starts while the first kernel_info is answered.
+	go func() {
+		k.sess, k.sessErr = session.New(session.Options{
+			Packages:             opts.Packages,
+			CaptureProcessOutput: true,
+			Stdin:                k.readInput,
+			Background:           k.background,
+		})
+		if k.sessErr != nil {
+			log.Error("kernel: session did not start", "err", k.sessErr)
+		}
+		close(k.sessReady)
+	}()
+	sigint := make(chan os.Signal, 1)
+	signal.Notify(sigint, syscall.SIGINT)
+	defer signal.Stop(sigint)
+
+	go k.serveControl()
+	go k.serveShell()
+	for {
+		select {
+		case <-ctx.Done():
+			k.closeSession()
+			return nil
+		case <-sigint:
+			log.Info("kernel: SIGINT: interrupting the running cell")
+			k.interrupt()
+		case restart := <-k.shutdown:
+			log.Info("kernel: shutdown", "restart", restart)
+			k.interrupt()
+			k.closeSession()
+			return nil
+		}
+	}
+}
+
+func (k *Kernel) closeSession() {
+	select {
+	case <-k.sessReady:
+		if k.sess != nil {
+			k.sess.Close()
+		}
+	case <-time.After(2 * time.Second):
+	}
+}
+
+// waitSession returns the session once it has started.
+func (k *Kernel) waitSession() (*session.Session, error) {
+	<-k.sessReady
+	return k.sess, k.sessErr
+}
+
+func (k *Kernel) serveShell() {
+	for msg := range k.conn.Shell() {
+		k.handle(conn.Shell, msg)
+	}
+}
+
+func (k *Kernel) serveControl() {
+	for msg := range k.conn.Control() {
+		k.handle(conn.Control, msg)
+	}
+}
+
+// handle answers one request, between busy and idle on iopub.
+func (k *Kernel) handle(ch conn.Channel, msg wire.Message) {
+	k.publish(msg, "status", map[string]any{"execution_state": "busy"})
+	defer k.publish(msg, "status", map[string]any{"execution_state": "idle"})
+	switch t := msg.Header.MsgType; t {
+	case "kernel_info_request":
+		k.reply(ch, msg, "kernel_info_reply", k.kernelInfo())
+	case "execute_request":
+		k.execute(ch, msg)
+	case "complete_request":
+		k.complete(ch, msg)
+	case "inspect_request":
+		k.inspect(ch, msg)
+	case "is_complete_request":
+		k.isComplete(ch, msg)
+	case "history_request":
+		k.history(ch, msg)
+	case "comm_info_request":
+		k.reply(ch, msg, "comm_info_reply", map[string]any{"status": "ok", "comms": map[string]any{}})
+	case "comm_open":
+		// No comm targets yet: tell the front end the comm is closed.
+		var c struct {
+			CommID string `json:"comm_id"`
+		}
+		_ = json.Unmarshal(msg.Content, &c)
+		k.publish(msg, "comm_close", map[string]any{"comm_id": c.CommID, "data": map[string]any{}})
+	case "comm_msg", "comm_close":
+	case "interrupt_request":
+		k.interrupt()
+		k.reply(ch, msg, "interrupt_reply", map[string]any{"status": "ok"})
+	case "shutdown_request":
+		var c struct {
+			Restart bool `json:"restart"`
+		}
+		_ = json.Unmarshal(msg.Content, &c)
+		k.reply(ch, msg, "shutdown_reply", map[string]any{"status": "ok", "restart": c.Restart})
+		select {
+		case k.shutdown <- c.Restart:
+		default:
+		}
+	case "debug_request":
+		k.reply(ch, msg, "debug_reply", map[string]any{"status": "error", "ename": "NotSupported", "evalue": "commlab has no debugger", "traceback": []string{}})
+	default:
+		k.log.Warn("kernel: unknown message type", "msg_type", t, "channel", ch.String())
+	}
+}
+
+func (k *Kernel) kernelInfo() map[string]any {
+	return map[string]any{
+		"status":                 "ok",
+		"protocol_version":       wire.ProtocolVersion,
+		"implementation":         "commlab",
+		"implementation_version": k.opts.Version,
+		"language_info": map[string]any{
+			"name":           "go",
+			"version":        strings.TrimPrefix(runtime.Version(), "go"),
+			"mimetype":       "text/x-go",
+			"file_extension": ".go",
+			"pygments_lexer": "go",
+			"codemirror_mode": "go",
+		},
+		"banner": "commlab " + k.opts.Version + ": Go (interpreted by yaegi) for GPU communication labs.\n" +
+			"Cells mix declarations and statements; the last expression is shown. name? shows documentation.",
+		"help_links": []map[string]string{
+			{"text": "Go documentation", "url": "https://go.dev/doc/"},
+			{"text": "Go standard library", "url": "https://pkg.go.dev/std"},
+			{"text": "NCCL documentation", "url": "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/"},
+		},
+		"debugger": false,
+	}
+}
+
+func (k *Kernel) reply(ch conn.Channel, req wire.Message, msgType string, content any) {
+	m, err := wire.Reply(req, msgType, content)
+	if err != nil {
+		k.log.Error("kernel: build reply", "msg_type", msgType, "err", err)
+		return
+	}
+	m.Header.Session = k.sessionID
+	m.Header.Username = "kernel"
+	if err := k.conn.Send(ch, m); err != nil {
+		k.log.Error("kernel: send reply", "msg_type", msgType, "err", err)
+	}
+}
+
+// publish sends an iopub message whose parent is req.
+func (k *Kernel) publish(req wire.Message, msgType string, content any) {
+	m, err := wire.Reply(req, msgType, content)
+	if err != nil {
+		k.log.Error("kernel: build iopub message", "msg_type", msgType, "err", err)
+		return
+	}
+	m.Identities = nil
+	m.Header.Session = k.sessionID
+	m.Header.Username = "kernel"
+	if err := k.conn.Send(conn.IOPub, m); err != nil {
+		k.log.Error("kernel: publish", "msg_type", msgType, "err", err)
+	}
+}
+
+type executeRequest struct {
+	Code            string            `json:"code"`
+	Silent          bool              `json:"silent"`
+	StoreHistory    *bool             `json:"store_history"`
+	UserExpressions map[string]string `json:"user_expressions"`
+	AllowStdin      bool              `json:"allow_stdin"`
+	StopOnError     *bool             `json:"stop_on_error"`
+}
+
+func (k *Kernel) execute(ch conn.Channel, msg wire.Message) {
+	var req executeRequest
+	if err := json.Unmarshal(msg.Content, &req); err != nil {
+		k.reply(ch, msg, "execute_reply", errorContent("BadRequest", "execute_request content: "+err.Error(), 0))
+		return
+	}
+	store := req.StoreHistory == nil || *req.StoreHistory
+	if req.Silent {
+		store = false
+	}
+	stopOnError := req.StopOnError == nil || *req.StopOnError
+	sess, err := k.waitSession()
+	if err != nil {
+		k.reply(ch, msg, "execute_reply", errorContent("KernelError", err.Error(), 0))
+		return
+	}
+	count := sess.ExecutionCount()
+	if store {
+		count++
+	}
+	if !req.Silent {
+		k.publish(msg, "execute_input", map[string]any{"code": req.Code, "execution_count": count})
+	}
+
+	// `name?` and `?name` page documentation, as IPython's obj? does.
+	if target, ok := helpTarget(req.Code); ok {
+		content := map[string]any{"status": "ok", "execution_count": count, "user_expressions": map[string]any{}, "payload": []any{}}
+		if in, found := sess.Inspect(target, len(target)); found {
+			content["payload"] = []any{map[string]any{"source": "page", "data": map[string]any{"text/plain": inspectionText(in)}, "start": 0}}
+		} else {
+			content["status"] = "error"
+			for kk, v := range errorContent("NameError", fmt.Sprintf("no documentation for %q", target), count) {
+				content[kk] = v
+			}
+			k.publish(msg, "error", map[string]any{"ename": "NameError", "evalue": fmt.Sprintf("no documentation for %q", target), "traceback": []string{fmt.Sprintf("NameError: no documentation for %q", target)}})
+		}
+		k.reply(ch, msg, "execute_reply", content)
+		return
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	k.mu.Lock()
+	k.cancelCell = cancel
+	k.lastExecute = &msg
+	if req.AllowStdin {
+		k.stdinReq = &msg
+	} else {
+		k.stdinReq = nil
+	}
+	k.stdinCancel = make(chan struct{})
+	k.mu.Unlock()
+	var failure *session.Event
+	emit := func(e session.Event) {
+		if e.Kind == session.EventError {
+			ev := e
+			failure = &ev
+		}
+		if req.Silent {
+			return
+		}
+		k.publishEvent(msg, e, count)
+	}
+	if store {
+		err = sess.Execute(ctx, req.Code, emit)
+	} else {
+		err = sess.ExecuteSilent(ctx, req.Code, emit)
+	}
+	k.mu.Lock()
+	k.cancelCell = nil
+	close(k.stdinCancel)
+	k.stdinReq = nil
+	k.mu.Unlock()
+	cancel()
+
+	if err != nil {
+		content := errorContent("Error", err.Error(), count)
+		if failure != nil {
+			content = errorContent(failure.EName, failure.EValue, count)
+			content["traceback"] = failure.Traceback
+		}
+		k.reply(ch, msg, "execute_reply", content)
+		if stopOnError {
+			k.abortQueued(ch)
+		}
+		return
+	}
+	k.reply(ch, msg, "execute_reply", map[string]any{
+		"status":           "ok",
+		"execution_count":  count,
+		"payload":          []any{},
+		"user_expressions": k.userExpressions(sess, req.UserExpressions),
+	})
+}
+
+func errorContent(ename, evalue string, count int) map[string]any {
+	return map[string]any{"status": "error", "execution_count": count, "ename": ename, "evalue": evalue, "traceback": []string{ename + ": " + evalue}}
+}
+
+// abortQueued answers the execute requests already waiting on the shell
+// channel with status "aborted", as stop_on_error asks.
+func (k *Kernel) abortQueued(ch conn.Channel) {
+	if ch != conn.Shell {
+		return
+	}
+	for {
+		select {
+		case next, ok := <-k.conn.Shell():
+			if !ok {
+				return
+			}
+			if next.Header.MsgType != "execute_request" {
+				k.handle(conn.Shell, next)
+				continue
+			}
+			k.publish(next, "status", map[string]any{"execution_state": "busy"})
+			k.reply(conn.Shell, next, "execute_reply", map[string]any{"status": "aborted", "execution_count": nil})
+			k.publish(next, "status", map[string]any{"execution_state": "idle"})
+		case <-time.After(10 * time.Millisecond):
+			return
+		}
+	}
+}
+
+func (k *Kernel) userExpressions(sess *session.Session, exprs map[string]string) map[string]any {
+	out := map[string]any{}
+	for name, code := range exprs {
+		var data map[string]any
+		var failure *session.Event
+		err := sess.ExecuteSilent(context.Background(), code, func(e session.Event) {
+			switch e.Kind {
+			case session.EventResult:
+				data = e.Data
+			case session.EventError:
+				ev := e
+				failure = &ev
+			}
+		})
+		switch {
+		case failure != nil:
+			out[name] = map[string]any{"status": "error", "ename": failure.EName, "evalue": failure.EValue, "traceback": failure.Traceback}
+		case err != nil:
+			out[name] = map[string]any{"status": "error", "ename": "Error", "evalue": err.Error(), "traceback": []string{err.Error()}}
+		default:
+			if data == nil {
+				data = map[string]any{display.MIMEPlain: ""}
+			}
+			out[name] = map[string]any{"status": "ok", "data": data, "metadata": map[string]any{}}
+		}
+	}
+	return out
+}
+
+// publishEvent turns a session event into its iopub message.
+func (k *Kernel) publishEvent(parent wire.Message, e session.Event, count int) {
+	switch e.Kind {
+	case session.EventStream:
+		k.publish(parent, "stream", map[string]any{"name": e.Name, "text": e.Text})
+	case session.EventDisplay, session.EventUpdateDisplay:
+		content := map[string]any{"data": e.Data, "metadata": nonNil(e.Metadata)}
+		if e.DisplayID != "" {
+			content["transient"] = map[string]any{"display_id": e.DisplayID}
+		}
+		k.publish(parent, string(e.Kind), content)
+	case session.EventResult:
+		k.publish(parent, "execute_result", map[string]any{"execution_count": count, "data": e.Data, "metadata": nonNil(e.Metadata)})
+	case session.EventError:
+		tb := e.Traceback
+		if tb == nil {
+			tb = []string{}
+		}
+		k.publish(parent, "error", map[string]any{"ename": e.EName, "evalue": e.EValue, "traceback": tb})
+	case session.EventClearOutput:
+		k.publish(parent, "clear_output", map[string]any{"wait": e.Wait})
+	}
+}
+
+func nonNil(m map[string]any) map[string]any {
+	if m == nil {
+		return map[string]any{}
+	}
+	return m
+}
+
+// background publishes output that arrives while no cell runs (a goroutine
+// a finished cell started) under the last execute request.
+func (k *Kernel) background(e session.Event) {
+	k.mu.Lock()
+	parent := k.lastExecute
+	k.mu.Unlock()
+	if parent != nil {
+		k.publishEvent(*parent, e, 0)
+	}
+}
+
+func (k *Kernel) interrupt() {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.cancelCell != nil {
+		k.cancelCell()
+	}
+}
+
+// readInput asks the front end for a line on stdin (input_request) and
+// waits for its input_reply. It fails when the request did not allow
+// stdin, or when the cell is interrupted.
+func (k *Kernel) readInput(prompt string, password bool) (string, error) {
+	k.mu.Lock()
+	req, cancelled := k.stdinReq, k.stdinCancel
+	k.mu.Unlock()
+	if req == nil {
+		return "", errors.New("kernel: this front end does not accept input (allow_stdin is false)")
+	}
+	m, err := wire.Reply(*req, "input_request", map[string]any{"prompt": prompt, "password": password})
+	if err != nil {
+		return "", err
+	}
+	m.Header.Session = k.sessionID
+	if err := k.conn.Send(conn.Stdin, m); err != nil {
+		return "", err
+	}
+	for {
+		select {
+		case r, ok := <-k.conn.Stdin():
+			if !ok {
+				return "", errors.New("kernel: stdin closed")
+			}
+			if r.Header.MsgType != "input_reply" {
+				continue
+			}
+			var c struct {
+				Value string `json:"value"`
+			}
+			if err := json.Unmarshal(r.Content, &c); err != nil {
+				return "", fmt.Errorf("kernel: input_reply: %w", err)
+			}
+			return c.Value, nil
+		case <-cancelled:
+			return "", errors.New("kernel: interrupted while waiting for input")
+		}
+	}
+}
+
+type cursorRequest struct {
+	Code        string `json:"code"`
+	CursorPos   int    `json:"cursor_pos"`
+	DetailLevel int    `json:"detail_level"`
+}
+
+// byteOffset converts a cursor position in Unicode code points, as
+// protocol 5.2+ counts it, to a byte offset.
+func byteOffset(code string, cursor int) int {
+	if cursor < 0 {
+		return len(code)
+	}
+	off := 0
+	for i := 0; i < cursor && off < len(code); i++ {
+		_, size := utf8.DecodeRuneInString(code[off:])
+		off += size
+	}
+	return off
+}
+
+func runeOffset(code string, byteOff int) int {
+	if byteOff > len(code) {
+		byteOff = len(code)
+	}
+	return utf8.RuneCountInString(code[:byteOff])
+}
+
+func (k *Kernel) complete(ch conn.Channel, msg wire.Message) {
+	var req cursorRequest
+	if err := json.Unmarshal(msg.Content, &req); err != nil {
+		k.reply(ch, msg, "complete_reply", errorContent("BadRequest", err.Error(), 0))
+		return
+	}
+	sess, err := k.waitSession()
+	if err != nil {
+		k.reply(ch, msg, "complete_reply", errorContent("KernelError", err.Error(), 0))
+		return
+	}
+	pos := byteOffset(req.Code, req.CursorPos)
+	matches, start, end := sess.Complete(req.Code, pos)
+	if matches == nil {
+		matches = []string{}
+	}
+	k.reply(ch, msg, "complete_reply", map[string]any{
+		"status": "ok", "matches": matches,
+		"cursor_start": runeOffset(req.Code, start), "cursor_end": runeOffset(req.Code, end),
+		"metadata": map[string]any{},
+	})
+}
+
+func (k *Kernel) inspect(ch conn.Channel, msg wire.Message) {
+	var req cursorRequest
+	if err := json.Unmarshal(msg.Content, &req); err != nil {
+		k.reply(ch, msg, "inspect_reply", errorContent("BadRequest", err.Error(), 0))
+		return
+	}
+	sess, err := k.waitSession()
+	if err != nil {
+		k.reply(ch, msg, "inspect_reply", errorContent("KernelError", err.Error(), 0))
+		return
+	}
+	in, found := sess.Inspect(req.Code, byteOffset(req.Code, req.CursorPos))
+	data := map[string]any{}
+	if found {
+		data[display.MIMEPlain] = inspectionText(in)
+	}
+	k.reply(ch, msg, "inspect_reply", map[string]any{"status": "ok", "found": found, "data": data, "metadata": map[string]any{}})
+}
+
+func inspectionText(in session.Inspection) string {
+	text := in.Signature
+	if in.Doc != "" {
+		text += "\n\n" + in.Doc
+	}
+	return text
+}
+
+// helpTarget recognises `name?`, `pkg.Name?` and `?name` cells.
+func helpTarget(code string) (string, bool) {
+	c := strings.TrimSpace(code)
+	if strings.Contains(c, "\n") || len(c) < 2 {
+		return "", false
+	}
+	var target string
+	switch {
+	case strings.HasSuffix(c, "??"):
+		target = strings.TrimSuffix(c, "??")
+	case strings.HasSuffix(c, "?"):
+		target = strings.TrimSuffix(c, "?")
+	case strings.HasPrefix(c, "?"):
+		target = strings.TrimPrefix(c, "?")
+	default:
+		return "", false
+	}
+	target = strings.TrimSpace(target)
+	for _, r := range target {
+		if r != '.' && r != '_' && !isLetterOrDigit(r) {
+			return "", false
+		}
+	}
+	return target, target != ""
+}
+
+func isLetterOrDigit(r rune) bool {
+	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r > 127
+}
+
+func (k *Kernel) isComplete(ch conn.Channel, msg wire.Message) {
+	var req struct {
+		Code string `json:"code"`
+	}
+	if err := json.Unmarshal(msg.Content, &req); err != nil {
+		k.reply(ch, msg, "is_complete_reply", map[string]any{"status": "unknown"})
+		return
+	}
+	status, indent := session.IsComplete(req.Code)
+	content := map[string]any{"status": status}
+	if status == session.Incomplete {
+		content["indent"] = indent
+	}
+	k.reply(ch, msg, "is_complete_reply", content)
+}
+
+func (k *Kernel) history(ch conn.Channel, msg wire.Message) {
+	var req struct {
+		Output         bool   `json:"output"`
+		Raw            bool   `json:"raw"`
+		HistAccessType string `json:"hist_access_type"`
+		Session        int    `json:"session"`
+		Start          int    `json:"start"`
+		Stop           int    `json:"stop"`
+		N              int    `json:"n"`
+		Pattern        string `json:"pattern"`
+		Unique         bool   `json:"unique"`
+	}
+	if err := json.Unmarshal(msg.Content, &req); err != nil {
+		k.reply(ch, msg, "history_reply", errorContent("BadRequest", err.Error(), 0))
+		return
+	}
+	sess, err := k.waitSession()
+	if err != nil {
+		k.reply(ch, msg, "history_reply", errorContent("KernelError", err.Error(), 0))
+		return
+	}
+	entries := sess.History(req.HistAccessType, req.N, req.Start, req.Stop, req.Pattern)
+	seen := map[string]bool{}
+	hist := make([][]any, 0, len(entries))
+	for _, e := range entries {
+		if req.Unique {
+			if seen[e.Input] {
+				continue
+			}
+			seen[e.Input] = true
+		}
+		if req.Output {
+			hist = append(hist, []any{e.Session, e.Line, []any{e.Input, nil}})
+		} else {
+			hist = append(hist, []any{e.Session, e.Line, e.Input})
+		}
+	}
+	k.reply(ch, msg, "history_reply", map[string]any{"status": "ok", "history": hist})
+}
+
+func newSessionID() string {
+	return wire.NewHeader("", "", "").MsgID
+}

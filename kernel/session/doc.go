@@ -1,0 +1,18 @@
+// Package session runs notebook cells: Go source in, a stream of events out
+// (stream text, displays, a result, an error). It is the one executor both
+// the Jupyter kernel and the headless runner use, and the one package that
+// imports the yaegi interpreter.
+//
+// A cell may mix imports, declarations and statements in any order; session
+// splits it into groups yaegi accepts, keeps the cell's own line and column
+// in every error, polyfills what yaegi v0.16.1 lacks (min, max, clear, range
+// over an integer), adds missing imports of known packages as goimports
+// would, recovers panics (also in goroutines a cell starts) into error
+// events, and makes a redefinition reach code compiled before it: functions
+// that call a redefined function are compiled again, and a redefined type
+// rebuilds the interpreter from the recorded declarations, keeping the
+// values of variables whose types did not change.
+//
+// session does not speak Jupyter's protocol (package kernel does) and does
+// not know notebooks (package lab does).
+package session

@@ -1,0 +1,432 @@
+package session
+
+import (
+	"fmt"
+	"go/ast"
+	"go/constant"
+	"go/parser"
+	"go/printer"
+	"go/token"
+	"go/types"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Prefixes yaegi puts in front of a group it evaluates (see yaegi's
+// interp.parse); the rewriter parses the same text so offsets agree.
+const (
+	declPrefix = "package main;"
+	stmtPrefix = "package main; func main() {"
+	stmtSuffix = "\n}"
+)
+
+// Names the rewriter introduces. They start with an underscore pair so a
+// person's names never collide with them.
+const (
+	helperPkg     = "__commlab"      // import name of the session's compiled helpers
+	minFunc       = "__commlab_min"  // generic min polyfill (interpreted)
+	maxFunc       = "__commlab_max"  // generic max polyfill (interpreted)
+	recoverFunc   = "__commlab_recover"
+	resultCapture = helperPkg + ".Result("
+)
+
+// prelude is evaluated once in every interpreter: the interpreted parts of
+// the polyfills. recover must be called by the deferred function itself, so
+// the goroutine guard is interpreted and hands the value to compiled code.
+const prelude = `import "cmp"
+import ` + helperPkg + ` "commlab.session/helpers"
+func ` + minFunc + `[T cmp.Ordered](x T, y ...T) T { for _, v := range y { if v < x { x = v } }; return x }
+func ` + maxFunc + `[T cmp.Ordered](x T, y ...T) T { for _, v := range y { if v > x { x = v } }; return x }
+func ` + recoverFunc + `() { if r := recover(); r != nil { ` + helperPkg + `.GoPanic(r) } }
+`
+
+// edit replaces src[start:end] with text. Edits never add newlines, so line
+// numbers stay those of the cell.
+type edit struct {
+	start, end int
+	text       string
+}
+
+func applyEdits(src string, edits []edit) string {
+	// Insertions go before a replacement that starts at the same place.
+	sort.SliceStable(edits, func(i, j int) bool {
+		if edits[i].start != edits[j].start {
+			return edits[i].start < edits[j].start
+		}
+		return edits[i].end-edits[i].start < edits[j].end-edits[j].start
+	})
+	var b strings.Builder
+	last := 0
+	for _, e := range edits {
+		if e.start < last {
+			continue // inside an edit already made (a go statement's guard)
+		}
+		b.WriteString(src[last:e.start])
+		b.WriteString(e.text)
+		last = e.end
+	}
+	b.WriteString(src[last:])
+	return b.String()
+}
+
+// rewriteResult is a group ready for yaegi.
+type rewriteResult struct {
+	src          string   // rewritten group source (without yaegi's prefix)
+	capture      string   // same, with the final expression captured; "" if none
+	declared     []string // names the group declares at the top level (funcs "f", methods "T.M", types, vars, consts)
+	typeNames    []string // the subset that are types
+	missingPkgs  []string // package names used but not imported (goimports-style candidates)
+	finalIsPrint bool     // final expression is a fmt.Print* call: no result shown
+}
+
+// scopeInfo is what the rewriter knows of the session when it rewrites.
+type scopeInfo struct {
+	defined     func(name string) bool         // a session-level name (global, func, type, const)
+	imported    func(name string) bool         // an import name in effect
+	globalKinds func(name string) reflect.Kind // kind of a global variable, Invalid if unknown
+	constDecls  []string                       // earlier const declarations, for typing
+	known       func(name string) bool         // a package the session can import
+}
+
+var builtinFuncs = map[string]bool{
+	"append": true, "cap": true, "clear": true, "close": true, "complex": true, "copy": true,
+	"delete": true, "imag": true, "len": true, "make": true, "max": true, "min": true,
+	"new": true, "panic": true, "print": true, "println": true, "real": true, "recover": true,
+}
+
+// rewrite prepares one group of a cell: it parses it exactly as yaegi will,
+// then polyfills what yaegi v0.16.1 lacks (min, max, clear, range over an
+// integer), guards goroutines against panics, lists packages to auto-import
+// and, for the last group of a cell, captures a final expression's value.
+func rewrite(kind itemKind, src string, final bool, sc scopeInfo) (rewriteResult, error) {
+	res := rewriteResult{src: src}
+	prefix, suffix := declPrefix, ""
+	if kind == itemStmt {
+		prefix, suffix = stmtPrefix, stmtSuffix
+	}
+	full := prefix + src + suffix
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "", full, 0)
+	if err != nil {
+		return res, err
+	}
+	base := fset.File(f.Pos()).Base()
+	off := func(p token.Pos) int { return int(p) - base - len(prefix) }
+
+	// Names declared in this group: needed for redefinition tracking, and so
+	// that a local variable is never mistaken for a package to import.
+	local := map[string]bool{}
+	for _, d := range f.Decls {
+		switch d := d.(type) {
+		case *ast.FuncDecl:
+			if d.Name.Name == "main" && kind == itemStmt {
+				continue
+			}
+			name := d.Name.Name
+			if d.Recv != nil && len(d.Recv.List) == 1 {
+				name = receiverTypeName(d.Recv.List[0].Type) + "." + name
+			}
+			res.declared = append(res.declared, name)
+			local[d.Name.Name] = true
+		case *ast.GenDecl:
+			for _, s := range d.Specs {
+				switch s := s.(type) {
+				case *ast.TypeSpec:
+					res.declared = append(res.declared, s.Name.Name)
+					res.typeNames = append(res.typeNames, s.Name.Name)
+					local[s.Name.Name] = true
+				case *ast.ValueSpec:
+					for _, n := range s.Names {
+						res.declared = append(res.declared, n.Name)
+						local[n.Name] = true
+					}
+				}
+			}
+		}
+	}
+	var body *ast.BlockStmt
+	if kind == itemStmt {
+		body = f.Decls[0].(*ast.FuncDecl).Body
+		for _, st := range body.List {
+			switch st := st.(type) {
+			case *ast.AssignStmt:
+				if st.Tok == token.DEFINE {
+					for _, l := range st.Lhs {
+						if id, ok := l.(*ast.Ident); ok && id.Name != "_" {
+							res.declared = append(res.declared, id.Name)
+						}
+					}
+				}
+			case *ast.DeclStmt:
+				if gd, ok := st.Decl.(*ast.GenDecl); ok {
+					for _, s := range gd.Specs {
+						if vs, ok := s.(*ast.ValueSpec); ok {
+							for _, n := range vs.Names {
+								res.declared = append(res.declared, n.Name)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	// Every identifier bound anywhere in the group (params, locals, ...):
+	// such a name is not a package even if a package is called that.
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			if n.Tok == token.DEFINE {
+				for _, l := range n.Lhs {
+					if id, ok := l.(*ast.Ident); ok {
+						local[id.Name] = true
+					}
+				}
+			}
+		case *ast.Field:
+			for _, id := range n.Names {
+				local[id.Name] = true
+			}
+		case *ast.ValueSpec:
+			for _, id := range n.Names {
+				local[id.Name] = true
+			}
+		case *ast.RangeStmt:
+			for _, e := range []ast.Expr{n.Key, n.Value} {
+				if id, ok := e.(*ast.Ident); ok {
+					local[id.Name] = true
+				}
+			}
+		}
+		return true
+	})
+	userDefined := func(name string) bool { return local[name] || sc.defined(name) }
+
+	// yaegi reports an undefined name confusingly ("constant definition
+	// loop") or panics on it: name it plainly first.
+	for _, id := range f.Unresolved {
+		name := id.Name
+		if name == "_" || local[name] || sc.defined(name) || sc.imported(name) || types.Universe.Lookup(name) != nil ||
+			(sc.known != nil && sc.known(name)) || strings.HasPrefix(name, "__commlab") {
+			continue
+		}
+		p := fset.Position(id.Pos())
+		return res, fmt.Errorf("%d:%d: undefined: %s", p.Line, p.Column, name)
+	}
+
+	intExprs := integerExpressions(fset, f, sc)
+
+	var edits []edit
+	missing := map[string]bool{}
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.CallExpr:
+			if id, ok := n.Fun.(*ast.Ident); ok && !userDefined(id.Name) {
+				switch id.Name {
+				case "min", "max":
+					if lit, ok := foldConstantMinMax(id.Name, n, fset); ok {
+						edits = append(edits, edit{off(n.Pos()), off(n.End()), lit})
+						return false
+					}
+					repl := minFunc
+					if id.Name == "max" {
+						repl = maxFunc
+					}
+					edits = append(edits, edit{off(id.Pos()), off(id.End()), repl})
+				case "clear":
+					edits = append(edits, edit{off(id.Pos()), off(id.End()), helperPkg + ".Clear"})
+				}
+			}
+		case *ast.RangeStmt:
+			if n.Value == nil && intExprs[n.X] {
+				// range over an integer: the same indices, from a slice of
+				// zero-size elements that allocates nothing.
+				x := full[int(n.X.Pos())-base : int(n.X.End())-base]
+				edits = append(edits, edit{off(n.X.Pos()), off(n.X.End()), "make([]struct{}, " + x + ")"})
+			}
+		case *ast.GoStmt:
+			edits = append(edits, guardGoStmt(n, full, base, off, userDefined))
+			return false
+		case *ast.SelectorExpr:
+			if id, ok := n.X.(*ast.Ident); ok && !userDefined(id.Name) && !sc.imported(id.Name) {
+				missing[id.Name] = true
+			}
+		}
+		return true
+	})
+	for name := range missing {
+		res.missingPkgs = append(res.missingPkgs, name)
+	}
+	sort.Strings(res.missingPkgs)
+	res.src = applyEdits(src, edits)
+
+	if final && kind == itemStmt && len(body.List) > 0 {
+		if es, ok := body.List[len(body.List)-1].(*ast.ExprStmt); ok {
+			res.finalIsPrint = isPrintCall(es.X)
+			if !res.finalIsPrint {
+				capEdits := append([]edit{}, edits...)
+				capEdits = append(capEdits, edit{off(es.Pos()), off(es.Pos()), resultCapture}, edit{off(es.End()), off(es.End()), ")"})
+				res.capture = applyEdits(src, capEdits)
+			}
+		}
+	}
+	return res, nil
+}
+
+// guardGoStmt turns `go f(a, b)` into a goroutine that evaluates f, a and b
+// first, as the go statement does, and recovers a panic into an error output
+// instead of letting it end the kernel.
+func guardGoStmt(g *ast.GoStmt, full string, base int, off func(token.Pos) int, userDefined func(string) bool) edit {
+	text := func(e ast.Node) string { return full[int(e.Pos())-base : int(e.End())-base] }
+	call := g.Call
+	if id, ok := call.Fun.(*ast.Ident); ok && builtinFuncs[id.Name] && !userDefined(id.Name) {
+		return edit{off(g.Pos()), off(g.End()), "go func() { defer " + recoverFunc + "(); " + text(call) + " }()"}
+	}
+	names := []string{"__commlab_f"}
+	values := []string{text(call.Fun)}
+	args := make([]string, len(call.Args))
+	for i, a := range call.Args {
+		n := "__commlab_a" + string(rune('0'+i%10)) + strings.Repeat("_", i/10)
+		names = append(names, n)
+		values = append(values, text(a))
+		args[i] = n
+	}
+	ellipsis := ""
+	if call.Ellipsis.IsValid() {
+		ellipsis = "..."
+	}
+	return edit{off(g.Pos()), off(g.End()),
+		"{ " + strings.Join(names, ", ") + " := " + strings.Join(values, ", ") +
+			"; go func() { defer " + recoverFunc + "(); __commlab_f(" + strings.Join(args, ", ") + ellipsis + ") }() }"}
+}
+
+func receiverTypeName(e ast.Expr) string {
+	switch t := e.(type) {
+	case *ast.StarExpr:
+		return receiverTypeName(t.X)
+	case *ast.IndexExpr:
+		return receiverTypeName(t.X)
+	case *ast.IndexListExpr:
+		return receiverTypeName(t.X)
+	case *ast.Ident:
+		return t.Name
+	}
+	return "?"
+}
+
+func isPrintCall(e ast.Expr) bool {
+	call, ok := e.(*ast.CallExpr)
+	if !ok {
+		return false
+	}
+	sel, ok := call.Fun.(*ast.SelectorExpr)
+	if !ok {
+		return false
+	}
+	pkg, ok := sel.X.(*ast.Ident)
+	return ok && pkg.Name == "fmt" && (strings.HasPrefix(sel.Sel.Name, "Print") || strings.HasPrefix(sel.Sel.Name, "Fprint"))
+}
+
+// foldConstantMinMax evaluates min or max of constant arguments at rewrite
+// time: yaegi's generic inference rejects mixed untyped constants.
+func foldConstantMinMax(name string, call *ast.CallExpr, fset *token.FileSet) (string, bool) {
+	if len(call.Args) == 0 {
+		return "", false
+	}
+	var best constant.Value
+	for _, a := range call.Args {
+		tv, err := types.Eval(fset, nil, token.NoPos, exprString(fset, a))
+		if err != nil || tv.Value == nil {
+			return "", false
+		}
+		v := tv.Value
+		if best == nil ||
+			(name == "min" && constant.Compare(v, token.LSS, best)) ||
+			(name == "max" && constant.Compare(v, token.GTR, best)) {
+			best = v
+		}
+	}
+	switch best.Kind() {
+	case constant.Int, constant.String:
+		return "(" + best.ExactString() + ")", true
+	case constant.Float:
+		f, _ := constant.Float64Val(best)
+		lit := strconv.FormatFloat(f, 'g', -1, 64)
+		if !strings.ContainsAny(lit, ".eEn") {
+			lit += ".0"
+		}
+		return "(" + lit + ")", true
+	}
+	return "", false
+}
+
+func exprString(fset *token.FileSet, e ast.Expr) string {
+	var b strings.Builder
+	_ = printer.Fprint(&b, fset, e)
+	return b.String()
+}
+
+// integerExpressions type-checks the group as well as it can on its own
+// (earlier session globals of basic kinds and earlier constants declared,
+// imports left empty, errors ignored) and returns the range expressions whose
+// type is an integer.
+func integerExpressions(fset *token.FileSet, f *ast.File, sc scopeInfo) map[ast.Expr]bool {
+	var ranges []*ast.RangeStmt
+	ast.Inspect(f, func(n ast.Node) bool {
+		if r, ok := n.(*ast.RangeStmt); ok && r.Value == nil {
+			ranges = append(ranges, r)
+		}
+		return true
+	})
+	out := map[ast.Expr]bool{}
+	if len(ranges) == 0 {
+		return out
+	}
+	// A second file declares what the session already knows.
+	var extra strings.Builder
+	extra.WriteString("package main\n")
+	for _, c := range sc.constDecls {
+		extra.WriteString(c)
+		extra.WriteString("\n")
+	}
+	for _, r := range ranges {
+		ast.Inspect(r.X, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok && sc.globalKinds != nil {
+				if k := sc.globalKinds(id.Name); k >= reflect.Int && k <= reflect.Uintptr {
+					extra.WriteString("var " + id.Name + " " + k.String() + "\n")
+				}
+			}
+			return true
+		})
+	}
+	ef, err := parser.ParseFile(fset, "session", extra.String(), parser.SkipObjectResolution)
+	files := []*ast.File{f}
+	if err == nil {
+		files = append(files, ef)
+	}
+	info := &types.Info{Types: map[ast.Expr]types.TypeAndValue{}}
+	conf := types.Config{Importer: emptyImporter{}, Error: func(error) {}}
+	_, _ = conf.Check("main", fset, files, info)
+	for _, r := range ranges {
+		if tv, ok := info.Types[r.X]; ok && tv.Type != nil {
+			if b, ok := tv.Type.Underlying().(*types.Basic); ok && b.Info()&types.IsInteger != 0 {
+				out[r.X] = true
+			}
+		}
+	}
+	return out
+}
+
+// emptyImporter gives every import an empty, complete package: enough for
+// the integer check, which never needs another package's types.
+type emptyImporter struct{}
+
+func (emptyImporter) Import(path string) (*types.Package, error) {
+	name := path[strings.LastIndex(path, "/")+1:]
+	p := types.NewPackage(path, name)
+	p.MarkComplete()
+	return p, nil
+}
+
+var _ types.Importer = emptyImporter{}

@@ -1,0 +1,133 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+// run executes cells in one session and returns, per cell, the text of its
+// outputs: streams as is, results as "=> text/plain", errors as "!ename: evalue".
+func runCells(t *testing.T, s *Session, cells ...string) []string {
+	t.Helper()
+	out := make([]string, len(cells))
+	for i, c := range cells {
+		var b strings.Builder
+		_ = s.Execute(context.Background(), c, func(e Event) { b.WriteString(describe(e)) })
+		out[i] = b.String()
+	}
+	return out
+}
+
+func describe(e Event) string {
+	switch e.Kind {
+	case EventStream:
+		return e.Text
+	case EventResult:
+		return "=> " + e.Data["text/plain"].(string) + "\n"
+	case EventError:
+		return "!" + e.EName + ": " + e.EValue + "\n"
+	case EventDisplay:
+		return "display " + e.DisplayID[:0] + firstKey(e.Data) + "\n"
+	}
+	return string(e.Kind) + "\n"
+}
+
+func firstKey(m map[string]any) string {
+	for _, k := range []string{"text/html", "text/markdown", "image/png", "text/plain"} {
+		if _, ok := m[k]; ok {
+			return k
+		}
+	}
+	return ""
+}
+
+func newTestSession(t *testing.T) *Session {
+	t.Helper()
+	s, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func TestCellRules(t *testing.T) {
+	tests := []struct {
+		name  string
+		cells []string
+		want  []string
+	}{
+		{"final expression", []string{"1+1"}, []string{"=> 2\n"}},
+		{"statement has no result", []string{"x := 3", "x"}, []string{"", "=> 3\n"}},
+		{"mixed cell in any order", []string{"x := 4\nfunc double(v int) int { return 2 * v }\nimport \"strings\"\ntype P struct{ N int }\nconst k = 10\nstrings.Repeat(\"ab\", double(x)+P{1}.N-k+2)"},
+			[]string{"=> ab\n"}},
+		{"fmt output, no result for Println", []string{`fmt.Println("hi")`}, []string{"hi\n"}},
+		{"void call has no result", []string{"func f() {}", "f()"}, []string{"", ""}},
+		{"redefined function reaches earlier callers", []string{
+			"func f() int { return 1 }\nfunc g() int { return f() * 10 }", "g()", "func f() int { return 2 }", "g()"},
+			[]string{"", "=> 10\n", "", "=> 20\n"}},
+		{"redefined type takes effect", []string{
+			"type T struct{ A int }", "func (t T) Sum() int { return t.A }", "n := 7", "type T struct{ A, B int }", "T{A: 1, B: 2}.Sum()", "n"},
+			[]string{"", "", "", "", "=> 1\n", "=> 7\n"}},
+		{"redefined variable", []string{"x := 5", "x := \"s\"", "x"}, []string{"", "", "=> s\n"}},
+		{"min max clear", []string{"min(3, 1.5, 2)", "a := 2.5\nmax(a, 7)", "m := map[int]int{1: 1}\nclear(m)\nlen(m)"},
+			[]string{"=> 1.5\n", "=> 7\n", "=> 0\n"}},
+		{"range over int", []string{"s := 0\nfor i := range 5 { s += i }\ns", "func sum(n int) (t int) { for i := range n { t += i }; return }\nsum(4)"},
+			[]string{"=> 10\n", "=> 6\n"}},
+		{"generics and closures", []string{"func Map[T, U any](xs []T, f func(T) U) []U { var r []U; for _, x := range xs { r = append(r, f(x)) }; return r }",
+			"k := 3\nMap([]int{1, 2}, func(v int) int { return v * k })"}, []string{"", "=> [3 6]\n"}},
+		{"goroutines and channels", []string{"ch := make(chan int)\ngo func() { ch <- 42 }()\n<-ch"}, []string{"=> 42\n"}},
+		{"auto import", []string{`strings.ToUpper("go")`, `math.Sqrt(16)`}, []string{"=> GO\n", "=> 4\n"}},
+		{"panic keeps state", []string{"y := 1", "var a []int\n_ = a[3]", "y + 1"},
+			[]string{"", "!panic: reflect: slice index out of range\n", "=> 2\n"}},
+		{"compile error maps to cell line", []string{"x := 1\n\ny := undefinedName + x"},
+			[]string{"!CompileError: 3:6: undefined: undefinedName\n"}},
+		{"multi value drops nil error", []string{`strconv.Atoi("12")`}, []string{"=> 12\n"}},
+		{"error result", []string{`errors.New("bad")`}, []string{"=> bad\n"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := runCells(t, newTestSession(t), tt.cells...)
+			for i := range tt.want {
+				if got[i] != tt.want[i] {
+					t.Errorf("cell %d %q:\n got %q\nwant %q", i, tt.cells[i], got[i], tt.want[i])
+				}
+			}
+		})
+	}
+}
+
+func TestGoroutinePanicIsReported(t *testing.T) {
+	s := newTestSession(t)
+	got := runCells(t, s, "done := make(chan bool)\ngo func() { defer close(done); panic(\"boom\") }()\n<-done\ntime.Sleep(10 * time.Millisecond)", "1")
+	if !strings.Contains(got[0], "!panic: boom") || got[1] != "=> 1\n" {
+		t.Fatalf("got %q", got)
+	}
+}
+
+func TestInterruptStopsInfiniteLoop(t *testing.T) {
+	s := newTestSession(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- s.Execute(ctx, "n := 0\nfor { n++ }", func(Event) {}) }()
+	time.Sleep(100 * time.Millisecond)
+	start := time.Now()
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, ErrInterrupted) {
+			t.Fatalf("err = %v, want ErrInterrupted", err)
+		}
+		if d := time.Since(start); d > time.Second {
+			t.Fatalf("interrupt took %v", d)
+		}
+	case <-time.After(2 * time.Second):
+		t.Fatal("cell did not stop within 2s")
+	}
+	if got := runCells(t, s, "n > 0"); got[0] != "=> true\n" {
+		t.Fatalf("state after interrupt: %q", got)
+	}
+}

@@ -1,0 +1,215 @@
+package session
+
+import (
+	"fmt"
+	"go/scanner"
+	"go/token"
+	"strings"
+)
+
+// itemKind classifies one top-level item of a cell.
+type itemKind int
+
+const (
+	itemImport itemKind = iota // import "x" or import ( ... )
+	itemDecl                   // type, func, method, var or const at the top level
+	itemStmt                   // anything else: statements and expressions
+)
+
+func (k itemKind) String() string {
+	switch k {
+	case itemImport:
+		return "import"
+	case itemDecl:
+		return "decl"
+	}
+	return "stmt"
+}
+
+// item is one top-level unit of a cell, as a person wrote it.
+type item struct {
+	kind  itemKind
+	src   string
+	start int // byte offset in the cell
+	end   int
+	first token.Token
+}
+
+// splitCell cuts a cell into top-level items: it tracks bracket depth with
+// go/scanner and ends an item at every semicolon (written or inserted at a
+// newline) at depth zero. Imports, declarations and statements may then be
+// evaluated each the way yaegi accepts them.
+func splitCell(src string) ([]item, error) {
+	fset := token.NewFileSet()
+	file := fset.AddFile("cell", -1, len(src))
+	var errs scanner.ErrorList
+	var s scanner.Scanner
+	s.Init(file, []byte(src), func(pos token.Position, msg string) { errs.Add(pos, msg) }, 0)
+
+	type tok struct {
+		pos int
+		tok token.Token
+		lit string
+	}
+	var items []item
+	var cur []tok
+	depth := 0
+	flush := func(end int) {
+		if len(cur) == 0 {
+			return
+		}
+		it := item{start: cur[0].pos, end: end, first: cur[0].tok}
+		it.kind = classify(cur[0].tok, func(i int) token.Token {
+			if i < len(cur) {
+				return cur[i].tok
+			}
+			return token.EOF
+		})
+		it.src = src[it.start:it.end]
+		items = append(items, it)
+		cur = cur[:0]
+	}
+	lastEnd := 0
+	for {
+		p, t, lit := s.Scan()
+		off := file.Offset(p)
+		if t == token.EOF {
+			flush(lastEnd)
+			break
+		}
+		switch t {
+		case token.LPAREN, token.LBRACK, token.LBRACE:
+			depth++
+		case token.RPAREN, token.RBRACK, token.RBRACE:
+			depth--
+		}
+		if t == token.SEMICOLON && depth <= 0 {
+			flush(lastEnd)
+			continue
+		}
+		cur = append(cur, tok{off, t, lit})
+		lastEnd = off + tokenLen(t, lit)
+	}
+	if len(errs) > 0 {
+		return items, errs.Err()
+	}
+	return items, nil
+}
+
+func tokenLen(t token.Token, lit string) int {
+	if lit != "" {
+		return len(lit)
+	}
+	return len(t.String())
+}
+
+// classify decides an item's kind from its first tokens. `func` starts a
+// declaration when a name or a method receiver follows; otherwise it is a
+// function literal used in a statement (`func() { ... }()`).
+func classify(first token.Token, at func(int) token.Token) itemKind {
+	switch first {
+	case token.IMPORT:
+		return itemImport
+	case token.TYPE, token.VAR, token.CONST:
+		return itemDecl
+	case token.FUNC:
+		switch at(1) {
+		case token.IDENT:
+			return itemDecl
+		case token.LPAREN:
+			depth := 0
+			for i := 1; ; i++ {
+				switch at(i) {
+				case token.LPAREN:
+					depth++
+				case token.RPAREN:
+					depth--
+					if depth == 0 {
+						if at(i+1) == token.IDENT {
+							return itemDecl
+						}
+						return itemStmt
+					}
+				case token.EOF:
+					return itemStmt
+				}
+			}
+		}
+	}
+	return itemStmt
+}
+
+// lineCol converts a byte offset of src to a 1-based line and column.
+func lineCol(src string, off int) (line, col int) {
+	if off > len(src) {
+		off = len(src)
+	}
+	line = 1 + strings.Count(src[:off], "\n")
+	col = off - strings.LastIndex(src[:off], "\n")
+	return line, col
+}
+
+// positioned pads an item's text with newlines and spaces so that, evaluated
+// alone, its positions are the cell's own. One extra leading newline keeps
+// yaegi's wrapper ("package main; func main() {") on a line of its own; it
+// is subtracted again when errors are mapped back (see mapPositions).
+func positioned(cell string, start, end int) string {
+	line, col := lineCol(cell, start)
+	return strings.Repeat("\n", line) + strings.Repeat(" ", col-1) + cell[start:end]
+}
+
+// group is a run of items evaluated by one yaegi Eval call.
+type group struct {
+	kind  itemKind
+	items []item
+}
+
+// groupItems keeps the order a person wrote: consecutive declarations are
+// evaluated together (so they may refer to each other, as in a Go file) and
+// consecutive statements together. Imports are hoisted to the front.
+func groupItems(items []item) []group {
+	var imports []item
+	var groups []group
+	for _, it := range items {
+		if it.kind == itemImport {
+			imports = append(imports, it)
+			continue
+		}
+		if n := len(groups); n > 0 && groups[n-1].kind == it.kind {
+			groups[n-1].items = append(groups[n-1].items, it)
+			continue
+		}
+		groups = append(groups, group{kind: it.kind, items: []item{it}})
+	}
+	if len(imports) > 0 {
+		groups = append([]group{{kind: itemImport, items: imports}}, groups...)
+	}
+	return groups
+}
+
+// source renders a group for yaegi with the cell's positions preserved.
+func (g group) source(cell string) string {
+	var b strings.Builder
+	line := 0
+	for _, it := range g.items {
+		l, col := lineCol(cell, it.start)
+		if line == 0 {
+			b.WriteString(strings.Repeat("\n", l))
+		} else if l > line {
+			b.WriteString(strings.Repeat("\n", l-line))
+		} else {
+			b.WriteString(";")
+			col = 1
+		}
+		if col > 1 {
+			b.WriteString(strings.Repeat(" ", col-1))
+		}
+		b.WriteString(cell[it.start:it.end])
+		line = l + strings.Count(cell[it.start:it.end], "\n")
+	}
+	return b.String()
+}
+
+func (k itemKind) describe(it item) string {
+	return fmt.Sprintf("%s %q", k, it.src)
+}

@@ -1,0 +1,166 @@
+"""Conformance of the commlab kernel, driven by real Jupyter clients.
+
+KernelConformance runs every test jupyter_kernel_test offers (none may be
+skipped: TestJupyterConformance in kernel_test.go fails on a skip).
+KernelBehaviour checks what those tests do not: interrupts, stdin, stop on
+error, signatures, restart-free state.
+"""
+import json
+import os
+import queue
+import time
+import unittest
+
+import jupyter_kernel_test
+from jupyter_client.manager import start_new_kernel
+
+
+class KernelConformance(jupyter_kernel_test.KernelTests):
+    kernel_name = "commlab"
+    language_name = "go"
+    file_extension = ".go"
+
+    code_hello_world = 'fmt.Println("hello, world")'
+    code_stderr = 'fmt.Fprintln(os.Stderr, "to stderr")'
+    completion_samples = [
+        {"text": "strings.ToUpp", "matches": {"ToUpper", "ToUpperSpecial"}},
+        {"text": "fmt.Sprintl", "matches": {"Sprintln"}},
+        {"text": "appen", "matches": {"append"}},
+    ]
+    complete_code_samples = ["x := 1", "func f() int { return 1 }", "fmt.Println(1)"]
+    incomplete_code_samples = ["func f() {", "for i := 0; i < 3; i++ {", "x := []int{1,"]
+    invalid_code_samples = ["x := )", "}}"]
+    code_page_something = "strings.ToUpper?"
+    code_generate_error = 'panic("boom")'
+    code_execute_result = [
+        {"code": "1+1", "result": "2"},
+        {"code": "6*7", "result": "42"},
+        {"code": 'strings.Repeat("ab", 2)', "result": "abab"},
+    ]
+    code_display_data = [
+        {"code": 'display.HTML("<b>hi</b>")', "mime": "text/html"},
+        {"code": 'display.Markdown("# title")', "mime": "text/markdown"},
+        {"code": 'display.SVG("<svg xmlns=\'http://www.w3.org/2000/svg\'/>")', "mime": "image/svg+xml"},
+    ]
+    code_history_pattern = "6*7"
+    supported_history_operations = ("tail", "range", "search")
+    code_inspect_sample = "strings.ToUpper"
+    code_clear_output = "display.Clear()"
+
+
+def collect(kc, msg_id, timeout=15):
+    """iopub messages of one request, up to its idle status."""
+    out = []
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        try:
+            m = kc.get_iopub_msg(timeout=1)
+        except queue.Empty:
+            continue
+        if m["parent_header"].get("msg_id") != msg_id:
+            continue
+        if m["msg_type"] == "status":
+            if m["content"]["execution_state"] == "idle":
+                return out
+            continue
+        out.append(m)
+    raise AssertionError("no idle status for %s" % msg_id)
+
+
+class KernelBehaviour(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.km, cls.kc = start_new_kernel(kernel_name="commlab")
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.kc.stop_channels()
+        cls.km.shutdown_kernel()
+
+    def execute(self, code, **kw):
+        msg_id = self.kc.execute(code, **kw)
+        reply = self.kc.get_shell_msg(timeout=15)
+        while reply["parent_header"].get("msg_id") != msg_id:
+            reply = self.kc.get_shell_msg(timeout=15)
+        return reply["content"], collect(self.kc, msg_id)
+
+    def test_interrupt_message_stops_infinite_loop(self):
+        msg_id = self.kc.execute("spins := 0\nfor { spins++ }")
+        time.sleep(0.5)
+        start = time.time()
+        self.km.interrupt_kernel()  # interrupt_mode "message": interrupt_request on control
+        reply = self.kc.get_shell_msg(timeout=5)
+        self.assertLess(time.time() - start, 1.0)
+        self.assertEqual(reply["content"]["status"], "error")
+        self.assertEqual(reply["content"]["ename"], "Interrupted")
+        collect(self.kc, msg_id)
+        content, outs = self.execute("spins > 0")
+        self.assertEqual(content["status"], "ok")
+        self.assertEqual(outs[-1]["content"]["data"]["text/plain"], "true")
+
+    def test_stdin_input_request(self):
+        msg_id = self.kc.execute('var name string\nfmt.Scanln(&name)\n"hello " + name', allow_stdin=True)
+        req = self.kc.get_stdin_msg(timeout=10)
+        self.assertEqual(req["msg_type"], "input_request")
+        self.kc.input("gopher")
+        reply = self.kc.get_shell_msg(timeout=10)
+        self.assertEqual(reply["content"]["status"], "ok")
+        outs = collect(self.kc, msg_id)
+        results = [m for m in outs if m["msg_type"] == "execute_result"]
+        self.assertEqual(results[0]["content"]["data"]["text/plain"], "hello gopher")
+
+    def test_stop_on_error_aborts_queued(self):
+        first = self.kc.execute('panic("first")')
+        second = self.kc.execute("1+1")
+        replies = {}
+        while len(replies) < 2:
+            r = self.kc.get_shell_msg(timeout=10)
+            replies[r["parent_header"]["msg_id"]] = r["content"]
+        self.assertEqual(replies[first]["status"], "error")
+        self.assertEqual(replies[second]["status"], "aborted")
+        collect(self.kc, first)
+
+    def test_silent_and_store_history(self):
+        before, _ = self.execute("0")
+        content, outs = self.execute("1+1", silent=True)
+        self.assertEqual(content["status"], "ok")
+        self.assertEqual([m["msg_type"] for m in outs], [])
+        after, _ = self.execute("0", store_history=False)
+        self.assertEqual(after["execution_count"], before["execution_count"])
+
+    def test_user_expressions(self):
+        self.execute("ux := 20")
+        content, _ = self.execute("ux++", user_expressions={"double": "ux * 2", "bad": "nope("})
+        ue = content["user_expressions"]
+        self.assertEqual(ue["double"]["status"], "ok")
+        self.assertEqual(ue["double"]["data"]["text/plain"], "42")
+        self.assertEqual(ue["bad"]["status"], "error")
+
+    def test_update_display(self):
+        content, outs = self.execute('h := display.Markdown("0%")\nh.Update(display.MarkdownBundle("100%"))')
+        kinds = [m["msg_type"] for m in outs]
+        self.assertIn("display_data", kinds)
+        self.assertIn("update_display_data", kinds)
+        ids = {m["content"]["transient"]["display_id"] for m in outs if m["msg_type"] in ("display_data", "update_display_data")}
+        self.assertEqual(len(ids), 1)
+
+    def test_compiled_package_output_in_order(self):
+        content, outs = self.execute('fmt.Println("one")\nos.Stdout.WriteString("two\\n")\nfmt.Println("three")')
+        text = "".join(m["content"]["text"] for m in outs if m["msg_type"] == "stream")
+        self.assertEqual(text, "one\ntwo\nthree\n")
+
+    def test_error_points_at_cell_line(self):
+        content, outs = self.execute("a := 1\nb := a +\n  missing")
+        self.assertEqual(content["status"], "error")
+        self.assertEqual(content["evalue"], "3:3: undefined: missing")
+        self.assertIn("   3 |   missing", content["traceback"])
+
+    def test_comm_info(self):
+        self.kc.comm_info()
+        reply = self.kc.get_shell_msg(timeout=5)
+        self.assertEqual(reply["content"]["status"], "ok")
+        self.assertEqual(reply["content"]["comms"], {})
+
+
+if __name__ == "__main__":
+    unittest.main()

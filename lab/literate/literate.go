@@ -1,0 +1,515 @@
+package literate
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/commlab/commlab/lab/notebook"
+	"go.yaml.in/yaml/v3"
+)
+
+// Sentinel errors; each returned error wraps one and names the line.
+var (
+	// ErrUnclosed: a code fence, region or raw block runs to the end of
+	// the file. The cell is kept with what was read.
+	ErrUnclosed = errors.New("literate: unclosed block")
+	// ErrMetadata: a header or a cell's metadata could not be read.
+	ErrMetadata = errors.New("literate: bad metadata")
+	// ErrUnrepresentable: a cell holds text the markdown form cannot
+	// carry (its own end marker).
+	ErrUnrepresentable = errors.New("literate: cell cannot be written as markdown")
+)
+
+// Language is the language of the code cells.
+const Language = "go"
+
+// FormatVersion is the jupytext markdown format version written.
+const FormatVersion = "1.3"
+
+var textRepresentation = map[string]any{
+	"extension":      ".md",
+	"format_name":    "markdown",
+	"format_version": FormatVersion,
+}
+
+const (
+	regionEnd = "<!-- #endregion -->"
+	rawEnd    = "<!-- #endraw -->"
+)
+
+var (
+	regionStart = regexp.MustCompile(`^<!--\s*#(region|md|markdown)(\s.*)?-->\s*$`)
+	rawStart    = regexp.MustCompile(`^<!--\s*#raw(\s.*)?-->\s*$`)
+	anyEnd      = map[string]string{"region": regionEnd, "md": "<!-- #endmd -->", "markdown": "<!-- #endmarkdown -->"}
+	simpleKey   = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_.\-]*$`)
+)
+
+func blank(line string) bool { return strings.TrimSpace(line) == "" }
+
+// fence returns the backtick or tilde run that opens a fenced block and the
+// info string after it, or "" when line opens none.
+func fence(line string) (marker, info string) {
+	if len(line) < 3 || (line[0] != '`' && line[0] != '~') {
+		return "", ""
+	}
+	n := 0
+	for n < len(line) && line[n] == line[0] {
+		n++
+	}
+	if n < 3 {
+		return "", ""
+	}
+	return line[:n], line[n:]
+}
+
+// closes reports whether line closes a fence opened with marker.
+func closes(line, marker string) bool {
+	t := strings.TrimRight(line, " \t\r")
+	return len(t) >= len(marker) && strings.Trim(t, marker[:1]) == ""
+}
+
+func goFence(line string) (marker, options string, ok bool) {
+	marker, info := fence(line)
+	if marker == "" || marker[0] != '`' {
+		return "", "", false
+	}
+	fields := strings.Fields(info)
+	if len(fields) == 0 || fields[0] != Language || !strings.HasPrefix(info, Language) {
+		return "", "", false
+	}
+	return marker, strings.TrimSpace(info[len(Language):]), true
+}
+
+// Parse reads a chapter. On an error it still returns the cells read so far
+// (and the unclosed one), so a caller can show what it got.
+func Parse(src []byte) (*notebook.Notebook, error) {
+	lines := strings.Split(string(src), "\n")
+	if len(lines) > 0 && lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	nb := notebook.New()
+	var errs []error
+	i := 0
+	if len(lines) > 0 && lines[0] == "---" {
+		for j := 1; j < len(lines); j++ {
+			if lines[j] != "---" {
+				continue
+			}
+			meta, raw, err := parseHeader(strings.Join(lines[1:j], "\n"))
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%w: line 1: header: %w", ErrMetadata, err))
+				raw = true
+			}
+			if raw {
+				nb.Cells = append(nb.Cells, &notebook.Cell{Type: notebook.Raw, Source: strings.Join(lines[:j+1], "\n"), Metadata: map[string]any{}})
+			} else {
+				nb.Metadata = meta
+			}
+			i = j + 1
+			break
+		}
+	}
+	var md []string
+	flush := func() {
+		for len(md) > 0 && blank(md[0]) {
+			md = md[1:]
+		}
+		for len(md) > 0 && blank(md[len(md)-1]) {
+			md = md[:len(md)-1]
+		}
+		if len(md) > 0 {
+			nb.Cells = append(nb.Cells, &notebook.Cell{Type: notebook.Markdown, Source: strings.Join(md, "\n"), Metadata: map[string]any{}})
+		}
+		md = nil
+	}
+	// block collects lines up to the end marker; ok is false at end of file.
+	block := func(start int, end func(string) bool) (body []string, next int, ok bool) {
+		for j := start; j < len(lines); j++ {
+			if end(lines[j]) {
+				return body, j + 1, true
+			}
+			body = append(body, lines[j])
+		}
+		return body, len(lines), false
+	}
+	cell := func(typ string, body []string, opts string, line int) {
+		meta, err := parseOptions(opts)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%w: line %d: %w", ErrMetadata, line, err))
+		}
+		nb.Cells = append(nb.Cells, &notebook.Cell{Type: typ, Source: strings.Join(body, "\n"), Metadata: meta})
+	}
+	for i < len(lines) {
+		line := lines[i]
+		if marker, opts, ok := goFence(line); ok {
+			flush()
+			body, next, closed := block(i+1, func(l string) bool { return closes(l, marker) })
+			cell(notebook.Code, body, opts, i+1)
+			if !closed {
+				errs = append(errs, fmt.Errorf("%w: line %d: code cell has no closing %s", ErrUnclosed, i+1, marker))
+			}
+			i = next
+			continue
+		}
+		if m := regionStart.FindStringSubmatch(line); m != nil {
+			flush()
+			end := anyEnd[m[1]]
+			body, next, closed := block(i+1, func(l string) bool { return strings.TrimSpace(l) == end })
+			cell(notebook.Markdown, body, m[2], i+1)
+			if !closed {
+				errs = append(errs, fmt.Errorf("%w: line %d: no %s", ErrUnclosed, i+1, end))
+			}
+			i = next
+			continue
+		}
+		if m := rawStart.FindStringSubmatch(line); m != nil {
+			flush()
+			body, next, closed := block(i+1, func(l string) bool { return strings.TrimSpace(l) == rawEnd })
+			cell(notebook.Raw, body, m[1], i+1)
+			if !closed {
+				errs = append(errs, fmt.Errorf("%w: line %d: no %s", ErrUnclosed, i+1, rawEnd))
+			}
+			i = next
+			continue
+		}
+		if strings.TrimSpace(line) == regionEnd || strings.TrimSpace(line) == rawEnd {
+			// A stray end marker closes nothing; dropping it keeps the
+			// prose around it one cell, as jupytext does.
+			i++
+			continue
+		}
+		if marker, _ := fence(line); marker != "" {
+			// A fenced block in another language is prose: keep it whole,
+			// blank lines included.
+			body, next, closed := block(i+1, func(l string) bool { return closes(l, marker) })
+			md = append(md, line)
+			md = append(md, body...)
+			if closed {
+				md = append(md, lines[next-1])
+			}
+			i = next
+			continue
+		}
+		if blank(line) && i+1 < len(lines) && blank(lines[i+1]) && len(md) > 0 && !blank(md[len(md)-1]) {
+			flush()
+			i += 2
+			continue
+		}
+		md = append(md, line)
+		i++
+	}
+	flush()
+	nb.EnsureIDs()
+	return nb, errors.Join(errs...)
+}
+
+// parseHeader reads the YAML header. raw is true when the header is not a
+// notebook's (it has no jupyter entry): jupytext keeps it as a raw cell.
+func parseHeader(src string) (meta map[string]any, raw bool, err error) {
+	var doc map[string]any
+	if err := yaml.Unmarshal([]byte(src), &doc); err != nil {
+		return nil, true, err
+	}
+	jup, ok := doc["jupyter"]
+	if !ok {
+		return nil, true, nil
+	}
+	meta, ok = jsonCompatible(jup).(map[string]any)
+	if !ok {
+		if jup != nil {
+			return nil, true, fmt.Errorf("jupyter entry is not a mapping")
+		}
+		meta = map[string]any{}
+	}
+	if jt, ok := meta["jupytext"].(map[string]any); ok {
+		delete(jt, "text_representation")
+		if len(jt) == 0 {
+			delete(meta, "jupytext")
+		}
+	}
+	delete(doc, "jupyter")
+	if len(doc) > 0 {
+		jt, _ := meta["jupytext"].(map[string]any)
+		if jt == nil {
+			jt = map[string]any{}
+			meta["jupytext"] = jt
+		}
+		jt["root_level_metadata"] = jsonCompatible(doc)
+	}
+	return meta, false, nil
+}
+
+// jsonCompatible turns YAML's decoded values into the ones encoding/json
+// produces (float64 numbers, string keys).
+func jsonCompatible(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, x := range v {
+			out[k] = jsonCompatible(x)
+		}
+		return out
+	case map[any]any:
+		out := make(map[string]any, len(v))
+		for k, x := range v {
+			out[fmt.Sprint(k)] = jsonCompatible(x)
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, x := range v {
+			out[i] = jsonCompatible(x)
+		}
+		return out
+	case int:
+		return float64(v)
+	case int64:
+		return float64(v)
+	case uint64:
+		return float64(v)
+	default:
+		return v
+	}
+}
+
+// parseOptions reads cell metadata written after a fence's language or in a
+// region marker: key=JSON pairs, or one JSON object.
+func parseOptions(s string) (map[string]any, error) {
+	s = strings.TrimSpace(s)
+	meta := map[string]any{}
+	if s == "" {
+		return meta, nil
+	}
+	if strings.HasPrefix(s, "{") {
+		if err := json.Unmarshal([]byte(s), &meta); err != nil {
+			return map[string]any{}, err
+		}
+		return meta, nil
+	}
+	for s != "" {
+		eq := strings.IndexByte(s, '=')
+		if eq <= 0 {
+			return meta, fmt.Errorf("want key=value, got %q", s)
+		}
+		key := s[:eq]
+		if !simpleKey.MatchString(key) {
+			return meta, fmt.Errorf("bad key %q", key)
+		}
+		dec := json.NewDecoder(strings.NewReader(s[eq+1:]))
+		var v any
+		if err := dec.Decode(&v); err != nil {
+			return meta, fmt.Errorf("value of %s: %w", key, err)
+		}
+		meta[key] = v
+		rest := s[eq+1+int(dec.InputOffset()):]
+		if rest != "" && rest[0] != ' ' && rest[0] != '\t' {
+			return meta, fmt.Errorf("value of %s: junk %q after it", key, rest)
+		}
+		s = strings.TrimLeft(rest, " \t")
+	}
+	return meta, nil
+}
+
+// formatOptions writes metadata as parseOptions reads it ("" when empty).
+func formatOptions(meta map[string]any) (string, error) {
+	if len(meta) == 0 {
+		return "", nil
+	}
+	keys := notebook.SortedKeys(meta)
+	simple := true
+	for _, k := range keys {
+		simple = simple && simpleKey.MatchString(k)
+	}
+	if !simple {
+		b, err := marshalCompact(meta)
+		return string(b), err
+	}
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		b, err := marshalCompact(meta[k])
+		if err != nil {
+			return "", err
+		}
+		parts = append(parts, k+"="+string(b))
+	}
+	return strings.Join(parts, " "), nil
+}
+
+func marshalCompact(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrMetadata, err)
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}
+
+// Format writes a notebook as a chapter. Outputs and cell ids are left out.
+func Format(nb *notebook.Notebook) ([]byte, error) {
+	var b strings.Builder
+	if err := writeHeader(&b, nb.Metadata); err != nil {
+		return nil, err
+	}
+	prevPlain := false
+	for i, c := range nb.Cells {
+		opts, err := formatOptions(c.Metadata)
+		if err != nil {
+			return nil, fmt.Errorf("literate: cell %d: %w", i+1, err)
+		}
+		b.WriteString("\n")
+		plain := false
+		switch c.Type {
+		case notebook.Code:
+			marker := codeFence(c.Source)
+			b.WriteString(marker + Language)
+			if opts != "" {
+				b.WriteString(" " + opts)
+			}
+			b.WriteString("\n" + body(c.Source) + marker + "\n")
+		case notebook.Markdown:
+			if opts == "" && plainMarkdown(c.Source) {
+				if prevPlain {
+					b.WriteString("\n")
+				}
+				b.WriteString(c.Source + "\n")
+				plain = true
+				break
+			}
+			if hasLine(c.Source, regionEnd) {
+				return nil, fmt.Errorf("%w: cell %d contains %s", ErrUnrepresentable, i+1, regionEnd)
+			}
+			b.WriteString(marker("region", opts) + "\n" + body(c.Source) + regionEnd + "\n")
+		case notebook.Raw:
+			if hasLine(c.Source, rawEnd) {
+				return nil, fmt.Errorf("%w: cell %d contains %s", ErrUnrepresentable, i+1, rawEnd)
+			}
+			b.WriteString(marker("raw", opts) + "\n" + body(c.Source) + rawEnd + "\n")
+		default:
+			return nil, fmt.Errorf("%w: cell %d has type %q", ErrUnrepresentable, i+1, c.Type)
+		}
+		prevPlain = plain
+	}
+	return []byte(b.String()), nil
+}
+
+func marker(kind, opts string) string {
+	if opts == "" {
+		return "<!-- #" + kind + " -->"
+	}
+	return "<!-- #" + kind + " " + opts + " -->"
+}
+
+func body(src string) string {
+	if src == "" {
+		return ""
+	}
+	return src + "\n"
+}
+
+func hasLine(src, line string) bool {
+	for _, l := range strings.Split(src, "\n") {
+		if strings.TrimSpace(l) == line {
+			return true
+		}
+	}
+	return false
+}
+
+// codeFence returns a backtick run longer than any the source starts a
+// line with, so the source cannot close its own cell.
+func codeFence(src string) string {
+	n := 3
+	for _, l := range strings.Split(src, "\n") {
+		if m, _ := fence(l); m != "" && m[0] == '`' && len(m) >= n {
+			n = len(m) + 1
+		}
+	}
+	return strings.Repeat("`", n)
+}
+
+// plainMarkdown reports whether src reads back as exactly one markdown
+// cell without region markers.
+func plainMarkdown(src string) bool {
+	lines := strings.Split(src, "\n")
+	if src == "" || blank(lines[0]) || blank(lines[len(lines)-1]) {
+		return false
+	}
+	for i, l := range lines {
+		if m, _ := fence(l); m != "" {
+			return false
+		}
+		if strings.HasPrefix(strings.TrimSpace(l), "<!--") {
+			return false
+		}
+		if blank(l) && i+1 < len(lines) && blank(lines[i+1]) {
+			return false
+		}
+		if strings.ContainsRune(l, '\r') {
+			return false
+		}
+	}
+	return true
+}
+
+func writeHeader(b *strings.Builder, meta map[string]any) error {
+	jup := maps.Clone(meta)
+	if jup == nil {
+		jup = map[string]any{}
+	}
+	jt := map[string]any{}
+	if old, ok := jup["jupytext"].(map[string]any); ok {
+		jt = maps.Clone(old)
+	}
+	root, _ := jt["root_level_metadata"].(map[string]any)
+	delete(jt, "root_level_metadata")
+	jt["text_representation"] = textRepresentation
+	jup["jupytext"] = jt
+	doc := map[string]any{"jupyter": jup}
+	for k, v := range root {
+		if k != "jupyter" {
+			doc[k] = v
+		}
+	}
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(yamlNode(doc)); err != nil {
+		return fmt.Errorf("%w: header: %w", ErrMetadata, err)
+	}
+	enc.Close()
+	b.WriteString("---\n")
+	b.Write(buf.Bytes())
+	b.WriteString("---\n")
+	return nil
+}
+
+// yamlNode orders map keys as jupytext does (sorted), with jupyter first
+// at the top so the notebook's entry leads the header.
+func yamlNode(v any) any {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return v
+	}
+	keys := notebook.SortedKeys(m)
+	sort.SliceStable(keys, func(i, j int) bool { return keys[i] == "jupyter" && keys[j] != "jupyter" })
+	node := &yaml.Node{Kind: yaml.MappingNode}
+	for _, k := range keys {
+		var kn, vn yaml.Node
+		kn.SetString(k)
+		if err := vn.Encode(m[k]); err != nil {
+			vn.SetString(fmt.Sprint(m[k]))
+		}
+		if _, isMap := m[k].(map[string]any); isMap {
+			vn = *yamlNode(m[k]).(*yaml.Node)
+		}
+		node.Content = append(node.Content, &kn, &vn)
+	}
+	return node
+}

@@ -1,0 +1,60 @@
+package notebook
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// ReadFile reads and parses a notebook file.
+func ReadFile(path string) (*Notebook, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("notebook: %w", err)
+	}
+	nb, err := Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("notebook: %s: %w", path, err)
+	}
+	return nb, nil
+}
+
+// WriteFile encodes nb, checks it against the nbformat schema and writes it
+// atomically.
+func WriteFile(path string, nb *Notebook) error {
+	data, err := nb.Marshal()
+	if err != nil {
+		return err
+	}
+	if err := Validate(data); err != nil {
+		return err
+	}
+	return WriteFileAtomic(path, data)
+}
+
+// WriteFileAtomic writes data to a temporary file beside path and renames
+// it over path, so readers see the old file or the new one, never a part.
+func WriteFileAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("notebook: %w", err)
+	}
+	name := tmp.Name()
+	_, werr := tmp.Write(data)
+	cerr := tmp.Close()
+	if werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Chmod(name, 0o644)
+	}
+	if werr == nil {
+		werr = os.Rename(name, path)
+	}
+	if werr != nil {
+		os.Remove(name)
+		return fmt.Errorf("notebook: write %s: %w", path, werr)
+	}
+	return nil
+}

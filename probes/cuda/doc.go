@@ -1,0 +1,18 @@
+// Package cuda measures what the CUDA runtime can show about moving bytes
+// and launching work: copy bandwidth (host to device and back, pinned and
+// pageable; device-local; peer to peer as a GPU x GPU matrix), kernel-launch
+// latency, event round trips and CUDA-graph replay.
+//
+// The CUDA runtime (libcudart.so.13, .12, or libcudart.so) and the driver
+// API (libcuda.so.1) are loaded at run time with dlopen, as go-nvml loads
+// NVML, so commlab builds and runs on machines without CUDA; there every
+// measurement returns an error wrapping probes.ErrUnavailable with the
+// reason. The library path can be forced with COMMLAB_CUDART.
+//
+// Kernel launches are timed with a real (empty) kernel: its PTX is embedded
+// as text and handed to the driver's JIT with cuModuleLoadData, because no
+// CUDA compiler is needed to build commlab.
+//
+// The package does not run collectives (probes/nccl) nor read topology
+// (probes/nvml, probes/sysfs).
+package cuda

@@ -1,0 +1,15 @@
+// Package probes holds the domain types of the Observe step: what a machine
+// is made of (GPUs, NICs, PCIe switches, NUMA nodes and the links between
+// them) as a Topology, the Source interface every live or recorded reader
+// implements, and the ErrUnavailable sentinel a Source returns when the
+// hardware or driver it reads is absent.
+//
+// A Topology renders itself as the `nvidia-smi topo -m` matrix (Matrix) and
+// as Graphviz DOT text (DOT); laying the graph out as SVG needs a layout
+// engine and lives in probes/topograph.
+//
+// probes uses the standard library only. It does not read hardware itself:
+// probes/nvml, probes/sysfs and probes/fake build Topologies; the parsers
+// under probes/parse turn tool outputs into them. Run records and samples
+// with their provenance are described in run.go.
+package probes

@@ -1,0 +1,179 @@
+package fake
+
+import (
+	"context"
+	"embed"
+	"fmt"
+	"sort"
+
+	"github.com/commlab/commlab/probes"
+	"github.com/commlab/commlab/probes/parse/topom"
+)
+
+//go:embed recorded/*.txt
+var recorded embed.FS
+
+// Machine is a fake machine: a fixed Topology served as a probes.Source.
+type Machine struct {
+	name string
+	topo *probes.Topology
+	// err is set when the embedded recording failed to parse, a build
+	// defect the tests catch; Topology then returns it.
+	err error
+}
+
+var _ probes.Source = (*Machine)(nil)
+
+// Name is the machine's short name ("hgx-h200", "pcie-box").
+func (m *Machine) Name() string { return m.name }
+
+// Topology returns a fresh copy of the machine's topology, so callers may
+// change it freely.
+func (m *Machine) Topology(ctx context.Context) (*probes.Topology, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if m.err != nil {
+		return nil, m.err
+	}
+	return cloneTopology(m.topo), nil
+}
+
+// Facts of the H200 SXM5 141 GB used where the recorded matrix is silent.
+const (
+	// h200Name is the product name go-nvml's H200 mock reports
+	// (NVIDIA/go-nvml pkg/nvml/mock/gpus/h200.go).
+	h200Name = "NVIDIA H200 141GB HBM3e"
+	// h200MemoryBytes is 144384 MB, the same mock's MemoryMB.
+	h200MemoryBytes = 144384 << 20
+	// NVLink 4: 18 links per GPU at 25 GB/s each way, 900 GB/s both ways
+	// together (NVIDIA H200 datasheet).
+	h200NVLinks      = 18
+	nvlink4LinkGBps  = 25.0
+	connectX7Gbps    = 400.0
+	connectX7RateStr = "400 Gb/sec (4X NDR)"
+)
+
+// hgxBusIDs are the GPU PCI addresses of an HGX H100 baseboard as
+// `nvidia-smi -q` reports them (thamada/nvidia-smi nvsim/H100SXMx8_smi.py).
+var hgxBusIDs = []string{
+	"0000:18:00.0", "0000:2a:00.0", "0000:3a:00.0", "0000:5d:00.0",
+	"0000:9a:00.0", "0000:ab:00.0", "0000:ba:00.0", "0000:db:00.0",
+}
+
+// HGXH200 is an 8-GPU HGX H200 node: NVSwitch between all GPUs (NV18),
+// two NUMA nodes of four GPUs, and a 400 Gb/s NIC beside each GPU on its
+// PCIe switch.
+func HGXH200() *Machine {
+	t, err := parseRecorded("recorded/hgx-8gpu-8nic-topo-m.txt")
+	if err != nil {
+		return &Machine{name: "hgx-h200", err: err}
+	}
+	t.Source = "fake: HGX H200 8-GPU (matrix recorded on an HGX H20 node, sglang#24966)"
+	t.Host = "fake-hgx-h200"
+	for i := range t.GPUs {
+		g := &t.GPUs[i]
+		g.Name = h200Name
+		g.MemoryBytes = h200MemoryBytes
+		g.ComputeCapability = "9.0"
+		g.Architecture = "Hopper"
+		g.BusID = hgxBusIDs[i]
+		g.PCIe = probes.PCIeLink{GenCurrent: 5, GenMax: 5, WidthCurrent: 16, WidthMax: 16}
+		for l := 0; l < h200NVLinks; l++ {
+			g.NVLinks = append(g.NVLinks, probes.NVLinkPort{Link: l, Active: true, Version: 4, RemoteKind: "NVSwitch"})
+		}
+	}
+	for i := range t.NICs {
+		n := &t.NICs[i]
+		n.PCIe = probes.PCIeLink{GenCurrent: 5, GenMax: 5, WidthCurrent: 16, WidthMax: 16}
+		n.Ports = []probes.RDMAPort{{Port: 1, State: "ACTIVE", PhysState: "LinkUp", LinkLayer: "InfiniBand", Rate: connectX7RateStr, RateGbps: connectX7Gbps}}
+	}
+	// The links were inferred before the PCIe facts were set; infer again.
+	t.Links, t.Switches = nil, nil
+	t.InferGraph()
+	for i, l := range t.Links {
+		if l.Kind == probes.LinkNVLink {
+			t.Links[i].Version = 4
+			t.Links[i].GBps = float64(l.Count) * nvlink4LinkGBps
+		}
+	}
+	t.GPUDirect = probes.GPUDirect{PeerMem: true, DMABuf: "not checked (fake machine)"}
+	t.Notes = []string{"fake machine: paths from a recorded HGX matrix, GPU facts from published H200 figures"}
+	return &Machine{name: "hgx-h200", topo: t}
+}
+
+// PCIeBox is an 8-GPU PCIe server with two GPUs per PCIe switch, two
+// switches per CPU socket, and no NVLink or RDMA NIC.
+func PCIeBox() *Machine {
+	t, err := parseRecorded("recorded/pcie-8gpu-topo-m.txt")
+	if err != nil {
+		return &Machine{name: "pcie-box", err: err}
+	}
+	t.Source = "fake: PCIe box, 8 GPUs, two per switch (matrix from hellolijj/k8s-device-plugin)"
+	t.Host = "fake-pcie-box"
+	t.Notes = []string{"fake machine: paths from a recorded matrix; GPU model and NUMA nodes not recorded, CPU sockets inferred from SYS paths"}
+	return &Machine{name: "pcie-box", topo: t}
+}
+
+// Names lists the fake machines ByName knows.
+func Names() []string {
+	names := []string{"hgx-h200", "pcie-box"}
+	sort.Strings(names)
+	return names
+}
+
+// ByName returns a fake machine by its short name.
+func ByName(name string) (*Machine, error) {
+	switch name {
+	case "hgx-h200":
+		return HGXH200(), nil
+	case "pcie-box":
+		return PCIeBox(), nil
+	}
+	return nil, fmt.Errorf("fake: unknown machine %q (known: %v)", name, Names())
+}
+
+func parseRecorded(path string) (*probes.Topology, error) {
+	data, err := recorded.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("fake: embedded %s: %w", path, err)
+	}
+	t, err := topom.ParseString(string(data))
+	if err != nil {
+		return nil, fmt.Errorf("fake: recorded %s: %w", path, err)
+	}
+	return t, nil
+}
+
+// cloneTopology deep-copies a topology so a caller's edits stay local.
+func cloneTopology(t *probes.Topology) *probes.Topology {
+	c := *t
+	c.GPUs = make([]probes.GPU, len(t.GPUs))
+	for i, g := range t.GPUs {
+		g.NVLinks = append([]probes.NVLinkPort(nil), g.NVLinks...)
+		c.GPUs[i] = g
+	}
+	c.NICs = make([]probes.NIC, len(t.NICs))
+	for i, n := range t.NICs {
+		n.Ports = append([]probes.RDMAPort(nil), n.Ports...)
+		for j := range n.Ports {
+			n.Ports[j].GIDs = append([]string(nil), n.Ports[j].GIDs...)
+		}
+		c.NICs[i] = n
+	}
+	c.Switches = make([]probes.PCISwitch, len(t.Switches))
+	for i, s := range t.Switches {
+		s.Members = append([]string(nil), s.Members...)
+		c.Switches[i] = s
+	}
+	c.NUMANodes = append([]probes.NUMANode(nil), t.NUMANodes...)
+	c.Links = append([]probes.Link(nil), t.Links...)
+	c.Devices = append([]string(nil), t.Devices...)
+	c.Paths = make([][]probes.Path, len(t.Paths))
+	for i, row := range t.Paths {
+		c.Paths[i] = append([]probes.Path(nil), row...)
+	}
+	c.P2P = append([]probes.P2P(nil), t.P2P...)
+	c.Notes = append([]string(nil), t.Notes...)
+	return &c
+}

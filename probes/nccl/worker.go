@@ -1,0 +1,174 @@
+package nccl
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/commlab/commlab/probes"
+)
+
+// The child protocol: the parent writes the Config as JSON to a file and
+// starts the child with COMMLAB_NCCL_WORKER_CONFIG and _RESULT naming the
+// config and where to write the Run; progress comes back on stderr as
+// "commlab-progress DONE TOTAL WHAT" lines. Files rather than stdout keep
+// the result apart from whatever NCCL prints.
+const (
+	envWorkerConfig = "COMMLAB_NCCL_WORKER_CONFIG"
+	envWorkerResult = "COMMLAB_NCCL_WORKER_RESULT"
+	progressPrefix  = "commlab-progress "
+)
+
+// maxLogBytes caps the NCCL log kept in a run; the head is kept, since it
+// holds the version, topology and graph search.
+const maxLogBytes = 2 << 20
+
+// IsWorker reports whether this process was started by MeasureInChild.
+func IsWorker() bool { return os.Getenv(envWorkerConfig) != "" }
+
+// ServeWorker runs the child side: reads the config, measures, writes the
+// run (also when the measurement failed part way), and reports progress on
+// progress (usually stderr).
+func ServeWorker(progress io.Writer) error {
+	cfgPath, outPath := os.Getenv(envWorkerConfig), os.Getenv(envWorkerResult)
+	if cfgPath == "" || outPath == "" {
+		return fmt.Errorf("nccl: worker: %s and %s must both be set", envWorkerConfig, envWorkerResult)
+	}
+	b, err := os.ReadFile(cfgPath)
+	if err != nil {
+		return fmt.Errorf("nccl: worker: %w", err)
+	}
+	var cfg Config
+	if err := json.Unmarshal(b, &cfg); err != nil {
+		return fmt.Errorf("nccl: worker: config: %w", err)
+	}
+	cfg.Progress = func(done, total int, what string) {
+		fmt.Fprintf(progress, "%s%d %d %s\n", progressPrefix, done, total, what)
+	}
+	run, merr := Measure(cfg)
+	if run == nil {
+		run = &probes.Run{Kind: "nccl"}
+	}
+	if merr != nil {
+		run.Error = merr.Error()
+	}
+	if err := run.Save(outPath); err != nil {
+		return err
+	}
+	return merr
+}
+
+// MeasureInChild runs Measure in a child process started as argv (the
+// commlab binary and the arguments that make it call ServeWorker) with
+// cfg.Env added to this process's environment. When NCCL_DEBUG is set and
+// NCCL_DEBUG_FILE is not, the log goes to a temporary file and comes back
+// in the run's Logs["nccl-debug"]; the child's own output comes back in
+// Logs["output"].
+func MeasureInChild(ctx context.Context, cfg Config, argv []string) (*probes.Run, error) {
+	if len(argv) == 0 {
+		return nil, fmt.Errorf("nccl: child: no command")
+	}
+	dir, err := os.MkdirTemp("", "commlab-nccl-")
+	if err != nil {
+		return nil, fmt.Errorf("nccl: child: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	progress := cfg.Progress
+	cfg.Progress = nil
+	b, err := json.Marshal(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("nccl: child: %w", err)
+	}
+	cfgPath, outPath := filepath.Join(dir, "config.json"), filepath.Join(dir, "run.json")
+	if err := os.WriteFile(cfgPath, b, 0o600); err != nil {
+		return nil, fmt.Errorf("nccl: child: %w", err)
+	}
+	env := map[string]string{}
+	for _, kv := range os.Environ() {
+		k, v, _ := strings.Cut(kv, "=")
+		env[k] = v
+	}
+	for k, v := range cfg.Env {
+		env[k] = v
+	}
+	debugFile := ""
+	if env["NCCL_DEBUG"] != "" && env["NCCL_DEBUG_FILE"] == "" {
+		debugFile = filepath.Join(dir, "nccl-debug.log")
+		env["NCCL_DEBUG_FILE"] = debugFile
+	}
+	env[envWorkerConfig], env[envWorkerResult] = cfgPath, outPath
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	for _, k := range sortedKeys(env) {
+		cmd.Env = append(cmd.Env, k+"="+env[k])
+	}
+	var output bytes.Buffer
+	cmd.Stdout = &output
+	pr, pw := io.Pipe()
+	cmd.Stderr = pw
+	scanDone := make(chan struct{})
+	go func() {
+		defer close(scanDone)
+		sc := bufio.NewScanner(pr)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		for sc.Scan() {
+			line := sc.Text()
+			if rest, ok := strings.CutPrefix(line, progressPrefix); ok {
+				f := strings.SplitN(rest, " ", 3)
+				if len(f) == 3 && progress != nil {
+					d, _ := strconv.Atoi(f[0])
+					t, _ := strconv.Atoi(f[1])
+					progress(d, t, f[2])
+				}
+				continue
+			}
+			output.WriteString(line + "\n")
+		}
+		io.Copy(io.Discard, pr)
+	}()
+	runErr := cmd.Run()
+	pw.Close()
+	<-scanDone
+	run, err := probes.LoadRun(outPath)
+	if err != nil {
+		return nil, fmt.Errorf("nccl: child %v failed before writing its run: %v: %s", argv, runErr, tail(output.String(), 2000))
+	}
+	run.Command = append([]string(nil), argv...)
+	if run.Logs == nil {
+		run.Logs = map[string]string{}
+	}
+	if output.Len() > 0 {
+		run.Logs["output"] = tail(output.String(), maxLogBytes)
+	}
+	if debugFile != "" {
+		if log, err := os.ReadFile(debugFile); err == nil {
+			s := string(log)
+			if len(s) > maxLogBytes {
+				s = s[:maxLogBytes]
+				run.Notes = append(run.Notes, fmt.Sprintf("nccl-debug log cut to its first %d bytes", maxLogBytes))
+			}
+			run.Logs["nccl-debug"] = s
+		}
+	}
+	if run.Error != "" {
+		return run, fmt.Errorf("nccl: child: %s", run.Error)
+	}
+	if runErr != nil {
+		return run, fmt.Errorf("nccl: child: %w", runErr)
+	}
+	return run, nil
+}
+
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[len(s)-n:]
+}

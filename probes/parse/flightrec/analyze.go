@@ -1,0 +1,613 @@
+package flightrec
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Finding kinds.
+const (
+	// FindingMissing: member ranks never enqueued the collective the others
+	// are waiting in.
+	FindingMissing = "missing"
+	// FindingNotStarted: ranks enqueued the collective but their GPU never
+	// started it (the stream is blocked behind earlier work).
+	FindingNotStarted = "not-started"
+	// FindingOpMismatch: ranks ran different operations under the same
+	// sequence id (collectives called in a different order).
+	FindingOpMismatch = "op-mismatch"
+	// FindingSizeMismatch and FindingDtypeMismatch: same operation, different
+	// tensor sizes or dtypes.
+	FindingSizeMismatch  = "size-mismatch"
+	FindingDtypeMismatch = "dtype-mismatch"
+	// FindingUnpairedP2P: a send without its receive, or the reverse.
+	FindingUnpairedP2P = "unpaired-p2p"
+	// FindingNoDump: member ranks left no dump file.
+	FindingNoDump = "no-dump"
+)
+
+// Finding is one thing the analysis found wrong in a process group.
+type Finding struct {
+	Kind   string `json:"kind"`
+	PG     string `json:"pg"`
+	PGDesc string `json:"pg_desc,omitempty"`
+	SeqID  int64  `json:"seq_id,omitempty"`
+	Op     string `json:"op,omitempty"`
+	// Ranks are the ranks the finding is about (the culprits); Others are
+	// the rest of the group that behave as expected.
+	Ranks  []int  `json:"ranks"`
+	Others []int  `json:"others,omitempty"`
+	Detail string `json:"detail"`
+}
+
+// RankState is how far one rank got in one process group's collectives.
+type RankState struct {
+	Rank   int  `json:"rank"`
+	Dumped bool `json:"dumped"`
+	// Last collective sequence ids enqueued, started and completed (0 when
+	// none). FromStatus says they come from pg_status rather than from the
+	// entries, which the ring buffer may have dropped.
+	LastEnqueued  int64 `json:"last_enqueued"`
+	LastStarted   int64 `json:"last_started"`
+	LastCompleted int64 `json:"last_completed"`
+	FromStatus    bool  `json:"from_status"`
+	// Entries is how many collective entries this rank recorded for the
+	// group, and FirstSeq the oldest one still in its buffer.
+	Entries  int   `json:"entries"`
+	FirstSeq int64 `json:"first_seq,omitempty"`
+}
+
+// GroupReport is the analysis of one process group across the dumps.
+type GroupReport struct {
+	PG       string      `json:"pg"`
+	Desc     string      `json:"desc,omitempty"`
+	Members  []int       `json:"members"`
+	NoDump   []int       `json:"no_dump,omitempty"`
+	States   []RankState `json:"states"`
+	StuckSeq int64       `json:"stuck_seq,omitempty"` // 0: nothing pending
+	StuckOp  string      `json:"stuck_op,omitempty"`
+	Findings []Finding   `json:"findings,omitempty"`
+	Verdict  string      `json:"verdict"`
+}
+
+// Analysis is the cross-rank reading of a set of dumps.
+type Analysis struct {
+	Ranks    []int         `json:"ranks"`
+	Groups   []GroupReport `json:"groups"`
+	Findings []Finding     `json:"findings"`
+	// Verdict has one readable line per process group, problems first.
+	Verdict []string `json:"verdict"`
+}
+
+// Analyze compares the dumps of several ranks: per process group, the last
+// collective each rank enqueued, started and completed; the collective the
+// group is stuck in and the ranks missing from it; ranks that disagree on
+// the operation, sizes or dtypes under one sequence id; unpaired sends and
+// receives. Dumps whose file name gives no rank are numbered by position.
+func Analyze(dumps []*Dump) *Analysis {
+	a := &Analysis{Findings: []Finding{}, Verdict: []string{}}
+	byRank := map[int]*Dump{}
+	for i, d := range dumps {
+		if d == nil {
+			continue
+		}
+		r := d.Rank
+		if r < 0 {
+			r = i
+		}
+		if _, dup := byRank[r]; !dup {
+			byRank[r] = d
+			a.Ranks = append(a.Ranks, r)
+		}
+	}
+	sort.Ints(a.Ranks)
+
+	for _, pg := range groupNames(byRank) {
+		g := analyzeGroup(pg, byRank, a.Ranks)
+		a.Groups = append(a.Groups, g)
+		a.Findings = append(a.Findings, g.Findings...)
+	}
+	var bad, good []string
+	for _, g := range a.Groups {
+		if len(g.Findings) > 0 || g.StuckSeq > 0 {
+			bad = append(bad, g.Verdict)
+		} else {
+			good = append(good, g.Verdict)
+		}
+	}
+	a.Verdict = append(bad, good...)
+	if len(a.Groups) == 0 {
+		a.Verdict = append(a.Verdict, "no process group recorded any collective")
+	}
+	return a
+}
+
+// groupNames lists every process group named in pg_config or in entries,
+// numeric names in numeric order.
+func groupNames(byRank map[int]*Dump) []string {
+	seen := map[string]bool{}
+	for _, d := range byRank {
+		for _, g := range d.ProcessGroups {
+			seen[g.Name] = true
+		}
+		for _, e := range d.Entries {
+			seen[e.PGName] = true
+		}
+	}
+	names := make([]string, 0, len(seen))
+	for n := range seen {
+		names = append(names, n)
+	}
+	sort.Slice(names, func(i, j int) bool {
+		a, ea := strconv.Atoi(names[i])
+		b, eb := strconv.Atoi(names[j])
+		if ea == nil && eb == nil {
+			return a < b
+		}
+		if (ea == nil) != (eb == nil) {
+			return ea == nil
+		}
+		return names[i] < names[j]
+	})
+	return names
+}
+
+// opKey is what ranks must agree on for one collective sequence id.
+type opKey struct {
+	op, sizes, dtypes string
+}
+
+func keyOf(es []Entry) opKey {
+	var ops, sizes, dtypes []string
+	for _, e := range es {
+		ops = append(ops, e.Op)
+		sizes = append(sizes, fmt.Sprint(e.InputSizes)+"->"+fmt.Sprint(e.OutputSizes))
+		dtypes = append(dtypes, strings.Join(e.InputDtypes, ",")+"->"+strings.Join(e.OutputDtypes, ","))
+	}
+	return opKey{strings.Join(ops, "+"), strings.Join(sizes, " "), strings.Join(dtypes, " ")}
+}
+
+type rankView struct {
+	state RankState
+	seqs  map[int64][]Entry // collective entries by sequence id
+	p2p   []Entry
+	desc  string
+}
+
+func analyzeGroup(pg string, byRank map[int]*Dump, dumped []int) GroupReport {
+	g := GroupReport{PG: pg}
+	for _, r := range dumped {
+		if cfg, ok := byRank[r].Group(pg); ok {
+			if g.Desc == "" {
+				g.Desc = cfg.Desc
+			}
+			if len(g.Members) == 0 && len(cfg.Ranks) > 0 {
+				g.Members = append([]int(nil), cfg.Ranks...)
+			}
+		}
+	}
+	views := map[int]*rankView{}
+	for _, r := range dumped {
+		v := viewOf(byRank[r], r, pg)
+		if v.state.Entries > 0 || len(v.p2p) > 0 || v.state.FromStatus {
+			views[r] = v
+			if g.Desc == "" {
+				g.Desc = v.desc
+			}
+		}
+	}
+	if len(g.Members) == 0 {
+		for r := range views {
+			g.Members = append(g.Members, r)
+		}
+		sort.Ints(g.Members)
+	}
+	// pg_config lists ranks in group order: group rank i is Members[i].
+	groupRanks := append([]int(nil), g.Members...)
+	members := append([]int(nil), g.Members...)
+	sort.Ints(members)
+	g.Members = members
+
+	var present []int
+	for _, r := range members {
+		v, ok := views[r]
+		if !ok {
+			if _, dumpedRank := byRank[r]; dumpedRank {
+				// Dumped but silent about this group: nothing enqueued.
+				v = &rankView{state: RankState{Rank: r, Dumped: true}, seqs: map[int64][]Entry{}}
+				views[r] = v
+			} else {
+				g.NoDump = append(g.NoDump, r)
+				g.States = append(g.States, RankState{Rank: r})
+				continue
+			}
+		}
+		present = append(present, r)
+		g.States = append(g.States, v.state)
+	}
+	if len(g.NoDump) > 0 {
+		g.Findings = append(g.Findings, Finding{Kind: FindingNoDump, PG: pg, PGDesc: g.Desc, Ranks: g.NoDump, Others: present,
+			Detail: fmt.Sprintf("%s of pg %s left no dump", ranksPhrase(g.NoDump), pgLabel(pg, g.Desc))})
+	}
+	if len(present) == 0 {
+		g.Verdict = fmt.Sprintf("pg %s: no dump covers it", pgLabel(pg, g.Desc))
+		return g
+	}
+
+	// The stuck collective: the first one not completed everywhere.
+	var maxEnq int64
+	minDone := int64(-1)
+	for _, r := range present {
+		s := views[r].state
+		if s.LastEnqueued > maxEnq {
+			maxEnq = s.LastEnqueued
+		}
+		if minDone < 0 || s.LastCompleted < minDone {
+			minDone = s.LastCompleted
+		}
+	}
+	if maxEnq > minDone {
+		g.StuckSeq = minDone + 1
+	}
+
+	// Disagreements: the earliest sequence id where ranks that recorded it
+	// differ, up to the stuck one.
+	last := maxEnq
+	if g.StuckSeq > 0 {
+		last = g.StuckSeq
+	}
+	for _, seq := range sharedSeqs(views, present, last) {
+		if f, ok := mismatch(pg, g.Desc, seq, views, present); ok {
+			g.Findings = append(g.Findings, f)
+			break
+		}
+	}
+
+	if g.StuckSeq > 0 {
+		g.StuckOp = majorityOp(g.StuckSeq, views, present)
+		stuckFindings(&g, views, present)
+	}
+	g.Findings = append(g.Findings, unpairedP2P(pg, g.Desc, views, present, groupRanks)...)
+	g.Verdict = verdict(g, views, present)
+	return g
+}
+
+func viewOf(d *Dump, rank int, pg string) *rankView {
+	v := &rankView{state: RankState{Rank: rank, Dumped: true}, seqs: map[int64][]Entry{}}
+	pgIDs := map[string]bool{}
+	for _, e := range d.Entries {
+		if e.PGName != pg {
+			continue
+		}
+		pgIDs[strconv.FormatInt(e.PGID, 10)] = true
+		if v.desc == "" {
+			v.desc = e.PGDesc
+		}
+		if e.IsP2P {
+			v.p2p = append(v.p2p, e)
+			continue
+		}
+		v.seqs[e.CollectiveSeqID] = append(v.seqs[e.CollectiveSeqID], e)
+		s := &v.state
+		s.Entries++
+		if s.FirstSeq == 0 || e.CollectiveSeqID < s.FirstSeq {
+			s.FirstSeq = e.CollectiveSeqID
+		}
+		if e.CollectiveSeqID > s.LastEnqueued {
+			s.LastEnqueued = e.CollectiveSeqID
+		}
+		if (e.State == StateStarted || e.State == StateCompleted) && e.CollectiveSeqID > s.LastStarted {
+			s.LastStarted = e.CollectiveSeqID
+		}
+		if e.State == StateCompleted && e.CollectiveSeqID > s.LastCompleted {
+			s.LastCompleted = e.CollectiveSeqID
+		}
+	}
+	// pg_status is keyed by pg_id; entries tie pg_id to the group name, and
+	// the default group's id and name are both "0".
+	for _, st := range d.Status {
+		if pgIDs[st.PGID] || (len(pgIDs) == 0 && st.PGID == pg) {
+			s := &v.state
+			s.LastEnqueued, s.LastStarted, s.LastCompleted = st.LastEnqueued, st.LastStarted, st.LastCompleted
+			s.FromStatus = true
+			break
+		}
+	}
+	return v
+}
+
+// sharedSeqs lists sequence ids up to last that every present rank still
+// holds in its buffer or never reached, in order.
+func sharedSeqs(views map[int]*rankView, present []int, last int64) []int64 {
+	seen := map[int64]bool{}
+	for _, r := range present {
+		for s := range views[r].seqs {
+			if s > 0 && s <= last {
+				seen[s] = true
+			}
+		}
+	}
+	out := make([]int64, 0, len(seen))
+	for s := range seen {
+		out = append(out, s)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+// mismatch compares what each rank recorded under seq.
+func mismatch(pg, desc string, seq int64, views map[int]*rankView, present []int) (Finding, bool) {
+	byKey := map[opKey][]int{}
+	var keys []opKey
+	for _, r := range present {
+		es, ok := views[r].seqs[seq]
+		if !ok {
+			continue
+		}
+		k := keyOf(es)
+		if _, seen := byKey[k]; !seen {
+			keys = append(keys, k)
+		}
+		byKey[k] = append(byKey[k], r)
+	}
+	if len(keys) < 2 {
+		return Finding{}, false
+	}
+	// The majority is "expected"; everyone else is a culprit.
+	sort.SliceStable(keys, func(i, j int) bool { return len(byKey[keys[i]]) > len(byKey[keys[j]]) })
+	want := keys[0]
+	var culprits []int
+	for _, k := range keys[1:] {
+		culprits = append(culprits, byKey[k]...)
+	}
+	sort.Ints(culprits)
+	first := keys[1]
+	f := Finding{PG: pg, PGDesc: desc, SeqID: seq, Op: want.op, Ranks: culprits, Others: byKey[want]}
+	label := pgLabel(pg, desc)
+	switch {
+	case first.op != want.op:
+		f.Kind = FindingOpMismatch
+		f.Detail = fmt.Sprintf("%s %s %s as collective #%d of pg %s while %s %s %s: the collectives are called in a different order",
+			ranksPhrase(byKey[first]), verbFor(byKey[first], "runs", "run"), first.op, seq, label, ranksPhrase(byKey[want]), verbFor(byKey[want], "runs", "run"), want.op)
+	case first.sizes != want.sizes:
+		f.Kind = FindingSizeMismatch
+		f.Detail = fmt.Sprintf("%s %s %s #%d of pg %s with sizes %s while %s %s %s",
+			ranksPhrase(byKey[first]), verbFor(byKey[first], "calls", "call"), want.op, seq, label, first.sizes, ranksPhrase(byKey[want]), verbFor(byKey[want], "uses", "use"), want.sizes)
+	default:
+		f.Kind = FindingDtypeMismatch
+		f.Detail = fmt.Sprintf("%s %s %s #%d of pg %s with dtypes %s while %s %s %s",
+			ranksPhrase(byKey[first]), verbFor(byKey[first], "calls", "call"), want.op, seq, label, first.dtypes, ranksPhrase(byKey[want]), verbFor(byKey[want], "uses", "use"), want.dtypes)
+	}
+	return f, true
+}
+
+func majorityOp(seq int64, views map[int]*rankView, present []int) string {
+	count := map[string]int{}
+	best := ""
+	for _, r := range present {
+		if es, ok := views[r].seqs[seq]; ok {
+			op := keyOf(es).op
+			count[op]++
+			if count[op] > count[best] || (count[op] == count[best] && op < best) {
+				best = op
+			}
+		}
+	}
+	if best == "" {
+		return "collective"
+	}
+	return best
+}
+
+// stuckFindings sorts the ranks of the group by what they did with the
+// stuck collective.
+func stuckFindings(g *GroupReport, views map[int]*rankView, present []int) {
+	seq := g.StuckSeq
+	var missing, scheduled, waiting []int
+	for _, r := range present {
+		s := views[r].state
+		switch {
+		case s.LastEnqueued < seq:
+			missing = append(missing, r)
+		case s.LastStarted < seq:
+			scheduled = append(scheduled, r)
+		case s.LastCompleted < seq:
+			waiting = append(waiting, r)
+		}
+	}
+	others := func(except []int) []int {
+		var out []int
+		for _, r := range present {
+			if !contains(except, r) {
+				out = append(out, r)
+			}
+		}
+		return out
+	}
+	label := pgLabel(g.PG, g.Desc)
+	if len(missing) > 0 {
+		lastSeen := views[missing[0]].state.LastEnqueued
+		detail := fmt.Sprintf("%s never started %s #%d of pg %s", ranksPhrase(missing), g.StuckOp, seq, label)
+		if lastSeen > 0 {
+			detail += fmt.Sprintf(" (%s last enqueued collective is #%d)", possessive(missing), lastSeen)
+		}
+		g.Findings = append(g.Findings, Finding{Kind: FindingMissing, PG: g.PG, PGDesc: g.Desc, SeqID: seq, Op: g.StuckOp,
+			Ranks: missing, Others: others(missing), Detail: detail})
+	}
+	if len(scheduled) > 0 {
+		g.Findings = append(g.Findings, Finding{Kind: FindingNotStarted, PG: g.PG, PGDesc: g.Desc, SeqID: seq, Op: g.StuckOp,
+			Ranks: scheduled, Others: others(scheduled),
+			Detail: fmt.Sprintf("%s enqueued %s #%d of pg %s but the GPU never started it (the stream is busy with earlier work)",
+				ranksPhrase(scheduled), g.StuckOp, seq, label)})
+	}
+	_ = waiting
+}
+
+// unpairedP2P compares, per pair of ranks, the sends one posted with the
+// receives the other posted. Peers in profiling names are group ranks.
+func unpairedP2P(pg, desc string, views map[int]*rankView, present, groupRanks []int) []Finding {
+	global := func(local int) int {
+		if local >= 0 && local < len(groupRanks) {
+			return groupRanks[local]
+		}
+		return local
+	}
+	type pair struct{ src, dst int }
+	sends := map[pair][]Entry{}
+	recvs := map[pair][]Entry{}
+	for _, r := range present {
+		for _, e := range views[r].p2p {
+			switch e.Op {
+			case "send":
+				p := pair{r, global(e.Dst)}
+				sends[p] = append(sends[p], e)
+			case "recv":
+				p := pair{global(e.Src), r}
+				recvs[p] = append(recvs[p], e)
+			}
+		}
+	}
+	seen := map[pair]bool{}
+	var pairs []pair
+	for p := range sends {
+		seen[p] = true
+		pairs = append(pairs, p)
+	}
+	for p := range recvs {
+		if !seen[p] {
+			pairs = append(pairs, p)
+		}
+	}
+	sort.Slice(pairs, func(i, j int) bool {
+		if pairs[i].src != pairs[j].src {
+			return pairs[i].src < pairs[j].src
+		}
+		return pairs[i].dst < pairs[j].dst
+	})
+	var out []Finding
+	for _, p := range pairs {
+		if !contains(present, p.src) || !contains(present, p.dst) {
+			continue // one side left no dump: nothing to compare
+		}
+		ns, nr := len(sends[p]), len(recvs[p])
+		if ns == nr {
+			continue
+		}
+		f := Finding{Kind: FindingUnpairedP2P, PG: pg, PGDesc: desc}
+		label := pgLabel(pg, desc)
+		if ns > nr {
+			e := sends[p][len(sends[p])-1]
+			f.Op, f.SeqID, f.Ranks, f.Others = "send", e.P2PSeqID, []int{p.src}, []int{p.dst}
+			f.Detail = fmt.Sprintf("rank %d posted %d send(s) to rank %d in pg %s but rank %d posted %d receive(s) from it: send p2p #%d is unpaired (%s)",
+				p.src, ns, p.dst, label, p.dst, nr, e.P2PSeqID, e.State)
+		} else {
+			e := recvs[p][len(recvs[p])-1]
+			f.Op, f.SeqID, f.Ranks, f.Others = "recv", e.P2PSeqID, []int{p.dst}, []int{p.src}
+			f.Detail = fmt.Sprintf("rank %d posted %d receive(s) from rank %d in pg %s but rank %d posted %d send(s) to it: recv p2p #%d is unpaired (%s)",
+				p.dst, nr, p.src, label, p.src, ns, e.P2PSeqID, e.State)
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+func verdict(g GroupReport, views map[int]*rankView, present []int) string {
+	label := pgLabel(g.PG, g.Desc)
+	var parts []string
+	for _, f := range g.Findings {
+		if f.Kind == FindingNoDump {
+			continue
+		}
+		parts = append(parts, f.Detail)
+	}
+	if g.StuckSeq > 0 {
+		var waiting []int
+		for _, r := range present {
+			s := views[r].state
+			if s.LastStarted >= g.StuckSeq && s.LastCompleted < g.StuckSeq {
+				waiting = append(waiting, r)
+			}
+		}
+		if len(waiting) > 0 {
+			parts = append(parts, fmt.Sprintf("%s %s waiting in %s #%d", ranksPhrase(waiting), verbFor(waiting, "is", "are"), g.StuckOp, g.StuckSeq))
+		}
+	}
+	for _, f := range g.Findings {
+		if f.Kind == FindingNoDump {
+			parts = append(parts, f.Detail)
+		}
+	}
+	if len(parts) == 0 {
+		var last int64
+		for _, r := range present {
+			if s := views[r].state; s.LastCompleted > last {
+				last = s.LastCompleted
+			}
+		}
+		if last == 0 {
+			return fmt.Sprintf("pg %s: %s recorded no collective", label, ranksPhrase(present))
+		}
+		return fmt.Sprintf("pg %s: all %d dumped ranks completed every collective up to #%d", label, len(present), last)
+	}
+	return strings.Join(parts, "; ")
+}
+
+func pgLabel(pg, desc string) string {
+	if desc == "" || desc == pg {
+		return pg
+	}
+	return fmt.Sprintf("%s (%s)", pg, desc)
+}
+
+// ranksPhrase writes "rank 3" or "ranks 0-2,4-7".
+func ranksPhrase(ranks []int) string {
+	if len(ranks) == 1 {
+		return fmt.Sprintf("rank %d", ranks[0])
+	}
+	return "ranks " + RankRanges(ranks)
+}
+
+func possessive(ranks []int) string {
+	if len(ranks) == 1 {
+		return "its"
+	}
+	return "their"
+}
+
+func verbFor(ranks []int, one, many string) string {
+	if len(ranks) == 1 {
+		return one
+	}
+	return many
+}
+
+// RankRanges writes sorted ranks compactly: [0 1 2 4 5 6 7] -> "0-2,4-7".
+func RankRanges(ranks []int) string {
+	rs := append([]int(nil), ranks...)
+	sort.Ints(rs)
+	var parts []string
+	for i := 0; i < len(rs); {
+		j := i
+		for j+1 < len(rs) && rs[j+1] == rs[j]+1 {
+			j++
+		}
+		if j > i {
+			parts = append(parts, fmt.Sprintf("%d-%d", rs[i], rs[j]))
+		} else {
+			parts = append(parts, strconv.Itoa(rs[i]))
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, ",")
+}
+
+func contains(xs []int, x int) bool {
+	for _, v := range xs {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,38 @@
+// Package flightrec reads PyTorch Flight Recorder dumps and says why a
+// distributed job hangs.
+//
+// Flight Recorder (torch/csrc/distributed/c10d/FlightRecorder*.hpp) keeps a
+// ring buffer of the last TORCH_NCCL_TRACE_BUFFER_SIZE collectives and
+// point-to-point operations of each rank and, on a timeout with
+// TORCH_NCCL_DUMP_ON_TIMEOUT=1, writes it to TORCH_NCCL_DEBUG_INFO_TEMP_FILE
+// followed by the rank: a pickle of a dict with version, comm_lib_version,
+// pg_config (group name -> name, desc, ranks), pg_status (pg id -> last
+// enqueued, started and completed collective) and entries (record_id, pg_id,
+// process_group, collective_seq_id, p2p_seq_id, op_id, profiling_name such as
+// "nccl:all_reduce", time_created_ns, input/output sizes and dtypes, state
+// scheduled/started/completed, discovery times, retired, timeout_ms, is_p2p,
+// frames). The JSON form (dump_json) has the same keys, without frames,
+// with 0 for unknown times and pg_status values as strings. ParseDump and
+// LoadDumps read both.
+//
+// Analyze does the cross-rank reading that torch's fr_trace analyzer does
+// (torch/distributed/flight_recorder/components/builder.py), reduced to what
+// a hang needs: per rank and process group the last collective started and
+// completed, the collective the group is stuck in, the ranks that never
+// started it, ranks that disagree on operation, sizes or dtypes under one
+// sequence id, and unpaired sends and receives, with a readable verdict
+// ("rank 3 never started all_reduce #3001 of pg 0; ranks 0-2,4-7 are
+// waiting in all_reduce #3001").
+//
+// Pickles are decoded by this package's own reader (pickle.go), standard
+// library only. ARCHITECTURE suggests nlpodyssey/gopickle for these files;
+// it is not used because a dump cut short must still yield the entries
+// before the cut, errors must name the byte offset, and a corrupt length
+// field must not make the reader allocate more than the file holds, none of
+// which gopickle's Unpickler exposes. The reader accepts only plain data
+// (dicts, lists, tuples, strings, numbers, None) and torch's list builders;
+// it never imports or calls anything named in the pickle.
+//
+// The package owns reading and analysing dumps. It does not run PyTorch,
+// record dumps, or know the probes domain types.
+package flightrec

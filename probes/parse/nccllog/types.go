@@ -1,0 +1,340 @@
+package nccllog
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Sentinel errors callers branch on with errors.Is.
+var (
+	// ErrTruncated: the log stops inside a multi-line block (the topology
+	// dump) or in the middle of a line.
+	ErrTruncated = errors.New("nccllog: truncated input")
+	// ErrNoNCCLLines: nothing in the input is an NCCL debug line.
+	ErrNoNCCLLines = errors.New("nccllog: no NCCL debug lines found")
+)
+
+// LineError names the input line (1-based) a problem was found on.
+type LineError struct {
+	Line int
+	Err  error
+}
+
+func (e *LineError) Error() string {
+	return fmt.Sprintf("nccllog: line %d: %s", e.Line, strings.TrimPrefix(e.Err.Error(), "nccllog: "))
+}
+
+func (e *LineError) Unwrap() error { return e.Err }
+
+// Source says where a record came from: the prefix of its line.
+type Source struct {
+	Host string `json:"host,omitempty"`
+	PID  int    `json:"pid,omitempty"`
+	TID  int    `json:"tid,omitempty"`
+	// Dev is the CUDA device in brackets, -1 when the line had no prefix.
+	Dev  int `json:"dev"`
+	Line int `json:"line"`
+}
+
+// Process is host:pid, the unit NCCL prefixes lines with.
+func (s Source) Process() string { return fmt.Sprintf("%s:%d", s.Host, s.PID) }
+
+// Log is a parsed NCCL_DEBUG log.
+type Log struct {
+	// Versions are the distinct "NCCL version" banners, in order.
+	Versions []string `json:"versions,omitempty"`
+	// Ranks has one entry per communicator rank (host, pid, comm).
+	Ranks         []Rank         `json:"ranks,omitempty"`
+	Topology      []TopoDump     `json:"topology,omitempty"`
+	Paths         []TopoPath     `json:"paths,omitempty"`
+	GraphSearches []GraphSearch  `json:"graph_searches,omitempty"`
+	Rings         []Ring         `json:"rings,omitempty"`
+	RingLinks     []RingLink     `json:"ring_links,omitempty"`
+	Trees         []Tree         `json:"trees,omitempty"`
+	Connections   []Connection   `json:"connections,omitempty"`
+	Choices       []Choice       `json:"choices,omitempty"`
+	Operations    []Operation    `json:"operations,omitempty"`
+	Tuning        []TuningTable  `json:"tuning,omitempty"`
+	InitTimings   []InitTiming   `json:"init_timings,omitempty"`
+	ChannelCounts []ChannelCount `json:"channel_counts,omitempty"`
+	Env           []EnvSetting   `json:"env,omitempty"`
+	Warnings      []Message      `json:"warnings,omitempty"`
+	Lines         int            `json:"lines"`
+	NCCLLines     int            `json:"nccl_lines"`
+	// Unrecognized counts NCCL lines no record type matched (allocation
+	// traces, plugin messages, ...).
+	Unrecognized int `json:"unrecognized"`
+}
+
+// Rank is one rank of one communicator, merged from the lines that name
+// it: `ncclCommInitRank comm 0x.. rank 0 nranks 8 cudaDev 0 nvmlDev 0
+// busId 18000 commId 0x.. - Init START|COMPLETE`, the 2.21+ `comm 0x..
+// rank 0 nRanks 16 nNodes 2 localRanks 8 localRank 0 MNNVL 0`, and
+// Abort/Destroy.
+type Rank struct {
+	Source     Source `json:"source"`
+	Comm       string `json:"comm,omitempty"`
+	CommID     string `json:"comm_id,omitempty"`
+	Rank       int    `json:"rank"`
+	NRanks     int    `json:"nranks"`
+	NNodes     int    `json:"nnodes,omitempty"`
+	LocalRanks int    `json:"local_ranks,omitempty"`
+	LocalRank  int    `json:"local_rank"`
+	MNNVL      int    `json:"mnnvl,omitempty"`
+	CUDADev    int    `json:"cuda_dev"`
+	NVMLDev    int    `json:"nvml_dev"`
+	BusID      string `json:"bus_id,omitempty"`
+	// InitFunc is the API that created it (ncclCommInitRank, ...), when
+	// printed.
+	InitFunc     string `json:"init_func,omitempty"`
+	InitStarted  bool   `json:"init_started,omitempty"`
+	InitComplete bool   `json:"init_complete,omitempty"`
+	// End is "Abort", "Destroy" or "Finalize" when the log shows it.
+	End string `json:"end,omitempty"`
+}
+
+// TopoDump is the `=== System : maxBw X totalBw Y ===` block (older builds
+// say maxWidth/totalWidth) that NCCL prints after topology detection.
+type TopoDump struct {
+	Source  Source     `json:"source"`
+	MaxBW   float64    `json:"max_bw"`
+	TotalBW float64    `json:"total_bw"`
+	Nodes   []string   `json:"nodes"`
+	Links   []TopoLink `json:"links"`
+	// Complete is false when the closing "=====" line is missing;
+	// HeaderMissing when the "=== System" line was (an excerpt).
+	Complete      bool `json:"complete"`
+	HeaderMissing bool `json:"header_missing,omitempty"`
+}
+
+// TopoLink is one `+ TYPE[bw] - NODE` line of the dump, with the node it
+// hangs from (by indentation).
+type TopoLink struct {
+	From string `json:"from"`
+	Type string `json:"type"`
+	// BW is in GB/s as NCCL's topology model counts it.
+	BW   float64 `json:"bw"`
+	To   string  `json:"to"`
+	Info string  `json:"info,omitempty"`
+}
+
+// TopoPath is one entry of the path lines after the dump:
+// `GPU/0-60 :GPU/0-60 (0/5000.0/LOC) CPU/0 (1/48.0/PHB) ...`.
+type TopoPath struct {
+	Source Source  `json:"source"`
+	From   string  `json:"from"`
+	To     string  `json:"to"`
+	Hops   int     `json:"hops"`
+	BW     float64 `json:"bw"`
+	Type   string  `json:"type"`
+}
+
+// GraphSearch is a `Pattern P, crossNic C, nChannels N, bw A/B, type
+// X/Y, sameChannels S` result with its channel lines (` 0 : NET/0 GPU/1
+// NET/0`).
+type GraphSearch struct {
+	Source       Source     `json:"source"`
+	Pattern      int        `json:"pattern"`
+	PatternName  string     `json:"pattern_name"`
+	CrossNic     int        `json:"cross_nic"`
+	NChannels    int        `json:"nchannels"`
+	BWIntra      float64    `json:"bw_intra"`
+	BWInter      float64    `json:"bw_inter"`
+	TypeIntra    string     `json:"type_intra"`
+	TypeInter    string     `json:"type_inter"`
+	SameChannels int        `json:"same_channels"`
+	Channels     [][]string `json:"channels,omitempty"`
+}
+
+// Ring is the rank order of one ring channel as rank 0 prints it:
+// `Channel 00/08 :    0   5   4   7 ...`.
+type Ring struct {
+	Source    Source `json:"source"`
+	Channel   int    `json:"channel"`
+	NChannels int    `json:"nchannels,omitempty"`
+	Ranks     []int  `json:"ranks"`
+}
+
+// RingLink is a rank's neighbours on one ring: `Ring 00 : 7 -> 0 -> 1`.
+type RingLink struct {
+	Source  Source `json:"source"`
+	Channel int    `json:"channel"`
+	Prev    int    `json:"prev"`
+	Rank    int    `json:"rank"`
+	Next    int    `json:"next"`
+}
+
+// Tree is a rank's place in one tree channel. New builds print
+// `Trees [0] 2/-1/-1->1->0` (children->rank->parent) and `Tree 0 : -1 ->
+// 0 -> -1/-1/-1`; old builds `Trees [0] 26->25->-1/-1/-1`
+// (parent->rank->children), with `|` between the two trees of a channel.
+type Tree struct {
+	Source   Source `json:"source"`
+	Channel  int    `json:"channel"`
+	Part     int    `json:"part,omitempty"`
+	Rank     int    `json:"rank"`
+	Parent   int    `json:"parent"`
+	Children []int  `json:"children"`
+}
+
+// Connection is one transport set up between two ranks on a channel.
+type Connection struct {
+	Source    Source `json:"source"`
+	Channel   int    `json:"channel"`
+	ConnIndex int    `json:"conn_index"`
+	FromRank  int    `json:"from_rank"`
+	FromDev   string `json:"from_dev,omitempty"`
+	ToRank    int    `json:"to_rank"`
+	ToDev     string `json:"to_dev,omitempty"`
+	// Direction is "send", "receive" or "" (intra-node lines).
+	Direction string `json:"direction,omitempty"`
+	// Transport is the text after "via", e.g. "P2P/CUMEM/read" or
+	// "NET/IB/3/GDRDMA"; Kind its first element (P2P, SHM, NET, ...).
+	Transport string `json:"transport"`
+	Kind      string `json:"kind"`
+}
+
+// Choice is the algorithm and protocol NCCL picked for one operation.
+type Choice struct {
+	Source Source `json:"source"`
+	// Op is the collective ("AllReduce"); empty in builds that did not
+	// print it.
+	Op        string `json:"op,omitempty"`
+	Bytes     int64  `json:"bytes"`
+	Algorithm string `json:"algorithm"`
+	Protocol  string `json:"protocol"`
+	// TimeUs is NCCL's model estimate, printed by 2.23 and older.
+	TimeUs    float64 `json:"time_us,omitempty"`
+	ChannelLo int     `json:"channel_lo"`
+	ChannelHi int     `json:"channel_hi"`
+	Comm      string  `json:"comm,omitempty"`
+}
+
+// Operation is a collective call logged with NCCL_DEBUG_SUBSYS=COLL.
+type Operation struct {
+	Source   Source `json:"source"`
+	Op       string `json:"op"`
+	OpCount  string `json:"op_count"`
+	Count    int64  `json:"count"`
+	Datatype string `json:"datatype"`
+	// Bytes is Count times the datatype size, 0 when the type is unknown.
+	Bytes  int64  `json:"bytes"`
+	RedOp  int    `json:"redop"`
+	Root   int    `json:"root"`
+	Comm   string `json:"comm"`
+	NRanks int    `json:"nranks"`
+}
+
+// TuningTable is the latency/bandwidth table rank 0 prints at init with
+// NCCL_DEBUG_SUBSYS=TUNING.
+type TuningTable struct {
+	Source  Source        `json:"source"`
+	Entries []TuningEntry `json:"entries"`
+	// AlgorithmsAssumed is set when the table's Algorithm line was missing
+	// and NCCL's algorithm order (Tree, Ring, CollNetDirect, CollNetChain,
+	// NVLS, NVLSTree, PAT) was assumed.
+	AlgorithmsAssumed bool `json:"algorithms_assumed,omitempty"`
+}
+
+// TuningEntry is one cell: the model's latency (us) and bandwidth (GB/s)
+// of an algorithm and protocol for a function.
+type TuningEntry struct {
+	Function     string  `json:"function"`
+	Algorithm    string  `json:"algorithm"`
+	Protocol     string  `json:"protocol"`
+	LatencyUs    float64 `json:"latency_us"`
+	BandwidthGBs float64 `json:"bandwidth_gbs"`
+	MaxThreads   int     `json:"max_threads,omitempty"`
+}
+
+// InitTiming is `Init timings - ncclCommInitRankConfig: rank 0 nranks 1
+// total 0.43 (kernels 0.40, alloc 0.00, ...)` (2.23+), in seconds.
+type InitTiming struct {
+	Source Source  `json:"source"`
+	Func   string  `json:"func,omitempty"`
+	Rank   int     `json:"rank"`
+	NRanks int     `json:"nranks"`
+	TotalS float64 `json:"total_s"`
+	Phases []Phase `json:"phases"`
+}
+
+// Phase is one named part of an init timing.
+type Phase struct {
+	Name    string  `json:"name"`
+	Seconds float64 `json:"seconds"`
+}
+
+// ChannelCount is `4 coll channels, 4 collnet channels, 0 nvls channels,
+// 4 p2p channels, 2 p2p channels per peer`.
+type ChannelCount struct {
+	Source     Source `json:"source"`
+	Coll       int    `json:"coll"`
+	CollNet    int    `json:"collnet"`
+	NVLS       int    `json:"nvls"`
+	P2P        int    `json:"p2p"`
+	P2PPerPeer int    `json:"p2p_per_peer"`
+}
+
+// EnvSetting is `NCCL_ALGO set by environment to Ring`.
+type EnvSetting struct {
+	Source Source `json:"source"`
+	Name   string `json:"name"`
+	Value  string `json:"value"`
+}
+
+// Message is a WARN line.
+type Message struct {
+	Source Source `json:"source"`
+	// Where is the "file.cc:123" NCCL printed before WARN, if any.
+	Where string `json:"where,omitempty"`
+	Text  string `json:"text"`
+}
+
+// Hosts returns the distinct hosts that printed lines, sorted.
+func (l *Log) Hosts() []string {
+	seen := map[string]bool{}
+	add := func(s Source) {
+		if s.Host != "" {
+			seen[s.Host] = true
+		}
+	}
+	for _, r := range l.Ranks {
+		add(r.Source)
+	}
+	for _, c := range l.Connections {
+		add(c.Source)
+	}
+	for _, t := range l.Trees {
+		add(t.Source)
+	}
+	for _, r := range l.Rings {
+		add(r.Source)
+	}
+	out := make([]string, 0, len(seen))
+	for h := range seen {
+		out = append(out, h)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// NRanks is the largest communicator size the log reports, 0 if none.
+func (l *Log) NRanks() int {
+	n := 0
+	for _, r := range l.Ranks {
+		n = max(n, r.NRanks)
+	}
+	return n
+}
+
+// TransportCounts counts connections by transport (e.g.
+// "P2P/CUMEM/read": 56, "NET/IB/0/GDRDMA": 8).
+func (l *Log) TransportCounts() map[string]int {
+	out := map[string]int{}
+	for _, c := range l.Connections {
+		out[c.Transport]++
+	}
+	return out
+}

@@ -1,0 +1,250 @@
+package nccltests
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"strings"
+)
+
+// Sentinel errors callers branch on with errors.Is.
+var (
+	// ErrTruncated: the input stops in the middle of a row or before a
+	// run's footer.
+	ErrTruncated = errors.New("nccltests: truncated input")
+	// ErrNoResults: nothing in the input looks like nccl-tests output.
+	ErrNoResults = errors.New("nccltests: no nccl-tests output found")
+	// ErrMalformed: a row or a JSON value has the wrong shape.
+	ErrMalformed = errors.New("nccltests: malformed input")
+	// ErrUnknownCollective: no bus-bandwidth factor is known for the name.
+	ErrUnknownCollective = errors.New("nccltests: unknown collective")
+)
+
+// LineError names the input line (1-based) a problem was found on.
+type LineError struct {
+	Line int
+	Err  error
+}
+
+func (e *LineError) Error() string {
+	msg := e.Err.Error()
+	// Keep one package prefix: "nccltests: line 7: truncated input: ...".
+	msg = strings.TrimPrefix(msg, "nccltests: ")
+	return fmt.Sprintf("nccltests: line %d: %s", e.Line, msg)
+}
+
+func (e *LineError) Unwrap() error { return e.Err }
+
+// Result is everything parsed from one input: one Run per benchmark
+// invocation found in it (a log may hold several back to back).
+type Result struct {
+	// Format is "text" or "json".
+	Format string `json:"format"`
+	Runs   []Run  `json:"runs"`
+	// DebugLines counts NCCL_DEBUG lines that were skipped.
+	DebugLines int `json:"debug_lines"`
+	// IgnoredLines counts other lines that were not nccl-tests output
+	// (launcher chatter, shell prompts).
+	IgnoredLines int `json:"ignored_lines"`
+}
+
+// Run is one benchmark invocation: its header, rows and footer.
+type Run struct {
+	// Program is the binary name, e.g. "all_reduce_perf", when the output
+	// names it (newer versions, a command line in the log, JSON args).
+	Program string `json:"program,omitempty"`
+	// Collective is Program without the _perf/_mpi suffix, e.g.
+	// "all_reduce".
+	Collective string `json:"collective,omitempty"`
+	// TestsVersion is the nccl-tests version ("2.18.3"); NCCLHeaders and
+	// NCCLLibrary are the NCCL version codes it reports (23003 = 2.30.3).
+	TestsVersion string `json:"tests_version,omitempty"`
+	NCCLHeaders  int    `json:"nccl_headers,omitempty"`
+	NCCLLibrary  int    `json:"nccl_library,omitempty"`
+	// NCCLVersion is the "NCCL version 2.30.3+cuda13.0" banner when NCCL
+	// printed it into the same output.
+	NCCLVersion string   `json:"nccl_version,omitempty"`
+	Params      Params   `json:"params"`
+	Devices     []Device `json:"devices,omitempty"`
+	// Columns are the column names of the table header as printed.
+	Columns []string `json:"columns,omitempty"`
+	// WrongColumn is "#wrong" (count of wrong elements) or "error" (old
+	// versions: maximum deviation).
+	WrongColumn string `json:"wrong_column,omitempty"`
+	Rows        []Row  `json:"rows"`
+	// Footer values; HasFooter is false when the output stops before it.
+	HasFooter       bool     `json:"has_footer"`
+	OutOfBounds     int      `json:"out_of_bounds"`
+	OutOfBoundsOK   bool     `json:"out_of_bounds_ok"`
+	AvgBusBW        float64  `json:"avg_busbw"`
+	AvgBusBWVerdict string   `json:"avg_busbw_verdict,omitempty"`
+	Warnings        []string `json:"warnings,omitempty"`
+	Errors          []string `json:"errors,omitempty"`
+	StartLine       int      `json:"start_line"`
+}
+
+// Params is the `# nThread ... nGpus ...` header line. Fields absent from
+// older versions stay zero; Raw keeps the line.
+type Params struct {
+	NThread     int    `json:"nthread"`
+	NGpus       int    `json:"ngpus"`
+	MinBytes    int64  `json:"min_bytes"`
+	MaxBytes    int64  `json:"max_bytes"`
+	StepFactor  int64  `json:"step_factor,omitempty"`
+	StepBytes   int64  `json:"step_bytes,omitempty"`
+	WarmupIters int    `json:"warmup_iters"`
+	Iters       int    `json:"iters"`
+	AggIters    int    `json:"agg_iters,omitempty"`
+	Validation  int    `json:"validation"`
+	Graph       int    `json:"graph,omitempty"`
+	Raw         string `json:"raw,omitempty"`
+}
+
+// Device is one `#  Rank  0 Group  0 Pid 123 on host device 0 [bus] name`
+// line. Group is absent (0) in old versions.
+type Device struct {
+	Rank    int    `json:"rank"`
+	Group   int    `json:"group"`
+	PID     int    `json:"pid"`
+	Host    string `json:"host"`
+	CUDADev int    `json:"cuda_dev"`
+	BusID   string `json:"bus_id"`
+	Name    string `json:"name"`
+}
+
+// Row is one message size: the common columns and the two halves.
+type Row struct {
+	SizeBytes int64  `json:"size_bytes"`
+	Count     int64  `json:"count"`
+	Type      string `json:"type"`
+	// RedOp is empty for layouts without a redop column (old broadcast).
+	RedOp string `json:"redop,omitempty"`
+	// Root is -1 when the collective has no root or the column is absent.
+	Root       int         `json:"root"`
+	OutOfPlace Measurement `json:"out_of_place"`
+	InPlace    Measurement `json:"in_place"`
+	// Timestamp is set with nccl-tests -R (report timestamps).
+	Timestamp string `json:"timestamp,omitempty"`
+	Line      int    `json:"line"`
+}
+
+// Measurement is one half of a row.
+type Measurement struct {
+	// Present is false when the half was not printed (trace replay prints
+	// in-place only).
+	Present bool    `json:"present"`
+	TimeUs  float64 `json:"time_us"`
+	// CPUTime is true when the column was `cputime` (nccl-tests -C).
+	CPUTime bool    `json:"cpu_time,omitempty"`
+	AlgBW   float64 `json:"algbw_gbs"`
+	BusBW   float64 `json:"busbw_gbs"`
+	// Wrong is the #wrong count (or the old error column's deviation);
+	// WrongNA is set when the column says N/A (validation off, -c 0).
+	Wrong   float64 `json:"wrong"`
+	WrongNA bool    `json:"wrong_na,omitempty"`
+	// NotANumber is set when the JSON held "nan" for a value (kept as 0).
+	NotANumber bool `json:"not_a_number,omitempty"`
+	// Per-iteration statistics (newer versions with per-iteration timing).
+	IterMinUs float64 `json:"iter_min_us,omitempty"`
+	IterMaxUs float64 `json:"iter_max_us,omitempty"`
+	IterP99Us float64 `json:"iter_p99_us,omitempty"`
+	IterCVPct float64 `json:"iter_cv_pct,omitempty"`
+}
+
+// NRanks is the number of ranks the run reports: its device lines, or
+// nThread x nGpus when the device lines are missing (one process).
+func (r *Run) NRanks() int {
+	if len(r.Devices) > 0 {
+		seen := map[string]bool{}
+		for _, d := range r.Devices {
+			seen[fmt.Sprintf("%d/%s/%d", d.Rank, d.Host, d.PID)] = true
+		}
+		return len(seen)
+	}
+	return r.Params.NThread * r.Params.NGpus
+}
+
+// BusBWFactor is the factor nccl-tests multiplies algbw by for this run's
+// collective and rank count.
+func (r *Run) BusBWFactor() (float64, error) {
+	return BusBWFactor(r.Collective, r.NRanks())
+}
+
+// SizesBytes returns the size column as float64, in row order.
+func (r *Run) SizesBytes() []float64 {
+	out := make([]float64, len(r.Rows))
+	for i, row := range r.Rows {
+		out[i] = float64(row.SizeBytes)
+	}
+	return out
+}
+
+// OutOfPlaceTimeUs returns the out-of-place time column in microseconds.
+func (r *Run) OutOfPlaceTimeUs() []float64 {
+	return r.column(func(row Row) float64 { return row.OutOfPlace.TimeUs })
+}
+
+// InPlaceTimeUs returns the in-place time column in microseconds.
+func (r *Run) InPlaceTimeUs() []float64 {
+	return r.column(func(row Row) float64 { return row.InPlace.TimeUs })
+}
+
+// OutOfPlaceAlgBW returns the out-of-place algbw column in GB/s.
+func (r *Run) OutOfPlaceAlgBW() []float64 {
+	return r.column(func(row Row) float64 { return row.OutOfPlace.AlgBW })
+}
+
+// OutOfPlaceBusBW returns the out-of-place busbw column in GB/s.
+func (r *Run) OutOfPlaceBusBW() []float64 {
+	return r.column(func(row Row) float64 { return row.OutOfPlace.BusBW })
+}
+
+// InPlaceBusBW returns the in-place busbw column in GB/s.
+func (r *Run) InPlaceBusBW() []float64 {
+	return r.column(func(row Row) float64 { return row.InPlace.BusBW })
+}
+
+func (r *Run) column(get func(Row) float64) []float64 {
+	out := make([]float64, len(r.Rows))
+	for i, row := range r.Rows {
+		out[i] = get(row)
+	}
+	return out
+}
+
+// MeanBusBW is the mean of every busbw printed in both halves, which is
+// how nccl-tests computes its "Avg bus bandwidth" footer; it lets a caller
+// check a parsed run against its footer or summarise a truncated one.
+func (r *Run) MeanBusBW() float64 {
+	sum, n := 0.0, 0
+	for _, row := range r.Rows {
+		for _, m := range []Measurement{row.OutOfPlace, row.InPlace} {
+			if m.Present {
+				sum += m.BusBW
+				n++
+			}
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	return sum / float64(n)
+}
+
+// collectiveFromProgram turns "/opt/nccl-tests/build/all_reduce_perf_mpi"
+// into "all_reduce".
+func collectiveFromProgram(program string) string {
+	name := path.Base(strings.TrimSpace(program))
+	name = strings.TrimSuffix(name, "_mpi")
+	name = strings.TrimSuffix(name, "_perf")
+	return name
+}
+
+func (r *Run) setProgram(program string) {
+	program = path.Base(strings.TrimSpace(program))
+	if program == "" || program == "." || program == "/" {
+		return
+	}
+	r.Program = program
+	r.Collective = collectiveFromProgram(program)
+}

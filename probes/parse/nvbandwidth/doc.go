@@ -1,0 +1,20 @@
+// Package nvbandwidth reads the output of NVIDIA's nvbandwidth tool
+// (github.com/NVIDIA/nvbandwidth): the plain text it prints by default and
+// the JSON it prints with -j.
+//
+// A Report holds the version and device header, then one Testcase per
+// "Running <name>." block (or per JSON testcase): the description line
+// ("memcpy CE CPU(row) -> GPU(column) bandwidth (GB/s)"), the matrix with
+// N/A cells kept as NaN, the SUM line and, from v0.10, the
+// COEFFICIENT_OF_VARIATION line. Latency testcases ("memory latency ...
+// (ns)") are kept with their unit. nvbandwidth's GB/s is 1e9 bytes per
+// second (memcpy.cpp scales bytes/s by 1e-9), so BytesPerSecond multiplies
+// by 1e9.
+//
+// The package owns parsing only. It does not run nvbandwidth, does not know
+// the probes domain types, and draws nothing; callers turn a Report into
+// links and charts. Standard library only.
+//
+// Truncated or foreign input returns a *ParseError naming the line, together
+// with everything parsed before it.
+package nvbandwidth

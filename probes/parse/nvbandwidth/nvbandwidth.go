@@ -1,0 +1,708 @@
+package nvbandwidth
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Sentinel errors callers can branch on with errors.Is.
+var (
+	// ErrForeign means the input is not nvbandwidth output at all.
+	ErrForeign = errors.New("nvbandwidth: not nvbandwidth output")
+	// ErrTruncated means the input stops inside a testcase or a matrix.
+	ErrTruncated = errors.New("nvbandwidth: truncated output")
+	// ErrMalformed means a line that should be part of a matrix or a
+	// summary could not be read.
+	ErrMalformed = errors.New("nvbandwidth: malformed line")
+)
+
+// ParseError names the line (1-based) where parsing stopped.
+type ParseError struct {
+	Line int
+	Msg  string
+	Err  error // one of the sentinel errors
+}
+
+func (e *ParseError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("nvbandwidth: line %d: %s", e.Line, e.Msg)
+	}
+	return "nvbandwidth: " + e.Msg
+}
+
+func (e *ParseError) Unwrap() error { return e.Err }
+
+// Status values a testcase can have. The first four are nvbandwidth's own
+// words; StatusIncomplete marks a testcase whose output stopped early.
+const (
+	StatusPassed     = "Passed"
+	StatusWaived     = "Waived"
+	StatusError      = "Error"
+	StatusNotFound   = "Not Found"
+	StatusIncomplete = "Incomplete"
+)
+
+// Device is one GPU from the header ("Device 0: NAME (0000:xx:00)") or,
+// for multinode builds, one process line.
+type Device struct {
+	Index   int    `json:"index"`
+	Name    string `json:"name"`
+	BusID   string `json:"bus_id,omitempty"`
+	Process int    `json:"process"` // -1 for single-node output
+	Host    string `json:"host,omitempty"`
+}
+
+// Testcase is one measured pattern.
+type Testcase struct {
+	Name        string `json:"name"`
+	Status      string `json:"status"`
+	Description string `json:"description,omitempty"`
+	// Method is "CE" (copy engine), "SM" (kernel copy) or "" when the
+	// description names neither.
+	Method string `json:"method,omitempty"`
+	// Unit is the unit printed in the description: "GB/s" or "ns".
+	Unit string `json:"unit,omitempty"`
+	// RowLabel and ColumnLabel are the endpoints named in the description,
+	// e.g. "CPU" and "GPU"; Direction is "->", "<-", "<->" or "".
+	RowLabel    string `json:"row_label,omitempty"`
+	ColumnLabel string `json:"column_label,omitempty"`
+	Direction   string `json:"direction,omitempty"`
+	// Matrix[row][col] in Unit; N/A cells are NaN.
+	Matrix [][]float64 `json:"-"`
+	Sum    float64     `json:"sum"`
+	HasSum bool        `json:"has_sum"`
+	// CoefficientOfVariation is printed from nvbandwidth v0.10.
+	CoefficientOfVariation float64 `json:"coefficient_of_variation,omitempty"`
+	HasCoefficient         bool    `json:"has_coefficient_of_variation,omitempty"`
+	// Min, Max and Average come from verbose JSON output only.
+	Min     float64 `json:"min,omitempty"`
+	Max     float64 `json:"max,omitempty"`
+	Average float64 `json:"average,omitempty"`
+	Error   string  `json:"error,omitempty"`
+	// Line is where the testcase starts in text input (0 for JSON).
+	Line int `json:"line,omitempty"`
+}
+
+// Report is one nvbandwidth run.
+type Report struct {
+	Format             string     `json:"format"` // "text" or "json"
+	Version            string     `json:"version,omitempty"`
+	GitVersion         string     `json:"git_version,omitempty"`
+	CUDARuntimeVersion int        `json:"cuda_runtime_version,omitempty"`
+	CUDADriverVersion  int        `json:"cuda_driver_version,omitempty"`
+	DriverVersion      string     `json:"driver_version,omitempty"`
+	Hostname           string     `json:"hostname,omitempty"`
+	Devices            []Device   `json:"devices,omitempty"`
+	Testcases          []Testcase `json:"testcases"`
+	// Waived counts "Waived:" lines: text output does not name the waived
+	// testcase, so they are counted rather than listed.
+	Waived   int      `json:"waived,omitempty"`
+	Errors   []string `json:"errors,omitempty"`
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// Cell is one measured matrix entry.
+type Cell struct {
+	Row   int     `json:"row"`
+	Col   int     `json:"col"`
+	Value float64 `json:"value"`
+}
+
+// IsLatency reports whether the testcase measures latency rather than
+// bandwidth.
+func (t Testcase) IsLatency() bool { return t.Unit == "ns" }
+
+// Cells lists the measured (non-N/A) entries in row-major order.
+func (t Testcase) Cells() []Cell {
+	var cells []Cell
+	for r, row := range t.Matrix {
+		for c, v := range row {
+			if !math.IsNaN(v) {
+				cells = append(cells, Cell{Row: r, Col: c, Value: v})
+			}
+		}
+	}
+	return cells
+}
+
+// Value returns the cell at row, col, or NaN when it is N/A or out of range.
+func (t Testcase) Value(row, col int) float64 {
+	if row < 0 || row >= len(t.Matrix) || col < 0 || col >= len(t.Matrix[row]) {
+		return math.NaN()
+	}
+	return t.Matrix[row][col]
+}
+
+// BytesPerSecond returns the cell as bytes per second (GB/s x 1e9), or NaN
+// for N/A cells and latency testcases.
+func (t Testcase) BytesPerSecond(row, col int) float64 {
+	if t.Unit != "GB/s" {
+		return math.NaN()
+	}
+	return t.Value(row, col) * 1e9
+}
+
+// Testcase returns the testcase with the given name.
+func (r *Report) Testcase(name string) (Testcase, bool) {
+	for _, t := range r.Testcases {
+		if t.Name == name {
+			return t, true
+		}
+	}
+	return Testcase{}, false
+}
+
+// MarshalJSON writes N/A cells as null, since JSON has no NaN.
+func (t Testcase) MarshalJSON() ([]byte, error) {
+	type plain Testcase
+	matrix := make([][]*float64, len(t.Matrix))
+	for r, row := range t.Matrix {
+		matrix[r] = make([]*float64, len(row))
+		for c := range row {
+			if v := row[c]; !math.IsNaN(v) && !math.IsInf(v, 0) {
+				matrix[r][c] = &v
+			}
+		}
+	}
+	return json.Marshal(struct {
+		plain
+		Matrix [][]*float64 `json:"matrix"`
+	}{plain(t), matrix})
+}
+
+// Parse reads nvbandwidth text or JSON output, whichever r holds. On error
+// the returned Report holds what was parsed before the failing line.
+func Parse(r io.Reader) (*Report, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return &Report{}, fmt.Errorf("nvbandwidth: read: %w", err)
+	}
+	if start, ok := jsonStart(data); ok {
+		return parseJSON(data, start)
+	}
+	return ParseText(bytes.NewReader(data))
+}
+
+// ParseJSON reads the output of nvbandwidth -j. Lines printed before the
+// JSON object (warnings) are skipped.
+func ParseJSON(r io.Reader) (*Report, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return &Report{}, fmt.Errorf("nvbandwidth: read: %w", err)
+	}
+	start, ok := jsonStart(data)
+	if !ok {
+		return &Report{Format: "json"}, &ParseError{Msg: "no JSON object with an \"nvbandwidth\" key", Err: ErrForeign}
+	}
+	return parseJSON(data, start)
+}
+
+// jsonStart finds the first line opening a JSON object that holds the
+// "nvbandwidth" key; DCGM's captured outputs show warnings printed first.
+func jsonStart(data []byte) (int, bool) {
+	off := 0
+	for off < len(data) {
+		end := bytes.IndexByte(data[off:], '\n')
+		line := data[off:]
+		if end >= 0 {
+			line = data[off : off+end]
+		}
+		trimmed := bytes.TrimLeft(line, " \t\r")
+		if len(trimmed) > 0 && trimmed[0] == '{' {
+			rest := data[off:]
+			if len(rest) > 4096 {
+				rest = rest[:4096]
+			}
+			if bytes.Contains(rest, []byte(`"nvbandwidth"`)) {
+				return off + (len(line) - len(trimmed)), true
+			}
+		}
+		if end < 0 {
+			break
+		}
+		off += end + 1
+	}
+	return 0, false
+}
+
+type jsonTestcase struct {
+	Name        string      `json:"name"`
+	Status      string      `json:"status"`
+	Description string      `json:"bandwidth_description"`
+	Matrix      [][]jsonNum `json:"bandwidth_matrix"`
+	Sum         *float64    `json:"sum"`
+	Min         *float64    `json:"min"`
+	Max         *float64    `json:"max"`
+	Average     *float64    `json:"average"`
+	Error       string      `json:"error"`
+}
+
+// jsonNum accepts the matrix cells nvbandwidth writes: numbers printed as
+// strings ("12.3964"), "N/A", and plain numbers for robustness.
+type jsonNum float64
+
+func (n *jsonNum) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err == nil {
+		s = strings.TrimSpace(s)
+		if s == "N/A" || s == "" {
+			*n = jsonNum(math.NaN())
+			return nil
+		}
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return fmt.Errorf("matrix cell %q: %w", s, err)
+		}
+		*n = jsonNum(v)
+		return nil
+	}
+	if string(b) == "null" {
+		*n = jsonNum(math.NaN())
+		return nil
+	}
+	var v float64
+	if err := json.Unmarshal(b, &v); err != nil {
+		return fmt.Errorf("matrix cell %s: %w", b, err)
+	}
+	*n = jsonNum(v)
+	return nil
+}
+
+func parseJSON(data []byte, start int) (*Report, error) {
+	rep := &Report{Format: "json"}
+	var doc struct {
+		NV map[string]json.RawMessage `json:"nvbandwidth"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(data[start:]))
+	if err := dec.Decode(&doc); err != nil {
+		line := 1 + bytes.Count(data[:start], []byte{'\n'})
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			off := start + int(se.Offset)
+			if off > len(data) {
+				off = len(data)
+			}
+			line = 1 + bytes.Count(data[:off], []byte{'\n'})
+		}
+		kind := ErrMalformed
+		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+			kind = ErrTruncated
+		}
+		return rep, &ParseError{Line: line, Msg: "JSON: " + err.Error(), Err: kind}
+	}
+	if doc.NV == nil {
+		return rep, &ParseError{Msg: "JSON has no \"nvbandwidth\" object", Err: ErrForeign}
+	}
+	str := func(key string) string {
+		var s string
+		if raw, ok := doc.NV[key]; ok {
+			_ = json.Unmarshal(raw, &s)
+		}
+		return s
+	}
+	rep.Version = str("version")
+	rep.GitVersion = str("git_version")
+	rep.DriverVersion = str("Driver Version")
+	rep.Hostname = str("Hostname")
+	if raw, ok := doc.NV["CUDA Runtime Version"]; ok {
+		_ = json.Unmarshal(raw, &rep.CUDARuntimeVersion)
+	}
+	if e := str("error"); e != "" {
+		rep.Errors = append(rep.Errors, e)
+	}
+	if w := str("warning"); w != "" {
+		rep.Warnings = append(rep.Warnings, w)
+	}
+	if raw, ok := doc.NV["GPU Device list"]; ok {
+		var list []string
+		if err := json.Unmarshal(raw, &list); err == nil {
+			for i, s := range list {
+				rep.Devices = append(rep.Devices, jsonDevice(i, s))
+			}
+		}
+	}
+	if raw, ok := doc.NV["testcases"]; ok {
+		var tcs []jsonTestcase
+		if err := json.Unmarshal(raw, &tcs); err != nil {
+			return rep, &ParseError{Msg: "JSON testcases: " + err.Error(), Err: ErrMalformed}
+		}
+		for _, jt := range tcs {
+			t := Testcase{Name: jt.Name, Status: jt.Status, Error: jt.Error}
+			describe(&t, strings.TrimSpace(jt.Description))
+			for _, row := range jt.Matrix {
+				vals := make([]float64, len(row))
+				for i, v := range row {
+					vals[i] = float64(v)
+				}
+				t.Matrix = append(t.Matrix, vals)
+			}
+			if jt.Sum != nil {
+				t.Sum, t.HasSum = *jt.Sum, true
+			}
+			if jt.Min != nil {
+				t.Min = *jt.Min
+			}
+			if jt.Max != nil {
+				t.Max = *jt.Max
+			}
+			if jt.Average != nil {
+				t.Average = *jt.Average
+			}
+			if t.Status == StatusWaived {
+				rep.Waived++
+			}
+			rep.Testcases = append(rep.Testcases, t)
+		}
+	}
+	return rep, nil
+}
+
+// jsonDevice reads "0: NVIDIA H200 (00000000:19:00): (host)".
+func jsonDevice(i int, s string) Device {
+	d := Device{Index: i, Process: -1}
+	if m := reJSONDevice.FindStringSubmatch(s); m != nil {
+		d.Index, _ = strconv.Atoi(m[1])
+		d.Name = strings.TrimSpace(m[2])
+		d.BusID = m[3]
+		d.Host = m[4]
+		return d
+	}
+	d.Name = s
+	return d
+}
+
+var (
+	reJSONDevice = regexp.MustCompile(`^(\d+):\s*(.*?)\s*\(([0-9A-Fa-f:.]+)\)(?::\s*\((.*)\))?\s*$`)
+	reDevice     = regexp.MustCompile(`^Device (\d+): (.*?)(?: \(([0-9A-Fa-f:.]+)\))?\s*$`)
+	reProcess    = regexp.MustCompile(`^Process (\d+) \((.*?)\): device (\d+): (.*?)(?: \(([0-9A-Fa-f:.]+)\))?\s*$`)
+	reDescEnds   = regexp.MustCompile(`(?i)^(\S+)\((rows?|columns?)\)\s*(<->|->|<-)\s*(\S+)\((rows?|columns?)\)`)
+	reUnit       = regexp.MustCompile(`\(([^()]*)\)\s*$`)
+)
+
+// describe fills the fields derived from the description line.
+func describe(t *Testcase, desc string) {
+	t.Description = desc
+	if desc == "" {
+		return
+	}
+	if m := reUnit.FindStringSubmatch(desc); m != nil {
+		t.Unit = m[1]
+	}
+	fields := strings.Fields(desc)
+	for i, f := range fields {
+		if (f == "CE" || f == "SM") && i > 0 {
+			t.Method = f
+			if m := reDescEnds.FindStringSubmatch(strings.Join(fields[i+1:], " ")); m != nil {
+				t.Direction = m[3]
+				// Old builds say "GPU(columns) <- CPU(rows)"; normalise to
+				// the row endpoint first.
+				if strings.HasPrefix(strings.ToLower(m[2]), "row") {
+					t.RowLabel, t.ColumnLabel = m[1], m[4]
+				} else {
+					t.RowLabel, t.ColumnLabel = m[4], m[1]
+					t.Direction = flip(m[3])
+				}
+			}
+			break
+		}
+	}
+}
+
+func flip(dir string) string {
+	switch dir {
+	case "->":
+		return "<-"
+	case "<-":
+		return "->"
+	}
+	return dir
+}
+
+// ParseText reads nvbandwidth's plain text output.
+func ParseText(r io.Reader) (*Report, error) {
+	rep := &Report{Format: "text"}
+	p := textParser{rep: rep}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64*1024), 4*1024*1024)
+	for sc.Scan() {
+		p.line++
+		if err := p.feed(strings.TrimRight(sc.Text(), "\r")); err != nil {
+			return rep, err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return rep, &ParseError{Line: p.line + 1, Msg: err.Error(), Err: ErrMalformed}
+	}
+	return rep, p.finish()
+}
+
+type textParser struct {
+	rep        *Report
+	line       int
+	recognised bool
+	cur        *Testcase // testcase being read, nil between testcases
+	header     []int     // column indices of the current matrix
+	pending    string    // a lone word that may be the hostname
+	// preamble holds unknown lines seen before any nvbandwidth line.
+	preamble         []string
+	firstUnknown     int
+	firstUnknownText string
+}
+
+func (p *textParser) errorf(kind error, format string, args ...any) error {
+	return &ParseError{Line: p.line, Msg: fmt.Sprintf(format, args...), Err: kind}
+}
+
+func (p *textParser) feed(raw string) error {
+	line := strings.TrimSpace(raw)
+	pending := p.pending
+	p.pending = ""
+	if line == "" {
+		if p.cur != nil && p.cur.Matrix != nil {
+			p.closeMatrix()
+		}
+		return nil
+	}
+	if p.cur != nil && p.header != nil {
+		if row, ok, err := p.matrixRow(line); ok || err != nil {
+			if err != nil {
+				return err
+			}
+			p.cur.Matrix = append(p.cur.Matrix, row)
+			return nil
+		}
+		p.closeMatrix()
+	}
+	switch {
+	case strings.HasPrefix(line, "nvbandwidth Version:"):
+		p.recognised = true
+		p.rep.Version = strings.TrimSpace(strings.TrimPrefix(line, "nvbandwidth Version:"))
+	case strings.HasPrefix(line, "Built from Git version:"):
+		p.rep.GitVersion = strings.TrimSpace(strings.TrimPrefix(line, "Built from Git version:"))
+	case strings.HasPrefix(line, "CUDA Runtime Version:"):
+		p.rep.CUDARuntimeVersion = atoi(strings.TrimPrefix(line, "CUDA Runtime Version:"))
+	case strings.HasPrefix(line, "CUDA Driver Version:"):
+		p.rep.CUDADriverVersion = atoi(strings.TrimPrefix(line, "CUDA Driver Version:"))
+	case strings.HasPrefix(line, "Driver Version:"):
+		p.rep.DriverVersion = strings.TrimSpace(strings.TrimPrefix(line, "Driver Version:"))
+	case strings.HasPrefix(line, "Device ") && reDevice.MatchString(line):
+		m := reDevice.FindStringSubmatch(line)
+		p.recognised = true
+		if pending != "" && len(p.rep.Devices) == 0 {
+			p.rep.Hostname = pending
+		}
+		p.rep.Devices = append(p.rep.Devices, Device{Index: atoi(m[1]), Name: m[2], BusID: m[3], Process: -1, Host: p.rep.Hostname})
+	case strings.HasPrefix(line, "Process ") && reProcess.MatchString(line):
+		m := reProcess.FindStringSubmatch(line)
+		p.recognised = true
+		p.rep.Devices = append(p.rep.Devices, Device{Process: atoi(m[1]), Host: m[2], Index: atoi(m[3]), Name: m[4], BusID: m[5]})
+	case strings.HasPrefix(line, "Running "):
+		p.recognised = true
+		if err := p.endTestcase(); err != nil {
+			return err
+		}
+		name := strings.TrimSuffix(strings.TrimPrefix(line, "Running "), ".")
+		name = strings.TrimPrefix(name, "benchmark ") // README of the first releases
+		p.rep.Testcases = append(p.rep.Testcases, Testcase{Name: strings.TrimSpace(name), Status: StatusIncomplete, Line: p.line})
+		p.cur = &p.rep.Testcases[len(p.rep.Testcases)-1]
+	case strings.HasPrefix(line, "SUM "):
+		return p.summary(line, "SUM", func(t *Testcase, v float64) { t.Sum, t.HasSum = v, true })
+	case strings.HasPrefix(line, "COEFFICIENT_OF_VARIATION "):
+		return p.summary(line, "COEFFICIENT_OF_VARIATION", func(t *Testcase, v float64) {
+			t.CoefficientOfVariation, t.HasCoefficient = v, true
+		})
+	case strings.HasPrefix(line, "Waived:"):
+		p.recognised = true
+		p.rep.Waived++
+	case strings.HasPrefix(line, "NOTE:") || strings.HasPrefix(line, "Performance can vary") ||
+		strings.HasPrefix(line, "Additional system-specific") || strings.HasPrefix(line, "MPI version:"):
+		// informational footer and header lines
+	case p.cur != nil && p.cur.Description == "" && p.cur.Matrix == nil && looksLikeDescription(line):
+		describe(p.cur, line)
+	case p.cur == nil && (strings.HasPrefix(line, "memcpy ") || strings.HasPrefix(line, "memory latency")):
+		// A pasted excerpt that lost its "Running" line: the SUM line that
+		// follows names the testcase.
+		p.rep.Testcases = append(p.rep.Testcases, Testcase{Status: StatusIncomplete, Line: p.line})
+		p.cur = &p.rep.Testcases[len(p.rep.Testcases)-1]
+		describe(p.cur, line)
+	case p.cur != nil && p.cur.Description != "" && p.cur.Matrix == nil && p.header == nil && isHeader(line):
+		p.header = headerIndices(line)
+	case p.cur != nil:
+		// An assertion or CUDA error printed inside a testcase.
+		p.cur.Status = StatusError
+		if p.cur.Error != "" {
+			p.cur.Error += "\n"
+		}
+		p.cur.Error += line
+	case strings.HasPrefix(line, "Warning:") || strings.HasPrefix(line, "WARNING"):
+		p.rep.Warnings = append(p.rep.Warnings, line)
+	case !strings.ContainsAny(line, " \t") && !p.recognisedTestcases():
+		p.pending = line // a hostname line precedes the device list (v0.8+)
+	default:
+		if !p.recognised {
+			// A shell prompt or pasted command may precede the output;
+			// only a file with nothing of nvbandwidth's is foreign.
+			if p.firstUnknown == 0 {
+				p.firstUnknown, p.firstUnknownText = p.line, line
+			}
+			p.preamble = append(p.preamble, line)
+			return nil
+		}
+		p.rep.Errors = append(p.rep.Errors, line)
+	}
+	return nil
+}
+
+func (p *textParser) recognisedTestcases() bool { return len(p.rep.Testcases) > 0 }
+
+func (p *textParser) summary(line, key string, set func(*Testcase, float64)) error {
+	p.recognised = true
+	fields := strings.Fields(line)
+	if len(fields) != 3 {
+		return p.errorf(ErrMalformed, "%s line wants a testcase name and a value: %q", key, clip(line))
+	}
+	v, err := strconv.ParseFloat(fields[2], 64)
+	if err != nil {
+		return p.errorf(ErrMalformed, "%s value %q is not a number", key, fields[2])
+	}
+	t := p.find(fields[1])
+	if t == nil && len(p.rep.Testcases) > 0 && p.rep.Testcases[len(p.rep.Testcases)-1].Name == "" {
+		t = &p.rep.Testcases[len(p.rep.Testcases)-1]
+		t.Name = fields[1]
+	}
+	if t == nil {
+		p.rep.Testcases = append(p.rep.Testcases, Testcase{Name: fields[1], Status: StatusPassed, Line: p.line})
+		t = &p.rep.Testcases[len(p.rep.Testcases)-1]
+	}
+	set(t, v)
+	if t.Status == StatusIncomplete && t.Matrix != nil {
+		t.Status = StatusPassed
+	}
+	return nil
+}
+
+func (p *textParser) find(name string) *Testcase {
+	for i := len(p.rep.Testcases) - 1; i >= 0; i-- {
+		if p.rep.Testcases[i].Name == name {
+			return &p.rep.Testcases[i]
+		}
+	}
+	return nil
+}
+
+func (p *textParser) matrixRow(line string) ([]float64, bool, error) {
+	fields := strings.Fields(line)
+	idx, err := strconv.Atoi(fields[0])
+	if err != nil {
+		return nil, false, nil
+	}
+	if idx != len(p.cur.Matrix) {
+		return nil, false, p.errorf(ErrMalformed, "matrix row %d where row %d was expected", idx, len(p.cur.Matrix))
+	}
+	cells := fields[1:]
+	if len(cells) != len(p.header) {
+		return nil, false, p.errorf(ErrMalformed, "matrix row %d has %d cells, header has %d", idx, len(cells), len(p.header))
+	}
+	row := make([]float64, len(cells))
+	for i, c := range cells {
+		if c == "N/A" {
+			row[i] = math.NaN()
+			continue
+		}
+		v, err := strconv.ParseFloat(c, 64)
+		if err != nil {
+			return nil, false, p.errorf(ErrMalformed, "matrix row %d cell %d: %q is not a number", idx, i, c)
+		}
+		row[i] = v
+	}
+	return row, true, nil
+}
+
+func (p *textParser) closeMatrix() {
+	p.header = nil
+	if p.cur != nil && p.cur.Status == StatusIncomplete && len(p.cur.Matrix) > 0 {
+		p.cur.Status = StatusPassed
+	}
+}
+
+// endTestcase checks the testcase being read is complete before the next.
+func (p *textParser) endTestcase() error {
+	p.closeMatrix()
+	p.header = nil
+	p.cur = nil
+	return nil
+}
+
+func (p *textParser) finish() error {
+	if !p.recognised {
+		if p.firstUnknown > 0 {
+			return &ParseError{Line: p.firstUnknown, Msg: fmt.Sprintf("not nvbandwidth output: %q", clip(p.firstUnknownText)), Err: ErrForeign}
+		}
+		return &ParseError{Line: p.line, Msg: "no nvbandwidth header, testcase or SUM line found", Err: ErrForeign}
+	}
+	if len(p.preamble) > 0 {
+		p.rep.Warnings = append(p.preamble, p.rep.Warnings...)
+	}
+	if p.cur != nil {
+		t := p.cur
+		if p.header != nil && len(t.Matrix) < len(p.header) && isSquare(t) {
+			return &ParseError{Line: p.line, Msg: fmt.Sprintf("output ends inside the matrix of %s (started line %d)", t.Name, t.Line), Err: ErrTruncated}
+		}
+		p.closeMatrix()
+		if t.Status == StatusIncomplete && len(t.Matrix) == 0 {
+			return &ParseError{Line: p.line, Msg: fmt.Sprintf("output ends before %s (started line %d) printed its results", t.Name, t.Line), Err: ErrTruncated}
+		}
+	}
+	return nil
+}
+
+// isSquare reports whether the matrix has one row per GPU. Host, latency
+// and all-to-one testcases print a single row by design, so only GPU x GPU
+// matrices can be known to be cut short.
+func isSquare(t *Testcase) bool {
+	return t.RowLabel == "GPU" && t.ColumnLabel == "GPU"
+}
+
+func looksLikeDescription(line string) bool {
+	return strings.HasPrefix(line, "memcpy ") || strings.HasPrefix(line, "memory latency") ||
+		strings.Contains(line, "bandwidth (") || strings.Contains(line, "Latency") || strings.HasSuffix(line, "(ns)")
+}
+
+func isHeader(line string) bool {
+	fields := strings.Fields(line)
+	for i, f := range fields {
+		if n, err := strconv.Atoi(f); err != nil || n != i {
+			return false
+		}
+	}
+	return len(fields) > 0
+}
+
+func headerIndices(line string) []int {
+	fields := strings.Fields(line)
+	out := make([]int, len(fields))
+	for i := range fields {
+		out[i] = i
+	}
+	return out
+}
+
+func atoi(s string) int {
+	n, _ := strconv.Atoi(strings.TrimSpace(s))
+	return n
+}
+
+func clip(s string) string {
+	if len(s) > 80 {
+		return s[:80] + "..."
+	}
+	return s
+}

@@ -1,0 +1,248 @@
+package nvbandwidth
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// fixtures are the inputs under testdata (SOURCES.md says where each comes
+// from); every one has a .golden beside it.
+func fixtures(t testing.TB) []string {
+	t.Helper()
+	var out []string
+	for _, pat := range []string{"testdata/*.txt", "testdata/*.json"} {
+		m, err := filepath.Glob(pat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, m...)
+	}
+	if len(out) == 0 {
+		t.Fatal("no fixtures under testdata")
+	}
+	return out
+}
+
+func TestParseGolden(t *testing.T) {
+	for _, path := range fixtures(t) {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, perr := Parse(bytes.NewReader(data))
+			got := render(t, rep, perr)
+			golden := strings.TrimSuffix(path, filepath.Ext(path)) + ".golden"
+			if *update {
+				if err := os.WriteFile(golden, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run go test -update)", err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("output differs from %s (run go test -update and review the diff)\n%s", golden, got)
+			}
+		})
+	}
+}
+
+func render(t *testing.T, rep *Report, err error) []byte {
+	t.Helper()
+	out := struct {
+		Error  string  `json:"error,omitempty"`
+		Report *Report `json:"report"`
+	}{Report: rep}
+	if err != nil {
+		out.Error = err.Error()
+	}
+	b, merr := json.MarshalIndent(out, "", "  ")
+	if merr != nil {
+		t.Fatal(merr)
+	}
+	return append(b, '\n')
+}
+
+func TestParseFacts(t *testing.T) {
+	cases := []struct {
+		file     string
+		testcase string
+		row, col int
+		want     float64 // NaN for N/A
+		sum      float64
+		unit     string
+		method   string
+		rowLabel string
+		colLabel string
+		dir      string
+	}{
+		{"text_v0.10_azure_2gpu.txt", "device_to_device_memcpy_read_ce", 1, 0, 276.19, 552.26, "GB/s", "CE", "GPU", "GPU", "<-"},
+		{"text_v0.10_azure_2gpu.txt", "device_to_device_memcpy_read_ce", 0, 0, math.NaN(), 552.26, "GB/s", "CE", "GPU", "GPU", "<-"},
+		{"text_v0.8_a6000_issue50.txt", "device_to_device_memcpy_read_ce", 3, 5, 26.35, 715.53, "GB/s", "CE", "GPU", "GPU", "->"},
+		{"text_v0.1_readme_example.txt", "host_to_device_bidirectional_memcpy_ce", 0, 1, 0.34, 0, "GB/s", "CE", "CPU", "GPU", "->"},
+		{"json_v0.5_dcgm_verbose.json", "host_device_latency_sm", 0, 0, 649.879, 649.87858038348088, "ns", "SM", "CPU", "GPU", "<->"},
+		{"json_v0.5_dcgm_with_warnings.txt", "device_to_host_memcpy_ce", 0, 0, 13.2001, 13.200093726, "GB/s", "CE", "CPU", "GPU", "<-"},
+	}
+	for _, c := range cases {
+		t.Run(c.file+"/"+c.testcase, func(t *testing.T) {
+			f, err := os.Open(filepath.Join("testdata", c.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			rep, err := Parse(f)
+			if err != nil {
+				t.Fatalf("Parse: %v", err)
+			}
+			tc, ok := rep.Testcase(c.testcase)
+			if !ok {
+				t.Fatalf("testcase %s missing; have %d testcases", c.testcase, len(rep.Testcases))
+			}
+			got := tc.Value(c.row, c.col)
+			if math.IsNaN(c.want) != math.IsNaN(got) || (!math.IsNaN(c.want) && got != c.want) {
+				t.Errorf("cell [%d][%d] = %v, want %v", c.row, c.col, got, c.want)
+			}
+			if tc.Sum != c.sum {
+				t.Errorf("sum = %v, want %v", tc.Sum, c.sum)
+			}
+			if tc.Unit != c.unit || tc.Method != c.method || tc.RowLabel != c.rowLabel || tc.ColumnLabel != c.colLabel || tc.Direction != c.dir {
+				t.Errorf("unit/method/labels = %q %q %q %q %q, want %q %q %q %q %q",
+					tc.Unit, tc.Method, tc.RowLabel, tc.ColumnLabel, tc.Direction, c.unit, c.method, c.rowLabel, c.colLabel, c.dir)
+			}
+		})
+	}
+}
+
+func TestParseHeader(t *testing.T) {
+	f, err := os.Open("testdata/text_v0.7_a100_issue34_assert.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rep, err := Parse(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Version != "v0.7" || rep.CUDARuntimeVersion != 12040 || rep.DriverVersion != "550.127.08" {
+		t.Errorf("header = %q %d %q", rep.Version, rep.CUDARuntimeVersion, rep.DriverVersion)
+	}
+	if len(rep.Devices) != 8 || rep.Devices[4].BusID != "00000000:9b:00" || rep.Devices[7].Name != "NVIDIA A100-SXM4-80GB" {
+		t.Errorf("devices = %+v", rep.Devices)
+	}
+	if len(rep.Testcases) != 1 || rep.Testcases[0].Status != StatusError || !strings.Contains(rep.Testcases[0].Error, "ASSERT in expression") {
+		t.Errorf("failed testcase not kept as an error: %+v", rep.Testcases)
+	}
+}
+
+func TestParseBroken(t *testing.T) {
+	azure, err := os.ReadFile("testdata/text_v0.10_azure_2gpu.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := func(marker string) string {
+		i := strings.Index(string(azure), marker)
+		if i < 0 {
+			t.Fatalf("marker %q not in fixture", marker)
+		}
+		return string(azure[:i+len(marker)])
+	}
+	jsonData, err := os.ReadFile("testdata/json_v0.5_dcgm_verbose.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name      string
+		input     string
+		kind      error
+		line      int
+		testcases int // parsed before the failure
+	}{
+		{"foreign text", "hello world\nthis is not it\n", ErrForeign, 1, 0},
+		{"empty", "", ErrForeign, 0, 0},
+		{"ends after Running", cut("Running device_to_device_memcpy_read_ce.\n"), ErrTruncated, 19, 3},
+		{"ends inside matrix", cut("0       N/A    276.07\n"), ErrTruncated, 22, 3},
+		{"ends inside a row", cut("1    276.1"), ErrMalformed, 23, 3},
+		{"bad cell", strings.Replace(string(azure), "25.94", "2x.94", 1), ErrMalformed, 4, 1},
+		{"bad sum", strings.Replace(string(azure), "SUM host_to_device_memcpy_ce 51.97", "SUM host_to_device_memcpy_ce", 1), ErrMalformed, 6, 1},
+		{"truncated JSON", string(jsonData[:len(jsonData)/2]), ErrTruncated, 0, 0},
+		{"JSON without key", `{"other": 1}`, ErrForeign, 0, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			rep, err := Parse(strings.NewReader(c.input))
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if !errors.Is(err, c.kind) {
+				t.Errorf("error %v is not %v", err, c.kind)
+			}
+			var pe *ParseError
+			if !errors.As(err, &pe) {
+				t.Fatalf("error %T is not *ParseError", err)
+			}
+			if c.line > 0 && pe.Line != c.line {
+				t.Errorf("error names line %d, want %d (%v)", pe.Line, c.line, err)
+			}
+			if rep == nil {
+				t.Fatal("nil report with error")
+			}
+			if len(rep.Testcases) != c.testcases {
+				t.Errorf("kept %d testcases, want %d", len(rep.Testcases), c.testcases)
+			}
+		})
+	}
+}
+
+func TestBytesPerSecond(t *testing.T) {
+	tc := Testcase{Unit: "GB/s", Matrix: [][]float64{{math.NaN(), 276.07}}}
+	if got := tc.BytesPerSecond(0, 1); got != 276.07e9 {
+		t.Errorf("BytesPerSecond = %v, want 2.7607e11", got)
+	}
+	if got := tc.BytesPerSecond(0, 0); !math.IsNaN(got) {
+		t.Errorf("N/A cell = %v, want NaN", got)
+	}
+	lat := Testcase{Unit: "ns", Matrix: [][]float64{{613.22}}}
+	if got := lat.BytesPerSecond(0, 0); !math.IsNaN(got) {
+		t.Errorf("latency as bandwidth = %v, want NaN", got)
+	}
+	if cells := tc.Cells(); len(cells) != 1 || cells[0].Col != 1 {
+		t.Errorf("Cells = %+v", cells)
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	for _, path := range fixtures(f) {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		rep, err := Parse(bytes.NewReader(data))
+		if rep == nil {
+			t.Fatalf("nil report (err %v)", err)
+		}
+		if err != nil {
+			var pe *ParseError
+			if !errors.As(err, &pe) {
+				t.Fatalf("error %T is not *ParseError: %v", err, err)
+			}
+		}
+		if _, merr := json.Marshal(rep); merr != nil {
+			t.Fatalf("report does not marshal: %v", merr)
+		}
+	})
+}

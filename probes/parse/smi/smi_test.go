@@ -1,0 +1,163 @@
+package smi
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+type golden struct {
+	Report *Report `json:"report"`
+	Error  string  `json:"error,omitempty"`
+}
+
+func TestParseSMIGolden(t *testing.T) {
+	inputs, _ := filepath.Glob("testdata/*.txt")
+	if len(inputs) == 0 {
+		t.Fatal("no inputs")
+	}
+	for _, in := range inputs {
+		t.Run(filepath.Base(in), func(t *testing.T) {
+			data, err := os.ReadFile(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, perr := ParseString(string(data))
+			g := golden{Report: rep}
+			if perr != nil {
+				g.Error = perr.Error()
+			}
+			got, _ := json.MarshalIndent(g, "", "  ")
+			got = append(got, '\n')
+			path := strings.TrimSuffix(in, ".txt") + ".golden"
+			if *update {
+				if err := os.WriteFile(path, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run go test -update)", err)
+			}
+			if string(got) != string(want) {
+				t.Errorf("%s differs from golden; run go test -update and review", in)
+			}
+		})
+	}
+}
+
+func TestParseSMIFacts(t *testing.T) {
+	data, _ := os.ReadFile("testdata/h100-sxm-8gpu-first-gpu-only.txt")
+	rep, err := ParseString(string(data))
+	var le *LineError
+	if !errors.As(err, &le) || !strings.Contains(err.Error(), "1 of 8 attached GPUs") || le.Line != 231 {
+		t.Errorf("truncated input: error %v", err)
+	}
+	if rep.Driver != "565.57.01" || rep.CUDA != "12.7" || len(rep.GPUs) != 1 {
+		t.Fatalf("report %+v", rep)
+	}
+	g := rep.GPUs[0]
+	checks := []struct {
+		name      string
+		got, want any
+	}{
+		{"name", g.Name, "NVIDIA H100 80GB HBM3"},
+		{"uuid", g.UUID, "GPU-b42dd28e-ffdd-8720-1df0-98bd8cdc05b1"},
+		{"arch", g.Architecture, "Hopper"},
+		{"gen", g.PCIeGenCurrent, 5},
+		{"width", g.PCIeWidthMax, 16},
+		{"tx", g.PCIeTxKBps, 567.0},
+		{"replays", g.ReplaysSinceReset, 7},
+		{"mem", g.MemoryTotalMiB, 81559.0},
+		{"power", g.PowerDrawW, 100.89},
+		{"limit", g.PowerLimitW, 700.0},
+		{"maxsm", g.MaxClockSMMHz, 1980.0},
+		{"fabric", g.FabricState, "Completed"},
+		{"ecc", g.ECCMode, "Enabled"},
+		{"mig", g.MIGMode, "Disabled"},
+	}
+	for _, c := range checks {
+		if c.got != c.want {
+			t.Errorf("%s = %v, want %v", c.name, c.got, c.want)
+		}
+	}
+	if v, ok := g.Get("Clocks Event Reasons/HW Slowdown"); !ok || v != "Not Active" {
+		t.Errorf("nested field %q %v", v, ok)
+	}
+	if v, _ := g.Get("ECC Errors/Aggregate/SRAM Threshold Exceeded"); v != "No" {
+		t.Errorf("deep field %q", v)
+	}
+	topo := rep.Topology()
+	if topo.GPUs[0].BusID != "0000:18:00.0" || topo.GPUs[0].MemoryBytes != 81559<<20 || topo.GPUs[0].PCIe.GBps() < 63 {
+		t.Errorf("topology GPU %+v", topo.GPUs[0])
+	}
+}
+
+func TestParseSMIOldPower(t *testing.T) {
+	data, _ := os.ReadFile("testdata/synthetic-old-power-readings.txt")
+	rep, err := ParseString(string(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := rep.GPUs[0]
+	if g.PowerDrawW != 9.87 || g.PowerLimitW != 250 || g.PCIeGenCurrent != 1 || g.PCIeGenMax != 3 {
+		t.Errorf("old layout: %+v", g)
+	}
+}
+
+func TestParseSMIErrors(t *testing.T) {
+	tests := []struct {
+		in       string
+		notSMI   bool
+		contains string
+	}{
+		{"hello\nworld\n", true, "line 1"},
+		{"", true, "0 lines"},
+		{"<?xml version=\"1.0\" ?>\n<nvidia_smi_log>\n", false, "XML form"},
+		{"Driver Version : 1\nAttached GPUs : x\n", false, "line 2: Attached GPUs \"x\""},
+		{"Driver Version : 1\n    stray\n", false, "outside a GPU section"},
+	}
+	for _, tc := range tests {
+		_, err := ParseString(tc.in)
+		if err == nil || errors.Is(err, ErrNotSMI) != tc.notSMI || !strings.Contains(err.Error(), tc.contains) {
+			t.Errorf("%q: error %v, want notSMI=%v containing %q", tc.in, err, tc.notSMI, tc.contains)
+		}
+	}
+}
+
+func TestNormalizeBusID(t *testing.T) {
+	for in, want := range map[string]string{
+		"00000000:18:00.0": "0000:18:00.0",
+		"00000000:AB:00.0": "0000:ab:00.0",
+		"0000:18:00.0":     "0000:18:00.0",
+		"":                 "",
+	} {
+		if got := NormalizeBusID(in); got != want {
+			t.Errorf("NormalizeBusID(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func FuzzParseSMI(f *testing.F) {
+	inputs, _ := filepath.Glob("testdata/*.txt")
+	for _, in := range inputs {
+		if data, err := os.ReadFile(in); err == nil {
+			f.Add(string(data))
+		}
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		rep, _ := ParseString(s)
+		if rep == nil {
+			t.Fatal("nil report")
+		}
+		_ = rep.Summary()
+		_ = rep.Topology().Summary()
+	})
+}
