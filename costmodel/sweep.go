@@ -113,7 +113,7 @@ func SweepSizesInto(p Params, sizes []float64, rows []Row) error {
 		p.Bytes = s
 		c, err := Predict(p)
 		if err != nil {
-			return fmt.Errorf("costmodel: sweep at %v bytes: %w", s, err)
+			return fmt.Errorf("%w (at %v bytes)", err, s)
 		}
 		rows[i] = RowOf(c)
 	}
@@ -128,7 +128,7 @@ func SweepRanks(p Params, ranks []int) ([]Row, error) {
 		p.Ranks = n
 		c, err := Predict(p)
 		if err != nil {
-			return rows, fmt.Errorf("costmodel: sweep at %d ranks: %w", n, err)
+			return rows, fmt.Errorf("%w (at %d ranks)", err, n)
 		}
 		rows = append(rows, RowOf(c))
 	}
@@ -149,7 +149,7 @@ func SweepParam(p Params, name string, values []float64) ([]Row, error) {
 		set(&q, v)
 		c, err := Predict(q)
 		if err != nil {
-			return rows, fmt.Errorf("costmodel: sweep at %s=%v: %w", name, v, err)
+			return rows, fmt.Errorf("%w (at %s=%v)", err, name, v)
 		}
 		rows = append(rows, RowOf(c))
 	}

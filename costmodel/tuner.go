@@ -146,7 +146,8 @@ type TunerTopology struct {
 	NVLSSupport    bool
 	CollNetSupport bool
 	// TreePattern is true when the tree graph's pattern is
-	// NCCL_TOPO_PATTERN_TREE (log: "Pattern 1"), which NCCL discounts.
+	// NCCL_TOPO_PATTERN_TREE (log: "Pattern 3": all NIC traffic through
+	// one GPU), which NCCL discounts by 0.85.
 	TreePattern bool
 	Ring        TunerGraph
 	Tree        TunerGraph
@@ -740,14 +741,19 @@ func NCCLTopology(n Node, nodes int, family string) TunerTopology {
 	}
 	inter := n.NIC.Beta() * float64(n.NICs) / 1e9
 	perCh := func(total float64) float64 { return math.Floor(total/float64(channels)*10) / 10 }
-	g := TunerGraph{Channels: channels, BwIntraGBps: perCh(intra), BwInterGBps: perCh(intra), SameChannels: true}
+	// A ring crosses every node, so each channel runs at the slower of
+	// NVLink and network; a tree keeps the two apart (its intra-node chain
+	// and its network edges), as NCCL's tree graph does.
+	ring := TunerGraph{Channels: channels, BwIntraGBps: perCh(intra), BwInterGBps: perCh(intra), SameChannels: true}
+	tree := ring
 	if nodes > 1 {
-		g.BwInterGBps = perCh(math.Min(intra, inter))
-		g.BwIntraGBps = g.BwInterGBps
+		ring.BwInterGBps = perCh(math.Min(intra, inter))
+		ring.BwIntraGBps = ring.BwInterGBps
+		tree.BwInterGBps = perCh(inter)
 	}
 	tt := TunerTopology{Family: family, Nodes: nodes, GPUsPerNode: n.GPUs, IntraNVLink: n.Intra.Kind == "nvlink" || n.Intra.Kind == "nvswitch",
 		ComputeCapability: n.ComputeCapability, CPUVendor: "intel", NICFar: !n.NVSwitch, NVLSSupport: n.NVLS,
-		Ring: g, Tree: g}
+		Ring: ring, Tree: tree}
 	if n.NVLS {
 		// NVLS uses one channel per NVSwitch-reachable slice; NCCL 2.2x
 		// defaults to 16 NVLS channels on H100 with the full NVLink rate.

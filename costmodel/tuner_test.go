@@ -171,6 +171,59 @@ func TestTunerFamiliesDiffer(t *testing.T) {
 	}
 }
 
+// NVIDIA/nccl-tests#196: 2 nodes of 8 H100 PCIe with one 100 Gb/s NIC
+// each, busbw above the network rate; sjeaugey: "On two nodes, NCCL uses
+// the tree (or nvlstree) algorithm which can indeed go beyond the network
+// bottleneck". NCCL's model gives trees on two nodes the intra-node
+// bandwidth (tuning.cc: bw = nNodes <= 2 ? bwIntra : bwInter), so the pick
+// at large sizes is Tree, and NVLSTree on an NVSwitch node with NVLS.
+func TestTunerTwoNodesPickTreeIssue196(t *testing.T) {
+	pcie5, _ := LinkByName("pcie5x16")
+	nic, _ := LinkByName("roce-100")
+	box := Node{Name: "h100-pcie", GPUs: 8, Intra: pcie5, NICs: 1, NIC: nic, ComputeCapability: 90}
+	T, err := Tune(NCCLTopology(box, 2, "2.23"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := T.Pick(AllReduce, 1<<30)
+	if c.Algorithm != "Tree" || c.Protocol != "Simple" {
+		t.Errorf("2 PCIe nodes, 1 GiB: %s/%s, want Tree/Simple", c.Algorithm, c.Protocol)
+	}
+	if busbw := 1 << 30 / (c.TimeUs * 1e-6) * BusBWFactor(AllReduce, 16); busbw <= nic.Beta() {
+		t.Errorf("busbw %g should exceed the NIC's %g, as in the issue", busbw, nic.Beta())
+	}
+	h, _ := NodeByName("hgx-h100")
+	T2, _ := Tune(NCCLTopology(h, 2, "2.23"))
+	if c, _ := T2.Pick(AllReduce, 1<<30); c.Algorithm != "NVLSTree" {
+		t.Errorf("2 hgx-h100 nodes: %s, want NVLSTree", c.Algorithm)
+	}
+}
+
+// With a CollNet (SHARP) plugin NCCL enables CollNetDirect on NVSwitch
+// nodes and CollNetChain anywhere; without one both stay at bandwidth 0.
+func TestTunerCollNet(t *testing.T) {
+	h, _ := NodeByName("hgx-h100")
+	topo := NCCLTopology(h, 4, "2.23")
+	without, _ := Tune(topo)
+	if _, ok := without.TimeUs(AllReduce, "CollNetDirect", "Simple", 1<<30); ok {
+		t.Error("CollNetDirect without a plugin")
+	}
+	topo.CollNetSupport = true
+	topo.CollNet = TunerGraph{Channels: 8, BwIntraGBps: 40, BwInterGBps: 40}
+	with, err := Tune(topo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range []string{"CollNetDirect", "CollNetChain"} {
+		if _, ok := with.TimeUs(AllReduce, a, "Simple", 1<<30); !ok {
+			t.Errorf("%s should be enabled", a)
+		}
+		if _, ok := with.TimeUs(AllReduce, a, "LL", 1<<30); ok {
+			t.Errorf("%s/LL should stay disabled", a)
+		}
+	}
+}
+
 func TestTunerErrors(t *testing.T) {
 	if _, err := Tune(TunerTopology{Family: "3.0", Nodes: 1, GPUsPerNode: 8}); !errors.Is(err, ErrParams) {
 		t.Errorf("family: %v", err)
@@ -206,7 +259,11 @@ func TestTunerTableGolden(t *testing.T) {
 		got := T.String()
 		path := filepath.Join("testdata", "tuner_"+tt.preset+"_"+tt.family+"_"+string(rune('0'+tt.nodes))+"node.golden")
 		if *update {
-			if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			tmp := path + ".tmp" // write then rename, so a failed run leaves the old file
+			if err := os.WriteFile(tmp, []byte(got), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Rename(tmp, path); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -287,7 +287,7 @@ func (t *Topology) DOT() string {
 	}
 	var b strings.Builder
 	b.WriteString("graph topology {\n")
-	fmt.Fprintf(&b, "  graph [rankdir=TB, fontname=\"Helvetica\", labelloc=t, label=%s];\n", dotQuote(g.Source))
+	fmt.Fprintf(&b, "  graph [rankdir=TB, nodesep=0.2, ranksep=0.6, fontname=\"Helvetica\", labelloc=t, label=%s];\n", dotQuote(g.Source))
 	b.WriteString("  node [fontname=\"Helvetica\", fontsize=11, style=filled];\n")
 	b.WriteString("  edge [fontname=\"Helvetica\", fontsize=9];\n")
 	used := map[string]bool{}
@@ -372,11 +372,30 @@ func (t *Topology) DOT() string {
 		case LinkNet:
 			attrs = append(attrs, "style=dotted")
 		}
-		fmt.Fprintf(&b, "  %s -- %s", dotQuote(l.A), dotQuote(l.B))
+		// dot ranks an edge's first node above its second: CPUs on top,
+		// then switches, devices, and the NVSwitch fabric at the bottom.
+		a, z := l.A, l.B
+		if l.Kind == LinkPCIe || l.Kind == LinkNet {
+			a, z = z, a
+		}
+		if l.Kind == LinkSMP {
+			attrs = append(attrs, "constraint=false")
+		}
+		fmt.Fprintf(&b, "  %s -- %s", dotQuote(a), dotQuote(z))
 		if len(attrs) > 0 {
 			b.WriteString(" [" + strings.Join(attrs, ", ") + "]")
 		}
 		b.WriteString(";\n")
+	}
+	var top []string
+	for _, n := range g.NUMANodes {
+		top = append(top, dotQuote(n.NodeID()))
+	}
+	for _, id := range sockets {
+		top = append(top, dotQuote(id))
+	}
+	if len(top) > 1 {
+		b.WriteString("  { rank=same; " + strings.Join(top, "; ") + "; }\n")
 	}
 	b.WriteString("}\n")
 	return b.String()

@@ -175,9 +175,9 @@ func TestInferGraphAndDOT(t *testing.T) {
 	for _, want := range []string{
 		`"GPU0" -- "GPU1" [label="NV4"`,
 		`"NUMA0" -- "NUMA1" [label="SMP"`,
-		`"GPU0" -- "PCISW0" [label="Gen4 x16"]`,
-		`"PCISW0" -- "NUMA0"`,
-		`"GPU2" -- "NUMA1"`,
+		`"PCISW0" -- "GPU0" [label="Gen4 x16"]`,
+		`"NUMA0" -- "PCISW0"`,
+		`"NUMA1" -- "GPU2"`,
 		`label="NUMA 1 / CPU\ncores 8-15"`,
 	} {
 		if !strings.Contains(dot, want) {

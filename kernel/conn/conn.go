@@ -143,7 +143,7 @@ func (c *Conn) bind(s zmq4.Socket, port int) (int, error) {
 		}
 		return port, s.Listen(schemeIPC + "://" + c.info.IP + "-" + strconv.Itoa(port))
 	}
-	if err := s.Listen("tcp://" + net.JoinHostPort(c.info.IP, strconv.Itoa(port))); err != nil {
+	if err := s.Listen(schemeTCP + "://" + net.JoinHostPort(c.info.IP, strconv.Itoa(port))); err != nil {
 		return 0, err
 	}
 	if addr, ok := s.Addr().(*net.TCPAddr); ok {

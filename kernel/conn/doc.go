@@ -20,4 +20,10 @@
 //     published after its subscription arrived (the slow joiner), which is why
 //     Jupyter clients wait for an iopub status before trusting iopub.
 //   - Messages still queued on PUB when Close runs are lost.
+//   - A ROUTER writes each frame as two syscalls and every socket reads each
+//     frame with two unbuffered reads; Conn binds through its own transports
+//     (transport.go), which buffer reads and send each message in one write.
+//     PUB sends use SendMulti, which zmq4 writes with one writev.
+//   - A peer announcing a huge frame size makes zmq4 allocate that much:
+//     bind to localhost or a trusted network, as Jupyter advises anyway.
 package conn

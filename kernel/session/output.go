@@ -134,8 +134,32 @@ func (c *streamCapture) ack(id int) {
 	}
 }
 
-// flush returns once everything written to the stream so far was delivered.
-func (c *streamCapture) flush() {
+// flushStreams returns once everything written to the streams so far was
+// delivered. The markers go out together so the waits overlap.
+func flushStreams(cs ...*streamCapture) {
+	waits := make([]chan struct{}, len(cs))
+	for i, c := range cs {
+		waits[i] = c.mark()
+	}
+	timeout := time.NewTimer(2 * time.Second)
+	defer timeout.Stop()
+	for i, c := range cs {
+		if waits[i] == nil {
+			continue
+		}
+		select {
+		case <-waits[i]:
+		case <-c.closed:
+		case <-timeout.C:
+			// A reader that cannot keep up must not hang the kernel.
+			return
+		}
+	}
+}
+
+// mark writes a flush marker and returns the channel closed when the
+// reader reaches it (nil if the marker could not be written).
+func (c *streamCapture) mark() chan struct{} {
 	c.mu.Lock()
 	c.next++
 	id := c.next
@@ -143,14 +167,9 @@ func (c *streamCapture) flush() {
 	c.waits[id] = ch
 	c.mu.Unlock()
 	if _, err := fmt.Fprintf(c.w, "%s%d\x00", flushMarker, id); err != nil {
-		return
+		return nil
 	}
-	select {
-	case <-ch:
-	case <-c.closed:
-	case <-time.After(2 * time.Second):
-		// A reader that cannot keep up must not hang the kernel.
-	}
+	return ch
 }
 
 // restore puts the original descriptor back and stops the reader.

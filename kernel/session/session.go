@@ -280,8 +280,7 @@ func (s *Session) streamSink(name, text string) {
 // flush waits until captured output written so far has been emitted.
 func (s *Session) flush() {
 	if s.stdout != nil {
-		s.stdout.flush()
-		s.stderr.flush()
+		flushStreams(s.stdout, s.stderr)
 	}
 }
 
@@ -327,7 +326,6 @@ func (s *Session) execute(ctx context.Context, code string, store bool, emit fun
 	s.emitMu.Unlock()
 	prev := display.SetPublisher(s.publishDisplay)
 	defer func() {
-		s.flush()
 		display.SetPublisher(prev)
 		s.emitMu.Lock()
 		s.emitFunc = nil

@@ -413,3 +413,7 @@ func SortedKeys(m map[string]any) []string {
 	sort.Strings(keys)
 	return keys
 }
+
+// CommlabKey is the notebook metadata entry where commlab records a run
+// (metadata.commlab.run: status, started, duration_s, executed, cells).
+const CommlabKey = "commlab"

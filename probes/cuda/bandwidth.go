@@ -290,7 +290,7 @@ func newBench(op string, src, dst int, n int64) (*bench, error) {
 	}
 	s1 := b.s1
 	b.frees = append(b.frees, b.onDev(b.s1dev, func() error { return destroyStream(s1) }))
-	for _, e := range []*event{&b.start, &b.mid, &b.end} {
+	for _, e := range []*event{&b.start, &b.end} {
 		if *e, err = newEvent(); err != nil {
 			return fail(err)
 		}
@@ -306,6 +306,12 @@ func newBench(op string, src, dst int, n int64) (*bench, error) {
 		}
 		s2 := b.s2
 		b.frees = append(b.frees, b.onDev(b.s2dev, func() error { return destroyStream(s2) }))
+		// An event is recorded only on streams of the device it was made on.
+		if b.mid, err = newEvent(); err != nil {
+			return fail(err)
+		}
+		mid := b.mid
+		b.frees = append(b.frees, b.onDev(b.s2dev, func() error { return destroyEvent(mid) }))
 	}
 	return b, nil
 }

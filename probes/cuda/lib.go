@@ -6,6 +6,7 @@ package cuda
 #include <stdlib.h>
 #include <string.h>
 #include <stdint.h>
+#include <unistd.h>
 
 // No CUDA headers on the build machine: the handful of types and
 // signatures used are declared here as the runtime and driver ABIs define them.
@@ -51,6 +52,7 @@ RT(cudaEventQuery, cudaError_t, (cudaEvent_t))
 RT(cudaEventElapsedTime, cudaError_t, (float*, cudaEvent_t, cudaEvent_t))
 RT(cudaGetErrorString, const char*, (cudaError_t))
 RT(cudaGetLastError, cudaError_t, (void))
+RT(cudaLaunchHostFunc, cudaError_t, (cudaStream_t, void (*)(void*), void*))
 RT(cudaStreamBeginCapture, cudaError_t, (cudaStream_t, int))
 RT(cudaStreamEndCapture, cudaError_t, (cudaStream_t, cudaGraph_t*))
 RT(cudaGraphInstantiateWithFlags, cudaError_t, (cudaGraphExec_t*, cudaGraph_t, unsigned long long))
@@ -87,7 +89,7 @@ static int cl_load(const char* rtpath, char* missing, int n) {
 	LOAD(rt, cudaStreamDestroy) LOAD(rt, cudaStreamSynchronize) LOAD(rt, cudaStreamQuery) LOAD(rt, cudaStreamWaitEvent)
 	LOAD(rt, cudaEventCreate) LOAD(rt, cudaEventDestroy) LOAD(rt, cudaEventRecord)
 	LOAD(rt, cudaEventSynchronize) LOAD(rt, cudaEventQuery) LOAD(rt, cudaEventElapsedTime)
-	LOAD(rt, cudaGetErrorString) LOAD(rt, cudaGetLastError) LOAD(rt, cudaStreamBeginCapture)
+	LOAD(rt, cudaGetErrorString) LOAD(rt, cudaGetLastError) LOAD(rt, cudaLaunchHostFunc) LOAD(rt, cudaStreamBeginCapture)
 	LOAD(rt, cudaStreamEndCapture) LOAD(rt, cudaGraphInstantiateWithFlags) LOAD(rt, cudaGraphLaunch)
 	LOAD(rt, cudaGraphExecDestroy) LOAD(rt, cudaGraphDestroy)
 	LOAD(drv, cuModuleLoadData) LOAD(drv, cuModuleUnload) LOAD(drv, cuModuleGetFunction)
@@ -148,6 +150,11 @@ static int c_launchMany(CUfunction f, cudaStream_t s, int n) {
 	for (int i = 0; i < n; i++) { int r = p_cuLaunchKernel(f, 1,1,1, 1,1,1, 0, s, NULL, NULL); if (r) return r; }
 	return 0;
 }
+// c_hold blocks its stream until *flag turns non-zero; c_holdStream
+// enqueues it. The flag is C memory, so Go can set it while CUDA's
+// callback thread reads it.
+static void c_hold(void* p) { volatile int* f = (volatile int*)p; while (!*f) usleep(200); }
+static int c_holdStream(cudaStream_t s, int* flag) { return p_cudaLaunchHostFunc(s, c_hold, flag); }
 static void* c_hostAlloc(size_t n) { void* p = malloc(n); if (p) memset(p, 1, n); return p; }
 static void c_hostFree(void* p) { free(p); }
 */
@@ -160,6 +167,7 @@ import (
 	"regexp"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/commlab/commlab/probes"
@@ -525,3 +533,18 @@ func (i *Info) Describe(r *probes.Run) {
 }
 
 func eventQuery(e event) C.int { return C.c_eventQuery(e) }
+
+// HoldStream enqueues a host callback that blocks s until release is
+// called: work queued behind it cannot start, as behind a hung kernel. The
+// hang lab uses it to show a timeout and abort on a single GPU.
+func HoldStream(s Stream) (release func(), err error) {
+	flag := (*C.int)(C.malloc(C.size_t(unsafe.Sizeof(C.int(0)))))
+	*flag = 0
+	if err := check("cudaLaunchHostFunc", C.c_holdStream(s.s, flag)); err != nil {
+		C.free(unsafe.Pointer(flag))
+		return nil, err
+	}
+	var once sync.Once
+	// The flag stays allocated: the callback may still be polling it.
+	return func() { once.Do(func() { atomic.StoreInt32((*int32)(unsafe.Pointer(flag)), 1) }) }, nil
+}

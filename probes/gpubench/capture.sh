@@ -26,10 +26,12 @@ nvidia-smi -q > "$dst/nvidia-smi-q.txt" 2>&1
 nvidia-smi --version > "$dst/nvidia-smi-version.txt" 2>&1
 nvidia-smi > "$dst/nvidia-smi.txt" 2>&1
 # One-GPU torch.distributed run: NCCL log, topology and graph XML, Flight Recorder dump.
+ngpu=$(nvidia-smi -L | grep -c '^GPU')
+if [ "$ngpu" -gt 1 ]; then launch="torchrun --standalone --nproc-per-node $ngpu"; else launch="python3"; fi
 MASTER_ADDR=127.0.0.1 MASTER_PORT=29511 RANK=0 WORLD_SIZE=1 LOCAL_RANK=0 \
 NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,GRAPH,TUNING NCCL_DEBUG_FILE="$dst/torch-allreduce-nccl-debug.%h.%p.log" \
-NCCL_TOPO_DUMP_FILE="$dst/nccl-topo-dump.xml" NCCL_GRAPH_DUMP_FILE="$dst/nccl-graph-dump.xml" \
+NCCL_TOPO_DUMP_FILE="$dst/nccl-topo-dump.xml" NCCL_GRAPH_DUMP_FILE="$dst/nccl-graph-dump.xml" NCCL_GRAPH_DUMP_FILE_RANK=0 \
 TORCH_NCCL_TRACE_BUFFER_SIZE=2000 PYTHONUNBUFFERED=1 \
-  python3 "$here/torch_capture.py" "$dst" > "$dst/torch-capture-stdout.txt" 2>&1
+  $launch "$here/torch_capture.py" "$dst" > "$dst/torch-capture-stdout.txt" 2>&1
 echo "torch_capture rc=$?" >> "$dst/environment.txt"
 tar -C "$dst/.." -czf "$OUT/captures.tar.gz" "$(basename "$dst")"

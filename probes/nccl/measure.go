@@ -16,8 +16,12 @@ import (
 
 // Collectives Measure runs. "alltoall" is grouped ncclSend/ncclRecv to
 // every peer; "sendrecv" sends to the next rank and receives from the
-// previous one. "unpaired_send" posts a send that no rank receives: it
-// hangs by design, so the timeout and abort can be shown.
+// previous one. Two scenarios hang by design, so the timeout and abort can
+// be shown: "unpaired_send" posts a send from rank 0 to rank 1 that no rank
+// receives (after a paired exchange has connected them, so the hang is on
+// the GPU, not in connection setup; it needs two GPUs), and
+// "stalled_stream" queues an all_reduce behind a host callback that holds
+// rank 0's stream (any number of GPUs).
 const (
 	AllReduce     = "all_reduce"
 	AllGather     = "all_gather"
@@ -27,6 +31,7 @@ const (
 	AllToAll      = "alltoall"
 	SendRecv      = "sendrecv"
 	UnpairedSend  = "unpaired_send"
+	StalledStream = "stalled_stream"
 )
 
 // Collectives lists the collectives in measuring order (not the hang).
@@ -156,7 +161,7 @@ func Measure(cfg Config) (*probes.Run, error) {
 	}
 	for _, c := range cfg.Collectives {
 		if !known(c) {
-			return nil, fmt.Errorf("nccl: unknown collective %q (known: %s)", c, strings.Join(append(Collectives, UnpairedSend), ", "))
+			return nil, fmt.Errorf("nccl: unknown collective %q (known: %s)", c, strings.Join(append(Collectives, UnpairedSend, StalledStream), ", "))
 		}
 	}
 	info, err := cuda.Open()
@@ -224,7 +229,7 @@ func Measure(cfg Config) (*probes.Run, error) {
 }
 
 func known(c string) bool {
-	for _, k := range append(Collectives, UnpairedSend) {
+	for _, k := range append(Collectives, UnpairedSend, StalledStream) {
 		if c == k {
 			return true
 		}
@@ -238,6 +243,9 @@ func ncclEnv(extra map[string]string) map[string]string {
 	env := map[string]string{}
 	for _, kv := range os.Environ() {
 		k, v, _ := strings.Cut(kv, "=")
+		if k == envWorkerConfig || k == envWorkerResult {
+			continue
+		}
 		if strings.HasPrefix(k, "NCCL_") || strings.HasPrefix(k, "CUDA_") || strings.HasPrefix(k, "COMMLAB_") {
 			env[k] = v
 		}
@@ -255,6 +263,8 @@ type machine struct {
 	streams []cuda.Stream
 	start   []cuda.Event
 	end     []cuda.Event
+	// releases undo cuda.HoldStream once the communicators are aborted.
+	releases []func()
 }
 
 func newMachine(devs []int) (*machine, error) {
@@ -294,6 +304,10 @@ func (m *machine) close() error {
 			first = err
 		}
 	}
+	for _, r := range m.releases {
+		r()
+	}
+	m.releases = nil
 	for i := range m.streams {
 		keep(cuda.Synchronize(m.devs[i]))
 	}
@@ -311,13 +325,30 @@ func (m *machine) close() error {
 	return first
 }
 
-// abort tears the communicators down without waiting for the hung work.
+// abort tears the communicators down without waiting for the hung work,
+// then releases held streams so the process can exit. Should an abort wait
+// on a held stream, the streams are released after abortGrace.
 func (m *machine) abort() {
-	for _, c := range m.comms {
-		commAbort(c)
+	done := make(chan struct{})
+	comms := m.comms
+	go func() {
+		for _, c := range comms {
+			commAbort(c)
+		}
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(abortGrace):
 	}
-	m.comms = nil
+	for _, r := range m.releases {
+		r()
+	}
+	<-done
+	m.comms, m.releases = nil, nil
 }
+
+const abortGrace = 10 * time.Second
 
 // bufs are one rank's device buffers for a collective.
 type bufs struct{ send, recv cuda.Buffer }
@@ -353,7 +384,7 @@ func (m *machine) sweep(coll string, t DType, op int, cfg Config, tick func(stri
 		for _, mode := range cfg.Modes {
 			inPlace := mode == "in"
 			what := fmt.Sprintf("%s %s %s", coll, humanBytes(reported), mode)
-			if param == 0 || (inPlace && (coll == AllToAll || coll == SendRecv || coll == UnpairedSend)) {
+			if param == 0 || (inPlace && (coll == AllToAll || coll == SendRecv || coll == UnpairedSend || coll == StalledStream)) {
 				tick(what + " (skipped)")
 				continue
 			}
@@ -418,7 +449,7 @@ func (x *opRun) launch() error {
 		ts, code := x.t.Size, x.t.Code
 		var err error
 		switch x.coll {
-		case AllReduce:
+		case AllReduce, StalledStream:
 			err = allReduce(sp, rp, x.param, code, x.op, c, st)
 		case Broadcast:
 			err = broadcast(sp, rp, x.param, code, x.root, c, st)
@@ -529,6 +560,24 @@ func (x *opRun) measure(cfg Config) (probes.Sample, error) {
 	if x.coll == Broadcast || x.coll == Reduce {
 		s.Root = x.root
 	}
+	switch x.coll {
+	case UnpairedSend:
+		if len(x.m.devs) < 2 {
+			return s, fmt.Errorf("unpaired_send needs two GPUs (NCCL rejects a send to self without a receive)")
+		}
+		// Connect rank 0 and 1 with a paired exchange first.
+		pair := *x
+		pair.coll = SendRecv
+		if _, err := pair.batch(1, cfg.Timeout); err != nil {
+			return s, err
+		}
+	case StalledStream:
+		release, err := cuda.HoldStream(x.m.streams[0])
+		if err != nil {
+			return s, err
+		}
+		x.m.releases = append(x.m.releases, release)
+	}
 	if cfg.Check {
 		if err := x.fill(); err != nil {
 			return s, err
@@ -578,6 +627,11 @@ func (x *opRun) fill() error {
 			total = x.param
 		}
 		if err := in.Replicate(off, int64(len(block)), total*x.t.Size); err != nil {
+			return err
+		}
+		// Device-to-device cudaMemcpy returns before the copy ends, on the
+		// legacy stream, which the non-blocking NCCL streams do not wait for.
+		if err := cuda.Synchronize(x.m.devs[r]); err != nil {
 			return err
 		}
 	}

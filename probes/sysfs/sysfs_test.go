@@ -103,7 +103,7 @@ func TestSysfsTopology(t *testing.T) {
 		t.Errorf("switch %+v", sw)
 	}
 	dot := topo.DOT()
-	for _, want := range []string{`"GPU0" -- "PCISW0" [label="Gen5 x16"]`, `"PCISW0" -- "NUMA0" [label="Gen5 x16"]`, `"GPU1" -- "NUMA1" [label="Gen4 x8"]`, `"NUMA0" -- "NUMA1"`} {
+	for _, want := range []string{`"PCISW0" -- "GPU0" [label="Gen5 x16"]`, `"NUMA0" -- "PCISW0" [label="Gen5 x16"]`, `"NUMA1" -- "GPU1" [label="Gen4 x8"]`, `"NUMA0" -- "NUMA1"`} {
 		if !strings.Contains(dot, want) {
 			t.Errorf("DOT lacks %s:\n%s", want, dot)
 		}

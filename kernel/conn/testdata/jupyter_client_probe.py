@@ -40,6 +40,15 @@ try:
     while time.time() < beat_deadline and not result["beating"]:
         result["beating"] = kc.hb_channel.is_beating()
         time.sleep(0.1)
+    # Round trip times of kernel_info as jupyter_client sees them.
+    times = []
+    for _ in range(200):
+        t0 = time.perf_counter()
+        kc.kernel_info(reply=True, timeout=5)
+        times.append(time.perf_counter() - t0)
+    times.sort()
+    result["rtt_us_median"] = round(times[len(times) // 2] * 1e6, 1)
+    result["rtt_us_p90"] = round(times[len(times) * 9 // 10] * 1e6, 1)
 finally:
     kc.stop_channels()
 print(json.dumps(result))

@@ -79,6 +79,8 @@ type Analysis struct {
 	Findings []Finding     `json:"findings"`
 	// Verdict has one readable line per process group, problems first.
 	Verdict []string `json:"verdict"`
+	// Warnings name dumps left out, such as a second dump for one rank.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Analyze compares the dumps of several ranks: per process group, the last
@@ -97,10 +99,12 @@ func Analyze(dumps []*Dump) *Analysis {
 		if r < 0 {
 			r = i
 		}
-		if _, dup := byRank[r]; !dup {
-			byRank[r] = d
-			a.Ranks = append(a.Ranks, r)
+		if kept, dup := byRank[r]; dup {
+			a.Warnings = append(a.Warnings, fmt.Sprintf("two dumps for rank %d: kept %s, ignored %s", r, kept.File, d.File))
+			continue
 		}
+		byRank[r] = d
+		a.Ranks = append(a.Ranks, r)
 	}
 	sort.Ints(a.Ranks)
 
@@ -309,8 +313,19 @@ func viewOf(d *Dump, rank int, pg string) *rankView {
 	// the default group's id and name are both "0".
 	for _, st := range d.Status {
 		if pgIDs[st.PGID] || (len(pgIDs) == 0 && st.PGID == pg) {
+			// -1 means the counter is not tracked: torch 2.11 on the H200
+			// wrote last_started/completed -1 (no TORCH_NCCL_ENABLE_TIMING)
+			// while its entries say completed. Keep the entries' value then.
 			s := &v.state
-			s.LastEnqueued, s.LastStarted, s.LastCompleted = st.LastEnqueued, st.LastStarted, st.LastCompleted
+			if st.LastEnqueued >= 0 {
+				s.LastEnqueued = st.LastEnqueued
+			}
+			if st.LastStarted >= 0 {
+				s.LastStarted = st.LastStarted
+			}
+			if st.LastCompleted >= 0 {
+				s.LastCompleted = st.LastCompleted
+			}
 			s.FromStatus = true
 			break
 		}
@@ -431,7 +446,7 @@ func stuckFindings(g *GroupReport, views map[int]*rankView, present []int) {
 		lastSeen := views[missing[0]].state.LastEnqueued
 		detail := fmt.Sprintf("%s never started %s #%d of pg %s", ranksPhrase(missing), g.StuckOp, seq, label)
 		if lastSeen > 0 {
-			detail += fmt.Sprintf(" (%s last enqueued collective is #%d)", possessive(missing), lastSeen)
+			detail += fmt.Sprintf(": %s last enqueued collective is #%d", possessive(missing), lastSeen)
 		}
 		g.Findings = append(g.Findings, Finding{Kind: FindingMissing, PG: g.PG, PGDesc: g.Desc, SeqID: seq, Op: g.StuckOp,
 			Ranks: missing, Others: others(missing), Detail: detail})
@@ -549,6 +564,9 @@ func verdict(g GroupReport, views map[int]*rankView, present []int) string {
 		if last == 0 {
 			return fmt.Sprintf("pg %s: %s recorded no collective", label, ranksPhrase(present))
 		}
+		if len(present) == 1 {
+			return fmt.Sprintf("pg %s: rank %d completed every collective up to #%d", label, present[0], last)
+		}
 		return fmt.Sprintf("pg %s: all %d dumped ranks completed every collective up to #%d", label, len(present), last)
 	}
 	return strings.Join(parts, "; ")
@@ -583,7 +601,8 @@ func verbFor(ranks []int, one, many string) string {
 	return many
 }
 
-// RankRanges writes sorted ranks compactly: [0 1 2 4 5 6 7] -> "0-2,4-7".
+// RankRanges writes sorted ranks compactly: [0 1 2 4 5 6 7] -> "0-2,4-7";
+// runs of two stay apart ("0,1").
 func RankRanges(ranks []int) string {
 	rs := append([]int(nil), ranks...)
 	sort.Ints(rs)
@@ -593,9 +612,12 @@ func RankRanges(ranks []int) string {
 		for j+1 < len(rs) && rs[j+1] == rs[j]+1 {
 			j++
 		}
-		if j > i {
+		switch {
+		case j >= i+2:
 			parts = append(parts, fmt.Sprintf("%d-%d", rs[i], rs[j]))
-		} else {
+		case j == i+1:
+			parts = append(parts, strconv.Itoa(rs[i]), strconv.Itoa(rs[j]))
+		default:
 			parts = append(parts, strconv.Itoa(rs[i]))
 		}
 		i = j + 1
@@ -610,4 +632,41 @@ func contains(xs []int, x int) bool {
 		}
 	}
 	return false
+}
+
+// Text renders the analysis for a terminal or a notebook cell: the verdict,
+// then per process group each rank's last enqueued, started and completed
+// collective.
+func (a *Analysis) Text() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Flight Recorder: %d dump(s), ranks %s\n", len(a.Ranks), RankRanges(a.Ranks))
+	b.WriteString("verdict:\n")
+	for _, v := range a.Verdict {
+		fmt.Fprintf(&b, "  %s\n", v)
+	}
+	for _, w := range a.Warnings {
+		fmt.Fprintf(&b, "warning: %s\n", w)
+	}
+	for _, g := range a.Groups {
+		fmt.Fprintf(&b, "\npg %s: %d member(s)", pgLabel(g.PG, g.Desc), len(g.Members))
+		if g.StuckSeq > 0 {
+			fmt.Fprintf(&b, ", stuck in %s #%d", g.StuckOp, g.StuckSeq)
+		}
+		b.WriteString("\n  rank  enqueued  started  completed  entries  source\n")
+		for _, s := range g.States {
+			if !s.Dumped {
+				fmt.Fprintf(&b, "  %4d  (no dump)\n", s.Rank)
+				continue
+			}
+			src := "entries"
+			if s.FromStatus {
+				src = "pg_status"
+			}
+			fmt.Fprintf(&b, "  %4d  %8d  %7d  %9d  %7d  %s\n", s.Rank, s.LastEnqueued, s.LastStarted, s.LastCompleted, s.Entries, src)
+		}
+		for _, f := range g.Findings {
+			fmt.Fprintf(&b, "  %s: %s\n", f.Kind, f.Detail)
+		}
+	}
+	return b.String()
 }

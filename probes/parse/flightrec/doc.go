@@ -2,8 +2,9 @@
 // distributed job hangs.
 //
 // Flight Recorder (torch/csrc/distributed/c10d/FlightRecorder*.hpp) keeps a
-// ring buffer of the last TORCH_NCCL_TRACE_BUFFER_SIZE collectives and
-// point-to-point operations of each rank and, on a timeout with
+// ring buffer of the last TORCH_FR_BUFFER_SIZE collectives and
+// point-to-point operations of each rank (TORCH_NCCL_TRACE_BUFFER_SIZE
+// before; torch 2.11 warns it is deprecated) and, on a timeout with
 // TORCH_NCCL_DUMP_ON_TIMEOUT=1, writes it to TORCH_NCCL_DEBUG_INFO_TEMP_FILE
 // followed by the rank: a pickle of a dict with version, comm_lib_version,
 // pg_config (group name -> name, desc, ranks), pg_status (pg id -> last

@@ -201,7 +201,9 @@ func ParseDump(r io.Reader, name string) (*Dump, error) {
 	}
 	trimmed := bytes.TrimLeft(data, " \t\r\n")
 	switch {
-	case len(data) > 0 && data[0] == 0x80:
+	case len(data) > 0 && (data[0] == 0x80 || data[0] == '(' || data[0] == '}'):
+		// 0x80 opens protocol 2+; protocol 0 and 1 dicts open with MARK or
+		// EMPTY_DICT.
 		d.Format = "pickle"
 		v, perr := unpickle(data)
 		root, _ := v.(*pyDict)

@@ -25,6 +25,9 @@ type pyList struct{ items []any }
 type pyDict struct {
 	keys []any
 	vals []any
+	// index finds string keys without a scan: a corrupt pickle may hold
+	// very many keys.
+	index map[string]int
 }
 
 type pyTuple []any
@@ -32,10 +35,21 @@ type pyTuple []any
 type pyGlobal struct{ module, name string }
 
 func (d *pyDict) set(k, v any) {
-	for i, old := range d.keys {
-		if keyEqual(old, k) {
+	if ks, ok := k.(string); ok {
+		if d.index == nil {
+			d.index = map[string]int{}
+		}
+		if i, ok := d.index[ks]; ok {
 			d.vals[i] = v
 			return
+		}
+		d.index[ks] = len(d.keys)
+	} else {
+		for i, old := range d.keys {
+			if keyEqual(old, k) {
+				d.vals[i] = v
+				return
+			}
 		}
 	}
 	d.keys = append(d.keys, k)
@@ -43,10 +57,8 @@ func (d *pyDict) set(k, v any) {
 }
 
 func (d *pyDict) get(k string) (any, bool) {
-	for i, key := range d.keys {
-		if s, ok := key.(string); ok && s == k {
-			return d.vals[i], true
-		}
+	if i, ok := d.index[k]; ok {
+		return d.vals[i], true
 	}
 	return nil, false
 }
@@ -342,7 +354,7 @@ func (u *unpickler) step(code byte) error {
 		if err != nil {
 			return err
 		}
-		u.push(s)
+		u.push(rawUnicodeUnescape(s))
 	case 'S': // STRING (text, quoted)
 		s, err := u.line()
 		if err != nil {
@@ -635,11 +647,11 @@ func decodeLong(b []byte) any {
 	if len(b) == 0 {
 		return int64(0)
 	}
-	n := new(big.Int)
-	for i := len(b) - 1; i >= 0; i-- {
-		n.Lsh(n, 8)
-		n.Or(n, big.NewInt(int64(b[i])))
+	be := make([]byte, len(b))
+	for i, c := range b {
+		be[len(b)-1-i] = c
 	}
+	n := new(big.Int).SetBytes(be)
 	if b[len(b)-1]&0x80 != 0 {
 		n.Sub(n, new(big.Int).Lsh(big.NewInt(1), uint(8*len(b))))
 	}
@@ -652,4 +664,28 @@ func normInt(n *big.Int) any {
 	}
 	f, _ := new(big.Float).SetInt(n).Float64()
 	return f
+}
+
+// rawUnicodeUnescape decodes Python's raw-unicode-escape, used by protocol
+// 0 strings: \uXXXX and \UXXXXXXXX escapes, other bytes as Latin-1.
+func rawUnicodeUnescape(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '\\' && i+1 < len(s) && (s[i+1] == 'u' || s[i+1] == 'U') {
+			n := 4
+			if s[i+1] == 'U' {
+				n = 8
+			}
+			if i+2+n <= len(s) {
+				if r, err := strconv.ParseUint(s[i+2:i+2+n], 16, 32); err == nil && utf8.ValidRune(rune(r)) {
+					b.WriteRune(rune(r))
+					i += 1 + n
+					continue
+				}
+			}
+		}
+		b.WriteRune(rune(c))
+	}
+	return b.String()
 }

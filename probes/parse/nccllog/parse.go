@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -20,7 +21,8 @@ var (
 	reLauncherPrefix = regexp.MustCompile(`^(?:\[\d+(?:,\d+)*\]<std(?:out|err)>:|[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}<std(?:out|err)>:|\[\d+\] ?|\d+: )`)
 	// host:pid:tid [dev] [file.cc:123 ]NCCL LEVEL message. The prefix is
 	// optional: logs pasted with hosts removed keep only "NCCL INFO".
-	reNCCLLine = regexp.MustCompile(`(?:(\S+):(\d+):(\d+) \[(\d+)\] )?(?:(\S+:\d+) )?NCCL (INFO|WARN|TRACE|ABORT)(?: (.*))?$`)
+	reNCCLLevel  = regexp.MustCompile(`^NCCL (INFO|WARN|TRACE|ABORT)(?: |$)`)
+	reNCCLPrefix = regexp.MustCompile(`(?:(\S+):(\d+):(\d+) \[(\d+)\] )?(?:(\S+:\d+) )?$`)
 
 	reVersion    = regexp.MustCompile(`^NCCL version (\S+)`)
 	reInitRank   = regexp.MustCompile(`^(?:(\w+) )?comm (0x[0-9a-fA-F]+) rank (\d+) nranks (\d+) cudaDev (\d+) nvmlDev (\d+)(?: busId ([0-9a-fA-F]+))?(?: commId (0x[0-9a-fA-F]+))?.*? - Init (START|COMPLETE)`)
@@ -111,6 +113,7 @@ type parser struct {
 	// rank index per host:pid:comm.
 	rankIdx  map[string]int
 	versions map[string]bool
+	procIdx  map[string]int
 }
 
 type stackEntry struct {
@@ -137,6 +140,7 @@ func Parse(r io.Reader) (*Log, error) {
 		table:      map[string]*tableState{},
 		rankIdx:    map[string]int{},
 		versions:   map[string]bool{},
+		procIdx:    map[string]int{},
 	}
 	br := bufio.NewReaderSize(r, 64*1024)
 	for {
@@ -161,6 +165,35 @@ func Parse(r io.Reader) (*Log, error) {
 	return p.log, errors.Join(p.errs...)
 }
 
+// splitNCCLLine finds "NCCL INFO" (or WARN, ...) and the optional
+// "host:pid:tid [dev] file.cc:12 " prefix before it. It returns
+// [_, host, pid, tid, dev, where, level, message] like a regexp submatch,
+// or nil. Searching for the level first keeps the common case cheap.
+func splitNCCLLine(text string) []string {
+	for from := 0; from < len(text); {
+		i := strings.Index(text[from:], "NCCL ")
+		if i < 0 {
+			return nil
+		}
+		at := from + i
+		// The level is at most 11 bytes with its space: look no further, so
+		// a line full of "NCCL " stays linear.
+		if lv := reNCCLLevel.FindStringSubmatchIndex(text[at:min(len(text), at+12)]); lv != nil {
+			out := make([]string, 8)
+			if pm := reNCCLPrefix.FindStringSubmatch(text[:at]); pm != nil {
+				copy(out[1:6], pm[1:6])
+			}
+			out[6] = text[at+lv[2] : at+lv[3]]
+			if end := at + lv[1]; end < len(text) {
+				out[7] = text[end:]
+			}
+			return out
+		}
+		from = at + len("NCCL ")
+	}
+	return nil
+}
+
 func stripLauncherPrefix(s string) string {
 	for i := 0; i < 3; i++ {
 		loc := reLauncherPrefix.FindStringIndex(s)
@@ -175,7 +208,7 @@ func stripLauncherPrefix(s string) string {
 func (p *parser) line(raw string, complete bool) {
 	p.log.Lines++
 	text := stripLauncherPrefix(raw)
-	m := reNCCLLine.FindStringSubmatch(text)
+	m := splitNCCLLine(text)
 	if m == nil {
 		// "NCCL version 2.9.6+cuda11.2" printed bare at WARN level.
 		if v := reVersion.FindStringSubmatch(strings.TrimSpace(text)); v != nil {
@@ -190,6 +223,9 @@ func (p *parser) line(raw string, complete bool) {
 		src.Dev = atoi(m[4])
 	}
 	level, msg := m[6], m[7]
+	if src.Host != "" {
+		p.process(src)
+	}
 	if level == "WARN" {
 		p.log.Warnings = append(p.log.Warnings, Message{Source: src, Where: m[5], Text: strings.TrimSpace(msg)})
 		return
@@ -233,7 +269,7 @@ func (p *parser) info(src Source, msg string) bool {
 		if p.dumpLine(proc, idx, msg) {
 			return true
 		}
-	} else if reTopoLink.MatchString(msg) || (strings.HasPrefix(strings.TrimSpace(msg), "CPU/") && reTopoNode.MatchString(strings.TrimSpace(msg))) {
+	} else if (strings.Contains(msg, "+ ") && reTopoLink.MatchString(msg)) || (strings.HasPrefix(strings.TrimSpace(msg), "CPU/") && reTopoNode.MatchString(strings.TrimSpace(msg))) {
 		// Dump lines without the "=== System" header (an excerpt).
 		p.log.Topology = append(p.log.Topology, TopoDump{Source: src, HeaderMissing: true})
 		p.dump[proc] = len(p.log.Topology) - 1
@@ -241,17 +277,17 @@ func (p *parser) info(src Source, msg string) bool {
 		return p.dumpLine(proc, len(p.log.Topology)-1, msg)
 	}
 	trimmed := strings.TrimSpace(msg)
-	if m := reVersion.FindStringSubmatch(trimmed); m != nil {
+	if m := guarded(strings.HasPrefix(trimmed, "NCCL version"), reVersion, trimmed); m != nil {
 		p.version(m[1])
 		return true
 	}
-	if m := reSystem.FindStringSubmatch(trimmed); m != nil {
+	if m := guarded(strings.HasPrefix(trimmed, "==="), reSystem, trimmed); m != nil {
 		p.log.Topology = append(p.log.Topology, TopoDump{Source: src, MaxBW: atof(m[1]), TotalBW: atof(m[2])})
 		p.dump[proc] = len(p.log.Topology) - 1
 		p.dumpStack[proc] = nil
 		return true
 	}
-	if m := rePattern.FindStringSubmatch(trimmed); m != nil {
+	if m := guarded(strings.HasPrefix(trimmed, "Pattern "), rePattern, trimmed); m != nil {
 		pat := atoi(m[1])
 		p.log.GraphSearches = append(p.log.GraphSearches, GraphSearch{Source: src, Pattern: pat, PatternName: patternNames[pat],
 			CrossNic: atoi(m[2]), NChannels: atoi(m[3]), BWIntra: atof(m[4]), BWInter: atof(m[5]),
@@ -259,7 +295,7 @@ func (p *parser) info(src Source, msg string) bool {
 		p.lastSearch[thread] = len(p.log.GraphSearches) - 1
 		return true
 	}
-	if m := reGraphChan.FindStringSubmatch(msg); m != nil {
+	if m := guarded(trimmed != "" && trimmed[0] >= '0' && trimmed[0] <= '9', reGraphChan, msg); m != nil {
 		if idx, ok := p.lastSearch[thread]; ok {
 			gs := &p.log.GraphSearches[idx]
 			gs.Channels = append(gs.Channels, strings.Fields(m[2]))
@@ -267,7 +303,7 @@ func (p *parser) info(src Source, msg string) bool {
 		}
 		return false
 	}
-	if m := reConnection.FindStringSubmatch(trimmed); m != nil {
+	if m := guarded(strings.Contains(trimmed, " via "), reConnection, trimmed); m != nil {
 		transport := m[8]
 		kind := transport
 		if i := strings.IndexAny(kind, "/ "); i >= 0 {
@@ -277,7 +313,7 @@ func (p *parser) info(src Source, msg string) bool {
 			FromRank: atoi(m[3]), FromDev: m[4], ToRank: atoi(m[5]), ToDev: m[6], Direction: m[7], Transport: transport, Kind: kind})
 		return true
 	}
-	if m := reRing.FindStringSubmatch(trimmed); m != nil {
+	if m := guarded(strings.HasPrefix(trimmed, "Channel "), reRing, trimmed); m != nil {
 		ring := Ring{Source: src, Channel: atoi(m[1]), NChannels: atoi(m[2])}
 		for _, f := range strings.Fields(m[3]) {
 			ring.Ranks = append(ring.Ranks, atoi(f))
@@ -285,11 +321,11 @@ func (p *parser) info(src Source, msg string) bool {
 		p.log.Rings = append(p.log.Rings, ring)
 		return true
 	}
-	if m := reRingLink.FindStringSubmatch(trimmed); m != nil {
+	if m := guarded(strings.HasPrefix(trimmed, "Ring "), reRingLink, trimmed); m != nil {
 		p.log.RingLinks = append(p.log.RingLinks, RingLink{Source: src, Channel: atoi(m[1]), Prev: atoi(m[2]), Rank: atoi(m[3]), Next: atoi(m[4])})
 		return true
 	}
-	if m := reTrees.FindStringSubmatch(trimmed); m != nil {
+	if m := guarded(strings.HasPrefix(trimmed, "Trees "), reTrees, trimmed); m != nil {
 		for _, e := range reTreeEntry.FindAllStringSubmatch(m[1], -1) {
 			for part, spec := range strings.Split(e[2], "|") {
 				if t, ok := parseTreeSpec(spec); ok {
@@ -300,11 +336,11 @@ func (p *parser) info(src Source, msg string) bool {
 		}
 		return true
 	}
-	if m := reTreeOne.FindStringSubmatch(trimmed); m != nil {
+	if m := guarded(strings.HasPrefix(trimmed, "Tree "), reTreeOne, trimmed); m != nil {
 		p.log.Trees = append(p.log.Trees, Tree{Source: src, Channel: atoi(m[1]), Parent: atoi(m[2]), Rank: atoi(m[3]), Children: ints(strings.Split(m[4], "/"))})
 		return true
 	}
-	if m := reChoice.FindStringSubmatch(trimmed); m != nil {
+	if m := guarded(strings.Contains(trimmed, "Bytes -> Algo"), reChoice, trimmed); m != nil {
 		c := Choice{Source: src, Op: m[1], Bytes: atoi64(m[2]), Algorithm: canonicalAlgo(m[3]), Protocol: canonicalProto(m[4]),
 			TimeUs: atof(m[5]), ChannelLo: -1, ChannelHi: -1, Comm: m[8]}
 		if m[6] != "" {
@@ -313,7 +349,7 @@ func (p *parser) info(src Source, msg string) bool {
 		p.log.Choices = append(p.log.Choices, c)
 		return true
 	}
-	if m := reOperation.FindStringSubmatch(trimmed); m != nil {
+	if m := guarded(strings.Contains(trimmed, "opCount"), reOperation, trimmed); m != nil {
 		op := Operation{Source: src, Op: m[1], OpCount: m[2], Count: atoi64(m[3]), RedOp: atoi(m[5]), Root: atoi(m[6]), Comm: m[7], NRanks: atoi(m[8])}
 		if dt := atoi(m[4]); dt >= 0 && dt < len(datatypes) {
 			op.Datatype = datatypes[dt].name
@@ -324,7 +360,7 @@ func (p *parser) info(src Source, msg string) bool {
 		p.log.Operations = append(p.log.Operations, op)
 		return true
 	}
-	if m := reInitRank.FindStringSubmatch(trimmed); m != nil {
+	if m := guarded(strings.Contains(trimmed, " - Init "), reInitRank, trimmed); m != nil {
 		r := p.rank(src, m[2])
 		r.InitFunc = firstNonEmpty(r.InitFunc, m[1])
 		r.Rank, r.NRanks, r.CUDADev, r.NVMLDev = atoi(m[3]), atoi(m[4]), atoi(m[5]), atoi(m[6])
@@ -337,19 +373,19 @@ func (p *parser) info(src Source, msg string) bool {
 		}
 		return true
 	}
-	if m := reCommInfo.FindStringSubmatch(trimmed); m != nil {
+	if m := guarded(strings.HasPrefix(trimmed, "comm "), reCommInfo, trimmed); m != nil {
 		r := p.rank(src, m[1])
 		r.Rank, r.NRanks, r.NNodes, r.LocalRanks, r.LocalRank = atoi(m[2]), atoi(m[3]), atoi(m[4]), atoi(m[5]), atoi(m[6])
 		r.MNNVL = atoi(m[7])
 		return true
 	}
-	if m := reCommEnd.FindStringSubmatch(trimmed); m != nil {
+	if m := guarded(strings.HasPrefix(trimmed, "comm "), reCommEnd, trimmed); m != nil {
 		r := p.rank(src, m[1])
 		r.Rank, r.NRanks, r.CUDADev = atoi(m[2]), atoi(m[3]), atoi(m[4])
 		r.End = m[6]
 		return true
 	}
-	if m := reInitTiming.FindStringSubmatch(trimmed); m != nil {
+	if m := guarded(strings.HasPrefix(trimmed, "Init timings"), reInitTiming, trimmed); m != nil {
 		it := InitTiming{Source: src, Func: m[1], Rank: atoi(m[2]), NRanks: atoi(m[3]), TotalS: atof(m[4])}
 		for _, ph := range rePhase.FindAllStringSubmatch(m[5], -1) {
 			it.Phases = append(it.Phases, Phase{Name: ph[1], Seconds: atof(ph[2])})
@@ -357,19 +393,19 @@ func (p *parser) info(src Source, msg string) bool {
 		p.log.InitTimings = append(p.log.InitTimings, it)
 		return true
 	}
-	if m := reChanCount.FindStringSubmatch(trimmed); m != nil {
+	if m := guarded(strings.Contains(trimmed, "coll channels"), reChanCount, trimmed); m != nil {
 		p.log.ChannelCounts = append(p.log.ChannelCounts, ChannelCount{Source: src, Coll: atoi(m[1]), CollNet: atoi(m[2]),
 			NVLS: atoi(m[3]), P2P: atoi(m[4]), P2PPerPeer: atoi(m[5])})
 		return true
 	}
-	if m := reEnv.FindStringSubmatch(trimmed); m != nil {
+	if m := guarded(strings.Contains(trimmed, "set by environment"), reEnv, trimmed); m != nil {
 		p.log.Env = append(p.log.Env, EnvSetting{Source: src, Name: m[1], Value: strings.TrimSpace(m[2])})
 		return true
 	}
-	if p.tableLine(src, thread, msg) {
+	if strings.Contains(msg, "|") && p.tableLine(src, thread, msg) {
 		return true
 	}
-	if m := rePathHead.FindStringSubmatch(trimmed); m != nil {
+	if m := guarded(strings.Contains(trimmed, " :"), rePathHead, trimmed); m != nil {
 		entries := rePathEntry.FindAllStringSubmatch(m[2], -1)
 		if len(entries) == 0 {
 			return false
@@ -380,6 +416,15 @@ func (p *parser) info(src Source, msg string) bool {
 		return true
 	}
 	return false
+}
+
+// guarded runs re only when a cheap test on the text passed: most lines
+// are matched by one pattern of many.
+func guarded(ok bool, re *regexp.Regexp, text string) []string {
+	if !ok {
+		return nil
+	}
+	return re.FindStringSubmatch(text)
 }
 
 // parseTreeSpec reads "2/-1/-1->1->0" (children->rank->parent, 2.7+)
@@ -553,7 +598,41 @@ func (p *parser) rank(src Source, comm string) *Rank {
 	return &p.log.Ranks[len(p.log.Ranks)-1]
 }
 
+// process counts a line for its host:pid and notes its device.
+func (p *parser) process(src Source) {
+	key := src.Process()
+	i, ok := p.procIdx[key]
+	if !ok {
+		p.log.Processes = append(p.log.Processes, Process{Host: src.Host, PID: src.PID, Devices: []int{}, FirstLine: src.Line})
+		i = len(p.log.Processes) - 1
+		p.procIdx[key] = i
+	}
+	pr := &p.log.Processes[i]
+	pr.Lines++
+	if src.Dev >= 0 && !slices.Contains(pr.Devices, src.Dev) {
+		pr.Devices = append(pr.Devices, src.Dev)
+		slices.Sort(pr.Devices)
+	}
+}
+
 func (p *parser) finish() {
+	// A process's ranks: from its communicator lines, and from the tree
+	// and ring lines, which name the rank that printed them.
+	addRank := func(src Source, rank int) {
+		if i, ok := p.procIdx[src.Process()]; ok && !slices.Contains(p.log.Processes[i].Ranks, rank) {
+			p.log.Processes[i].Ranks = append(p.log.Processes[i].Ranks, rank)
+			slices.Sort(p.log.Processes[i].Ranks)
+		}
+	}
+	for _, r := range p.log.Ranks {
+		addRank(r.Source, r.Rank)
+	}
+	for _, t := range p.log.Trees {
+		addRank(t.Source, t.Rank)
+	}
+	for _, r := range p.log.RingLinks {
+		addRank(r.Source, r.Rank)
+	}
 	open := make([]int, 0, len(p.dump))
 	for _, idx := range p.dump {
 		open = append(open, idx)

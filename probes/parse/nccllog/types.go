@@ -45,6 +45,9 @@ func (s Source) Process() string { return fmt.Sprintf("%s:%d", s.Host, s.PID) }
 type Log struct {
 	// Versions are the distinct "NCCL version" banners, in order.
 	Versions []string `json:"versions,omitempty"`
+	// Processes has one entry per host:pid that printed NCCL lines, in
+	// order of first appearance.
+	Processes []Process `json:"processes,omitempty"`
 	// Ranks has one entry per communicator rank (host, pid, comm).
 	Ranks         []Rank         `json:"ranks,omitempty"`
 	Topology      []TopoDump     `json:"topology,omitempty"`
@@ -66,6 +69,17 @@ type Log struct {
 	// Unrecognized counts NCCL lines no record type matched (allocation
 	// traces, plugin messages, ...).
 	Unrecognized int `json:"unrecognized"`
+}
+
+// Process is one host:pid: the CUDA devices its lines named and the ranks
+// it holds (one process may drive several GPUs and communicators).
+type Process struct {
+	Host      string `json:"host"`
+	PID       int    `json:"pid"`
+	Devices   []int  `json:"devices"`
+	Ranks     []int  `json:"ranks,omitempty"`
+	Lines     int    `json:"lines"`
+	FirstLine int    `json:"first_line"`
 }
 
 // Rank is one rank of one communicator, merged from the lines that name

@@ -343,6 +343,8 @@ func (p *textParser) fragment(text string, cut bool) {
 			p.ignored(text)
 			return
 		}
+		p.current() // a row before any header starts a run first
+
 		p.pendAt = p.lineNo
 		p.pending = append(p.pending, tokens...)
 	} else {

@@ -498,6 +498,9 @@ func (p *textParser) feed(raw string) error {
 		p.recognised = true
 		if pending != "" && len(p.rep.Devices) == 0 {
 			p.rep.Hostname = pending
+			if n := len(p.preamble); n > 0 && p.preamble[n-1] == pending {
+				p.preamble = p.preamble[:n-1]
+			}
 		}
 		p.rep.Devices = append(p.rep.Devices, Device{Index: atoi(m[1]), Name: m[2], BusID: m[3], Process: -1, Host: p.rep.Hostname})
 	case strings.HasPrefix(line, "Process ") && reProcess.MatchString(line):
@@ -546,19 +549,27 @@ func (p *textParser) feed(raw string) error {
 		p.rep.Warnings = append(p.rep.Warnings, line)
 	case !strings.ContainsAny(line, " \t") && !p.recognisedTestcases():
 		p.pending = line // a hostname line precedes the device list (v0.8+)
+		if !p.recognised {
+			p.unknown(line)
+		}
 	default:
 		if !p.recognised {
 			// A shell prompt or pasted command may precede the output;
 			// only a file with nothing of nvbandwidth's is foreign.
-			if p.firstUnknown == 0 {
-				p.firstUnknown, p.firstUnknownText = p.line, line
-			}
-			p.preamble = append(p.preamble, line)
+			p.unknown(line)
 			return nil
 		}
 		p.rep.Errors = append(p.rep.Errors, line)
 	}
 	return nil
+}
+
+// unknown keeps a line seen before any nvbandwidth line.
+func (p *textParser) unknown(line string) {
+	if p.firstUnknown == 0 {
+		p.firstUnknown, p.firstUnknownText = p.line, line
+	}
+	p.preamble = append(p.preamble, line)
 }
 
 func (p *textParser) recognisedTestcases() bool { return len(p.rep.Testcases) > 0 }

@@ -42,7 +42,12 @@ func ParseJSON(r io.Reader) (*Report, error) {
 			applySetting(rep, k, v)
 		}
 		if t := info["test"]; t != "" {
+			// "RDMA_Write_Latency_Test" -> "RDMA_Write Latency Test", the
+			// title the text report prints.
 			rep.Title = strings.ReplaceAll(t, "_", " ")
+			if rest, ok := strings.CutPrefix(t, "RDMA_"); ok {
+				rep.Title = "RDMA_" + strings.ReplaceAll(rest, "_", " ")
+			}
 			rep.Verb = verbOf(t)
 			rep.Bidirectional = strings.Contains(t, "Bidirectional")
 			switch {

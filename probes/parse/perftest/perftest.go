@@ -230,9 +230,9 @@ type textParser struct {
 	// it is an error unless it is the last line (then the report was cut).
 	badHeader     int
 	badHeaderText string
-	table      int
-	tableLine  int
-	bwCols     bwColumns
+	table         int
+	tableLine     int
+	bwCols        bwColumns
 }
 
 // bwColumns says where the optional columns of a bandwidth table are.
@@ -372,7 +372,8 @@ func (p *textParser) settings(raw string) {
 		// Tabs turned into spaces (pasted reports) leave the second pair
 		// inside the value: "OFF          Device         : ibp5".
 		if j := strings.Index(val, ":"); j > 0 {
-			if gaps := reGap.FindAllStringIndex(val[:j], -1); len(gaps) > 1 {
+			head := strings.TrimRight(val[:j], " ")
+			if gaps := reGap.FindAllStringIndex(head, -1); len(gaps) > 0 {
 				first := gaps[0]
 				p.setting(key, strings.TrimSpace(val[:first[0]]))
 				rest := val[first[1]:]

@@ -90,7 +90,7 @@ func TestParseFacts(t *testing.T) {
 		{"synthetic_atomic_bw_mib_label.txt", nil, "Atomic CMP_AND_SWAP BW Test", "bandwidth", "atomic", "pib_1", "IB", -1, "MiB/sec", 1, 1.67, 1.67 * 1048576, false},
 		{"write_bw_mb_server_issue234_cut.txt", ErrTruncated, "RDMA_Write BW Test", "bandwidth", "write", "mlx5_0", "Ethernet", 3, "MB/sec", 0, 0, 0, false},
 		{"write_bw_use_cuda_pr21_cut.txt", ErrTruncated, "RDMA_Write BW Test", "bandwidth", "write", "mlx5_2", "Ethernet", 3, "", 0, 0, 0, true},
-		{"synthetic_write_bw_strict_json_from_issue273.json", nil, "RDMA Write Post List BW Test", "bandwidth", "write", "ib0", "Ethernet", 2, "Gb/sec", 1, 0.48, 0.48 * 125e6, false},
+		{"synthetic_write_bw_strict_json_from_issue273.json", nil, "RDMA_Write Post List BW Test", "bandwidth", "write", "ib0", "Ethernet", 2, "Gb/sec", 1, 0.48, 0.48 * 125e6, false},
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {

@@ -281,7 +281,9 @@ func (g *GPU) fill() {
 	g.MemoryFreeMiB = number(g.first("FB Memory Usage/Free"))
 	g.MemoryReservedMiB = number(g.first("FB Memory Usage/Reserved"))
 	g.TemperatureC = number(g.first("Temperature/GPU Current Temp"))
-	g.PowerDrawW = number(g.first("GPU Power Readings/Power Draw", "Power Readings/Power Draw"))
+	// Drivers from about 550 split Power Draw into Instantaneous and Average.
+	g.PowerDrawW = number(g.first("GPU Power Readings/Power Draw", "GPU Power Readings/Instantaneous Power Draw",
+		"GPU Power Readings/Average Power Draw", "Power Readings/Power Draw"))
 	g.PowerLimitW = number(g.first("GPU Power Readings/Current Power Limit", "Power Readings/Power Limit"))
 	g.ClockSMMHz = number(g.first("Clocks/SM"))
 	g.ClockMemMHz = number(g.first("Clocks/Memory"))
@@ -327,7 +329,7 @@ func (r *Report) Topology() *probes.Topology {
 // Summary is one line per GPU a person reads first.
 func (r *Report) Summary() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "driver %s, CUDA %s, %d of %d attached GPUs listed\n", r.Driver, r.CUDA, len(r.GPUs), r.AttachedGPUs)
+	fmt.Fprintf(&b, "driver %s, CUDA %s, %d of %d attached GPUs listed\n", orNA(r.Driver), orNA(r.CUDA), len(r.GPUs), r.AttachedGPUs)
 	for i, g := range r.GPUs {
 		fmt.Fprintf(&b, "GPU%d %s %s: %s, %.0f MiB, PCIe Gen%d x%d (max Gen%d x%d), %.0f C, %.0f/%.0f W, fabric %s\n",
 			i, NormalizeBusID(g.BusID), g.UUID, g.Name, g.MemoryTotalMiB,

@@ -100,6 +100,24 @@ func TestParseSMIFacts(t *testing.T) {
 	}
 }
 
+// Recorded on this project's H200 machine (driver 580.159.04): complete,
+// with the split power readings of new drivers.
+func TestParseSMIRecordedH200(t *testing.T) {
+	data, _ := os.ReadFile("testdata/h200-1gpu-vm.txt")
+	rep, err := ParseString(string(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := rep.GPUs[0]
+	if rep.Driver != "580.159.04" || rep.CUDA != "13.0" || g.Name != "NVIDIA H200" || g.MemoryTotalMiB != 143771 ||
+		g.PCIeGenMax != 5 || g.PCIeWidthCurrent != 16 || g.PowerDrawW != 77.64 || g.PowerLimitW != 700 {
+		t.Errorf("H200 report %+v", g)
+	}
+	if v, _ := g.Get("GPU Virtualization Mode/Virtualization Mode"); v != "Pass-Through" {
+		t.Errorf("virtualization %q", v)
+	}
+}
+
 func TestParseSMIOldPower(t *testing.T) {
 	data, _ := os.ReadFile("testdata/synthetic-old-power-readings.txt")
 	rep, err := ParseString(string(data))

@@ -123,6 +123,10 @@ func (p *parser) feed(raw string) {
 	}
 }
 
+// maxColumns bounds the matrix, which grows as its square: no node has
+// more GPUs and NICs than this, and a damaged header must not exhaust memory.
+const maxColumns = 512
+
 // isHeader says whether a line is the matrix header: its first field is
 // GPU0 (or, on machines nvidia-smi shows no GPU rows for, NIC0).
 func (p *parser) isHeader(trimmed string) bool {
@@ -141,24 +145,30 @@ func (p *parser) readHeader(text string) {
 			p.hasGPUNID = strings.Contains(rest, "GPU NUMA ID")
 			break
 		}
-		p.columns = append(p.columns, tok)
+		if len(p.ids) == maxColumns {
+			p.fail(p.line, fmt.Sprintf("header has more than %d devices; the rest are ignored", maxColumns))
+			break
+		}
+		id := tok
 		switch {
 		case strings.HasPrefix(tok, "GPU"):
-			p.ids = append(p.ids, tok)
 		case strings.HasPrefix(tok, "NIC"):
-			p.ids = append(p.ids, tok)
 			nics++
 		default:
 			// Older drivers name NIC columns after the device.
-			id := "NIC" + strconv.Itoa(nics)
+			id = "NIC" + strconv.Itoa(nics)
 			nics++
-			p.ids = append(p.ids, id)
 			p.nicNames[id] = tok
 			p.namedNICs = true
 		}
-	}
-	for _, id := range p.ids {
-		p.topo.AddDevice(id)
+		if p.topo.AddDevice(id) != len(p.ids) {
+			// The matrix stays square only with distinct names; keep the
+			// columns read so far.
+			p.fail(p.line, fmt.Sprintf("header names %s twice", tok))
+			break
+		}
+		p.columns = append(p.columns, tok)
+		p.ids = append(p.ids, id)
 	}
 	p.rowsSeen = map[string]bool{}
 }

@@ -92,6 +92,7 @@ func TestParseTopoFacts(t *testing.T) {
 		{"pcie-8gpu-pix-pairs.txt", 8, 0, 0, 4, false, "GPU2", "GPU3", "PIX", "", "NUMA nodes unknown"},
 		{"p40-8gpu-soc-mlx5.txt", 8, 1, 0, 3, false, "GPU0", "NIC0", "SYS", "mlx5_0", "SOC"},
 		{"a100-4gpu-nv3-mlx5.txt", 4, 4, 2, 2, false, "GPU0", "GPU1", "NV3", "mlx5_0", "named after the device"},
+		{"h200-1gpu-vm-escapes.txt", 1, 0, 1, 0, false, "GPU0", "GPU0", "X", "", "inferred"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.file, func(t *testing.T) {

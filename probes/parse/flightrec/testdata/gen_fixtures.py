@@ -155,10 +155,21 @@ def healthy():
             entries.append(entry(rid, 0, ("0", "default_pg"), seq, 0, seq, "nccl:all_reduce", [[1024]], "Float",
                                  "completed", T0 + seq * 1_000_000, json_form=True))
             rid += 1
-            entries.append(entry(rid, 1, ("1", "tp"), seq, 0, seq, "nccl:_allgather_base", [[512]], "BFloat16",
+            entries.append(entry(rid, 1, ("1", "tp"), seq, 0, seq, "nccl:_all_gather_base", [[512]], "BFloat16",
                                  "completed", T0 + seq * 1_000_000 + 500, out_sizes=[[1024]], json_form=True))
             rid += 1
         write("healthy_json", rank, dump(groups, {0: (3, 3, 3), 1: (3, 3, 3)}, entries, json_form=True), json_form=True)
+
+
+def protocols():
+    """unpaired_send's rank 0 in pickle protocols 0, 4 and 5, for the decoder."""
+    with open(os.path.join("unpaired_send", "nccl_trace_rank_0"), "rb") as f:
+        d = pickle.load(f)
+    for proto in (0, 4, 5):
+        dirname = "protocol%d" % proto
+        os.makedirs(dirname, exist_ok=True)
+        with open(os.path.join(dirname, "nccl_trace_rank_0"), "wb") as f:
+            f.write(pickle.dumps(d, protocol=proto))
 
 
 if __name__ == "__main__":
@@ -167,3 +178,4 @@ if __name__ == "__main__":
     order_mismatch()
     unpaired_send()
     healthy()
+    protocols()

@@ -1,0 +1,89 @@
+"""Kernel protocol numbers for `make bench`: commlab against ipykernel,
+measured by the same jupyter_client code in the same run.
+
+- cold start: process start to the first kernel_info_reply (ms)
+- execute round trip of `1+1`: execute_request sent to idle status (median ms)
+- idle memory: VmRSS of the kernel process after the runs (MB)
+
+Usage: kernel_bench.py COMMLAB_BINARY [N]
+"""
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+from jupyter_client import BlockingKernelClient
+from jupyter_client.connect import write_connection_file
+
+TARGETS = {"cold_start_ms": 150.0, "roundtrip_ms": 2.0, "ratio": 0.3, "rss_mb": 100.0}
+
+
+def measure(argv_for, n):
+    tmp = tempfile.mkdtemp()
+    cf, info = write_connection_file(os.path.join(tmp, "kernel.json"))
+    argv = [a.replace("{connection_file}", cf) for a in argv_for]
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    kc = BlockingKernelClient(connection_file=cf)
+    kc.load_connection_file()
+    kc.start_channels()
+    try:
+        # ZeroMQ queues the request until the kernel has bound its
+        # sockets, so one kernel_info_request measures the cold start.
+        msg_id = kc.kernel_info()
+        while True:
+            reply = kc.get_shell_msg(timeout=30)
+            if reply["parent_header"].get("msg_id") == msg_id:
+                break
+        cold = (time.perf_counter() - t0) * 1000
+        kc.wait_for_ready(timeout=30)  # iopub subscribed (ZeroMQ's slow joiner)
+        # Drain iopub, then time execute to idle.
+        def run_once():
+            t = time.perf_counter()
+            mid = kc.execute("1+1")
+            while True:
+                m = kc.get_iopub_msg(timeout=10)
+                if m["parent_header"].get("msg_id") == mid and m["msg_type"] == "status" and m["content"]["execution_state"] == "idle":
+                    break
+            dt = time.perf_counter() - t
+            while kc.get_shell_msg(timeout=10)["parent_header"].get("msg_id") != mid:
+                pass
+            return dt * 1000
+        for _ in range(20):
+            run_once()
+        times = [run_once() for _ in range(n)]
+        with open("/proc/%d/status" % proc.pid) as f:
+            rss = next(int(l.split()[1]) for l in f if l.startswith("VmRSS")) / 1024
+        return {"cold_start_ms": cold, "roundtrip_ms": statistics.median(times), "rss_mb": rss}
+    finally:
+        kc.shutdown()
+        kc.stop_channels()
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def main():
+    binary = os.path.abspath(sys.argv[1])
+    n = int(sys.argv[2]) if len(sys.argv) > 2 else 300
+    commlab = measure([binary, "kernel", "{connection_file}"], n)
+    ipy = measure([sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"], n)
+    ratio = commlab["roundtrip_ms"] / ipy["roundtrip_ms"]
+    print("%-28s %10s %10s %10s" % ("", "commlab", "ipykernel", "target"))
+    print("%-28s %10.1f %10.1f %10s" % ("cold start to kernel_info ms", commlab["cold_start_ms"], ipy["cold_start_ms"], "<= 150"))
+    print("%-28s %10.3f %10.3f %10s" % ("execute 1+1 median ms", commlab["roundtrip_ms"], ipy["roundtrip_ms"], "<= 2"))
+    print("%-28s %10.2f %10s %10s" % ("round trip ratio", ratio, "", "<= 0.3"))
+    print("%-28s %10.1f %10.1f %10s" % ("idle RSS MB", commlab["rss_mb"], ipy["rss_mb"], "<= 100"))
+    json.dump({"commlab": commlab, "ipykernel": ipy, "ratio": ratio, "n": n}, sys.stderr)
+    sys.stderr.write("\n")
+    ok = (commlab["cold_start_ms"] <= TARGETS["cold_start_ms"] and commlab["roundtrip_ms"] <= TARGETS["roundtrip_ms"]
+          and ratio <= TARGETS["ratio"] and commlab["rss_mb"] <= TARGETS["rss_mb"])
+    print("targets met" if ok else "TARGETS MISSED")
+
+
+if __name__ == "__main__":
+    main()

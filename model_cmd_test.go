@@ -1,0 +1,131 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+)
+
+func runModelCLI(args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	code := dispatch(append([]string{"model"}, args...), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// The chapter-1 question through the CLI: 8 GPUs, ring, 25 GB/s one way,
+// alpha 5 us (worked in costmodel's TestChapter1Question).
+func TestModelCLIChapter1(t *testing.T) {
+	code, out, errs := runModelCLI("all_reduce", "--size", "1GB", "-n", "8", "--bw", "25GB/s", "--lat", "5us")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"70.07 ms = 70 us latency + 70 ms bandwidth (bandwidth-bound)", "algbw   14.27 GB/s", "busbw   24.98 GB/s"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	code, out, _ = runModelCLI("allreduce", "--size", "64KB", "--bw", "25GB/s", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	var r map[string]any
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if math.Abs(r["time_s"].(float64)-74.48e-6) > 1e-12 || math.Abs(r["busbw_gbps"].(float64)-1.5037594) > 1e-6 ||
+		math.Abs(r["algbw_gbps"].(float64)-0.85929108) > 1e-6 || r["bound"] != "latency" {
+		t.Errorf("json: %v", r)
+	}
+}
+
+func TestModelCLISweepJSON(t *testing.T) {
+	code, out, errs := runModelCLI("--sweep", "8B:8GB", "reduce_scatter", "--algo", "rhd", "--bw", "400Gb/s", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var rows []map[string]any
+	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 30 || rows[0]["bytes"].(float64) != 8 || rows[29]["algorithm"] != "rhd" {
+		t.Errorf("%d rows: %v", len(rows), rows[0])
+	}
+	for _, r := range rows {
+		for _, k := range []string{"time_s", "algbw_gbps", "busbw_gbps"} {
+			if _, ok := r[k].(float64); !ok {
+				t.Fatalf("row lacks %s: %v", k, r)
+			}
+		}
+	}
+	code, out, _ = runModelCLI("all_gather", "--sweep", "1KB:1GB:1000", "--bw", "25GB/s")
+	if code != 0 || !strings.Contains(out, "busbw GB/s") || strings.Count(out, "\n") != 5 {
+		t.Errorf("table:\n%s", out)
+	}
+}
+
+func TestModelCLITuner(t *testing.T) {
+	code, out, errs := runModelCLI("all_reduce", "--size", "1GiB", "--preset", "hgx-h100", "--algo", "auto", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var r map[string]any
+	json.Unmarshal([]byte(out), &r)
+	if r["algorithm"] != "NVLS" || r["protocol"] != "Simple" || r["ranks"].(float64) != 8 {
+		t.Errorf("auto pick: %v", r)
+	}
+	code, out, _ = runModelCLI("all_reduce", "--size", "1GiB", "--preset", "hgx-h100", "--algo", "ring", "--proto", "auto")
+	if code != 0 || !strings.Contains(out, "pick    Ring/Simple") || !strings.Contains(out, "forcing Ring/Simple costs 1.46x") {
+		t.Errorf("forced ring:\n%s", out)
+	}
+	code, out, _ = runModelCLI("all_reduce", "--sweep", "4B:1GB:16", "--preset", "pcie-8gpu", "--algo", "auto", "--table")
+	if code != 0 || !strings.Contains(out, "  Algorithm   |") || !strings.Contains(out, " Max NThreads |") || !strings.Contains(out, "busbw GB/s") {
+		t.Errorf("pcie table:\n%s", out)
+	}
+	code, out, _ = runModelCLI("all_reduce", "--sweep", "4B:1GB:16", "--preset", "pcie-8gpu", "--algo", "auto", "--json")
+	var rows []map[string]any
+	if err := json.Unmarshal([]byte(out), &rows); code != 0 || err != nil || len(rows) != 7 { // 4 x 16^k <= 1e9 for k = 0..6
+		t.Fatalf("pcie sweep: %d %v", code, err)
+	}
+	for _, r := range rows {
+		if r["protocol"] == "LL128" || r["algorithm"] == "NVLS" {
+			t.Errorf("a PCIe box gets neither LL128 nor NVLS: %v", r)
+		}
+	}
+}
+
+func TestModelCLIErrors(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{}, "exactly one collective"},
+		{[]string{"allsum", "--size", "1GB", "--bw", "25GB/s"}, "unknown collective"},
+		{[]string{"all_reduce", "--size", "25G", "--bw", "25GB/s"}, "ambiguous"},
+		{[]string{"all_reduce", "--bw", "25GB/s"}, "either --size or --sweep"},
+		{[]string{"all_reduce", "--size", "1GB", "--sweep", "8B:8GB", "--bw", "25GB/s"}, "either --size or --sweep"},
+		{[]string{"all_reduce", "--size", "1GB"}, "need --bw"},
+		{[]string{"all_reduce", "--size", "1GB", "--bw", "25GB"}, "per-second"},
+		{[]string{"all_reduce", "--size", "1GB", "--bw", "25GB/s", "--lat", "5"}, "no unit"},
+		{[]string{"all_gather", "--algo", "tree", "--size", "1MB", "--bw", "25GB/s"}, "does not apply"},
+		{[]string{"all_reduce", "--algo", "magic", "--size", "1MB", "--bw", "25GB/s"}, "unknown algorithm"},
+		{[]string{"all_reduce", "--proto", "ll64", "--size", "1MB", "--bw", "25GB/s"}, "unknown protocol"},
+		{[]string{"all_reduce", "--preset", "dgx-z", "--size", "1MB"}, "unknown node preset"},
+		{[]string{"all_reduce", "-n", "7", "--nodes", "2", "--size", "1MB", "--bw", "25GB/s"}, "evenly"},
+		{[]string{"all_reduce", "--algo", "rhd", "--proto", "auto", "--size", "1MB", "--preset", "hgx-h100"}, "not one of NCCL's"},
+		{[]string{"all_reduce", "--algo", "auto", "--size", "1MB", "--preset", "hgx-h100", "-n", "4"}, "whole nodes"},
+		{[]string{"all_to_all", "--algo", "auto", "--size", "1MB", "--preset", "hgx-h100"}, "tuner covers"},
+		{[]string{"all_reduce", "--size", "1MB", "--bw", "25GB/s", "--bogus"}, "flag provided but not defined"},
+		{[]string{"all_reduce", "--sweep", "8GB:8B", "--bw", "25GB/s"}, "MIN <= MAX"},
+	}
+	for _, tt := range tests {
+		code, _, errs := runModelCLI(tt.args...)
+		if code != 2 || !strings.Contains(errs, tt.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tt.args, code, errs, tt.want)
+		}
+	}
+	if code, _, errs := runModelCLI("-h"); code != 0 || !strings.Contains(errs, "usage: commlab model") {
+		t.Errorf("-h: %d %q", code, errs)
+	}
+}

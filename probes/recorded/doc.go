@@ -1,0 +1,8 @@
+// Package recorded keeps runs measured on real GPUs (the H200 machines
+// this project measures on) inside the binary, so chapters show measured
+// numbers, with their provenance, on machines without a GPU.
+//
+// Each file in data/ is a probes.Run saved by `commlab probe ... --save`;
+// List names them and Load decodes one. The package does not measure
+// anything itself (probes/cuda and probes/nccl do).
+package recorded

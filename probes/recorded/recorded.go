@@ -1,0 +1,62 @@
+package recorded
+
+import (
+	"bytes"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/commlab/commlab/probes"
+)
+
+//go:embed data/*.json
+var data embed.FS
+
+// ErrNotFound says no recorded run has the name asked for.
+var ErrNotFound = errors.New("recorded: no such run")
+
+// List returns the names of the recorded runs (file names without .json),
+// sorted.
+func List() []string {
+	entries, err := fs.ReadDir(data, "data")
+	if err != nil {
+		return nil
+	}
+	var names []string
+	for _, e := range entries {
+		if n, ok := strings.CutSuffix(e.Name(), ".json"); ok && !e.IsDir() {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Load decodes the recorded run called name (with or without .json).
+func Load(name string) (*probes.Run, error) {
+	name = strings.TrimSuffix(path.Base(name), ".json")
+	b, err := data.ReadFile("data/" + name + ".json")
+	if err != nil {
+		return nil, fmt.Errorf("%w: %q (have %s)", ErrNotFound, name, strings.Join(List(), ", "))
+	}
+	r, err := probes.ReadRun(bytes.NewReader(b))
+	if err != nil {
+		return nil, fmt.Errorf("recorded: %s: %w", name, err)
+	}
+	return r, nil
+}
+
+// Match returns the names that start with prefix, e.g. "nccl-h200x1-proto".
+func Match(prefix string) []string {
+	var out []string
+	for _, n := range List() {
+		if strings.HasPrefix(n, prefix) {
+			out = append(out, n)
+		}
+	}
+	return out
+}

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/commlab/commlab/lab/notebook"
+)
+
+func labCLI(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	prev := runCaptureOutput
+	runCaptureOutput = false
+	defer func() { runCaptureOutput = prev }()
+	var stdout, stderr bytes.Buffer
+	code := dispatch(args, &stdout, &stderr)
+	return code, stdout.String(), stderr.String()
+}
+
+func TestRunCLIExecutesAndWritesCopies(t *testing.T) {
+	out := t.TempDir()
+	code, stdout, stderr := labCLI(t, "run", "lab/testdata/params.md", "--out", out, "-p", "n=21", "--html")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "ok      lab/testdata/params.md") {
+		t.Errorf("stdout = %q", stdout)
+	}
+	data, err := os.ReadFile(filepath.Join(out, "params.ipynb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := notebook.Validate(data); err != nil {
+		t.Error(err)
+	}
+	if !strings.Contains(string(data), "ring of 21") || !strings.Contains(string(data), "injected-parameters") {
+		t.Errorf("executed notebook lacks the parameter's effect")
+	}
+	for _, f := range []string{"params.html", "index.html"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	if src, _ := os.ReadFile("lab/testdata/params.md"); strings.Contains(string(src), "injected") {
+		t.Error("the source changed")
+	}
+}
+
+func TestRunCLIFailedCell(t *testing.T) {
+	out := t.TempDir()
+	code, _, stderr := labCLI(t, "run", "--out", out, "lab/testdata/fails.md")
+	if code != 1 {
+		t.Errorf("exit %d, want 1", code)
+	}
+	for _, want := range []string{"cell 4, line 2: panic: assignment to entry in nil map", `>   2 | m["boom"] = x`} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	if code, _, _ := labCLI(t, "run", "--out", out, "--allow-errors", "lab/testdata/fails.md"); code != 0 {
+		t.Errorf("--allow-errors: exit %d", code)
+	}
+}
+
+func TestRunCLIUsageErrors(t *testing.T) {
+	out := t.TempDir()
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run"}, "no notebooks given"},
+		{[]string{"run", "--bogus", "x.md"}, "flag provided but not defined"},
+		{[]string{"run", "-p", "novalue", "x.md"}, "want name=value"},
+		{[]string{"run", "--out", out, "-p", "n=eight", "lab/testdata/params.md"}, "parameter n is int"},
+		{[]string{"run", "--out", out, "-p", "zzz=1", "lab/testdata/params.md"}, `unknown parameter "zzz"`},
+		{[]string{"run", "--out", out, "-p", "n=1", "lab/testdata/params.md", "lab/testdata/fails.md"}, "no code cell tagged"},
+		{[]string{"run", "--out", out, "missing.md"}, "no such file"},
+	}
+	for _, tt := range tests {
+		code, stdout, stderr := labCLI(t, tt.args...)
+		if code != 2 || !strings.Contains(stderr, tt.want) {
+			t.Errorf("%v: exit %d, stderr %q, want 2 and %q", tt.args, code, stderr, tt.want)
+		}
+		if stdout != "" {
+			t.Errorf("%v: something ran: %q", tt.args, stdout)
+		}
+	}
+	if entries, _ := os.ReadDir(out); len(entries) != 0 {
+		t.Errorf("usage errors wrote %v", entries)
+	}
+}
+
+// The tour runs top to bottom on any machine, GPU or not.
+func TestRunCLITourRuns(t *testing.T) {
+	out := t.TempDir()
+	code, stdout, stderr := labCLI(t, "run", "--out", out, "--cell-timeout", "1m", "chapters/00-tour.md")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	nb, err := notebook.ReadFile(filepath.Join(out, "00-tour.ipynb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, c := range nb.Cells {
+		for _, o := range c.Outputs {
+			kinds = append(kinds, o.Type)
+			if o.Type == notebook.Error {
+				t.Errorf("cell %s failed: %s", c.ID, o.EValue)
+			}
+		}
+	}
+	all := strings.Join(kinds, " ")
+	for _, want := range []string{"stream", "execute_result", "display_data"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("the tour shows no %s output (%s)", want, all)
+		}
+	}
+}
