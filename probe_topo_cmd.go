@@ -13,6 +13,7 @@ import (
 	"github.com/commlab/commlab/probes"
 	"github.com/commlab/commlab/probes/fake"
 	"github.com/commlab/commlab/probes/nvml"
+	"github.com/commlab/commlab/probes/sysfs"
 	"github.com/commlab/commlab/probes/topograph"
 )
 
@@ -29,7 +30,7 @@ var topoSource = func(fakeName string) (probes.Source, error) {
 	if fakeName != "" {
 		return fake.ByName(fakeName)
 	}
-	return nvml.New(os.DirFS("/")), nil
+	return nvml.New(sysfs.New(os.DirFS("/"))), nil
 }
 
 func runProbeTopo(args []string, stdout, stderr io.Writer) int {

@@ -106,6 +106,9 @@ func Serve(ctx context.Context, info conn.Info, opts Options) error {
 			log.Info("kernel: shutdown", "restart", restart)
 			k.interrupt()
 			k.closeSession()
+			// zmq4 drops what PUB still queues at Close: let the idle
+			// status that ends the shutdown request go out first.
+			time.Sleep(100 * time.Millisecond)
 			return nil
 		}
 	}

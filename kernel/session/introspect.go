@@ -256,9 +256,7 @@ func (s *Session) members(qualifier string) []string {
 	}
 	if et.Kind() == reflect.Struct {
 		for i := 0; i < et.NumField(); i++ {
-			if et.Field(i).IsExported() || !strings.HasPrefix(et.Field(i).Name, "X") {
-				out = append(out, et.Field(i).Name)
-			}
+			out = append(out, fieldName(et.Field(i).Name))
 		}
 		// Methods of interpreted types are not in reflect: take them from
 		// the declarations whose receiver type has the same fields.
@@ -272,9 +270,18 @@ func (s *Session) members(qualifier string) []string {
 	return out
 }
 
+// fieldName undoes yaegi's renaming of unexported fields of interpreted
+// structs ("count" is stored as "Xcount" so reflect can build the type).
+func fieldName(stored string) string {
+	if len(stored) > 1 && stored[0] == 'X' && stored[1] >= 'a' && stored[1] <= 'z' {
+		return stored[1:]
+	}
+	return stored
+}
+
 func sameFields(typeSrc string, t reflect.Type) bool {
 	for i := 0; i < t.NumField(); i++ {
-		if !strings.Contains(typeSrc, t.Field(i).Name) {
+		if !strings.Contains(typeSrc, fieldName(t.Field(i).Name)) {
 			return false
 		}
 	}

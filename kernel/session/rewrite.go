@@ -25,9 +25,9 @@ const (
 // Names the rewriter introduces. They start with an underscore pair so a
 // person's names never collide with them.
 const (
-	helperPkg     = "__commlab"      // import name of the session's compiled helpers
-	minFunc       = "__commlab_min"  // generic min polyfill (interpreted)
-	maxFunc       = "__commlab_max"  // generic max polyfill (interpreted)
+	helperPkg     = "__commlab"     // import name of the session's compiled helpers
+	minFunc       = "__commlab_min" // generic min polyfill (interpreted)
+	maxFunc       = "__commlab_max" // generic max polyfill (interpreted)
 	recoverFunc   = "__commlab_recover"
 	resultCapture = helperPkg + ".Result("
 )

@@ -467,12 +467,15 @@ func (s *Session) autoImport(names []string) error {
 }
 
 func (s *Session) runDecls(cell string, rw rewriteResult) error {
-	// A type whose text changed cannot be redefined in place (yaegi keeps
-	// the first one): rebuild the interpreter from the declarations.
+	// A type or method whose text changed cannot be redefined in place
+	// (yaegi keeps the first one): rebuild the interpreter from the
+	// declarations.
 	rebuild := false
-	for _, t := range rw.typeNames {
-		if d, ok := s.decls.get(t); ok && d.kind == "type" {
+	var fixed []string
+	for _, n := range rw.declared {
+		if d, ok := s.decls.get(n); ok && (d.kind == "type" || d.kind == "method") {
 			rebuild = true
+			fixed = append(fixed, n)
 		}
 	}
 	before := map[string]bool{}
@@ -489,7 +492,7 @@ func (s *Session) runDecls(cell string, rw rewriteResult) error {
 			trial.byName[k] = &c
 		}
 		changed := trial.record(rw.src)
-		if !typeChanged(s.decls, &trial, rw.typeNames) {
+		if !typeChanged(s.decls, &trial, fixed) {
 			rebuild = false
 		} else {
 			if err := s.rebuild(&trial); err != nil {

@@ -87,6 +87,12 @@ func TestCellRules(t *testing.T) {
 			[]string{"!CompileError: 3:6: undefined: undefinedName\n"}},
 		{"multi value drops nil error", []string{`strconv.Atoi("12")`}, []string{"=> 12\n"}},
 		{"error result", []string{`errors.New("bad")`}, []string{"=> bad\n"}},
+		{"os.Exit does not end the kernel", []string{"os.Exit(3)", "1"}, []string{"!panic: os.Exit(3)\n", "=> 1\n"}},
+		{"redefined const reaches functions", []string{"const n = 2\nfunc twice() int { return n * 2 }", "twice()", "const n = 5", "twice()"},
+			[]string{"", "=> 4\n", "", "=> 10\n"}},
+		{"method redefinition", []string{"type C struct{ v int }\nfunc (c C) Get() int { return c.v }", "C{3}.Get()", "func (c C) Get() int { return c.v * 100 }", "C{3}.Get()"},
+			[]string{"", "=> 3\n", "", "=> 300\n"}},
+		{"undefined name is named plainly", []string{"nope + 1"}, []string{"!CompileError: 1:1: undefined: nope\n"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

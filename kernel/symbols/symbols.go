@@ -14,4 +14,4 @@ import "reflect"
 // yaegi's interp.Use expects.
 var Symbols = map[string]map[string]reflect.Value{}
 
-//go:generate go run github.com/traefik/yaegi/cmd/yaegi extract -name symbols github.com/commlab/commlab/kernel/display
+//go:generate go run generate.go -out .

@@ -79,6 +79,7 @@ func goFence(line string) (marker, options string, ok bool) {
 	if marker == "" || marker[0] != '`' {
 		return "", "", false
 	}
+	info = strings.TrimLeft(info, " \t")
 	fields := strings.Fields(info)
 	if len(fields) == 0 || fields[0] != Language || !strings.HasPrefix(info, Language) {
 		return "", "", false
@@ -227,11 +228,16 @@ func parseHeader(src string) (meta map[string]any, raw bool, err error) {
 		}
 		meta = map[string]any{}
 	}
-	if jt, ok := meta["jupytext"].(map[string]any); ok {
+	switch jt := meta["jupytext"].(type) {
+	case map[string]any:
 		delete(jt, "text_representation")
 		if len(jt) == 0 {
 			delete(meta, "jupytext")
 		}
+	case nil:
+		delete(meta, "jupytext") // "jupytext:" with nothing under it
+	default:
+		return nil, true, fmt.Errorf("jupytext entry is not a mapping")
 	}
 	delete(doc, "jupyter")
 	if len(doc) > 0 {
@@ -477,39 +483,38 @@ func writeHeader(b *strings.Builder, meta map[string]any) error {
 			doc[k] = v
 		}
 	}
+	node, err := headerNode(doc)
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)
 	enc.SetIndent(2)
-	if err := enc.Encode(yamlNode(doc)); err != nil {
+	if err == nil {
+		err = enc.Encode(node)
+	}
+	if err == nil {
+		err = enc.Close()
+	}
+	if err != nil {
 		return fmt.Errorf("%w: header: %w", ErrMetadata, err)
 	}
-	enc.Close()
 	b.WriteString("---\n")
 	b.Write(buf.Bytes())
 	b.WriteString("---\n")
 	return nil
 }
 
-// yamlNode orders map keys as jupytext does (sorted), with jupyter first
-// at the top so the notebook's entry leads the header.
-func yamlNode(v any) any {
-	m, ok := v.(map[string]any)
-	if !ok {
-		return v
-	}
-	keys := notebook.SortedKeys(m)
+// headerNode puts the jupyter entry first; maps below it are sorted, as
+// jupytext writes them.
+func headerNode(doc map[string]any) (*yaml.Node, error) {
+	keys := notebook.SortedKeys(doc)
 	sort.SliceStable(keys, func(i, j int) bool { return keys[i] == "jupyter" && keys[j] != "jupyter" })
 	node := &yaml.Node{Kind: yaml.MappingNode}
 	for _, k := range keys {
-		var kn, vn yaml.Node
-		kn.SetString(k)
-		if err := vn.Encode(m[k]); err != nil {
-			vn.SetString(fmt.Sprint(m[k]))
+		var key, value yaml.Node
+		key.SetString(k)
+		if err := value.Encode(doc[k]); err != nil {
+			return nil, err
 		}
-		if _, isMap := m[k].(map[string]any); isMap {
-			vn = *yamlNode(m[k]).(*yaml.Node)
-		}
-		node.Content = append(node.Content, &kn, &vn)
+		node.Content = append(node.Content, &key, &value)
 	}
-	return node
+	return node, nil
 }

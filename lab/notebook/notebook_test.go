@@ -129,3 +129,36 @@ func TestSplitLines(t *testing.T) {
 		}
 	}
 }
+
+func FuzzParse(f *testing.F) {
+	files, _ := filepath.Glob("testdata/*.ipynb")
+	for _, p := range files {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add([]byte(`{"cells":[{"cell_type":"code","source":["a\n","b"],"outputs":[{"output_type":"stream","text":"x"}]}],"nbformat":4}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		nb, err := Parse(data)
+		if err != nil {
+			return
+		}
+		out, err := nb.Marshal()
+		if err != nil {
+			return // a cell or output type nbformat 4 does not know
+		}
+		back, err := Parse(out)
+		if err != nil {
+			t.Fatalf("Parse(Marshal): %v\n%s", err, out)
+		}
+		if d := Diff(nb, back, true); d != "" {
+			t.Fatalf("Parse(Marshal) differs: %s", d)
+		}
+		again, err := back.Marshal()
+		if err != nil || string(again) != string(out) {
+			t.Fatalf("second Marshal differs: %v", err)
+		}
+	})
+}

@@ -41,11 +41,11 @@ func (m *Machine) Topology(ctx context.Context) (*probes.Topology, error) {
 
 // Facts of the H200 SXM5 141 GB used where the recorded matrix is silent.
 const (
-	// h200Name is the product name go-nvml's H200 mock reports
-	// (NVIDIA/go-nvml pkg/nvml/mock/gpus/h200.go).
-	h200Name = "NVIDIA H200 141GB HBM3e"
-	// h200MemoryBytes is 144384 MB, the same mock's MemoryMB.
-	h200MemoryBytes = 144384 << 20
+	// h200Name and h200MemoryBytes are what NVML reported on this
+	// project's H200 machine, driver 580.159.04 (recorded in
+	// probes/testdata/h200-topo/probe-topo.json; nvidia-smi shows 143771 MiB).
+	h200Name        = "NVIDIA H200"
+	h200MemoryBytes = 150754820096
 	// NVLink 4: 18 links per GPU at 25 GB/s each way, 900 GB/s both ways
 	// together (NVIDIA H200 datasheet).
 	h200NVLinks      = 18
@@ -138,11 +138,54 @@ func parseRecorded(path string) (*probes.Topology, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fake: embedded %s: %w", path, err)
 	}
-	t, err := topom.ParseString(string(data))
+	m, err := topom.ParseString(string(data))
 	if err != nil {
 		return nil, fmt.Errorf("fake: recorded %s: %w", path, err)
 	}
-	return t, nil
+	return TopologyFromMatrix(m), nil
+}
+
+// TopologyFromMatrix turns a parsed `nvidia-smi topo -m` into a Topology:
+// the path matrix, the GPUs with their affinity columns, the NICs with
+// their legend names, and a graph inferred from the matrix (see
+// probes.Topology.InferGraph) so it can be drawn.
+func TopologyFromMatrix(m *topom.Matrix) *probes.Topology {
+	t := &probes.Topology{Source: "nvidia-smi topo -m"}
+	for _, d := range m.Devices {
+		t.AddDevice(d)
+	}
+	for i, row := range m.Cells {
+		for j, c := range row {
+			if p, err := probes.ParsePath(c); err == nil && c != "" && i < len(t.Paths) && j < len(t.Paths[i]) {
+				t.Paths[i][j] = p
+			}
+		}
+	}
+	for _, g := range m.GPUs {
+		t.GPUs = append(t.GPUs, probes.GPU{Index: g.Index, CPUAffinity: g.CPUAffinity, NUMANode: g.NUMAAffinity, MemoryNUMANode: g.GPUNUMAID})
+	}
+	for _, n := range m.NICs {
+		t.NICs = append(t.NICs, probes.NIC{Index: n.Index, Name: n.Name, NUMANode: -1})
+	}
+	t.Notes = append(append([]string(nil), m.Notes...), "PCIe switches and NVLink fabric inferred from the matrix")
+	t.InferGraph()
+	return t
+}
+
+// FromTopoM builds a machine from pasted or recorded `nvidia-smi topo -m`
+// text. On damaged input it returns the machine built from what parsed,
+// together with the parse error naming the line.
+func FromTopoM(name, text string) (*Machine, error) {
+	m, err := topom.ParseString(text)
+	if m == nil || len(m.Devices) == 0 {
+		if err == nil {
+			err = fmt.Errorf("fake: %s: no devices in the matrix", name)
+		}
+		return nil, err
+	}
+	t := TopologyFromMatrix(m)
+	t.Host = name
+	return &Machine{name: name, topo: t}, err
 }
 
 // cloneTopology deep-copies a topology so a caller's edits stay local.

@@ -488,7 +488,7 @@ func (x *opRun) launch() error {
 // wait polls every rank's end event until all are done, an asynchronous
 // NCCL error shows, or the deadline passes.
 func (x *opRun) wait(timeout time.Duration) error {
-	deadline := time.Now().Add(timeout)
+	deadline := time.Now().Add(max(timeout, 0))
 	for {
 		all := true
 		for r := range x.m.devs {
@@ -514,30 +514,26 @@ func (x *opRun) wait(timeout time.Duration) error {
 }
 
 // batch runs k operations bracketed by events and returns the time per
-// operation (the slowest rank's).
+// operation (the slowest rank's). The operations are issued from their own
+// locked thread so that a launch which blocks inside NCCL (waiting for a
+// peer or for a stalled stream) cannot outlast the timeout either.
 func (x *opRun) batch(k int, timeout time.Duration) (float64, error) {
-	for r := range x.m.devs {
-		if err := cuda.SetDevice(x.m.devs[r]); err != nil {
+	start := time.Now()
+	issued := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		issued <- x.issue(k)
+	}()
+	select {
+	case err := <-issued:
+		if err != nil {
 			return 0, err
 		}
-		if err := x.m.start[r].Record(x.m.streams[r]); err != nil {
-			return 0, err
-		}
+	case <-time.After(timeout):
+		return 0, fmt.Errorf("%w after %s: NCCL did not return from launching the operations; aborting the communicators", ErrTimeout, timeout)
 	}
-	for i := 0; i < k; i++ {
-		if err := x.launch(); err != nil {
-			return 0, err
-		}
-	}
-	for r := range x.m.devs {
-		if err := cuda.SetDevice(x.m.devs[r]); err != nil {
-			return 0, err
-		}
-		if err := x.m.end[r].Record(x.m.streams[r]); err != nil {
-			return 0, err
-		}
-	}
-	if err := x.wait(timeout); err != nil {
+	if err := x.wait(timeout - time.Since(start)); err != nil {
 		return 0, err
 	}
 	var worst float64
@@ -549,6 +545,33 @@ func (x *opRun) batch(k int, timeout time.Duration) (float64, error) {
 		worst = max(worst, us)
 	}
 	return worst / float64(max(k, 1)), nil
+}
+
+// issue records the start events, enqueues k operations and records the
+// end events, on the calling thread.
+func (x *opRun) issue(k int) error {
+	for r := range x.m.devs {
+		if err := cuda.SetDevice(x.m.devs[r]); err != nil {
+			return err
+		}
+		if err := x.m.start[r].Record(x.m.streams[r]); err != nil {
+			return err
+		}
+	}
+	for i := 0; i < k; i++ {
+		if err := x.launch(); err != nil {
+			return err
+		}
+	}
+	for r := range x.m.devs {
+		if err := cuda.SetDevice(x.m.devs[r]); err != nil {
+			return err
+		}
+		if err := x.m.end[r].Record(x.m.streams[r]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (x *opRun) measure(cfg Config) (probes.Sample, error) {

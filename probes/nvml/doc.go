@@ -4,8 +4,10 @@
 // and width (current and max), CPU and NUMA affinity, NVLink state, version
 // and remote end, P2P status between GPU pairs, the common PCIe ancestor of
 // each pair, and PCIe throughput counters where the driver supports them.
-// With an fs.FS over sysfs it also merges what probes/sysfs reads (NICs,
-// PCIe switches, NUMA nodes), so one call gives the whole machine.
+// Over a base source (probes/sysfs on a live machine) it merges NVML's GPU
+// facts into what the base reads (NICs, PCIe switches, NUMA nodes), so one
+// call gives the whole machine; the caller composes the two, keeping this
+// package free of sysfs.
 //
 // On a machine without the driver, Topology returns an error wrapping
 // probes.ErrUnavailable with the reason; no call into the library can

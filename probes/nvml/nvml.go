@@ -3,7 +3,6 @@ package nvml
 import (
 	"context"
 	"fmt"
-	"io/fs"
 	"math/bits"
 	"sort"
 	"strconv"
@@ -12,28 +11,27 @@ import (
 	gonvml "github.com/NVIDIA/go-nvml/pkg/nvml"
 
 	"github.com/commlab/commlab/probes"
-	"github.com/commlab/commlab/probes/sysfs"
 )
 
-// Source reads the topology through NVML, merged with sysfs when SysFS is
-// set.
+// Source reads the topology through NVML, merged over what a base source
+// (normally probes/sysfs) gives.
 type Source struct {
 	lib gonvml.Interface
-	// SysFS, when set, is the file system rooted at "/" that sysfs facts
-	// come from (os.DirFS("/") live).
-	SysFS fs.FS
+	// Base, when set, supplies the rest of the machine (NICs, PCIe
+	// switches, NUMA nodes, PCIe paths); NVML's GPU facts win over its.
+	Base probes.Source
 }
 
 var _ probes.Source = (*Source)(nil)
 
-// New returns a Source over the system's libnvidia-ml, merged with sysfs
-// read from sysFS (nil for NVML alone).
-func New(sysFS fs.FS) *Source { return &Source{lib: gonvml.New(), SysFS: sysFS} }
+// New returns a Source over the system's libnvidia-ml, merged over base
+// (sysfs.New(os.DirFS("/")) live; nil for NVML alone).
+func New(base probes.Source) *Source { return &Source{lib: gonvml.New(), Base: base} }
 
 // NewWithLibrary returns a Source over a given NVML implementation, such as
 // go-nvml's mock of a DGX H200, for tests.
-func NewWithLibrary(lib gonvml.Interface, sysFS fs.FS) *Source {
-	return &Source{lib: lib, SysFS: sysFS}
+func NewWithLibrary(lib gonvml.Interface, base probes.Source) *Source {
+	return &Source{lib: lib, Base: base}
 }
 
 // nvlinkLinkGBps is one NVLink's one-direction bandwidth in GB/s by NVLink
@@ -95,22 +93,23 @@ func firstLine(s string) string {
 	return s
 }
 
-// Topology reads every GPU through NVML and, when SysFS is set, the rest
-// of the machine through sysfs. Without a usable driver it returns an
-// error wrapping probes.ErrUnavailable, together with whatever sysfs gave.
+// Topology reads every GPU through NVML and, when Base is set, the rest of
+// the machine through it. Without a usable driver it returns an error
+// wrapping probes.ErrUnavailable, together with whatever Base gave.
 func (s *Source) Topology(ctx context.Context) (topo *probes.Topology, err error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	var c collector
 	topo = &probes.Topology{Source: "nvml"}
-	if s.SysFS != nil {
-		st, serr := sysfs.New(s.SysFS).Topology(ctx)
-		if serr != nil {
-			c.note(serr.Error())
-		} else {
-			topo = st
-			topo.Source = "nvml+sysfs"
+	if s.Base != nil {
+		bt, berr := s.Base.Topology(ctx)
+		if berr != nil {
+			c.note(berr.Error())
+		}
+		if bt != nil {
+			topo = bt
+			topo.Source = "nvml+" + bt.Source
 		}
 	}
 	defer func() {

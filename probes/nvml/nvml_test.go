@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -125,7 +126,7 @@ func TestNVMLInitFailures(t *testing.T) {
 // On a machine without the driver the live source fails cleanly; with one,
 // it finds GPUs.
 func TestNVMLLive(t *testing.T) {
-	topo, err := New(os.DirFS("/")).Topology(context.Background())
+	topo, err := New(nil).Topology(context.Background())
 	if errors.Is(err, probes.ErrUnavailable) {
 		t.Skipf("no NVIDIA driver here: %v", err)
 	}
@@ -199,5 +200,43 @@ func TestBusID(t *testing.T) {
 	}
 	if got := busID(gonvml.PciInfo{Domain: 0, Bus: 0x18}); got != "0000:18:00.0" {
 		t.Errorf("busID from numbers = %q", got)
+	}
+}
+
+// baseSource hands out a fixed topology, as probes/sysfs does on a machine.
+type baseSource struct{ topo *probes.Topology }
+
+func (b baseSource) Topology(context.Context) (*probes.Topology, error) { return b.topo, nil }
+
+// NVML's GPU facts merge into what the base read: its NICs, switches and
+// PCIe paths stay; NVLink replaces the PCIe level between GPUs.
+func TestNVMLMergesBase(t *testing.T) {
+	base := &probes.Topology{Source: "sysfs", NUMANodes: []probes.NUMANode{{ID: 0, CPUs: "0-63"}}}
+	for i := 0; i < 8; i++ {
+		base.GPUs = append(base.GPUs, probes.GPU{Index: i, BusID: fmt.Sprintf("0000:%02x:00.0", i), NUMANode: 0, MemoryNUMANode: -1, CPUAffinity: "0-63"})
+	}
+	base.NICs = []probes.NIC{{Index: 0, Name: "mlx5_0", NUMANode: 0}}
+	for i := 0; i < 8; i++ {
+		base.SetPath(base.GPUs[i].ID(), "NIC0", probes.Path{Level: probes.LevelNODE})
+		for j := i + 1; j < 8; j++ {
+			base.SetPath(base.GPUs[i].ID(), base.GPUs[j].ID(), probes.Path{Level: probes.LevelSYS})
+		}
+	}
+	topo, err := NewWithLibrary(mockH200(t), baseSource{base}).Topology(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if topo.Source != "nvml+sysfs" || len(topo.NICs) != 1 || len(topo.GPUs) != 8 {
+		t.Fatalf("merged %q: %d GPUs %d NICs", topo.Source, len(topo.GPUs), len(topo.NICs))
+	}
+	g := topo.GPUs[2]
+	if g.Name != "NVIDIA H200 141GB HBM3e" || g.CPUAffinity != "0-63" || g.NUMANode != 0 {
+		t.Errorf("merged GPU2 %+v", g)
+	}
+	if p, _ := topo.PathBetween("GPU1", "GPU6"); p.String() != "NV18" {
+		t.Errorf("GPU1-GPU6 %v, want NV18 over the base's SYS", p)
+	}
+	if p, _ := topo.PathBetween("GPU1", "NIC0"); p.Level != probes.LevelNODE {
+		t.Errorf("GPU1-NIC0 %v, want the base's NODE", p)
 	}
 }

@@ -8,6 +8,7 @@ error, signatures, restart-free state.
 import json
 import os
 import queue
+import signal
 import time
 import unittest
 
@@ -97,6 +98,32 @@ class KernelBehaviour(unittest.TestCase):
         content, outs = self.execute("spins > 0")
         self.assertEqual(content["status"], "ok")
         self.assertEqual(outs[-1]["content"]["data"]["text/plain"], "true")
+
+    def test_sigint_stops_infinite_loop(self):
+        msg_id = self.kc.execute("for { }")
+        time.sleep(0.5)
+        start = time.time()
+        self.km.signal_kernel(signal.SIGINT)
+        reply = self.kc.get_shell_msg(timeout=5)
+        self.assertLess(time.time() - start, 1.0)
+        self.assertEqual(reply["content"]["ename"], "Interrupted")
+        collect(self.kc, msg_id)
+        content, _ = self.execute("1")
+        self.assertEqual(content["status"], "ok")
+
+    def test_wrong_signature_is_never_executed(self):
+        forged = self.km.client()
+        forged.session.key = b"not-the-kernel-key"
+        forged.start_channels()
+        try:
+            forged.execute("forgedVar := 1")
+            with self.assertRaises(queue.Empty):
+                forged.get_shell_msg(timeout=1.5)
+        finally:
+            forged.stop_channels()
+        content, outs = self.execute("forgedVar")
+        self.assertEqual(content["status"], "error")
+        self.assertIn("undefined: forgedVar", content["evalue"])
 
     def test_stdin_input_request(self):
         msg_id = self.kc.execute('var name string\nfmt.Scanln(&name)\n"hello " + name', allow_stdin=True)

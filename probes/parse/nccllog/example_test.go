@@ -37,3 +37,31 @@ kolyoz2:25146:25827 [0] NCCL INFO Channel 00/0 : 3[3] -> 4[0] [receive] via NET/
 	// channel 0: 1 -> 2 via P2P/CUMEM (P2P)
 	// channel 0: 3 -> 4 via NET/IBext_v8/0/GDRDMA (NET)
 }
+
+// Read the algorithm and protocol NCCL chose per size, and the tuning
+// model's numbers for one cell. The choice lines are from
+// NVIDIA/nccl#1453, the table rows from NVIDIA/nccl#1519 (that excerpt
+// lacks the Algorithm line, so NCCL's algorithm order is assumed and the
+// table says so in AlgorithmsAssumed).
+func ExampleLog_ChoicesFor() {
+	log := `[0] h100clust-worker-1:497888:497888 [0] NCCL INFO 262144 Bytes -> Algo 0 proto 1 time 54.707825
+[0] h100clust-worker-1:497888:497888 [0] NCCL INFO 536870912 Bytes -> Algo 1 proto 2 time 5679.147949
+nathan-h100-1:14492:14605 [0] NCCL INFO   Protocol    |             LL |          LL128 |         Simple |             LL |          LL128 |         Simple |             LL |          LL128 |         Simple |
+nathan-h100-1:14492:14605 [0] NCCL INFO  Max NThreads |            512 |            640 |            512 |            512 |            640 |            512 |              0 |              0 |            640 |
+nathan-h100-1:14492:14605 [0] NCCL INFO     AllGather |     0.0/   0.0 |     0.0/   0.0 |     0.0/   0.0 |    23.3/   5.3 |    44.6/   0.0 |    70.0/  21.3 |     5.6/   0.0 |     5.6/   0.0 |    44.0/   0.0 |
+`
+	l, err := nccllog.Parse(strings.NewReader(log))
+	if err != nil {
+		fmt.Println("error:", err)
+		return
+	}
+	for _, c := range l.ChoicesFor("all_reduce") {
+		fmt.Printf("%d bytes: %s/%s, model %.1f us\n", c.Bytes, c.Algorithm, c.Protocol, c.TimeUs)
+	}
+	e, ok := l.Tuning[0].Lookup("AllGather", "Ring", "Simple")
+	fmt.Println(ok, e.LatencyUs, e.BandwidthGBs, e.MaxThreads)
+	// Output:
+	// 262144 bytes: TREE/LL128, model 54.7 us
+	// 536870912 bytes: RING/SIMPLE, model 5679.1 us
+	// true 70 21.3 512
+}

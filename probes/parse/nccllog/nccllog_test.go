@@ -269,12 +269,16 @@ func TestParseTruncated(t *testing.T) {
 func FuzzParse(f *testing.F) {
 	for _, in := range fixtures(f) {
 		if data, err := os.ReadFile(in); err == nil {
+			// The first lines only: Go's fuzzer slows to a crawl on 40 KB
+			// inputs, and the shapes repeat after the first few KB.
+			if len(data) > 6000 {
+				data = data[:bytes.LastIndexByte(data[:6000], '\n')+1]
+			}
 			f.Add(data)
 		}
 	}
 	f.Add([]byte("h:1:2 [0] NCCL INFO === System : maxBw 1 totalBw 1 ===\nh:1:2 [0] NCCL INFO    + PCI[1] - GPU/0\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		os.WriteFile("/tmp/fuzz_last.log", data, 0o644)
 		l, _ := ParseBytes(data)
 		if l == nil {
 			t.Fatal("nil log")

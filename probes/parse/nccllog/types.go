@@ -352,3 +352,35 @@ func (l *Log) TransportCounts() map[string]int {
 	}
 	return out
 }
+
+// ChoicesFor returns the choices logged for one operation ("AllReduce";
+// case and underscores ignored, so "all_reduce" works), in log order.
+// Choices whose line did not name the operation (older builds) match any
+// op.
+func (l *Log) ChoicesFor(op string) []Choice {
+	want := normalizeOp(op)
+	var out []Choice
+	for _, c := range l.Choices {
+		if c.Op == "" || normalizeOp(c.Op) == want {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Lookup returns the cell of a tuning table for a function, algorithm and
+// protocol, with the same name normalisation as the parser ("Ring",
+// "RING", "1" for algorithms; "Simple", "SIMPLE", "2" for protocols).
+func (t *TuningTable) Lookup(function, algorithm, protocol string) (TuningEntry, bool) {
+	fn, algo, proto := normalizeOp(function), canonicalAlgo(algorithm), canonicalProto(protocol)
+	for _, e := range t.Entries {
+		if normalizeOp(e.Function) == fn && e.Algorithm == algo && e.Protocol == proto {
+			return e, true
+		}
+	}
+	return TuningEntry{}, false
+}
+
+func normalizeOp(s string) string {
+	return strings.ToLower(strings.ReplaceAll(s, "_", ""))
+}

@@ -510,3 +510,63 @@ func atoiDefault(s string, def int) int {
 	}
 	return def
 }
+
+// Edge is one connection of the topology tree, for drawing it: CPU to
+// PCI, PCI to PCI, PCI to GPU or NIC port, and NVLink from a GPU to its
+// target. Node names are "CPU/<numa>", PCI bus ids, "GPU/<dev>" (the bus id
+// when dev is unknown) and "NET/<name>".
+type Edge struct {
+	From string `json:"from"`
+	To   string `json:"to"`
+	// Type is "PCI", "NVL" or "NET".
+	Type string `json:"type"`
+	// Count is the number of NVLinks; 1 otherwise.
+	Count int `json:"count"`
+	// Width and Speed describe the PCI link of the lower end.
+	Width int    `json:"width,omitempty"`
+	Speed string `json:"speed,omitempty"`
+}
+
+// Edges lists the topology as edges, depth first from each CPU.
+func (s *System) Edges() []Edge {
+	var out []Edge
+	gpuName := func(p PCI) string {
+		if p.GPU != nil && p.GPU.Dev >= 0 {
+			return fmt.Sprintf("GPU/%d", p.GPU.Dev)
+		}
+		return p.BusID
+	}
+	var walk func(parent string, p PCI)
+	walk = func(parent string, p PCI) {
+		name := p.BusID
+		if p.Kind() == "gpu" {
+			name = gpuName(p)
+		}
+		out = append(out, Edge{From: parent, To: name, Type: "PCI", Count: 1, Width: p.LinkWidth, Speed: p.LinkSpeed})
+		if p.GPU != nil {
+			for _, l := range p.GPU.NVLinks {
+				out = append(out, Edge{From: name, To: l.Target, Type: "NVL", Count: l.Count})
+			}
+		}
+		if p.NIC != nil {
+			for _, n := range p.NIC.Nets {
+				out = append(out, Edge{From: name, To: "NET/" + n.Name, Type: "NET", Count: 1})
+			}
+		}
+		for _, c := range p.Children {
+			walk(name, c)
+		}
+	}
+	for _, cpu := range s.CPUs {
+		root := fmt.Sprintf("CPU/%d", cpu.NumaID)
+		for _, p := range cpu.PCIs {
+			walk(root, p)
+		}
+		for _, nic := range cpu.NICs {
+			for _, n := range nic.Nets {
+				out = append(out, Edge{From: root, To: "NET/" + n.Name, Type: "NET", Count: 1})
+			}
+		}
+	}
+	return out
+}

@@ -209,3 +209,36 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestEdges(t *testing.T) {
+	sys, err := ParseTopology(open(t, "h200_topo_dump.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Edge{
+		{From: "CPU/-1", To: "GPU/0", Type: "PCI", Count: 1, Speed: "32.0 GT/s PCIe"},
+		{From: "CPU/-1", To: "NET/eth0", Type: "NET", Count: 1},
+	}
+	got := sys.Edges()
+	if len(got) != len(want) {
+		t.Fatalf("edges = %+v", got)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("edge %d = %+v, want %+v", i, got[i], want[i])
+		}
+	}
+	v100, _ := ParseTopology(open(t, "nccl507_v100_dump_excerpt.xml"))
+	nvl := 0
+	for _, e := range v100.Edges() {
+		if e.Type == "NVL" {
+			nvl++
+			if e.From != "GPU/0" && e.From != "GPU/1" {
+				t.Errorf("nvlink edge from %s", e.From)
+			}
+		}
+	}
+	if nvl != 10 {
+		t.Errorf("nvlink edges = %d, want 10", nvl)
+	}
+}

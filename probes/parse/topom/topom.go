@@ -7,18 +7,13 @@ import (
 	"io"
 	"strconv"
 	"strings"
-
-	"github.com/commlab/commlab/probes"
 )
-
-// Source is the Topology.Source of every parsed matrix.
-const Source = "nvidia-smi topo -m"
 
 // ErrNoMatrix says the input holds no `nvidia-smi topo -m` matrix at all.
 var ErrNoMatrix = errors.New("topom: no topology matrix found")
 
 // LineError is a problem at one line of the input; parsing goes on past
-// it, so the Topology returned with it holds everything else.
+// it, so the Matrix returned with it holds everything else.
 type LineError struct {
 	Line int
 	Msg  string
@@ -26,15 +21,86 @@ type LineError struct {
 
 func (e *LineError) Error() string { return fmt.Sprintf("topom: line %d: %s", e.Line, e.Msg) }
 
+// Matrix is a parsed `nvidia-smi topo -m`.
+type Matrix struct {
+	// Devices name the rows and columns: "GPU0".., "NIC0".. (NIC columns
+	// that old drivers named after the device are renamed NICn; Columns
+	// keeps the names as printed).
+	Devices []string `json:"devices"`
+	Columns []string `json:"columns"`
+	// Cells[i][j] is the path between Devices[i] and Devices[j] in
+	// nvidia-smi's words: "X", "NV18", "PIX", "PXB", "PHB", "NODE", "SYS"
+	// (old SOC is given as SYS); "" where the input had no cell.
+	Cells [][]string `json:"cells"`
+	GPUs  []GPURow   `json:"gpus"`
+	NICs  []NICRow   `json:"nics,omitempty"`
+	// Notes say which format variant this was, in plain words.
+	Notes []string `json:"notes,omitempty"`
+}
+
+// GPURow holds a GPU row's affinity columns; -1 and "" where the output has
+// N/A or lacks the column.
+type GPURow struct {
+	ID           string `json:"id"`
+	Index        int    `json:"index"`
+	CPUAffinity  string `json:"cpu_affinity,omitempty"`
+	NUMAAffinity int    `json:"numa_affinity"`
+	GPUNUMAID    int    `json:"gpu_numa_id"`
+}
+
+// NICRow maps a NIC of the matrix to its device name (mlx5_0).
+type NICRow struct {
+	ID    string `json:"id"`
+	Index int    `json:"index"`
+	Name  string `json:"name"`
+}
+
+// Cell returns the path between two devices ("GPU0", "NIC3").
+func (m *Matrix) Cell(a, b string) (string, bool) {
+	i, j := m.index(a), m.index(b)
+	if i < 0 || j < 0 || i >= len(m.Cells) || j >= len(m.Cells[i]) {
+		return "", false
+	}
+	return m.Cells[i][j], true
+}
+
+func (m *Matrix) index(id string) int {
+	for i, d := range m.Devices {
+		if d == id {
+			return i
+		}
+	}
+	return -1
+}
+
+// NormalizeCell checks one matrix cell and returns it as current drivers
+// print it: "X", "NV#", "PIX", "PXB", "PHB", "NODE", "SYS"; the old "SOC"
+// becomes "SYS".
+func NormalizeCell(s string) (string, error) {
+	t := strings.TrimSpace(s)
+	switch t {
+	case "X", "PIX", "PXB", "PHB", "NODE", "SYS":
+		return t, nil
+	case "SOC":
+		return "SYS", nil
+	}
+	if rest, ok := strings.CutPrefix(t, "NV"); ok {
+		if n, err := strconv.Atoi(rest); err == nil && n > 0 && n < 1000 {
+			return "NV" + strconv.Itoa(n), nil
+		}
+	}
+	return "", fmt.Errorf("unknown topology cell %q", t)
+}
+
 // ParseString parses the text of `nvidia-smi topo -m`.
-func ParseString(s string) (*probes.Topology, error) { return Parse(strings.NewReader(s)) }
+func ParseString(s string) (*Matrix, error) { return Parse(strings.NewReader(s)) }
 
 // Parse reads `nvidia-smi topo -m` output. Text before the matrix (a shell
 // prompt, "NVIDIA Topology:") and after the legends is ignored. On a
 // truncated or damaged matrix it returns what it read together with an
 // error naming the first bad line; on input without a matrix, ErrNoMatrix.
-func Parse(r io.Reader) (*probes.Topology, error) {
-	p := parser{topo: &probes.Topology{Source: Source}, nicNames: map[string]string{}}
+func Parse(r io.Reader) (*Matrix, error) {
+	p := parser{m: &Matrix{}, nicNames: map[string]string{}}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64*1024), 4*1024*1024)
 	for sc.Scan() {
@@ -48,13 +114,9 @@ func Parse(r io.Reader) (*probes.Topology, error) {
 }
 
 type parser struct {
-	topo  *probes.Topology
-	line  int
-	state int // 0 before header, 1 in matrix, 2 in legend, 3 in NIC legend
-	// columns are the header's device names as printed; ids the matrix
-	// names they map to (mlx5_0 -> NIC0 in old outputs).
-	columns   []string
-	ids       []string
+	m         *Matrix
+	line      int
+	state     int
 	rowsSeen  map[string]bool
 	lastRow   int
 	nicNames  map[string]string // NIC0 -> mlx5_0
@@ -80,6 +142,10 @@ const (
 	stateDone
 )
 
+// maxColumns bounds the matrix, which grows as its square: no node has
+// more GPUs and NICs than this, and a damaged header must not exhaust memory.
+const maxColumns = 512
+
 func (p *parser) feed(raw string) {
 	text := strings.TrimRight(raw, " \t\r")
 	trimmed := strings.TrimSpace(text)
@@ -93,15 +159,14 @@ func (p *parser) feed(raw string) {
 	}
 	switch p.state {
 	case stateBefore:
-		if p.isHeader(trimmed) {
+		if f := strings.Fields(trimmed); len(f) > 0 && (f[0] == "GPU0" || f[0] == "NIC0") {
 			p.readHeader(text)
 			p.state = stateMatrix
 		}
 	case stateMatrix:
-		if trimmed == "" {
-			return
+		if trimmed != "" {
+			p.readRow(text)
 		}
-		p.readRow(text)
 	case stateLegend:
 		if strings.HasPrefix(trimmed, "SOC") {
 			p.legendSOC = true
@@ -123,20 +188,10 @@ func (p *parser) feed(raw string) {
 	}
 }
 
-// maxColumns bounds the matrix, which grows as its square: no node has
-// more GPUs and NICs than this, and a damaged header must not exhaust memory.
-const maxColumns = 512
-
-// isHeader says whether a line is the matrix header: its first field is
-// GPU0 (or, on machines nvidia-smi shows no GPU rows for, NIC0).
-func (p *parser) isHeader(trimmed string) bool {
-	f := strings.Fields(trimmed)
-	return len(f) > 0 && (f[0] == "GPU0" || f[0] == "NIC0")
-}
-
 func (p *parser) readHeader(text string) {
 	f := strings.Fields(text)
 	nics := 0
+	seen := map[string]bool{}
 	for i := 0; i < len(f); i++ {
 		tok := f[i]
 		if tok == "CPU" || tok == "NUMA" || (tok == "GPU" && i+1 < len(f) && f[i+1] == "NUMA") {
@@ -145,7 +200,7 @@ func (p *parser) readHeader(text string) {
 			p.hasGPUNID = strings.Contains(rest, "GPU NUMA ID")
 			break
 		}
-		if len(p.ids) == maxColumns {
+		if len(p.m.Devices) == maxColumns {
 			p.fail(p.line, fmt.Sprintf("header has more than %d devices; the rest are ignored", maxColumns))
 			break
 		}
@@ -161,14 +216,20 @@ func (p *parser) readHeader(text string) {
 			p.nicNames[id] = tok
 			p.namedNICs = true
 		}
-		if p.topo.AddDevice(id) != len(p.ids) {
+		if seen[id] {
 			// The matrix stays square only with distinct names; keep the
 			// columns read so far.
 			p.fail(p.line, fmt.Sprintf("header names %s twice", tok))
 			break
 		}
-		p.columns = append(p.columns, tok)
-		p.ids = append(p.ids, id)
+		seen[id] = true
+		p.m.Columns = append(p.m.Columns, tok)
+		p.m.Devices = append(p.m.Devices, id)
+	}
+	n := len(p.m.Devices)
+	p.m.Cells = make([][]string, n)
+	for i := range p.m.Cells {
+		p.m.Cells[i] = make([]string, n)
 	}
 	p.rowsSeen = map[string]bool{}
 }
@@ -190,7 +251,7 @@ func (p *parser) readRow(text string) {
 	c := cells(text)
 	label := c[0]
 	row := -1
-	for i, col := range p.columns {
+	for i, col := range p.m.Columns {
 		if col == label {
 			row = i
 		}
@@ -198,7 +259,7 @@ func (p *parser) readRow(text string) {
 	if row < 0 {
 		// Not a matrix row: the matrix ended without a legend, which is
 		// fine once every row is in.
-		if len(p.rowsSeen) < len(p.columns) {
+		if len(p.rowsSeen) < len(p.m.Columns) {
 			p.fail(p.line, fmt.Sprintf("unexpected line %q inside the matrix", clip(text)))
 		}
 		p.state = stateDone
@@ -210,23 +271,23 @@ func (p *parser) readRow(text string) {
 	}
 	p.rowsSeen[label] = true
 	p.lastRow = p.line
-	n := len(p.columns)
+	n := len(p.m.Columns)
 	if len(c)-1 < n {
 		p.fail(p.line, fmt.Sprintf("row %s has %d of %d cells (input truncated?)", label, len(c)-1, n))
 	}
 	for j := 0; j < n && j+1 < len(c); j++ {
-		path, err := probes.ParsePath(c[j+1])
+		cell, err := NormalizeCell(c[j+1])
 		if err != nil {
-			p.fail(p.line, fmt.Sprintf("row %s column %s: %v", label, p.columns[j], err))
+			p.fail(p.line, fmt.Sprintf("row %s column %s: %v", label, p.m.Columns[j], err))
 			continue
 		}
-		if j == row && path.Level != probes.LevelSelf {
-			p.fail(p.line, fmt.Sprintf("row %s: diagonal is %q, want X", label, c[j+1]))
+		if (j == row) != (cell == "X") {
+			p.fail(p.line, fmt.Sprintf("row %s column %s: %q where the diagonal must be X and only it", label, p.m.Columns[j], cell))
+			continue
 		}
-		i := row
-		p.topo.Paths[i][j] = path
+		p.m.Cells[row][j] = cell
 	}
-	id := p.ids[row]
+	id := p.m.Devices[row]
 	if !strings.HasPrefix(id, "GPU") {
 		return
 	}
@@ -235,7 +296,7 @@ func (p *parser) readRow(text string) {
 		p.fail(p.line, "bad GPU name "+id)
 		return
 	}
-	g := probes.GPU{Index: idx, NUMANode: -1, MemoryNUMANode: -1}
+	g := GPURow{ID: id, Index: idx, NUMAAffinity: -1, GPUNUMAID: -1}
 	var extra []string
 	if len(c)-1 > n {
 		extra = c[n+1:]
@@ -251,13 +312,13 @@ func (p *parser) readRow(text string) {
 			}
 		}
 		if len(rest) > 0 && p.hasNUMA {
-			g.NUMANode = numaValue(rest[0])
+			g.NUMAAffinity = numaValue(rest[0])
 		}
 		if len(rest) > 1 && p.hasGPUNID {
-			g.MemoryNUMANode = numaValue(rest[1])
+			g.GPUNUMAID = numaValue(rest[1])
 		}
 	}
-	p.topo.GPUs = append(p.topo.GPUs, g)
+	p.m.GPUs = append(p.m.GPUs, g)
 }
 
 func numaValue(s string) int {
@@ -268,53 +329,51 @@ func numaValue(s string) int {
 	return n
 }
 
-func (p *parser) finish() (*probes.Topology, error) {
-	t := p.topo
-	if p.columns == nil {
+func (p *parser) finish() (*Matrix, error) {
+	m := p.m
+	if m.Columns == nil {
 		if p.err != nil {
-			return t, p.err
+			return m, p.err
 		}
-		return t, fmt.Errorf("%w in %d lines (the header line starts with GPU0)", ErrNoMatrix, p.line)
+		return m, fmt.Errorf("%w in %d lines (the header line starts with GPU0)", ErrNoMatrix, p.line)
 	}
-	if len(p.rowsSeen) < len(p.columns) {
+	if len(p.rowsSeen) < len(m.Columns) {
 		var missing []string
-		for _, c := range p.columns {
+		for _, c := range m.Columns {
 			if !p.rowsSeen[c] {
 				missing = append(missing, c)
 			}
 		}
 		p.fail(max(p.lastRow, 1), fmt.Sprintf("matrix ends after %d of %d rows; missing %s (input truncated?)",
-			len(p.rowsSeen), len(p.columns), strings.Join(missing, ", ")))
+			len(p.rowsSeen), len(m.Columns), strings.Join(missing, ", ")))
 	}
-	for i, id := range p.ids {
+	for i, id := range m.Devices {
 		if !strings.HasPrefix(id, "NIC") {
 			continue
 		}
 		idx, _ := strconv.Atoi(strings.TrimPrefix(id, "NIC"))
 		name := p.nicNames[id]
 		if name == "" {
-			name = p.columns[i]
+			name = m.Columns[i]
 		}
-		t.NICs = append(t.NICs, probes.NIC{Index: idx, Name: name, NUMANode: -1})
+		m.NICs = append(m.NICs, NICRow{ID: id, Index: idx, Name: name})
 	}
 	switch {
 	case p.legendSOC:
-		t.Notes = append(t.Notes, "old nvidia-smi format: SOC level (now SYS), no NODE level")
+		m.Notes = append(m.Notes, "old nvidia-smi format: SOC level (now SYS), no NODE level")
 	case p.namedNICs:
-		t.Notes = append(t.Notes, "older nvidia-smi format: NIC columns named after the device")
+		m.Notes = append(m.Notes, "older nvidia-smi format: NIC columns named after the device")
 	case p.legendOld:
-		t.Notes = append(t.Notes, "older nvidia-smi legend: PIX and PXB described as PCIe switches")
+		m.Notes = append(m.Notes, "older nvidia-smi legend: PIX and PXB described as PCIe switches")
 	}
 	if !p.hasNUMA {
-		t.Notes = append(t.Notes, "no NUMA Affinity column: NUMA nodes unknown")
+		m.Notes = append(m.Notes, "no NUMA Affinity column: NUMA nodes unknown")
 	}
-	t.Notes = append(t.Notes, "PCIe switches and NVLink fabric inferred from the matrix")
-	t.InferGraph()
-	return t, p.err
+	return m, p.err
 }
 
 // stripEscapes removes terminal escape sequences (CSI: ESC [ ... letter),
-// which nvidia-smi writes to underline the header on a terminal.
+// which nvidia-smi writes to underline the header.
 func stripEscapes(s string) string {
 	if !strings.Contains(s, "\x1b") {
 		return s

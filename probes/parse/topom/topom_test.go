@@ -8,8 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/commlab/commlab/probes"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -17,8 +15,8 @@ var update = flag.Bool("update", false, "rewrite golden files")
 // golden is what a golden file holds for one input: the topology and the
 // error text, so partial results of bad inputs are pinned too.
 type golden struct {
-	Topology *probes.Topology `json:"topology"`
-	Error    string           `json:"error,omitempty"`
+	Matrix *Matrix `json:"matrix"`
+	Error  string  `json:"error,omitempty"`
 }
 
 func TestParseTopoGolden(t *testing.T) {
@@ -32,8 +30,8 @@ func TestParseTopoGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			topo, perr := ParseString(string(data))
-			g := golden{Topology: topo}
+			m, perr := ParseString(string(data))
+			g := golden{Matrix: m}
 			if perr != nil {
 				g.Error = perr.Error()
 			}
@@ -60,17 +58,17 @@ func TestParseTopoGolden(t *testing.T) {
 	}
 }
 
-func mustParse(t *testing.T, name string) *probes.Topology {
+func mustParse(t *testing.T, name string) *Matrix {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join("testdata", name))
 	if err != nil {
 		t.Fatal(err)
 	}
-	topo, err := ParseString(string(data))
+	m, err := ParseString(string(data))
 	if err != nil {
 		t.Fatalf("parse %s: %v", name, err)
 	}
-	return topo
+	return m
 }
 
 func TestParseTopoFacts(t *testing.T) {
@@ -78,88 +76,69 @@ func TestParseTopoFacts(t *testing.T) {
 		file      string
 		gpus      int
 		nics      int
-		numa      int
-		switches  int
-		nvswitch  bool
 		a, b      string
-		path      string
+		cell      string
 		firstNIC  string
 		noteMatch string
 	}{
-		{"hgx-h20-8gpu-8nic.txt", 8, 8, 2, 8, true, "GPU0", "NIC0", "PIX", "mlx5_1", "inferred"},
-		{"synthetic-spaces-h20.txt", 8, 8, 2, 8, true, "GPU5", "NIC5", "PIX", "mlx5_1", "inferred"},
-		{"synthetic-escapes-h20.txt", 8, 8, 2, 8, true, "GPU3", "NIC4", "SYS", "mlx5_1", "inferred"},
-		{"pcie-8gpu-pix-pairs.txt", 8, 0, 0, 4, false, "GPU2", "GPU3", "PIX", "", "NUMA nodes unknown"},
-		{"p40-8gpu-soc-mlx5.txt", 8, 1, 0, 3, false, "GPU0", "NIC0", "SYS", "mlx5_0", "SOC"},
-		{"a100-4gpu-nv3-mlx5.txt", 4, 4, 2, 2, false, "GPU0", "GPU1", "NV3", "mlx5_0", "named after the device"},
-		{"h200-1gpu-vm-escapes.txt", 1, 0, 1, 0, false, "GPU0", "GPU0", "X", "", "inferred"},
+		{"hgx-h20-8gpu-8nic.txt", 8, 8, "GPU0", "NIC0", "PIX", "mlx5_1", ""},
+		{"synthetic-spaces-h20.txt", 8, 8, "GPU5", "NIC5", "PIX", "mlx5_1", ""},
+		{"synthetic-escapes-h20.txt", 8, 8, "GPU3", "NIC4", "SYS", "mlx5_1", ""},
+		{"pcie-8gpu-pix-pairs.txt", 8, 0, "GPU2", "GPU3", "PIX", "", "NUMA nodes unknown"},
+		{"p40-8gpu-soc-mlx5.txt", 8, 1, "GPU0", "NIC0", "SYS", "mlx5_0", "SOC"},
+		{"a100-4gpu-nv3-mlx5.txt", 4, 4, "GPU0", "GPU1", "NV3", "mlx5_0", "named after the device"},
+		{"h200-1gpu-vm-escapes.txt", 1, 0, "GPU0", "GPU0", "X", "", ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.file, func(t *testing.T) {
-			topo := mustParse(t, tc.file)
-			if len(topo.GPUs) != tc.gpus || len(topo.NICs) != tc.nics || len(topo.NUMANodes) != tc.numa || len(topo.Switches) != tc.switches {
-				t.Errorf("gpus %d nics %d numa %d switches %d, want %d %d %d %d",
-					len(topo.GPUs), len(topo.NICs), len(topo.NUMANodes), len(topo.Switches), tc.gpus, tc.nics, tc.numa, tc.switches)
+			m := mustParse(t, tc.file)
+			if len(m.GPUs) != tc.gpus || len(m.NICs) != tc.nics {
+				t.Errorf("gpus %d nics %d, want %d %d", len(m.GPUs), len(m.NICs), tc.gpus, tc.nics)
 			}
-			p, ok := topo.PathBetween(tc.a, tc.b)
-			if !ok || p.String() != tc.path {
-				t.Errorf("path %s-%s = %v (%v), want %s", tc.a, tc.b, p, ok, tc.path)
+			c, ok := m.Cell(tc.a, tc.b)
+			if !ok || c != tc.cell {
+				t.Errorf("cell %s-%s = %q (%v), want %s", tc.a, tc.b, c, ok, tc.cell)
 			}
-			if tc.firstNIC != "" && topo.NICs[0].Name != tc.firstNIC {
-				t.Errorf("NIC0 is %q, want %q", topo.NICs[0].Name, tc.firstNIC)
+			if back, _ := m.Cell(tc.b, tc.a); back != c {
+				t.Errorf("matrix not symmetric at %s-%s: %q vs %q", tc.a, tc.b, c, back)
 			}
-			hasNVS := strings.Contains(topo.DOT(), probes.NVSwitchID)
-			if hasNVS != tc.nvswitch {
-				t.Errorf("NVSwitch in drawing: %v, want %v", hasNVS, tc.nvswitch)
+			if tc.firstNIC != "" && m.NICs[0].Name != tc.firstNIC {
+				t.Errorf("NIC0 is %q, want %q", m.NICs[0].Name, tc.firstNIC)
 			}
-			if !strings.Contains(strings.Join(topo.Notes, "\n"), tc.noteMatch) {
-				t.Errorf("notes %q lack %q", topo.Notes, tc.noteMatch)
+			if !strings.Contains(strings.Join(m.Notes, "\n"), tc.noteMatch) {
+				t.Errorf("notes %q lack %q", m.Notes, tc.noteMatch)
 			}
 		})
 	}
 }
 
 func TestParseTopoAffinity(t *testing.T) {
-	topo := mustParse(t, "hgx-h20-8gpu-8nic.txt")
-	g := topo.GPUs[5]
-	if g.CPUAffinity != "48-95,144-191" || g.NUMANode != 1 || g.MemoryNUMANode != -1 {
+	m := mustParse(t, "hgx-h20-8gpu-8nic.txt")
+	g := m.GPUs[5]
+	if g.ID != "GPU5" || g.CPUAffinity != "48-95,144-191" || g.NUMAAffinity != 1 || g.GPUNUMAID != -1 {
 		t.Errorf("GPU5 = %+v", g)
 	}
-	nics, level := topo.NearestNICs("GPU6")
-	if len(nics) != 1 || nics[0] != "NIC6" || level != probes.LevelPIX {
-		t.Errorf("nearest NICs of GPU6 = %v at %v, want NIC6 at PIX", nics, level)
-	}
-	if topo.NICs[6].NUMANode != 1 {
-		t.Errorf("NIC6 NUMA node = %d, want 1 (inferred from GPU6)", topo.NICs[6].NUMANode)
-	}
 	della := mustParse(t, "a100-4gpu-nv3-mlx5.txt")
-	if della.GPUs[2].NUMANode != 8 {
-		t.Errorf("della GPU2 NUMA = %d, want 8", della.GPUs[2].NUMANode)
+	if della.GPUs[2].NUMAAffinity != 8 || della.Columns[4] != "mlx5_0" || della.Devices[4] != "NIC0" {
+		t.Errorf("della %+v", della)
+	}
+	old := mustParse(t, "pcie-8gpu-pix-pairs.txt")
+	if old.GPUs[0].CPUAffinity != "" || old.GPUs[0].NUMAAffinity != -1 {
+		t.Errorf("no affinity columns, yet %+v", old.GPUs[0])
 	}
 }
 
-// The matrix renders back to what nvidia-smi printed.
-func TestParseTopoMatrixRoundTrip(t *testing.T) {
-	data, err := os.ReadFile("testdata/hgx-h20-8gpu-8nic.txt")
-	if err != nil {
-		t.Fatal(err)
+func TestNormalizeCell(t *testing.T) {
+	for in, want := range map[string]string{" X ": "X", "NV18": "NV18", "NV01": "NV1", "SOC": "SYS", "NODE": "NODE"} {
+		if got, err := NormalizeCell(in); err != nil || got != want {
+			t.Errorf("NormalizeCell(%q) = %q, %v", in, got, err)
+		}
 	}
-	topo, err := ParseString(string(data))
-	if err != nil {
-		t.Fatal(err)
+	for _, bad := range []string{"", "NV", "NV0", "NVx", "FOO", "N/A"} {
+		if _, err := NormalizeCell(bad); err == nil {
+			t.Errorf("NormalizeCell(%q): want an error", bad)
+		}
 	}
-	want := strings.TrimPrefix(string(data), "NVIDIA Topology:\n")
-	if got := topo.Matrix(); normalize(got) != normalize(want) {
-		t.Errorf("Matrix() differs:\n%s\nwant:\n%s", got, want)
-	}
-}
-
-func normalize(s string) string {
-	var out []string
-	for _, l := range strings.Split(strings.TrimSpace(s), "\n") {
-		out = append(out, strings.TrimRight(l, " \t"))
-	}
-	return strings.Join(out, "\n")
 }
 
 func TestParseTopoErrors(t *testing.T) {
@@ -175,7 +154,7 @@ func TestParseTopoErrors(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.file, func(t *testing.T) {
 			data, _ := os.ReadFile(filepath.Join("testdata", tc.file))
-			topo, err := ParseString(string(data))
+			m, err := ParseString(string(data))
 			var le *LineError
 			if !errors.As(err, &le) {
 				t.Fatalf("error %v is not a LineError", err)
@@ -183,8 +162,8 @@ func TestParseTopoErrors(t *testing.T) {
 			if le.Line != tc.line || !strings.Contains(err.Error(), tc.contains) {
 				t.Errorf("error %q, want line %d containing %q", err, tc.line, tc.contains)
 			}
-			if len(topo.GPUs) != tc.gpus {
-				t.Errorf("kept %d GPUs, want %d", len(topo.GPUs), tc.gpus)
+			if len(m.GPUs) != tc.gpus {
+				t.Errorf("kept %d GPUs, want %d", len(m.GPUs), tc.gpus)
 			}
 		})
 	}
@@ -218,11 +197,17 @@ func FuzzParseTopo(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		topo, _ := ParseString(s)
-		if topo == nil {
-			t.Fatal("nil topology")
+		m, _ := ParseString(s)
+		if m == nil {
+			t.Fatal("nil matrix")
 		}
-		_ = topo.Matrix()
-		_ = topo.DOT()
+		if len(m.Cells) != len(m.Devices) || len(m.Columns) != len(m.Devices) {
+			t.Fatalf("matrix not square: %d devices, %d rows, %d columns", len(m.Devices), len(m.Cells), len(m.Columns))
+		}
+		for i, row := range m.Cells {
+			if len(row) != len(m.Devices) {
+				t.Fatalf("row %d has %d cells", i, len(row))
+			}
+		}
 	})
 }

@@ -1,0 +1,174 @@
+package ci
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/commlab/commlab"
+
+// levels are ARCHITECTURE.md's dependency levels, times ten so that a
+// package may sit between two of them where the code showed a finer cut
+// (parsers that build probes' domain types sit at 5, above probes). A
+// package imports only commlab packages of a lower level; a new package
+// must be placed here.
+var levels = map[string]int{
+	"costmodel":                0,
+	"probes":                   0,
+	"kernel/wire":              0,
+	"kernel/display":           0,
+	"probes/parse/nccltests":   0,
+	"probes/parse/nccllog":     0,
+	"probes/parse/ncclxml":     0,
+	"probes/parse/nvbandwidth": 0,
+	"probes/parse/perftest":    0,
+	"probes/parse/flightrec":   0,
+	"probes/parse/topom":       5,
+	"probes/parse/smi":         5,
+	"costmodel/fit":            10,
+	"probes/nvml":              10,
+	"probes/sysfs":             10,
+	"probes/cuda":              10,
+	"probes/fake":              10,
+	"probes/topograph":         10,
+	"probes/recorded":          10,
+	"lab/chart":                10,
+	"lab/notebook":             10,
+	"kernel/conn":              10,
+	"kernel/session":           10,
+	"probes/nccl":              15,
+	"kernel/symbols":           20,
+	"lab/literate":             20,
+	"lab/export":               20,
+	"kernel":                   30,
+	"lab":                      30,
+	"install":                  40,
+	"":                         50, // the commlab command
+	"ci":                       50,
+}
+
+// outside systems and the one package each may enter through.
+var gateways = map[string][]string{
+	"github.com/go-zeromq/zmq4":             {"kernel/conn"},
+	"github.com/traefik/yaegi":              {"kernel/session"},
+	"github.com/NVIDIA/go-nvml":             {"probes/nvml"},
+	"gonum.org/v1/plot":                     {"lab/chart"},
+	"github.com/goccy/go-graphviz":          {"probes/topograph"},
+	"github.com/nlpodyssey/gopickle":        {"probes/parse/flightrec"},
+	"github.com/yuin/goldmark":              {"lab/export"},
+	"github.com/alecthomas/chroma":          {"lab/export"},
+	"github.com/santhosh-tekuri/jsonschema": {"lab/notebook"},
+}
+
+type pkgInfo struct {
+	rel     string
+	imports []string
+}
+
+func listPackages(t *testing.T) []pkgInfo {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-e", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", module+"/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	var pkgs []pkgInfo
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		rel := strings.TrimPrefix(strings.TrimPrefix(f[0], module), "/")
+		pkgs = append(pkgs, pkgInfo{rel: rel, imports: f[1:]})
+	}
+	return pkgs
+}
+
+func TestDependencyLevels(t *testing.T) {
+	for _, p := range listPackages(t) {
+		level, ok := levels[p.rel]
+		if !ok {
+			t.Errorf("package %q has no level: place it in ci/policy_test.go (ARCHITECTURE.md levels)", p.rel)
+			continue
+		}
+		for _, imp := range p.imports {
+			if !strings.HasPrefix(imp, module) {
+				continue
+			}
+			dep := strings.TrimPrefix(strings.TrimPrefix(imp, module), "/")
+			if dl, ok := levels[dep]; ok && dl >= level {
+				t.Errorf("%s (level %d) imports %s (level %d): only lower levels may be imported (levels x10)", p.rel, level, dep, dl)
+			}
+			if (strings.HasPrefix(p.rel, "costmodel") && strings.HasPrefix(dep, "probes")) ||
+				(strings.HasPrefix(p.rel, "probes") && strings.HasPrefix(dep, "costmodel")) {
+				t.Errorf("%s imports %s: costmodel and probes do not know each other", p.rel, dep)
+			}
+			if strings.HasPrefix(dep, "kernel") && level < 30 && !strings.HasPrefix(p.rel, "kernel") {
+				t.Errorf("%s imports %s: nothing below level 3 imports the kernel", p.rel, dep)
+			}
+		}
+	}
+}
+
+func TestOneGatewayPerOutsideSystem(t *testing.T) {
+	for _, p := range listPackages(t) {
+		for _, imp := range p.imports {
+			for system, allowed := range gateways {
+				if imp != system && !strings.HasPrefix(imp, system+"/") && !strings.HasPrefix(imp, system+"/v") {
+					continue
+				}
+				ok := false
+				for _, a := range allowed {
+					if p.rel == a {
+						ok = true
+					}
+				}
+				if !ok {
+					t.Errorf("%s imports %s: %s enters only through %v", p.rel, imp, system, allowed)
+				}
+			}
+		}
+	}
+}
+
+func TestNoUtilPackages(t *testing.T) {
+	for _, p := range listPackages(t) {
+		base := filepath.Base(p.rel)
+		if base == "util" || base == "utils" || base == "common" || base == "helpers" {
+			t.Errorf("package %q: name a package for what it owns", p.rel)
+		}
+	}
+}
+
+// TestGeneratedSymbolsUpToDate regenerates kernel/symbols into a temporary
+// directory and compares it with the checked-in tables.
+func TestGeneratedSymbolsUpToDate(t *testing.T) {
+	tmp := t.TempDir()
+	symbols := filepath.Join("..", "kernel", "symbols")
+	cmd := exec.Command("go", "run", "generate.go", "-out", tmp)
+	cmd.Dir = symbols
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("generate: %v\n%s", err, out)
+	}
+	want, _ := filepath.Glob(filepath.Join(tmp, "*.go"))
+	have, _ := filepath.Glob(filepath.Join(symbols, "github_com-*.go"))
+	names := func(paths []string) []string {
+		var n []string
+		for _, p := range paths {
+			n = append(n, filepath.Base(p))
+		}
+		sort.Strings(n)
+		return n
+	}
+	if strings.Join(names(want), " ") != strings.Join(names(have), " ") {
+		t.Fatalf("kernel/symbols files differ: generated %v, checked in %v; run make generate", names(want), names(have))
+	}
+	for _, w := range want {
+		a, _ := os.ReadFile(w)
+		b, _ := os.ReadFile(filepath.Join(symbols, filepath.Base(w)))
+		if !bytes.Equal(a, b) {
+			t.Errorf("%s is stale: run make generate", filepath.Base(w))
+		}
+	}
+}

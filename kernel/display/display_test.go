@@ -1,0 +1,118 @@
+package display
+
+import (
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"reflect"
+	"testing"
+)
+
+type svgValue struct{}
+
+func (svgValue) SVG() string    { return "<svg/>" }
+func (svgValue) String() string { return "a drawing" }
+
+type tableValue struct{}
+
+func (tableValue) HTML() string { return "<table></table>" }
+
+func record(t *testing.T) *[]Message {
+	t.Helper()
+	var got []Message
+	prev := SetPublisher(func(m Message) { got = append(got, m) })
+	t.Cleanup(func() { SetPublisher(prev) })
+	return &got
+}
+
+func TestShowFunctions(t *testing.T) {
+	got := record(t)
+	png := []byte{0x89, 'P', 'N', 'G'}
+	HTML("<b>x</b>")
+	Markdown("# t")
+	Latex(`$\alpha$`)
+	SVG("<svg/>")
+	PNG(png)
+	JPEG([]byte{0xff, 0xd8})
+	JSON(map[string]int{"n": 8})
+	Plain("text")
+	wantMIME := []string{MIMEHTML, MIMEMarkdown, MIMELatex, MIMESVG, MIMEPNG, MIMEJPEG, MIMEJSON, MIMEPlain}
+	if len(*got) != len(wantMIME) {
+		t.Fatalf("%d messages, want %d", len(*got), len(wantMIME))
+	}
+	for i, m := range *got {
+		if m.Kind != KindDisplay || m.DisplayID == "" {
+			t.Errorf("message %d: kind %q id %q", i, m.Kind, m.DisplayID)
+		}
+		if _, ok := m.Bundle.Data[wantMIME[i]]; !ok {
+			t.Errorf("message %d lacks %s: %v", i, wantMIME[i], m.Bundle.Data)
+		}
+		if _, ok := m.Bundle.Data[MIMEPlain]; !ok {
+			t.Errorf("message %d lacks the text/plain fallback", i)
+		}
+	}
+	if (*got)[4].Bundle.Data[MIMEPNG] != base64.StdEncoding.EncodeToString(png) {
+		t.Error("PNG not base64 encoded")
+	}
+	if !reflect.DeepEqual((*got)[6].Bundle.Data[MIMEJSON], map[string]any{"n": float64(8)}) {
+		t.Errorf("JSON data = %#v", (*got)[6].Bundle.Data[MIMEJSON])
+	}
+}
+
+func TestUpdateAndClear(t *testing.T) {
+	got := record(t)
+	h := Markdown("0%")
+	h.Update(MarkdownBundle("100%"))
+	Clear()
+	ClearWait()
+	m := *got
+	if m[1].Kind != KindUpdate || m[1].DisplayID != h.ID || m[1].Bundle.Data[MIMEMarkdown] != "100%" {
+		t.Errorf("update = %+v", m[1])
+	}
+	if m[2].Kind != KindClear || m[2].Wait || m[3].Kind != KindClear || !m[3].Wait {
+		t.Errorf("clear = %+v %+v", m[2], m[3])
+	}
+}
+
+func TestBundleOf(t *testing.T) {
+	var nilErr error
+	tests := []struct {
+		name string
+		v    any
+		want map[string]any
+	}{
+		{"int", 42, map[string]any{MIMEPlain: "42"}},
+		{"string as is", "ring", map[string]any{MIMEPlain: "ring"}},
+		{"error message", errors.New("bad"), map[string]any{MIMEPlain: "bad"}},
+		{"svg method", svgValue{}, map[string]any{MIMESVG: "<svg/>", MIMEPlain: "a drawing"}},
+		{"html method", tableValue{}, map[string]any{MIMEHTML: "<table></table>", MIMEPlain: "{}"}},
+		{"nil", nil, nil},
+		{"nil error", nilErr, nil},
+		{"handle shows nothing", &Handle{ID: "x"}, nil},
+		{"nil pointer", (*Handle)(nil), map[string]any{MIMEPlain: "nil"}},
+	}
+	for _, tt := range tests {
+		got := BundleOf(tt.v).Data
+		if len(got) == 0 && len(tt.want) == 0 {
+			continue
+		}
+		if !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%s: BundleOf = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+func ExampleHTML() {
+	// Outside a notebook there is no publisher: the text form is printed.
+	HTML("<b>ring</b>")
+	Plain("8 GPUs, 25 GB/s")
+	// Output:
+	// <HTML>
+	// 8 GPUs, 25 GB/s
+}
+
+func ExampleBundleOf() {
+	b := BundleOf(3.5)
+	fmt.Println(b.Data[MIMEPlain])
+	// Output: 3.5
+}

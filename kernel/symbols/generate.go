@@ -1,0 +1,42 @@
+//go:build ignore
+
+// generate writes the yaegi symbol tables of the packages notebook cells
+// may import: `go run generate.go -out DIR` (go generate runs it with
+// -out .). The ci package runs it into a temporary directory and fails when
+// the checked-in tables differ.
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/traefik/yaegi/extract"
+)
+
+// preloaded lists the packages cells can import. Keep it to packages with a
+// plain API: yaegi extract silently drops generic functions and types.
+var preloaded = []string{
+	"github.com/commlab/commlab/kernel/display",
+}
+
+func main() {
+	out := flag.String("out", ".", "directory to write the tables into")
+	flag.Parse()
+	ext := extract.Extractor{Dest: "symbols"}
+	for _, pkg := range preloaded {
+		var b bytes.Buffer
+		if _, err := ext.Extract(pkg, "", &b); err != nil {
+			fmt.Fprintf(os.Stderr, "generate: %s: %v\n", pkg, err)
+			os.Exit(1)
+		}
+		name := strings.NewReplacer("/", "-", ".", "_").Replace(pkg) + ".go"
+		if err := os.WriteFile(filepath.Join(*out, name), b.Bytes(), 0o644); err != nil {
+			fmt.Fprintf(os.Stderr, "generate: %v\n", err)
+			os.Exit(1)
+		}
+	}
+}
