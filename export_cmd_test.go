@@ -35,6 +35,9 @@ func TestExportCLI(t *testing.T) {
 	if code, _, _ := labCLI(t, "export", "--out", out); code != 0 {
 		t.Errorf("export of DIR: exit %d", code)
 	}
+	if code, _, stderr := labCLI(t, "export", "-h"); code != 0 || !strings.Contains(stderr, "usage: commlab export") {
+		t.Errorf("export -h: exit %d, %s", code, stderr)
+	}
 	if _, err := os.Stat(filepath.Join(out, "fails.html")); err != nil {
 		t.Error(err)
 	}

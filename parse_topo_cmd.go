@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/commlab/commlab/probes"
+	"github.com/commlab/commlab/probes/fake"
 	"github.com/commlab/commlab/probes/parse/smi"
 	"github.com/commlab/commlab/probes/parse/topom"
 )
@@ -29,7 +30,8 @@ func init() {
 // error when only part of the file was read.
 type parsedTopo struct {
 	File     string           `json:"file"`
-	Topology *probes.Topology `json:"topology"`
+	Matrix   *topom.Matrix    `json:"matrix,omitempty"`
+	Topology *probes.Topology `json:"topology,omitempty"`
 	Error    string           `json:"error,omitempty"`
 }
 
@@ -49,15 +51,15 @@ func runParseTopo(files []string, jsonOut bool, stdout io.Writer) error {
 		if err != nil {
 			return err
 		}
-		topo, perr := topom.ParseString(string(data))
-		r := parsedTopo{File: f, Topology: topo}
+		m, perr := topom.ParseString(string(data))
+		r := parsedTopo{File: f}
+		if !errors.Is(perr, topom.ErrNoMatrix) && len(m.Devices) > 0 {
+			r.Matrix, r.Topology = m, fake.TopologyFromMatrix(m)
+		}
 		if perr != nil {
 			r.Error = perr.Error()
 			if first == nil {
 				first = fmt.Errorf("%s: %w", f, perr)
-			}
-			if errors.Is(perr, topom.ErrNoMatrix) {
-				r.Topology = nil
 			}
 		}
 		results = append(results, r)

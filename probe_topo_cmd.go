@@ -112,7 +112,7 @@ func writeTopologyText(w io.Writer, t *probes.Topology) {
 				active++
 			}
 		}
-		line := fmt.Sprintf("  %s %s", g.ID(), orDash(g.Name))
+		line := fmt.Sprintf("  %s %s", g.ID(), topoOrDash(g.Name))
 		if g.BusID != "" {
 			line += " at " + g.BusID
 		}
@@ -148,17 +148,17 @@ func writeTopologyText(w io.Writer, t *probes.Topology) {
 			line += fmt.Sprintf(", NUMA %d", n.NUMANode)
 		}
 		for _, p := range n.Ports {
-			line += fmt.Sprintf(", port %d %s %s %s", p.Port, orDash(p.State), orDash(p.LinkLayer), orDash(p.Rate))
+			line += fmt.Sprintf(", port %d %s %s %s", p.Port, topoOrDash(p.State), topoOrDash(p.LinkLayer), topoOrDash(p.Rate))
 		}
 		fmt.Fprintln(w, line)
 	}
 	gd := t.GPUDirect
 	if gd.DMABuf != "" || gd.PeerMem || gd.NvidiaVersion != "" {
-		fmt.Fprintf(w, "\nGPUDirect RDMA: nvidia_peermem %s; DMA-BUF: %s\n", loaded(gd.PeerMem, gd.PeerMemVersion), orDash(gd.DMABuf))
+		fmt.Fprintf(w, "\nGPUDirect RDMA: nvidia_peermem %s; DMA-BUF: %s\n", topoLoaded(gd.PeerMem, gd.PeerMemVersion), topoOrDash(gd.DMABuf))
 	}
 }
 
-func loaded(ok bool, version string) string {
+func topoLoaded(ok bool, version string) string {
 	if !ok {
 		return "not loaded"
 	}
@@ -168,7 +168,7 @@ func loaded(ok bool, version string) string {
 	return "loaded"
 }
 
-func orDash(s string) string {
+func topoOrDash(s string) string {
 	if s == "" {
 		return "-"
 	}

@@ -61,6 +61,9 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	}
 	files, err := parseInterleaved(fs, args)
 	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
 		return 2
 	}
 	if len(files) == 0 {

@@ -26,6 +26,9 @@ func runSync(args []string, stdout, stderr io.Writer) int {
 	}
 	rest, err := parseInterleaved(fs, args)
 	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
 		return 2
 	}
 	if len(rest) > 0 {

@@ -196,11 +196,11 @@ func (k *Kernel) kernelInfo() map[string]any {
 		"implementation":         "commlab",
 		"implementation_version": k.opts.Version,
 		"language_info": map[string]any{
-			"name":           "go",
-			"version":        strings.TrimPrefix(runtime.Version(), "go"),
-			"mimetype":       "text/x-go",
-			"file_extension": ".go",
-			"pygments_lexer": "go",
+			"name":            "go",
+			"version":         strings.TrimPrefix(runtime.Version(), "go"),
+			"mimetype":        "text/x-go",
+			"file_extension":  ".go",
+			"pygments_lexer":  "go",
 			"codemirror_mode": "go",
 		},
 		"banner": "commlab " + k.opts.Version + ": Go (interpreted by yaegi) for GPU communication labs.\n" +

@@ -190,6 +190,17 @@ func (s *Session) newInterpreter() (*interp.Interpreter, error) {
 	if err := in.Use(stdlib.Symbols); err != nil {
 		return nil, fmt.Errorf("session: load standard library: %w", err)
 	}
+	// Restricted mode (kept: os.Exit must not end the kernel) gives cells
+	// a private copy of the environment; a notebook sets NCCL_* variables
+	// for the probes it calls, so cells get the process's own.
+	if err := in.Use(interp.Exports{"os/os": {
+		"Getenv": reflect.ValueOf(os.Getenv), "LookupEnv": reflect.ValueOf(os.LookupEnv),
+		"Setenv": reflect.ValueOf(os.Setenv), "Unsetenv": reflect.ValueOf(os.Unsetenv),
+		"Environ": reflect.ValueOf(os.Environ), "ExpandEnv": reflect.ValueOf(os.ExpandEnv),
+		"Clearenv": reflect.ValueOf(os.Clearenv),
+	}}); err != nil {
+		return nil, fmt.Errorf("session: environment: %w", err)
+	}
 	if err := in.Use(interp.Exports(s.opts.Packages)); err != nil {
 		return nil, fmt.Errorf("session: load packages: %w", err)
 	}
@@ -331,7 +342,7 @@ func (s *Session) execute(ctx context.Context, code string, store bool, emit fun
 		s.emitFunc = nil
 		s.emitMu.Unlock()
 	}()
-	err := s.runCell(ctx, code)
+	err := s.runWithMagics(ctx, code)
 	s.flush()
 	if err != nil {
 		var ce *cellError

@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -135,5 +136,44 @@ func TestInterruptStopsInfiniteLoop(t *testing.T) {
 	}
 	if got := runCells(t, s, "n > 0"); got[0] != "=> true\n" {
 		t.Fatalf("state after interrupt: %q", got)
+	}
+}
+
+func TestMagics(t *testing.T) {
+	dir := t.TempDir()
+	file := dir + "/lib.go"
+	if err := os.WriteFile(file, []byte("package main\n\nfunc fromFile() int { return 41 }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name  string
+		cells []string
+		check func(out []string) bool
+	}{
+		{"time", []string{"%time 1+1"}, func(o []string) bool { return strings.Contains(o[0], "Wall time:") }},
+		{"cell time", []string{"%%time\nx := 0\nfor i := range 1000 { x += i }"}, func(o []string) bool { return strings.Contains(o[0], "Wall time:") }},
+		{"env set and read", []string{"%env COMMLAB_MAGIC_TEST=on", `os.Getenv("COMMLAB_MAGIC_TEST")`}, func(o []string) bool { return o[1] == "=> on\n" }},
+		{"who", []string{"alpha := 1\nfunc beta() {}", "%who"}, func(o []string) bool { return o[1] == "alpha\tbeta\n" }},
+		{"reset", []string{"gone := 1", "%reset", "gone"}, func(o []string) bool { return strings.Contains(o[2], "undefined: gone") }},
+		{"load", []string{"%load " + file, "fromFile() + 1"}, func(o []string) bool { return o[1] == "=> 42\n" }},
+		{"shell line in Go cell", []string{"a := 2\n!echo from-shell\na * 3"}, func(o []string) bool { return o[0] == "from-shell\n=> 6\n" }},
+		{"bash cell", []string{"%%bash\necho one\necho two >&2"}, func(o []string) bool { return strings.Contains(o[0], "one\n") && strings.Contains(o[0], "two\n") }},
+		{"cells see the process environment", []string{`os.Setenv("COMMLAB_SEEN", "yes")`, "%env COMMLAB_SEEN"}, func(o []string) bool { return o[1] == "yes\n" }},
+		{"cd", []string{"%cd " + dir, "!pwd"}, func(o []string) bool {
+			return strings.HasSuffix(strings.TrimSpace(o[1]), strings.TrimPrefix(dir, "/private"))
+		}},
+		{"unknown magic lists known", []string{"%nope"}, func(o []string) bool { return strings.Contains(o[0], "unknown magic %nope; known: %%bash") }},
+		{"not-equal is Go", []string{"1 != 2"}, func(o []string) bool { return o[0] == "=> true\n" }},
+		{"help", []string{"%help"}, func(o []string) bool { return strings.Contains(o[0], "%who") }},
+	}
+	wd, _ := os.Getwd()
+	defer os.Chdir(wd)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := runCells(t, newTestSession(t), tt.cells...)
+			if !tt.check(out) {
+				t.Errorf("outputs %q", out)
+			}
+		})
 	}
 }

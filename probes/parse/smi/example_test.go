@@ -33,8 +33,8 @@ GPU 00000000:18:00.0
 		return
 	}
 	g := rep.GPUs[0]
-	topo := rep.Topology()
-	fmt.Printf("%s: PCIe %s, %.1f of %.1f GB/s\n", g.Name, topo.GPUs[0].PCIe, topo.GPUs[0].PCIe.GBps(), topo.GPUs[0].PCIe.MaxGBps())
+	fmt.Printf("%s at %s: PCIe Gen%d x%d (max Gen%d x%d), %.0f MiB\n", g.Name, smi.NormalizeBusID(g.BusID),
+		g.PCIeGenCurrent, g.PCIeWidthCurrent, g.PCIeGenMax, g.PCIeWidthMax, g.MemoryTotalMiB)
 	// Output:
-	// NVIDIA H100 80GB HBM3: PCIe Gen4 x16 (max Gen5 x16), 31.5 of 63.0 GB/s
+	// NVIDIA H100 80GB HBM3 at 0000:18:00.0: PCIe Gen4 x16 (max Gen5 x16), 81559 MiB
 }

@@ -7,12 +7,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
-
-	"github.com/commlab/commlab/probes"
 )
-
-// Source is the Topology.Source of a parsed report.
-const Source = "nvidia-smi -q"
 
 // ErrNotSMI says the input is not `nvidia-smi -q` text.
 var ErrNotSMI = errors.New("smi: not nvidia-smi -q output")
@@ -301,29 +296,6 @@ func NormalizeBusID(id string) string {
 		id = dom[4:] + ":" + rest
 	}
 	return id
-}
-
-// Topology turns the report into a probes.Topology holding the GPUs (no
-// paths: `nvidia-smi -q` has none; combine with a parsed topo -m).
-func (r *Report) Topology() *probes.Topology {
-	t := &probes.Topology{Source: Source, Driver: r.Driver}
-	for i, g := range r.GPUs {
-		t.GPUs = append(t.GPUs, probes.GPU{
-			Index:        i,
-			Name:         g.Name,
-			UUID:         g.UUID,
-			BusID:        NormalizeBusID(g.BusID),
-			MemoryBytes:  uint64(g.MemoryTotalMiB) << 20,
-			Architecture: g.Architecture,
-			PCIe: probes.PCIeLink{GenCurrent: g.PCIeGenCurrent, GenMax: g.PCIeGenMax,
-				WidthCurrent: g.PCIeWidthCurrent, WidthMax: g.PCIeWidthMax},
-			NUMANode:       -1,
-			MemoryNUMANode: -1,
-			PCIeTxKBps:     g.PCIeTxKBps,
-			PCIeRxKBps:     g.PCIeRxKBps,
-		})
-	}
-	return t
 }
 
 // Summary is one line per GPU a person reads first.

@@ -94,9 +94,8 @@ func TestParseSMIFacts(t *testing.T) {
 	if v, _ := g.Get("ECC Errors/Aggregate/SRAM Threshold Exceeded"); v != "No" {
 		t.Errorf("deep field %q", v)
 	}
-	topo := rep.Topology()
-	if topo.GPUs[0].BusID != "0000:18:00.0" || topo.GPUs[0].MemoryBytes != 81559<<20 || topo.GPUs[0].PCIe.GBps() < 63 {
-		t.Errorf("topology GPU %+v", topo.GPUs[0])
+	if NormalizeBusID(g.BusID) != "0000:18:00.0" {
+		t.Errorf("bus id %q", g.BusID)
 	}
 }
 
@@ -171,11 +170,13 @@ func FuzzParseSMI(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		rep, _ := ParseString(s)
+		rep, err := ParseString(s)
 		if rep == nil {
 			t.Fatal("nil report")
 		}
 		_ = rep.Summary()
-		_ = rep.Topology().Summary()
+		if rep.AttachedGPUs > len(rep.GPUs) && err == nil {
+			t.Fatal("fewer GPUs than attached, yet no error")
+		}
 	})
 }
