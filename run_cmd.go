@@ -132,6 +132,12 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 			status = 1
 		}
 		if ctx.Err() != nil {
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				fmt.Fprintf(stderr, "commlab run: stopped: the run took longer than --timeout %v\n", *timeout)
+			} else {
+				fmt.Fprintln(stderr, "commlab run: interrupted")
+			}
+			status = 1
 			break
 		}
 	}

@@ -120,3 +120,21 @@ func TestRunCLITourRuns(t *testing.T) {
 		}
 	}
 }
+
+func TestRunCLITimeouts(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "sleep.md")
+	os.WriteFile(src, []byte("```go\nimport \"time\"\ntime.Sleep(20 * time.Second)\n```\n\n```go\nx := 1\n```\n"), 0o644)
+	tests := []struct {
+		flag, want string
+	}{
+		{"--cell-timeout=300ms", "cell timed out after 300ms"},
+		{"--timeout=300ms", "took longer than --timeout 300ms"},
+	}
+	for _, tt := range tests {
+		code, _, stderr := labCLI(t, "run", "--out", filepath.Join(dir, "out"), tt.flag, src)
+		if code != 1 || !strings.Contains(stderr, tt.want) || !strings.Contains(stderr, "cell 1: Interrupted") {
+			t.Errorf("%s: exit %d, stderr %s", tt.flag, code, stderr)
+		}
+	}
+}

@@ -19,6 +19,7 @@ import (
 	"github.com/commlab/commlab/kernel/conn"
 	"github.com/commlab/commlab/kernel/display"
 	"github.com/commlab/commlab/kernel/session"
+	"github.com/commlab/commlab/kernel/widget"
 	"github.com/commlab/commlab/kernel/wire"
 )
 
@@ -44,11 +45,14 @@ type Kernel struct {
 	sessReady chan struct{}
 	sessErr   error
 
-	mu          sync.Mutex
-	cancelCell  context.CancelFunc // interrupts the running cell
-	lastExecute *wire.Message      // parent of output that arrives between cells
-	stdinReq    *wire.Message      // the execute_request whose cell may ask for input
-	stdinCancel chan struct{}
+	mu           sync.Mutex
+	cancelCell   context.CancelFunc // interrupts the running cell
+	lastExecute  *wire.Message      // parent of output that arrives between cells
+	parent       *wire.Message      // request being handled, for widget messages
+	controlComms map[string]bool    // open jupyter.widget.control comms
+	capture      *[]map[string]any  // outputs a widget is capturing, if any
+	stdinReq     *wire.Message      // the execute_request whose cell may ask for input
+	stdinCancel  chan struct{}
 
 	shutdown chan bool // true: restart requested
 }
@@ -74,7 +78,9 @@ func Serve(ctx context.Context, info conn.Info, opts Options) error {
 		return fmt.Errorf("kernel: %w", err)
 	}
 	defer c.Close()
-	k := &Kernel{opts: opts, conn: c, log: log, sessionID: newSessionID(), sessReady: make(chan struct{}), shutdown: make(chan bool, 1)}
+	k := &Kernel{opts: opts, conn: c, log: log, sessionID: newSessionID(), sessReady: make(chan struct{}), shutdown: make(chan bool, 1), controlComms: map[string]bool{}}
+	widget.SetTransport(widgetTransport{k})
+	defer widget.SetTransport(nil)
 	// The interpreter starts while the first kernel_info is answered.
 	go func() {
 		k.sess, k.sessErr = session.New(session.Options{
@@ -160,15 +166,13 @@ func (k *Kernel) handle(ch conn.Channel, msg wire.Message) {
 	case "history_request":
 		k.history(ch, msg)
 	case "comm_info_request":
-		k.reply(ch, msg, "comm_info_reply", map[string]any{"status": "ok", "comms": map[string]any{}})
+		k.commInfo(ch, msg)
 	case "comm_open":
-		// No comm targets yet: tell the front end the comm is closed.
-		var c struct {
-			CommID string `json:"comm_id"`
-		}
-		_ = json.Unmarshal(msg.Content, &c)
-		k.publish(msg, "comm_close", map[string]any{"comm_id": c.CommID, "data": map[string]any{}})
-	case "comm_msg", "comm_close":
+		k.commOpen(msg)
+	case "comm_msg":
+		k.commMsg(msg)
+	case "comm_close":
+		k.commClose(msg)
 	case "interrupt_request":
 		k.interrupt()
 		k.reply(ch, msg, "interrupt_reply", map[string]any{"status": "ok"})
@@ -229,6 +233,10 @@ func (k *Kernel) reply(ch conn.Channel, req wire.Message, msgType string, conten
 
 // publish sends an iopub message whose parent is req.
 func (k *Kernel) publish(req wire.Message, msgType string, content any) {
+	k.publishWithMetadata(req, msgType, content, nil)
+}
+
+func (k *Kernel) publishWithMetadata(req wire.Message, msgType string, content any, metadata map[string]any) {
 	m, err := wire.Reply(req, msgType, content)
 	if err != nil {
 		k.log.Error("kernel: build iopub message", "msg_type", msgType, "err", err)
@@ -237,6 +245,11 @@ func (k *Kernel) publish(req wire.Message, msgType string, content any) {
 	m.Identities = nil
 	m.Header.Session = k.sessionID
 	m.Header.Username = "kernel"
+	if metadata != nil {
+		if raw, err := json.Marshal(metadata); err == nil {
+			m.Metadata = raw
+		}
+	}
 	if err := k.conn.Send(conn.IOPub, m); err != nil {
 		k.log.Error("kernel: publish", "msg_type", msgType, "err", err)
 	}
@@ -295,6 +308,7 @@ func (k *Kernel) execute(ch conn.Channel, msg wire.Message) {
 	k.mu.Lock()
 	k.cancelCell = cancel
 	k.lastExecute = &msg
+	k.parent = &msg
 	if req.AllowStdin {
 		k.stdinReq = &msg
 	} else {
@@ -303,16 +317,7 @@ func (k *Kernel) execute(ch conn.Channel, msg wire.Message) {
 	k.stdinCancel = make(chan struct{})
 	k.mu.Unlock()
 	var failure *session.Event
-	emit := func(e session.Event) {
-		if e.Kind == session.EventError {
-			ev := e
-			failure = &ev
-		}
-		if req.Silent {
-			return
-		}
-		k.publishEvent(msg, e, count)
-	}
+	emit := k.emitter(msg, count, req.Silent, func(e session.Event) { failure = &e })
 	if store {
 		err = sess.Execute(ctx, req.Code, emit)
 	} else {
@@ -320,6 +325,7 @@ func (k *Kernel) execute(ch conn.Channel, msg wire.Message) {
 	}
 	k.mu.Lock()
 	k.cancelCell = nil
+	k.parent = nil
 	close(k.stdinCancel)
 	k.stdinReq = nil
 	k.mu.Unlock()
@@ -654,6 +660,13 @@ func (k *Kernel) history(ch conn.Channel, msg wire.Message) {
 		}
 	}
 	k.reply(ch, msg, "history_reply", map[string]any{"status": "ok", "history": hist})
+}
+
+// flushSession waits until the session's captured output has been emitted.
+func (k *Kernel) flushSession() {
+	if k.sess != nil {
+		k.sess.Flush()
+	}
 }
 
 func newSessionID() string {

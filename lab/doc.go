@@ -1,10 +1,13 @@
-// Package lab runs notebooks headless: it executes a notebook's code cells
-// top to bottom through the kernel's own executor (kernel/session), so the
-// outputs it writes are the ones the kernel sends to Jupyter; it injects
-// parameters (papermill's convention, typed from the Go declarations of the
-// cell tagged "parameters"); and it reports progress on a terminal.
+// Package lab runs notebooks headless and keeps chapters and notebooks in
+// step. Run executes a notebook's code cells top to bottom through the
+// kernel's own executor (kernel/session), so the outputs it writes are the
+// ones the kernel sends to Jupyter; InjectParameters sets -p values after
+// the cell tagged "parameters" (papermill's convention), typed from that
+// cell's Go declarations; Progress shows a live line on a terminal; Sync
+// writes chapters/NN-slug.md into notebooks/NN-slug.ipynb or back, the
+// newer winning.
 //
-// The notebook model lives in lab/notebook, the markdown form of chapters in
-// lab/literate and the HTML export in lab/export; lab does not render or
-// convert anything itself.
+// The notebook model is lab/notebook, the markdown form lab/literate and the
+// HTML pages lab/export; lab uses the first two and renders nothing. The
+// commands run, sync and export (package main) sit on top.
 package lab

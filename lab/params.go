@@ -81,9 +81,17 @@ func Parameters(src string) ([]Parameter, error) {
 		}
 		return params, nil
 	}
-	// Statements (x := 1): parse as a function body.
+	// Statements (x := 1): parse as a function body, with the cell's
+	// imports blanked out (lines kept, so positions stay right).
+	stmts := src
+	if f, err := parser.ParseFile(token.NewFileSet(), "", filePrefix+src, parser.ImportsOnly); err == nil && len(f.Decls) > 0 {
+		end := int(f.Decls[len(f.Decls)-1].End()) - 1 - len(filePrefix)
+		if end > 0 && end <= len(src) {
+			stmts = strings.Repeat("\n", strings.Count(src[:end], "\n")) + src[end:]
+		}
+	}
 	const bodyPrefix = "package p\nfunc _() {\n"
-	full = bodyPrefix + src + "\n}\n"
+	full = bodyPrefix + stmts + "\n}\n"
 	f, err := parser.ParseFile(fset, "", full, parser.SkipObjectResolution)
 	if err != nil {
 		return nil, fmt.Errorf("%w: parameters cell: %w", ErrParameter, err)

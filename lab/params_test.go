@@ -19,6 +19,8 @@ func TestParametersTypes(t *testing.T) {
 		{"big := 1 << 20\nhalf := big / 2.0\nneg := -3\nr := 'x'", "big:int half:float64 neg:int r:rune"},
 		{"f := float32(1)\nu := uint8(3)\nd := time.Duration(5)", "f:float32 u:uint8 d:time.Duration"},
 		{"x := someFunc()\n_ = x", "x:"},
+		{"import \"time\"\n\nwait := 2 * time.Second\nn := 4", "wait:time.Duration n:int"},
+		{"import (\n\t\"fmt\"\n\t\"time\"\n)\nvar d = time.Minute\nfmt.Println(d)", "d:time.Duration"},
 	}
 	for _, tt := range tests {
 		ps, err := Parameters(tt.src)

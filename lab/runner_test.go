@@ -267,12 +267,16 @@ func TestRunnerSurvivesExecutorPanic(t *testing.T) {
 func BenchmarkRunnerOverheadSession(b *testing.B) {
 	const cells = 50
 	src := "x := 1\nx++"
-	s, err := session.New(session.Options{})
-	if err != nil {
-		b.Fatal(err)
+	fresh := func(b *testing.B) *session.Session {
+		s, err := session.New(session.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { s.Close() })
+		return s
 	}
-	defer s.Close()
 	b.Run("direct", func(b *testing.B) {
+		s := fresh(b)
 		for b.Loop() {
 			for range cells {
 				if err := s.Execute(context.Background(), src, func(session.Event) {}); err != nil {
@@ -283,6 +287,7 @@ func BenchmarkRunnerOverheadSession(b *testing.B) {
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*cells), "ns/cell")
 	})
 	b.Run("runner", func(b *testing.B) {
+		s := fresh(b)
 		for b.Loop() {
 			nb := notebook.New()
 			for range cells {

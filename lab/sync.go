@@ -29,7 +29,9 @@ type SyncAction struct {
 // Sync keeps chapters/NN-slug.md and notebooks/NN-slug.ipynb in step. Where
 // they disagree the newer file wins (a notebook edited in JupyterLab, or a
 // chapter edited as text); a file without its counterpart creates it.
-// Notebooks are written without outputs. With check, nothing is written and
+// Notebooks are written without outputs; what a run or JupyterLab adds
+// (outputs, counts, timing, language_info) is not compared and does not
+// reach the chapter (literate.StripVolatile). With check, nothing is written and
 // the error wraps ErrOutOfSync when any action is due.
 func Sync(chapters, notebooks string, check bool) ([]SyncAction, error) {
 	names := map[string]bool{}
@@ -80,6 +82,7 @@ func syncOne(name, md, ipynb string, check bool) (SyncAction, error) {
 		if fromMD, err = literate.Parse(src); err != nil {
 			return a, fmt.Errorf("lab: %s: %w", md, err)
 		}
+		literate.StripVolatile(fromMD)
 	}
 	var fromNB *notebook.Notebook
 	if nbErr == nil {
@@ -87,6 +90,7 @@ func syncOne(name, md, ipynb string, check bool) (SyncAction, error) {
 		if fromNB, err = notebook.ReadFile(ipynb); err != nil {
 			return a, err
 		}
+		literate.StripVolatile(fromNB)
 	}
 	switch {
 	case fromMD != nil && fromNB == nil:

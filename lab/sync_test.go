@@ -42,6 +42,18 @@ func TestSync(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Running it in JupyterLab alone changes nothing a chapter keeps.
+	one := 1
+	nb.Cells[2].ExecutionCount = &one
+	nb.Cells[2].Outputs = []*notebook.Output{{Type: notebook.Stream, Name: "stdout", Text: "ring of 8\n"}}
+	nb.Cells[2].Metadata["execution"] = map[string]any{"iopub.execute_input": "2026-11-29T09:00:00Z"}
+	nb.Metadata["language_info"] = map[string]any{"name": "go"}
+	if err := notebook.WriteFile(ipynb, nb); err != nil {
+		t.Fatal(err)
+	}
+	if acts, err := Sync(ch, nbs, true); err != nil || len(acts) != 0 {
+		t.Fatalf("check after a run in JupyterLab = %+v, %v", acts, err)
+	}
 	nb.Cells[0].Source = "# Edited in JupyterLab"
 	if err := notebook.WriteFile(ipynb, nb); err != nil {
 		t.Fatal(err)
@@ -56,7 +68,8 @@ func TestSync(t *testing.T) {
 		t.Fatalf("sync = %+v, %v", acts, err)
 	}
 	got, _ := os.ReadFile(md)
-	if !strings.Contains(string(got), "# Edited in JupyterLab") || !strings.Contains(string(got), "```go tags=[\"parameters\"]") {
+	if !strings.Contains(string(got), "# Edited in JupyterLab") || !strings.Contains(string(got), "```go tags=[\"parameters\"]") ||
+		strings.Contains(string(got), "language_info") || strings.Contains(string(got), "execution") {
 		t.Errorf("chapter after sync:\n%s", got)
 	}
 	// The chapter is edited (newer): the notebook follows, ids kept.

@@ -10,6 +10,7 @@
 //
 // probes uses the standard library only. It does not read hardware itself:
 // probes/nvml, probes/sysfs and probes/fake build Topologies; the parsers
-// under probes/parse turn tool outputs into them. Run records and samples
-// with their provenance are described in run.go.
+// under probes/parse read tool outputs into their own plain types, and
+// probes/fake.TopologyFromMatrix turns a parsed `nvidia-smi topo -m` into a
+// Topology. Run records and samples with their provenance are in run.go.
 package probes

@@ -33,6 +33,8 @@ type Topology struct {
 	GPUDirect GPUDirect `json:"gpudirect"`
 	// Notes are what a source could not read, and why, in plain words.
 	Notes []string `json:"notes,omitempty"`
+
+	devIndex map[string]int // Devices position by name, see index
 }
 
 // GPU is one NVIDIA GPU as NVML, sysfs or nvidia-smi sees it.
@@ -237,12 +239,22 @@ type GPUDirect struct {
 	NvidiaVersion string `json:"nvidia_version,omitempty"` // nvidia.ko version
 }
 
-// index returns the position of a device in Devices, or -1.
+// index returns the position of a device in Devices, or -1. It keeps a
+// lookup table, rebuilt (never edited in place, so copies of a Topology
+// may share it) whenever it disagrees with Devices.
 func (t *Topology) index(id string) int {
+	if i, ok := t.devIndex[id]; ok && i < len(t.Devices) && t.Devices[i] == id {
+		return i
+	}
+	m := make(map[string]int, len(t.Devices))
 	for i, d := range t.Devices {
-		if d == id {
-			return i
+		if _, dup := m[d]; !dup {
+			m[d] = i
 		}
+	}
+	t.devIndex = m
+	if i, ok := m[id]; ok {
+		return i
 	}
 	return -1
 }

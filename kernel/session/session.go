@@ -288,6 +288,10 @@ func (s *Session) streamSink(name, text string) {
 	s.emit(Event{Kind: EventStream, Name: name, Text: text})
 }
 
+// Flush waits until output written so far (also by compiled code) has
+// been emitted.
+func (s *Session) Flush() { s.flush() }
+
 // flush waits until captured output written so far has been emitted.
 func (s *Session) flush() {
 	if s.stdout != nil {
@@ -876,4 +880,31 @@ func (r inputReader) Read(p []byte) (int, error) {
 	n := copy(p, r.s.pending)
 	r.s.pending = r.s.pending[n:]
 	return n, nil
+}
+
+// Call runs fn the way a cell runs: never at the same time as a cell, its
+// output and displays delivered to emit, a panic turned into an error event.
+// The kernel uses it for widget callbacks.
+func (s *Session) Call(emit func(Event), fn func()) (err error) {
+	s.run.Lock()
+	defer s.run.Unlock()
+	s.emitMu.Lock()
+	s.emitFunc = emit
+	s.emitMu.Unlock()
+	prev := display.SetPublisher(s.publishDisplay)
+	defer func() {
+		if r := recover(); r != nil {
+			s.flush()
+			msg := fmt.Sprint(r)
+			s.emit(Event{Kind: EventError, EName: "panic", EValue: msg, Traceback: []string{"panic in a widget callback: " + msg}})
+			err = fmt.Errorf("%w: panic: %s", ErrCellFailed, msg)
+		}
+		s.flush()
+		display.SetPublisher(prev)
+		s.emitMu.Lock()
+		s.emitFunc = nil
+		s.emitMu.Unlock()
+	}()
+	fn()
+	return nil
 }

@@ -21,6 +21,7 @@ import (
 // plain API: yaegi extract silently drops generic functions and types.
 var preloaded = []string{
 	"github.com/commlab/commlab/kernel/display",
+	"github.com/commlab/commlab/kernel/widget",
 }
 
 func main() {

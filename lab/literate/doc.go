@@ -10,7 +10,8 @@
 // markdown cell that has metadata or would not read back as one cell, and
 // `<!-- #raw -->` for raw cells. Format writes what Parse reads back to the
 // same cells, sources and metadata; cell ids and outputs are not kept in
-// markdown.
+// markdown, and StripVolatile drops what a run or JupyterLab adds (timing,
+// language_info), as jupytext's default filters do.
 //
 // The package does not read or write files, run cells or render HTML; the
 // notebook model is lab/notebook.

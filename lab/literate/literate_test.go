@@ -160,6 +160,28 @@ func TestParseJupytextForms(t *testing.T) {
 	}
 }
 
+// A header as jupytext itself writes it: single quotes, its version, a
+// formats entry. text_representation is regenerated, the rest is kept.
+func TestParseJupytextHeader(t *testing.T) {
+	src := "---\njupyter:\n  jupytext:\n    formats: ipynb,md\n    text_representation:\n      extension: .md\n      format_name: markdown\n      format_version: '1.3'\n      jupytext_version: 1.16.4\n  kernelspec:\n    display_name: Go (commlab)\n    language: go\n    name: commlab\n---\n\n```go\nx := 1\n```\n"
+	nb, err := Parse([]byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	jt, _ := nb.Metadata["jupytext"].(map[string]any)
+	ks, _ := nb.Metadata["kernelspec"].(map[string]any)
+	if jt["formats"] != "ipynb,md" || jt["text_representation"] != nil || ks["name"] != "commlab" {
+		t.Errorf("metadata = %v", nb.Metadata)
+	}
+	out, err := Format(nb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(out), "    formats: ipynb,md\n    text_representation:\n") {
+		t.Errorf("formatted header:\n%s", out)
+	}
+}
+
 func TestFormatUnrepresentable(t *testing.T) {
 	nb := notebook.New()
 	nb.Cells = []*notebook.Cell{{Type: notebook.Raw, Source: "a\n<!-- #endraw -->"}}
@@ -200,6 +222,46 @@ func FuzzRoundTrip(f *testing.F) {
 		}
 		if d := notebook.Diff(nb, back, false); d != "" {
 			t.Fatalf("round trip: %s\nsource %q\nformatted %q", d, src, md)
+		}
+	})
+}
+
+func TestStripVolatile(t *testing.T) {
+	one := 1
+	nb := notebook.New()
+	nb.Metadata = map[string]any{"kernelspec": map[string]any{"name": "commlab"}, "language_info": map[string]any{"name": "go"}, "commlab": map[string]any{}}
+	nb.Cells = []*notebook.Cell{{Type: notebook.Code, Source: "x", ExecutionCount: &one,
+		Metadata: map[string]any{"tags": []any{"parameters"}, "execution": map[string]any{}, "scrolled": true},
+		Outputs:  []*notebook.Output{{Type: notebook.Stream, Name: "stdout", Text: "1"}}}}
+	StripVolatile(nb)
+	c := nb.Cells[0]
+	if len(nb.Metadata) != 1 || len(c.Metadata) != 1 || !c.HasTag("parameters") || c.Outputs != nil || c.ExecutionCount != nil {
+		t.Errorf("after StripVolatile: %v %+v", nb.Metadata, c)
+	}
+}
+
+// Any notebook survives notebook -> markdown -> notebook, metadata included
+// (YAML's readings of "yes", "1.0", "null", long and multi-line strings).
+func FuzzNotebookRoundTrip(f *testing.F) {
+	if b, err := os.ReadFile("testdata/chapter.ipynb.golden"); err == nil {
+		f.Add(b)
+	}
+	f.Add([]byte(`{"cells":[{"cell_type":"markdown","metadata":{"a":"yes","b":"1.0","c":"null","d":"x\ny: z","e":"~"},"source":"t"}],"metadata":{"title":"no","n":1e300,"s":" lead","list":[null,true,"#"]},"nbformat":4,"nbformat_minor":5}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		nb, err := notebook.Parse(data)
+		if err != nil {
+			return
+		}
+		md, err := Format(nb)
+		if err != nil {
+			return // unrepresentable cells, or metadata JSON cannot hold
+		}
+		back, err := Parse(md)
+		if err != nil {
+			t.Fatalf("Parse(Format): %v\n%s", err, md)
+		}
+		if d := notebook.Diff(nb, back, false); d != "" {
+			t.Fatalf("round trip: %s\nnotebook %s\nmarkdown %q", d, data, md)
 		}
 	})
 }

@@ -66,6 +66,9 @@ type Config struct {
 	Env map[string]string `json:"env,omitempty"`
 	// Progress, when set, is called after each size.
 	Progress func(done, total int, what string) `json:"-"`
+	// beat, when set, is called after every batch of operations; the
+	// worker turns it into the heartbeat its parent's watchdog reads.
+	beat func()
 }
 
 // Sweep returns sizes from lo to hi (bytes) multiplying by factor.
@@ -205,6 +208,9 @@ func Measure(cfg Config) (*probes.Run, error) {
 	if err != nil {
 		return run, err
 	}
+	if cfg.beat != nil {
+		cfg.beat()
+	}
 	total := len(cfg.Collectives) * len(cfg.Sizes) * len(cfg.Modes)
 	done := 0
 	for _, coll := range cfg.Collectives {
@@ -218,7 +224,9 @@ func Measure(cfg Config) (*probes.Run, error) {
 		if err != nil {
 			run.Error = err.Error()
 			if errors.Is(err, ErrTimeout) {
-				m.abort()
+				if !m.abort(abortGrace + 5*time.Second) {
+					run.Notes = append(run.Notes, "ncclCommAbort did not return in time; the communicators were left behind")
+				}
 			} else {
 				m.close()
 			}
@@ -327,8 +335,9 @@ func (m *machine) close() error {
 
 // abort tears the communicators down without waiting for the hung work,
 // then releases held streams so the process can exit. Should an abort wait
-// on a held stream, the streams are released after abortGrace.
-func (m *machine) abort() {
+// on a held stream, the streams are released after abortGrace. It reports
+// whether the abort returned within limit.
+func (m *machine) abort(limit time.Duration) bool {
 	done := make(chan struct{})
 	comms := m.comms
 	go func() {
@@ -344,8 +353,13 @@ func (m *machine) abort() {
 	for _, r := range m.releases {
 		r()
 	}
-	<-done
 	m.comms, m.releases = nil, nil
+	select {
+	case <-done:
+		return true
+	case <-time.After(limit - abortGrace):
+		return false
+	}
 }
 
 const abortGrace = 10 * time.Second
@@ -389,7 +403,7 @@ func (m *machine) sweep(coll string, t DType, op int, cfg Config, tick func(stri
 				continue
 			}
 			x := &opRun{m: m, coll: coll, t: t, op: op, root: cfg.Root, param: param,
-				sendCnt: sendCnt, recvCnt: recvCnt, inPlace: inPlace, b: b, mod: mod}
+				sendCnt: sendCnt, recvCnt: recvCnt, inPlace: inPlace, b: b, mod: mod, beat: cfg.beat}
 			s, err := x.measure(cfg)
 			s.Bytes = reported
 			if s.MedianUS > 0 {
@@ -418,6 +432,7 @@ type opRun struct {
 	mod                     int
 	// reduced caches the reduction over ranks of each pattern position.
 	reduced []float64
+	beat    func()
 }
 
 // ptrs returns rank r's input and output buffers and offsets (bytes).
@@ -535,6 +550,9 @@ func (x *opRun) batch(k int, timeout time.Duration) (float64, error) {
 	}
 	if err := x.wait(timeout - time.Since(start)); err != nil {
 		return 0, err
+	}
+	if x.beat != nil {
+		x.beat()
 	}
 	var worst float64
 	for r := range x.m.devs {

@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/commlab/commlab/probes"
 )
@@ -25,6 +27,15 @@ const (
 	envWorkerConfig = "COMMLAB_NCCL_WORKER_CONFIG"
 	envWorkerResult = "COMMLAB_NCCL_WORKER_RESULT"
 	progressPrefix  = "commlab-progress "
+	heartbeatLine   = "commlab-alive"
+)
+
+// childSlack is how long past its timeout a child may stay silent before
+// its first heartbeat (NCCL's initialisation comes first); afterSlack is
+// the margin past the timeout and the abort's grace between later ones.
+var (
+	childSlack = 60 * time.Second
+	afterSlack = 15 * time.Second
 )
 
 // maxLogBytes caps the NCCL log kept in a run; the head is kept, since it
@@ -50,12 +61,20 @@ func ServeWorker(progress io.Writer) error {
 	if err := json.Unmarshal(b, &cfg); err != nil {
 		return fmt.Errorf("nccl: worker: config: %w", err)
 	}
+	var mu sync.Mutex
 	cfg.Progress = func(done, total int, what string) {
+		mu.Lock()
+		defer mu.Unlock()
 		fmt.Fprintf(progress, "%s%d %d %s\n", progressPrefix, done, total, what)
+	}
+	cfg.beat = func() {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintln(progress, heartbeatLine)
 	}
 	run, merr := Measure(cfg)
 	if run == nil {
-		run = &probes.Run{Kind: "nccl"}
+		run = &probes.Run{Kind: "nccl", Date: time.Now().UTC(), Env: ncclEnv(cfg.Env)}
 	}
 	if merr != nil {
 		run.Error = merr.Error()
@@ -68,7 +87,10 @@ func ServeWorker(progress io.Writer) error {
 
 // MeasureInChild runs Measure in a child process started as argv (the
 // commlab binary and the arguments that make it call ServeWorker) with
-// cfg.Env added to this process's environment. When NCCL_DEBUG is set and
+// cfg.Env added to this process's environment. A watchdog kills the child
+// when it sends no heartbeat for cfg.Timeout plus the abort's grace and a
+// minute: a hang inside NCCL that even ncclCommAbort cannot end then
+// costs a killed child, never a hung notebook. When NCCL_DEBUG is set and
 // NCCL_DEBUG_FILE is not, the log goes to a temporary file and comes back
 // in the run's Logs["nccl-debug"]; the child's own output comes back in
 // Logs["output"].
@@ -109,17 +131,25 @@ func MeasureInChild(ctx context.Context, cfg Config, argv []string) (*probes.Run
 	for _, k := range sortedKeys(env) {
 		cmd.Env = append(cmd.Env, k+"="+env[k])
 	}
-	var output bytes.Buffer
+	var output lockedBuffer
 	cmd.Stdout = &output
 	pr, pw := io.Pipe()
 	cmd.Stderr = pw
 	scanDone := make(chan struct{})
+	alive := make(chan struct{}, 1)
 	go func() {
 		defer close(scanDone)
 		sc := bufio.NewScanner(pr)
 		sc.Buffer(make([]byte, 64<<10), 1<<20)
 		for sc.Scan() {
 			line := sc.Text()
+			if line == heartbeatLine {
+				select {
+				case alive <- struct{}{}:
+				default:
+				}
+				continue
+			}
 			if rest, ok := strings.CutPrefix(line, progressPrefix); ok {
 				f := strings.SplitN(rest, " ", 3)
 				if len(f) == 3 && progress != nil {
@@ -133,9 +163,53 @@ func MeasureInChild(ctx context.Context, cfg Config, argv []string) (*probes.Run
 		}
 		io.Copy(io.Discard, pr)
 	}()
-	runErr := cmd.Run()
+	cfg.defaults()
+	silence := cfg.Timeout + childSlack
+	beaten := false
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("nccl: child: %w", err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	var runErr error
+	killed := false
+	timer := time.NewTimer(silence)
+	defer timer.Stop()
+wait:
+	for {
+		select {
+		case runErr = <-exited:
+			break wait
+		case <-alive:
+			if !beaten {
+				beaten = true
+				silence = cfg.Timeout + abortGrace + afterSlack
+			}
+			if !timer.Stop() {
+				<-timer.C
+			}
+			timer.Reset(silence)
+		case <-timer.C:
+			killed = true
+			cmd.Process.Kill()
+		}
+	}
 	pw.Close()
 	<-scanDone
+	if killed {
+		run := &probes.Run{Kind: "nccl", Date: time.Now().UTC(), Command: append([]string(nil), argv...), Env: cfg.Env,
+			Logs: map[string]string{"output": tail(output.String(), maxLogBytes)}}
+		if debugFile != "" {
+			if log, err := os.ReadFile(debugFile); err == nil {
+				run.Logs["nccl-debug"] = tail(string(log), maxLogBytes)
+			}
+		}
+		if prev, err := probes.LoadRun(outPath); err == nil {
+			run = prev
+		}
+		run.Error = fmt.Sprintf("child killed after %s without a heartbeat: the operations hung and ncclCommAbort did not end them", silence)
+		return run, fmt.Errorf("%w: %s", ErrTimeout, run.Error)
+	}
 	run, err := probes.LoadRun(outPath)
 	if err != nil {
 		return nil, fmt.Errorf("nccl: child %v failed before writing its run: %v: %s", argv, runErr, tail(output.String(), 2000))
@@ -164,6 +238,37 @@ func MeasureInChild(ctx context.Context, cfg Config, argv []string) (*probes.Run
 		return run, fmt.Errorf("nccl: child: %w", runErr)
 	}
 	return run, nil
+}
+
+// lockedBuffer is a bytes.Buffer that the child's stdout copier and the
+// stderr scanner can both write.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) WriteString(s string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.b.WriteString(s)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+func (l *lockedBuffer) Len() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Len()
 }
 
 func tail(s string, n int) string {

@@ -182,11 +182,68 @@ class KernelBehaviour(unittest.TestCase):
         self.assertEqual(content["evalue"], "3:3: undefined: missing")
         self.assertIn("   3 |   missing", content["traceback"])
 
+    def send_comm(self, msg_type, content):
+        msg = self.kc.session.msg(msg_type, content)
+        self.kc.shell_channel.send(msg)
+        return msg["header"]["msg_id"]
+
+    def test_widgets_protocol(self):
+        """Drive the ipywidgets 2.1 comm protocol as JupyterLab 4 does."""
+        content, outs = self.execute(
+            'n := widget.IntSlider("n", 2, 2, 16, 1)\n'
+            'widget.Interact(func(n int) int { return 2 * (n - 1) }, n)')
+        self.assertEqual(content["status"], "ok", content)
+        opens = [m for m in outs if m["msg_type"] == "comm_open"]
+        models = {m["content"]["data"]["state"]["_model_name"]: m for m in opens}
+        for name in ("LayoutModel", "SliderStyleModel", "IntSliderModel", "OutputModel", "VBoxModel"):
+            self.assertIn(name, models)
+        for m in opens:
+            self.assertEqual(m["content"]["target_name"], "jupyter.widget")
+            self.assertEqual(m["metadata"]["version"], "2.1.0")
+        views = [m for m in outs if m["msg_type"] == "display_data" and "application/vnd.jupyter.widget-view+json" in m["content"]["data"]]
+        self.assertEqual(views[0]["content"]["data"]["application/vnd.jupyter.widget-view+json"]["model_id"], models["VBoxModel"]["content"]["comm_id"])
+        slider = models["IntSliderModel"]["content"]["comm_id"]
+        output = models["OutputModel"]["content"]["comm_id"]
+
+        # comm_info lists the open widget comms.
+        self.kc.comm_info(target_name="jupyter.widget")
+        info = self.kc.get_shell_msg(timeout=5)["content"]["comms"]
+        self.assertIn(slider, info)
+
+        # The front end moves the slider: echo_update, then the re-run's
+        # outputs replace the Output widget's "outputs" state.
+        mid = self.send_comm("comm_msg", {"comm_id": slider, "data": {"method": "update", "state": {"value": 8}, "buffer_paths": []}})
+        outs = collect(self.kc, mid)
+        kinds = [(m["msg_type"], m["content"].get("data", {}).get("method")) for m in outs]
+        self.assertIn(("comm_msg", "echo_update"), kinds)
+        updates = [m["content"]["data"]["state"]["outputs"] for m in outs
+                   if m["msg_type"] == "comm_msg" and m["content"]["comm_id"] == output]
+        self.assertEqual(len(updates), 1)
+        self.assertEqual(updates[0][0]["output_type"], "display_data")
+        self.assertEqual(updates[0][0]["data"]["text/plain"], "14")
+        content, outs = self.execute("n.Int()")
+        self.assertEqual(outs[-1]["content"]["data"]["text/plain"], "8")
+
+        # request_state answers with the full state; the control comm with all states.
+        mid = self.send_comm("comm_msg", {"comm_id": slider, "data": {"method": "request_state"}})
+        outs = collect(self.kc, mid)
+        self.assertEqual(outs[0]["content"]["data"]["state"]["value"], 8)
+        mid = self.send_comm("comm_open", {"comm_id": "ctl-1", "target_name": "jupyter.widget.control", "data": {"method": "request_states"}})
+        outs = collect(self.kc, mid)
+        self.assertIn(slider, outs[0]["content"]["data"]["states"])
+
+    def test_widget_button_click_runs_callback(self):
+        content, outs = self.execute('clicks := 0\nb := widget.Button("go")\nb.OnClick(func() { clicks++; fmt.Println("clicked", clicks) })\nb')
+        button = [m for m in outs if m["msg_type"] == "comm_open" and m["content"]["data"]["state"]["_model_name"] == "ButtonModel"][0]
+        mid = self.send_comm("comm_msg", {"comm_id": button["content"]["comm_id"], "data": {"method": "custom", "content": {"event": "click"}}})
+        outs = collect(self.kc, mid)
+        self.assertEqual([m["content"]["text"] for m in outs if m["msg_type"] == "stream"], ["clicked 1\n"])
+
     def test_comm_info(self):
         self.kc.comm_info()
         reply = self.kc.get_shell_msg(timeout=5)
         self.assertEqual(reply["content"]["status"], "ok")
-        self.assertEqual(reply["content"]["comms"], {})
+        self.assertIsInstance(reply["content"]["comms"], dict)
 
 
 if __name__ == "__main__":

@@ -144,7 +144,7 @@ const (
 
 // maxColumns bounds the matrix, which grows as its square: no node has
 // more GPUs and NICs than this, and a damaged header must not exhaust memory.
-const maxColumns = 512
+const maxColumns = 256
 
 func (p *parser) feed(raw string) {
 	text := strings.TrimRight(raw, " \t\r")

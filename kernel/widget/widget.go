@@ -1,0 +1,589 @@
+// Package widget gives notebook cells live controls: sliders (int, float,
+// log-float), dropdown, checkbox, text, button, output, HBox/VBox, and
+// Interact, which re-runs a Go function and replaces its output whenever a
+// control moves.
+//
+// Widgets speak the ipywidgets comm protocol 2.1 with the
+// @jupyter-widgets/controls 2.0 and base 2.0 models, as JupyterLab 4 with
+// ipywidgets 8 expects: comm target "jupyter.widget", comm_open with the
+// full state, "update" both ways, "echo_update" for changes a front end
+// made, "request_state" and "custom" messages (button clicks).
+//
+// widget knows no sockets: the kernel installs a Transport (SetTransport)
+// and delivers front-end messages with Deliver. Without a transport, in a
+// headless run, a widget shows as text of its state and Interact runs its
+// function once with the controls' current values, so the output is the
+// same a reader would first see.
+package widget
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math"
+	"reflect"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/commlab/commlab/kernel/display"
+)
+
+// Protocol and model versions this package speaks.
+const (
+	ProtocolVersion   = "2.1.0"
+	ControlsModule    = "@jupyter-widgets/controls"
+	ControlsVersion   = "2.0.0"
+	BaseModule        = "@jupyter-widgets/base"
+	BaseVersion       = "2.0.0"
+	OutputModule      = "@jupyter-widgets/output"
+	OutputVersion     = "1.0.0"
+	CommTarget        = "jupyter.widget"
+	ControlCommTarget = "jupyter.widget.control"
+	ViewMIME          = "application/vnd.jupyter.widget-view+json"
+)
+
+// CommMessage is a message for the front end: a comm_open (Open true) or
+// a comm_msg on an open comm.
+type CommMessage struct {
+	Open     bool
+	Close    bool
+	CommID   string
+	Target   string
+	Data     map[string]any
+	Metadata map[string]any
+}
+
+// Transport carries comm messages to the front end.
+type Transport interface {
+	Send(m CommMessage)
+	// Capture runs fn and returns the outputs it produced, as nbformat
+	// output dicts, instead of showing them: Interact puts them into its
+	// Output widget's "outputs" state, which every front end renders.
+	Capture(fn func()) []map[string]any
+}
+
+var (
+	mu        sync.Mutex
+	transport Transport
+	registry  = map[string]*Widget{}
+)
+
+// SetTransport installs the transport and returns the previous one; nil
+// means no live front end (headless).
+func SetTransport(t Transport) Transport {
+	mu.Lock()
+	defer mu.Unlock()
+	prev := transport
+	transport = t
+	return prev
+}
+
+func currentTransport() Transport {
+	mu.Lock()
+	defer mu.Unlock()
+	return transport
+}
+
+// Widget is one model on the front end, with its view when it has one.
+type Widget struct {
+	ID    string
+	mu    sync.Mutex
+	state map[string]any
+	kind  string // "IntSlider", ... for text
+
+	children  []*Widget
+	onChange  []func(value any)
+	onClick   []func()
+	opened    bool
+	refs      []*Widget // layout and style models
+	valueConv func(any) (any, error)
+}
+
+func newID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+func newModel(kind string, state map[string]any) *Widget {
+	w := &Widget{ID: newID(), state: state, kind: kind}
+	mu.Lock()
+	registry[w.ID] = w
+	mu.Unlock()
+	return w
+}
+
+func baseState(model, view, module, version string) map[string]any {
+	return map[string]any{
+		"_model_module": module, "_model_module_version": version, "_model_name": model,
+		"_view_module": module, "_view_module_version": version, "_view_name": view,
+		"_view_count": nil,
+	}
+}
+
+// control makes a DOM widget with its layout and style models.
+func control(kind, styleModel string, extra map[string]any) *Widget {
+	layout := newModel("Layout", baseState("LayoutModel", "LayoutView", BaseModule, BaseVersion))
+	style := newModel("Style", baseState(styleModel, "StyleView", BaseModule, BaseVersion))
+	style.state["_model_module"], style.state["_model_module_version"] = ControlsModule, ControlsVersion
+	style.state["description_width"] = ""
+	if styleModel == "ButtonStyleModel" {
+		style.state["button_color"], style.state["font_weight"] = nil, ""
+	}
+	if styleModel == "SliderStyleModel" {
+		style.state["handle_color"] = nil
+	}
+	st := baseState(kind+"Model", kind+"View", ControlsModule, ControlsVersion)
+	st["_dom_classes"] = []any{}
+	st["layout"] = "IPY_MODEL_" + layout.ID
+	st["style"] = "IPY_MODEL_" + style.ID
+	st["tabbable"], st["tooltip"] = nil, nil
+	st["description"], st["description_allow_html"], st["disabled"] = "", false, false
+	for k, v := range extra {
+		st[k] = v
+	}
+	w := newModel(kind, st)
+	w.refs = []*Widget{layout, style}
+	return w
+}
+
+// IntSlider is a slider over integers.
+func IntSlider(description string, value, min, max, step int) *Widget {
+	w := control("IntSlider", "SliderStyleModel", map[string]any{
+		"description": description, "value": value, "min": min, "max": max, "step": step,
+		"behavior": "drag-tap", "continuous_update": true, "orientation": "horizontal", "readout": true, "readout_format": "d",
+	})
+	w.valueConv = toInt
+	return w
+}
+
+// FloatSlider is a slider over floats.
+func FloatSlider(description string, value, min, max, step float64) *Widget {
+	w := control("FloatSlider", "SliderStyleModel", map[string]any{
+		"description": description, "value": value, "min": min, "max": max, "step": step,
+		"behavior": "drag-tap", "continuous_update": true, "orientation": "horizontal", "readout": true, "readout_format": ".3g",
+	})
+	w.valueConv = toFloat
+	return w
+}
+
+// FloatLogSlider is a slider over floats spaced evenly in log10: value
+// goes from 10^minExp to 10^maxExp in steps of 10^stepExp, so one slider
+// spans bytes to gigabytes.
+func FloatLogSlider(description string, value, minExp, maxExp, stepExp float64) *Widget {
+	w := control("FloatLogSlider", "SliderStyleModel", map[string]any{
+		"description": description, "value": value, "min": minExp, "max": maxExp, "step": stepExp, "base": 10.0,
+		"behavior": "drag-tap", "continuous_update": true, "orientation": "horizontal", "readout": true, "readout_format": ".3g",
+	})
+	w.valueConv = toFloat
+	return w
+}
+
+// Dropdown picks one of options.
+func Dropdown(description string, options []string, value string) *Widget {
+	index := -1
+	labels := make([]any, len(options))
+	for i, o := range options {
+		labels[i] = o
+		if o == value {
+			index = i
+		}
+	}
+	if index < 0 && len(options) > 0 {
+		index, value = 0, options[0]
+	}
+	w := control("Dropdown", "DescriptionStyleModel", map[string]any{
+		"description": description, "_options_labels": labels, "index": index,
+	})
+	w.state["_value"] = value
+	w.valueConv = func(v any) (any, error) { return v, nil }
+	return w
+}
+
+// Checkbox is a boolean.
+func Checkbox(description string, value bool) *Widget {
+	w := control("Checkbox", "CheckboxStyleModel", map[string]any{"description": description, "value": value, "indent": true})
+	w.valueConv = toBool
+	return w
+}
+
+// Text is a one-line text field.
+func Text(description, value string) *Widget {
+	w := control("Text", "TextStyleModel", map[string]any{"description": description, "value": value, "placeholder": "", "continuous_update": true})
+	w.valueConv = toString
+	return w
+}
+
+// Button calls its OnClick functions when pressed.
+func Button(description string) *Widget {
+	return control("Button", "ButtonStyleModel", map[string]any{"description": description, "button_style": "", "icon": ""})
+}
+
+// Output is an area that shows the outputs produced while it captures.
+func Output() *Widget {
+	layout := newModel("Layout", baseState("LayoutModel", "LayoutView", BaseModule, BaseVersion))
+	st := baseState("OutputModel", "OutputView", OutputModule, OutputVersion)
+	st["_dom_classes"], st["layout"], st["msg_id"], st["outputs"], st["tabbable"], st["tooltip"] = []any{}, "IPY_MODEL_"+layout.ID, "", []any{}, nil, nil
+	w := newModel("Output", st)
+	w.refs = []*Widget{layout}
+	return w
+}
+
+// HBox lays children out in a row.
+func HBox(children ...*Widget) *Widget { return box("HBox", children) }
+
+// VBox lays children out in a column.
+func VBox(children ...*Widget) *Widget { return box("VBox", children) }
+
+func box(kind string, children []*Widget) *Widget {
+	ids := make([]any, len(children))
+	for i, c := range children {
+		ids[i] = "IPY_MODEL_" + c.ID
+	}
+	w := control(kind, "BoxStyleModel", map[string]any{"children": ids, "box_style": ""})
+	delete(w.state, "description")
+	delete(w.state, "description_allow_html")
+	delete(w.state, "disabled")
+	w.children = children
+	return w
+}
+
+// Value is the control's current value: int, float64, string or bool.
+func (w *Widget) Value() any {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.kind == "Dropdown" {
+		return w.state["_value"]
+	}
+	return w.state["value"]
+}
+
+// Int is the value as an int (0 if it is not a number).
+func (w *Widget) Int() int { v, _ := toInt(w.Value()); n, _ := v.(int); return n }
+
+// Float is the value as a float64 (0 if it is not a number).
+func (w *Widget) Float() float64 { v, _ := toFloat(w.Value()); f, _ := v.(float64); return f }
+
+// Str is the value as a string.
+func (w *Widget) Str() string { return fmt.Sprint(w.Value()) }
+
+// Bool is the value as a bool.
+func (w *Widget) Bool() bool { b, _ := w.Value().(bool); return b }
+
+// SetValue changes the value from Go and tells the front end.
+func (w *Widget) SetValue(v any) error {
+	if w.kind == "Dropdown" {
+		s := fmt.Sprint(v)
+		idx := w.optionIndex(s)
+		if idx < 0 {
+			return fmt.Errorf("widget: %q is not an option of this dropdown", s)
+		}
+		w.set(map[string]any{"index": idx}, true)
+		return nil
+	}
+	if w.valueConv != nil {
+		c, err := w.valueConv(v)
+		if err != nil {
+			return err
+		}
+		v = c
+	}
+	w.set(map[string]any{"value": v}, true)
+	return nil
+}
+
+// Set changes any state key (description, min, max, disabled, ...) and
+// tells the front end.
+func (w *Widget) Set(key string, v any) { w.set(map[string]any{key: v}, true) }
+
+// OnChange registers f to run with the new value when the value changes.
+func (w *Widget) OnChange(f func(value any)) {
+	w.mu.Lock()
+	w.onChange = append(w.onChange, f)
+	w.mu.Unlock()
+}
+
+// OnClick registers f to run when a button is pressed.
+func (w *Widget) OnClick(f func()) { w.mu.Lock(); w.onClick = append(w.onClick, f); w.mu.Unlock() }
+
+// Click runs the OnClick functions, as a press on the front end does.
+func (w *Widget) Click() {
+	w.mu.Lock()
+	fs := append([]func(){}, w.onClick...)
+	w.mu.Unlock()
+	for _, f := range fs {
+		f()
+	}
+}
+
+func (w *Widget) optionIndex(s string) int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	labels, _ := w.state["_options_labels"].([]any)
+	for i, l := range labels {
+		if l == s {
+			return i
+		}
+	}
+	return -1
+}
+
+// set applies a change; send tells the front end (changes from Go), while
+// changes from the front end are echoed instead (see Deliver).
+func (w *Widget) set(change map[string]any, send bool) {
+	w.mu.Lock()
+	old := w.valueLocked()
+	for k, v := range change {
+		w.state[k] = v
+	}
+	if idx, ok := change["index"]; ok && w.kind == "Dropdown" {
+		labels, _ := w.state["_options_labels"].([]any)
+		if i, ok := asInt(idx); ok && i >= 0 && i < len(labels) {
+			w.state["_value"] = labels[i]
+		}
+	}
+	now := w.valueLocked()
+	fs := append([]func(any){}, w.onChange...)
+	opened := w.opened
+	w.mu.Unlock()
+	if send && opened {
+		if t := currentTransport(); t != nil {
+			t.Send(CommMessage{CommID: w.ID, Data: map[string]any{"method": "update", "state": change, "buffer_paths": []any{}}})
+		}
+	}
+	if !equalValues(old, now) {
+		for _, f := range fs {
+			f(now)
+		}
+	}
+}
+
+func (w *Widget) valueLocked() any {
+	if w.kind == "Dropdown" {
+		return w.state["_value"]
+	}
+	return w.state["value"]
+}
+
+func equalValues(a, b any) bool { return reflect.DeepEqual(a, b) }
+
+// open sends comm_open for the widget and every model it refers to,
+// references first, once.
+func (w *Widget) open(t Transport) {
+	for _, r := range w.refs {
+		r.open(t)
+	}
+	for _, c := range w.children {
+		c.open(t)
+	}
+	w.mu.Lock()
+	if w.opened {
+		w.mu.Unlock()
+		return
+	}
+	w.opened = true
+	state := copyState(w.state)
+	w.mu.Unlock()
+	t.Send(CommMessage{Open: true, CommID: w.ID, Target: CommTarget,
+		Data:     map[string]any{"state": state, "buffer_paths": []any{}},
+		Metadata: map[string]any{"version": ProtocolVersion}})
+}
+
+func copyState(s map[string]any) map[string]any {
+	c := make(map[string]any, len(s))
+	for k, v := range s {
+		c[k] = v
+	}
+	return c
+}
+
+// MIMEBundle shows the widget: a view of its model on a live front end,
+// and in any case a text form of its state.
+func (w *Widget) MIMEBundle() map[string]any {
+	b := map[string]any{display.MIMEPlain: w.String()}
+	if t := currentTransport(); t != nil {
+		w.open(t)
+		b[ViewMIME] = map[string]any{"model_id": w.ID, "version_major": 2, "version_minor": 0}
+	}
+	return b
+}
+
+// Show displays the widget now.
+func (w *Widget) Show() { display.Show(display.Bundle{Data: w.MIMEBundle()}) }
+
+// String is the text form of the widget: its kind and main state.
+func (w *Widget) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	switch w.kind {
+	case "HBox", "VBox":
+		parts := make([]string, len(w.children))
+		for i, c := range w.children {
+			parts[i] = c.String()
+		}
+		return w.kind + "(" + strings.Join(parts, ", ") + ")"
+	case "Output":
+		return "Output()"
+	case "Button":
+		return fmt.Sprintf("Button(description=%q)", w.state["description"])
+	case "Dropdown":
+		return fmt.Sprintf("Dropdown(description=%q, value=%q, options=%v)", w.state["description"], w.state["_value"], w.state["_options_labels"])
+	}
+	keys := []string{"value", "min", "max", "step"}
+	var parts []string
+	if d, _ := w.state["description"].(string); d != "" {
+		parts = append(parts, fmt.Sprintf("description=%q", d))
+	}
+	for _, k := range keys {
+		if v, ok := w.state[k]; ok {
+			parts = append(parts, fmt.Sprintf("%s=%v", k, v))
+		}
+	}
+	return w.kind + "(" + strings.Join(parts, ", ") + ")"
+}
+
+// ErrUnknownComm reports a message for a comm this kernel did not open.
+var ErrUnknownComm = errors.New("widget: unknown comm")
+
+// Deliver handles a comm_msg from the front end. Updates change the state,
+// are echoed back (echo_update, protocol 2.1) and run OnChange; "custom"
+// click events run OnClick; request_state answers with the full state.
+func Deliver(commID string, data map[string]any) error {
+	mu.Lock()
+	w, ok := registry[commID]
+	t := transport
+	mu.Unlock()
+	if !ok {
+		return fmt.Errorf("%w %s", ErrUnknownComm, commID)
+	}
+	method, _ := data["method"].(string)
+	switch method {
+	case "update":
+		state, _ := data["state"].(map[string]any)
+		if t != nil {
+			t.Send(CommMessage{CommID: w.ID, Data: map[string]any{"method": "echo_update", "state": state, "buffer_paths": []any{}}})
+		}
+		change := map[string]any{}
+		for k, v := range state {
+			if k == "value" && w.valueConv != nil {
+				if c, err := w.valueConv(v); err == nil {
+					v = c
+				}
+			}
+			if k == "index" {
+				if i, ok := asInt(v); ok {
+					v = i
+				}
+			}
+			change[k] = v
+		}
+		w.set(change, false)
+	case "request_state":
+		w.mu.Lock()
+		state := copyState(w.state)
+		w.mu.Unlock()
+		if t != nil {
+			t.Send(CommMessage{CommID: w.ID, Data: map[string]any{"method": "update", "state": state, "buffer_paths": []any{}}})
+		}
+	case "custom":
+		content, _ := data["content"].(map[string]any)
+		if content["event"] == "click" {
+			w.Click()
+		}
+	default:
+		return fmt.Errorf("widget: comm %s: unknown method %q", commID, method)
+	}
+	return nil
+}
+
+// Closed forgets a comm the front end closed.
+func Closed(commID string) {
+	mu.Lock()
+	if w, ok := registry[commID]; ok {
+		w.mu.Lock()
+		w.opened = false
+		w.mu.Unlock()
+	}
+	mu.Unlock()
+}
+
+// AllStates answers a jupyter.widget.control request_states: every open
+// model's state by id.
+func AllStates() map[string]any {
+	mu.Lock()
+	defer mu.Unlock()
+	out := map[string]any{}
+	ids := make([]string, 0, len(registry))
+	for id := range registry {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		w := registry[id]
+		w.mu.Lock()
+		if w.opened {
+			out[id] = map[string]any{"model_name": w.state["_model_name"], "model_module": w.state["_model_module"],
+				"model_module_version": w.state["_model_module_version"], "state": copyState(w.state)}
+		}
+		w.mu.Unlock()
+	}
+	return out
+}
+
+// FrontEndGone forgets that models were opened, so that a front end that
+// reconnects is sent fresh comm_opens; the Go values stay.
+func FrontEndGone() {
+	mu.Lock()
+	defer mu.Unlock()
+	for _, w := range registry {
+		w.mu.Lock()
+		w.opened = false
+		w.mu.Unlock()
+	}
+}
+
+func asInt(v any) (int, bool) {
+	switch n := v.(type) {
+	case int:
+		return n, true
+	case int64:
+		return int(n), true
+	case float64:
+		if n == math.Trunc(n) {
+			return int(n), true
+		}
+	}
+	return 0, false
+}
+
+func toInt(v any) (any, error) {
+	if n, ok := asInt(v); ok {
+		return n, nil
+	}
+	return nil, fmt.Errorf("widget: %v is not an integer", v)
+}
+
+func toFloat(v any) (any, error) {
+	switch n := v.(type) {
+	case float64:
+		return n, nil
+	case float32:
+		return float64(n), nil
+	case int:
+		return float64(n), nil
+	case int64:
+		return float64(n), nil
+	}
+	return nil, fmt.Errorf("widget: %v is not a number", v)
+}
+
+func toBool(v any) (any, error) {
+	if b, ok := v.(bool); ok {
+		return b, nil
+	}
+	return nil, fmt.Errorf("widget: %v is not a bool", v)
+}
+
+func toString(v any) (any, error) { return fmt.Sprint(v), nil }

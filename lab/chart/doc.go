@@ -1,0 +1,31 @@
+// Package chart builds the figures the chapters share, on gonum/plot, with
+// one house style: a notebook-cell size (720x450 logical pixels), sans-serif
+// text sized for that cell, a colour-blind-safe palette (Okabe and Ito,
+// "Color Universal Design", 2008) and units on every axis (byte sizes as
+// 8 B ... 8 GiB, times as ns/us/ms/s, bandwidths in GB/s).
+//
+// The builders are:
+//
+//   - TimeVsSize: log-log time against message size, with the latency-bound
+//     and bandwidth-bound regions shaded on either side of the crossover
+//     size S* = alpha*beta;
+//   - BusBWVsSize: bus bandwidth against size (log x), measured points and a
+//     model line, with an optional horizontal reference such as a link peak;
+//   - Heatmap: a bandwidth matrix (GPU x GPU) with values in the cells, a
+//     colour bar, and N/A cells for NaN;
+//   - StackedBars: time breakdowns (latency term over bandwidth term) per
+//     size or per algorithm;
+//   - Lines and Scatter: anything else, on linear or log axes with units.
+//
+// Every builder returns a *Chart. A Chart shows itself in a notebook through
+// methods the kernel's display package looks for by name (MIMEBundle with
+// PNG at twice the pixel density, SVG and a text description), and saves
+// itself atomically as PNG, SVG or PDF.
+//
+// chart is the only package that imports gonum.org/v1/plot. It takes its
+// inputs as plain structs and slices of float64 (SeriesFromRows and
+// SeriesFromSamples adapt costmodel and probes results) so that notebook
+// cells interpreted by yaegi can call it; it exports no generic API. It
+// does not compute models, measure, or publish display messages: costmodel,
+// probes and kernel/display own those.
+package chart

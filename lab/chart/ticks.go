@@ -1,0 +1,187 @@
+package chart
+
+import (
+	"math"
+	"strconv"
+
+	"gonum.org/v1/plot"
+)
+
+// formatterFor returns how values of a unit print on ticks and in String.
+func formatterFor(unit string) func(float64) string {
+	switch unit {
+	case UnitBytes:
+		return formatBytes
+	case UnitSeconds:
+		return formatSeconds
+	}
+	return formatNumber
+}
+
+// formatNumber prints at most 3 significant digits, no exponent for the
+// magnitudes charts show.
+func formatNumber(v float64) string {
+	if v == 0 {
+		return "0"
+	}
+	a := math.Abs(v)
+	if a >= 1e-3 && a < 1e6 {
+		s := strconv.FormatFloat(v, 'g', 3, 64)
+		if f, err := strconv.ParseFloat(s, 64); err == nil && math.Abs(f) >= 100 {
+			// 'g' writes 1230 as 1.23e+03; a chart wants 1230.
+			return strconv.FormatFloat(f, 'f', 0, 64)
+		}
+		return s
+	}
+	return strconv.FormatFloat(v, 'g', 3, 64)
+}
+
+var iecUnits = []struct {
+	name   string
+	factor float64
+}{{"PiB", 1 << 50}, {"TiB", 1 << 40}, {"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}}
+
+// formatBytes prints a size with binary prefixes, as sweeps of powers of
+// two are read: 8 B, 64 KiB, 1.5 GiB.
+func formatBytes(v float64) string {
+	a := math.Abs(v)
+	for _, u := range iecUnits {
+		if a >= u.factor {
+			return formatNumber(v/u.factor) + " " + u.name
+		}
+	}
+	return formatNumber(v) + " B"
+}
+
+var siUnits = []struct {
+	name   string
+	factor float64
+}{{"PB", 1e15}, {"TB", 1e12}, {"GB", 1e9}, {"MB", 1e6}, {"KB", 1e3}}
+
+// formatBytesSI prints a size with SI prefixes: the ticks of a linear
+// byte axis fall on round decimal numbers.
+func formatBytesSI(v float64) string {
+	a := math.Abs(v)
+	for _, u := range siUnits {
+		if a >= u.factor {
+			return formatNumber(v/u.factor) + " " + u.name
+		}
+	}
+	return formatNumber(v) + " B"
+}
+
+// formatSeconds prints a duration in the largest of ns, us, ms, s that
+// keeps the number at least 1.
+func formatSeconds(v float64) string {
+	a := math.Abs(v)
+	switch {
+	case v == 0:
+		return "0 s"
+	case a < 1e-6:
+		return formatNumber(v*1e9) + " ns"
+	case a < 1e-3:
+		return formatNumber(v*1e6) + " us"
+	case a < 1:
+		return formatNumber(v*1e3) + " ms"
+	}
+	return formatNumber(v) + " s"
+}
+
+// tickerFor picks the tick marks of an axis.
+func tickerFor(a Axis) plot.Ticker {
+	switch {
+	case a.Log && a.Unit == UnitBytes:
+		return plot.TickerFunc(powerOfTwoTicks)
+	case a.Log:
+		f := formatterFor(a.Unit)
+		return plot.TickerFunc(func(min, max float64) []plot.Tick { return decadeTicks(min, max, f) })
+	case a.Unit == UnitBytes:
+		return relabel(formatBytesSI)
+	}
+	return relabel(formatterFor(a.Unit))
+}
+
+// relabel keeps gonum's linear tick positions and prints them in a unit.
+func relabel(f func(float64) string) plot.Ticker {
+	return plot.TickerFunc(func(min, max float64) []plot.Tick {
+		ticks := plot.DefaultTicks{}.Ticks(min, max)
+		for i := range ticks {
+			if ticks[i].Label != "" {
+				ticks[i].Label = f(ticks[i].Value)
+			}
+		}
+		return ticks
+	})
+}
+
+// powerOfTwoTicks labels a log byte axis at powers of two, every step-th
+// one so that at most 11 labels show (8 B, 64 B, ... 8 GiB for a full
+// nccl-tests sweep), with unlabelled minor ticks at the powers between.
+// A range narrower than one power of two falls back to linear ticks.
+func powerOfTwoTicks(min, max float64) []plot.Tick {
+	if !(min > 0) || !(max > min) {
+		return nil
+	}
+	lo := int(math.Ceil(math.Log2(min) - 1e-9))
+	hi := int(math.Floor(math.Log2(max) + 1e-9))
+	if hi-lo < 1 {
+		return relabel(formatBytes).Ticks(min, max)
+	}
+	step := 1
+	for _, s := range []int{1, 2, 3, 4, 5, 10, 20} {
+		step = s
+		if (hi-lo)/s+1 <= 11 {
+			break
+		}
+	}
+	var ticks []plot.Tick
+	for e := lo; e <= hi; e++ {
+		v := math.Ldexp(1, e)
+		t := plot.Tick{Value: v}
+		if (e-lo)%step == 0 {
+			t.Label = formatBytes(v)
+		}
+		if step > 1 || t.Label != "" {
+			ticks = append(ticks, t)
+		}
+	}
+	return ticks
+}
+
+// decadeTicks labels a log axis at powers of ten (and at 2 and 5 times
+// them when the range spans less than two decades), with minor ticks at
+// the other integer multiples.
+func decadeTicks(min, max float64, f func(float64) string) []plot.Tick {
+	if !(min > 0) || !(max > min) {
+		return nil
+	}
+	lo := int(math.Floor(math.Log10(min)))
+	hi := int(math.Ceil(math.Log10(max)))
+	dense := hi-lo <= 2
+	var ticks []plot.Tick
+	for e := lo; e <= hi; e++ {
+		base := math.Pow(10, float64(e))
+		for m := 1; m <= 9; m++ {
+			v := float64(m) * base
+			if v < min*(1-1e-9) || v > max*(1+1e-9) {
+				continue
+			}
+			t := plot.Tick{Value: v}
+			if m == 1 || (dense && (m == 2 || m == 5)) {
+				t.Label = f(v)
+			}
+			ticks = append(ticks, t)
+		}
+	}
+	// A range inside one decade may hold no labelled tick at all.
+	labelled := 0
+	for _, t := range ticks {
+		if t.Label != "" {
+			labelled++
+		}
+	}
+	if labelled < 2 {
+		ticks = append(ticks[:0], plot.Tick{Value: min, Label: f(min)}, plot.Tick{Value: max, Label: f(max)})
+	}
+	return ticks
+}
