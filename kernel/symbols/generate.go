@@ -22,6 +22,21 @@ import (
 var preloaded = []string{
 	"github.com/commlab/commlab/kernel/display",
 	"github.com/commlab/commlab/kernel/widget",
+	"github.com/commlab/commlab/costmodel",
+	"github.com/commlab/commlab/costmodel/fit",
+	"github.com/commlab/commlab/probes",
+	"github.com/commlab/commlab/probes/fake",
+	"github.com/commlab/commlab/probes/sysfs",
+	"github.com/commlab/commlab/probes/nvml",
+	"github.com/commlab/commlab/probes/topograph",
+	"github.com/commlab/commlab/probes/parse/nccltests",
+	"github.com/commlab/commlab/probes/parse/nccllog",
+	"github.com/commlab/commlab/probes/parse/ncclxml",
+	"github.com/commlab/commlab/probes/parse/topom",
+	"github.com/commlab/commlab/probes/parse/smi",
+	"github.com/commlab/commlab/probes/parse/nvbandwidth",
+	"github.com/commlab/commlab/probes/parse/perftest",
+	"github.com/commlab/commlab/probes/parse/flightrec",
 }
 
 func main() {

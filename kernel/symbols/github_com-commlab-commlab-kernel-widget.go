@@ -52,13 +52,13 @@ func init() {
 
 // _github_com_commlab_commlab_kernel_widget_Transport is an interface wrapper for Transport type
 type _github_com_commlab_commlab_kernel_widget_Transport struct {
-	IValue    interface{}
-	WParentID func() string
-	WSend     func(m widget.CommMessage)
+	IValue   interface{}
+	WCapture func(fn func()) []map[string]any
+	WSend    func(m widget.CommMessage)
 }
 
-func (W _github_com_commlab_commlab_kernel_widget_Transport) ParentID() string {
-	return W.WParentID()
+func (W _github_com_commlab_commlab_kernel_widget_Transport) Capture(fn func()) []map[string]any {
+	return W.WCapture(fn)
 }
 func (W _github_com_commlab_commlab_kernel_widget_Transport) Send(m widget.CommMessage) {
 	W.WSend(m)
