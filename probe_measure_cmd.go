@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -714,7 +715,8 @@ func toolRun(kind, defaultProgram string, args []string, stdout, stderr io.Write
 		env[k] = v
 	}
 	out, runErr := cmd.CombinedOutput()
-	run := &probes.Run{Kind: kind, Command: cmdline, Date: time.Now().UTC(), Env: env, Logs: map[string]string{"output": string(out)}}
+	run := &probes.Run{Kind: kind, Command: cmdline, Date: time.Now().UTC(), Env: env, Logs: map[string]string{"output": string(out)},
+		Settings: map[string]string{"tool": *program, "launcher": *lf.launcher}}
 	if h, err := os.Hostname(); err == nil {
 		run.Host = h
 	}
@@ -774,7 +776,13 @@ func runProbeNCCLTests(args []string, stdout, stderr io.Writer) int {
 		if res == nil {
 			return nil, err
 		}
+		// Older outputs do not name the test: the binary's name does.
+		prog := filepath.Base(run.Settings["tool"])
+		fallback := strings.TrimSuffix(strings.TrimSuffix(prog, "_mpi"), "_perf")
 		for _, r := range res.Runs {
+			if r.Collective == "" {
+				r.Collective = fallback
+			}
 			if r.NCCLVersion != "" {
 				run.NCCL = r.NCCLVersion
 			}

@@ -96,7 +96,7 @@ func TestRunCLIUsageErrors(t *testing.T) {
 // The tour runs top to bottom on any machine, GPU or not.
 func TestRunCLITourRuns(t *testing.T) {
 	out := t.TempDir()
-	code, stdout, stderr := labCLI(t, "run", "--out", out, "--cell-timeout", "1m", "chapters/00-tour.md")
+	code, stdout, stderr := labCLI(t, "run", "--out", out, "--cell-timeout", "1m", "--html", "chapters/00-tour.md")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
 	}
@@ -111,6 +111,20 @@ func TestRunCLITourRuns(t *testing.T) {
 			if o.Type == notebook.Error {
 				t.Errorf("cell %s failed: %s", c.ID, o.EValue)
 			}
+		}
+	}
+	page, err := os.ReadFile(filepath.Join(out, "00-tour.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"<svg", "<table>", "A tour of commlab"} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("the tour's page lacks %q", want)
+		}
+	}
+	for _, external := range []string{`src="http`, `href="http`, "<link ", "<script src"} {
+		if strings.Contains(string(page), external) {
+			t.Errorf("the tour's page loads something from elsewhere: %q", external)
 		}
 	}
 	all := strings.Join(kinds, " ")

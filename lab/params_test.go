@@ -98,3 +98,26 @@ func TestInjectParameters(t *testing.T) {
 		t.Errorf("no parameters cell: %v", err)
 	}
 }
+
+func FuzzParameters(f *testing.F) {
+	for _, s := range []string{"n := 8\nalpha := 2.5", "var (\n\tx = 1 << 3\n\td = 2 * time.Second\n)", "import \"time\"\nw := time.Minute", "}\nfunc x() {", "const c, d = 1, \"s\""} {
+		f.Add(s, "7")
+	}
+	f.Fuzz(func(t *testing.T, src, value string) {
+		params, err := Parameters(src)
+		if err != nil {
+			return
+		}
+		values := map[string]string{}
+		for _, p := range params {
+			values[p.Name] = value
+		}
+		nb := paramNotebook(src)
+		before := len(nb.Cells)
+		if err := InjectParameters(nb, values); err != nil {
+			if !errors.Is(err, ErrParameter) || len(nb.Cells) != before {
+				t.Fatalf("err %v, cells %d", err, len(nb.Cells))
+			}
+		}
+	})
+}

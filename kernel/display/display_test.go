@@ -4,7 +4,9 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"image"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -115,4 +117,43 @@ func ExampleBundleOf() {
 	b := BundleOf(3.5)
 	fmt.Println(b.Data[MIMEPlain])
 	// Output: 3.5
+}
+
+func TestTable(t *testing.T) {
+	b := TableBundle([]string{"size", "busbw"}, [][]string{{"8 B", "0.01"}, {"1 GiB", "<370>"}})
+	html := b.Data[MIMEHTML].(string)
+	if !strings.Contains(html, "<th>busbw</th>") || !strings.Contains(html, "<td>&lt;370&gt;</td>") {
+		t.Errorf("html = %s", html)
+	}
+	want := "size   busbw\n-----  -----\n8 B    0.01\n1 GiB  <370>"
+	if b.Data[MIMEPlain] != want {
+		t.Errorf("text =\n%s\nwant\n%s", b.Data[MIMEPlain], want)
+	}
+	type row struct {
+		Algo string
+		Time float64
+		note string
+	}
+	tb, err := TableBundleOf([]row{{"ring", 1.5, "x"}})
+	if err != nil || !strings.Contains(tb.Data[MIMEPlain].(string), "Algo  Time\n----  ----\nring  1.5") {
+		t.Errorf("TableBundleOf = %v %v", tb.Data[MIMEPlain], err)
+	}
+	if _, err := TableBundleOf(3); err == nil {
+		t.Error("TableBundleOf(3) accepted")
+	}
+}
+
+func TestImage(t *testing.T) {
+	got := record(t)
+	img := image.NewRGBA(image.Rect(0, 0, 2, 2))
+	if _, err := Image(img); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := (*got)[0].Bundle.Data[MIMEPNG].(string); !ok {
+		t.Errorf("no PNG: %v", (*got)[0].Bundle.Data)
+	}
+	Plot(svgValue{})
+	if (*got)[1].Bundle.Data[MIMESVG] != "<svg/>" {
+		t.Errorf("Plot bundle = %v", (*got)[1].Bundle.Data)
+	}
 }

@@ -193,7 +193,7 @@ func (s *Session) Complete(code string, cursor int) (matches []string, start, en
 			add(b)
 		}
 		s.run.Lock()
-		for name := range s.in.Globals() {
+		for name := range s.globals() {
 			add(name)
 		}
 		for _, d := range s.decls.all() {
@@ -234,7 +234,7 @@ func (s *Session) members(qualifier string) []string {
 		return out
 	}
 	s.run.Lock()
-	v, ok := s.in.Globals()[qualifier]
+	v, ok := s.globals()[qualifier]
 	var methods []string
 	for _, d := range s.decls.all() {
 		if d.kind == "method" {
@@ -330,7 +330,7 @@ func (s *Session) Inspect(code string, cursor int) (Inspection, bool) {
 		}
 		s.run.Lock()
 		d, ok := s.decls.get(name)
-		v, gok := s.in.Globals()[name]
+		v, gok := s.globals()[name]
 		s.run.Unlock()
 		if ok {
 			sig := d.src

@@ -131,7 +131,7 @@ func magicCd(s *Session, _ context.Context, args string) error {
 
 func magicWho(s *Session, _ context.Context, _ string) error {
 	seen := map[string]bool{}
-	for name := range s.in.Globals() {
+	for name := range s.globals() {
 		if !strings.HasPrefix(name, "__commlab") {
 			seen[name] = true
 		}

@@ -26,6 +26,7 @@ type streamCapture struct {
 	name   string // "stdout" or "stderr"
 	fd     int
 	saved  int // duplicate of the original descriptor
+	orig   *os.File
 	r, w   *os.File
 	sink   func(name, text string)
 	mu     sync.Mutex
@@ -51,15 +52,14 @@ func captureFD(name string, fd int, sink func(name, text string)) (*streamCaptur
 		return nil, fmt.Errorf("session: redirect %s: %w", name, err)
 	}
 	c := &streamCapture{name: name, fd: fd, saved: saved, r: r, w: w, sink: sink, waits: map[int]chan struct{}{}, closed: make(chan struct{})}
+	c.orig = os.NewFile(uintptr(saved), "original-"+name)
 	go c.read()
 	return c, nil
 }
 
 // original returns a file writing to the descriptor as it was before the
 // capture: the terminal, or the log of the process that started us.
-func (c *streamCapture) original() *os.File {
-	return os.NewFile(uintptr(c.saved), "original-"+c.name)
-}
+func (c *streamCapture) original() *os.File { return c.orig }
 
 func (c *streamCapture) read() {
 	defer close(c.closed)
@@ -178,7 +178,7 @@ func (c *streamCapture) restore() {
 	c.w.Close()
 	<-c.closed
 	c.r.Close()
-	unix.Close(c.saved)
+	c.orig.Close()
 }
 
 // panicLine is how yaegi reports each interpreted frame of a panic on its

@@ -255,6 +255,27 @@ func rewrite(kind itemKind, src string, final bool, sc scopeInfo) (rewriteResult
 		}
 		return true
 	})
+	finalBlock := 0 // edits that wrap the final statement in a block
+	if kind == itemStmt {
+		for _, st := range body.List {
+			switch {
+			case needsClosure(st):
+				// yaegi v0.16.1 loses the names of a multi-value := in a
+				// block at the top level of a cell ("undefined: x"), but
+				// not inside a function: run such a statement in one.
+				// The block around it avoids the next bug.
+				edits = append(edits, edit{off(st.Pos()), off(st.Pos()), "{ func() { "}, edit{off(st.End()), off(st.End()), " }() }"})
+			case isFuncLitCall(st):
+				// yaegi v0.16.1 runs a top-level func() { ... }() again
+				// at every later evaluation; inside a block it does not.
+				// (As the argument of the result capture it is safe too.)
+				edits = append(edits, edit{off(st.Pos()), off(st.Pos()), "{ "}, edit{off(st.End()), off(st.End()), " }"})
+				if st == body.List[len(body.List)-1] {
+					finalBlock = 2
+				}
+			}
+		}
+	}
 	for name := range missing {
 		res.missingPkgs = append(res.missingPkgs, name)
 	}
@@ -265,7 +286,7 @@ func rewrite(kind itemKind, src string, final bool, sc scopeInfo) (rewriteResult
 		if es, ok := body.List[len(body.List)-1].(*ast.ExprStmt); ok {
 			res.finalIsPrint = isPrintCall(es.X)
 			if !res.finalIsPrint {
-				capEdits := append([]edit{}, edits...)
+				capEdits := append([]edit{}, edits[:len(edits)-finalBlock]...)
 				capEdits = append(capEdits, edit{off(es.Pos()), off(es.Pos()), resultCapture}, edit{off(es.End()), off(es.End()), ")"})
 				res.capture = applyEdits(src, capEdits)
 			}
@@ -299,6 +320,44 @@ func guardGoStmt(g *ast.GoStmt, full string, base int, off func(token.Pos) int, 
 	return edit{off(g.Pos()), off(g.End()),
 		"{ " + strings.Join(names, ", ") + " := " + strings.Join(values, ", ") +
 			"; go func() { defer " + recoverFunc + "(); __commlab_f(" + strings.Join(args, ", ") + ellipsis + ") }() }"}
+}
+
+// needsClosure reports a compound statement holding, outside any function
+// literal, a := that defines more names than it has values (x, y := f(),
+// v, ok := m[k]).
+func needsClosure(st ast.Stmt) bool {
+	switch st.(type) {
+	case *ast.ForStmt, *ast.RangeStmt, *ast.IfStmt, *ast.SwitchStmt, *ast.TypeSwitchStmt,
+		*ast.SelectStmt, *ast.BlockStmt, *ast.LabeledStmt:
+	default:
+		return false
+	}
+	found := false
+	ast.Inspect(st, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.AssignStmt:
+			if n.Tok == token.DEFINE && len(n.Lhs) > len(n.Rhs) {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+func isFuncLitCall(st ast.Stmt) bool {
+	es, ok := st.(*ast.ExprStmt)
+	if !ok {
+		return false
+	}
+	call, ok := es.X.(*ast.CallExpr)
+	if !ok {
+		return false
+	}
+	_, lit := call.Fun.(*ast.FuncLit)
+	return lit
 }
 
 func receiverTypeName(e ast.Expr) string {

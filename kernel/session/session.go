@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"go/parser"
+	"go/token"
 	"io"
 	"os"
 	"path"
 	"reflect"
 	"regexp"
+	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
@@ -123,6 +126,9 @@ func New(opts Options) (*Session, error) {
 			s.stdout.restore()
 			return nil, err
 		}
+		// A fatal runtime error ends the process before the pipe is read:
+		// let the runtime write it to the real stderr.
+		_ = debug.SetCrashOutput(s.stderr.original(), debug.CrashOptions{})
 	}
 	if err := s.reset(); err != nil {
 		s.Close()
@@ -147,6 +153,7 @@ func (s *Session) Close() error {
 		s.stdout = nil
 	}
 	if s.stderr != nil {
+		_ = debug.SetCrashOutput(nil, debug.CrashOptions{})
 		s.stderr.restore()
 		s.stderr = nil
 	}
@@ -386,8 +393,32 @@ func (s *Session) runCell(ctx context.Context, code string) error {
 	return nil
 }
 
+// globals is the interpreter's global variables and constants. yaegi's
+// Globals indexes a frame that only grows when code runs, and a compile that
+// failed can leave a symbol past its end: run an empty statement to grow
+// the frame and ask again.
+func (s *Session) globals() map[string]reflect.Value {
+	if g, ok := tryGlobals(s.in); ok {
+		return g
+	}
+	_, _ = evalIn(s.in, "_ = 0")
+	if g, ok := tryGlobals(s.in); ok {
+		return g
+	}
+	return map[string]reflect.Value{}
+}
+
+func tryGlobals(in *interp.Interpreter) (g map[string]reflect.Value, ok bool) {
+	defer func() {
+		if recover() != nil {
+			g, ok = nil, false
+		}
+	}()
+	return in.Globals(), true
+}
+
 func (s *Session) scope() scopeInfo {
-	globals := s.in.Globals()
+	globals := s.globals()
 	return scopeInfo{
 		defined: func(name string) bool {
 			if _, ok := globals[name]; ok {
@@ -436,21 +467,63 @@ func (s *Session) runGroup(ctx context.Context, cell string, g group, final bool
 	return s.runStatements(ctx, cell, rw)
 }
 
-var importLine = regexp.MustCompile(`(?m)(?:^|[\s(;])(?:([\p{L}_][\p{L}\p{N}_]*|\.)\s+)?"([^"]+)"`)
-
+// runImports evaluates a cell's imports. An import already in effect (the
+// same name for the same path) is skipped: yaegi rejects a second one, and
+// re-running a cell must work.
 func (s *Session) runImports(cell, src string) error {
-	if _, err := s.eval(src); err != nil {
+	f, err := parser.ParseFile(token.NewFileSet(), "", declPrefix+src, parser.ImportsOnly)
+	if err != nil {
 		return s.compileError(cell, err)
 	}
-	body := src[strings.Index(src, "import")+len("import"):]
-	for _, m := range importLine.FindAllStringSubmatch(body, -1) {
-		name := m[1]
-		if name == "" {
-			name = path.Base(m[2])
+	var fresh []string
+	var added []importSpec
+	for _, spec := range f.Imports {
+		p, _ := strconv.Unquote(spec.Path.Value)
+		name := s.packageName(p)
+		if spec.Name != nil {
+			name = spec.Name.Name
 		}
-		s.addImport(name, m[2])
+		if s.importedAs(name, p) {
+			continue
+		}
+		alias := ""
+		if spec.Name != nil {
+			alias = spec.Name.Name + " "
+		}
+		fresh = append(fresh, "import "+alias+strconv.Quote(p))
+		added = append(added, importSpec{name, p})
+	}
+	if len(fresh) == 0 {
+		return nil
+	}
+	line, _ := lineCol(cell, strings.Index(cell, "import"))
+	if _, err := s.eval(strings.Repeat("\n", line) + strings.Join(fresh, ";")); err != nil {
+		return s.compileError(cell, err)
+	}
+	for _, im := range added {
+		s.addImport(im.name, im.path)
 	}
 	return nil
+}
+
+func (s *Session) importedAs(name, p string) bool {
+	for _, im := range s.imports {
+		if im.name == name && im.path == p {
+			return true
+		}
+	}
+	return false
+}
+
+// packageName is the name a package declares, from the symbol tables
+// (math/rand/v2 is "rand"), else the path's last element.
+func (s *Session) packageName(p string) string {
+	for key := range s.exported {
+		if strings.HasPrefix(key, p+"/") && !strings.Contains(key[len(p)+1:], "/") {
+			return key[len(p)+1:]
+		}
+	}
+	return path.Base(p)
 }
 
 func (s *Session) addImport(name, p string) {
@@ -582,7 +655,7 @@ func (s *Session) streamSinkDirect(name, text string) {
 // declaration, then carries over the values of variables whose types are
 // unchanged. Variables that cannot be carried are named on stderr.
 func (s *Session) rebuild(decls *declTable) error {
-	oldGlobals := s.in.Globals()
+	oldGlobals := s.globals()
 	oldStderr := s.stderrW
 	in, err := s.newInterpreter()
 	if err != nil {
@@ -603,7 +676,7 @@ func (s *Session) rebuild(decls *declTable) error {
 		s.stderrW = oldStderr
 		return fmt.Errorf("redefinition rejected, previous definitions kept: %w", err)
 	}
-	newGlobals := in.Globals()
+	newGlobals, _ := tryGlobals(in)
 	var dropped []string
 	names := make([]string, 0, len(oldGlobals))
 	for n := range oldGlobals {
@@ -630,8 +703,8 @@ func (s *Session) rebuild(decls *declTable) error {
 			dropped = append(dropped, name)
 			continue
 		}
-		if nv, ok := in.Globals()[name]; ok && nv.CanSet() && nv.Type() == ov.Type() {
-			nv.Set(ov)
+		if g, _ := tryGlobals(in); g != nil && g[name].IsValid() && g[name].CanSet() && g[name].Type() == ov.Type() {
+			g[name].Set(ov)
 		} else {
 			dropped = append(dropped, name)
 		}

@@ -93,6 +93,14 @@ func TestCellRules(t *testing.T) {
 			[]string{"", "=> 4\n", "", "=> 10\n"}},
 		{"method redefinition", []string{"type C struct{ v int }\nfunc (c C) Get() int { return c.v }", "C{3}.Get()", "func (c C) Get() int { return c.v * 100 }", "C{3}.Get()"},
 			[]string{"", "=> 3\n", "", "=> 300\n"}},
+		{"multi-value := in a loop at the top level", []string{"func two() (int, int) { return 1, 2 }",
+			"s := 0\nfor i := 0; i < 2; i++ {\n\tx, y := two()\n\ts += x + y + i\n}\ns",
+			"m := map[string]int{\"a\": 3}\nif v, ok := m[\"a\"]; ok { fmt.Println(v) }"},
+			[]string{"", "=> 7\n", "3\n"}},
+		{"a top-level func literal call runs once", []string{"runs := 0\nfunc() { runs++ }()", "func() int { runs++; return runs }()", "runs"},
+			[]string{"", "=> 2\n", "=> 2\n"}},
+		{"importing twice is fine", []string{"import \"fmt\"", "import \"fmt\"\nimport s \"strings\"", "import s \"strings\"\ns.ToUpper(\"x\")"},
+			[]string{"", "", "=> X\n"}},
 		{"undefined name is named plainly", []string{"nope + 1"}, []string{"!CompileError: 1:1: undefined: nope\n"}},
 	}
 	for _, tt := range tests {

@@ -125,7 +125,8 @@ func classify(first token.Token, at func(int) token.Token) itemKind {
 				case token.RPAREN:
 					depth--
 					if depth == 0 {
-						if at(i+1) == token.IDENT {
+						// func (r T) Name( ... is a method; func() int { is not.
+						if at(i+1) == token.IDENT && at(i+2) == token.LPAREN {
 							return itemDecl
 						}
 						return itemStmt

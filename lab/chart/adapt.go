@@ -97,11 +97,11 @@ func PeerMatrix(samples []probes.Sample, op string, devices int) Matrix {
 	size := make([][]int64, devices)
 	m.Values = make([][]float64, devices)
 	for i := range devices {
-		m.Rows = append(m.Rows, "GPU"+itoa(i))
+		m.Rows = append(m.Rows, "GPU"+strconv.Itoa(i))
 		m.Values[i] = make([]float64, devices)
 		size[i] = make([]int64, devices)
 		for j := range m.Values[i] {
-			m.Values[i][j] = nan
+			m.Values[i][j] = math.NaN()
 		}
 	}
 	m.Cols = append([]string(nil), m.Rows...)
@@ -116,7 +116,3 @@ func PeerMatrix(samples []probes.Sample, op string, devices int) Matrix {
 	}
 	return m
 }
-
-var nan = math.NaN()
-
-func itoa(i int) string { return strconv.Itoa(i) }

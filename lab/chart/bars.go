@@ -3,6 +3,7 @@ package chart
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -65,9 +66,8 @@ func StackedBars(title string, b Bars) (*Chart, error) {
 		return nil, err
 	}
 	c := newChart("StackedBars", title, Axis{Label: b.CategoryLabel}, b.Value, false)
-	g := plotter.NewGrid()
+	g := newGrid()
 	g.Vertical.Color = nil
-	g.Horizontal.Color, g.Horizontal.Width = gridColor, vg.Points(0.6)
 	c.plot.Add(g)
 
 	// Bars take 60% of their slot, within bounds that read at 720 px.
@@ -93,6 +93,7 @@ func StackedBars(title string, b Bars) (*Chart, error) {
 		c.plot.Add(bc)
 		if s.Name != "" {
 			c.plot.Legend.Add(s.Name, bc)
+			c.legend = append(c.legend, s.Name)
 		}
 		for i, v := range s.Values {
 			totals[i] += v
@@ -101,6 +102,7 @@ func StackedBars(title string, b Bars) (*Chart, error) {
 	}
 	c.plot.Add(&barTotals{totals: totals, format: formatterFor(b.Value.Unit)})
 	c.plot.NominalX(b.Categories...)
+	c.plot.X.Min, c.plot.X.Max = -0.5, float64(len(b.Categories))-0.5
 	c.plot.X.Tick.Label = textStyle(sansFont, tickSize, draw.XCenter, draw.YTop)
 	c.plot.X.Tick.Length = 0
 	c.plot.Y.Min = 0
@@ -111,33 +113,18 @@ func StackedBars(title string, b Bars) (*Chart, error) {
 	if max == 0 {
 		max = 1
 	}
-	c.plot.Y.Max = max * 1.12 // room for the totals
-	c.plot.Legend.Top, c.plot.Legend.Left = true, true
-	c.plot.Legend.XOffs, c.plot.Legend.YOffs = vg.Points(8), -vg.Points(6)
-	c.notes = append(c.notes, "categories: "+joinStrings(b.Categories))
+	c.plot.Y.Max = max * 1.3 // room for the totals and the legend
+	c.legendTopLeft(0)
+	c.notes = append(c.notes, "categories: "+strings.Join(b.Categories, ", "))
 	return c, nil
 }
 
 func joinFormatted(vs []float64, f func(float64) string) string {
-	s := ""
+	parts := make([]string, len(vs))
 	for i, v := range vs {
-		if i > 0 {
-			s += ", "
-		}
-		s += f(v)
+		parts[i] = f(v)
 	}
-	return s
-}
-
-func joinStrings(ss []string) string {
-	s := ""
-	for i, v := range ss {
-		if i > 0 {
-			s += ", "
-		}
-		s += v
-	}
-	return s
+	return strings.Join(parts, ", ")
 }
 
 // barTotals writes each bar's total above it.

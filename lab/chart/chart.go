@@ -47,7 +47,7 @@ var (
 )
 
 // Chart is one figure ready to show or save. Builders return it; its
-// methods render it. The zero value is not usable.
+// methods render it. A zero Chart renders to an error, not a picture.
 type Chart struct {
 	plot     *plot.Plot
 	colorBar *plot.Plot // heatmaps draw a colour bar beside the plot
@@ -61,6 +61,7 @@ type Chart struct {
 	lines    []string // one per series, for String
 	notes    []string // regions, reference lines, for String
 	colorIdx int      // next palette colour
+	legend   []string // legend entries, for the box behind them
 }
 
 // span is a running min/max.
@@ -123,7 +124,7 @@ var (
 	noteColor    = color.NRGBA{R: 0x55, G: 0x55, B: 0x55, A: 0xff}
 )
 
-// palette is Okabe and Ito's colour-blind-safe set (Color Universal
+// seriesColors is Okabe and Ito's colour-blind-safe set (Color Universal
 // Design, 2008), ordered so that the first colours contrast most on white;
 // yellow comes last because it is faint on white.
 var seriesColors = []color.NRGBA{
@@ -154,7 +155,7 @@ func newChart(kind, title string, x, y Axis, grid bool) *Chart {
 	p.Title.Text = title
 	p.Title.TextStyle = textStyle(sansBold, titleSize, draw.XCenter, draw.YTop)
 	p.Title.Padding = vg.Points(10)
-	p.Legend.TextStyle = textStyle(sansFont, legendSize, draw.XLeft, draw.YCenter)
+	p.Legend.TextStyle = textStyle(sansFont, legendSize, draw.XLeft, draw.YBottom)
 	p.Legend.ThumbnailWidth = vg.Points(28)
 	p.Legend.Padding = vg.Points(3)
 	c := &Chart{plot: p, width: DefaultWidth, height: DefaultHeight, kind: kind, title: title,
@@ -162,12 +163,17 @@ func newChart(kind, title string, x, y Axis, grid bool) *Chart {
 	styleAxis(&p.X, x, draw.XCenter, draw.YTop)
 	styleAxis(&p.Y, y, draw.XRight, draw.YCenter)
 	if grid {
-		g := plotter.NewGrid()
-		g.Vertical.Color, g.Horizontal.Color = gridColor, gridColor
-		g.Vertical.Width, g.Horizontal.Width = vg.Points(0.6), vg.Points(0.6)
-		p.Add(g)
+		p.Add(newGrid())
 	}
 	return c
+}
+
+// newGrid returns light grid lines at the major ticks of both axes.
+func newGrid() *plotter.Grid {
+	g := plotter.NewGrid()
+	g.Vertical.Color, g.Horizontal.Color = gridColor, gridColor
+	g.Vertical.Width, g.Horizontal.Width = vg.Points(0.6), vg.Points(0.6)
+	return g
 }
 
 func styleAxis(a *plot.Axis, spec Axis, x draw.XAlignment, y draw.YAlignment) {
@@ -223,10 +229,21 @@ func parseHexColor(s string) (color.Color, error) {
 // axes with the data ranges, its series and annotations. It is the
 // text/plain form of the chart in a notebook.
 func (c *Chart) String() string {
+	if c == nil {
+		return "chart: <nil>"
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %q", c.kind, c.title)
-	if c.x.Label != "" || c.y.Label != "" {
-		fmt.Fprintf(&b, ": x %s, y %s", describeAxis(c.x, c.xr), describeAxis(c.y, c.yr))
+	sep := ": "
+	for _, a := range []struct {
+		name string
+		axis Axis
+		r    span
+	}{{"x", c.x, c.xr}, {"y", c.y, c.yr}} {
+		if a.axis.title() != "" || a.r.ok() {
+			b.WriteString(sep + a.name + " " + describeAxis(a.axis, a.r))
+			sep = ", "
+		}
 	}
 	for _, l := range c.lines {
 		b.WriteString("\n  ")
@@ -263,8 +280,16 @@ func (c *Chart) draw(cv vg.CanvasSizer) (err error) {
 		}
 	}()
 	dc := draw.New(cv)
+	// A shallow copy takes the legend's backing box for this drawing only,
+	// so that repeated renders do not pile boxes up.
+	p := *c.plot
+	widenLogRange(&p.X, c.x.Log)
+	widenLogRange(&p.Y, c.y.Log)
+	if len(c.legend) > 0 {
+		p.Add(&legendBox{names: c.legend})
+	}
 	if c.colorBar == nil {
-		c.plot.Draw(dc)
+		p.Draw(dc)
 		return nil
 	}
 	// The colour bar takes a strip on the right, level with the cells.
@@ -272,14 +297,36 @@ func (c *Chart) draw(cv vg.CanvasSizer) (err error) {
 	w := dc.Max.X - dc.Min.X
 	dc.SetColor(color.White)
 	dc.Fill(dc.Rectangle.Path())
-	c.plot.Draw(draw.Crop(dc, 0, -strip, 0, 0))
-	c.colorBar.Draw(draw.Crop(dc, w-strip, 0, vg.Points(50), -vg.Points(38)))
+	p.Draw(draw.Crop(dc, 0, -strip, 0, 0))
+	c.colorBar.Draw(draw.Crop(dc, w-strip+vg.Points(12), -vg.Points(14), vg.Points(50), -vg.Points(38)))
 	return nil
 }
 
+// usable reports a chart no builder made, before any canvas is sized.
+func (c *Chart) usable() error {
+	if c == nil || c.plot == nil || c.width <= 0 || c.height <= 0 {
+		return fmt.Errorf("%w: empty chart: make one with a builder such as Lines", ErrInput)
+	}
+	return nil
+}
+
+// widenLogRange gives a log axis holding a single value a range around it:
+// gonum widens an empty range by 1 either way, below zero on a log axis.
+func widenLogRange(a *plot.Axis, log bool) {
+	if log && a.Min == a.Max && a.Min > 0 {
+		a.Min, a.Max = a.Min/2, a.Max*2
+	}
+}
+
 // PNG renders the chart as a PNG of PixelRatio times its logical size.
-func (c *Chart) PNG() ([]byte, error) {
-	cv := vgimg.NewWith(vgimg.UseWH(vg.Length(c.width), vg.Length(c.height)), vgimg.UseDPI(72*PixelRatio))
+func (c *Chart) PNG() ([]byte, error) { return c.renderPNG(PixelRatio) }
+
+// renderPNG renders ratio image pixels per logical pixel.
+func (c *Chart) renderPNG(ratio int) ([]byte, error) {
+	if err := c.usable(); err != nil {
+		return nil, err
+	}
+	cv := vgimg.NewWith(vgimg.UseWH(vg.Length(c.width), vg.Length(c.height)), vgimg.UseDPI(72*ratio))
 	if err := c.draw(cv); err != nil {
 		return nil, err
 	}
@@ -292,6 +339,9 @@ func (c *Chart) PNG() ([]byte, error) {
 
 // svgBytes renders the chart as an SVG document sized in CSS pixels.
 func (c *Chart) svgBytes() ([]byte, error) {
+	if err := c.usable(); err != nil {
+		return nil, err
+	}
 	cv := vgsvg.New(vg.Length(c.width), vg.Length(c.height))
 	if err := c.draw(cv); err != nil {
 		return nil, err
@@ -328,8 +378,17 @@ func (c *Chart) SVG() string {
 
 // PDF renders the chart as a PDF page of its logical size in points.
 func (c *Chart) PDF() ([]byte, error) {
+	if err := c.usable(); err != nil {
+		return nil, err
+	}
 	cv := vgpdf.New(vg.Length(c.width), vg.Length(c.height))
-	if err := c.draw(cv); err != nil {
+	// vgpdf v0.17 registers a bold face under the regular style and then
+	// cannot find it; the PDF title is drawn in the regular weight.
+	saved := c.plot.Title.TextStyle.Font
+	c.plot.Title.TextStyle.Font = font.From(sansFont, titleSize)
+	err := c.draw(cv)
+	c.plot.Title.TextStyle.Font = saved
+	if err != nil {
 		return nil, err
 	}
 	var buf bytes.Buffer
@@ -361,6 +420,9 @@ func (c *Chart) MIMEBundle() map[string]any {
 // logical size, so that the front end shows the double-density PNG at
 // that size and it stays sharp.
 func (c *Chart) MIMEMetadata() map[string]any {
+	if c.usable() != nil {
+		return map[string]any{}
+	}
 	return map[string]any{
 		"image/png": map[string]any{"width": c.width, "height": c.height},
 	}
@@ -419,3 +481,31 @@ func writeFileAtomic(path string, data []byte) error {
 	}
 	return nil
 }
+
+// legendBox is a white backing behind a top-left legend, so that entries
+// stay readable over grid lines and shaded regions. It mirrors the layout
+// of plot.Legend.Draw (whose Rectangle method mirrors left and right).
+type legendBox struct{ names []string }
+
+func (b *legendBox) Plot(c draw.Canvas, p *plot.Plot) {
+	l := p.Legend
+	if !l.Top || !l.Left {
+		return
+	}
+	sty := l.TextStyle
+	var width, enth vg.Length
+	for _, n := range b.names {
+		r := sty.Rectangle(n)
+		enth = max(enth, r.Max.Y)
+		width = max(width, l.ThumbnailWidth+sty.Rectangle(" "+n).Max.X)
+	}
+	n := vg.Length(len(b.names))
+	margin := vg.Points(5)
+	top := c.Max.Y + l.YOffs + margin
+	bottom := top - margin - n*enth - (n-1)*l.Padding - sty.FontExtents().Descent - margin
+	left := c.Min.X + l.XOffs - margin
+	c.SetColor(color.NRGBA{R: 0xff, G: 0xff, B: 0xff, A: 0xf0})
+	c.Fill(vg.Rectangle{Min: vg.Point{X: left, Y: bottom}, Max: vg.Point{X: left + width + 2*margin, Y: top}}.Path())
+}
+
+var _ plot.Plotter = (*legendBox)(nil)

@@ -80,15 +80,32 @@ func sampleCharts(t testing.TB) []namedChart {
 		t.Fatal(err)
 	}
 
+	// Synthetic spans, shaped like a DDP step (backward kernels on the
+	// compute stream, bucket all_reduces on the NCCL stream); not a trace.
+	spans := []Span{
+		{Lane: "stream 7 (compute)", Start: 0, End: 900e-6, Kind: "compute", Label: "backward L3"},
+		{Lane: "stream 7 (compute)", Start: 920e-6, End: 1800e-6, Kind: "compute", Label: "backward L2"},
+		{Lane: "stream 7 (compute)", Start: 1820e-6, End: 2700e-6, Kind: "compute", Label: "backward L1"},
+		{Lane: "stream 13 (NCCL)", Start: 950e-6, End: 1700e-6, Kind: "communication", Label: "all_reduce b0"},
+		{Lane: "stream 13 (NCCL)", Start: 1850e-6, End: 2600e-6, Kind: "communication", Label: "all_reduce b1"},
+		{Lane: "stream 13 (NCCL)", Start: 2750e-6, End: 3500e-6, Kind: "communication", Label: "all_reduce b2"},
+	}
+	tl, err := Timeline("DDP step: overlap of compute and communication", spans)
+	if err != nil {
+		t.Fatal(err)
+	}
+
 	return []namedChart{
 		{"time_vs_size", tvs, []string{"all_reduce, 16 GPUs: measured vs ring model", "Message size", "Time",
-			"ring model", "measured (2 x 8 H100, nccl-tests)", "latency-bound", "bandwidth-bound", "8 B", "1 GiB", "100 us"}},
+			"ring model", "measured (2 x 8 H100, nccl-tests)", "latency-bound", "bandwidth-bound", "8 B", "1 GiB", "1 ms", "S* = "}},
 		{"busbw_vs_size", bw, []string{"all_reduce bus bandwidth, 16 GPUs", "Bus bandwidth (GB/s)", "Message size",
 			"ring model", "NVLink 4 per GPU, 450 GB/s one way"}},
 		{"heatmap", hm, []string{"P2P read bandwidth, 6x RTX A6000 (nvbandwidth)", "Source GPU", "Destination GPU",
 			"GPU5", "N/A", "26.3", "GB/s"}},
 		{"stacked_bars", bars, []string{"where the time goes", "Algorithm", "latency term", "bandwidth term", "ring", "Time"}},
 		{"lines", res, []string{"Residual of the ring model", "measured / model - 1 (%)", "decode TP all_reduce"}},
+		{"timeline", tl, []string{"DDP step: overlap of compute and communication", "stream 13 (NCCL)", "communication",
+			"all_reduce b2", "Time", "3 ms"}},
 	}
 }
 
@@ -248,7 +265,9 @@ func TestBadInput(t *testing.T) {
 		}, `y = +Inf`},
 		{"negative crossover", func() (*Chart, error) { return TimeVsSize("t", -1, good) }, "crossover -1 bytes"},
 		{"NaN peak", func() (*Chart, error) { return BusBWVsSize("t", nan, "", good) }, "peak NaN GB/s"},
-		{"bad colour", func() (*Chart, error) { return Lines("t", lin, lin, Series{X: []float64{1}, Y: []float64{1}, Color: "blue"}) },
+		{"bad colour", func() (*Chart, error) {
+			return Lines("t", lin, lin, Series{X: []float64{1}, Y: []float64{1}, Color: "blue"})
+		},
 			`colour "blue": want #rrggbb`},
 		{"ragged matrix", func() (*Chart, error) {
 			return Heatmap("h", Matrix{Rows: []string{"a", "b"}, Cols: []string{"x", "y"}, Values: [][]float64{{1, 2}, {3}}})
@@ -270,6 +289,11 @@ func TestBadInput(t *testing.T) {
 			return StackedBars("b", Bars{Categories: []string{"a"}, Stacks: []Stack{{Values: []float64{1}}}, Value: Axis{Log: true}})
 		}, "log value axis"},
 		{"no stacks", func() (*Chart, error) { return StackedBars("b", Bars{Categories: []string{"a"}}) }, "no stacks"},
+		{"no spans", func() (*Chart, error) { return Timeline("t", nil) }, "no spans"},
+		{"span backwards", func() (*Chart, error) {
+			return Timeline("t", []Span{{Lane: "s", Start: 2, End: 1}})
+		}, "span 0 (s): start 2, end 1"},
+		{"span NaN", func() (*Chart, error) { return Timeline("t", []Span{{Lane: "s", Start: nan, End: 1}}) }, "start NaN"},
 		{"log line at zero", func() (*Chart, error) {
 			c, err := Lines("t", size, lin, good)
 			if err != nil {

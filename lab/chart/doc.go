@@ -15,17 +15,25 @@
 //     colour bar, and N/A cells for NaN;
 //   - StackedBars: time breakdowns (latency term over bandwidth term) per
 //     size or per algorithm;
-//   - Lines and Scatter: anything else, on linear or log axes with units.
+//   - Timeline: spans on lanes along a time axis, such as kernels on CUDA
+//     streams, to show compute and communication overlapping;
+//   - Lines and Scatter: anything else, on linear or log axes with units,
+//     with AddHLine and AddVLine for labelled reference lines.
 //
 // Every builder returns a *Chart. A Chart shows itself in a notebook through
 // methods the kernel's display package looks for by name (MIMEBundle with
 // PNG at twice the pixel density, SVG and a text description), and saves
 // itself atomically as PNG, SVG or PDF.
 //
+// A Chart may be rendered many times, but not from several goroutines at
+// once.
+//
 // chart is the only package that imports gonum.org/v1/plot. It takes its
-// inputs as plain structs and slices of float64 (SeriesFromRows and
-// SeriesFromSamples adapt costmodel and probes results) so that notebook
-// cells interpreted by yaegi can call it; it exports no generic API. It
-// does not compute models, measure, or publish display messages: costmodel,
-// probes and kernel/display own those.
+// inputs as plain structs and slices of float64 so that notebook cells
+// interpreted by yaegi can call it; it exports no generic API. ModelTime,
+// ModelBusBW, BreakdownBySize and BreakdownByAlgorithm adapt costmodel
+// sweeps; MeasuredTime, MeasuredBusBW and PeerMatrix adapt probes samples.
+// It does not compute models, measure, parse tool output, or publish
+// display messages: costmodel, probes, probes/parse and kernel/display own
+// those.
 package chart

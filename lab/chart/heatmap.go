@@ -8,7 +8,6 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/palette"
 	"gonum.org/v1/plot/palette/moreland"
-	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
@@ -28,6 +27,9 @@ type Matrix struct {
 	// RowTitle and ColTitle name the axes, e.g. "Source GPU" and
 	// "Destination GPU".
 	RowTitle, ColTitle string
+	// ScaleFromMin starts the colour scale at the smallest value instead
+	// of zero, to tell close values apart (the printed values stay exact).
+	ScaleFromMin bool
 }
 
 // check reports why a matrix cannot be drawn.
@@ -66,8 +68,8 @@ var naColor = color.NRGBA{R: 0xee, G: 0xee, B: 0xee, A: 0xff}
 
 // Heatmap draws a matrix as coloured cells with each value written in its
 // cell, and a colour bar in the matrix's unit beside it. The colour scale
-// starts at zero for non-negative values, so that a cell at half the
-// colour of another carries half its bandwidth.
+// starts at zero for non-negative values, so that a cell half as dark as
+// another carries about half its bandwidth, unless m.ScaleFromMin.
 func Heatmap(title string, m Matrix) (*Chart, error) {
 	if err := m.check(); err != nil {
 		return nil, err
@@ -94,7 +96,7 @@ func Heatmap(title string, m Matrix) (*Chart, error) {
 	valued := hi >= lo
 	if valued {
 		min, max := lo, hi
-		if min >= 0 {
+		if min >= 0 && !m.ScaleFromMin {
 			min = 0
 		}
 		if max <= min {
@@ -115,10 +117,13 @@ func Heatmap(title string, m Matrix) (*Chart, error) {
 		bar := plot.New()
 		bar.BackgroundColor = nil
 		bar.HideX()
-		styleAxis(&bar.Y, Axis{Label: m.Unit}, draw.XLeft, draw.YCenter)
+		styleAxis(&bar.Y, Axis{Label: m.Unit}, draw.XRight, draw.YCenter)
 		bar.Y.Label.Text = m.Unit
 		bar.Y.Padding = 0
-		bar.Add(&plotter.ColorBar{ColorMap: cmap, Vertical: true})
+		bar.Y.Tick.Marker = plot.TickerFunc(func(min, max float64) []plot.Tick {
+			return niceTicks(min, max, 5, formatNumber)
+		})
+		bar.Add(&colorRamp{cmap: cmap})
 		c.colorBar = bar
 	}
 
@@ -212,4 +217,35 @@ func luminance(c color.Color) float64 {
 	return 0.2126*lin(r) + 0.7152*lin(g) + 0.0722*lin(b)
 }
 
-var _ plot.Plotter = (*cells)(nil)
+// colorRamp draws a colour map as a vertical bar of filled bands.
+// plotter.ColorBar draws a one-pixel-wide raster that SVG viewers keep at
+// its aspect ratio, a hairline; bands stay vector shapes in every format.
+type colorRamp struct{ cmap palette.ColorMap }
+
+func (r *colorRamp) DataRange() (xmin, xmax, ymin, ymax float64) {
+	return 0, 1, r.cmap.Min(), r.cmap.Max()
+}
+
+func (r *colorRamp) Plot(c draw.Canvas, p *plot.Plot) {
+	const bands = 64
+	_, trY := p.Transforms(&c)
+	lo, hi := r.cmap.Min(), r.cmap.Max()
+	step := (hi - lo) / bands
+	for i := range bands {
+		v0, v1 := lo+float64(i)*step, lo+float64(i+1)*step
+		col, err := r.cmap.At((v0 + v1) / 2)
+		if err != nil {
+			continue
+		}
+		c.SetColor(col)
+		// Overlap by half a point so that no seams show between bands.
+		rect := vg.Rectangle{Min: vg.Point{X: c.Min.X, Y: trY(v0)}, Max: vg.Point{X: c.Max.X, Y: trY(v1) + vg.Points(0.5)}}
+		c.Fill(rect.Path())
+	}
+}
+
+var (
+	_ plot.Plotter    = (*cells)(nil)
+	_ plot.Plotter    = (*colorRamp)(nil)
+	_ plot.DataRanger = (*colorRamp)(nil)
+)

@@ -78,6 +78,9 @@ func (c *Chart) addSeries(s Series) error {
 		c.xr.add(s.X[i])
 		c.yr.add(s.Y[i])
 	}
+	if len(s.X) == 1 {
+		s.Points = true // a line through one point would draw nothing
+	}
 	var thumbs []plot.Thumbnailer
 	style := "line"
 	if !s.Points || s.Dashed {
@@ -110,6 +113,7 @@ func (c *Chart) addSeries(s Series) error {
 	}
 	if s.Name != "" {
 		c.plot.Legend.Add(s.Name, thumbs...)
+		c.legend = append(c.legend, s.Name)
 	}
 	name := s.Name
 	if name == "" {
@@ -152,8 +156,7 @@ func lines(kind, title string, x, y Axis, series []Series) (*Chart, error) {
 			return nil, err
 		}
 	}
-	c.plot.Legend.Top, c.plot.Legend.Left = true, true
-	c.plot.Legend.XOffs, c.plot.Legend.YOffs = vg.Points(8), -vg.Points(6)
+	c.legendTopLeft(0)
 	return c, nil
 }
 
@@ -164,7 +167,7 @@ func (c *Chart) AddHLine(y float64, label string) error {
 		return err
 	}
 	c.plot.Add(&refLine{horizontal: true, at: y, label: label})
-	c.notes = append(c.notes, fmt.Sprintf("reference y = %s: %s", formatterFor(c.y.Unit)(y), label))
+	c.notes = append(c.notes, fmt.Sprintf("reference y = %s: %s", formatWithUnit(y, c.y.Unit), label))
 	return nil
 }
 
@@ -175,7 +178,7 @@ func (c *Chart) AddVLine(x float64, label string) error {
 		return err
 	}
 	c.plot.Add(&refLine{at: x, label: label})
-	c.notes = append(c.notes, fmt.Sprintf("marker x = %s: %s", formatterFor(c.x.Unit)(x), label))
+	c.notes = append(c.notes, fmt.Sprintf("marker x = %s: %s", formatWithUnit(x, c.x.Unit), label))
 	return nil
 }
 
@@ -209,7 +212,7 @@ func (r *refLine) Plot(c draw.Canvas, p *plot.Plot) {
 	c.StrokeLine2(ls, x, c.Min.Y, x, c.Max.Y)
 	sty.Rotation = math.Pi / 2
 	sty.XAlign, sty.YAlign = draw.XRight, draw.YBottom
-	c.FillText(sty, vg.Point{X: x - vg.Points(2), Y: c.Max.Y - vg.Points(4)}, r.label)
+	c.FillText(sty, vg.Point{X: x - vg.Points(4), Y: c.Max.Y - vg.Points(4)}, r.label)
 }
 
 // fillColumn shades the data area between x0 and x1 (data units, clamped
@@ -233,3 +236,10 @@ var (
 	_ plot.Plotter    = (*refLine)(nil)
 	_ plot.DataRanger = (*refLine)(nil)
 )
+
+// legendTopLeft places the legend in the top-left corner of the data
+// area, down by below (room for labels drawn along the top).
+func (c *Chart) legendTopLeft(below vg.Length) {
+	c.plot.Legend.Top, c.plot.Legend.Left = true, true
+	c.plot.Legend.XOffs, c.plot.Legend.YOffs = vg.Points(12), -vg.Points(10)-below
+}

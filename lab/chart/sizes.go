@@ -46,11 +46,14 @@ func TimeVsSize(title string, crossover float64, series ...Series) (*Chart, erro
 			return nil, err
 		}
 	}
-	// Headroom above the curves for the region labels, and the legend in
-	// the lower right where a time-size curve leaves space.
+	// Headroom above the curves for the region labels; the legend sits
+	// under them, top left, where a time-size curve leaves space.
 	c.plot.Y.Max *= 4
-	c.plot.Legend.Top, c.plot.Legend.Left = false, false
-	c.plot.Legend.XOffs, c.plot.Legend.YOffs = -vg.Points(8), vg.Points(8)
+	below := vg.Length(0)
+	if crossover > 0 {
+		below = vg.Points(22)
+	}
+	c.legendTopLeft(below)
 	return c, nil
 }
 
@@ -85,20 +88,32 @@ func (r *regions) Plot(c draw.Canvas, p *plot.Plot) {
 	sty := textStyle(sansFont, noteSize, draw.XCenter, draw.YTop)
 	sty.Color = noteColor
 	top := c.Max.Y - vg.Points(6)
+	// A label goes in its region only when it fits there.
+	label := func(l, r vg.Length, text string) {
+		if sty.Width(text)+vg.Points(8) <= r-l {
+			c.FillText(sty, vg.Point{X: (l + r) / 2, Y: top}, text)
+		}
+	}
 	if l, rt, ok := fillColumn(c, p, p.X.Min, r.crossover, latencyShade); ok {
-		c.FillText(sty, vg.Point{X: (l + rt) / 2, Y: top}, "latency-bound")
+		label(l, rt, "latency-bound")
 	}
 	if l, rt, ok := fillColumn(c, p, r.crossover, p.X.Max, bandwidthShade); ok {
-		c.FillText(sty, vg.Point{X: (l + rt) / 2, Y: top}, "bandwidth-bound")
+		label(l, rt, "bandwidth-bound")
 	}
 	trX, _ := p.Transforms(&c)
 	x := trX(r.crossover)
 	if x >= c.Min.X && x <= c.Max.X {
 		ls := draw.LineStyle{Color: noteColor, Width: vg.Points(1.2), Dashes: []vg.Length{vg.Points(2), vg.Points(3)}}
 		c.StrokeLine2(ls, x, c.Min.Y, x, c.Max.Y)
+		// The S* label sits beside the line, on the side with more room.
 		lab := sty
 		lab.XAlign, lab.YAlign = draw.XLeft, draw.YTop
-		c.FillText(lab, vg.Point{X: x + vg.Points(4), Y: top - vg.Points(18)}, "S* = "+formatBytes(r.crossover))
+		at := x + vg.Points(4)
+		if x > (c.Min.X+c.Max.X)/2 {
+			lab.XAlign = draw.XRight
+			at = x - vg.Points(4)
+		}
+		c.FillText(lab, vg.Point{X: at, Y: top - vg.Points(18)}, "S* = "+formatBytes(r.crossover))
 	}
 }
 

@@ -18,20 +18,33 @@ func formatterFor(unit string) func(float64) string {
 	return formatNumber
 }
 
-// formatNumber prints at most 3 significant digits, no exponent for the
-// magnitudes charts show.
+// formatWithUnit prints a value with its unit, as notes say it: "25 GB/s",
+// "64 KiB", "12%".
+func formatWithUnit(v float64, unit string) string {
+	switch unit {
+	case UnitBytes, UnitSeconds:
+		return formatterFor(unit)(v)
+	case "":
+		return formatNumber(v)
+	case "%":
+		return formatNumber(v) + "%"
+	}
+	return formatNumber(v) + " " + unit
+}
+
+// formatNumber prints 3 significant digits below 100 and whole numbers
+// from 100 to a million; an exponent only outside that.
 func formatNumber(v float64) string {
 	if v == 0 {
 		return "0"
 	}
 	a := math.Abs(v)
+	if a >= 99.95 && a < 1e6 {
+		// Whole numbers from 100 up: 'g' would write 1234 as 1.23e+03.
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	}
 	if a >= 1e-3 && a < 1e6 {
-		s := strconv.FormatFloat(v, 'g', 3, 64)
-		if f, err := strconv.ParseFloat(s, 64); err == nil && math.Abs(f) >= 100 {
-			// 'g' writes 1230 as 1.23e+03; a chart wants 1230.
-			return strconv.FormatFloat(f, 'f', 0, 64)
-		}
-		return s
+		return strconv.FormatFloat(v, 'g', 3, 64)
 	}
 	return strconv.FormatFloat(v, 'g', 3, 64)
 }
@@ -141,23 +154,23 @@ func powerOfTwoTicks(min, max float64) []plot.Tick {
 		if (e-lo)%step == 0 {
 			t.Label = formatBytes(v)
 		}
-		if step > 1 || t.Label != "" {
-			ticks = append(ticks, t)
-		}
+		ticks = append(ticks, t)
 	}
 	return ticks
 }
 
 // decadeTicks labels a log axis at powers of ten (and at 2 and 5 times
-// them when the range spans less than two decades), with minor ticks at
-// the other integer multiples.
+// them when the range spans at most four decades), with minor ticks at the
+// other integer multiples.
 func decadeTicks(min, max float64, f func(float64) string) []plot.Tick {
 	if !(min > 0) || !(max > min) {
 		return nil
 	}
 	lo := int(math.Floor(math.Log10(min)))
 	hi := int(math.Ceil(math.Log10(max)))
-	dense := hi-lo <= 2
+	// Up to four decades there is room to label 2 and 5 times each power
+	// too, so that the ends of the range have labels near them.
+	dense := math.Log10(max/min) <= 4
 	var ticks []plot.Tick
 	for e := lo; e <= hi; e++ {
 		base := math.Pow(10, float64(e))
@@ -182,6 +195,31 @@ func decadeTicks(min, max float64, f func(float64) string) []plot.Tick {
 	}
 	if labelled < 2 {
 		ticks = append(ticks[:0], plot.Tick{Value: min, Label: f(min)}, plot.Tick{Value: max, Label: f(max)})
+	}
+	return ticks
+}
+
+// niceTicks labels about n evenly spaced round values (1, 2 or 5 times a
+// power of ten apart) between min and max.
+func niceTicks(min, max float64, n int, f func(float64) string) []plot.Tick {
+	if !(max > min) || n < 1 {
+		return nil
+	}
+	raw := (max - min) / float64(n)
+	mag := math.Pow(10, math.Floor(math.Log10(raw)))
+	step := mag
+	for _, m := range []float64{1, 2, 5, 10} {
+		step = m * mag
+		if step >= raw {
+			break
+		}
+	}
+	var ticks []plot.Tick
+	for v := math.Ceil(min/step) * step; v <= max+step*1e-9; v += step {
+		if math.Abs(v) < step*1e-9 {
+			v = 0
+		}
+		ticks = append(ticks, plot.Tick{Value: v, Label: f(v)})
 	}
 	return ticks
 }

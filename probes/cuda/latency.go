@@ -9,8 +9,9 @@ import (
 	"github.com/commlab/commlab/probes"
 )
 
-// ptx holds the two kernels the latency probe launches: commlab_empty does
-// nothing; commlab_store writes one word so a launch can be checked. PTX
+// ptx holds the kernels commlab launches: commlab_empty does nothing;
+// commlab_store writes one word so a launch can be checked; commlab_spin
+// spins until a word in pinned host memory turns non-zero (HoldStream). PTX
 // text is portable: the driver compiles it for whatever GPU is present.
 const ptx = `.version 7.0
 .target sm_50
@@ -32,6 +33,22 @@ const ptx = `.version 7.0
 	ld.param.u32 %r1, [commlab_store_v];
 	cvta.to.global.u64 %rd2, %rd1;
 	st.global.u32 [%rd2], %r1;
+	ret;
+}
+
+.visible .entry commlab_spin(
+	.param .u64 commlab_spin_flag
+)
+{
+	.reg .b32 %r<2>;
+	.reg .b64 %rd<3>;
+	.reg .pred %p<2>;
+	ld.param.u64 %rd1, [commlab_spin_flag];
+	cvta.to.global.u64 %rd2, %rd1;
+SPIN:
+	ld.volatile.global.u32 %r1, [%rd2];
+	setp.eq.u32 %p1, %r1, 0;
+	@%p1 bra SPIN;
 	ret;
 }
 `

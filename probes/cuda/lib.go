@@ -6,7 +6,6 @@ package cuda
 #include <stdlib.h>
 #include <string.h>
 #include <stdint.h>
-#include <unistd.h>
 
 // No CUDA headers on the build machine: the handful of types and
 // signatures used are declared here as the runtime and driver ABIs define them.
@@ -52,7 +51,6 @@ RT(cudaEventQuery, cudaError_t, (cudaEvent_t))
 RT(cudaEventElapsedTime, cudaError_t, (float*, cudaEvent_t, cudaEvent_t))
 RT(cudaGetErrorString, const char*, (cudaError_t))
 RT(cudaGetLastError, cudaError_t, (void))
-RT(cudaLaunchHostFunc, cudaError_t, (cudaStream_t, void (*)(void*), void*))
 RT(cudaStreamBeginCapture, cudaError_t, (cudaStream_t, int))
 RT(cudaStreamEndCapture, cudaError_t, (cudaStream_t, cudaGraph_t*))
 RT(cudaGraphInstantiateWithFlags, cudaError_t, (cudaGraphExec_t*, cudaGraph_t, unsigned long long))
@@ -89,7 +87,7 @@ static int cl_load(const char* rtpath, char* missing, int n) {
 	LOAD(rt, cudaStreamDestroy) LOAD(rt, cudaStreamSynchronize) LOAD(rt, cudaStreamQuery) LOAD(rt, cudaStreamWaitEvent)
 	LOAD(rt, cudaEventCreate) LOAD(rt, cudaEventDestroy) LOAD(rt, cudaEventRecord)
 	LOAD(rt, cudaEventSynchronize) LOAD(rt, cudaEventQuery) LOAD(rt, cudaEventElapsedTime)
-	LOAD(rt, cudaGetErrorString) LOAD(rt, cudaGetLastError) LOAD(rt, cudaLaunchHostFunc) LOAD(rt, cudaStreamBeginCapture)
+	LOAD(rt, cudaGetErrorString) LOAD(rt, cudaGetLastError) LOAD(rt, cudaStreamBeginCapture)
 	LOAD(rt, cudaStreamEndCapture) LOAD(rt, cudaGraphInstantiateWithFlags) LOAD(rt, cudaGraphLaunch)
 	LOAD(rt, cudaGraphExecDestroy) LOAD(rt, cudaGraphDestroy)
 	LOAD(drv, cuModuleLoadData) LOAD(drv, cuModuleUnload) LOAD(drv, cuModuleGetFunction)
@@ -139,7 +137,8 @@ static const char* c_cuErrorString(int e) { const char* s = NULL; p_cuGetErrorSt
 static int c_deviceGetName(char* b, int n, int d) { return p_cuDeviceGetName(b, n, d); }
 // c_launch0 launches a kernel with no parameters on one thread.
 static int c_launch0(CUfunction f, cudaStream_t s) { return p_cuLaunchKernel(f, 1,1,1, 1,1,1, 0, s, NULL, NULL); }
-// c_launchStore launches commlab_store(p, v).
+// c_launchStore launches commlab_store(p, v); commlab_spin(p) takes the
+// same first parameter and ignores the second.
 static int c_launchStore(CUfunction f, cudaStream_t s, void* p, unsigned v) {
 	void* args[2] = { &p, &v };
 	return p_cuLaunchKernel(f, 1,1,1, 1,1,1, 0, s, args, NULL);
@@ -150,11 +149,6 @@ static int c_launchMany(CUfunction f, cudaStream_t s, int n) {
 	for (int i = 0; i < n; i++) { int r = p_cuLaunchKernel(f, 1,1,1, 1,1,1, 0, s, NULL, NULL); if (r) return r; }
 	return 0;
 }
-// c_hold blocks its stream until *flag turns non-zero; c_holdStream
-// enqueues it. The flag is C memory, so Go can set it while CUDA's
-// callback thread reads it.
-static void c_hold(void* p) { volatile int* f = (volatile int*)p; while (!*f) usleep(200); }
-static int c_holdStream(cudaStream_t s, int* flag) { return p_cudaLaunchHostFunc(s, c_hold, flag); }
 static void* c_hostAlloc(size_t n) { void* p = malloc(n); if (p) memset(p, 1, n); return p; }
 static void c_hostFree(void* p) { free(p); }
 */
@@ -468,6 +462,7 @@ type module struct {
 	m     C.CUmodule
 	empty function
 	store function
+	spin  function
 }
 
 func loadModule(ptx string) (*module, error) {
@@ -477,7 +472,7 @@ func loadModule(ptx string) (*module, error) {
 	if err := checkDrv("cuModuleLoadData", C.c_moduleLoadData(&m.m, cs)); err != nil {
 		return nil, err
 	}
-	for name, slot := range map[string]*function{"commlab_empty": &m.empty, "commlab_store": &m.store} {
+	for name, slot := range map[string]*function{"commlab_empty": &m.empty, "commlab_store": &m.store, "commlab_spin": &m.spin} {
 		cn := C.CString(name)
 		err := checkDrv("cuModuleGetFunction "+name, C.c_moduleGetFunction(slot, m.m, cn))
 		C.free(unsafe.Pointer(cn))
@@ -534,17 +529,33 @@ func (i *Info) Describe(r *probes.Run) {
 
 func eventQuery(e event) C.int { return C.c_eventQuery(e) }
 
-// HoldStream enqueues a host callback that blocks s until release is
-// called: work queued behind it cannot start, as behind a hung kernel. The
-// hang lab uses it to show a timeout and abort on a single GPU.
+// HoldStream enqueues a kernel that spins on s until release is called:
+// work queued behind it cannot start, as behind a kernel that never ends
+// (a collective whose peer never arrives). The hang lab uses it to show a
+// timeout and abort on a single GPU. The kernel polls a word of pinned
+// host memory, which release sets. (A host callback would hold CUDA's
+// callback thread, which NCCL needs for itself.)
 func HoldStream(s Stream) (release func(), err error) {
-	flag := (*C.int)(C.malloc(C.size_t(unsafe.Sizeof(C.int(0)))))
-	*flag = 0
-	if err := check("cudaLaunchHostFunc", C.c_holdStream(s.s, flag)); err != nil {
-		C.free(unsafe.Pointer(flag))
+	if err := setDevice(s.dev); err != nil {
+		return nil, err
+	}
+	mod, err := loadModule(ptx)
+	if err != nil {
+		return nil, err
+	}
+	flag, err := pinnedMalloc(4)
+	if err != nil {
+		mod.unload()
+		return nil, err
+	}
+	atomic.StoreUint32((*uint32)(flag), 0)
+	if err := checkDrv("cuLaunchKernel", C.c_launchStore(mod.spin, s.s, flag, 0)); err != nil {
+		pinnedFree(flag)
+		mod.unload()
 		return nil, err
 	}
 	var once sync.Once
-	// The flag stays allocated: the callback may still be polling it.
-	return func() { once.Do(func() { atomic.StoreInt32((*int32)(unsafe.Pointer(flag)), 1) }) }, nil
+	// The flag and module stay: the kernel may still be reading the flag
+	// when release returns, and freeing pinned memory would wait for it.
+	return func() { once.Do(func() { atomic.StoreUint32((*uint32)(flag), 1) }) }, nil
 }

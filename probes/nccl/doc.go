@@ -12,7 +12,12 @@
 // settings runs in a child process (MeasureInChild) whose environment holds
 // them and whose NCCL_DEBUG log goes to a file kept with the run. A
 // collective that does not finish within the timeout is aborted with
-// ncclCommAbort and reported with ErrTimeout.
+// ncclCommAbort and reported with ErrTimeout. NCCL can block inside its own
+// calls (a launch waiting for a peer, an abort waiting for a stream), where
+// no in-process timeout reaches; so the child sends a heartbeat after every
+// batch and the parent kills a child that falls silent, keeping what it
+// checkpointed. On the H200 both hang scenarios ended that way (see
+// probes/testdata/h200/commlab-hang-stalled-stream.json).
 //
 // The package does not parse the NCCL log (probes/parse/nccllog does) nor
 // launch work across nodes (commlab builds the launcher's command instead).

@@ -20,8 +20,8 @@ import (
 // be shown: "unpaired_send" posts a send from rank 0 to rank 1 that no rank
 // receives (after a paired exchange has connected them, so the hang is on
 // the GPU, not in connection setup; it needs two GPUs), and
-// "stalled_stream" queues an all_reduce behind a host callback that holds
-// rank 0's stream (any number of GPUs).
+// "stalled_stream" queues an all_reduce behind a kernel that spins on
+// rank 0's stream until released (any number of GPUs).
 const (
 	AllReduce     = "all_reduce"
 	AllGather     = "all_gather"
@@ -69,6 +69,9 @@ type Config struct {
 	// beat, when set, is called after every batch of operations; the
 	// worker turns it into the heartbeat its parent's watchdog reads.
 	beat func()
+	// checkpoint, when set, receives the run after initialisation and after
+	// each collective, so a child killed in a hang still leaves them.
+	checkpoint func(*probes.Run)
 }
 
 // Sweep returns sizes from lo to hi (bytes) multiplying by factor.
@@ -211,6 +214,9 @@ func Measure(cfg Config) (*probes.Run, error) {
 	if cfg.beat != nil {
 		cfg.beat()
 	}
+	if cfg.checkpoint != nil {
+		cfg.checkpoint(run)
+	}
 	total := len(cfg.Collectives) * len(cfg.Sizes) * len(cfg.Modes)
 	done := 0
 	for _, coll := range cfg.Collectives {
@@ -221,6 +227,9 @@ func Measure(cfg Config) (*probes.Run, error) {
 			}
 		})
 		run.Samples = append(run.Samples, samples...)
+		if cfg.checkpoint != nil && err == nil {
+			cfg.checkpoint(run)
+		}
 		if err != nil {
 			run.Error = err.Error()
 			if errors.Is(err, ErrTimeout) {

@@ -72,6 +72,10 @@ func ServeWorker(progress io.Writer) error {
 		defer mu.Unlock()
 		fmt.Fprintln(progress, heartbeatLine)
 	}
+	cfg.checkpoint = func(r *probes.Run) {
+		// Best effort: the final Save below reports errors.
+		r.Save(outPath)
+	}
 	run, merr := Measure(cfg)
 	if run == nil {
 		run = &probes.Run{Kind: "nccl", Date: time.Now().UTC(), Env: ncclEnv(cfg.Env)}
@@ -205,6 +209,7 @@ wait:
 			}
 		}
 		if prev, err := probes.LoadRun(outPath); err == nil {
+			prev.Command, prev.Logs = run.Command, run.Logs
 			run = prev
 		}
 		run.Error = fmt.Sprintf("child killed after %s without a heartbeat: the operations hung and ncclCommAbort did not end them", silence)
