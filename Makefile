@@ -8,7 +8,7 @@ OUT     ?= out
 PYTHON  ?= /usr/bin/python3
 FUZZTIME ?= 20s
 
-.PHONY: all build install-kernel lab test vet fmt-check generate bench bench-kernel fuzz clean
+.PHONY: all build install-kernel lab check-chapters test vet fmt-check generate bench bench-kernel bench-gpu widgets fuzz clean
 
 all: build
 
@@ -18,18 +18,28 @@ build:
 install-kernel: build
 	$(BIN) install --user
 
-# Until the headless runner lands, `make lab` builds and registers the
-# kernel and runs every chapter that exists.
+# `make lab`: build, register the kernel for this user, run every chapter
+# headless into $(OUT)/ (executed notebooks, one HTML page each and
+# $(OUT)/index.html). Without a GPU the chapters use recorded runs.
 lab: install-kernel
-	@mkdir -p $(OUT)
-	@if $(BIN) run -h >/dev/null 2>&1 && ls chapters/*.md >/dev/null 2>&1; then \
-		$(BIN) run --out $(OUT) --html chapters/*.md; \
-	else \
-		echo "lab: no chapters to run yet; the kernel is installed (jupyter kernelspec list)"; \
-	fi
+	$(BIN) run --out $(OUT) --html chapters/*.md
+	@echo "lab: open $(OUT)/index.html"
 
-test: fmt-check vet
-	$(GO) test -count=1 ./...
+# What CI checks beyond the Go tests: chapters and notebooks agree, and
+# every chapter runs headless.
+check-chapters: build
+	$(BIN) sync --check
+	$(BIN) run --out $(OUT)/ci --html chapters/*.md
+
+test: fmt-check vet widgets check-chapters
+	$(GO) test -count=1 -timeout 30m ./...
+
+# The browser test's ipywidgets 8 front end, bundled from npm (skipped when
+# npm is missing; the test then skips, or fails under COMMLAB_REQUIRE_BROWSER).
+widgets:
+	@if command -v npm >/dev/null; then \
+		cd ci/browser/widgets && npm ci --no-audit --no-fund --loglevel=error && npm run --silent build; \
+	else echo "widgets: npm not found; the browser test will skip"; fi
 
 vet:
 	$(GO) vet ./...
@@ -50,6 +60,12 @@ bench: build
 
 bench-kernel: build
 	$(PYTHON) kernel/testdata/bench/kernel_bench.py $(BIN)
+
+# On a GPU machine (binary built with CGO_ENABLED=1): copy bandwidths,
+# latencies and NCCL sweeps against PyTorch in the same run.
+bench-gpu: build
+	mkdir -p .devicebin && cp $(BIN) .devicebin/commlab
+	OUT=$${OUT_DIR:-/tmp/commlab-bench} bash probes/gpubench/device_run.sh
 
 fuzz:
 	@for pkg in $$($(GO) list ./...); do \

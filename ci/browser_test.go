@@ -219,7 +219,7 @@ func TestBrowserNotebook(t *testing.T) {
 	}
 	imgWidth := func(dst *string) chromedp.Action[chromedp.Void] {
 		return chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-			v, err := chromedp.Evaluate[string](cellOutput(3) + `.querySelector('.widget-output img').naturalWidth.toString()`)(ctx, tg)
+			v, err := chromedp.Evaluate[string](cellOutput(3)+`.querySelector('.widget-output img').naturalWidth.toString()`)(ctx, tg)
 			*dst = v
 			return err
 		})

@@ -216,6 +216,7 @@ func withPlain(b Bundle) Bundle {
 // so packages need not import display to render richly.
 type (
 	bundler    interface{ MIMEBundle() map[string]any }
+	metadataer interface{ MIMEMetadata() map[string]any }
 	htmler     interface{ HTML() string }
 	svger      interface{ SVG() string }
 	pnger      interface{ PNG() ([]byte, error) }
@@ -260,6 +261,11 @@ func BundleOf(v any) Bundle {
 	}
 	if _, ok := b.Data[MIMEPlain]; !ok {
 		b.Data[MIMEPlain] = Text(v)
+	}
+	// Display sizes (a 2x PNG shown at its logical size) travel as
+	// metadata, keyed by MIME type as nbformat has it.
+	if r, ok := v.(metadataer); ok {
+		b.Metadata = r.MIMEMetadata()
 	}
 	return b
 }

@@ -15,6 +15,20 @@ type svgValue struct{}
 func (svgValue) SVG() string    { return "<svg/>" }
 func (svgValue) String() string { return "a drawing" }
 
+type sizedImage struct{}
+
+func (sizedImage) PNG() ([]byte, error) { return []byte{1}, nil }
+func (sizedImage) MIMEMetadata() map[string]any {
+	return map[string]any{MIMEPNG: map[string]any{"width": 720, "height": 450}}
+}
+
+func TestBundleOfKeepsMetadata(t *testing.T) {
+	b := BundleOf(sizedImage{})
+	if b.Metadata[MIMEPNG].(map[string]any)["width"] != 720 {
+		t.Errorf("metadata = %v", b.Metadata)
+	}
+}
+
 type tableValue struct{}
 
 func (tableValue) HTML() string { return "<table></table>" }

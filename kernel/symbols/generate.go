@@ -37,6 +37,10 @@ var preloaded = []string{
 	"github.com/commlab/commlab/probes/parse/nvbandwidth",
 	"github.com/commlab/commlab/probes/parse/perftest",
 	"github.com/commlab/commlab/probes/parse/flightrec",
+	"github.com/commlab/commlab/probes/cuda",
+	"github.com/commlab/commlab/probes/nccl",
+	"github.com/commlab/commlab/probes/recorded",
+	"github.com/commlab/commlab/lab/chart",
 }
 
 func main() {
