@@ -258,6 +258,14 @@ func rewrite(kind itemKind, src string, final bool, sc scopeInfo) (rewriteResult
 	finalBlock := 0 // edits that wrap the final statement in a block
 	if kind == itemStmt {
 		for _, st := range body.List {
+			if d, ok := st.(*ast.DeferStmt); ok {
+				// yaegi v0.16.1 runs a top-level defer again at every
+				// later evaluation; there is no function for it to end.
+				p := fset.Position(d.Pos())
+				return res, fmt.Errorf("%d:%d: defer at the top level of a cell is not supported (it would run again after every later cell); defer inside a function", p.Line, p.Column)
+			}
+		}
+		for _, st := range body.List {
 			switch {
 			case needsClosure(st):
 				// yaegi v0.16.1 loses the names of a multi-value := in a

@@ -101,6 +101,8 @@ func TestCellRules(t *testing.T) {
 			[]string{"", "=> 2\n", "=> 2\n"}},
 		{"importing twice is fine", []string{"import \"fmt\"", "import \"fmt\"\nimport s \"strings\"", "import s \"strings\"\ns.ToUpper(\"x\")"},
 			[]string{"", "", "=> X\n"}},
+		{"top-level defer is refused plainly", []string{"defer fmt.Println(1)"},
+			[]string{"!CompileError: 1:1: defer at the top level of a cell is not supported (it would run again after every later cell); defer inside a function\n"}},
 		{"undefined name is named plainly", []string{"nope + 1"}, []string{"!CompileError: 1:1: undefined: nope\n"}},
 	}
 	for _, tt := range tests {
