@@ -171,3 +171,29 @@ func TestImage(t *testing.T) {
 		t.Errorf("Plot bundle = %v", (*got)[1].Bundle.Data)
 	}
 }
+
+func TestProgressFillsInPlace(t *testing.T) {
+	got := record(t)
+	p := NewProgress("sweep", 1000)
+	for i := 1; i <= 1000; i++ {
+		p.Set(i)
+	}
+	p.Done()
+	m := *got
+	if m[0].Kind != KindDisplay {
+		t.Fatalf("first message %q", m[0].Kind)
+	}
+	// 0% shown, then one update per whole percent, then Done.
+	if len(m) != 1+100+1 {
+		t.Fatalf("%d messages, want 102", len(m))
+	}
+	for _, u := range m[1:] {
+		if u.Kind != KindUpdate || u.DisplayID != m[0].DisplayID {
+			t.Fatalf("update %+v", u)
+		}
+	}
+	last := m[len(m)-1].Bundle.Data[MIMEPlain].(string)
+	if !strings.HasPrefix(last, "sweep: 1000/1000 (100%)") {
+		t.Errorf("last = %q", last)
+	}
+}

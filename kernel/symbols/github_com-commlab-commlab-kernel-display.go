@@ -38,6 +38,7 @@ func init() {
 		"Markdown":       reflect.ValueOf(display.Markdown),
 		"MarkdownBundle": reflect.ValueOf(display.MarkdownBundle),
 		"NewID":          reflect.ValueOf(display.NewID),
+		"NewProgress":    reflect.ValueOf(display.NewProgress),
 		"PNG":            reflect.ValueOf(display.PNG),
 		"PNGBundle":      reflect.ValueOf(display.PNGBundle),
 		"Plain":          reflect.ValueOf(display.Plain),
@@ -55,8 +56,9 @@ func init() {
 		"Update":         reflect.ValueOf(display.Update),
 
 		// type definitions
-		"Bundle":  reflect.ValueOf((*display.Bundle)(nil)),
-		"Handle":  reflect.ValueOf((*display.Handle)(nil)),
-		"Message": reflect.ValueOf((*display.Message)(nil)),
+		"Bundle":   reflect.ValueOf((*display.Bundle)(nil)),
+		"Handle":   reflect.ValueOf((*display.Handle)(nil)),
+		"Message":  reflect.ValueOf((*display.Message)(nil)),
+		"Progress": reflect.ValueOf((*display.Progress)(nil)),
 	}
 }

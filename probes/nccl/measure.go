@@ -207,9 +207,12 @@ func Measure(cfg Config) (*probes.Run, error) {
 		run.Notes = append(run.Notes, "n=1: one GPU, so NCCL runs each collective as a local copy; busbw factors give 0 for all_reduce, all_gather, reduce_scatter")
 	}
 
-	m, err := newMachine(devs)
+	m, err := newMachine(devs, cfg.Timeout+initSlack, realClock{})
 	if err != nil {
 		return run, err
+	}
+	if !m.nonBlocking {
+		run.Notes = append(run.Notes, "NCCL "+ver+" has no non-blocking communicators (2.14+): a hang inside NCCL cannot be aborted in-process")
 	}
 	if cfg.beat != nil {
 		cfg.beat()
@@ -232,9 +235,12 @@ func Measure(cfg Config) (*probes.Run, error) {
 		}
 		if err != nil {
 			run.Error = err.Error()
-			if errors.Is(err, ErrTimeout) {
-				if !m.abort(abortGrace + 5*time.Second) {
-					run.Notes = append(run.Notes, "ncclCommAbort did not return in time; the communicators were left behind")
+			var te *TimeoutError
+			if errors.As(err, &te) {
+				// sweep aborted the communicators before freeing buffers.
+				m.closeAfterAbort()
+				if te.Note != "" {
+					run.Notes = append(run.Notes, te.Note)
 				}
 			} else {
 				m.close()
@@ -275,8 +281,15 @@ func ncclEnv(extra map[string]string) map[string]string {
 
 // machine is the communicators, streams and events over the chosen GPUs.
 type machine struct {
-	devs    []int
-	comms   []comm
+	devs  []int
+	comms []comm
+	// nonBlocking: the communicators were created with blocking = 0, so
+	// NCCL calls return ncclInProgress instead of blocking.
+	nonBlocking bool
+	clk         clock
+	// drained: after an abort, every stream emptied, so buffers may be
+	// freed (cudaFree waits for the device).
+	drained bool
 	streams []cuda.Stream
 	start   []cuda.Event
 	end     []cuda.Event
@@ -284,13 +297,25 @@ type machine struct {
 	releases []func()
 }
 
-func newMachine(devs []int) (*machine, error) {
-	m := &machine{devs: devs}
-	comms, err := commInitAll(devs)
+// initSlack is added to the timeout for bringing the communicators up.
+const initSlack = 30 * time.Second
+
+func newMachine(devs []int, initTimeout time.Duration, clk clock) (*machine, error) {
+	m := &machine{devs: devs, clk: clk, drained: true}
+	comms, ok, err := commInitNonBlocking(devs, clk.Now().Add(initTimeout), clk)
+	if ok && errors.Is(err, errDeadline) {
+		te := &TimeoutError{Phase: PhaseInit, Devices: devs, After: initTimeout}
+		m.comms = comms
+		m.abortAfterTimeout(te)
+		return nil, te
+	}
+	if !ok && err == nil {
+		comms, err = commInitAll(devs)
+	}
 	if err != nil {
 		return nil, err
 	}
-	m.comms = comms
+	m.comms, m.nonBlocking = comms, ok
 	for _, d := range devs {
 		s, err := cuda.NewStream(d)
 		if err != nil {
@@ -342,36 +367,99 @@ func (m *machine) close() error {
 	return first
 }
 
-// abort tears the communicators down without waiting for the hung work,
-// then releases held streams so the process can exit. Should an abort wait
-// on a held stream, the streams are released after abortGrace. It reports
-// whether the abort returned within limit.
-func (m *machine) abort(limit time.Duration) bool {
+// abortAfterTimeout aborts every communicator (ncclCommAbort: it tells
+// the running NCCL kernels to quit and frees the communicators), releases
+// held streams, and waits up to drainLimit for the streams to empty, so
+// that buffers can be freed without cudaFree waiting on hung work. It
+// records the outcome in te. ncclCommAbort may itself wait for work queued
+// behind a stalled kernel; so it runs in its own thread and the holds are
+// released after abortGrace even if it has not returned.
+func (m *machine) abortAfterTimeout(te *TimeoutError) {
 	done := make(chan struct{})
 	comms := m.comms
 	go func() {
-		for _, c := range comms {
-			commAbort(c)
-		}
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		abortAll(comms)
 		close(done)
 	}()
+	var notes []string
+	returned := false
 	select {
 	case <-done:
+		returned = true
 	case <-time.After(abortGrace):
 	}
-	for _, r := range m.releases {
-		r()
+	if len(m.releases) > 0 {
+		if !returned {
+			notes = append(notes, fmt.Sprintf("ncclCommAbort waited on the stalled stream; released it after %s", abortGrace))
+		}
+		for _, r := range m.releases {
+			r()
+		}
+		m.releases = nil
 	}
-	m.comms, m.releases = nil, nil
-	select {
-	case <-done:
-		return true
-	case <-time.After(limit - abortGrace):
-		return false
+	if !returned {
+		select {
+		case <-done:
+			returned = true
+		case <-time.After(abortLimit):
+			notes = append(notes, fmt.Sprintf("ncclCommAbort had not returned %s later; the communicators were left behind", abortLimit))
+		}
 	}
+	m.comms = nil
+	te.Aborted = returned
+	m.drained = m.drain(drainLimit) == nil
+	if !m.drained {
+		notes = append(notes, fmt.Sprintf("streams still busy %s after the abort; their buffers were left allocated", drainLimit))
+	}
+	te.Note = strings.Join(notes, "; ")
 }
 
-const abortGrace = 10 * time.Second
+// drain records a marker event on every stream and polls them until all
+// have passed it (the streams are empty) or limit passes.
+func (m *machine) drain(limit time.Duration) error {
+	for r := range m.streams {
+		if err := cuda.SetDevice(m.devs[r]); err != nil {
+			return err
+		}
+		if err := m.end[r].Record(m.streams[r]); err != nil {
+			return err
+		}
+	}
+	return pollUntil(m.clk, m.clk.Now().Add(limit), func() (bool, error) {
+		for r := range m.streams {
+			ok, err := m.end[r].Done()
+			if err != nil || !ok {
+				return false, err
+			}
+		}
+		return true, nil
+	})
+}
+
+// closeAfterAbort frees what an aborted machine can free without waiting
+// on the GPU: events and streams always (neither call waits for queued
+// work); buffers were freed by sweep only if the streams drained.
+func (m *machine) closeAfterAbort() {
+	for i := range m.start {
+		m.start[i].Destroy()
+		m.end[i].Destroy()
+	}
+	for _, s := range m.streams {
+		s.Destroy()
+	}
+	m.streams, m.start, m.end = nil, nil, nil
+}
+
+// abortGrace is how long an abort may wait on a held stream before the
+// hold is released; abortLimit how much longer it may take after that;
+// drainLimit how long the streams may take to empty afterwards.
+var (
+	abortGrace = 2 * time.Second
+	abortLimit = 5 * time.Second
+	drainLimit = 5 * time.Second
+)
 
 // bufs are one rank's device buffers for a collective.
 type bufs struct{ send, recv cuda.Buffer }
@@ -386,6 +474,9 @@ func (m *machine) sweep(coll string, t DType, op int, cfg Config, tick func(stri
 	}
 	b := make([]bufs, n)
 	defer func() {
+		if !m.drained {
+			return // cudaFree would wait for the hung work
+		}
 		for _, x := range b {
 			x.send.Free()
 			x.recv.Free()
@@ -418,6 +509,14 @@ func (m *machine) sweep(coll string, t DType, op int, cfg Config, tick func(stri
 			if s.MedianUS > 0 {
 				s.AlgBW = float64(reported) / (s.MedianUS * 1e3)
 				s.BusBW = s.AlgBW * BusFactor(coll, n)
+			}
+			var te *TimeoutError
+			if errors.As(err, &te) {
+				te.Op, te.Bytes, te.InPlace = coll, reported, inPlace
+				// Abort before the deferred cudaFree, which would wait
+				// for the hung work forever.
+				m.abortAfterTimeout(te)
+				return out, te
 			}
 			if err != nil {
 				return out, fmt.Errorf("%s %d bytes %s-place: %w", coll, reported, mode, err)
@@ -499,65 +598,73 @@ func (x *opRun) launch() error {
 				err = send(sp, x.param, code, 1%n, c, st)
 			}
 		}
-		if err != nil && first == nil {
+		if err != nil && !(x.m.nonBlocking && inProgress(err)) && first == nil {
 			first = err
 		}
 	}
-	if err := groupEnd(); err != nil && first == nil {
+	if err := groupEnd(); err != nil && !(x.m.nonBlocking && inProgress(err)) && first == nil {
 		first = err
 	}
 	return first
 }
 
-// wait polls every rank's end event until all are done, an asynchronous
-// NCCL error shows, or the deadline passes.
-func (x *opRun) wait(timeout time.Duration) error {
-	deadline := time.Now().Add(max(timeout, 0))
-	for {
+// wait polls every rank's end event (cudaEventQuery, never a
+// synchronize) and communicator state until all are done, an asynchronous
+// NCCL error shows, or the deadline passes (errDeadline).
+func (x *opRun) wait(deadline time.Time) error {
+	return pollUntil(x.m.clk, deadline, func() (bool, error) {
 		all := true
 		for r := range x.m.devs {
 			ok, err := x.m.end[r].Done()
 			if err != nil {
-				return err
+				return false, err
 			}
 			if !ok {
 				all = false
 				if err := asyncError(x.m.comms[r]); err != nil {
-					return err
+					return false, err
 				}
 			}
 		}
-		if all {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("%w after %s: aborting the communicators", ErrTimeout, timeout)
-		}
-		time.Sleep(20 * time.Microsecond)
-	}
+		return all, nil
+	})
 }
+
+// launchGrace is how long past the deadline batch waits for a launch that
+// blocks inside NCCL (blocking communicators only; a non-blocking one
+// returns and is polled).
+const launchGrace = 2 * time.Second
 
 // batch runs k operations bracketed by events and returns the time per
 // operation (the slowest rank's). The operations are issued from their own
-// locked thread so that a launch which blocks inside NCCL (waiting for a
-// peer or for a stalled stream) cannot outlast the timeout either.
+// locked thread so that a launch which blocks inside NCCL cannot outlast
+// the timeout either.
 func (x *opRun) batch(k int, timeout time.Duration) (float64, error) {
-	start := time.Now()
+	deadline := x.m.clk.Now().Add(max(timeout, 0))
+	timedOut := func(phase string) error {
+		return &TimeoutError{Phase: phase, Op: x.coll, Devices: x.m.devs, After: timeout}
+	}
 	issued := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
-		issued <- x.issue(k)
+		issued <- x.issue(k, deadline)
 	}()
 	select {
 	case err := <-issued:
+		if errors.Is(err, errDeadline) {
+			return 0, timedOut(PhaseLaunch)
+		}
 		if err != nil {
 			return 0, err
 		}
-	case <-time.After(timeout):
-		return 0, fmt.Errorf("%w after %s: NCCL did not return from launching the operations; aborting the communicators", ErrTimeout, timeout)
+	case <-time.After(max(timeout, 0) + launchGrace):
+		return 0, timedOut(PhaseLaunch)
 	}
-	if err := x.wait(timeout - time.Since(start)); err != nil {
+	if err := x.wait(deadline); err != nil {
+		if errors.Is(err, errDeadline) {
+			return 0, timedOut(PhaseCompletion)
+		}
 		return 0, err
 	}
 	if x.beat != nil {
@@ -575,8 +682,10 @@ func (x *opRun) batch(k int, timeout time.Duration) (float64, error) {
 }
 
 // issue records the start events, enqueues k operations and records the
-// end events, on the calling thread.
-func (x *opRun) issue(k int) error {
+// end events, on the calling thread. With non-blocking communicators it
+// waits after each group until NCCL has enqueued it (nothing else may go
+// on the streams before), up to deadline.
+func (x *opRun) issue(k int, deadline time.Time) error {
 	for r := range x.m.devs {
 		if err := cuda.SetDevice(x.m.devs[r]); err != nil {
 			return err
@@ -588,6 +697,11 @@ func (x *opRun) issue(k int) error {
 	for i := 0; i < k; i++ {
 		if err := x.launch(); err != nil {
 			return err
+		}
+		if x.m.nonBlocking {
+			if err := settle(x.m.comms, deadline, x.m.clk); err != nil {
+				return err
+			}
 		}
 	}
 	for r := range x.m.devs {
