@@ -1,9 +1,12 @@
 package main
 
 import (
+	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"sort"
 	"strings"
 )
@@ -87,4 +90,47 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 		positional = append(positional, rest[0])
 		args = rest[1:]
 	}
+}
+
+// parseEach opens every file ("-" is standard input, for a pipe such as
+// `NCCL_DEBUG=INFO prog 2>&1 | commlab parse nccl-log -`), hands it to
+// parse and collects the per-file errors, prefixed with the file name,
+// without stopping: what parsed is still shown.
+func parseEach(files []string, parse func(name string, r io.Reader) error) error {
+	var errs []error
+	for _, name := range files {
+		if name == "-" {
+			if err := parse("(stdin)", os.Stdin); err != nil {
+				errs = append(errs, fmt.Errorf("(stdin): %w", err))
+			}
+			continue
+		}
+		f, err := os.Open(name)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		err = parse(name, f)
+		f.Close()
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", name, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// writeJSON prints v indented, without HTML escaping (logs hold < and >).
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// errText is an error's message, or "" for none (the JSON "error" field).
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
 }

@@ -1,11 +1,8 @@
 package main
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -39,45 +36,6 @@ func init() {
 	})
 }
 
-// ncclParseEach opens every file, parses it and collects the per-file
-// errors (prefixed with the file name) without stopping.
-func ncclParseEach(files []string, parse func(name string, r io.Reader) error) error {
-	var errs []error
-	for _, name := range files {
-		if name == "-" { // a pipe: `NCCL_DEBUG=INFO prog 2>&1 | commlab parse nccl-log -`
-			if err := parse("(stdin)", os.Stdin); err != nil {
-				errs = append(errs, fmt.Errorf("(stdin): %w", err))
-			}
-			continue
-		}
-		f, err := os.Open(name)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		err = parse(name, f)
-		f.Close()
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", name, err))
-		}
-	}
-	return errors.Join(errs...)
-}
-
-func ncclWriteJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
-}
-
-func ncclErrText(err error) string {
-	if err == nil {
-		return ""
-	}
-	return err.Error()
-}
-
 // ---- nccl-tests
 
 type ncclTestsFile struct {
@@ -88,13 +46,13 @@ type ncclTestsFile struct {
 
 func runParseNCCLTests(files []string, jsonOut bool, stdout io.Writer) error {
 	var out []ncclTestsFile
-	err := ncclParseEach(files, func(name string, r io.Reader) error {
+	err := parseEach(files, func(name string, r io.Reader) error {
 		res, err := nccltests.Parse(r)
-		out = append(out, ncclTestsFile{File: name, Error: ncclErrText(err), Result: res})
+		out = append(out, ncclTestsFile{File: name, Error: errText(err), Result: res})
 		return err
 	})
 	if jsonOut {
-		if werr := ncclWriteJSON(stdout, out); werr != nil {
+		if werr := writeJSON(stdout, out); werr != nil {
 			return werr
 		}
 		return err
@@ -202,13 +160,13 @@ type ncclLogFile struct {
 
 func runParseNCCLLog(files []string, jsonOut bool, stdout io.Writer) error {
 	var out []ncclLogFile
-	err := ncclParseEach(files, func(name string, r io.Reader) error {
+	err := parseEach(files, func(name string, r io.Reader) error {
 		l, err := nccllog.Parse(r)
-		out = append(out, ncclLogFile{File: name, Error: ncclErrText(err), Log: l})
+		out = append(out, ncclLogFile{File: name, Error: errText(err), Log: l})
 		return err
 	})
 	if jsonOut {
-		if werr := ncclWriteJSON(stdout, out); werr != nil {
+		if werr := writeJSON(stdout, out); werr != nil {
 			return werr
 		}
 		return err
@@ -413,13 +371,13 @@ type ncclXMLFile struct {
 
 func runParseNCCLXML(files []string, jsonOut bool, stdout io.Writer) error {
 	var out []ncclXMLFile
-	err := ncclParseEach(files, func(name string, r io.Reader) error {
+	err := parseEach(files, func(name string, r io.Reader) error {
 		doc, err := ncclxml.Parse(r)
-		out = append(out, ncclXMLFile{File: name, Error: ncclErrText(err), Document: doc})
+		out = append(out, ncclXMLFile{File: name, Error: errText(err), Document: doc})
 		return err
 	})
 	if jsonOut {
-		if werr := ncclWriteJSON(stdout, out); werr != nil {
+		if werr := writeJSON(stdout, out); werr != nil {
 			return werr
 		}
 		return err

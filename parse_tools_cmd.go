@@ -1,8 +1,6 @@
 package main
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -39,20 +37,6 @@ func init() {
 	})
 }
 
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
-}
-
-func errText(err error) string {
-	if err == nil {
-		return ""
-	}
-	return err.Error()
-}
-
 // nvbandwidth
 
 func runParseNVBandwidth(files []string, jsonOut bool, stdout io.Writer) error {
@@ -62,17 +46,14 @@ func runParseNVBandwidth(files []string, jsonOut bool, stdout io.Writer) error {
 		Report *nvbandwidth.Report `json:"report"`
 	}
 	var results []result
-	var errs []error
-	for _, path := range files {
-		rep, err := parseFile(path, nvbandwidth.Parse)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", path, err))
-		}
-		results = append(results, result{File: path, Error: errText(err), Report: rep})
-	}
+	err := parseEach(files, func(name string, r io.Reader) error {
+		rep, err := nvbandwidth.Parse(r)
+		results = append(results, result{File: name, Error: errText(err), Report: rep})
+		return err
+	})
 	if jsonOut {
-		if err := writeJSON(stdout, results); err != nil {
-			return err
+		if werr := writeJSON(stdout, results); werr != nil {
+			return werr
 		}
 	} else {
 		for i, r := range results {
@@ -82,17 +63,7 @@ func runParseNVBandwidth(files []string, jsonOut bool, stdout io.Writer) error {
 			writeNVBandwidth(stdout, r.File, r.Report)
 		}
 	}
-	return errors.Join(errs...)
-}
-
-func parseFile[T any](path string, parse func(io.Reader) (T, error)) (T, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		var zero T
-		return zero, err
-	}
-	defer f.Close()
-	return parse(f)
+	return err
 }
 
 func writeNVBandwidth(w io.Writer, file string, rep *nvbandwidth.Report) {
@@ -185,17 +156,14 @@ func runParsePerftest(files []string, jsonOut bool, stdout io.Writer) error {
 		Report *perftest.Report `json:"report"`
 	}
 	var results []result
-	var errs []error
-	for _, path := range files {
-		rep, err := parseFile(path, perftest.Parse)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", path, err))
-		}
-		results = append(results, result{File: path, Error: errText(err), Report: rep})
-	}
+	err := parseEach(files, func(name string, r io.Reader) error {
+		rep, err := perftest.Parse(r)
+		results = append(results, result{File: name, Error: errText(err), Report: rep})
+		return err
+	})
 	if jsonOut {
-		if err := writeJSON(stdout, results); err != nil {
-			return err
+		if werr := writeJSON(stdout, results); werr != nil {
+			return werr
 		}
 	} else {
 		for i, r := range results {
@@ -205,7 +173,7 @@ func runParsePerftest(files []string, jsonOut bool, stdout io.Writer) error {
 			writePerftest(stdout, r.File, r.Report)
 		}
 	}
-	return errors.Join(errs...)
+	return err
 }
 
 func writePerftest(w io.Writer, file string, rep *perftest.Report) {

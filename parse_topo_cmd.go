@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -112,10 +111,8 @@ func runParseSMI(files []string, jsonOut bool, stdout io.Writer) error {
 
 // writeTopoJSON prints one object for one file and an array for several.
 func writeTopoJSON(w io.Writer, results []any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
 	if len(results) == 1 {
-		return enc.Encode(results[0])
+		return writeJSON(w, results[0])
 	}
-	return enc.Encode(results)
+	return writeJSON(w, results)
 }

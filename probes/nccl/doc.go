@@ -1,5 +1,5 @@
 // Package nccl runs NCCL collectives over all local GPUs in one process
-// (ncclCommInitAll) and times them as nccl-tests does: size sweeps,
+// (one communicator per GPU, as ncclCommInitAll makes them) and times them as nccl-tests does: size sweeps,
 // warm-up and timed iterations, in-place and out-of-place, results checked,
 // algbw and busbw with nccl-tests' factors.
 //
@@ -10,14 +10,19 @@
 //
 // NCCL reads most NCCL_* variables once per process, so a run with its own
 // settings runs in a child process (MeasureInChild) whose environment holds
-// them and whose NCCL_DEBUG log goes to a file kept with the run. A
-// collective that does not finish within the timeout is aborted with
-// ncclCommAbort and reported with ErrTimeout. NCCL can block inside its own
-// calls (a launch waiting for a peer, an abort waiting for a stream), where
-// no in-process timeout reaches; so the child sends a heartbeat after every
-// batch and the parent kills a child that falls silent, keeping what it
-// checkpointed. On the H200 both hang scenarios ended that way (see
-// probes/testdata/h200/commlab-hang-stalled-stream.json).
+// them and whose NCCL_DEBUG log goes to a file kept with the run.
+//
+// Timeouts: the communicators are created non-blocking (ncclConfig_t with
+// blocking = 0, ncclCommInitRankConfig per GPU in one group; NCCL 2.14+),
+// so NCCL's calls return ncclInProgress instead of blocking. Every wait
+// polls (ncclCommGetAsyncError, cudaEventQuery; never a synchronize) up to
+// a deadline; an operation that misses it is aborted in-process with
+// ncclCommAbort on every communicator and reported as a *TimeoutError
+// (wrapping ErrTimeout) that names the phase, collective, size and GPUs.
+// The process carries on: a fresh communicator works afterwards. As a last
+// resort the child of MeasureInChild sends a heartbeat after every batch
+// and the parent kills a child that falls silent, keeping what it
+// checkpointed (an older NCCL, or an abort that never returns).
 //
 // The package does not parse the NCCL log (probes/parse/nccllog does) nor
 // launch work across nodes (commlab builds the launcher's command instead).

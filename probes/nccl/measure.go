@@ -736,6 +736,14 @@ func (x *opRun) measure(cfg Config) (probes.Sample, error) {
 			return s, err
 		}
 	case StalledStream:
+		// Run the all_reduce once first, so NCCL's kernel is loaded and its
+		// connections are up: CUDA's lazy loading of a kernel can wait for
+		// the running ones, here the spin that never ends.
+		pre := *x
+		pre.coll = AllReduce
+		if _, err := pre.batch(1, cfg.Timeout); err != nil {
+			return s, err
+		}
 		release, err := cuda.HoldStream(x.m.streams[0])
 		if err != nil {
 			return s, err

@@ -91,10 +91,12 @@ func ServeWorker(progress io.Writer) error {
 
 // MeasureInChild runs Measure in a child process started as argv (the
 // commlab binary and the arguments that make it call ServeWorker) with
-// cfg.Env added to this process's environment. A watchdog kills the child
-// when it sends no heartbeat for cfg.Timeout plus the abort's grace and a
-// minute: a hang inside NCCL that even ncclCommAbort cannot end then
-// costs a killed child, never a hung notebook. When NCCL_DEBUG is set and
+// cfg.Env added to this process's environment. The child aborts a hung
+// collective itself (see TimeoutError); as a last resort a watchdog kills
+// the child when it sends no heartbeat for cfg.Timeout plus the abort's
+// grace and some slack (a minute before the first): a hang that even
+// ncclCommAbort cannot end then costs a killed child, never a hung
+// notebook. When NCCL_DEBUG is set and
 // NCCL_DEBUG_FILE is not, the log goes to a temporary file and comes back
 // in the run's Logs["nccl-debug"]; the child's own output comes back in
 // Logs["output"].
