@@ -120,13 +120,15 @@ func Serve(ctx context.Context, info conn.Info, opts Options) error {
 	}
 }
 
+// closeSession gives the process its descriptors back; a session still
+// starting is left to the process's exit.
 func (k *Kernel) closeSession() {
 	select {
 	case <-k.sessReady:
 		if k.sess != nil {
 			k.sess.Close()
 		}
-	case <-time.After(2 * time.Second):
+	default:
 	}
 }
 
