@@ -234,6 +234,11 @@ func BundleOf(v any) Bundle {
 		return PlainBundle("nil")
 	}
 	b := Bundle{Data: map[string]any{}}
+	if r, ok := registered(v); ok {
+		if rb, err := r(v); err == nil && !rb.Empty() {
+			return withPlain(rb)
+		}
+	}
 	switch r := v.(type) {
 	case Bundle:
 		return withPlain(r)
@@ -258,6 +263,15 @@ func BundleOf(v any) Bundle {
 	}
 	if r, ok := v.(markdowner); ok {
 		b.Data[MIMEMarkdown] = r.Markdown()
+	}
+	if len(b.Data) == 0 {
+		// Structs and slices of structs (a cost, a sweep, parsed rows,
+		// samples) show as tables; fmt.Stringer types keep their text.
+		if _, isStringer := v.(fmt.Stringer); !isStringer {
+			if tb, ok := structTable(v); ok {
+				return tb
+			}
+		}
 	}
 	if _, ok := b.Data[MIMEPlain]; !ok {
 		b.Data[MIMEPlain] = Text(v)

@@ -197,3 +197,35 @@ func TestProgressFillsInPlace(t *testing.T) {
 		t.Errorf("last = %q", last)
 	}
 }
+
+type sweepRow struct {
+	Bytes float64
+	Time  float64
+}
+
+type costLike struct {
+	Algo  string
+	Terms map[string]float64
+	hid   int
+}
+
+func TestBundleOfTables(t *testing.T) {
+	b := BundleOf([]sweepRow{{8, 1e-6}, {1024, 2e-6}})
+	if !strings.Contains(b.Data[MIMEHTML].(string), "<th>Bytes</th><th>Time</th>") || !strings.Contains(b.Data[MIMEPlain].(string), "1024") {
+		t.Errorf("slice of structs = %v", b.Data)
+	}
+	b = BundleOf(costLike{Algo: "ring", Terms: map[string]float64{"latency": 2, "bandwidth": 1}})
+	if !strings.Contains(b.Data[MIMEHTML].(string), "<td>bandwidth=1 latency=2</td>") {
+		t.Errorf("struct = %v", b.Data[MIMEHTML])
+	}
+	many := make([]sweepRow, 1000)
+	b = BundleOf(many)
+	if !strings.Contains(b.Data[MIMEPlain].(string), "(first 200 of 1000 rows)") {
+		t.Error("long slice not cut")
+	}
+	RegisterRenderer(reflect.TypeOf(sizedImage{}), func(any) (Bundle, error) { return HTMLBundle("<i>registered</i>"), nil })
+	defer RegisterRenderer(reflect.TypeOf(sizedImage{}), func(any) (Bundle, error) { return Bundle{}, nil })
+	if BundleOf(sizedImage{}).Data[MIMEHTML] != "<i>registered</i>" {
+		t.Error("registered renderer not used")
+	}
+}
