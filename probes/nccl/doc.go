@@ -19,7 +19,10 @@
 // a deadline; an operation that misses it is aborted in-process with
 // ncclCommAbort on every communicator and reported as a *TimeoutError
 // (wrapping ErrTimeout) that names the phase, collective, size and GPUs.
-// The process carries on: a fresh communicator works afterwards. As a last
+// The process carries on: a fresh communicator works afterwards (H200,
+// NCCL 2.28.3: testdata/h200). ncclCommAbort stops NCCL's own kernels, not
+// other work: behind the stalled stream it waited until the hold was
+// released, abortGrace after the abort began. As a last
 // resort the child of MeasureInChild sends a heartbeat after every batch
 // and the parent kills a child that falls silent, keeping what it
 // checkpointed (an older NCCL, or an abort that never returns).

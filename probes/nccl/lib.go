@@ -356,7 +356,11 @@ func commInitNonBlocking(devs []int, deadline time.Time, clk clock) (comms []com
 		return nil, true, first
 	}
 	if err := settle(comms, deadline, clk); err != nil {
-		return comms, true, err
+		if errors.Is(err, errDeadline) {
+			return comms, true, err // the caller aborts and reports them
+		}
+		abortAll(comms)
+		return nil, true, err
 	}
 	return comms, true, nil
 }

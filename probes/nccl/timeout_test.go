@@ -165,3 +165,23 @@ func TestHangAbortsInProcess(t *testing.T) {
 	}
 	t.Logf("fresh all_reduce after the abort: %d samples in %v, notes %v", len(run.Samples), time.Since(start), run.Notes)
 }
+
+// TestRecordedHangRun: the run recorded on the H200 says what the hang lab
+// shows, a timeout aborted in-process rather than a killed child.
+func TestRecordedHangRun(t *testing.T) {
+	run, err := probes.LoadRun("testdata/h200/commlab-hang-stalled-stream-abort.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.GPUCount != 1 || run.NCCL == "" || run.GPUModel == "" {
+		t.Errorf("provenance missing: %+v", run)
+	}
+	for _, want := range []string{"timed out", "stalled_stream", "communicators aborted (ncclCommAbort)"} {
+		if !strings.Contains(run.Error, want) {
+			t.Errorf("error %q lacks %q", run.Error, want)
+		}
+	}
+	if strings.Contains(run.Error, "killed") {
+		t.Errorf("the watchdog killed the child: %q", run.Error)
+	}
+}
