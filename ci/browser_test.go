@@ -146,7 +146,19 @@ func TestBrowserNotebook(t *testing.T) {
 	if err := server.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer func() { server.Process.Kill(); server.Wait() }()
+	defer func() {
+		// Let the server shut its kernels down; kill it only if it hangs.
+		_ = server.Process.Signal(os.Interrupt)
+		_ = server.Process.Signal(os.Interrupt) // the notebook asks to confirm the first ^C
+		done := make(chan struct{})
+		go func() { server.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			server.Process.Kill()
+			<-done
+		}
+	}()
 	base := fmt.Sprintf("http://127.0.0.1:%d", port)
 	deadline := time.Now().Add(30 * time.Second)
 	for {

@@ -59,7 +59,6 @@ var gateways = map[string][]string{
 	"github.com/traefik/yaegi":              {"kernel/session"},
 	"github.com/NVIDIA/go-nvml":             {"probes/nvml"},
 	"gonum.org/v1/plot":                     {"lab/chart"},
-	"github.com/goccy/go-graphviz":          {"probes/topograph"},
 	"github.com/nlpodyssey/gopickle":        {"probes/parse/flightrec"},
 	"github.com/yuin/goldmark":              {"lab/export"},
 	"github.com/alecthomas/chroma":          {"lab/export"},

@@ -97,6 +97,7 @@ func Serve(ctx context.Context, info conn.Info, opts Options) error {
 	sigint := make(chan os.Signal, 1)
 	signal.Notify(sigint, syscall.SIGINT)
 	defer signal.Stop(sigint)
+	orphaned := watchParent(log)
 
 	go k.serveControl()
 	go k.serveShell()
@@ -108,6 +109,11 @@ func Serve(ctx context.Context, info conn.Info, opts Options) error {
 		case <-sigint:
 			log.Info("kernel: SIGINT: interrupting the running cell")
 			k.interrupt()
+		case <-orphaned:
+			log.Warn("kernel: the process that started the kernel is gone; exiting")
+			k.interrupt()
+			k.closeSession()
+			return nil
 		case restart := <-k.shutdown:
 			log.Info("kernel: shutdown", "restart", restart)
 			k.interrupt()

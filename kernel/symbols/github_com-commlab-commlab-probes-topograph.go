@@ -10,7 +10,6 @@ import (
 func init() {
 	Symbols["github.com/commlab/commlab/probes/topograph/topograph"] = map[string]reflect.Value{
 		// function, constant and variable definitions
-		"DOTToSVG": reflect.ValueOf(topograph.DOTToSVG),
 		"SVG":      reflect.ValueOf(topograph.SVG),
 		"WriteSVG": reflect.ValueOf(topograph.WriteSVG),
 	}

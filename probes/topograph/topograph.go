@@ -1,56 +1,28 @@
 package topograph
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"sync"
-
-	"github.com/goccy/go-graphviz"
 
 	"github.com/commlab/commlab/probes"
 )
 
-// render serialises layouts: the WebAssembly Graphviz keeps global state.
-var render sync.Mutex
+// errNilTopology is what SVG returns for a nil topology.
+var errNilTopology = errors.New("topograph: nil topology")
 
-// SVG lays the topology out with Graphviz dot and returns the SVG text.
+// SVG lays the topology out as a layered drawing and returns the SVG text.
+// The same topology always gives the same bytes.
 func SVG(ctx context.Context, t *probes.Topology) ([]byte, error) {
 	if t == nil {
-		return nil, errors.New("topograph: nil topology")
+		return nil, errNilTopology
 	}
-	return DOTToSVG(ctx, t.DOT())
-}
-
-// DOTToSVG lays out any DOT text with Graphviz dot and returns SVG.
-func DOTToSVG(ctx context.Context, dot string) (out []byte, err error) {
-	render.Lock()
-	defer render.Unlock()
-	// A failure inside the WebAssembly runtime must not take the caller
-	// down with it.
-	defer func() {
-		if r := recover(); r != nil {
-			out, err = nil, fmt.Errorf("topograph: graphviz failed: %v", r)
-		}
-	}()
-	g, err := graphviz.New(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("topograph: start graphviz: %w", err)
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("topograph: %w", err)
 	}
-	defer g.Close()
-	graph, err := graphviz.ParseBytes([]byte(dot))
-	if err != nil {
-		return nil, fmt.Errorf("topograph: parse DOT: %w", err)
-	}
-	defer graph.Close()
-	var buf bytes.Buffer
-	if err := g.Render(ctx, graph, graphviz.SVG, &buf); err != nil {
-		return nil, fmt.Errorf("topograph: render SVG: %w", err)
-	}
-	return buf.Bytes(), nil
+	return render(layout(graphOf(t))), nil
 }
 
 // WriteSVG renders the topology and writes it to path atomically: to a
@@ -85,4 +57,19 @@ func WriteSVG(ctx context.Context, t *probes.Topology, path string) error {
 		return fmt.Errorf("topograph: %w", err)
 	}
 	return nil
+}
+
+// graphOf returns the topology to draw: t itself when it has links, else
+// a copy with what InferGraph infers from the path matrix.
+func graphOf(t *probes.Topology) *probes.Topology {
+	if len(t.Links) > 0 {
+		return t
+	}
+	c := *t
+	c.NUMANodes = append([]probes.NUMANode(nil), t.NUMANodes...)
+	c.Switches = append([]probes.PCISwitch(nil), t.Switches...)
+	c.NICs = append([]probes.NIC(nil), t.NICs...)
+	c.Links = nil
+	c.InferGraph()
+	return &c
 }

@@ -246,5 +246,35 @@ class KernelBehaviour(unittest.TestCase):
         self.assertIsInstance(reply["content"]["comms"], dict)
 
 
+class KernelLifetime(unittest.TestCase):
+    def test_exits_when_its_parent_dies(self):
+        """A kernel whose server died must not live on (JPY_PARENT_PID)."""
+        import subprocess, sys, tempfile, textwrap
+        from jupyter_client.connect import write_connection_file
+        cf, _ = write_connection_file(os.path.join(tempfile.mkdtemp(), "k.json"))
+        spec = json.load(open(os.path.join(os.environ["JUPYTER_DATA_DIR"], "kernels", "commlab", "kernel.json")))
+        binary = spec["argv"][0]
+        # A parent that starts the kernel the way Jupyter does, then dies.
+        parent = subprocess.Popen([sys.executable, "-c", textwrap.dedent("""
+            import os, subprocess, sys, time
+            env = dict(os.environ, JPY_PARENT_PID=str(os.getpid()))
+            k = subprocess.Popen([sys.argv[1], "kernel", sys.argv[2]], env=env)
+            print(k.pid, flush=True)
+            time.sleep(1.0)
+            os._exit(0)
+        """), binary, cf], stdout=subprocess.PIPE, text=True)
+        kernel_pid = int(parent.stdout.readline())
+        parent.wait(timeout=10)
+        deadline = time.time() + 10
+        while time.time() < deadline:
+            try:
+                os.kill(kernel_pid, 0)
+            except ProcessLookupError:
+                return
+            time.sleep(0.2)
+        os.kill(kernel_pid, signal.SIGKILL)
+        self.fail("the kernel outlived its parent by 10 s")
+
+
 if __name__ == "__main__":
     unittest.main()

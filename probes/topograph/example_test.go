@@ -1,0 +1,29 @@
+package topograph_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+
+	"github.com/commlab/commlab/probes/fake"
+	"github.com/commlab/commlab/probes/topograph"
+)
+
+func ExampleSVG() {
+	ctx := context.Background()
+	topo, _ := fake.HGXH200().Topology(ctx)
+	svg, err := topograph.SVG(ctx, topo)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(bytes.Contains(svg, []byte("<svg")))
+	fmt.Println("GPU boxes:", bytes.Count(svg, []byte(`<rect class="gpu"`)))
+	fmt.Println("NIC boxes:", bytes.Count(svg, []byte(`<rect class="nic"`)))
+	fmt.Println("NVSwitch:", bytes.Contains(svg, []byte("NVSwitch fabric")))
+	// Output:
+	// true
+	// GPU boxes: 8
+	// NIC boxes: 8
+	// NVSwitch: true
+}
