@@ -158,8 +158,12 @@ func (k *Kernel) serveControl() {
 
 // handle answers one request, between busy and idle on iopub.
 func (k *Kernel) handle(ch conn.Channel, msg wire.Message) {
+	start := time.Now()
 	k.publish(msg, "status", map[string]any{"execution_state": "busy"})
-	defer k.publish(msg, "status", map[string]any{"execution_state": "idle"})
+	defer func() {
+		k.publish(msg, "status", map[string]any{"execution_state": "idle"})
+		k.log.Debug("kernel: handled", "msg_type", msg.Header.MsgType, "channel", ch.String(), "took", time.Since(start))
+	}()
 	switch t := msg.Header.MsgType; t {
 	case "kernel_info_request":
 		k.reply(ch, msg, "kernel_info_reply", k.kernelInfo())
