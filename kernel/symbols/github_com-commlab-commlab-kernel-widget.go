@@ -27,7 +27,6 @@ func init() {
 		"ErrUnknownComm":    reflect.ValueOf(&widget.ErrUnknownComm).Elem(),
 		"FloatLogSlider":    reflect.ValueOf(widget.FloatLogSlider),
 		"FloatSlider":       reflect.ValueOf(widget.FloatSlider),
-		"FrontEndGone":      reflect.ValueOf(widget.FrontEndGone),
 		"HBox":              reflect.ValueOf(widget.HBox),
 		"IntSlider":         reflect.ValueOf(widget.IntSlider),
 		"Interact":          reflect.ValueOf(widget.Interact),

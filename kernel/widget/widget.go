@@ -532,18 +532,6 @@ func AllStates() map[string]any {
 	return out
 }
 
-// FrontEndGone forgets that models were opened, so that a front end that
-// reconnects is sent fresh comm_opens; the Go values stay.
-func FrontEndGone() {
-	mu.Lock()
-	defer mu.Unlock()
-	for _, w := range registry {
-		w.mu.Lock()
-		w.opened = false
-		w.mu.Unlock()
-	}
-}
-
 func asInt(v any) (int, bool) {
 	switch n := v.(type) {
 	case int:
