@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"html"
 	"sync"
-	"time"
 )
 
 // Progress is a bar that fills in place while long work runs: each change
@@ -16,7 +15,6 @@ type Progress struct {
 	label   string
 	total   int
 	done    int
-	start   time.Time
 	shown   int // percent last shown
 	handle  *Handle
 	stopped bool
@@ -27,7 +25,7 @@ func NewProgress(label string, total int) *Progress {
 	if total < 1 {
 		total = 1
 	}
-	p := &Progress{label: label, total: total, start: time.Now(), shown: -1}
+	p := &Progress{label: label, total: total, shown: -1}
 	p.handle = Show(p.bundle())
 	p.shown = 0
 	return p
@@ -60,7 +58,7 @@ func (p *Progress) Add(n int) {
 	p.Set(done)
 }
 
-// Done fills the bar and shows the elapsed time.
+// Done fills the bar.
 func (p *Progress) Done() {
 	p.mu.Lock()
 	p.done, p.stopped = p.total, true
@@ -71,9 +69,10 @@ func (p *Progress) Done() {
 
 // bundle renders the bar; the caller holds p.mu.
 func (p *Progress) bundle() Bundle {
+	// No elapsed time in the output: a notebook run twice gives the same
+	// outputs (the runner records cell timings in metadata instead).
 	pct := 100 * p.done / p.total
-	elapsed := time.Since(p.start).Round(time.Millisecond)
-	text := fmt.Sprintf("%s: %d/%d (%d%%) %v", p.label, p.done, p.total, pct, elapsed)
+	text := fmt.Sprintf("%s: %d/%d (%d%%)", p.label, p.done, p.total, pct)
 	bar := fmt.Sprintf(`<div><progress value="%d" max="%d" style="width:24em"></progress> <code>%s</code></div>`,
 		p.done, p.total, html.EscapeString(text))
 	return Bundle{Data: map[string]any{MIMEHTML: bar, MIMEPlain: text}}
