@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"go/parser"
+	"go/scanner"
 	"go/token"
 	"io"
 	"os"
@@ -353,7 +354,7 @@ func (s *Session) execute(ctx context.Context, code string, store bool, emit fun
 		s.emitFunc = nil
 		s.emitMu.Unlock()
 	}()
-	err := s.runWithMagics(ctx, code)
+	err := s.runGuarded(ctx, code)
 	s.flush()
 	if err != nil {
 		var ce *cellError
@@ -370,6 +371,19 @@ func (s *Session) execute(ctx context.Context, code string, store bool, emit fun
 	return nil
 }
 
+// runGuarded runs a cell; a panic in commlab's own code (the rewriter, the
+// interpreter's compiler) becomes an error output, never the kernel's end.
+func (s *Session) runGuarded(ctx context.Context, code string) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			msg := fmt.Sprint(r)
+			err = &cellError{ename: "InternalError", evalue: msg,
+				traceback: []string{"InternalError: " + msg, "(the kernel and its state live on; please report this cell)"}}
+		}
+	}()
+	return s.runWithMagics(ctx, code)
+}
+
 // cellError is an error in the notebook's terms.
 type cellError struct {
 	ename, evalue string
@@ -381,7 +395,7 @@ func (e *cellError) Error() string { return e.ename + ": " + e.evalue }
 func (s *Session) runCell(ctx context.Context, code string) error {
 	items, err := splitCell(code)
 	if err != nil {
-		return s.compileError(code, err)
+		return splitError(code, err)
 	}
 	groups := groupItems(items)
 	for gi, g := range groups {
@@ -872,8 +886,27 @@ func mapPositions(msg string) (string, int, int) {
 	return out, first, col
 }
 
+// splitError reports a cell the scanner rejects; its positions are the
+// cell's own (no padding line to take off).
+func splitError(cell string, err error) error {
+	var list scanner.ErrorList
+	if !errors.As(err, &list) || len(list) == 0 {
+		return newCompileError(cell, err.Error(), 0, 0)
+	}
+	first := list[0]
+	msg := fmt.Sprintf("%d:%d: %s", first.Pos.Line, first.Pos.Column, first.Msg)
+	if len(list) > 1 {
+		msg += fmt.Sprintf(" (and %d more errors)", len(list)-1)
+	}
+	return newCompileError(cell, msg, first.Pos.Line, first.Pos.Column)
+}
+
 func (s *Session) compileError(cell string, err error) error {
 	msg, line, col := mapPositions(err.Error())
+	return newCompileError(cell, msg, line, col)
+}
+
+func newCompileError(cell, msg string, line, col int) error {
 	msg = strings.TrimSpace(msg)
 	tb := []string{"CompileError: " + msg}
 	tb = append(tb, sourceContext(cell, line, col)...)

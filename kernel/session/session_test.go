@@ -103,6 +103,8 @@ func TestCellRules(t *testing.T) {
 			[]string{"", "", "=> X\n"}},
 		{"top-level defer is refused plainly", []string{"defer fmt.Println(1)"},
 			[]string{"!CompileError: 1:1: defer at the top level of a cell is not supported (it would run again after every later cell); defer inside a function\n"}},
+		{"invalid UTF-8 is an error, not a crash", []string{"\xff", "1"}, []string{"!CompileError: 1:1: illegal UTF-8 encoding (and 1 more errors)\n", "=> 1\n"}},
+		{"scanner errors keep the cell's line", []string{"x := 1\ny := 2\nz := 'ab'"}, []string{"!CompileError: 3:6: illegal rune literal\n"}},
 		{"undefined name is named plainly", []string{"nope + 1"}, []string{"!CompileError: 1:1: undefined: nope\n"}},
 	}
 	for _, tt := range tests {

@@ -88,7 +88,8 @@ func splitCell(src string) ([]item, error) {
 			continue
 		}
 		cur = append(cur, tok{off, t, lit})
-		lastEnd = off + tokenLen(t, lit)
+		// An illegal byte comes back as U+FFFD, longer than the byte.
+		lastEnd = min(off+tokenLen(t, lit), len(src))
 	}
 	if len(errs) > 0 {
 		return items, errs.Err()
