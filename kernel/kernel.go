@@ -161,6 +161,14 @@ func (k *Kernel) handle(ch conn.Channel, msg wire.Message) {
 	start := time.Now()
 	k.publish(msg, "status", map[string]any{"execution_state": "busy"})
 	defer func() {
+		// A bug in a handler must not end the kernel: log it, answer
+		// with an error, and go on serving.
+		if r := recover(); r != nil {
+			k.log.Error("kernel: handler panicked", "msg_type", msg.Header.MsgType, "panic", r)
+			if reply, ok := strings.CutSuffix(msg.Header.MsgType, "_request"); ok {
+				k.reply(ch, msg, reply+"_reply", errorContent("InternalError", fmt.Sprint(r), 0))
+			}
+		}
 		k.publish(msg, "status", map[string]any{"execution_state": "idle"})
 		k.log.Debug("kernel: handled", "msg_type", msg.Header.MsgType, "channel", ch.String(), "took", time.Since(start))
 	}()

@@ -239,6 +239,21 @@ class KernelBehaviour(unittest.TestCase):
         outs = collect(self.kc, mid)
         self.assertEqual([m["content"]["text"] for m in outs if m["msg_type"] == "stream"], ["clicked 1\n"])
 
+    def test_odd_requests_get_answers(self):
+        """Requests with wrong field types or out-of-range cursors are answered, and the kernel lives on."""
+        for msg_type, content in (("execute_request", {"code": 5}),
+                                  ("complete_request", {"code": "fmt.Pr", "cursor_pos": 999}),
+                                  ("inspect_request", {"code": "", "cursor_pos": -4}),
+                                  ("history_request", {"hist_access_type": "range", "start": 5, "stop": 2}),
+                                  ("is_complete_request", {"code": "\udcff"[:0] + "func ("})):
+            mid = self.send_comm(msg_type, content)
+            reply = self.kc.get_shell_msg(timeout=5)
+            while reply["parent_header"].get("msg_id") != mid:
+                reply = self.kc.get_shell_msg(timeout=5)
+            self.assertIn(reply["content"]["status"], ("ok", "error", "incomplete", "invalid"), (msg_type, reply["content"]))
+        content, _ = self.execute("40 + 2")
+        self.assertEqual(content["status"], "ok")
+
     def test_comm_info(self):
         self.kc.comm_info()
         reply = self.kc.get_shell_msg(timeout=5)
