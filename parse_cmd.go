@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -133,4 +134,61 @@ func errText(err error) string {
 		return ""
 	}
 	return err.Error()
+}
+
+// parsedFile is one input's outcome as --json prints it: the file, the
+// parse error if any, and what parsed (kept even with an error) under the
+// format's own key ("result", "log", "report", ...).
+type parsedFile struct {
+	file, err, key string
+	value          any
+}
+
+func (p parsedFile) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	b.WriteString(`{"file":`)
+	if err := enc.Encode(p.file); err != nil {
+		return nil, err
+	}
+	if p.err != "" {
+		b.WriteString(`,"error":`)
+		if err := enc.Encode(p.err); err != nil {
+			return nil, err
+		}
+	}
+	b.WriteString(`,"` + p.key + `":`)
+	if err := enc.Encode(p.value); err != nil {
+		return nil, err
+	}
+	b.WriteString("}")
+	return b.Bytes(), nil
+}
+
+// runFormat is the whole of a simple `commlab parse` format: parse every
+// file, then print the list as JSON, or each file's summary.
+func runFormat[T any](files []string, jsonOut bool, stdout io.Writer, key string,
+	parse func(io.Reader) (T, error), summary func(w io.Writer, file string, v T)) error {
+	var out []parsedFile
+	var values []T
+	err := parseEach(files, func(name string, r io.Reader) error {
+		v, perr := parse(r)
+		out = append(out, parsedFile{file: name, err: errText(perr), key: key, value: v})
+		values = append(values, v)
+		return perr
+	})
+	if jsonOut {
+		if werr := writeJSON(stdout, out); werr != nil {
+			return werr
+		}
+		return err
+	}
+	for i := range out {
+		if i > 0 {
+			fmt.Fprintln(stdout)
+		}
+		summary(stdout, out[i].file, values[i])
+	}
+	return err
 }

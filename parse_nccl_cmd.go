@@ -38,32 +38,8 @@ func init() {
 
 // ---- nccl-tests
 
-type ncclTestsFile struct {
-	File   string            `json:"file"`
-	Error  string            `json:"error,omitempty"`
-	Result *nccltests.Result `json:"result"`
-}
-
 func runParseNCCLTests(files []string, jsonOut bool, stdout io.Writer) error {
-	var out []ncclTestsFile
-	err := parseEach(files, func(name string, r io.Reader) error {
-		res, err := nccltests.Parse(r)
-		out = append(out, ncclTestsFile{File: name, Error: errText(err), Result: res})
-		return err
-	})
-	if jsonOut {
-		if werr := writeJSON(stdout, out); werr != nil {
-			return werr
-		}
-		return err
-	}
-	for i, f := range out {
-		if i > 0 {
-			fmt.Fprintln(stdout)
-		}
-		writeNCCLTestsSummary(stdout, f.File, f.Result)
-	}
-	return err
+	return runFormat(files, jsonOut, stdout, "result", nccltests.Parse, writeNCCLTestsSummary)
 }
 
 func writeNCCLTestsSummary(w io.Writer, file string, res *nccltests.Result) {
@@ -152,32 +128,8 @@ func ncclHumanBytes(n int64) string {
 
 // ---- nccl-log
 
-type ncclLogFile struct {
-	File  string       `json:"file"`
-	Error string       `json:"error,omitempty"`
-	Log   *nccllog.Log `json:"log"`
-}
-
 func runParseNCCLLog(files []string, jsonOut bool, stdout io.Writer) error {
-	var out []ncclLogFile
-	err := parseEach(files, func(name string, r io.Reader) error {
-		l, err := nccllog.Parse(r)
-		out = append(out, ncclLogFile{File: name, Error: errText(err), Log: l})
-		return err
-	})
-	if jsonOut {
-		if werr := writeJSON(stdout, out); werr != nil {
-			return werr
-		}
-		return err
-	}
-	for i, f := range out {
-		if i > 0 {
-			fmt.Fprintln(stdout)
-		}
-		writeNCCLLogSummary(stdout, f.File, f.Log)
-	}
-	return err
+	return runFormat(files, jsonOut, stdout, "log", nccllog.Parse, writeNCCLLogSummary)
 }
 
 func writeNCCLLogSummary(w io.Writer, file string, l *nccllog.Log) {
@@ -363,32 +315,8 @@ func ncclUniqueChannelCounts(cs []nccllog.ChannelCount) []nccllog.ChannelCount {
 
 // ---- nccl-xml
 
-type ncclXMLFile struct {
-	File     string            `json:"file"`
-	Error    string            `json:"error,omitempty"`
-	Document *ncclxml.Document `json:"document"`
-}
-
 func runParseNCCLXML(files []string, jsonOut bool, stdout io.Writer) error {
-	var out []ncclXMLFile
-	err := parseEach(files, func(name string, r io.Reader) error {
-		doc, err := ncclxml.Parse(r)
-		out = append(out, ncclXMLFile{File: name, Error: errText(err), Document: doc})
-		return err
-	})
-	if jsonOut {
-		if werr := writeJSON(stdout, out); werr != nil {
-			return werr
-		}
-		return err
-	}
-	for i, f := range out {
-		if i > 0 {
-			fmt.Fprintln(stdout)
-		}
-		writeNCCLXMLSummary(stdout, f.File, f.Document)
-	}
-	return err
+	return runFormat(files, jsonOut, stdout, "document", ncclxml.Parse, writeNCCLXMLSummary)
 }
 
 func writeNCCLXMLSummary(w io.Writer, file string, doc *ncclxml.Document) {

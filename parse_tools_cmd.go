@@ -40,30 +40,7 @@ func init() {
 // nvbandwidth
 
 func runParseNVBandwidth(files []string, jsonOut bool, stdout io.Writer) error {
-	type result struct {
-		File   string              `json:"file"`
-		Error  string              `json:"error,omitempty"`
-		Report *nvbandwidth.Report `json:"report"`
-	}
-	var results []result
-	err := parseEach(files, func(name string, r io.Reader) error {
-		rep, err := nvbandwidth.Parse(r)
-		results = append(results, result{File: name, Error: errText(err), Report: rep})
-		return err
-	})
-	if jsonOut {
-		if werr := writeJSON(stdout, results); werr != nil {
-			return werr
-		}
-	} else {
-		for i, r := range results {
-			if i > 0 {
-				fmt.Fprintln(stdout)
-			}
-			writeNVBandwidth(stdout, r.File, r.Report)
-		}
-	}
-	return err
+	return runFormat(files, jsonOut, stdout, "report", nvbandwidth.Parse, writeNVBandwidth)
 }
 
 func writeNVBandwidth(w io.Writer, file string, rep *nvbandwidth.Report) {
@@ -150,30 +127,7 @@ func writeMatrix(w io.Writer, m [][]float64) {
 // perftest
 
 func runParsePerftest(files []string, jsonOut bool, stdout io.Writer) error {
-	type result struct {
-		File   string           `json:"file"`
-		Error  string           `json:"error,omitempty"`
-		Report *perftest.Report `json:"report"`
-	}
-	var results []result
-	err := parseEach(files, func(name string, r io.Reader) error {
-		rep, err := perftest.Parse(r)
-		results = append(results, result{File: name, Error: errText(err), Report: rep})
-		return err
-	})
-	if jsonOut {
-		if werr := writeJSON(stdout, results); werr != nil {
-			return werr
-		}
-	} else {
-		for i, r := range results {
-			if i > 0 {
-				fmt.Fprintln(stdout)
-			}
-			writePerftest(stdout, r.File, r.Report)
-		}
-	}
-	return err
+	return runFormat(files, jsonOut, stdout, "report", perftest.Parse, writePerftest)
 }
 
 func writePerftest(w io.Writer, file string, rep *perftest.Report) {
