@@ -118,7 +118,9 @@ func TestBrowserNotebook(t *testing.T) {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
 	data, config, notebooks := filepath.Join(dir, "data"), filepath.Join(dir, "config"), filepath.Join(dir, "notebooks")
-	env := append(os.Environ(), "JUPYTER_DATA_DIR="+data, "JUPYTER_CONFIG_DIR="+config, "JUPYTER_PATH=", "PYDEVD_DISABLE_FILE_VALIDATION=1")
+	// A private HOME: jupyter would also find a commlab kernelspec that `make
+	// lab` installed for the user, and could start that binary instead.
+	env := append(os.Environ(), "HOME="+dir, "XDG_DATA_HOME="+filepath.Join(dir, "xdg"), "JUPYTER_DATA_DIR="+data, "JUPYTER_CONFIG_DIR="+config, "JUPYTER_PATH=", "PYDEVD_DISABLE_FILE_VALIDATION=1")
 	install := exec.Command(bin, "install", "--user")
 	install.Env = env
 	if out, err := install.CombinedOutput(); err != nil {

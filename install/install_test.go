@@ -352,7 +352,11 @@ func jupyterKernelspecList(t *testing.T) func(dataDir string) []byte {
 	return func(dataDir string) []byte {
 		t.Helper()
 		cmd := exec.Command(argv[0], argv[1:]...)
-		cmd.Env = append(os.Environ(), "JUPYTER_DATA_DIR="+dataDir, "PYDEVD_DISABLE_FILE_VALIDATION=1")
+		// A private HOME too: jupyter also lists the user's own
+		// ~/.local/share/jupyter, where `make lab` installs commlab.
+		home := t.TempDir()
+		cmd.Env = append(os.Environ(), "JUPYTER_DATA_DIR="+dataDir, "HOME="+home, "XDG_DATA_HOME="+filepath.Join(home, ".local", "share"),
+			"JUPYTER_PATH=", "PYDEVD_DISABLE_FILE_VALIDATION=1")
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		timer := time.AfterFunc(60*time.Second, func() { cmd.Process.Kill() })

@@ -37,7 +37,9 @@ func installKernel(t *testing.T) []string {
 		t.Fatalf("build commlab: %v\n%s", err, out)
 	}
 	data := filepath.Join(dir, "jupyter")
-	env := append(os.Environ(), "JUPYTER_DATA_DIR="+data, "JUPYTER_PATH=", "PYDEVD_DISABLE_FILE_VALIDATION=1")
+	// A private HOME: jupyter would also find a commlab kernelspec that `make
+	// lab` installed for the user, and could start that binary instead.
+	env := append(os.Environ(), "HOME="+dir, "XDG_DATA_HOME="+filepath.Join(dir, "xdg"), "JUPYTER_DATA_DIR="+data, "JUPYTER_PATH=", "PYDEVD_DISABLE_FILE_VALIDATION=1")
 	install := exec.Command(bin, "install", "--user")
 	install.Env = env
 	if out, err := install.CombinedOutput(); err != nil {
