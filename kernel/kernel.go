@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/signal"
 	"reflect"
-	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -219,14 +218,7 @@ func (k *Kernel) kernelInfo() map[string]any {
 		"protocol_version":       wire.ProtocolVersion,
 		"implementation":         "commlab",
 		"implementation_version": k.opts.Version,
-		"language_info": map[string]any{
-			"name":            "go",
-			"version":         strings.TrimPrefix(runtime.Version(), "go"),
-			"mimetype":        "text/x-go",
-			"file_extension":  ".go",
-			"pygments_lexer":  "go",
-			"codemirror_mode": "go",
-		},
+		"language_info":          session.LanguageInfo(),
 		"banner": "commlab " + k.opts.Version + ": Go (interpreted by yaegi) for GPU communication labs.\n" +
 			"Cells mix declarations and statements; the last expression is shown. name? shows documentation.",
 		"help_links": []map[string]string{

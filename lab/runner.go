@@ -110,6 +110,10 @@ func Run(ctx context.Context, exec Executor, nb *notebook.Notebook, opts Options
 		return nil, err
 	}
 	nb.StripOutputs()
+	if nb.Metadata == nil {
+		nb.Metadata = map[string]any{}
+	}
+	nb.Metadata["language_info"] = session.LanguageInfo()
 	res := &Result{Started: time.Now()}
 	for _, c := range nb.Cells {
 		if c.Type == notebook.Code {

@@ -9,6 +9,7 @@ import (
 	"path"
 	"reflect"
 	"regexp"
+	"runtime"
 	"sort"
 	"strings"
 )
@@ -394,4 +395,18 @@ func goDoc(target string) string {
 		return ""
 	}
 	return strings.TrimSpace(string(out))
+}
+
+// LanguageInfo is the language_info of kernel_info_reply, which the
+// headless runner also writes into the notebooks it executes, as Jupyter
+// front ends do.
+func LanguageInfo() map[string]any {
+	return map[string]any{
+		"name":            "go",
+		"version":         strings.TrimPrefix(runtime.Version(), "go"),
+		"mimetype":        "text/x-go",
+		"file_extension":  ".go",
+		"pygments_lexer":  "go",
+		"codemirror_mode": "go",
+	}
 }
