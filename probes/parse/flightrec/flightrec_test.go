@@ -4,15 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
+	"github.com/commlab/commlab/probes/parse/internal/golden"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // scenarios are the synthetic dump sets gen_fixtures.py writes.
 var scenarios = []string{"missing_rank", "size_mismatch_json", "order_mismatch", "unpaired_send", "healthy_json", "h200"}
@@ -32,19 +30,7 @@ func loadScenario(t testing.TB, name string) []*Dump {
 
 func checkGolden(t *testing.T, path string, got []byte) {
 	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("output differs from %s (run go test -update and review the diff)\n%s", path, got)
-	}
+	golden.Check(t, path, got)
 }
 
 func TestAnalyzeGolden(t *testing.T) {

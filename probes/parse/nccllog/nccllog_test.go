@@ -4,16 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
+	"github.com/commlab/commlab/probes/parse/internal/golden"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files")
-
-type golden struct {
+type goldenOutput struct {
 	Log   *Log   `json:"log"`
 	Error string `json:"error,omitempty"`
 }
@@ -39,7 +37,7 @@ func TestParseGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			l, perr := ParseBytes(data)
-			g := golden{Log: l}
+			g := goldenOutput{Log: l}
 			if perr != nil {
 				g.Error = perr.Error()
 			}
@@ -49,19 +47,7 @@ func TestParseGolden(t *testing.T) {
 			}
 			got = append(got, '\n')
 			path := strings.TrimSuffix(in, ".log") + ".golden"
-			if *update {
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test -update)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("parse of %s differs from %s; run go test -update and review the diff", in, path)
-			}
+			golden.Check(t, path, got)
 		})
 	}
 }

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
+	"github.com/commlab/commlab/probes/parse/internal/golden"
 	"math"
 	"os"
 	"path/filepath"
@@ -12,10 +12,8 @@ import (
 	"testing"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files")
-
 // golden is what a golden file holds: the parsed result and the error.
-type golden struct {
+type goldenOutput struct {
 	Result *Result `json:"result"`
 	Error  string  `json:"error,omitempty"`
 }
@@ -37,7 +35,7 @@ func TestParseGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			res, perr := Parse(bytes.NewReader(data))
-			g := golden{Result: res}
+			g := goldenOutput{Result: res}
 			if perr != nil {
 				g.Error = perr.Error()
 			}
@@ -47,19 +45,7 @@ func TestParseGolden(t *testing.T) {
 			}
 			got = append(got, '\n')
 			path := in + ".golden"
-			if *update {
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test -update)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("parse of %s differs from %s; run go test -update and review the diff", in, path)
-			}
+			golden.Check(t, path, got)
 		})
 	}
 	if n < 8 {

@@ -4,15 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
+	"github.com/commlab/commlab/probes/parse/internal/golden"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // fixtures are the inputs under testdata (SOURCES.md says where each comes
 // from); every one has a .golden beside it.
@@ -41,20 +39,8 @@ func TestParseGolden(t *testing.T) {
 			}
 			rep, perr := Parse(bytes.NewReader(data))
 			got := render(t, rep, perr)
-			golden := strings.TrimSuffix(path, filepath.Ext(path)) + ".golden"
-			if *update {
-				if err := os.WriteFile(golden, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test -update)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("output differs from %s (run go test -update and review the diff)\n%s", golden, got)
-			}
+			goldenPath := strings.TrimSuffix(path, filepath.Ext(path)) + ".golden"
+			golden.Check(t, goldenPath, got)
 		})
 	}
 }

@@ -3,16 +3,14 @@ package smi
 import (
 	"encoding/json"
 	"errors"
-	"flag"
+	"github.com/commlab/commlab/probes/parse/internal/golden"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files")
-
-type golden struct {
+type goldenOutput struct {
 	Report *Report `json:"report"`
 	Error  string  `json:"error,omitempty"`
 }
@@ -29,26 +27,14 @@ func TestParseSMIGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			rep, perr := ParseString(string(data))
-			g := golden{Report: rep}
+			g := goldenOutput{Report: rep}
 			if perr != nil {
 				g.Error = perr.Error()
 			}
 			got, _ := json.MarshalIndent(g, "", "  ")
 			got = append(got, '\n')
 			path := strings.TrimSuffix(in, ".txt") + ".golden"
-			if *update {
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test -update)", err)
-			}
-			if string(got) != string(want) {
-				t.Errorf("%s differs from golden; run go test -update and review", in)
-			}
+			golden.Check(t, path, got)
 		})
 	}
 }

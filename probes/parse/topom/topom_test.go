@@ -3,18 +3,16 @@ package topom
 import (
 	"encoding/json"
 	"errors"
-	"flag"
+	"github.com/commlab/commlab/probes/parse/internal/golden"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files")
-
 // golden is what a golden file holds for one input: the topology and the
 // error text, so partial results of bad inputs are pinned too.
-type golden struct {
+type goldenOutput struct {
 	Matrix *Matrix `json:"matrix"`
 	Error  string  `json:"error,omitempty"`
 }
@@ -31,7 +29,7 @@ func TestParseTopoGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			m, perr := ParseString(string(data))
-			g := golden{Matrix: m}
+			g := goldenOutput{Matrix: m}
 			if perr != nil {
 				g.Error = perr.Error()
 			}
@@ -41,19 +39,7 @@ func TestParseTopoGolden(t *testing.T) {
 			}
 			got = append(got, '\n')
 			path := strings.TrimSuffix(in, ".txt") + ".golden"
-			if *update {
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test -update)", err)
-			}
-			if string(got) != string(want) {
-				t.Errorf("%s differs from golden; run go test -update and review the diff", in)
-			}
+			golden.Check(t, path, got)
 		})
 	}
 }
