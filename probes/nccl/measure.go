@@ -61,6 +61,10 @@ type Config struct {
 	Devices []int `json:"devices,omitempty"`
 	// Timeout bounds each timed batch; zero means 5 minutes.
 	Timeout time.Duration `json:"timeout"`
+	// Blocking makes the communicators blocking ones (ncclCommInitAll), as
+	// nccl-tests and PyTorch's default use. A hang inside NCCL then cannot be
+	// aborted in-process; MeasureInChild's watchdog still ends the worker.
+	Blocking bool `json:"blocking,omitempty"`
 	// Env is applied to the child process by MeasureInChild; Measure
 	// itself only records it (NCCL has read its variables by then).
 	Env map[string]string `json:"env,omitempty"`
@@ -201,17 +205,21 @@ func Measure(cfg Config) (*probes.Run, error) {
 		"root": strconv.Itoa(cfg.Root), "modes": strings.Join(cfg.Modes, ","),
 		"warmup": strconv.Itoa(cfg.Warmup), "iters": strconv.Itoa(cfg.Iters), "reps": strconv.Itoa(cfg.Reps),
 		"check": strconv.FormatBool(cfg.Check), "timeout": cfg.Timeout.String(), "library": path,
-		"timing": "CUDA events around iters back-to-back operations on every rank's stream; time per op = max over ranks / iters; median over reps",
+		"communicators": "non-blocking",
+		"timing":        "CUDA events around iters back-to-back operations on every rank's stream; time per op = max over ranks / iters; median over reps",
 	}
 	if len(devs) == 1 {
 		run.Notes = append(run.Notes, "n=1: one GPU, so NCCL runs each collective as a local copy; busbw factors give 0 for all_reduce, all_gather, reduce_scatter")
 	}
 
-	m, err := newMachine(devs, cfg.Timeout+initSlack, realClock{})
+	m, err := newMachine(devs, cfg.Timeout+initSlack, !cfg.Blocking, realClock{})
 	if err != nil {
 		return run, err
 	}
 	if !m.nonBlocking {
+		run.Settings["communicators"] = "blocking"
+	}
+	if !m.nonBlocking && !cfg.Blocking {
 		run.Notes = append(run.Notes, "NCCL "+ver+" has no non-blocking communicators (2.14+): a hang inside NCCL cannot be aborted in-process")
 	}
 	if cfg.beat != nil {
@@ -300,9 +308,14 @@ type machine struct {
 // initSlack is added to the timeout for bringing the communicators up.
 const initSlack = 30 * time.Second
 
-func newMachine(devs []int, initTimeout time.Duration, clk clock) (*machine, error) {
+func newMachine(devs []int, initTimeout time.Duration, nonBlocking bool, clk clock) (*machine, error) {
 	m := &machine{devs: devs, clk: clk, drained: true}
-	comms, ok, err := commInitNonBlocking(devs, clk.Now().Add(initTimeout), clk)
+	var comms []comm
+	var ok bool
+	var err error
+	if nonBlocking {
+		comms, ok, err = commInitNonBlocking(devs, clk.Now().Add(initTimeout), clk)
+	}
 	if ok && errors.Is(err, errDeadline) {
 		te := &TimeoutError{Phase: PhaseInit, Devices: devs, After: initTimeout}
 		m.comms = comms
@@ -559,10 +572,24 @@ func (x *opRun) ptrs(r int) (in cuda.Buffer, inOff int64, out cuda.Buffer, outOf
 }
 
 // launch enqueues the collective once on every rank, as one NCCL group.
-func (x *opRun) launch() error {
+// pending says that a non-blocking communicator answered ncclInProgress,
+// so the caller must wait for it before enqueuing more. A single rank's
+// lone collective goes without a group, as nccl-tests does: the group adds
+// per-call host time that a one-GPU floor would otherwise measure.
+func (x *opRun) launch() (pending bool, err error) {
 	n := len(x.m.devs)
-	if err := groupStart(); err != nil {
+	grouped := n > 1 || x.coll == AllToAll || x.coll == SendRecv || x.coll == UnpairedSend
+	note := func(err error) error {
+		if x.m.nonBlocking && inProgress(err) {
+			pending = true
+			return nil
+		}
 		return err
+	}
+	if grouped {
+		if err := groupStart(); err != nil {
+			return false, err
+		}
 	}
 	var first error
 	for r := range x.m.devs {
@@ -598,14 +625,16 @@ func (x *opRun) launch() error {
 				err = send(sp, x.param, code, 1%n, c, st)
 			}
 		}
-		if err != nil && !(x.m.nonBlocking && inProgress(err)) && first == nil {
+		if err := note(err); err != nil && first == nil {
 			first = err
 		}
 	}
-	if err := groupEnd(); err != nil && !(x.m.nonBlocking && inProgress(err)) && first == nil {
-		first = err
+	if grouped {
+		if err := note(groupEnd()); err != nil && first == nil {
+			first = err
+		}
 	}
-	return first
+	return pending, first
 }
 
 // wait polls every rank's end event (cudaEventQuery, never a
@@ -682,9 +711,9 @@ func (x *opRun) batch(k int, timeout time.Duration) (float64, error) {
 }
 
 // issue records the start events, enqueues k operations and records the
-// end events, on the calling thread. With non-blocking communicators it
-// waits after each group until NCCL has enqueued it (nothing else may go
-// on the streams before), up to deadline.
+// end events, on the calling thread. When a non-blocking communicator
+// answers ncclInProgress it waits until NCCL has enqueued the group
+// (nothing else may go on the streams before), up to deadline.
 func (x *opRun) issue(k int, deadline time.Time) error {
 	for r := range x.m.devs {
 		if err := cuda.SetDevice(x.m.devs[r]); err != nil {
@@ -695,10 +724,11 @@ func (x *opRun) issue(k int, deadline time.Time) error {
 		}
 	}
 	for i := 0; i < k; i++ {
-		if err := x.launch(); err != nil {
+		pending, err := x.launch()
+		if err != nil {
 			return err
 		}
-		if x.m.nonBlocking {
+		if pending {
 			if err := settle(x.m.comms, deadline, x.m.clk); err != nil {
 				return err
 			}
