@@ -8,7 +8,8 @@ writes the results as a commlab Run (probes/run.go) so
 `commlab probe bandwidth|nccl --compare` can set them side by side.
 
 Single process, one GPU per process; under torchrun each rank times its
-own GPU and rank 0 writes the file.
+own GPU, each repetition keeps the slowest rank's time (as commlab does), and
+rank 0 writes the file.
 """
 import argparse
 import datetime
@@ -42,6 +43,12 @@ def timed(fn, warmup, iters, reps):
         b.record()
         b.synchronize()
         times.append(a.elapsed_time(b) * 1e3 / iters)  # microseconds per op
+    if dist.is_initialized() and dist.get_world_size() > 1:
+        # commlab takes, per repetition, the slowest rank's time; so must the
+        # reference, or rank 0's own time would flatter it.
+        t = torch.tensor(times, dtype=torch.float64, device="cuda")
+        dist.all_reduce(t, op=dist.ReduceOp.MAX)
+        times = t.tolist()
     return times
 
 
@@ -129,6 +136,8 @@ def main():
            "host": socket.gethostname(), "gpu_model": torch.cuda.get_device_name(local),
            "gpu_count": torch.cuda.device_count(), "cuda": torch.version.cuda,
            "tool": "torch " + torch.__version__, "samples": []}
+    run["settings"]["timing"] = ("CUDA events around iters back-to-back operations; per repetition the slowest "
+                                 "rank's time / iters; median over reps")
     what = args.what.split(",")
     if "copy" in what:
         run["samples"] += copies(args)
