@@ -53,10 +53,8 @@ func writeNCCLTestsSummary(w io.Writer, file string, res *nccltests.Result) {
 		if run.TestsVersion != "" {
 			about = append(about, "nccl-tests "+run.TestsVersion)
 		}
-		if run.NCCLVersion != "" {
-			about = append(about, "NCCL "+run.NCCLVersion)
-		} else if run.NCCLLibrary > 0 {
-			about = append(about, "NCCL "+ncclVersionFromCode(run.NCCLLibrary))
+		if v := run.LibraryVersion(); v != "" {
+			about = append(about, "NCCL "+v)
 		}
 		hosts := map[string]bool{}
 		for _, d := range run.Devices {
@@ -104,15 +102,6 @@ func writeNCCLTestsSummary(w io.Writer, file string, res *nccltests.Result) {
 			fmt.Fprintln(w, "NCCL WARN", warn)
 		}
 	}
-}
-
-// ncclVersionFromCode turns NCCL_VERSION_CODE into "2.30.3": 2.9 and
-// later encode X*10000+Y*100+Z, older releases X*1000+Y*100+Z (nccl.h).
-func ncclVersionFromCode(code int) string {
-	if code >= 20900 {
-		return fmt.Sprintf("%d.%d.%d", code/10000, code/100%100, code%100)
-	}
-	return fmt.Sprintf("%d.%d.%d", code/1000, code/100%10, code%100)
 }
 
 // ncclHumanBytes prints 1048576 as "1 MiB", 1000 as "1000 B".

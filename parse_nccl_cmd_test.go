@@ -120,11 +120,3 @@ func TestParseNCCLCLITruncatedXML(t *testing.T) {
 		t.Errorf("exit %d\nstdout %s\nstderr %s", code, out, errOut)
 	}
 }
-
-func TestParseNCCLVersionFromCode(t *testing.T) {
-	for code, want := range map[int]string{23003: "2.30.3", 22907: "2.29.7", 21903: "2.19.3", 2708: "2.7.8", 2406: "2.4.6"} {
-		if got := ncclVersionFromCode(code); got != want {
-			t.Errorf("ncclVersionFromCode(%d) = %s, want %s", code, got, want)
-		}
-	}
-}

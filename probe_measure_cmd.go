@@ -257,7 +257,7 @@ func runProbeBandwidth(args []string, stdout, stderr io.Writer) int {
 	cfg.Progress = pb.update
 	run := &probes.Run{Kind: "bandwidth", Command: append([]string{"commlab", "probe", "bandwidth"}, args...), Date: time.Now().UTC(),
 		Settings: map[string]string{"warmup": strconv.Itoa(cfg.Warmup), "iters": strconv.Itoa(cfg.Iters), "reps": strconv.Itoa(cfg.Reps),
-			"library": info.Library, "timing": "CUDA events around iters back-to-back copies; median over reps; bytes counted once per copy (a device-local copy reads and writes them)"}}
+			"library": info.Library, "timing": "CUDA events around iters back-to-back copies; median over reps; bytes counted once per copy (a device-local copy reads and writes them)", "pageable_host_memory": "posix_memalign 64 bytes, every page touched before timing (as PyTorch's CPU allocator)"}}
 	info.Describe(run)
 	run.Samples, err = cuda.Bandwidth(cfg)
 	if err != nil {
@@ -351,6 +351,7 @@ func runProbeNCCL(args []string, stdout, stderr io.Writer) int {
 	reps := fs.Int("reps", 5, "timed repetitions, median reported")
 	check := fs.Bool("check", true, "check results (nccl-tests -c)")
 	timeout := fs.Duration("timeout", 5*time.Minute, "abort a batch of operations not done in this time")
+	blocking := fs.Bool("blocking", false, "blocking communicators, as nccl-tests and PyTorch use (a hang then ends the worker process instead of being aborted in-process)")
 	devices := fs.String("devices", "", "device indices (default all)")
 	algo := fs.String("algo", "", "set NCCL_ALGO")
 	proto := fs.String("proto", "", "set NCCL_PROTO")
@@ -368,7 +369,7 @@ func runProbeNCCL(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	cfg := nccl.Config{DType: *dtype, RedOp: *op, Root: *root, Warmup: *warmup, Iters: *iters, Reps: *reps,
-		Check: *check, Timeout: *timeout, Env: map[string]string{}}
+		Check: *check, Timeout: *timeout, Blocking: *blocking, Env: map[string]string{}}
 	bad := func(err error) int { fmt.Fprintln(stderr, "commlab probe nccl:", err); return 2 }
 	var err error
 	if cfg.Sizes, err = sizeSweep(*sizes, *lo, *hi, *factor); err != nil {
@@ -668,6 +669,7 @@ func toolRun(kind, defaultProgram string, args []string, stdout, stderr io.Write
 	fs := flag.NewFlagSet("probe "+kind, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	program := fs.String("tool", defaultProgram, "the tool's binary (name on PATH or path)")
+	reparse := fs.String("load", "", "parse again the output kept in a saved run instead of running the tool")
 	lf := addLauncherFlags(fs)
 	mf := addMeasureFlags(fs, false)
 	fs.Usage = func() {
@@ -686,6 +688,13 @@ func toolRun(kind, defaultProgram string, args []string, stdout, stderr io.Write
 			fmt.Fprintf(stderr, "commlab probe %s: unexpected argument %q (tool arguments go after --)\n", kind, rest[0])
 		}
 		return 2
+	}
+	if *reparse != "" {
+		if len(toolArgs) > 0 {
+			fmt.Fprintf(stderr, "commlab probe %s: --load takes no tool arguments\n", kind)
+			return 2
+		}
+		return reparseToolRun(kind, *reparse, mf, stdout, stderr, parse, summary)
 	}
 	cmdline, err := launchCommand(lf, *program, toolArgs)
 	if err != nil {
@@ -727,6 +736,38 @@ func toolRun(kind, defaultProgram string, args []string, stdout, stderr io.Write
 	if runErr != nil {
 		run.Error = fmt.Sprintf("%s: %v", cmdline[0], runErr)
 	}
+	return finishToolRun(kind, run, parsed, perr, mf, stdout, stderr, summary)
+}
+
+// reparseToolRun parses again the output a saved run kept, so a run
+// recorded before a parser fix gains what the fix reads; the run's
+// provenance (command, date, machine) stays as recorded.
+func reparseToolRun(kind, path string, mf measureFlags, stdout, stderr io.Writer,
+	parse func(string, *probes.Run) (any, error), summary func(io.Writer, any)) int {
+	run, err := probes.LoadRun(path)
+	if err != nil {
+		fmt.Fprintf(stderr, "commlab probe %s: %v\n", kind, err)
+		return 1
+	}
+	out, ok := run.Logs["output"]
+	if run.Kind != kind || !ok {
+		fmt.Fprintf(stderr, "commlab probe %s: %s is a %q run without the tool's output; nothing to parse again\n", kind, path, run.Kind)
+		return 1
+	}
+	run.Samples = nil
+	var notes []string
+	for _, n := range run.Notes {
+		if !strings.HasPrefix(n, "parse: ") {
+			notes = append(notes, n)
+		}
+	}
+	run.Notes = notes
+	parsed, perr := parse(out, run)
+	return finishToolRun(kind, run, parsed, perr, mf, stdout, stderr, summary)
+}
+
+// finishToolRun records a parse error in the run, saves and prints it.
+func finishToolRun(kind string, run *probes.Run, parsed any, perr error, mf measureFlags, stdout, stderr io.Writer, summary func(io.Writer, any)) int {
 	if perr != nil {
 		run.Notes = append(run.Notes, "parse: "+perr.Error())
 	}
@@ -749,7 +790,7 @@ func toolRun(kind, defaultProgram string, args []string, stdout, stderr io.Write
 	if perr != nil {
 		fmt.Fprintf(stderr, "commlab probe %s: parse: %v\n", kind, perr)
 	}
-	if runErr != nil {
+	if run.Error != "" {
 		fmt.Fprintf(stderr, "commlab probe %s: %s\n", kind, run.Error)
 		return 1
 	}
@@ -783,8 +824,8 @@ func runProbeNCCLTests(args []string, stdout, stderr io.Writer) int {
 			if r.Collective == "" {
 				r.Collective = fallback
 			}
-			if r.NCCLVersion != "" {
-				run.NCCL = r.NCCLVersion
+			if v := r.LibraryVersion(); v != "" {
+				run.NCCL = v
 			}
 			run.Tool = strings.TrimSpace("nccl-tests " + r.TestsVersion)
 			n := r.Params.NGpus * max(r.Params.NThread, 1)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -236,11 +237,63 @@ func TestProbeMeasureNoGPU(t *testing.T) {
 	if _, err := os.Stat("/dev/nvidiactl"); err == nil {
 		t.Skip("a GPU driver is present")
 	}
-	for _, kind := range []string{"bandwidth", "latency", "nccl"} {
+	for _, args := range [][]string{{"bandwidth"}, {"latency"}, {"nccl"}, {"nccl", "--blocking"}} {
 		var out, errb bytes.Buffer
-		code := dispatch([]string{"probe", kind}, &out, &errb)
+		code := dispatch(append([]string{"probe"}, args...), &out, &errb)
 		if code != 1 || !strings.Contains(errb.String(), "unavailable") {
-			t.Errorf("%s without a GPU: exit %d, stderr %q", kind, code, errb.String())
+			t.Errorf("%v without a GPU: exit %d, stderr %q", args, code, errb.String())
+		}
+	}
+}
+
+// TestProbeMeasureReparsesSavedRun parses again the output a recorded run
+// kept: a run saved before the parser read nccl-tests' nccl-library code
+// gains its NCCL version and keeps its samples and provenance.
+func TestProbeMeasureReparsesSavedRun(t *testing.T) {
+	orig, err := probes.LoadRun("probes/recorded/data/nccl-tests-all_reduce-h200x1.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := *orig
+	old.NCCL = ""
+	dir := t.TempDir()
+	in, out := filepath.Join(dir, "old.json"), filepath.Join(dir, "new.json")
+	if err := old.Save(in); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	if code := dispatch([]string{"probe", "nccl-tests", "--load", in, "--save", out}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	got, err := probes.LoadRun(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.NCCL != "2.28.3" || !got.Date.Equal(orig.Date) || strings.Join(got.Command, " ") != strings.Join(orig.Command, " ") {
+		t.Errorf("reparsed run: nccl %q date %v command %v", got.NCCL, got.Date, got.Command)
+	}
+	if len(got.Samples) != len(orig.Samples) || len(got.Samples) == 0 {
+		t.Fatalf("samples: %d, recorded %d", len(got.Samples), len(orig.Samples))
+	}
+	for i := range got.Samples {
+		if !reflect.DeepEqual(got.Samples[i], orig.Samples[i]) {
+			t.Fatalf("sample %d: %+v, recorded %+v", i, got.Samples[i], orig.Samples[i])
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"probe", "nccl-tests", "--load", "probes/recorded/data/bandwidth-h200x1.json"}, 1, "without the tool's output"},
+		{[]string{"probe", "nvbandwidth", "--load", in}, 1, `"nccl-tests" run`},
+		{[]string{"probe", "nccl-tests", "--load", in, "--", "-b", "8"}, 2, "no tool arguments"},
+		{[]string{"probe", "nccl-tests", "--load", filepath.Join(dir, "missing.json")}, 1, "missing.json"},
+	} {
+		stdout.Reset()
+		stderr.Reset()
+		if code := dispatch(c.args, &stdout, &stderr); code != c.code || !strings.Contains(stderr.String(), c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q", c.args, code, stderr.String(), c.code, c.want)
 		}
 	}
 }

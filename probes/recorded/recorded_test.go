@@ -22,8 +22,9 @@ func TestEveryRecordedRunLoads(t *testing.T) {
 			t.Errorf("%s: incomplete provenance or no samples: %s", n, r.Provenance())
 		}
 		for _, s := range r.Samples {
-			if s.MedianUS <= 0 {
-				t.Errorf("%s: %s %d bytes has no time", n, s.Op, s.Bytes)
+			// nvbandwidth reports bandwidth matrices, not times.
+			if s.MedianUS <= 0 && s.AlgBW <= 0 {
+				t.Errorf("%s: %s %d bytes has neither a time nor a bandwidth", n, s.Op, s.Bytes)
 			}
 			if s.Wrong > 0 {
 				t.Errorf("%s: %s %d bytes: %d wrong elements recorded", n, s.Op, s.Bytes, s.Wrong)
@@ -53,6 +54,57 @@ func TestProtocolSweepsAreComplete(t *testing.T) {
 			if r.Logs["nccl-debug"] == "" || r.NCCL == "" {
 				t.Errorf("%s: no NCCL log or version", n)
 			}
+		}
+	}
+}
+
+// TestExternalToolRunsAgreeWithCommlab holds the recorded nccl-tests and
+// nvbandwidth runs against commlab's own on the same H200: in the bandwidth
+// regime the tools and commlab measure the same copies.
+func TestExternalToolRunsAgreeWithCommlab(t *testing.T) {
+	ours, err := Load("nccl-vs-nccl-tests-h200x1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, coll := range []string{"all_reduce", "all_gather", "reduce_scatter"} {
+		tool, err := Load("nccl-tests-" + coll + "-h200x1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tool.NCCL != ours.NCCL || !strings.HasPrefix(tool.Tool, "nccl-tests 2.17") {
+			t.Errorf("%s: nccl-tests run on NCCL %q (%s), commlab's on %q", coll, tool.NCCL, tool.Tool, ours.NCCL)
+		}
+		for _, s := range tool.Select(coll, "") {
+			if s.InPlace || s.Bytes < 256<<20 {
+				continue
+			}
+			for _, o := range ours.Select(coll, "") {
+				if o.Bytes == s.Bytes && !o.InPlace {
+					if r := o.MedianUS / s.MedianUS; r < 0.97 || r > 1.03 {
+						t.Errorf("%s %d bytes: commlab %.1f us, nccl-tests %.1f us", coll, s.Bytes, o.MedianUS, s.MedianUS)
+					}
+				}
+			}
+		}
+	}
+	nvb, err := Load("nvbandwidth-h200x1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	copies, err := Load("bandwidth-h200x1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pairs := map[string]string{"host_to_device_memcpy_ce": "h2d_pinned", "device_to_host_memcpy_ce": "d2h_pinned"}
+	for tc, op := range pairs {
+		tcs := nvb.Select(tc, "")
+		ss := copies.Select(op, "")
+		if len(tcs) != 1 || len(ss) == 0 {
+			t.Fatalf("%s: %d nvbandwidth samples, %d commlab samples of %s", tc, len(tcs), len(ss), op)
+		}
+		largest := ss[len(ss)-1]
+		if r := largest.AlgBW / tcs[0].AlgBW; r < 0.97 || r > 1.03 {
+			t.Errorf("%s: nvbandwidth %.2f GB/s, commlab %s %.2f GB/s at %d bytes", tc, tcs[0].AlgBW, op, largest.AlgBW, largest.Bytes)
 		}
 	}
 }

@@ -151,6 +151,22 @@ type Measurement struct {
 	IterCVPct float64 `json:"iter_cv_pct,omitempty"`
 }
 
+// LibraryVersion is the NCCL version of the run: the banner's when NCCL
+// printed one, else nccl-tests' nccl-library code decoded (22803 is
+// "2.28.3"; codes before 2.9 are major*1000+minor*100+patch). Empty when
+// the output names neither.
+func (r *Run) LibraryVersion() string {
+	switch {
+	case r.NCCLVersion != "":
+		return r.NCCLVersion
+	case r.NCCLLibrary >= 20900:
+		return fmt.Sprintf("%d.%d.%d", r.NCCLLibrary/10000, r.NCCLLibrary/100%100, r.NCCLLibrary%100)
+	case r.NCCLLibrary > 0:
+		return fmt.Sprintf("%d.%d.%d", r.NCCLLibrary/1000, r.NCCLLibrary/100%10, r.NCCLLibrary%100)
+	}
+	return ""
+}
+
 // NRanks is the number of ranks the run reports: its device lines, or
 // nThread x nGpus when the device lines are missing (one process).
 func (r *Run) NRanks() int {

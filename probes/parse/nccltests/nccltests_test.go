@@ -336,3 +336,56 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestParseRecordedJSONAgreesWithText checks a real -J file against the
+// text that the same nccl-tests run printed (H200, nccl-tests 2.17.6): the
+// text rounds what the JSON keeps in full.
+func TestParseRecordedJSONAgreesWithText(t *testing.T) {
+	j, err := Parse(bytes.NewReader(mustRead(t, "allreduce_h200_1gpu_2.17.6_J.json")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := Parse(bytes.NewReader(mustRead(t, "allreduce_h200_1gpu_2.17.6.txt")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j.Format != "json" || len(j.Runs) != 1 || len(x.Runs) != 1 {
+		t.Fatalf("format %q, runs %d json / %d text", j.Format, len(j.Runs), len(x.Runs))
+	}
+	jr, xr := j.Runs[0], x.Runs[0]
+	if jr.NCCLVersion != xr.NCCLVersion || jr.NRanks() != 1 || len(jr.Rows) != 12 || len(xr.Rows) != len(jr.Rows) {
+		t.Fatalf("json: nccl %q ranks %d rows %d; text: nccl %q rows %d", jr.NCCLVersion, jr.NRanks(), len(jr.Rows), xr.NCCLVersion, len(xr.Rows))
+	}
+	// Text prints %7.2f, or fewer decimals once a number outgrows its column.
+	close := func(a, b float64) bool { return math.Abs(a-b) <= 0.005+1e-4*math.Abs(b) }
+	for i, a := range jr.Rows {
+		b := xr.Rows[i]
+		if a.SizeBytes != b.SizeBytes || a.Count != b.Count || a.Type != b.Type || a.RedOp != b.RedOp || a.Root != b.Root {
+			t.Fatalf("row %d: json %+v, text %+v", i, a, b)
+		}
+		for _, h := range [][2]Measurement{{a.OutOfPlace, b.OutOfPlace}, {a.InPlace, b.InPlace}} {
+			if !close(h[0].TimeUs, h[1].TimeUs) || !close(h[0].AlgBW, h[1].AlgBW) || !close(h[0].BusBW, h[1].BusBW) || h[0].Wrong != h[1].Wrong {
+				t.Errorf("row %d (%d B): json %+v, text %+v", i, a.SizeBytes, h[0], h[1])
+			}
+		}
+	}
+}
+
+func TestLibraryVersion(t *testing.T) {
+	for _, c := range []struct {
+		run  Run
+		want string
+	}{
+		{Run{NCCLLibrary: 23003}, "2.30.3"},
+		{Run{NCCLLibrary: 22803, NCCLHeaders: 22803}, "2.28.3"},
+		{Run{NCCLLibrary: 21903}, "2.19.3"},
+		{Run{NCCLLibrary: 2708}, "2.7.8"},
+		{Run{NCCLLibrary: 2406}, "2.4.6"},
+		{Run{NCCLVersion: "2.30.3+cuda13.0", NCCLLibrary: 22803}, "2.30.3+cuda13.0"},
+		{Run{}, ""},
+	} {
+		if got := c.run.LibraryVersion(); got != c.want {
+			t.Errorf("%+v: LibraryVersion() = %q, want %q", c.run, got, c.want)
+		}
+	}
+}
