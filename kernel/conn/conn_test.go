@@ -3,9 +3,11 @@ package conn
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"os"
@@ -596,4 +598,44 @@ func TestJupyterClientInterop(t *testing.T) {
 	}
 	t.Logf("jupyter_client: iopub %q, heartbeat ok; kernel_info round trip median %.0f µs, p90 %.0f µs (200 requests)",
 		res.IOPub, res.RTTus, res.RTTus90)
+}
+
+// TestOversizedFrameDropsOnlyThatPeer speaks ZMTP by hand to the shell
+// socket and announces a 2^50-byte frame. zmq4 would allocate that much
+// and end the process; the kernel instead drops that connection and goes
+// on serving the others.
+func TestOversizedFrameDropsOnlyThatPeer(t *testing.T) {
+	c := openConn(t, tcpInfo(), nil)
+	info := c.Info()
+	raw, err := net.Dial("tcp", net.JoinHostPort(info.IP, strconv.Itoa(info.ShellPort)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	greeting := make([]byte, greetingLen)
+	greeting[0], greeting[9], greeting[10] = 0xff, 0x7f, 3
+	copy(greeting[12:], "NULL")
+	ready := frame([]byte("\x05READY\x0bSocket-Type\x00\x00\x00\x06DEALER"), false, true)
+	huge := make([]byte, 9)
+	huge[0] = flagLong
+	binary.BigEndian.PutUint64(huge[1:], 1<<50)
+	raw.SetDeadline(time.Now().Add(10 * time.Second))
+	if _, err := raw.Write(append(greeting, ready...)); err != nil {
+		t.Fatal(err)
+	}
+	// The kernel's greeting and READY come back before it reads ours.
+	if _, err := io.ReadFull(raw, make([]byte, greetingLen)); err != nil {
+		t.Fatalf("no greeting from the kernel: %v", err)
+	}
+	if _, err := raw.Write(huge); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(io.Discard, raw); err != nil && !errors.Is(err, io.EOF) {
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			t.Fatal("the kernel kept the connection that announced a 2^50-byte frame")
+		}
+	}
+	dealer := dial(t, info, info.ShellPort, zmq4.NewDealer(t.Context()))
+	roundTrip(t, c, Shell, c.Shell(), dealer)
 }

@@ -24,6 +24,8 @@
 //     frame with two unbuffered reads; Conn binds through its own transports
 //     (transport.go), which buffer reads and send each message in one write.
 //     PUB sends use SendMulti, which zmq4 writes with one writev.
-//   - A peer announcing a huge frame size makes zmq4 allocate that much:
-//     bind to localhost or a trusted network, as Jupyter advises anyway.
+//   - zmq4 allocates whatever size a frame header announces. The transports
+//     follow the framing of what they read and close a connection whose peer
+//     announces a frame above 1 GiB (ErrFrameTooLarge) before zmq4 sees the
+//     header; the other connections carry on.
 package conn

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"context"
 	"encoding/binary"
+	"errors"
+	"fmt"
 	"net"
 	"sync"
 
@@ -70,35 +72,68 @@ const (
 	flushAbove = 1 << 16
 )
 
+// maxFrameBytes bounds the size a peer may announce for one incoming frame.
+// zmq4 allocates whatever size a frame header announces before reading the
+// body, so a header claiming 2^60 bytes would end the kernel; Read refuses
+// such a frame and drops that connection instead. 1 GiB is far above any
+// Jupyter message (widget buffers included) and still allocatable.
+var maxFrameBytes uint64 = 1 << 30
+
+// ErrFrameTooLarge is the error a connection's Read returns, and the
+// connection is closed, when the peer announces a frame above the limit.
+var ErrFrameTooLarge = errors.New("conn: incoming ZMTP frame larger than the limit")
+
 // coalescingConn buffers reads, and holds writes until a ZMTP message or
 // the greeting is complete. It tracks the frame structure of the bytes
-// written, not the boundaries of Write calls.
+// written, not the boundaries of Write calls, and of the bytes read, to
+// refuse oversized frames before zmq4 allocates them.
 type coalescingConn struct {
 	net.Conn
-	r *bufio.Reader
+	r       *bufio.Reader
+	in      frameScanner // the bytes read; only Read touches it
+	refused error        // set once a frame was refused; every later Read returns it
 
 	mu       sync.Mutex
 	held     []byte
-	greeting int     // greeting bytes still to come
-	hdr      [9]byte // the frame header being assembled
-	hdrLen   int     // bytes of hdr filled
-	bodyLeft uint64  // bytes of the current body still to come
-	inBody   bool
-	more     bool // the current frame is not the last of its message
-	boundary int  // len(held) at the last completed message
+	out      frameScanner // the bytes written
+	boundary int          // len(held) at the last completed message
 }
 
 func newCoalescingConn(c net.Conn) *coalescingConn {
-	return &coalescingConn{Conn: c, r: bufio.NewReaderSize(c, 1<<16), greeting: greetingLen}
+	return &coalescingConn{Conn: c, r: bufio.NewReaderSize(c, 1<<16),
+		in: frameScanner{greeting: greetingLen}, out: frameScanner{greeting: greetingLen}}
 }
 
-func (c *coalescingConn) Read(p []byte) (int, error) { return c.r.Read(p) }
+func (c *coalescingConn) Read(p []byte) (int, error) {
+	if c.refused != nil {
+		return 0, c.refused
+	}
+	n, err := c.r.Read(p)
+	if n > 0 {
+		if e := c.in.scan(p[:n], refuseAbove(maxFrameBytes), nil); e != nil {
+			c.refused = e
+			c.Conn.Close()
+			return 0, e
+		}
+	}
+	return n, err
+}
+
+func refuseAbove(limit uint64) func(uint64) error {
+	return func(size uint64) error {
+		if size > limit {
+			return fmt.Errorf("%w: %d bytes announced, %d allowed", ErrFrameTooLarge, size, limit)
+		}
+		return nil
+	}
+}
 
 func (c *coalescingConn) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.held = append(c.held, p...)
-	c.scan(p, len(c.held)-len(p))
+	base := len(c.held) - len(p)
+	c.out.scan(p, nil, func(at int) { c.boundary = base + at })
 	var flush int
 	switch {
 	case len(c.held) > flushAbove:
@@ -119,54 +154,72 @@ func (c *coalescingConn) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// scan advances the frame parser over p, which starts at offset base in
-// held, and records in boundary where the last complete message ends.
-func (c *coalescingConn) scan(p []byte, base int) {
+// frameScanner follows ZMTP 3 framing over a byte stream that arrives in
+// pieces of any length.
+type frameScanner struct {
+	greeting int     // greeting bytes still to come
+	hdr      [9]byte // the frame header being assembled
+	hdrLen   int     // bytes of hdr filled
+	bodyLeft uint64  // bytes of the current body still to come
+	inBody   bool
+	more     bool // the current frame is not the last of its message
+}
+
+// scan advances over p. header, when set, sees each frame's announced size
+// and may refuse it (scan then stops with that error); messageEnd, when
+// set, gets the offset in p just past the greeting and past each completed
+// message.
+func (s *frameScanner) scan(p []byte, header func(size uint64) error, messageEnd func(at int)) error {
+	end := func(at int) {
+		s.inBody = false
+		if !s.more && messageEnd != nil {
+			messageEnd(at)
+		}
+	}
 	for i := 0; i < len(p); {
 		switch {
-		case c.greeting > 0:
-			n := min(c.greeting, len(p)-i)
-			c.greeting -= n
+		case s.greeting > 0:
+			n := min(s.greeting, len(p)-i)
+			s.greeting -= n
 			i += n
-			if c.greeting == 0 {
-				c.boundary = base + i
+			if s.greeting == 0 && messageEnd != nil {
+				messageEnd(i)
 			}
-		case c.inBody:
-			n := min(c.bodyLeft, uint64(len(p)-i))
-			c.bodyLeft -= n
+		case s.inBody:
+			n := min(s.bodyLeft, uint64(len(p)-i))
+			s.bodyLeft -= n
 			i += int(n)
-			if c.bodyLeft == 0 {
-				c.endFrame(base + i)
+			if s.bodyLeft == 0 {
+				end(i)
 			}
 		default:
-			c.hdr[c.hdrLen] = p[i]
-			c.hdrLen++
+			s.hdr[s.hdrLen] = p[i]
+			s.hdrLen++
 			i++
 			need := 2
-			if c.hdr[0]&flagLong != 0 {
+			if s.hdr[0]&flagLong != 0 {
 				need = 9
 			}
-			if c.hdrLen < need {
+			if s.hdrLen < need {
 				continue
 			}
-			c.more = c.hdr[0]&flagMore != 0
+			s.more = s.hdr[0]&flagMore != 0
 			if need == 2 {
-				c.bodyLeft = uint64(c.hdr[1])
+				s.bodyLeft = uint64(s.hdr[1])
 			} else {
-				c.bodyLeft = binary.BigEndian.Uint64(c.hdr[1:9])
+				s.bodyLeft = binary.BigEndian.Uint64(s.hdr[1:9])
 			}
-			c.hdrLen = 0
-			c.inBody = true
-			if c.bodyLeft == 0 {
-				c.endFrame(base + i)
+			s.hdrLen = 0
+			if header != nil {
+				if err := header(s.bodyLeft); err != nil {
+					return err
+				}
+			}
+			s.inBody = true
+			if s.bodyLeft == 0 {
+				end(i)
 			}
 		}
 	}
-}
-
-func (c *coalescingConn) endFrame(at int) {
-	c.inBody = false
-	if !c.more {
-		c.boundary = at
-	}
+	return nil
 }
