@@ -96,7 +96,7 @@ if step tools; then
   # nccl-tests, nvbandwidth and perftest are not installed on the lent
   # machines; when .tools holds their public sources and the Debian packages
   # (probes/testdata/h200/tools/README.md) they are built here first.
-  SYSNCCL=/lib/x86_64-linux-gnu/libnccl.so.2
+  SYSNCCL=/lib/x86_64-linux-gnu/libnccl.so.2; [ -e $SYSNCCL ] || SYSNCCL=$COMMLAB_NCCL
   if [ -f .tools/nccl-tests/src/Makefile ]; then
     log "build nccl-tests"
     bash probes/gpubench/tools/build-nccl-tests.sh > "$R/build-nccl-tests.txt" 2>&1; echo "build rc=$?" | tee -a "$R/build-nccl-tests.txt"
@@ -136,7 +136,7 @@ fi
 if step floor; then
   # The small-message floor, both kinds of communicator, three batch
   # lengths, on the system libnccl that nccl-tests links, beside nccl-tests.
-  SYSNCCL=/lib/x86_64-linux-gnu/libnccl.so.2
+  SYSNCCL=/lib/x86_64-linux-gnu/libnccl.so.2; [ -e $SYSNCCL ] || SYSNCCL=$COMMLAB_NCCL
   for it in 10 20 100; do
     for kind in nonblocking blocking; do
       a=""; [ $kind = blocking ] && a="--blocking"
