@@ -855,6 +855,10 @@ func runProbeNCCLTests(args []string, stdout, stderr io.Writer) int {
 	}, func(w io.Writer, v any) {
 		res := v.(*nccltests.Result)
 		for _, r := range res.Runs {
+			if len(r.Rows) == 0 {
+				fmt.Fprintf(w, "%s: no results\n", r.Collective)
+				continue
+			}
 			fmt.Fprintf(w, "%s: %d sizes, avg busbw %.2f GB/s\n", r.Collective, len(r.Rows), r.AvgBusBW)
 		}
 	})

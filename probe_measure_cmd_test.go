@@ -297,3 +297,24 @@ func TestProbeMeasureReparsesSavedRun(t *testing.T) {
 		}
 	}
 }
+
+// TestProbeMeasureToolFailureSaysWhy runs a stand-in that prints what
+// nccl-tests printed under mpirun when two ranks shared one GPU, and exits
+// as it did: the reason reaches stderr, not only the exit status.
+func TestProbeMeasureToolFailureSaysWhy(t *testing.T) {
+	abs, _ := filepath.Abs("probes/parse/nccltests/testdata/allreduce_h200_mpirun_np2_failure.txt")
+	tool := filepath.Join(t.TempDir(), "all_reduce_perf_mpi")
+	if err := os.WriteFile(tool, []byte("#!/bin/sh\ncat '"+abs+"'\nexit 5\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	code := dispatch([]string{"probe", "nccl-tests", "--tool", tool}, &out, &errb)
+	for _, want := range []string{"Invalid number of GPUs: 2 requested but only 1 were found", "exit status 5"} {
+		if !strings.Contains(errb.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errb.String())
+		}
+	}
+	if code != 1 || !strings.Contains(out.String(), "no results") {
+		t.Errorf("exit %d, stdout %q", code, out.String())
+	}
+}

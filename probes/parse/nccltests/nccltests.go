@@ -18,6 +18,9 @@ var (
 	ErrMalformed = errors.New("nccltests: malformed input")
 	// ErrUnknownCollective: no bus-bandwidth factor is known for the name.
 	ErrUnknownCollective = errors.New("nccltests: unknown collective")
+	// ErrTestFailed: nccl-tests reported a failure ("Test NCCL failure",
+	// "Test CUDA failure", "Test failure"); Run.Failures has its lines.
+	ErrTestFailed = errors.New("nccltests: the test reported a failure")
 )
 
 // LineError names the input line (1-based) a problem was found on.
@@ -80,7 +83,11 @@ type Run struct {
 	AvgBusBWVerdict string   `json:"avg_busbw_verdict,omitempty"`
 	Warnings        []string `json:"warnings,omitempty"`
 	Errors          []string `json:"errors,omitempty"`
-	StartLine       int      `json:"start_line"`
+	// Failures are nccl-tests' own failure lines ("node3: Test NCCL failure
+	// common.cu:958 'unhandled system error'"), each with the message line
+	// that followed it when that line carried the reason.
+	Failures  []string `json:"failures,omitempty"`
+	StartLine int      `json:"start_line"`
 }
 
 // Params is the `# nThread ... nGpus ...` header line. Fields absent from

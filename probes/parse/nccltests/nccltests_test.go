@@ -389,3 +389,34 @@ func TestLibraryVersion(t *testing.T) {
 		}
 	}
 }
+
+func TestParseFailures(t *testing.T) {
+	recorded := string(mustRead(t, "allreduce_h200_mpirun_np2_failure.txt"))
+	for _, c := range []struct {
+		name, input string
+		want        []string // the failures of the last run
+		truncated   bool
+	}{
+		{"recorded: two ranks on one GPU", recorded,
+			[]string{".. vm pid 973: Test failure common.cu:1168: Invalid number of GPUs: 2 requested but only 1 were found."}, true},
+		// Synthetic: the older one-line form with the reason in quotes,
+		// printed after some rows.
+		{"NCCL failure after rows", "# nThread 1 nGpus 8 minBytes 8 maxBytes 64 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0\n" +
+			"           8             2     float     sum      -1    20.10    0.00    0.00      0    19.90    0.00    0.00      0\n" +
+			"node3: Test NCCL failure common.cu:958 'unhandled system error (run with NCCL_DEBUG=INFO for details) / '\n" +
+			" .. node3 pid 4242: Test failure common.cu:1100\n",
+			[]string{"node3: Test NCCL failure common.cu:958 'unhandled system error (run with NCCL_DEBUG=INFO for details) / '",
+				".. node3 pid 4242: Test failure common.cu:1100"}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			res, err := Parse(strings.NewReader(c.input))
+			if !errors.Is(err, ErrTestFailed) || errors.Is(err, ErrTruncated) != c.truncated {
+				t.Fatalf("err = %v; want ErrTestFailed, truncated %v", err, c.truncated)
+			}
+			got := res.Runs[len(res.Runs)-1].Failures
+			if strings.Join(got, "\n") != strings.Join(c.want, "\n") {
+				t.Errorf("failures\n%q\nwant\n%q", got, c.want)
+			}
+		})
+	}
+}

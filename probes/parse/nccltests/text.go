@@ -46,6 +46,7 @@ var (
 	reOOB         = regexp.MustCompile(`^#\s*Out of bounds values\s*:\s*(\d+)\s*(\S*)`)
 	reAvgBW       = regexp.MustCompile(`^#\s*Avg bus bandwidth\s*:\s*(\S+)\s*(\S*)`)
 	reErrorLine   = regexp.MustCompile(`^#\s*error:\s*(.*)$`)
+	reFailure     = regexp.MustCompile(`\bTest (?:NCCL |CUDA )?failure\b`)
 	reCommand     = regexp.MustCompile(`(?:^|[\s/])(\w+_perf(?:_mpi)?)(?:\s|$)`)
 	reParam       = map[string]*regexp.Regexp{
 		"nThread":    regexp.MustCompile(`nThread\s+(\d+)`),
@@ -72,11 +73,14 @@ type textParser struct {
 	// cmdProgram is a *_perf binary named on a command line seen before
 	// the run it launched.
 	cmdProgram string
+	// reasonFor is the index in the current run's Failures of a failure
+	// line whose reason may come on the next line; -1 when none.
+	reasonFor int
 }
 
 // ParseText reads the text output of an nccl-tests binary.
 func ParseText(r io.Reader) (*Result, error) {
-	p := &textParser{res: &Result{Format: "text"}}
+	p := &textParser{res: &Result{Format: "text"}, reasonFor: -1}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), maxLine)
 	for sc.Scan() {
@@ -370,6 +374,22 @@ func (p *textParser) fragment(text string, cut bool) {
 
 func (p *textParser) ignored(text string) {
 	p.res.IgnoredLines++
+	reason := p.reasonFor
+	p.reasonFor = -1
+	line := strings.TrimSpace(text)
+	if reFailure.MatchString(line) {
+		run := p.current()
+		run.Failures = append(run.Failures, line)
+		p.reasonFor = len(run.Failures) - 1
+		return
+	}
+	// nccl-tests prints the reason of some failures on the line after
+	// ("Invalid number of GPUs: 2 requested but only 1 were found.");
+	// launcher banners ("-----") are not reasons.
+	if reason >= 0 && p.run != nil && reason < len(p.run.Failures) && !strings.HasPrefix(line, "-") {
+		p.run.Failures[reason] += ": " + line
+		return
+	}
 	if m := reCommand.FindStringSubmatch(text); m != nil {
 		if p.run != nil && p.run.Program == "" && len(p.run.Rows) == 0 {
 			p.run.setProgram(m[1])
@@ -547,9 +567,17 @@ func (p *textParser) finish() {
 		p.errs = append(p.errs, ErrNoResults)
 		return
 	}
+	for _, r := range p.res.Runs {
+		if len(r.Failures) > 0 {
+			p.errs = append(p.errs, fmt.Errorf("%w: %s", ErrTestFailed, strings.Join(r.Failures, "; ")))
+		}
+	}
 	last := &p.res.Runs[len(p.res.Runs)-1]
-	if len(last.Rows) > 0 && !last.HasFooter {
+	switch {
+	case len(last.Rows) > 0 && !last.HasFooter:
 		p.errs = append(p.errs, &LineError{Line: p.lineNo, Err: fmt.Errorf("%w: output ends after row %d without the \"# Avg bus bandwidth\" footer", ErrTruncated, len(last.Rows))})
+	case len(last.Rows) == 0 && !last.HasFooter && last.Params.Raw != "":
+		p.errs = append(p.errs, &LineError{Line: p.lineNo, Err: fmt.Errorf("%w: output ends after the header, before the first row", ErrTruncated)})
 	}
 }
 
