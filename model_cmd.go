@@ -53,7 +53,7 @@ func runModel(args []string, stdout, stderr io.Writer) int {
 	interLat := fs.String("inter-lat", "", "per-step latency between nodes (default: preset's, else --lat)")
 	proto := fs.String("proto", "", "simple|ll|ll128|auto (default: ideal, no protocol cost)")
 	preset := fs.String("preset", "", "node preset: "+presetNames())
-	family := fs.String("nccl", "2.23", "NCCL version family of the tuner: 2.19 or 2.23")
+	family := fs.String("nccl", "2.23", "NCCL version family of the tuner: 2.19, 2.23 or 2.28")
 	table := fs.Bool("table", false, "with --algo auto: also print NCCL's init tuning table")
 	jsonOut := fs.Bool("json", false, "print JSON: an object, or a list for --sweep")
 	fs.Usage = func() {

@@ -16,7 +16,12 @@ import (
 //     as in NVIDIA/nccl commit b6475625fbcaa2c3c0e50eed2fa1255d7514d4a2;
 //   - "2.23": NCCL 2.23 to 2.27 (adds PAT and Blackwell rows; Tree/Simple
 //     8.4 + 4 us per hop; Ring LL at half; NVLS hop 25 us), as in the
-//     2.2x tuning.cc with BLACKWELL_COMPCAP_IDX and ncclPatEnable.
+//     2.2x tuning.cc with BLACKWELL_COMPCAP_IDX and ncclPatEnable;
+//   - "2.28": NCCL 2.28 (constants moved into ncclTunerConstantsDefaults,
+//     NVIDIA/nccl v2.28.7-1 src/graph/tuning.cc lines 142-199: new
+//     Blackwell per-channel caps, PAT rows, NVLSTree network hop 20.9 us,
+//     NVLS bandwidth from nvlsEfficiency and skipped below 2 channels).
+//     Volta to Hopper numbers equal 2.23's.
 //
 // Latencies are in microseconds and bandwidths in GB/s (1e9 B/s), as NCCL
 // keeps them, and the field names say so.
@@ -62,7 +67,12 @@ type tuningTables struct {
 	perChMaxRingLL128Bws [4][3]float64
 	perChMaxTreeLL128Bws [4][3]float64
 	perChMaxTreeBws      [4][3]float64
-	treeCorrection       [3][23]float64
+	// perChMaxNVLSTreeBws and nvlsEfficiency exist from 2.28 on.
+	perChMaxNVLSTreeBws [4][3]float64
+	nvlsEfficiency      [4]float64
+	// treeCorrection has 24 columns from 2.28 on (NVLSTree uses the 24th);
+	// Tree reads only the first 23, as before.
+	treeCorrection [3][24]float64
 }
 
 var tables219 = tuningTables{
@@ -77,7 +87,7 @@ var tables219 = tuningTables{
 	perChMaxRingLL128Bws: [4][3]float64{{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 36.7}, {36.7, 36.7, 36.7}},
 	perChMaxTreeLL128Bws: [4][3]float64{{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 29.0}, {36.7, 36.7, 29.0}},
 	perChMaxTreeBws:      [4][3]float64{{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}, {38.7, 41.4, 36.0}},
-	treeCorrection: [3][23]float64{
+	treeCorrection: [3][24]float64{
 		{1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0},
 		{1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0},
 		{.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9},
@@ -99,6 +109,34 @@ var tables223 = tuningTables{
 	treeCorrection:       tables219.treeCorrection,
 }
 
+// tables228 is ncclTunerConstantsDefaults of NCCL 2.28 (NVIDIA/nccl
+// v2.28.7-1 src/graph/tuning.cc#L142-L199) with nvlsEfficiency and the
+// 24-column treeCorrectionFactor of the same file. The lab's own 2.28.9
+// log (two H200s, NVLS off) checks the Volta to Hopper rows; the Blackwell
+// and NVLS numbers were read from a copy of that file not tied to a tag
+// here and are unchecked against a log.
+var tables228 = tuningTables{
+	nAlgos: 7,
+	// PAT gets its own base latency row, 8 us (2.23 wrote the 8 inline).
+	baseLat: [7][3]float64{{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, aPAT: {8.0, 8.0, 8.0}},
+	hwLat: [3][7][3]float64{
+		{{.6, 1.25, 4.0}, {.6, 1.9, 3.4}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 25}, {0, 0, 25}, {0, 0, 4.0}},
+		{{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 0}, {0, 0, 0}, {0, 0, 4.0}},
+		{{5.0, 8.5, 14}, {2.7, 4.0, 14.0}, {0, 0, 31}, {0, 0, 30}, {0, 0, 18}, {0, 0, 20.9}, {0, 0, 14}},
+	},
+	llMaxBws:             tables223.llMaxBws,
+	perChMaxRingLL128Bws: [4][3]float64{{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 36.7}, {40, 40, 40}},
+	perChMaxTreeLL128Bws: [4][3]float64{{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 29.0}, {55.6, 31.67, 20.0}},
+	perChMaxTreeBws:      [4][3]float64{{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}, {70.0, 42.8, 24.0}},
+	perChMaxNVLSTreeBws:  [4][3]float64{{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {0, 57.7, 45.5}, {0, 96.0, 80.0}},
+	nvlsEfficiency:       [4]float64{0, 0, 0.85, 0.74},
+	treeCorrection: [3][24]float64{
+		{1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0, 1.0},
+		{1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0, 1.0},
+		{.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9, .9},
+	},
+}
+
 // NCCL's thread counts (src/include/device.h): NCCL_MAX_NTHREADS 640,
 // NCCL_SIMPLE_MAX_NTHREADS 512, NCCL_LL_MAX_NTHREADS 512,
 // NCCL_LL128_MAX_NTHREADS 640; PCI_BW 12 GB/s (src/graph/topo.h).
@@ -108,6 +146,24 @@ const (
 	ncclLLMaxNThreads     = 512
 	ncclLL128MaxNThreads  = 640
 	ncclPCIBW             = 12.0
+)
+
+// Per-thread work before NCCL adds channels or threads (src/include/device.h:
+// NCCL_LL_THREAD_THRESHOLD 8, NCCL_LL128_THREAD_THRESHOLD 8,
+// NCCL_SIMPLE_THREAD_THRESHOLD 64; tuning.cc multiplies Ring/LL by the rank
+// count and sets CollNet/Simple to 512). A log prints them as
+// "threadThresholds 8/8/64 | 16/8/64 | 512 | 512" for two ranks.
+const (
+	ncclLLThreadThreshold     = 8
+	ncclLL128ThreadThreshold  = 8
+	ncclSimpleThreadThreshold = 64
+	// ncclMinTrafficPerChannel is scheduleCollTasksToPlan's
+	// MinTrafficPerChannel (src/enqueue.cc, 16 KiB).
+	ncclMinTrafficPerChannel = 16 << 10
+	// ncclMaxCollChannels caps the doubled ring channels; 32 is NCCL's
+	// default NCCL_MAX_CTAS, assumed here (set CollChannels from a log's
+	// "N coll channels" line where it differs).
+	ncclMaxCollChannels = 32
 )
 
 // TunerGraph is what NCCL's topology search found for one algorithm: the
@@ -127,7 +183,8 @@ type TunerGraph struct {
 
 // TunerTopology is the input of the NCCL-like tuner.
 type TunerTopology struct {
-	// Family is "2.19" or "2.23" (see the top of tuner.go); "" is "2.23".
+	// Family is "2.19", "2.23" or "2.28" (see the top of tuner.go); ""
+	// is "2.23".
 	Family      string
 	Nodes       int
 	GPUsPerNode int
@@ -153,6 +210,12 @@ type TunerTopology struct {
 	Tree        TunerGraph
 	CollNet     TunerGraph
 	NVLS        TunerGraph
+	// CollChannels is the communicator's channel count, as the log's
+	// "24 coll channels, ..." line prints it. 0 derives it as NCCL does on
+	// one node: the ring graph's channels doubled (ncclTopoPostset), at
+	// most 32. It sets TunerChoice.Channels and, in family 2.28, the ring
+	// plateau test (older families keep using Ring.Channels there).
+	CollChannels int
 }
 
 // TunerEntry is one cell of NCCL's tuning table.
@@ -179,6 +242,8 @@ type TunerTable struct {
 	nodes    int
 	compCap  int
 	nChannel int
+	// commChannels is comm->nChannels (see TunerTopology.CollChannels).
+	commChannels int
 }
 
 func (t TunerTopology) family() (*tuningTables, error) {
@@ -187,8 +252,10 @@ func (t TunerTopology) family() (*tuningTables, error) {
 		return &tables223, nil
 	case "2.19", "2.20", "2.21", "2.22":
 		return &tables219, nil
+	case "2.28":
+		return &tables228, nil
 	}
-	return nil, fmt.Errorf("%w: unknown NCCL family %q (want 2.19 or 2.23)", ErrParams, t.Family)
+	return nil, fmt.Errorf("%w: unknown NCCL family %q (want 2.19, 2.23 or 2.28)", ErrParams, t.Family)
 }
 
 func log2i(n int) int { return floorLog2(n) }
@@ -204,14 +271,22 @@ func Tune(t TunerTopology) (TunerTable, error) {
 	if t.Nodes < 1 || t.GPUsPerNode < 1 {
 		return TunerTable{}, fmt.Errorf("%w: tuner needs nodes >= 1 and GPUs per node >= 1", ErrParams)
 	}
-	if t.Ring.Channels < 0 || t.Tree.Channels < 0 || t.NVLS.Channels < 0 || t.CollNet.Channels < 0 {
+	if t.Ring.Channels < 0 || t.Tree.Channels < 0 || t.NVLS.Channels < 0 || t.CollNet.Channels < 0 || t.CollChannels < 0 {
 		return TunerTable{}, fmt.Errorf("%w: negative channel count", ErrParams)
 	}
-	is223 := tb == &tables223
+	// 2.28 keeps every 2.23 rule and adds its own (is228).
+	is223 := tb == &tables223 || tb == &tables228
 	T := TunerTable{Topology: t, tables: tb, nAlgos: tb.nAlgos}
 	nNodes := t.Nodes
 	nRanks := t.Nodes * t.GPUsPerNode
 	T.ranks, T.nodes, T.compCap, T.nChannel = nRanks, nNodes, t.ComputeCapability, t.Ring.Channels
+	T.commChannels = t.CollChannels
+	if T.commChannels == 0 {
+		T.commChannels = min(2*t.Ring.Channels, ncclMaxCollChannels)
+	}
+	if tb == &tables228 {
+		T.nChannel = T.commChannels
+	}
 	graphs := [7]TunerGraph{t.Tree, t.Ring, t.CollNet, t.CollNet, t.NVLS, t.NVLS, t.Ring}
 	if !t.NVLSSupport {
 		graphs[aNVLS].Channels, graphs[aNVLSTree].Channels = 0, 0
@@ -248,6 +323,7 @@ func Tune(t TunerTopology) (TunerTable, error) {
 
 func (T *TunerTable) compute(t TunerTopology, graphs [7]TunerGraph, is223 bool) {
 	tb := T.tables
+	is228 := tb == &tables228
 	nNodes, nRanks := T.nodes, T.ranks
 	cc := t.ComputeCapability
 	ccIdx := 0
@@ -334,6 +410,29 @@ func (T *TunerTable) compute(t TunerTopology, graphs [7]TunerGraph, is223 bool) 
 					}
 					bw = math.Min(g.BwIntraGBps, inter)
 				}
+				if is228 && (a == aNVLS || a == aNVLSTree) {
+					// 2.28: NVLS needs 2 channels; its per-channel rate is
+					// the NVLink rate times nvlsEfficiency, less one channel,
+					// doubled for all_reduce's two pipelined halves.
+					if g.Channels < 2 {
+						continue
+					}
+					nCh := float64(g.Channels)
+					intra := g.BwIntraGBps * tb.nvlsEfficiency[ccIdx] * (nCh - 1) / nCh
+					if coll == AllReduce {
+						intra *= 2
+					} else {
+						intra *= (ppn - 1) / ppn
+					}
+					inter := g.BwInterGBps
+					if nNodes <= 2 && a == aNVLSTree {
+						inter *= 2
+					}
+					bw = math.Min(intra, inter)
+					if a == aNVLSTree {
+						bw = math.Min(bw, tb.perChMaxNVLSTreeBws[ccIdx][index2])
+					}
+				}
 				nCh := float64(g.Channels)
 				busBw := nCh * bw
 
@@ -407,10 +506,10 @@ func (T *TunerTable) compute(t TunerTopology, graphs [7]TunerGraph, is223 bool) 
 				}
 				if convert {
 					ratio := .5
-					switch a {
-					case aRing:
+					switch {
+					case a == aRing, is228 && (a == aNVLS || a == aNVLSTree):
 						ratio = float64(nRanks) / float64(nsteps)
-					case aNVLS, aNVLSTree:
+					case a == aNVLS, a == aNVLSTree:
 						ratio = 5.0 / 6.0
 					}
 					busBw *= ratio
@@ -482,7 +581,12 @@ func (T *TunerTable) compute(t TunerTopology, graphs [7]TunerGraph, is223 bool) 
 				case aNVLSTree:
 					lat += intraLat + 2*float64(log2i(nNodes))*interLat
 				case aPAT:
-					lat = 8 + float64(log2i(nNodes))*(interLat/3.5) + float64(nRanks)*2.8
+					// 2.23 writes the 8 us base inline; 2.28 keeps it in
+					// baseLatencies, which lat already holds.
+					if !is228 {
+						lat = 8
+					}
+					lat += float64(log2i(nNodes))*(interLat/3.5) + float64(nRanks)*2.8
 				}
 				T.lat[ci][a][p] = lat
 			}
@@ -522,9 +626,15 @@ func (T TunerTable) TimeUs(c Collective, algorithm, protocol string, bytes float
 	if bw == 0 {
 		return 0, false
 	}
-	is223 := T.tables == &tables223
+	is228 := T.tables == &tables228
+	is223 := T.tables == &tables223 || is228
 	logSize := log2i(int(int64(bytes) >> 6))
 	if a == aTree && logSize >= 0 && logSize < 23 && (c == AllReduce || !is223) {
+		bw *= T.tables.treeCorrection[p][logSize]
+	}
+	// 2.28 corrects NVLSTree too, on Blackwell with x86 hosts only.
+	if is228 && a == aNVLSTree && c == AllReduce && logSize >= 0 && logSize < 24 &&
+		T.compCap >= 100 && !strings.EqualFold(T.Topology.CPUVendor, "arm") {
 		bw *= T.tables.treeCorrection[p][logSize]
 	}
 	if a == aRing && p == pSimple && T.nodes > 1 && c == AllReduce && T.nChannel > 0 &&
@@ -541,13 +651,26 @@ func (T TunerTable) TimeUs(c Collective, algorithm, protocol string, bytes float
 // TunerChoice is the tuner's pick for one operation.
 type TunerChoice struct {
 	Collective Collective
-	Bytes      float64
-	Algorithm  string
-	Protocol   string
-	TimeUs     float64
+	// Bytes is NCCL's nBytes for the operation: the whole buffer for
+	// all_reduce, broadcast and reduce, and for all_gather and
+	// reduce_scatter the gathered (largest) buffer, that is ranks times
+	// the per-rank size the TUNING log prints ("AllGather: 4 Bytes" on two
+	// ranks is 8 here).
+	Bytes     float64
+	Algorithm string
+	Protocol  string
+	TimeUs    float64
 	// LatencyUs and BandwidthGBps are the table cell behind the pick.
 	LatencyUs     float64
 	BandwidthGBps float64
+	// Channels is how many channels (CTAs) NCCL runs the operation on when
+	// it is the only one in its group: the width of the log's
+	// "channel{Lo..Hi}" range. It is topoGetAlgoInfo's channel cut for
+	// small sizes followed by scheduleCollTasksToPlan's split of the
+	// traffic into 16 KiB-traffic cells (src/enqueue.cc, NCCL 2.2x). It is
+	// 0 where that is not modelled: CollNet and NVLS algorithms, and
+	// Force's forced choice.
+	Channels int
 }
 
 // Pick returns the fastest enabled algorithm and protocol for one
@@ -574,8 +697,102 @@ func (T TunerTable) Pick(c Collective, bytes float64) (TunerChoice, error) {
 	if best.TimeUs < 0 {
 		return TunerChoice{}, fmt.Errorf("%w: no algorithm is enabled for %s on this topology", ErrUnsupported, c)
 	}
+	best.Channels = T.channels(c, algoIndex(best.Algorithm), protoIndex(best.Protocol), bytes)
 	return best, nil
 }
+
+// channels reproduces how many channels NCCL gives one collective that is
+// alone in its plan, for Ring, Tree and PAT (0 for the others).
+func (T TunerTable) channels(c Collective, a, p int, nBytes float64) int {
+	if a != aRing && a != aTree && a != aPAT {
+		return 0
+	}
+	comm := T.commChannels
+	if comm < 1 || nBytes < 1 || nBytes > 1<<62 {
+		return 0
+	}
+	n := int64(nBytes)
+	// topoGetAlgoInfo: drop channels while each thread would get less
+	// than its threshold of work.
+	threshold := int64(ncclSimpleThreadThreshold)
+	switch p {
+	case pLL:
+		threshold = ncclLLThreadThreshold
+		if a == aRing {
+			threshold *= int64(T.ranks)
+		}
+	case pLL128:
+		threshold = ncclLL128ThreadThreshold
+	}
+	nt := int64(T.threads[a][p])
+	nc := int64(comm)
+	for n < nc*nt*threshold && nc >= 2 {
+		nc--
+	}
+
+	// scheduleCollTasksToPlan: the plan's traffic is split evenly over
+	// min(nc, comm) channels, in cells of 16 KiB of traffic.
+	count := n // bytes one rank holds: NCCL's task->count x element size
+	perByte := int64(1)
+	switch c {
+	case AllReduce:
+		perByte = 2
+	case AllGather, ReduceScatter:
+		perByte = int64(T.ranks)
+		count = n / int64(T.ranks)
+	}
+	if p == pLL {
+		perByte *= 4 // LL sends a flag with every 4 bytes of data
+	}
+	if count < 1 {
+		return 0
+	}
+	traffic := max(int64(ncclMinTrafficPerChannel), count*perByte)
+	nPlan := min(nc, int64(comm))
+	perChannel := max(int64(ncclMinTrafficPerChannel), traffic/nPlan)
+	cellSize := divUp64(divUp64(ncclMinTrafficPerChannel, perByte), 16) * 16
+	cells := divUp64(count, cellSize)
+	perCell := cellSize * perByte
+	cellsPerChannel := min(cells, divUp64(perChannel, perCell))
+	cellsLo := cells
+	if comm > 1 {
+		cellsLo = min(cells, divUp64(perChannel, perCell))
+	}
+	nMid := (cells - cellsLo) / cellsPerChannel
+	cellsHi := (cells - cellsLo) % cellsPerChannel
+	nCh := nMid
+	if cellsLo != 0 {
+		nCh++
+	}
+	if cellsHi != 0 {
+		nCh++
+	}
+	if int64(comm) < nCh { // more than the communicator has: spread wider cells
+		nMid = int64(comm) - 2
+		cellsPerChannel = (cells - cellsLo) / (nMid + 1)
+		cellsHi = cellsPerChannel + (cells-cellsLo)%(nMid+1)
+	}
+	if cellsHi == 0 && nMid != 0 {
+		cellsHi = cellsPerChannel
+		nMid--
+	}
+	countLo, countHi := cellsLo*cellSize, cellsHi*cellSize
+	if countHi != 0 {
+		countHi -= cells*cellSize - count
+	} else {
+		countLo -= cells*cellSize - count
+	}
+	nCh = nMid
+	if countLo != 0 {
+		nCh++
+	}
+	if cellsHi != 0 {
+		nCh++
+	}
+	return int(nCh)
+}
+
+func divUp64(a, b int64) int64 { return (a + b - 1) / b }
 
 // ForcedCost compares forcing an algorithm and/or protocol (as
 // NCCL_ALGO / NCCL_PROTO do) with the tuner's free pick.

@@ -1,11 +1,14 @@
 package costmodel
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -292,6 +295,305 @@ func TestSweepTuner(t *testing.T) {
 	for _, r := range rows {
 		if !near(r.LatencyTerm+r.BandwidthTerm, r.Time, 1e-9) || r.Ranks != 24 {
 			t.Errorf("row %+v", r)
+		}
+	}
+}
+
+// h200x2Log returns NCCL's debug log of the lab's own run on two H200 GPUs
+// (NCCL 2.28.9, NVLink NV18, ncclCommInitAll, NCCL_NVLS_ENABLE=0,
+// NCCL_DEBUG_SUBSYS=INIT,GRAPH,TUNING), recorded by `commlab probe nccl`
+// into probes/recorded/data/nccl-h200x2-tuning.json.
+func h200x2Log(t *testing.T) string {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("..", "probes", "recorded", "data", "nccl-h200x2-tuning.json"))
+	if err != nil {
+		t.Fatalf("the recorded H200 run is part of the repository: %v", err)
+	}
+	var run struct {
+		NCCL string            `json:"nccl"`
+		Logs map[string]string `json:"logs"`
+	}
+	if err := json.Unmarshal(raw, &run); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(run.NCCL, "2.28.") {
+		t.Fatalf("recorded run is NCCL %q, want 2.28.x", run.NCCL)
+	}
+	log := run.Logs["nccl-debug"]
+	if log == "" {
+		t.Fatal("recorded run has no nccl-debug log")
+	}
+	return log
+}
+
+// ncclInfo returns the text after "NCCL INFO " of every log line, in order.
+func ncclInfo(log string) []string {
+	var out []string
+	for _, line := range strings.Split(log, "\n") {
+		if _, rest, ok := strings.Cut(line, "NCCL INFO "); ok {
+			out = append(out, rest)
+		}
+	}
+	return out
+}
+
+// topologyFromLog builds the tuner input from the log's graph lines
+// ("Pattern 4, crossNic 0, nChannels 12, bw 30.000000/30.000000, type
+// NVL/PIX, sameChannels 1": pattern 4 is NCCL_TOPO_PATTERN_RING, 1 the
+// balanced tree, 3 the tree) and its "24 coll channels" line.
+func topologyFromLog(t *testing.T, lines []string, ranks int) TunerTopology {
+	t.Helper()
+	topo := TunerTopology{Family: "2.28", Nodes: 1, GPUsPerNode: ranks, CPUVendor: "intel",
+		ComputeCapability: 90} // H200: sm_90
+	seen := map[int]bool{}
+	for _, l := range lines {
+		var pattern, crossNic, nch, same int
+		var intra, inter float64
+		var typ string
+		if n, _ := fmt.Sscanf(l, "Pattern %d, crossNic %d, nChannels %d, bw %f/%f, type %s sameChannels %d",
+			&pattern, &crossNic, &nch, &intra, &inter, &typ, &same); n == 7 && !seen[pattern] {
+			seen[pattern] = true
+			g := TunerGraph{Channels: nch, BwIntraGBps: intra, BwInterGBps: inter, SameChannels: same == 1}
+			switch pattern {
+			case 4:
+				topo.Ring = g
+				topo.IntraNVLink = strings.HasPrefix(typ, "NVL/")
+			case 1, 2, 3:
+				topo.Tree = g
+				topo.TreePattern = pattern == 3
+			}
+		}
+		var coll int
+		if n, _ := fmt.Sscanf(l, "%d coll channels", &coll); n == 1 {
+			topo.CollChannels = coll
+		}
+	}
+	if topo.Ring.Channels == 0 || topo.Tree.Channels == 0 || topo.CollChannels == 0 {
+		t.Fatalf("log lacks ring/tree graph or channel lines: %+v", topo)
+	}
+	return topo
+}
+
+type loggedCell struct {
+	coll      string
+	algo      string
+	proto     string
+	lat, bw   float64
+	maxThread int
+}
+
+// tableFromLog parses NCCL's tuning table (tuning.cc, INFO(NCCL_TUNING)):
+// blocks of "Algorithm |", "Protocol |", "Max NThreads |" and one row per
+// collective with "latency/bandwidth" cells.
+func tableFromLog(t *testing.T, lines []string) []loggedCell {
+	t.Helper()
+	var cells []loggedCell
+	var algos, protos []string
+	var threads []int
+	done := map[string]bool{}
+	for _, l := range lines {
+		head, rest, ok := strings.Cut(l, "|")
+		if !ok {
+			continue
+		}
+		head = strings.TrimSpace(head)
+		fields := strings.Split(rest, "|")
+		switch head {
+		case "Algorithm":
+			algos = algos[:0]
+			for _, f := range fields {
+				if f := strings.TrimSpace(f); f != "" {
+					algos = append(algos, f)
+				}
+			}
+			continue
+		case "Protocol":
+			protos = protos[:0]
+			for _, f := range fields {
+				if f := strings.TrimSpace(f); f != "" {
+					protos = append(protos, f)
+				}
+			}
+			continue
+		case "Max NThreads":
+			threads = threads[:0]
+			for _, f := range fields {
+				if f := strings.TrimSpace(f); f != "" {
+					n, err := strconv.Atoi(f)
+					if err != nil {
+						t.Fatalf("threads %q: %v", l, err)
+					}
+					threads = append(threads, n)
+				}
+			}
+			continue
+		case "Broadcast", "Reduce", "AllGather", "ReduceScatter", "AllReduce":
+		default:
+			continue
+		}
+		i := 0
+		for _, f := range fields {
+			f = strings.TrimSpace(f)
+			if f == "" {
+				continue
+			}
+			ls, bs, ok := strings.Cut(f, "/")
+			lat, err1 := strconv.ParseFloat(strings.TrimSpace(ls), 64)
+			bw, err2 := strconv.ParseFloat(strings.TrimSpace(bs), 64)
+			if !ok || err1 != nil || err2 != nil || i/3 >= len(algos) || i%3 >= len(protos) || i >= len(threads) {
+				t.Fatalf("table line %q: cell %d %q", l, i, f)
+			}
+			c := loggedCell{coll: head, algo: algos[i/3], proto: protos[i%3], lat: lat, bw: bw, maxThread: threads[i]}
+			// Both ranks of ncclCommInitAll log; rank 0 prints the table once.
+			if key := c.coll + c.algo + c.proto; !done[key] {
+				done[key] = true
+				cells = append(cells, c)
+			}
+			i++
+		}
+	}
+	return cells
+}
+
+type loggedChoice struct {
+	coll        Collective
+	bytes       int64 // count x element size, as the log prints it
+	algo, proto string
+	channels    int
+}
+
+// choicesFromLog parses "AllReduce: 8 Bytes -> Algo RING proto LL
+// channel{Lo..Hi}={0..0}" (src/enqueue.cc, one line per operation).
+func choicesFromLog(t *testing.T, lines []string) []loggedChoice {
+	t.Helper()
+	algoNames := map[string]string{"TREE": "Tree", "RING": "Ring", "COLLNET_DIRECT": "CollNetDirect",
+		"COLLNET_CHAIN": "CollNetChain", "NVLS": "NVLS", "NVLS_TREE": "NVLSTree", "PAT": "PAT"}
+	protoNames := map[string]string{"LL": "LL", "LL128": "LL128", "SIMPLE": "Simple"}
+	colls := map[string]Collective{"AllReduce": AllReduce, "AllGather": AllGather, "ReduceScatter": ReduceScatter}
+	var out []loggedChoice
+	seen := map[string]bool{}
+	for _, l := range lines {
+		if !strings.Contains(l, " Bytes -> Algo ") {
+			continue
+		}
+		name, rest, _ := strings.Cut(l, ": ")
+		var bytes int64
+		var algo, proto string
+		var lo, hi int
+		if n, err := fmt.Sscanf(rest, "%d Bytes -> Algo %s proto %s channel{Lo..Hi}={%d..%d}", &bytes, &algo, &proto, &lo, &hi); n != 5 {
+			t.Fatalf("choice line %q: %v", l, err)
+		}
+		c, ok1 := colls[name]
+		a, ok2 := algoNames[algo]
+		p, ok3 := protoNames[proto]
+		if !ok1 || !ok2 || !ok3 || lo != 0 {
+			t.Fatalf("choice line %q: unknown names or channel range", l)
+		}
+		ch := loggedChoice{coll: c, bytes: bytes, algo: a, proto: p, channels: hi - lo + 1}
+		key := fmt.Sprint(ch)
+		if !seen[key] {
+			seen[key] = true
+			out = append(out, ch)
+		}
+	}
+	return out
+}
+
+// TestTunerReproducesH200x2Log checks the 2.28 family against NCCL 2.28.9's
+// own numbers on the lab's 2x H200 machine: every cell of the tuning
+// table (latency and bandwidth at the log's 0.1 precision, enabled or
+// not, and Max NThreads), and the algorithm, protocol and channel count
+// of every all_reduce, all_gather and reduce_scatter from 4 B to 8 GiB.
+func TestTunerReproducesH200x2Log(t *testing.T) {
+	lines := ncclInfo(h200x2Log(t))
+	topo := topologyFromLog(t, lines, 2)
+	T, err := Tune(topo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells := tableFromLog(t, lines)
+	if len(cells) != 5*7*3 {
+		t.Fatalf("parsed %d table cells, want %d", len(cells), 5*7*3)
+	}
+	ours := map[string]TunerEntry{}
+	for _, e := range T.Entries {
+		ours[ncclFuncNm[funcIndex(e.Collective)]+e.Algorithm+e.Protocol] = e
+	}
+	enabled := 0
+	for _, c := range cells {
+		e, ok := ours[c.coll+c.algo+c.proto]
+		if !ok {
+			t.Errorf("no entry for %s %s/%s", c.coll, c.algo, c.proto)
+			continue
+		}
+		// The log prints %8.1f/%6.1f: equal after the same rounding.
+		if fmt.Sprintf("%.1f/%.1f", e.LatencyUs, e.BandwidthGBps) != fmt.Sprintf("%.1f/%.1f", c.lat, c.bw) || e.MaxThreads != c.maxThread {
+			t.Errorf("%s %s/%s: ours %.1f/%.1f (%d threads), NCCL %.1f/%.1f (%d)", c.coll, c.algo, c.proto,
+				e.LatencyUs, e.BandwidthGBps, e.MaxThreads, c.lat, c.bw, c.maxThread)
+		}
+		if c.bw > 0 {
+			enabled++
+		}
+	}
+	if enabled != 18 { // Ring x 3 protocols x 5 collectives, Tree x 3 for all_reduce
+		t.Errorf("log has %d enabled cells, want 18", enabled)
+	}
+
+	choices := choicesFromLog(t, lines)
+	perColl := map[Collective]int{}
+	for _, ch := range choices {
+		perColl[ch.coll]++
+		nBytes := float64(ch.bytes)
+		if ch.coll == AllGather || ch.coll == ReduceScatter {
+			nBytes *= 2 // NCCL tunes on the gathered size (ncclFuncMaxSendRecvCount)
+		}
+		got, err := T.Pick(ch.coll, nBytes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Algorithm != ch.algo || got.Protocol != ch.proto || got.Channels != ch.channels {
+			t.Errorf("%s %d B: ours %s/%s on %d channels, NCCL %s/%s on %d", ch.coll, ch.bytes,
+				got.Algorithm, got.Protocol, got.Channels, ch.algo, ch.proto, ch.channels)
+		}
+	}
+	for _, c := range []Collective{AllReduce, AllGather, ReduceScatter} {
+		if perColl[c] < 30 {
+			t.Errorf("%s: only %d logged sizes parsed", c, perColl[c])
+		}
+	}
+}
+
+// Channels grows with size up to the communicator's count, is 0 for an
+// empty operation and for algorithms whose channel choice is not modelled.
+func TestTunerChannelsBounds(t *testing.T) {
+	h, _ := NodeByName("hgx-h100")
+	for _, fam := range []string{"2.23", "2.28"} {
+		topo := NCCLTopology(h, 1, fam)
+		T, err := Tune(topo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []Collective{AllReduce, AllGather, ReduceScatter, Broadcast} {
+			prev := 0
+			for _, s := range Sizes(8, 8<<30, 2) {
+				p, err := T.Pick(c, s)
+				if err != nil {
+					t.Fatal(err)
+				}
+				modelled := p.Algorithm == "Ring" || p.Algorithm == "Tree" || p.Algorithm == "PAT"
+				switch {
+				case !modelled && p.Channels != 0:
+					t.Errorf("%s %s %v B: %s has %d channels, want 0 (not modelled)", fam, c, s, p.Algorithm, p.Channels)
+				case modelled && (p.Channels < prev || p.Channels < 1 || p.Channels > 2*topo.Ring.Channels):
+					t.Errorf("%s %s %v B: %d channels after %d (at most %d)", fam, c, s, p.Channels, prev, 2*topo.Ring.Channels)
+				}
+				if modelled {
+					prev = p.Channels
+				}
+			}
+		}
+		if p, _ := T.Pick(AllReduce, 0); p.Channels != 0 {
+			t.Errorf("%s: empty all_reduce on %d channels", fam, p.Channels)
 		}
 	}
 }
