@@ -400,20 +400,10 @@ func tableFromLog(t *testing.T, lines []string) []loggedCell {
 		fields := strings.Split(rest, "|")
 		switch head {
 		case "Algorithm":
-			algos = algos[:0]
-			for _, f := range fields {
-				if f := strings.TrimSpace(f); f != "" {
-					algos = append(algos, f)
-				}
-			}
+			algos = nonEmpty(fields)
 			continue
 		case "Protocol":
-			protos = protos[:0]
-			for _, f := range fields {
-				if f := strings.TrimSpace(f); f != "" {
-					protos = append(protos, f)
-				}
-			}
+			protos = nonEmpty(fields)
 			continue
 		case "Max NThreads":
 			threads = threads[:0]
@@ -596,4 +586,15 @@ func TestTunerChannelsBounds(t *testing.T) {
 			t.Errorf("%s: empty all_reduce on %d channels", fam, p.Channels)
 		}
 	}
+}
+
+// nonEmpty returns the trimmed cells of a table row that hold something.
+func nonEmpty(cells []string) []string {
+	var out []string
+	for _, c := range cells {
+		if c := strings.TrimSpace(c); c != "" {
+			out = append(out, c)
+		}
+	}
+	return out
 }
