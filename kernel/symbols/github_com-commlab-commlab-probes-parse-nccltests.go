@@ -13,6 +13,7 @@ func init() {
 		"BusBWFactor":          reflect.ValueOf(nccltests.BusBWFactor),
 		"ErrMalformed":         reflect.ValueOf(&nccltests.ErrMalformed).Elem(),
 		"ErrNoResults":         reflect.ValueOf(&nccltests.ErrNoResults).Elem(),
+		"ErrTestFailed":        reflect.ValueOf(&nccltests.ErrTestFailed).Elem(),
 		"ErrTruncated":         reflect.ValueOf(&nccltests.ErrTruncated).Elem(),
 		"ErrUnknownCollective": reflect.ValueOf(&nccltests.ErrUnknownCollective).Elem(),
 		"Parse":                reflect.ValueOf(nccltests.Parse),
