@@ -6,7 +6,6 @@ import (
 	"errors"
 	"github.com/commlab/commlab/probes/parse/internal/golden"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -16,40 +15,17 @@ type goldenOutput struct {
 	Error string `json:"error,omitempty"`
 }
 
-func fixtures(t testing.TB) []string {
-	t.Helper()
-	files, err := filepath.Glob("testdata/*.log")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return files
-}
+func fixtures(t testing.TB) []string { return golden.Inputs(t, 10, "testdata/*.log") }
 
 func TestParseGolden(t *testing.T) {
-	files := fixtures(t)
-	if len(files) < 10 {
-		t.Fatalf("only %d fixtures", len(files))
-	}
-	for _, in := range files {
-		t.Run(filepath.Base(in), func(t *testing.T) {
-			data, err := os.ReadFile(in)
-			if err != nil {
-				t.Fatal(err)
-			}
-			l, perr := ParseBytes(data)
-			g := goldenOutput{Log: l}
-			if perr != nil {
-				g.Error = perr.Error()
-			}
-			got, err := json.MarshalIndent(g, "", " ")
-			if err != nil {
-				t.Fatal(err)
-			}
-			got = append(got, '\n')
-			path := strings.TrimSuffix(in, ".log") + ".golden"
-			golden.Check(t, path, got)
-		})
-	}
+	golden.Each(t, fixtures(t), golden.ReplaceExt, func(t *testing.T, data []byte) []byte {
+		l, perr := ParseBytes(data)
+		g := goldenOutput{Log: l}
+		if perr != nil {
+			g.Error = perr.Error()
+		}
+		return golden.JSON(t, g, " ")
+	})
 }
 
 func TestParseH200Recorded(t *testing.T) {

@@ -18,39 +18,19 @@ type goldenOutput struct {
 	Error  string  `json:"error,omitempty"`
 }
 
+func fixtures(t testing.TB) []string {
+	return golden.Inputs(t, 8, "testdata/*.txt", "testdata/*.json")
+}
+
 func TestParseGolden(t *testing.T) {
-	inputs, err := filepath.Glob("testdata/*")
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for _, in := range inputs {
-		if strings.HasSuffix(in, ".golden") || strings.HasSuffix(in, ".md") {
-			continue
+	golden.Each(t, fixtures(t), golden.AppendExt, func(t *testing.T, data []byte) []byte {
+		res, perr := Parse(bytes.NewReader(data))
+		g := goldenOutput{Result: res}
+		if perr != nil {
+			g.Error = perr.Error()
 		}
-		n++
-		t.Run(filepath.Base(in), func(t *testing.T) {
-			data, err := os.ReadFile(in)
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, perr := Parse(bytes.NewReader(data))
-			g := goldenOutput{Result: res}
-			if perr != nil {
-				g.Error = perr.Error()
-			}
-			got, err := json.MarshalIndent(g, "", "  ")
-			if err != nil {
-				t.Fatal(err)
-			}
-			got = append(got, '\n')
-			path := in + ".golden"
-			golden.Check(t, path, got)
-		})
-	}
-	if n < 8 {
-		t.Fatalf("only %d fixtures found", n)
-	}
+		return golden.JSON(t, g, "  ")
+	})
 }
 
 func mustRead(t *testing.T, name string) []byte {
@@ -316,11 +296,7 @@ func TestBusBWFactor(t *testing.T) {
 }
 
 func FuzzParse(f *testing.F) {
-	inputs, _ := filepath.Glob("testdata/*")
-	for _, in := range inputs {
-		if strings.HasSuffix(in, ".golden") || strings.HasSuffix(in, ".md") {
-			continue
-		}
+	for _, in := range fixtures(f) {
 		if data, err := os.ReadFile(in); err == nil {
 			f.Add(data)
 		}

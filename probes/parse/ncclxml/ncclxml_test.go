@@ -16,40 +16,17 @@ type goldenOutput struct {
 	Error    string    `json:"error,omitempty"`
 }
 
-func fixtures(t testing.TB) []string {
-	t.Helper()
-	files, err := filepath.Glob("testdata/*.xml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return files
-}
+func fixtures(t testing.TB) []string { return golden.Inputs(t, 6, "testdata/*.xml") }
 
 func TestParseGolden(t *testing.T) {
-	files := fixtures(t)
-	if len(files) < 6 {
-		t.Fatalf("only %d fixtures", len(files))
-	}
-	for _, in := range files {
-		t.Run(filepath.Base(in), func(t *testing.T) {
-			data, err := os.ReadFile(in)
-			if err != nil {
-				t.Fatal(err)
-			}
-			doc, perr := Parse(bytes.NewReader(data))
-			g := goldenOutput{Document: doc}
-			if perr != nil {
-				g.Error = perr.Error()
-			}
-			got, err := json.MarshalIndent(g, "", " ")
-			if err != nil {
-				t.Fatal(err)
-			}
-			got = append(got, '\n')
-			path := strings.TrimSuffix(in, ".xml") + ".golden"
-			golden.Check(t, path, got)
-		})
-	}
+	golden.Each(t, fixtures(t), golden.ReplaceExt, func(t *testing.T, data []byte) []byte {
+		doc, perr := Parse(bytes.NewReader(data))
+		g := goldenOutput{Document: doc}
+		if perr != nil {
+			g.Error = perr.Error()
+		}
+		return golden.JSON(t, g, " ")
+	})
 }
 
 func open(t *testing.T, name string) *os.File {

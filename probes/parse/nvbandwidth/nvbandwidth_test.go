@@ -15,34 +15,14 @@ import (
 // fixtures are the inputs under testdata (SOURCES.md says where each comes
 // from); every one has a .golden beside it.
 func fixtures(t testing.TB) []string {
-	t.Helper()
-	var out []string
-	for _, pat := range []string{"testdata/*.txt", "testdata/*.json"} {
-		m, err := filepath.Glob(pat)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, m...)
-	}
-	if len(out) == 0 {
-		t.Fatal("no fixtures under testdata")
-	}
-	return out
+	return golden.Inputs(t, 1, "testdata/*.txt", "testdata/*.json")
 }
 
 func TestParseGolden(t *testing.T) {
-	for _, path := range fixtures(t) {
-		t.Run(filepath.Base(path), func(t *testing.T) {
-			data, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			rep, perr := Parse(bytes.NewReader(data))
-			got := render(t, rep, perr)
-			goldenPath := strings.TrimSuffix(path, filepath.Ext(path)) + ".golden"
-			golden.Check(t, goldenPath, got)
-		})
-	}
+	golden.Each(t, fixtures(t), golden.ReplaceExt, func(t *testing.T, data []byte) []byte {
+		rep, perr := Parse(bytes.NewReader(data))
+		return render(t, rep, perr)
+	})
 }
 
 func render(t *testing.T, rep *Report, err error) []byte {
@@ -54,11 +34,7 @@ func render(t *testing.T, rep *Report, err error) []byte {
 	if err != nil {
 		out.Error = err.Error()
 	}
-	b, merr := json.MarshalIndent(out, "", "  ")
-	if merr != nil {
-		t.Fatal(merr)
-	}
-	return append(b, '\n')
+	return golden.JSON(t, out, "  ")
 }
 
 func TestParseFacts(t *testing.T) {

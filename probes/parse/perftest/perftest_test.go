@@ -13,45 +13,21 @@ import (
 )
 
 func fixtures(t testing.TB) []string {
-	t.Helper()
-	var out []string
-	for _, pat := range []string{"testdata/*.txt", "testdata/*.json"} {
-		m, err := filepath.Glob(pat)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, m...)
-	}
-	if len(out) == 0 {
-		t.Fatal("no fixtures under testdata")
-	}
-	return out
+	return golden.Inputs(t, 1, "testdata/*.txt", "testdata/*.json")
 }
 
 func TestParseGolden(t *testing.T) {
-	for _, path := range fixtures(t) {
-		t.Run(filepath.Base(path), func(t *testing.T) {
-			data, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			rep, perr := Parse(bytes.NewReader(data))
-			out := struct {
-				Error  string  `json:"error,omitempty"`
-				Report *Report `json:"report"`
-			}{Report: rep}
-			if perr != nil {
-				out.Error = perr.Error()
-			}
-			got, err := json.MarshalIndent(out, "", "  ")
-			if err != nil {
-				t.Fatal(err)
-			}
-			got = append(got, '\n')
-			goldenPath := strings.TrimSuffix(path, filepath.Ext(path)) + ".golden"
-			golden.Check(t, goldenPath, got)
-		})
-	}
+	golden.Each(t, fixtures(t), golden.ReplaceExt, func(t *testing.T, data []byte) []byte {
+		rep, perr := Parse(bytes.NewReader(data))
+		out := struct {
+			Error  string  `json:"error,omitempty"`
+			Report *Report `json:"report"`
+		}{Report: rep}
+		if perr != nil {
+			out.Error = perr.Error()
+		}
+		return golden.JSON(t, out, "  ")
+	})
 }
 
 func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }

@@ -1,11 +1,9 @@
 package smi
 
 import (
-	"encoding/json"
 	"errors"
 	"github.com/commlab/commlab/probes/parse/internal/golden"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -16,27 +14,14 @@ type goldenOutput struct {
 }
 
 func TestParseSMIGolden(t *testing.T) {
-	inputs, _ := filepath.Glob("testdata/*.txt")
-	if len(inputs) == 0 {
-		t.Fatal("no inputs")
-	}
-	for _, in := range inputs {
-		t.Run(filepath.Base(in), func(t *testing.T) {
-			data, err := os.ReadFile(in)
-			if err != nil {
-				t.Fatal(err)
-			}
-			rep, perr := ParseString(string(data))
-			g := goldenOutput{Report: rep}
-			if perr != nil {
-				g.Error = perr.Error()
-			}
-			got, _ := json.MarshalIndent(g, "", "  ")
-			got = append(got, '\n')
-			path := strings.TrimSuffix(in, ".txt") + ".golden"
-			golden.Check(t, path, got)
-		})
-	}
+	golden.Each(t, golden.Inputs(t, 1, "testdata/*.txt"), golden.ReplaceExt, func(t *testing.T, data []byte) []byte {
+		rep, perr := ParseString(string(data))
+		g := goldenOutput{Report: rep}
+		if perr != nil {
+			g.Error = perr.Error()
+		}
+		return golden.JSON(t, g, "  ")
+	})
 }
 
 func TestParseSMIFacts(t *testing.T) {
@@ -149,8 +134,7 @@ func TestNormalizeBusID(t *testing.T) {
 }
 
 func FuzzParseSMI(f *testing.F) {
-	inputs, _ := filepath.Glob("testdata/*.txt")
-	for _, in := range inputs {
+	for _, in := range golden.Inputs(f, 1, "testdata/*.txt") {
 		if data, err := os.ReadFile(in); err == nil {
 			f.Add(string(data))
 		}

@@ -1,7 +1,6 @@
 package topom
 
 import (
-	"encoding/json"
 	"errors"
 	"github.com/commlab/commlab/probes/parse/internal/golden"
 	"os"
@@ -18,30 +17,14 @@ type goldenOutput struct {
 }
 
 func TestParseTopoGolden(t *testing.T) {
-	inputs, err := filepath.Glob("testdata/*.txt")
-	if err != nil || len(inputs) == 0 {
-		t.Fatalf("no inputs: %v", err)
-	}
-	for _, in := range inputs {
-		t.Run(filepath.Base(in), func(t *testing.T) {
-			data, err := os.ReadFile(in)
-			if err != nil {
-				t.Fatal(err)
-			}
-			m, perr := ParseString(string(data))
-			g := goldenOutput{Matrix: m}
-			if perr != nil {
-				g.Error = perr.Error()
-			}
-			got, err := json.MarshalIndent(g, "", "  ")
-			if err != nil {
-				t.Fatal(err)
-			}
-			got = append(got, '\n')
-			path := strings.TrimSuffix(in, ".txt") + ".golden"
-			golden.Check(t, path, got)
-		})
-	}
+	golden.Each(t, golden.Inputs(t, 1, "testdata/*.txt"), golden.ReplaceExt, func(t *testing.T, data []byte) []byte {
+		m, perr := ParseString(string(data))
+		g := goldenOutput{Matrix: m}
+		if perr != nil {
+			g.Error = perr.Error()
+		}
+		return golden.JSON(t, g, "  ")
+	})
 }
 
 func mustParse(t *testing.T, name string) *Matrix {
@@ -175,8 +158,7 @@ func TestStripEscapes(t *testing.T) {
 }
 
 func FuzzParseTopo(f *testing.F) {
-	inputs, _ := filepath.Glob("testdata/*.txt")
-	for _, in := range inputs {
+	for _, in := range golden.Inputs(f, 1, "testdata/*.txt") {
 		data, err := os.ReadFile(in)
 		if err == nil {
 			f.Add(string(data))
