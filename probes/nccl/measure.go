@@ -205,8 +205,7 @@ func Measure(cfg Config) (*probes.Run, error) {
 		"root": strconv.Itoa(cfg.Root), "modes": strings.Join(cfg.Modes, ","),
 		"warmup": strconv.Itoa(cfg.Warmup), "iters": strconv.Itoa(cfg.Iters), "reps": strconv.Itoa(cfg.Reps),
 		"check": strconv.FormatBool(cfg.Check), "timeout": cfg.Timeout.String(), "library": path,
-		"communicators": "non-blocking",
-		"timing":        "CUDA events around iters back-to-back operations on every rank's stream; time per op = max over ranks / iters; median over reps",
+		"timing": "CUDA events around iters back-to-back operations on every rank's stream; time per op = max over ranks / iters; median over reps",
 	}
 	if len(devs) == 1 {
 		run.Notes = append(run.Notes, "n=1: one GPU, so NCCL runs each collective as a local copy; busbw factors give 0 for all_reduce, all_gather, reduce_scatter")
@@ -216,6 +215,7 @@ func Measure(cfg Config) (*probes.Run, error) {
 	if err != nil {
 		return run, err
 	}
+	run.Settings["communicators"] = "non-blocking"
 	if !m.nonBlocking {
 		run.Settings["communicators"] = "blocking"
 	}
@@ -571,11 +571,11 @@ func (x *opRun) ptrs(r int) (in cuda.Buffer, inOff int64, out cuda.Buffer, outOf
 	return buf, 0, buf, 0
 }
 
-// launch enqueues the collective once on every rank, as one NCCL group.
-// pending says that a non-blocking communicator answered ncclInProgress,
-// so the caller must wait for it before enqueuing more. A single rank's
-// lone collective goes without a group, as nccl-tests does: the group adds
-// per-call host time that a one-GPU floor would otherwise measure.
+// launch enqueues the collective once on every rank, as one NCCL group
+// when there are several ranks or several calls (a single rank's lone
+// collective is issued bare, as nccl-tests issues it). pending says that a
+// non-blocking communicator answered ncclInProgress, so the caller must
+// wait before enqueuing more.
 func (x *opRun) launch() (pending bool, err error) {
 	n := len(x.m.devs)
 	grouped := n > 1 || x.coll == AllToAll || x.coll == SendRecv || x.coll == UnpairedSend
