@@ -275,7 +275,7 @@ func Tune(t TunerTopology) (TunerTable, error) {
 		return TunerTable{}, fmt.Errorf("%w: negative channel count", ErrParams)
 	}
 	// 2.28 keeps every 2.23 rule and adds its own (is228).
-	is223 := tb == &tables223 || tb == &tables228
+	since223 := tb == &tables223 || tb == &tables228
 	T := TunerTable{Topology: t, tables: tb, nAlgos: tb.nAlgos}
 	nNodes := t.Nodes
 	nRanks := t.Nodes * t.GPUsPerNode
@@ -308,7 +308,7 @@ func Tune(t TunerTopology) (TunerTable, error) {
 	T.threads[aRing][pLL128], T.threads[aTree][pLL128] = ncclLL128MaxNThreads, ncclLL128MaxNThreads
 
 	if nRanks > 1 {
-		T.compute(t, graphs, is223)
+		T.compute(t, graphs, since223)
 	}
 	for c := range ncclFuncs {
 		for a := 0; a < T.nAlgos; a++ {
@@ -321,14 +321,14 @@ func Tune(t TunerTopology) (TunerTable, error) {
 	return T, nil
 }
 
-func (T *TunerTable) compute(t TunerTopology, graphs [7]TunerGraph, is223 bool) {
+func (T *TunerTable) compute(t TunerTopology, graphs [7]TunerGraph, since223 bool) {
 	tb := T.tables
 	is228 := tb == &tables228
 	nNodes, nRanks := T.nodes, T.ranks
 	cc := t.ComputeCapability
 	ccIdx := 0
 	switch {
-	case cc >= 100 && is223:
+	case cc >= 100 && since223:
 		ccIdx = 3
 	case cc >= 90:
 		ccIdx = 2
@@ -397,7 +397,7 @@ func (T *TunerTable) compute(t TunerTopology, graphs [7]TunerGraph, is223 bool) 
 					bw = g.BwIntraGBps
 				}
 				if a == aNVLS {
-					if coll == AllReduce || !is223 {
+					if coll == AllReduce || !since223 {
 						bw = math.Min(g.BwIntraGBps, g.BwInterGBps)
 					} else {
 						bw = math.Min(g.BwIntraGBps*(ppn-1)/ppn, g.BwInterGBps*0.9)
@@ -438,7 +438,7 @@ func (T *TunerTable) compute(t TunerTopology, graphs [7]TunerGraph, is223 bool) 
 
 				if a == aRing && p == pLL {
 					f := 0.5
-					if !is223 {
+					if !since223 {
 						f = 1.0 / 3.0
 						if nNodes > 1 || coll == AllReduce || coll == Reduce {
 							f = 1.0 / 4.0
@@ -448,12 +448,12 @@ func (T *TunerTable) compute(t TunerTopology, graphs [7]TunerGraph, is223 bool) 
 				}
 				if a == aRing && p == pLL128 {
 					f := 0.92
-					if !is223 && ppn < 2 {
+					if !since223 && ppn < 2 {
 						f = 0.7
 					}
 					busBw = math.Min(busBw*f, nCh*perChMaxRingLL128Bw)
 				}
-				if a == aTree && (coll == AllReduce || !is223) {
+				if a == aTree && (coll == AllReduce || !since223) {
 					busBw = math.Min(busBw*.92, nCh*perChMaxTreeBw)
 				}
 				if a == aTree && p == pLL {
@@ -477,7 +477,7 @@ func (T *TunerTable) compute(t TunerTopology, graphs [7]TunerGraph, is223 bool) 
 				}
 				if a == aCollNetDirect && p == pSimple {
 					if coll == AllGather || coll == ReduceScatter {
-						if is223 {
+						if since223 {
 							busBw = ppn * math.Min(g.BwIntraGBps, g.BwInterGBps*0.9)
 						} else {
 							busBw = ppn * bw
@@ -501,7 +501,7 @@ func (T *TunerTable) compute(t TunerTopology, graphs [7]TunerGraph, is223 bool) 
 					}
 				}
 				convert := !(a == aCollNetDirect && (coll == AllGather || coll == ReduceScatter))
-				if is223 {
+				if since223 {
 					convert = !(a != aRing && (coll == AllGather || coll == ReduceScatter))
 				}
 				if convert {
@@ -519,7 +519,7 @@ func (T *TunerTable) compute(t TunerTopology, graphs [7]TunerGraph, is223 bool) 
 				lat := tb.baseLat[a][p]
 				intraLat := tb.hwLat[intraHw][a][p]
 				interLat := tb.hwLat[hwNet][a][p]
-				if is223 && ppn == 1 {
+				if since223 && ppn == 1 {
 					interLat = tb.hwLat[hwNet][aTree][p]
 				}
 				interLat += g.LatencyInterUs
@@ -550,11 +550,11 @@ func (T *TunerTable) compute(t TunerTopology, graphs [7]TunerGraph, is223 bool) 
 						intraLat = math.Max(intraLat, over)
 						var nInter int
 						switch {
-						case is223 && nNodes == 1:
+						case since223 && nNodes == 1:
 							nInter = 0
-						case is223 && coll == AllReduce:
+						case since223 && coll == AllReduce:
 							nInter = 2 * (nNodes - 1)
-						case is223:
+						case since223:
 							nInter = nNodes - 1
 						case coll == AllReduce:
 							if nNodes > 1 {
@@ -566,7 +566,7 @@ func (T *TunerTable) compute(t TunerTopology, graphs [7]TunerGraph, is223 bool) 
 						lat += float64(nsteps-nInter)*intraLat + float64(nInter)*interLat
 					}
 				case aTree:
-					if coll == AllReduce || !is223 {
+					if coll == AllReduce || !since223 {
 						lat += 2 * (float64(localRanks-1)*intraLat + float64(log2i(nNodes))*interLat)
 					}
 				case aCollNetDirect:
@@ -597,7 +597,7 @@ func (T *TunerTable) compute(t TunerTopology, graphs [7]TunerGraph, is223 bool) 
 	// across nodes, CollNet only with a plugin, CollNetDirect only on
 	// NVSwitch systems (approximated by NVLink inside the node).
 	ll128 := t.IntraNVLink && !t.NICFar && cc >= 70
-	if !is223 {
+	if !since223 {
 		ll128 = ll128 && (cc == 70 || cc == 80 || cc == 90)
 	}
 	for c := range ncclFuncs {
@@ -627,9 +627,9 @@ func (T TunerTable) TimeUs(c Collective, algorithm, protocol string, bytes float
 		return 0, false
 	}
 	is228 := T.tables == &tables228
-	is223 := T.tables == &tables223 || is228
+	since223 := T.tables == &tables223 || is228
 	logSize := log2i(int(int64(bytes) >> 6))
-	if a == aTree && logSize >= 0 && logSize < 23 && (c == AllReduce || !is223) {
+	if a == aTree && logSize >= 0 && logSize < 23 && (c == AllReduce || !since223) {
 		bw *= T.tables.treeCorrection[p][logSize]
 	}
 	// 2.28 corrects NVLSTree too, on Blackwell with x86 hosts only.
