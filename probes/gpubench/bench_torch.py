@@ -17,6 +17,7 @@ import json
 import os
 import socket
 import statistics
+import subprocess
 
 import torch
 import torch.distributed as dist
@@ -114,6 +115,16 @@ def collectives(args):
     return out
 
 
+def driver_version():
+    """The NVIDIA driver version as nvidia-smi reports it ("" if it cannot)."""
+    try:
+        out = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+                             capture_output=True, text=True, timeout=30).stdout
+        return out.split()[0] if out.split() else ""
+    except (OSError, subprocess.SubprocessError):
+        return ""
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--what", default="copy,nccl")
@@ -134,7 +145,7 @@ def main():
            "env": {k: v for k, v in os.environ.items() if k.startswith(("NCCL_", "TORCH_NCCL", "CUDA_"))},
            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(),
            "host": socket.gethostname(), "gpu_model": torch.cuda.get_device_name(local),
-           "gpu_count": torch.cuda.device_count(), "cuda": torch.version.cuda,
+           "gpu_count": torch.cuda.device_count(), "cuda": torch.version.cuda, "driver": driver_version(),
            "tool": "torch " + torch.__version__, "samples": []}
     run["settings"]["timing"] = ("CUDA events around iters back-to-back operations; per repetition the slowest "
                                  "rank's time / iters; median over reps")

@@ -18,8 +18,14 @@ func TestEveryRecordedRunLoads(t *testing.T) {
 			t.Errorf("%s: %v", n, err)
 			continue
 		}
-		if len(r.Samples) == 0 || r.GPUModel != "NVIDIA H200" || r.Date.IsZero() || len(r.Command) == 0 {
+		if len(r.Samples) == 0 || r.GPUModel != "NVIDIA H200" || r.Date.IsZero() || len(r.Command) == 0 || r.Driver == "" || r.CUDA == "" {
 			t.Errorf("%s: incomplete provenance or no samples: %s", n, r.Provenance())
+		}
+		for _, s := range r.Samples {
+			if s.DType != "" && r.NCCL == "" { // a collective
+				t.Errorf("%s: %s measured without a recorded NCCL version", n, s.Op)
+				break
+			}
 		}
 		for _, s := range r.Samples {
 			// nvbandwidth reports bandwidth matrices, not times.
