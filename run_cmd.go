@@ -84,12 +84,9 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		defer cancel()
 	}
 	// Every file and every -p value is checked before anything runs.
-	for _, f := range files {
-		nb, err := lab.Load(f)
-		if err == nil {
-			err = lab.InjectParameters(nb, params)
-		}
-		if err != nil {
+	jobs := make([]*lab.Job, len(files))
+	for i, f := range files {
+		if jobs[i], err = lab.NewJob(f, params); err != nil {
 			fmt.Fprintf(stderr, "commlab run: %s: %v\n", f, err)
 			return 2
 		}
@@ -97,18 +94,14 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	live := stderr == io.Writer(os.Stderr) && lab.IsTerminal(os.Stderr)
 	status := 0
 	var written []string
-	for _, f := range files {
+	for i, f := range files {
 		opts := lab.FileOptions{
-			Options:       lab.Options{Parameters: params, CellTimeout: *cellTimeout, AllowErrors: *allowErrors, Name: f},
+			Options:       lab.Options{CellTimeout: *cellTimeout, AllowErrors: *allowErrors, Name: f},
 			OutDir:        outDir,
 			CaptureOutput: runCaptureOutput,
 			Live:          live,
 		}
-		res, _, path, err := lab.RunFile(ctx, f, opts)
-		if errors.Is(err, lab.ErrParameter) {
-			fmt.Fprintf(stderr, "commlab run: %v\n", err)
-			return 2
-		}
+		res, _, path, err := lab.RunFile(ctx, jobs[i], opts)
 		if path != "" {
 			written = append(written, path)
 		}

@@ -45,6 +45,7 @@ var levels = map[string]int{
 	"kernel/session":               10,
 	"probes/nccl":                  15,
 	"kernel/symbols":               20,
+	"kernel/render":                20,
 	"lab/literate":                 20,
 	"lab/export":                   20,
 	"kernel":                       30,

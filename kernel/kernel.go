@@ -96,7 +96,7 @@ func Serve(ctx context.Context, info conn.Info, opts Options) error {
 	sigint := make(chan os.Signal, 1)
 	signal.Notify(sigint, syscall.SIGINT)
 	defer signal.Stop(sigint)
-	orphaned := watchParent(log)
+	orphaned := watchParentProcess(log)
 
 	go k.serveControl()
 	go k.serveShell()

@@ -1,9 +1,10 @@
 // Package lab runs notebooks headless and keeps chapters and notebooks in
 // step. Run executes a notebook's code cells top to bottom through the
 // kernel's own executor (kernel/session), so the outputs it writes are the
-// ones the kernel sends to Jupyter; InjectParameters sets -p values after
-// the cell tagged "parameters" (papermill's convention), typed from that
-// cell's Go declarations; Progress shows a live line on a terminal; Sync
+// ones the kernel sends to Jupyter; NewJob loads a notebook and, through
+// InjectParameters, sets -p values after the cell tagged "parameters"
+// (papermill's convention), typed from that cell's Go declarations, once
+// per run; RunFile runs a job into an output folder; Progress shows a live line on a terminal; Sync
 // writes chapters/NN-slug.md into notebooks/NN-slug.ipynb or back, the
 // newer winning.
 //

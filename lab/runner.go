@@ -32,8 +32,6 @@ var (
 
 // Options control a run.
 type Options struct {
-	// Parameters are -p values, checked and injected before anything runs.
-	Parameters map[string]string
 	// CellTimeout bounds each cell (0: no bound). The whole run is bounded
 	// by the context.
 	CellTimeout time.Duration
@@ -102,13 +100,10 @@ const MetadataKey = notebook.CommlabKey
 
 // Run executes nb's code cells top to bottom through exec, replacing their
 // outputs and execution counts. It stops at the first failed cell unless
-// opts.AllowErrors; cells after it keep no outputs. The returned error wraps
-// ErrParameter (nothing ran), ErrCellFailed (with a *CellError), or the
-// context's error.
+// opts.AllowErrors; cells after it keep no outputs. It runs nb as it is:
+// -p values are injected before (NewJob, InjectParameters). The returned
+// error wraps ErrCellFailed (with a *CellError) or the context's error.
 func Run(ctx context.Context, exec Executor, nb *notebook.Notebook, opts Options) (*Result, error) {
-	if err := InjectParameters(nb, opts.Parameters); err != nil {
-		return nil, err
-	}
 	nb.StripOutputs()
 	if nb.Metadata == nil {
 		nb.Metadata = map[string]any{}

@@ -26,8 +26,8 @@ func codeCells(nb *notebook.Notebook) []*notebook.Cell {
 
 func TestRunnerRunsRealNotebook(t *testing.T) {
 	dir := t.TempDir()
-	res, nb, out, err := RunFile(context.Background(), "testdata/params.md", FileOptions{
-		Options: Options{Parameters: map[string]string{"n": "16"}, CellTimeout: time.Minute},
+	res, nb, out, err := RunFile(context.Background(), mustJob(t, "testdata/params.md", map[string]string{"n": "16"}), FileOptions{
+		Options: Options{CellTimeout: time.Minute},
 		OutDir:  dir,
 	})
 	if err != nil {
@@ -70,7 +70,7 @@ func TestRunnerRunsRealNotebook(t *testing.T) {
 func TestRunnerStopsAtFailedCell(t *testing.T) {
 	for _, allow := range []bool{false, true} {
 		dir := t.TempDir()
-		res, nb, out, err := RunFile(context.Background(), "testdata/fails.md", FileOptions{Options: Options{AllowErrors: allow}, OutDir: dir})
+		res, nb, out, err := RunFile(context.Background(), mustJob(t, "testdata/fails.md", nil), FileOptions{Options: Options{AllowErrors: allow}, OutDir: dir})
 		var ce *CellError
 		if allow {
 			if err != nil {
@@ -125,14 +125,14 @@ func TestRunnerRefusesToOverwriteSource(t *testing.T) {
 	if err := os.WriteFile(src, []byte(`{"cells":[],"metadata":{},"nbformat":4,"nbformat_minor":5}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, _, err := RunFile(context.Background(), src, FileOptions{OutDir: dir}); !errors.Is(err, ErrOverSource) {
+	if _, _, _, err := RunFile(context.Background(), mustJob(t, src, nil), FileOptions{OutDir: dir}); !errors.Is(err, ErrOverSource) {
 		t.Errorf("err = %v, want ErrOverSource", err)
 	}
 }
 
 func TestRunnerBadParameterRunsNothing(t *testing.T) {
 	dir := t.TempDir()
-	_, _, _, err := RunFile(context.Background(), "testdata/params.md", FileOptions{Options: Options{Parameters: map[string]string{"n": "eight"}}, OutDir: dir})
+	_, err := NewJob("testdata/params.md", map[string]string{"n": "eight"})
 	if !errors.Is(err, ErrParameter) {
 		t.Fatalf("err = %v", err)
 	}
@@ -299,4 +299,14 @@ func BenchmarkRunnerOverheadSession(b *testing.B) {
 		}
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*cells), "ns/cell")
 	})
+}
+
+// mustJob loads a notebook with its -p values injected.
+func mustJob(t *testing.T, path string, params map[string]string) *Job {
+	t.Helper()
+	job, err := NewJob(path, params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return job
 }

@@ -155,9 +155,7 @@ func magicWho(s *Session, _ context.Context, _ string) error {
 }
 
 func magicReset(s *Session, _ context.Context, _ string) error {
-	s.decls = newDeclTable()
-	s.imports = nil
-	if err := s.reset(); err != nil {
+	if err := s.forgetAll(); err != nil {
 		return magicError("reset", err)
 	}
 	s.streamSinkDirect("stdout", "Session reset: every definition is gone.\n")
@@ -190,8 +188,8 @@ func magicLoad(s *Session, ctx context.Context, args string) error {
 
 func (s *Session) shell(ctx context.Context, shellName, script string) error {
 	cmd := exec.CommandContext(ctx, shellName, "-c", script)
-	cmd.Stdout = eventWriter{name: "stdout", emit: s.streamSinkFlushed}
-	cmd.Stderr = eventWriter{name: "stderr", emit: s.streamSinkFlushed}
+	cmd.Stdout = eventWriter{name: "stdout", emit: s.streamSinkDirect}
+	cmd.Stderr = eventWriter{name: "stderr", emit: s.streamSinkDirect}
 	err := cmd.Run()
 	if ctx.Err() != nil {
 		return &cellError{ename: "Interrupted", evalue: "the command was interrupted", traceback: []string{"Interrupted"}}
@@ -201,8 +199,6 @@ func (s *Session) shell(ctx context.Context, shellName, script string) error {
 	}
 	return nil
 }
-
-func (s *Session) streamSinkFlushed(name, text string) { s.streamSinkDirect(name, text) }
 
 func firstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")

@@ -1,4 +1,12 @@
-package symbols
+// Package render owns the renderings that join packages which do not know
+// each other: a topology drawn by probes/topograph, a recorded run shown with
+// its provenance, a parsed nccl-tests output drawn by lab/chart. Importing it
+// registers them in kernel/display's registry, so cell results show them;
+// the kernel and the headless runner (lab) import it for that.
+//
+// It does not own the display API (kernel/display) nor the drawings
+// themselves (probes/topograph, lab/chart).
+package render
 
 import (
 	"context"
@@ -15,10 +23,6 @@ import (
 	"github.com/commlab/commlab/probes/topograph"
 )
 
-// Renderings that join two packages which do not know each other: a
-// topology drawn by probes/topograph, a run or a parsed nccl-tests output
-// drawn by lab/chart. They live here, where both are already imported for
-// the cells, and reach cell results through display's registry.
 func init() {
 	display.RegisterRenderer(reflect.TypeOf(&probes.Topology{}), renderTopology)
 	display.RegisterRenderer(reflect.TypeOf(&probes.Run{}), renderRun)
@@ -65,7 +69,7 @@ func renderNCCLTests(v any) (display.Bundle, error) {
 		fmt.Fprintf(&text, "%s: %d sizes, %d ranks\n", name, len(run.Rows), run.NRanks())
 	}
 	if len(series) == 0 {
-		return display.Bundle{}, fmt.Errorf("symbols: no nccl-tests rows to draw")
+		return display.Bundle{}, fmt.Errorf("render: no nccl-tests rows to draw")
 	}
 	c, err := chart.BusBWVsSize("nccl-tests bus bandwidth", 0, "", series...)
 	if err != nil {

@@ -1,0 +1,210 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/commlab/commlab/kernel/display"
+	"github.com/traefik/yaegi/interp"
+)
+
+// Execute runs one cell. Events reach emit in order before Execute
+// returns. Cancelling ctx interrupts the cell.
+func (s *Session) Execute(ctx context.Context, code string, emit func(Event)) error {
+	return s.execute(ctx, code, true, emit)
+}
+
+// ExecuteSilent runs a cell without counting it or storing its history.
+func (s *Session) ExecuteSilent(ctx context.Context, code string, emit func(Event)) error {
+	return s.execute(ctx, code, false, emit)
+}
+
+func (s *Session) execute(ctx context.Context, code string, store bool, emit func(Event)) error {
+	s.run.Lock()
+	defer s.run.Unlock()
+	if store {
+		s.count++
+		s.history = append(s.history, HistoryEntry{Session: 1, Line: s.count, Input: code})
+	}
+	s.emitMu.Lock()
+	s.emitFunc = emit
+	s.emitMu.Unlock()
+	prev := display.SetPublisher(s.publishDisplay)
+	defer func() {
+		display.SetPublisher(prev)
+		s.emitMu.Lock()
+		s.emitFunc = nil
+		s.emitMu.Unlock()
+	}()
+	err := s.runGuarded(ctx, code)
+	s.flush()
+	if err != nil {
+		var ce *cellError
+		if errors.As(err, &ce) {
+			s.emit(Event{Kind: EventError, EName: ce.ename, EValue: ce.evalue, Traceback: ce.traceback})
+			if ce.ename == "Interrupted" {
+				return fmt.Errorf("%w: %w", ErrCellFailed, ErrInterrupted)
+			}
+			return fmt.Errorf("%w: %s: %s", ErrCellFailed, ce.ename, ce.evalue)
+		}
+		s.emit(Event{Kind: EventError, EName: "Error", EValue: err.Error(), Traceback: []string{err.Error()}})
+		return fmt.Errorf("%w: %w", ErrCellFailed, err)
+	}
+	return nil
+}
+
+// runGuarded runs a cell; a panic in commlab's own code (the rewriter, the
+// interpreter's compiler) becomes an error output, never the kernel's end.
+func (s *Session) runGuarded(ctx context.Context, code string) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			msg := fmt.Sprint(r)
+			err = &cellError{ename: "InternalError", evalue: msg,
+				traceback: []string{"InternalError: " + msg, "(the kernel and its state live on; please report this cell)"}}
+		}
+	}()
+	return s.runWithMagics(ctx, code)
+}
+
+func (s *Session) runCell(ctx context.Context, code string) error {
+	items, err := splitCell(code)
+	if err != nil {
+		return splitError(code, err)
+	}
+	groups := groupItems(items)
+	for gi, g := range groups {
+		final := gi == len(groups)-1
+		if err := s.runGroup(ctx, code, g, final); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Session) runGroup(ctx context.Context, cell string, g group, final bool) error {
+	src := g.source(cell)
+	if g.kind == itemImport {
+		return s.runImports(cell, src)
+	}
+	rw, err := rewrite(g.kind, src, final, s.scope())
+	if err != nil {
+		return s.compileError(cell, err)
+	}
+	if err := s.autoImport(rw.missingPkgs); err != nil {
+		return s.compileError(cell, err)
+	}
+	if g.kind == itemDecl {
+		return s.runDecls(cell, rw)
+	}
+	return s.runStatements(ctx, cell, rw)
+}
+
+func (s *Session) runStatements(ctx context.Context, cell string, rw rewriteResult) error {
+	// Names a statement defines replace any declaration of the same name.
+	var redefined []string
+	for _, n := range rw.declared {
+		if _, ok := s.decls.get(n); ok {
+			s.decls.forget(n)
+			redefined = append(redefined, n)
+		}
+	}
+	s.result, s.hasResult = s.result[:0], false
+	var prog *interp.Program
+	var err error
+	if rw.capture != "" {
+		prog, err = s.compile(rw.capture)
+	}
+	if prog == nil {
+		prog, err = s.compile(rw.src)
+	}
+	if err != nil {
+		return s.compileError(cell, err)
+	}
+	s.stderrW.takeTrace()
+	_, err = s.in.ExecuteWithContext(ctx, prog)
+	if err != nil {
+		if ctx.Err() != nil {
+			return &cellError{ename: "Interrupted", evalue: "the cell was interrupted",
+				traceback: []string{"Interrupted: the cell was stopped; variables keep the values they had"}}
+		}
+		return s.runtimeError(cell, err)
+	}
+	s.recompileDependents(redefined, nil)
+	if s.hasResult && !rw.finalIsPrint {
+		s.emitResult()
+	}
+	return nil
+}
+
+// emitResult shows a final expression's value. A multi-value expression
+// shows its values side by side; a trailing nil error is left out, so
+// `f()` that returns (x, nil) shows x.
+func (s *Session) emitResult() {
+	vals := s.result
+	if n := len(vals); n > 1 && isNilError(vals[n-1]) {
+		vals = vals[:n-1]
+	}
+	var b display.Bundle
+	switch len(vals) {
+	case 0:
+		return
+	case 1:
+		if !vals[0].IsValid() {
+			return // nil
+		}
+		b = display.BundleOf(vals[0].Interface())
+	default:
+		parts := make([]string, len(vals))
+		for i, v := range vals {
+			if v.IsValid() {
+				parts[i] = display.Text(v.Interface())
+			} else {
+				parts[i] = "nil"
+			}
+		}
+		b = display.PlainBundle(strings.Join(parts, " "))
+	}
+	if b.Empty() {
+		return
+	}
+	s.flush()
+	s.emit(Event{Kind: EventResult, Data: b.Data, Metadata: orEmpty(b.Metadata)})
+}
+
+func isNilError(v reflect.Value) bool {
+	if !v.IsValid() {
+		return true
+	}
+	_, isErr := v.Interface().(error)
+	return isErr && v.Kind() == reflect.Interface && v.IsNil()
+}
+
+// Call runs fn the way a cell runs: never at the same time as a cell, its
+// output and displays delivered to emit, a panic turned into an error event.
+// The kernel uses it for widget callbacks.
+func (s *Session) Call(emit func(Event), fn func()) (err error) {
+	s.run.Lock()
+	defer s.run.Unlock()
+	s.emitMu.Lock()
+	s.emitFunc = emit
+	s.emitMu.Unlock()
+	prev := display.SetPublisher(s.publishDisplay)
+	defer func() {
+		if r := recover(); r != nil {
+			s.flush()
+			msg := fmt.Sprint(r)
+			s.emit(Event{Kind: EventError, EName: "panic", EValue: msg, Traceback: []string{"panic in a widget callback: " + msg}})
+			err = fmt.Errorf("%w: panic: %s", ErrCellFailed, msg)
+		}
+		s.flush()
+		display.SetPublisher(prev)
+		s.emitMu.Lock()
+		s.emitFunc = nil
+		s.emitMu.Unlock()
+	}()
+	fn()
+	return nil
+}

@@ -1,0 +1,287 @@
+package session
+
+import (
+	"fmt"
+	"go/parser"
+	"go/token"
+	"io"
+	"os"
+	"path"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"github.com/traefik/yaegi/interp"
+	"github.com/traefik/yaegi/stdlib"
+)
+
+type importSpec struct {
+	name, path string
+}
+
+func (s *Session) reset() error {
+	in, err := s.newInterpreter()
+	if err != nil {
+		return err
+	}
+	s.in = in
+	return nil
+}
+
+func (s *Session) newInterpreter() (*interp.Interpreter, error) {
+	s.stderrW = &interpStderr{out: os.Stderr}
+	var stdout io.Writer = os.Stdout
+	if s.stdout == nil {
+		stdout = eventWriter{name: "stdout", emit: s.streamSink}
+		s.stderrW.out = eventWriter{name: "stderr", emit: s.streamSink}
+	}
+	in := interp.New(interp.Options{
+		Stdin:  inputReader{s: s},
+		Stdout: stdout,
+		Stderr: s.stderrW,
+	})
+	if err := in.Use(stdlib.Symbols); err != nil {
+		return nil, fmt.Errorf("session: load standard library: %w", err)
+	}
+	// Restricted mode (kept: os.Exit must not end the kernel) gives cells
+	// a private copy of the environment; a notebook sets NCCL_* variables
+	// for the probes it calls, so cells get the process's own.
+	if err := in.Use(interp.Exports{"os/os": {
+		"Getenv": reflect.ValueOf(os.Getenv), "LookupEnv": reflect.ValueOf(os.LookupEnv),
+		"Setenv": reflect.ValueOf(os.Setenv), "Unsetenv": reflect.ValueOf(os.Unsetenv),
+		"Environ": reflect.ValueOf(os.Environ), "ExpandEnv": reflect.ValueOf(os.ExpandEnv),
+		"Clearenv": reflect.ValueOf(os.Clearenv),
+	}}); err != nil {
+		return nil, fmt.Errorf("session: environment: %w", err)
+	}
+	if err := in.Use(interp.Exports(s.opts.Packages)); err != nil {
+		return nil, fmt.Errorf("session: load packages: %w", err)
+	}
+	if err := in.Use(interp.Exports{"commlab.session/helpers/helpers": s.helperSymbols()}); err != nil {
+		return nil, fmt.Errorf("session: load helpers: %w", err)
+	}
+	if _, err := in.Eval(prelude); err != nil {
+		return nil, fmt.Errorf("session: prelude: %w", err)
+	}
+	return in, nil
+}
+
+// helperSymbols are the compiled functions the rewritten cells call.
+func (s *Session) helperSymbols() map[string]reflect.Value {
+	return map[string]reflect.Value{
+		"Result": reflect.ValueOf(func(vs ...any) {
+			s.result = s.result[:0]
+			for _, v := range vs {
+				s.result = append(s.result, reflect.ValueOf(v))
+			}
+			s.hasResult = true
+		}),
+		"GoPanic": reflect.ValueOf(func(v any) {
+			s.emit(Event{Kind: EventError, EName: "panic", EValue: fmt.Sprint(v),
+				Traceback: []string{"panic in a goroutine started by a cell: " + fmt.Sprint(v),
+					"(the goroutine stopped; the kernel and its state live on)"}})
+		}),
+		"Clear": reflect.ValueOf(func(v any) {
+			rv := reflect.ValueOf(v)
+			switch rv.Kind() {
+			case reflect.Map, reflect.Slice:
+				rv.Clear()
+			default:
+				panic(fmt.Sprintf("invalid argument: clear(%T): argument must be a map or a slice", v))
+			}
+		}),
+	}
+}
+
+func knownPackages(exported map[string]map[string]reflect.Value) map[string]string {
+	// Where two packages share a name, goimports prefers the shorter,
+	// more common path; keep that rule: math/rand over crypto/rand.
+	known := map[string]string{}
+	for key := range exported {
+		slash := strings.LastIndex(key, "/")
+		if slash <= 0 {
+			continue
+		}
+		p := key[:slash]
+		name := path.Base(p)
+		if strings.Contains(p, "internal") || strings.HasPrefix(p, "commlab.session") {
+			continue
+		}
+		if old, ok := known[name]; !ok || len(p) < len(old) || (len(p) == len(old) && p < old) {
+			known[name] = p
+		}
+	}
+	if _, ok := known["rand"]; ok {
+		known["rand"] = "math/rand"
+	}
+	return known
+}
+
+// globals is the interpreter's global variables and constants. yaegi's
+// Globals indexes a frame that only grows when code runs, and a compile that
+// failed can leave a symbol past its end: run an empty statement to grow
+// the frame and ask again.
+func (s *Session) globals() map[string]reflect.Value {
+	if g, ok := tryGlobals(s.in); ok {
+		return g
+	}
+	_, _ = evalIn(s.in, "_ = 0")
+	if g, ok := tryGlobals(s.in); ok {
+		return g
+	}
+	return map[string]reflect.Value{}
+}
+
+func tryGlobals(in *interp.Interpreter) (g map[string]reflect.Value, ok bool) {
+	defer func() {
+		if recover() != nil {
+			g, ok = nil, false
+		}
+	}()
+	return in.Globals(), true
+}
+
+func (s *Session) scope() scopeInfo {
+	globals := s.globals()
+	return scopeInfo{
+		defined: func(name string) bool {
+			if _, ok := globals[name]; ok {
+				return true
+			}
+			_, ok := s.decls.get(name)
+			return ok
+		},
+		imported: func(name string) bool {
+			for _, im := range s.imports {
+				if im.name == name {
+					return true
+				}
+			}
+			return false
+		},
+		globalKinds: func(name string) reflect.Kind {
+			if v, ok := globals[name]; ok && v.IsValid() {
+				return v.Kind()
+			}
+			return reflect.Invalid
+		},
+		constDecls: s.decls.consts(),
+		known: func(name string) bool {
+			_, ok := s.known[name]
+			return ok
+		},
+	}
+}
+
+// runImports evaluates a cell's imports. An import already in effect (the
+// same name for the same path) is skipped: yaegi rejects a second one, and
+// re-running a cell must work.
+func (s *Session) runImports(cell, src string) error {
+	f, err := parser.ParseFile(token.NewFileSet(), "", declPrefix+src, parser.ImportsOnly)
+	if err != nil {
+		return s.compileError(cell, err)
+	}
+	var fresh []string
+	var added []importSpec
+	for _, spec := range f.Imports {
+		p, _ := strconv.Unquote(spec.Path.Value)
+		name := s.packageName(p)
+		if spec.Name != nil {
+			name = spec.Name.Name
+		}
+		if s.importedAs(name, p) {
+			continue
+		}
+		alias := ""
+		if spec.Name != nil {
+			alias = spec.Name.Name + " "
+		}
+		fresh = append(fresh, "import "+alias+strconv.Quote(p))
+		added = append(added, importSpec{name, p})
+	}
+	if len(fresh) == 0 {
+		return nil
+	}
+	line, _ := lineCol(cell, strings.Index(cell, "import"))
+	if _, err := s.eval(strings.Repeat("\n", line) + strings.Join(fresh, ";")); err != nil {
+		return s.compileError(cell, err)
+	}
+	for _, im := range added {
+		s.addImport(im.name, im.path)
+	}
+	return nil
+}
+
+func (s *Session) importedAs(name, p string) bool {
+	for _, im := range s.imports {
+		if im.name == name && im.path == p {
+			return true
+		}
+	}
+	return false
+}
+
+// packageName is the name a package declares, from the symbol tables
+// (math/rand/v2 is "rand"), else the path's last element.
+func (s *Session) packageName(p string) string {
+	for key := range s.exported {
+		if strings.HasPrefix(key, p+"/") && !strings.Contains(key[len(p)+1:], "/") {
+			return key[len(p)+1:]
+		}
+	}
+	return path.Base(p)
+}
+
+func (s *Session) addImport(name, p string) {
+	for i, im := range s.imports {
+		if im.name == name {
+			s.imports[i].path = p
+			return
+		}
+	}
+	s.imports = append(s.imports, importSpec{name, p})
+}
+
+// autoImport adds imports of known packages a group uses without importing
+// them, as goimports would; unknown names are left for the compiler to
+// report.
+func (s *Session) autoImport(names []string) error {
+	for _, name := range names {
+		p, ok := s.known[name]
+		if !ok {
+			continue
+		}
+		spec := fmt.Sprintf("import %s %q", name, p)
+		if _, err := s.eval(spec); err != nil {
+			return err
+		}
+		s.addImport(name, p)
+	}
+	return nil
+}
+
+func (s *Session) eval(src string) (reflect.Value, error) { return evalIn(s.in, src) }
+
+func evalIn(in *interp.Interpreter, src string) (v reflect.Value, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%v", r)
+		}
+	}()
+	v, err = in.Eval(src)
+	if p, ok := err.(interp.Panic); ok {
+		err = fmt.Errorf("%v", p.Value)
+	}
+	return v, err
+}
+
+// compile compiles without running; yaegi can panic on code it does not
+// support, which becomes an ordinary compile error here.
+func (s *Session) compile(src string) (prog *interp.Program, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			prog, err = nil, fmt.Errorf("unsupported by the interpreter: %v", r)
+		}
+	}()
+	return s.in.Compile(src)
+}

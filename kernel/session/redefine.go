@@ -1,0 +1,189 @@
+package session
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+func (s *Session) runDecls(cell string, rw rewriteResult) error {
+	// A type or method whose text changed cannot be redefined in place
+	// (yaegi keeps the first one): rebuild the interpreter from the
+	// declarations.
+	rebuild := false
+	var fixed []string
+	for _, n := range rw.declared {
+		if d, ok := s.decls.get(n); ok && (d.kind == "type" || d.kind == "method") {
+			rebuild = true
+			fixed = append(fixed, n)
+		}
+	}
+	before := map[string]bool{}
+	for _, n := range rw.declared {
+		if _, ok := s.decls.get(n); ok {
+			before[n] = true
+		}
+	}
+	if rebuild {
+		trial := *s.decls
+		trial.byName = map[string]*declaration{}
+		for k, v := range s.decls.byName {
+			c := *v
+			trial.byName[k] = &c
+		}
+		changed := trial.record(rw.src)
+		if !typeChanged(s.decls, &trial, fixed) {
+			rebuild = false
+		} else {
+			if err := s.rebuild(&trial); err != nil {
+				return s.compileError(cell, err)
+			}
+			s.decls = &trial
+			_ = changed
+			return nil
+		}
+	}
+	if _, err := s.eval(rw.src); err != nil {
+		return s.compileError(cell, err)
+	}
+	changed := s.decls.record(rw.src)
+	var redefined []string
+	for _, n := range changed {
+		if before[n] {
+			redefined = append(redefined, n)
+		}
+	}
+	s.recompileDependents(redefined, rw.declared)
+	return nil
+}
+
+func typeChanged(old, updated *declTable, names []string) bool {
+	for _, n := range names {
+		o, ok1 := old.get(n)
+		u, ok2 := updated.get(n)
+		if ok1 && ok2 && o.src != u.src {
+			return true
+		}
+	}
+	return false
+}
+
+// recompileDependents compiles again every declaration that uses a
+// redefined name, so calls reach the new definition.
+func (s *Session) recompileDependents(redefined, justDeclared []string) {
+	if len(redefined) == 0 {
+		return
+	}
+	except := map[string]bool{}
+	for _, n := range justDeclared {
+		except[n] = true
+	}
+	deps := s.decls.dependents(redefined, except)
+	if len(deps) == 0 {
+		return
+	}
+	var b strings.Builder
+	for _, d := range deps {
+		b.WriteString(d.src)
+		b.WriteString("\n")
+	}
+	if _, err := s.eval(b.String()); err != nil {
+		names := make([]string, len(deps))
+		for i, d := range deps {
+			names[i] = d.name
+		}
+		s.streamSinkDirect("stderr", fmt.Sprintf("note: %s still use the previous definition of %s: they no longer compile: %v\n",
+			strings.Join(names, ", "), strings.Join(redefined, ", "), err))
+	}
+}
+
+// rebuild starts a fresh interpreter with every recorded import and
+// declaration, then carries over the values of variables whose types are
+// unchanged. Variables that cannot be carried are named on stderr.
+func (s *Session) rebuild(decls *declTable) error {
+	oldGlobals := s.globals()
+	oldStderr := s.stderrW
+	in, err := s.newInterpreter()
+	if err != nil {
+		return err
+	}
+	for _, im := range s.imports {
+		if _, err := evalIn(in, fmt.Sprintf("import %s %q", im.name, im.path)); err != nil {
+			s.stderrW = oldStderr
+			return err
+		}
+	}
+	var b strings.Builder
+	for _, d := range decls.all() {
+		b.WriteString(d.src)
+		b.WriteString("\n")
+	}
+	if _, err := evalIn(in, b.String()); err != nil {
+		s.stderrW = oldStderr
+		return fmt.Errorf("redefinition rejected, previous definitions kept: %w", err)
+	}
+	newGlobals, _ := tryGlobals(in)
+	var dropped []string
+	names := make([]string, 0, len(oldGlobals))
+	for n := range oldGlobals {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		ov := oldGlobals[name]
+		if strings.HasPrefix(name, "__commlab") || !ov.IsValid() {
+			continue
+		}
+		if nv, ok := newGlobals[name]; ok {
+			if nv.CanSet() && nv.Type() == ov.Type() {
+				nv.Set(ov)
+			}
+			continue
+		}
+		ts := ov.Type().String()
+		if !restorable(ts, s.imports) {
+			dropped = append(dropped, name)
+			continue
+		}
+		if _, err := evalIn(in, "var "+name+" "+ts); err != nil {
+			dropped = append(dropped, name)
+			continue
+		}
+		if g, _ := tryGlobals(in); g != nil && g[name].IsValid() && g[name].CanSet() && g[name].Type() == ov.Type() {
+			g[name].Set(ov)
+		} else {
+			dropped = append(dropped, name)
+		}
+	}
+	s.in = in
+	if len(dropped) > 0 {
+		s.streamSinkDirect("stderr", fmt.Sprintf("note: a type was redefined; these variables were dropped and need their cells run again: %s\n", strings.Join(dropped, ", ")))
+	}
+	return nil
+}
+
+var qualifier = regexp.MustCompile(`\b([a-z][a-z0-9_]*)\.[A-Z]`)
+
+// restorable reports whether a reflect type string can be declared again in
+// source: no anonymous struct, interface, func or chan (interpreted named
+// types show up as such), and every package qualifier imported.
+func restorable(ts string, imports []importSpec) bool {
+	for _, bad := range []string{"struct", "interface", "func", "chan"} {
+		if strings.Contains(ts, bad) {
+			return false
+		}
+	}
+	for _, m := range qualifier.FindAllStringSubmatch(ts, -1) {
+		found := false
+		for _, im := range imports {
+			if im.name == m[1] {
+				found = true
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
