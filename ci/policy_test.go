@@ -22,6 +22,7 @@ var levels = map[string]int{
 	"probes":                       0,
 	"kernel/wire":                  0,
 	"kernel/display":               0,
+	"lab/atomicfile":               0,
 	"kernel/widget":                5,
 	"probes/parse/nccltests":       0,
 	"probes/parse/nccllog":         0,

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 
 	"github.com/commlab/commlab/kernel/conn"
-	"github.com/commlab/commlab/kernel/session"
 	"github.com/commlab/commlab/kernel/widget"
 	"github.com/commlab/commlab/kernel/wire"
 )
@@ -18,13 +17,15 @@ func (t widgetTransport) Send(m widget.CommMessage) {
 	if parent == nil {
 		return
 	}
+	content := commContent{CommID: m.CommID, Data: m.Data}
 	switch {
 	case m.Open:
-		t.k.publishWithMetadata(*parent, "comm_open", map[string]any{"comm_id": m.CommID, "target_name": m.Target, "data": m.Data}, m.Metadata)
+		content.TargetName = m.Target
+		_ = t.k.send(conn.IOPub, *parent, "comm_open", content, m.Metadata)
 	case m.Close:
-		t.k.publish(*parent, "comm_close", map[string]any{"comm_id": m.CommID, "data": m.Data})
+		t.k.publish(*parent, "comm_close", content)
 	default:
-		t.k.publishWithMetadata(*parent, "comm_msg", map[string]any{"comm_id": m.CommID, "data": m.Data}, map[string]any{"version": widget.ProtocolVersion})
+		_ = t.k.send(conn.IOPub, *parent, "comm_msg", content, map[string]any{"version": widget.ProtocolVersion})
 	}
 }
 
@@ -46,46 +47,6 @@ func (t widgetTransport) Capture(fn func()) []map[string]any {
 	return *t.k.capture
 }
 
-// emitter returns the session emit function for a request: events become
-// iopub messages under parent, or captured outputs while a widget captures.
-func (k *Kernel) emitter(parent wire.Message, count int, silent bool, onError func(session.Event)) func(session.Event) {
-	return func(e session.Event) {
-		if e.Kind == session.EventError && onError != nil {
-			onError(e)
-		}
-		k.mu.Lock()
-		c := k.capture
-		if c != nil {
-			if e.Kind == session.EventClearOutput {
-				*c = (*c)[:0]
-			} else if o := nbOutput(e, count); o != nil {
-				*c = append(*c, o)
-			}
-			k.mu.Unlock()
-			return
-		}
-		k.mu.Unlock()
-		if !silent {
-			k.publishEvent(parent, e, count)
-		}
-	}
-}
-
-// nbOutput is an event as an nbformat output dict.
-func nbOutput(e session.Event, count int) map[string]any {
-	switch e.Kind {
-	case session.EventStream:
-		return map[string]any{"output_type": "stream", "name": e.Name, "text": e.Text}
-	case session.EventDisplay, session.EventUpdateDisplay:
-		return map[string]any{"output_type": "display_data", "data": e.Data, "metadata": nonNil(e.Metadata)}
-	case session.EventResult:
-		return map[string]any{"output_type": "execute_result", "execution_count": count, "data": e.Data, "metadata": nonNil(e.Metadata)}
-	case session.EventError:
-		return map[string]any{"output_type": "error", "ename": e.EName, "evalue": e.EValue, "traceback": e.Traceback}
-	}
-	return nil
-}
-
 func (k *Kernel) currentParent() *wire.Message {
 	k.mu.Lock()
 	defer k.mu.Unlock()
@@ -98,19 +59,13 @@ func (k *Kernel) setParent(m *wire.Message) {
 	k.mu.Unlock()
 }
 
-type commContent struct {
-	CommID     string         `json:"comm_id"`
-	TargetName string         `json:"target_name"`
-	Data       map[string]any `json:"data"`
-}
-
 // commOpen answers a front end opening a comm: jupyter.widget.control asks
 // for every widget's state; other targets are closed at once.
 func (k *Kernel) commOpen(msg wire.Message) {
 	var c commContent
 	_ = json.Unmarshal(msg.Content, &c)
 	if c.TargetName != widget.ControlCommTarget {
-		k.publish(msg, "comm_close", map[string]any{"comm_id": c.CommID, "data": map[string]any{}})
+		k.publish(msg, "comm_close", commContent{CommID: c.CommID, Data: map[string]any{}})
 		return
 	}
 	k.mu.Lock()
@@ -122,8 +77,8 @@ func (k *Kernel) commOpen(msg wire.Message) {
 }
 
 func (k *Kernel) sendStates(parent wire.Message, commID string) {
-	k.publish(parent, "comm_msg", map[string]any{"comm_id": commID,
-		"data": map[string]any{"method": "update_states", "states": widget.AllStates(), "buffer_paths": map[string]any{}}})
+	k.publish(parent, "comm_msg", commContent{CommID: commID,
+		Data: map[string]any{"method": "update_states", "states": widget.AllStates(), "buffer_paths": map[string]any{}}})
 }
 
 // commMsg delivers a front end's widget message; callbacks it triggers

@@ -17,6 +17,7 @@ import (
 
 	"github.com/commlab/commlab/kernel/conn"
 	"github.com/commlab/commlab/kernel/display"
+	_ "github.com/commlab/commlab/kernel/render" // cell results draw topologies, runs and nccl-tests charts
 	"github.com/commlab/commlab/kernel/session"
 	"github.com/commlab/commlab/kernel/widget"
 	"github.com/commlab/commlab/kernel/wire"
@@ -143,6 +144,22 @@ func (k *Kernel) waitSession() (*session.Session, error) {
 	return k.sess, k.sessErr
 }
 
+// requestSession decodes a request's content into req and waits for the
+// session; when either fails it answers with an error reply of replyType
+// and returns nil.
+func (k *Kernel) requestSession(ch conn.Channel, msg wire.Message, replyType string, req any) *session.Session {
+	if err := json.Unmarshal(msg.Content, req); err != nil {
+		k.reply(ch, msg, replyType, newErrorReply("BadRequest", msg.Header.MsgType+" content: "+err.Error(), 0))
+		return nil
+	}
+	sess, err := k.waitSession()
+	if err != nil {
+		k.reply(ch, msg, replyType, newErrorReply("KernelError", err.Error(), 0))
+		return nil
+	}
+	return sess
+}
+
 func (k *Kernel) serveShell() {
 	for msg := range k.conn.Shell() {
 		k.handle(conn.Shell, msg)
@@ -158,17 +175,17 @@ func (k *Kernel) serveControl() {
 // handle answers one request, between busy and idle on iopub.
 func (k *Kernel) handle(ch conn.Channel, msg wire.Message) {
 	start := time.Now()
-	k.publish(msg, "status", map[string]any{"execution_state": "busy"})
+	k.publishStatus(msg, "busy")
 	defer func() {
 		// A bug in a handler must not end the kernel: log it, answer
 		// with an error, and go on serving.
 		if r := recover(); r != nil {
 			k.log.Error("kernel: handler panicked", "msg_type", msg.Header.MsgType, "panic", r)
 			if reply, ok := strings.CutSuffix(msg.Header.MsgType, "_request"); ok {
-				k.reply(ch, msg, reply+"_reply", errorContent("InternalError", fmt.Sprint(r), 0))
+				k.reply(ch, msg, reply+"_reply", newErrorReply("InternalError", fmt.Sprint(r), 0))
 			}
 		}
-		k.publish(msg, "status", map[string]any{"execution_state": "idle"})
+		k.publishStatus(msg, "idle")
 		k.log.Debug("kernel: handled", "msg_type", msg.Header.MsgType, "channel", ch.String(), "took", time.Since(start))
 	}()
 	switch t := msg.Header.MsgType; t {
@@ -230,43 +247,6 @@ func (k *Kernel) kernelInfo() map[string]any {
 	}
 }
 
-func (k *Kernel) reply(ch conn.Channel, req wire.Message, msgType string, content any) {
-	m, err := wire.Reply(req, msgType, content)
-	if err != nil {
-		k.log.Error("kernel: build reply", "msg_type", msgType, "err", err)
-		return
-	}
-	m.Header.Session = k.sessionID
-	m.Header.Username = "kernel"
-	if err := k.conn.Send(ch, m); err != nil {
-		k.log.Error("kernel: send reply", "msg_type", msgType, "err", err)
-	}
-}
-
-// publish sends an iopub message whose parent is req.
-func (k *Kernel) publish(req wire.Message, msgType string, content any) {
-	k.publishWithMetadata(req, msgType, content, nil)
-}
-
-func (k *Kernel) publishWithMetadata(req wire.Message, msgType string, content any, metadata map[string]any) {
-	m, err := wire.Reply(req, msgType, content)
-	if err != nil {
-		k.log.Error("kernel: build iopub message", "msg_type", msgType, "err", err)
-		return
-	}
-	m.Identities = nil
-	m.Header.Session = k.sessionID
-	m.Header.Username = "kernel"
-	if metadata != nil {
-		if raw, err := json.Marshal(metadata); err == nil {
-			m.Metadata = raw
-		}
-	}
-	if err := k.conn.Send(conn.IOPub, m); err != nil {
-		k.log.Error("kernel: publish", "msg_type", msgType, "err", err)
-	}
-}
-
 type executeRequest struct {
 	Code            string            `json:"code"`
 	Silent          bool              `json:"silent"`
@@ -278,8 +258,8 @@ type executeRequest struct {
 
 func (k *Kernel) execute(ch conn.Channel, msg wire.Message) {
 	var req executeRequest
-	if err := json.Unmarshal(msg.Content, &req); err != nil {
-		k.reply(ch, msg, "execute_reply", errorContent("BadRequest", "execute_request content: "+err.Error(), 0))
+	sess := k.requestSession(ch, msg, "execute_reply", &req)
+	if sess == nil {
 		return
 	}
 	store := req.StoreHistory == nil || *req.StoreHistory
@@ -287,11 +267,6 @@ func (k *Kernel) execute(ch conn.Channel, msg wire.Message) {
 		store = false
 	}
 	stopOnError := req.StopOnError == nil || *req.StopOnError
-	sess, err := k.waitSession()
-	if err != nil {
-		k.reply(ch, msg, "execute_reply", errorContent("KernelError", err.Error(), 0))
-		return
-	}
 	count := sess.ExecutionCount()
 	if store {
 		count++
@@ -302,17 +277,15 @@ func (k *Kernel) execute(ch conn.Channel, msg wire.Message) {
 
 	// `name?` and `?name` page documentation, as IPython's obj? does.
 	if target, ok := helpTarget(req.Code); ok {
-		content := map[string]any{"status": "ok", "execution_count": count, "user_expressions": map[string]any{}, "payload": []any{}}
-		if in, found := sess.Inspect(target, len(target)); found {
-			content["payload"] = []any{map[string]any{"source": "page", "data": map[string]any{"text/plain": inspectionText(in)}, "start": 0}}
-		} else {
-			content["status"] = "error"
-			for kk, v := range errorContent("NameError", fmt.Sprintf("no documentation for %q", target), count) {
-				content[kk] = v
-			}
-			k.publish(msg, "error", map[string]any{"ename": "NameError", "evalue": fmt.Sprintf("no documentation for %q", target), "traceback": []string{fmt.Sprintf("NameError: no documentation for %q", target)}})
+		in, found := sess.Inspect(target, len(target))
+		if !found {
+			failure := newErrorReply("NameError", fmt.Sprintf("no documentation for %q", target), count)
+			k.publish(msg, "error", errorContent{EName: failure.EName, EValue: failure.EValue, Traceback: failure.Traceback})
+			k.reply(ch, msg, "execute_reply", failure)
+			return
 		}
-		k.reply(ch, msg, "execute_reply", content)
+		page := map[string]any{"source": "page", "data": map[string]any{display.MIMEPlain: inspectionText(in)}, "start": 0}
+		k.reply(ch, msg, "execute_reply", executeReply{ExecutionCount: count, Payload: []any{page}, Status: "ok", UserExpressions: map[string]any{}})
 		return
 	}
 
@@ -330,6 +303,7 @@ func (k *Kernel) execute(ch conn.Channel, msg wire.Message) {
 	k.mu.Unlock()
 	var failure *session.Event
 	emit := k.emitter(msg, count, req.Silent, func(e session.Event) { failure = &e })
+	var err error
 	if store {
 		err = sess.Execute(ctx, req.Code, emit)
 	} else {
@@ -344,10 +318,10 @@ func (k *Kernel) execute(ch conn.Channel, msg wire.Message) {
 	cancel()
 
 	if err != nil {
-		content := errorContent("Error", err.Error(), count)
+		content := newErrorReply("Error", err.Error(), count)
 		if failure != nil {
-			content = errorContent(failure.EName, failure.EValue, count)
-			content["traceback"] = failure.Traceback
+			content = newErrorReply(failure.EName, failure.EValue, count)
+			content.Traceback = failure.Traceback
 		}
 		k.reply(ch, msg, "execute_reply", content)
 		if stopOnError {
@@ -355,16 +329,8 @@ func (k *Kernel) execute(ch conn.Channel, msg wire.Message) {
 		}
 		return
 	}
-	k.reply(ch, msg, "execute_reply", map[string]any{
-		"status":           "ok",
-		"execution_count":  count,
-		"payload":          []any{},
-		"user_expressions": k.userExpressions(sess, req.UserExpressions),
-	})
-}
-
-func errorContent(ename, evalue string, count int) map[string]any {
-	return map[string]any{"status": "error", "execution_count": count, "ename": ename, "evalue": evalue, "traceback": []string{ename + ": " + evalue}}
+	k.reply(ch, msg, "execute_reply", executeReply{ExecutionCount: count, Payload: []any{}, Status: "ok",
+		UserExpressions: k.userExpressions(sess, req.UserExpressions)})
 }
 
 // abortQueued answers the execute requests already waiting on the shell
@@ -383,9 +349,9 @@ func (k *Kernel) abortQueued(ch conn.Channel) {
 				k.handle(conn.Shell, next)
 				continue
 			}
-			k.publish(next, "status", map[string]any{"execution_state": "busy"})
+			k.publishStatus(next, "busy")
 			k.reply(conn.Shell, next, "execute_reply", map[string]any{"status": "aborted", "execution_count": nil})
-			k.publish(next, "status", map[string]any{"execution_state": "idle"})
+			k.publishStatus(next, "idle")
 		case <-time.After(10 * time.Millisecond):
 			return
 		}
@@ -421,48 +387,6 @@ func (k *Kernel) userExpressions(sess *session.Session, exprs map[string]string)
 	return out
 }
 
-// publishEvent turns a session event into its iopub message.
-func (k *Kernel) publishEvent(parent wire.Message, e session.Event, count int) {
-	switch e.Kind {
-	case session.EventStream:
-		k.publish(parent, "stream", map[string]any{"name": e.Name, "text": e.Text})
-	case session.EventDisplay, session.EventUpdateDisplay:
-		content := map[string]any{"data": e.Data, "metadata": nonNil(e.Metadata)}
-		if e.DisplayID != "" {
-			content["transient"] = map[string]any{"display_id": e.DisplayID}
-		}
-		k.publish(parent, string(e.Kind), content)
-	case session.EventResult:
-		k.publish(parent, "execute_result", map[string]any{"execution_count": count, "data": e.Data, "metadata": nonNil(e.Metadata)})
-	case session.EventError:
-		tb := e.Traceback
-		if tb == nil {
-			tb = []string{}
-		}
-		k.publish(parent, "error", map[string]any{"ename": e.EName, "evalue": e.EValue, "traceback": tb})
-	case session.EventClearOutput:
-		k.publish(parent, "clear_output", map[string]any{"wait": e.Wait})
-	}
-}
-
-func nonNil(m map[string]any) map[string]any {
-	if m == nil {
-		return map[string]any{}
-	}
-	return m
-}
-
-// background publishes output that arrives while no cell runs (a goroutine
-// a finished cell started) under the last execute request.
-func (k *Kernel) background(e session.Event) {
-	k.mu.Lock()
-	parent := k.lastExecute
-	k.mu.Unlock()
-	if parent != nil {
-		k.publishEvent(*parent, e, 0)
-	}
-}
-
 func (k *Kernel) interrupt() {
 	k.mu.Lock()
 	defer k.mu.Unlock()
@@ -481,12 +405,7 @@ func (k *Kernel) readInput(prompt string, password bool) (string, error) {
 	if req == nil {
 		return "", errors.New("kernel: this front end does not accept input (allow_stdin is false)")
 	}
-	m, err := wire.Reply(*req, "input_request", map[string]any{"prompt": prompt, "password": password})
-	if err != nil {
-		return "", err
-	}
-	m.Header.Session = k.sessionID
-	if err := k.conn.Send(conn.Stdin, m); err != nil {
+	if err := k.send(conn.Stdin, *req, "input_request", map[string]any{"prompt": prompt, "password": password}, nil); err != nil {
 		return "", err
 	}
 	for {
@@ -540,13 +459,8 @@ func runeOffset(code string, byteOff int) int {
 
 func (k *Kernel) complete(ch conn.Channel, msg wire.Message) {
 	var req cursorRequest
-	if err := json.Unmarshal(msg.Content, &req); err != nil {
-		k.reply(ch, msg, "complete_reply", errorContent("BadRequest", err.Error(), 0))
-		return
-	}
-	sess, err := k.waitSession()
-	if err != nil {
-		k.reply(ch, msg, "complete_reply", errorContent("KernelError", err.Error(), 0))
+	sess := k.requestSession(ch, msg, "complete_reply", &req)
+	if sess == nil {
 		return
 	}
 	pos := byteOffset(req.Code, req.CursorPos)
@@ -563,13 +477,8 @@ func (k *Kernel) complete(ch conn.Channel, msg wire.Message) {
 
 func (k *Kernel) inspect(ch conn.Channel, msg wire.Message) {
 	var req cursorRequest
-	if err := json.Unmarshal(msg.Content, &req); err != nil {
-		k.reply(ch, msg, "inspect_reply", errorContent("BadRequest", err.Error(), 0))
-		return
-	}
-	sess, err := k.waitSession()
-	if err != nil {
-		k.reply(ch, msg, "inspect_reply", errorContent("KernelError", err.Error(), 0))
+	sess := k.requestSession(ch, msg, "inspect_reply", &req)
+	if sess == nil {
 		return
 	}
 	in, found := sess.Inspect(req.Code, byteOffset(req.Code, req.CursorPos))
@@ -646,13 +555,8 @@ func (k *Kernel) history(ch conn.Channel, msg wire.Message) {
 		Pattern        string `json:"pattern"`
 		Unique         bool   `json:"unique"`
 	}
-	if err := json.Unmarshal(msg.Content, &req); err != nil {
-		k.reply(ch, msg, "history_reply", errorContent("BadRequest", err.Error(), 0))
-		return
-	}
-	sess, err := k.waitSession()
-	if err != nil {
-		k.reply(ch, msg, "history_reply", errorContent("KernelError", err.Error(), 0))
+	sess := k.requestSession(ch, msg, "history_reply", &req)
+	if sess == nil {
 		return
 	}
 	entries := sess.History(req.HistAccessType, req.N, req.Start, req.Stop, req.Pattern)

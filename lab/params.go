@@ -6,7 +6,8 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -59,24 +60,29 @@ func Parameters(src string) ([]Parameter, error) {
 		}
 		params = append(params, p)
 	}
+	// addDecl adds the names of a var or const declaration.
+	addDecl := func(g *ast.GenDecl, full string, lineShift int) {
+		if g.Tok != token.VAR && g.Tok != token.CONST {
+			return
+		}
+		for _, s := range g.Specs {
+			vs := s.(*ast.ValueSpec)
+			for i, n := range vs.Names {
+				var val ast.Expr
+				if i < len(vs.Values) {
+					val = vs.Values[i]
+				}
+				add(n, vs.Type, val, g.Tok == token.CONST, full, lineShift)
+			}
+		}
+	}
 	// Declarations only: parse as a file.
 	const filePrefix = "package p\n"
 	full := filePrefix + src
 	if f, err := parser.ParseFile(fset, "", full, parser.SkipObjectResolution); err == nil {
 		for _, d := range f.Decls {
-			g, ok := d.(*ast.GenDecl)
-			if !ok || (g.Tok != token.VAR && g.Tok != token.CONST) {
-				continue
-			}
-			for _, s := range g.Specs {
-				vs := s.(*ast.ValueSpec)
-				for i, n := range vs.Names {
-					var val ast.Expr
-					if i < len(vs.Values) {
-						val = vs.Values[i]
-					}
-					add(n, vs.Type, val, g.Tok == token.CONST, full, 1)
-				}
+			if g, ok := d.(*ast.GenDecl); ok {
+				addDecl(g, full, 1)
 			}
 		}
 		return params, nil
@@ -109,20 +115,7 @@ func Parameters(src string) ([]Parameter, error) {
 				}
 			}
 		case *ast.DeclStmt:
-			g := st.Decl.(*ast.GenDecl)
-			if g.Tok != token.VAR && g.Tok != token.CONST {
-				continue
-			}
-			for _, s := range g.Specs {
-				vs := s.(*ast.ValueSpec)
-				for i, n := range vs.Names {
-					var val ast.Expr
-					if i < len(vs.Values) {
-						val = vs.Values[i]
-					}
-					add(n, vs.Type, val, g.Tok == token.CONST, full, 2)
-				}
-			}
+			addDecl(st.Decl.(*ast.GenDecl), full, 2)
 		}
 	}
 	return params, nil
@@ -258,7 +251,7 @@ func InjectParameters(nb *notebook.Notebook, values map[string]string) error {
 		return nil
 	}
 	if paramsAt < 0 {
-		return fmt.Errorf("%w: the notebook has no code cell tagged %q to set %s", ErrParameter, TagParameters, strings.Join(sortedNames(values), ", "))
+		return fmt.Errorf("%w: the notebook has no code cell tagged %q to set %s", ErrParameter, TagParameters, strings.Join(slices.Sorted(maps.Keys(values)), ", "))
 	}
 	decl, err := Parameters(kept[paramsAt].Source)
 	if err != nil {
@@ -271,7 +264,7 @@ func InjectParameters(nb *notebook.Notebook, values map[string]string) error {
 		known = append(known, p.Name)
 	}
 	var lines []string
-	for _, name := range sortedNames(values) {
+	for _, name := range slices.Sorted(maps.Keys(values)) {
 		p, ok := byName[name]
 		if !ok {
 			return fmt.Errorf("%w: unknown parameter %q (the parameters cell declares %s)", ErrParameter, name, strings.Join(known, ", "))
@@ -309,13 +302,4 @@ func InjectParameters(nb *notebook.Notebook, values map[string]string) error {
 		}
 	}
 	return nil
-}
-
-func sortedNames(m map[string]string) []string {
-	names := make([]string, 0, len(m))
-	for k := range m {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	return names
 }

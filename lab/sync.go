@@ -3,9 +3,10 @@ package lab
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/commlab/commlab/lab/literate"
@@ -44,11 +45,7 @@ func Sync(chapters, notebooks string, check bool) ([]SyncAction, error) {
 			names[strings.TrimSuffix(filepath.Base(f), filepath.Ext(f))] = true
 		}
 	}
-	sorted := make([]string, 0, len(names))
-	for n := range names {
-		sorted = append(sorted, n)
-	}
-	sort.Strings(sorted)
+	sorted := slices.Sorted(maps.Keys(names))
 	var actions []SyncAction
 	var errs []error
 	for _, name := range sorted {

@@ -102,12 +102,7 @@ func IsComplete(code string) (status, indent string) {
 		if tok == token.EOF {
 			break
 		}
-		switch tok {
-		case token.LPAREN, token.LBRACE, token.LBRACK:
-			depth++
-		case token.RPAREN, token.RBRACE, token.RBRACK:
-			depth--
-		}
+		depth += bracketDepth(tok)
 	}
 	for _, e := range errs {
 		if strings.Contains(e.Msg, "not terminated") {

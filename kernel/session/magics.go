@@ -3,8 +3,10 @@ package session
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -60,11 +62,7 @@ func magicNames() string {
 }
 
 func magicHelp(s *Session, _ context.Context, _ string) error {
-	var names []string
-	for n := range magics {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(magics))
 	var b strings.Builder
 	b.WriteString("Magics (a line starting with % or !, or a cell starting with %%):\n")
 	for _, n := range names {
@@ -141,11 +139,7 @@ func magicWho(s *Session, _ context.Context, _ string) error {
 			seen[d.name] = true
 		}
 	}
-	names := make([]string, 0, len(seen))
-	for n := range seen {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(seen))
 	if len(names) == 0 {
 		s.streamSinkDirect("stdout", "Interactive namespace is empty.\n")
 		return nil

@@ -2,8 +2,9 @@ package session
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -125,12 +126,7 @@ func (s *Session) rebuild(decls *declTable) error {
 	}
 	newGlobals, _ := tryGlobals(in)
 	var dropped []string
-	names := make([]string, 0, len(oldGlobals))
-	for n := range oldGlobals {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(oldGlobals)) {
 		ov := oldGlobals[name]
 		if strings.HasPrefix(name, "__commlab") || !ov.IsValid() {
 			continue

@@ -356,16 +356,13 @@ func needsClosure(st ast.Stmt) bool {
 }
 
 func isFuncLitCall(st ast.Stmt) bool {
-	es, ok := st.(*ast.ExprStmt)
-	if !ok {
-		return false
+	if es, ok := st.(*ast.ExprStmt); ok {
+		if call, ok := es.X.(*ast.CallExpr); ok {
+			_, lit := call.Fun.(*ast.FuncLit)
+			return lit
+		}
 	}
-	call, ok := es.X.(*ast.CallExpr)
-	if !ok {
-		return false
-	}
-	_, lit := call.Fun.(*ast.FuncLit)
-	return lit
+	return false
 }
 
 func receiverTypeName(e ast.Expr) string {

@@ -77,12 +77,7 @@ func splitCell(src string) ([]item, error) {
 			flush(lastEnd)
 			break
 		}
-		switch t {
-		case token.LPAREN, token.LBRACK, token.LBRACE:
-			depth++
-		case token.RPAREN, token.RBRACK, token.RBRACE:
-			depth--
-		}
+		depth += bracketDepth(t)
 		if t == token.SEMICOLON && depth <= 0 {
 			flush(lastEnd)
 			continue
@@ -95,6 +90,18 @@ func splitCell(src string) ([]item, error) {
 		return items, errs.Err()
 	}
 	return items, nil
+}
+
+// bracketDepth is how a token changes the nesting of brackets: +1 opens,
+// -1 closes.
+func bracketDepth(t token.Token) int {
+	switch t {
+	case token.LPAREN, token.LBRACK, token.LBRACE:
+		return 1
+	case token.RPAREN, token.RBRACK, token.RBRACE:
+		return -1
+	}
+	return 0
 }
 
 func tokenLen(t token.Token, lit string) int {

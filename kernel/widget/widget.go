@@ -21,9 +21,10 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"reflect"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 
@@ -151,33 +152,33 @@ func control(kind, styleModel string, extra map[string]any) *Widget {
 
 // IntSlider is a slider over integers.
 func IntSlider(description string, value, min, max, step int) *Widget {
-	w := control("IntSlider", "SliderStyleModel", map[string]any{
-		"description": description, "value": value, "min": min, "max": max, "step": step,
-		"behavior": "drag-tap", "continuous_update": true, "orientation": "horizontal", "readout": true, "readout_format": "d",
-	})
-	w.valueConv = toInt
-	return w
+	return slider("IntSlider", description, value, min, max, step, "d", toInt, nil)
 }
 
 // FloatSlider is a slider over floats.
 func FloatSlider(description string, value, min, max, step float64) *Widget {
-	w := control("FloatSlider", "SliderStyleModel", map[string]any{
-		"description": description, "value": value, "min": min, "max": max, "step": step,
-		"behavior": "drag-tap", "continuous_update": true, "orientation": "horizontal", "readout": true, "readout_format": ".3g",
-	})
-	w.valueConv = toFloat
-	return w
+	return slider("FloatSlider", description, value, min, max, step, ".3g", toFloat, nil)
 }
 
 // FloatLogSlider is a slider over floats spaced evenly in log10: value
 // goes from 10^minExp to 10^maxExp in steps of 10^stepExp, so one slider
 // spans bytes to gigabytes.
 func FloatLogSlider(description string, value, minExp, maxExp, stepExp float64) *Widget {
-	w := control("FloatLogSlider", "SliderStyleModel", map[string]any{
-		"description": description, "value": value, "min": minExp, "max": maxExp, "step": stepExp, "base": 10.0,
-		"behavior": "drag-tap", "continuous_update": true, "orientation": "horizontal", "readout": true, "readout_format": ".3g",
-	})
-	w.valueConv = toFloat
+	return slider("FloatLogSlider", description, value, minExp, maxExp, stepExp, ".3g", toFloat, map[string]any{"base": 10.0})
+}
+
+// slider is a horizontal slider model of kind over [min, max] in steps of
+// step, its readout in format; extra adds model-specific state.
+func slider(kind, description string, value, min, max, step any, format string, conv func(any) (any, error), extra map[string]any) *Widget {
+	st := map[string]any{
+		"description": description, "value": value, "min": min, "max": max, "step": step,
+		"behavior": "drag-tap", "continuous_update": true, "orientation": "horizontal", "readout": true, "readout_format": format,
+	}
+	for k, v := range extra {
+		st[k] = v
+	}
+	w := control(kind, "SliderStyleModel", st)
+	w.valueConv = conv
 	return w
 }
 
@@ -515,12 +516,7 @@ func AllStates() map[string]any {
 	mu.Lock()
 	defer mu.Unlock()
 	out := map[string]any{}
-	ids := make([]string, 0, len(registry))
-	for id := range registry {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	for _, id := range ids {
+	for _, id := range slices.Sorted(maps.Keys(registry)) {
 		w := registry[id]
 		w.mu.Lock()
 		if w.opened {

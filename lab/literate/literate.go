@@ -146,37 +146,30 @@ func Parse(src []byte) (*notebook.Notebook, error) {
 		}
 		nb.Cells = append(nb.Cells, &notebook.Cell{Type: typ, Source: strings.Join(body, "\n"), Metadata: meta})
 	}
+	// enclosed makes the cell of type typ that starts at line i and ends at
+	// the line end accepts; missing says what is absent when none does.
+	enclosed := func(typ, opts string, end func(string) bool, missing string) {
+		flush()
+		body, next, closed := block(i+1, end)
+		cell(typ, body, opts, i+1)
+		if !closed {
+			errs = append(errs, fmt.Errorf("%w: line %d: %s", ErrUnclosed, i+1, missing))
+		}
+		i = next
+	}
 	for i < len(lines) {
 		line := lines[i]
 		if marker, opts, ok := goFence(line); ok {
-			flush()
-			body, next, closed := block(i+1, func(l string) bool { return closes(l, marker) })
-			cell(notebook.Code, body, opts, i+1)
-			if !closed {
-				errs = append(errs, fmt.Errorf("%w: line %d: code cell has no closing %s", ErrUnclosed, i+1, marker))
-			}
-			i = next
+			enclosed(notebook.Code, opts, func(l string) bool { return closes(l, marker) }, "code cell has no closing "+marker)
 			continue
 		}
 		if m := regionStart.FindStringSubmatch(line); m != nil {
-			flush()
 			end := anyEnd[m[1]]
-			body, next, closed := block(i+1, func(l string) bool { return strings.TrimSpace(l) == end })
-			cell(notebook.Markdown, body, m[2], i+1)
-			if !closed {
-				errs = append(errs, fmt.Errorf("%w: line %d: no %s", ErrUnclosed, i+1, end))
-			}
-			i = next
+			enclosed(notebook.Markdown, m[2], func(l string) bool { return strings.TrimSpace(l) == end }, "no "+end)
 			continue
 		}
 		if m := rawStart.FindStringSubmatch(line); m != nil {
-			flush()
-			body, next, closed := block(i+1, func(l string) bool { return strings.TrimSpace(l) == rawEnd })
-			cell(notebook.Raw, body, m[1], i+1)
-			if !closed {
-				errs = append(errs, fmt.Errorf("%w: line %d: no %s", ErrUnclosed, i+1, rawEnd))
-			}
-			i = next
+			enclosed(notebook.Raw, m[1], func(l string) bool { return strings.TrimSpace(l) == rawEnd }, "no "+rawEnd)
 			continue
 		}
 		if strings.TrimSpace(line) == regionEnd || strings.TrimSpace(line) == rawEnd {

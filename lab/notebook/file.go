@@ -3,7 +3,8 @@ package notebook
 import (
 	"fmt"
 	"os"
-	"path/filepath"
+
+	"github.com/commlab/commlab/lab/atomicfile"
 )
 
 // ReadFile reads and parses a notebook file.
@@ -35,26 +36,8 @@ func WriteFile(path string, nb *Notebook) error {
 // WriteFileAtomic writes data to a temporary file beside path and renames
 // it over path, so readers see the old file or the new one, never a part.
 func WriteFileAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
+	if err := atomicfile.Write(path, data, 0o644); err != nil {
 		return fmt.Errorf("notebook: %w", err)
-	}
-	name := tmp.Name()
-	_, werr := tmp.Write(data)
-	cerr := tmp.Close()
-	if werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Chmod(name, 0o644)
-	}
-	if werr == nil {
-		werr = os.Rename(name, path)
-	}
-	if werr != nil {
-		os.Remove(name)
-		return fmt.Errorf("notebook: write %s: %w", path, werr)
 	}
 	return nil
 }
