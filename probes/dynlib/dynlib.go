@@ -35,6 +35,7 @@ import "C"
 
 import (
 	"os"
+	"slices"
 	"strings"
 	"unsafe"
 
@@ -52,6 +53,9 @@ type Spec struct {
 	Env string
 	// Need lists the symbols a candidate must define to be taken.
 	Need []string
+	// Table, when set, is a symbol table (see Bind) whose symbols are
+	// needed too; Open binds them in the library it takes.
+	Table unsafe.Pointer
 }
 
 // Library is a loaded shared library.
@@ -65,23 +69,24 @@ type Library struct {
 func (l *Library) Name() string { return l.name }
 
 // File is the path the dynamic linker resolved Name to (the file that
-// defines Spec.Need's first symbol); empty when Need was empty.
+// defines the first needed symbol); empty when none was needed.
 func (l *Library) File() string { return l.file }
 
 // Open loads the first candidate of s that opens and defines every needed
 // symbol. When none does, the error is a *NotFoundError.
 func Open(s Spec) (*Library, error) {
-	names, env := s.Names, ""
+	candidates, env := s.Names, ""
 	if s.Env != "" {
 		if v := os.Getenv(s.Env); v != "" {
-			names, env = []string{v}, s.Env
+			candidates, env = []string{v}, s.Env
 		}
 	}
+	need := slices.Concat(s.Need, names(s.Table))
 	nf := &NotFoundError{What: s.What, Env: env}
-	for _, name := range names {
-		l, reason := open(name, s.Need)
+	for _, name := range candidates {
+		l, reason := open(name, need)
 		if l != nil {
-			return l, nil
+			return l, l.Bind(s.Table)
 		}
 		nf.Tried = append(nf.Tried, name)
 		nf.Reasons = append(nf.Reasons, reason)
@@ -144,7 +149,7 @@ func FileOf(p unsafe.Pointer) string {
 	return ""
 }
 
-// A symbol table is what a cgo preamble hands to Names, Bind and
+// A symbol table is what a cgo preamble hands to Spec.Table, Bind and
 // BindOptional: a C array of
 //
 //	typedef struct { const char* name; void** slot; } dynlib_entry;
@@ -167,8 +172,8 @@ func entries(table unsafe.Pointer) []entry {
 	return es
 }
 
-// Names lists the symbols of a table, for Spec.Need.
-func Names(table unsafe.Pointer) []string {
+// names lists the symbols of a table.
+func names(table unsafe.Pointer) []string {
 	var names []string
 	for _, e := range entries(table) {
 		names = append(names, e.symbol())

@@ -112,7 +112,7 @@ func TestBind(t *testing.T) {
 	l := libm(t, "cos")
 	slots := make([]unsafe.Pointer, 2)
 	tbl := table([]string{"cos", "sin"}, slots)
-	if got := Names(unsafe.Pointer(&tbl[0])); strings.Join(got, " ") != "cos sin" {
+	if got := names(unsafe.Pointer(&tbl[0])); strings.Join(got, " ") != "cos sin" {
 		t.Errorf("Names = %q", got)
 	}
 	if err := l.Bind(unsafe.Pointer(&tbl[0])); err != nil {
@@ -132,5 +132,18 @@ func TestBind(t *testing.T) {
 	}
 	if err := l.Bind(unsafe.Pointer(&otbl[0])); !errors.Is(err, probes.ErrUnavailable) {
 		t.Errorf("Bind with a missing symbol: %v", err)
+	}
+}
+
+func TestOpenBindsTable(t *testing.T) {
+	libm(t)
+	slots := make([]unsafe.Pointer, 1)
+	tbl := table([]string{"cos"}, slots)
+	l, err := Open(Spec{What: "maths library", Names: []string{"libm.so.6"}, Table: unsafe.Pointer(&tbl[0])})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cos, _ := l.Symbol("cos"); slots[0] != cos || l.File() == "" {
+		t.Errorf("Open bound %v, want cos at %v; File() = %q", slots[0], cos, l.File())
 	}
 }
