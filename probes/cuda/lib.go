@@ -1,6 +1,8 @@
 package cuda
 
 /*
+#cgo CFLAGS: -I${SRCDIR}/../dynlib
+#include "dynlib.h"
 #include <stdlib.h>
 #include <string.h>
 #include <stdint.h>
@@ -63,15 +65,8 @@ typedef void* CUfunction;
 	X(cuDeviceGetName, CUresult, (char*, int, int))
 
 // A pointer p_name per function, and the tables probes/dynlib binds them from.
-#define DECLARE(name, ret, args) typedef ret (*name##_t) args; static name##_t p_##name;
-#define ENTRY(name, ret, args) { #name, (void**)&p_##name },
-typedef struct { const char* name; void** slot; } dynlib_entry;
-CUDART_SYMBOLS(DECLARE)
-CUDA_DRIVER_SYMBOLS(DECLARE)
-static dynlib_entry cl_runtime[] = { CUDART_SYMBOLS(ENTRY) { NULL, NULL } };
-static dynlib_entry cl_driver[] = { CUDA_DRIVER_SYMBOLS(ENTRY) { NULL, NULL } };
-static void* cl_runtimeTable(void) { return cl_runtime; }
-static void* cl_driverTable(void) { return cl_driver; }
+DYNLIB_TABLE(cl_runtimeTable, CUDART_SYMBOLS)
+DYNLIB_TABLE(cl_driverTable, CUDA_DRIVER_SYMBOLS)
 
 static int c_getDeviceCount(int* n) { return p_cudaGetDeviceCount(n); }
 static int c_setDevice(int d) { return p_cudaSetDevice(d); }
@@ -206,11 +201,7 @@ func check(call string, rc C.int) error {
 	if rc == 0 {
 		return nil
 	}
-	text := ""
-	if s := C.c_errorString(rc); s != nil {
-		text = C.GoString(s)
-	}
-	return &Error{Call: call, Code: int(rc), Text: text}
+	return newError(call, rc, C.c_errorString(rc))
 }
 
 // checkDrv turns a driver API return code into an *Error.
@@ -218,11 +209,15 @@ func checkDrv(call string, rc C.int) error {
 	if rc == 0 {
 		return nil
 	}
-	text := ""
-	if s := C.c_cuErrorString(rc); s != nil {
-		text = C.GoString(s)
+	return newError(call, rc, C.c_cuErrorString(rc))
+}
+
+func newError(call string, rc C.int, text *C.char) *Error {
+	e := &Error{Call: call, Code: int(rc)}
+	if text != nil {
+		e.Text = C.GoString(text)
 	}
-	return &Error{Call: call, Code: int(rc), Text: text}
+	return e
 }
 
 // Info describes the CUDA installation and devices.
@@ -302,6 +297,35 @@ type (
 )
 
 func setDevice(d int) error { return check("cudaSetDevice", C.c_setDevice(C.int(d))) }
+
+// onDevice makes d the current device, then runs f.
+func onDevice(d int, f func() error) error {
+	if err := setDevice(d); err != nil {
+		return err
+	}
+	return f()
+}
+
+// devicesReady loads the runtime and counts the devices; failing to count
+// them means no usable CUDA here.
+func devicesReady() (int, error) {
+	if err := load(); err != nil {
+		return 0, err
+	}
+	n, err := deviceCount()
+	if err != nil {
+		return 0, fmt.Errorf("cuda: %w: %w", probes.ErrUnavailable, err)
+	}
+	return n, nil
+}
+
+// checkDevice says whether d is one of n devices.
+func checkDevice(d, n int) error {
+	if d < 0 || d >= n {
+		return fmt.Errorf("cuda: device %d out of range (%d devices)", d, n)
+	}
+	return nil
+}
 
 func deviceCount() (int, error) {
 	var n C.int

@@ -4,6 +4,7 @@ package dynlib
 #cgo LDFLAGS: -ldl
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include "dynlib.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -150,17 +151,20 @@ func FileOf(p unsafe.Pointer) string {
 }
 
 // A symbol table is what a cgo preamble hands to Spec.Table, Bind and
-// BindOptional: a C array of
-//
-//	typedef struct { const char* name; void** slot; } dynlib_entry;
-//
-// ending in { NULL, NULL }, one entry per function pointer the preamble
-// declares. An X-macro list of the symbols builds the pointers and the
-// table from one list.
+// BindOptional: a C array of dynlib_entry (dynlib.h) ending in
+// { NULL, NULL }, one entry per function pointer the preamble declares.
+// dynlib.h's DYNLIB_TABLE builds the pointers and the table from one
+// X-macro list of the symbols. entry is dynlib_entry's layout.
 type entry struct {
 	name *byte // a C string
 	slot *unsafe.Pointer
 }
+
+// entry and dynlib_entry have one size (a build error otherwise).
+var (
+	_ [unsafe.Sizeof(entry{}) - unsafe.Sizeof(C.dynlib_entry{})]struct{}
+	_ [unsafe.Sizeof(C.dynlib_entry{}) - unsafe.Sizeof(entry{})]struct{}
+)
 
 func (e entry) symbol() string { return C.GoString((*C.char)(unsafe.Pointer(e.name))) }
 

@@ -1,6 +1,8 @@
 package nccl
 
 /*
+#cgo CFLAGS: -I${SRCDIR}/../dynlib
+#include "dynlib.h"
 #include <stdlib.h>
 #include <string.h>
 #include <stddef.h>
@@ -64,15 +66,8 @@ typedef struct {
 	X(ncclCommInitRankConfig, ncclResult_t, (ncclComm_t*, int, ncclUniqueId, int, nl_config*))
 
 // A pointer p_name per function, and the tables probes/dynlib binds them from.
-#define DECLARE(name, ret, args) typedef ret (*name##_t) args; static name##_t p_##name;
-#define ENTRY(name, ret, args) { #name, (void**)&p_##name },
-typedef struct { const char* name; void** slot; } dynlib_entry;
-NCCL_SYMBOLS(DECLARE)
-NCCL_OPTIONAL_SYMBOLS(DECLARE)
-static dynlib_entry nl_required[] = { NCCL_SYMBOLS(ENTRY) { NULL, NULL } };
-static dynlib_entry nl_optional[] = { NCCL_OPTIONAL_SYMBOLS(ENTRY) { NULL, NULL } };
-static void* nl_requiredTable(void) { return nl_required; }
-static void* nl_optionalTable(void) { return nl_optional; }
+DYNLIB_TABLE(nl_requiredTable, NCCL_SYMBOLS)
+DYNLIB_TABLE(nl_optionalTable, NCCL_OPTIONAL_SYMBOLS)
 
 static int n_getVersion(int* v) { return p_ncclGetVersion(v); }
 static int n_commInitAll(ncclComm_t* c, int n, const int* d) { return p_ncclCommInitAll(c, n, d); }
