@@ -24,6 +24,7 @@ var levels = map[string]int{
 	"kernel/display":               0,
 	"lab/atomicfile":               0,
 	"kernel/widget":                5,
+	"probes/dynlib":                5,
 	"probes/parse/nccltests":       0,
 	"probes/parse/nccllog":         0,
 	"probes/parse/ncclxml":         0,
@@ -66,6 +67,43 @@ var gateways = map[string][]string{
 	"github.com/yuin/goldmark":              {"lab/export"},
 	"github.com/alecthomas/chroma":          {"lab/export"},
 	"github.com/santhosh-tekuri/jsonschema": {"lab/notebook"},
+}
+
+// dynamicLoader is the one package that may call dlopen: the C libraries
+// commlab loads at run time (CUDA, NCCL) enter through it.
+const dynamicLoader = "probes/dynlib"
+
+// TestOneDynamicLoader holds that only probes/dynlib includes dlfcn.h or
+// calls dlopen and dlsym; other packages bind the symbols it looks up.
+func TestOneDynamicLoader(t *testing.T) {
+	err := filepath.WalkDir("..", func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (strings.HasPrefix(d.Name(), ".") && path != ".." || d.Name() == "testdata") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		rel, _ := filepath.Rel("..", path)
+		if filepath.ToSlash(filepath.Dir(rel)) == dynamicLoader {
+			return nil
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, call := range []string{"dlfcn.h", "dlopen(", "dlsym("} {
+			if bytes.Contains(src, []byte(call)) {
+				t.Errorf("%s uses %s: libraries are loaded only through %s", rel, call, dynamicLoader)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 type pkgInfo struct {

@@ -78,14 +78,11 @@ const checkBytes = 4096
 // need two devices that can access each other; on one GPU they are skipped.
 func Bandwidth(cfg BandwidthConfig) ([]probes.Sample, error) {
 	cfg.defaults()
-	if err := load(); err != nil {
-		return nil, err
-	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	n, err := deviceCount()
+	n, err := devicesReady()
 	if err != nil {
-		return nil, fmt.Errorf("cuda: %w: %w", probes.ErrUnavailable, err)
+		return nil, err
 	}
 	devs := cfg.Devices
 	if devs == nil {
@@ -94,8 +91,8 @@ func Bandwidth(cfg BandwidthConfig) ([]probes.Sample, error) {
 		}
 	}
 	for _, d := range devs {
-		if d < 0 || d >= n {
-			return nil, fmt.Errorf("cuda: device %d out of range (%d devices)", d, n)
+		if err := checkDevice(d, n); err != nil {
+			return nil, err
 		}
 	}
 	var maxSize int64
@@ -187,13 +184,9 @@ type bench struct {
 	frees            []func() error
 }
 
+// onDev is f run on device d, for frees.
 func (b *bench) onDev(d int, f func() error) func() error {
-	return func() error {
-		if err := setDevice(d); err != nil {
-			return err
-		}
-		return f()
-	}
+	return func() error { return onDevice(d, f) }
 }
 
 func (b *bench) devBuf(d int, n int64) (unsafe.Pointer, error) {
@@ -282,38 +275,47 @@ func newBench(op string, src, dst int, n int64) (*bench, error) {
 			}
 		}
 	}
-	if err := setDevice(b.s1dev); err != nil {
+	if b.s1, err = b.streamOn(b.s1dev); err != nil {
 		return fail(err)
 	}
-	if b.s1, err = newStream(); err != nil {
-		return fail(err)
-	}
-	s1 := b.s1
-	b.frees = append(b.frees, b.onDev(b.s1dev, func() error { return destroyStream(s1) }))
 	for _, e := range []*event{&b.start, &b.end} {
-		if *e, err = newEvent(); err != nil {
+		if *e, err = b.eventOn(b.s1dev); err != nil {
 			return fail(err)
 		}
-		ev := *e
-		b.frees = append(b.frees, b.onDev(b.s1dev, func() error { return destroyEvent(ev) }))
 	}
 	if b.backSrc != nil {
-		if err := setDevice(b.s2dev); err != nil {
+		if b.s2, err = b.streamOn(b.s2dev); err != nil {
 			return fail(err)
 		}
-		if b.s2, err = newStream(); err != nil {
-			return fail(err)
-		}
-		s2 := b.s2
-		b.frees = append(b.frees, b.onDev(b.s2dev, func() error { return destroyStream(s2) }))
 		// An event is recorded only on streams of the device it was made on.
-		if b.mid, err = newEvent(); err != nil {
+		if b.mid, err = b.eventOn(b.s2dev); err != nil {
 			return fail(err)
 		}
-		mid := b.mid
-		b.frees = append(b.frees, b.onDev(b.s2dev, func() error { return destroyEvent(mid) }))
 	}
 	return b, nil
+}
+
+// streamOn makes d current and creates a stream there that close frees.
+func (b *bench) streamOn(d int) (stream, error) {
+	if err := setDevice(d); err != nil {
+		return nil, err
+	}
+	s, err := newStream()
+	if err != nil {
+		return nil, err
+	}
+	b.frees = append(b.frees, b.onDev(d, func() error { return destroyStream(s) }))
+	return s, nil
+}
+
+// eventOn creates an event on the current device d that close frees.
+func (b *bench) eventOn(d int) (event, error) {
+	e, err := newEvent()
+	if err != nil {
+		return nil, err
+	}
+	b.frees = append(b.frees, b.onDev(d, func() error { return destroyEvent(e) }))
+	return e, nil
 }
 
 // close frees in reverse order and returns the first error.
@@ -351,19 +353,11 @@ func (b *bench) issue(n int64) error {
 func (b *bench) fill(n int64, v byte) error {
 	if b.src < 0 {
 		hostMemset(b.srcBuf, v, n)
-	} else {
-		if err := setDevice(b.src); err != nil {
-			return err
-		}
-		if err := devMemset(b.srcBuf, v, n); err != nil {
-			return err
-		}
+	} else if err := onDevice(b.src, func() error { return devMemset(b.srcBuf, v, n) }); err != nil {
+		return err
 	}
 	if b.backSrc != nil {
-		if err := setDevice(b.dst); err != nil {
-			return err
-		}
-		if err := devMemset(b.backSrc, v, n); err != nil {
+		if err := onDevice(b.dst, func() error { return devMemset(b.backSrc, v, n) }); err != nil {
 			return err
 		}
 	}

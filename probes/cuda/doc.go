@@ -4,10 +4,13 @@
 // latency, event round trips and CUDA-graph replay.
 //
 // The CUDA runtime (libcudart.so.13, .12, or libcudart.so) and the driver
-// API (libcuda.so.1) are loaded at run time with dlopen, as go-nvml loads
-// NVML, so commlab builds and runs on machines without CUDA; there every
-// measurement returns an error wrapping probes.ErrUnavailable with the
-// reason. The library path can be forced with COMMLAB_CUDART.
+// API (libcuda.so.1) are loaded at run time through probes/dynlib, as
+// go-nvml loads NVML, so commlab builds and runs on machines without CUDA;
+// there every measurement returns an error wrapping probes.ErrUnavailable
+// that says what is missing ("cuda: CUDA runtime unavailable:
+// libcudart.so.13, libcudart.so.12, libcudart.so not found"). The library
+// path can be forced with COMMLAB_CUDART. The cgo preamble declares the
+// functions used once (an X-macro list) and wraps the calls.
 //
 // Kernel launches are timed with a real (empty) kernel: its PTX is embedded
 // as text and handed to the driver's JIT with cuModuleLoadData, because no

@@ -15,12 +15,9 @@ import (
 // Init loads the runtime and returns the device count; no runtime or no
 // device gives an error wrapping probes.ErrUnavailable.
 func Init() (int, error) {
-	if err := load(); err != nil {
-		return 0, err
-	}
-	n, err := deviceCount()
+	n, err := devicesReady()
 	if err != nil {
-		return 0, fmt.Errorf("cuda: %w: %w", probes.ErrUnavailable, err)
+		return 0, err
 	}
 	if n == 0 {
 		return 0, fmt.Errorf("cuda: %w: no CUDA device", probes.ErrUnavailable)
@@ -32,12 +29,7 @@ func Init() (int, error) {
 func SetDevice(d int) error { return setDevice(d) }
 
 // Synchronize waits for all work on device d.
-func Synchronize(d int) error {
-	if err := setDevice(d); err != nil {
-		return err
-	}
-	return deviceSynchronize()
-}
+func Synchronize(d int) error { return onDevice(d, deviceSynchronize) }
 
 // Buffer is device memory on one GPU.
 type Buffer struct {
@@ -60,10 +52,7 @@ func (b Buffer) Free() error {
 	if b.p == nil {
 		return nil
 	}
-	if err := setDevice(b.dev); err != nil {
-		return err
-	}
-	return devFree(b.p)
+	return onDevice(b.dev, func() error { return devFree(b.p) })
 }
 
 // Len is the buffer's size in bytes.
@@ -118,11 +107,9 @@ type Stream struct {
 
 // NewStream creates a stream on device dev.
 func NewStream(dev int) (Stream, error) {
-	if err := setDevice(dev); err != nil {
-		return Stream{}, err
-	}
-	s, err := newStream()
-	return Stream{s: s, dev: dev}, err
+	s := Stream{dev: dev}
+	err := onDevice(dev, func() (err error) { s.s, err = newStream(); return err })
+	return s, err
 }
 
 // Handle is the cudaStream_t, for other libraries' calls.
@@ -136,10 +123,7 @@ func (s Stream) Destroy() error {
 	if s.s == nil {
 		return nil
 	}
-	if err := setDevice(s.dev); err != nil {
-		return err
-	}
-	return destroyStream(s.s)
+	return onDevice(s.dev, func() error { return destroyStream(s.s) })
 }
 
 // Event is a CUDA event used for timing.
@@ -150,11 +134,9 @@ type Event struct {
 
 // NewEvent creates an event on device dev.
 func NewEvent(dev int) (Event, error) {
-	if err := setDevice(dev); err != nil {
-		return Event{}, err
-	}
-	e, err := newEvent()
-	return Event{e: e, dev: dev}, err
+	e := Event{dev: dev}
+	err := onDevice(dev, func() (err error) { e.e, err = newEvent(); return err })
+	return e, err
 }
 
 // Record enqueues the event on s.

@@ -106,17 +106,14 @@ func (c *LatencyConfig) defaults() {
 // the value read back, so the numbers are known to come from kernels that ran.
 func Latency(cfg LatencyConfig) ([]probes.Sample, error) {
 	cfg.defaults()
-	if err := load(); err != nil {
-		return nil, err
-	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	n, err := deviceCount()
+	n, err := devicesReady()
 	if err != nil {
-		return nil, fmt.Errorf("cuda: %w: %w", probes.ErrUnavailable, err)
+		return nil, err
 	}
-	if cfg.Device < 0 || cfg.Device >= n {
-		return nil, fmt.Errorf("cuda: device %d out of range (%d devices)", cfg.Device, n)
+	if err := checkDevice(cfg.Device, n); err != nil {
+		return nil, err
 	}
 	if err := setDevice(cfg.Device); err != nil {
 		return nil, err
@@ -254,10 +251,16 @@ func (l *latencyRun) launchHost() (float64, error) {
 }
 
 func (l *latencyRun) launchDevice() (float64, error) {
+	return l.eventTimed(l.cfg.Iters, func() error { return launchMany(l.f, l.s, l.cfg.Iters) })
+}
+
+// eventTimed is the device time of the work enqueue enqueues, between two
+// events on the stream, divided by per.
+func (l *latencyRun) eventTimed(per int, enqueue func() error) (float64, error) {
 	if err := eventRecord(l.e0, l.s); err != nil {
 		return 0, err
 	}
-	if err := launchMany(l.f, l.s, l.cfg.Iters); err != nil {
+	if err := enqueue(); err != nil {
 		return 0, err
 	}
 	if err := eventRecord(l.e1, l.s); err != nil {
@@ -267,7 +270,7 @@ func (l *latencyRun) launchDevice() (float64, error) {
 		return 0, err
 	}
 	us, err := elapsedUS(l.e0, l.e1)
-	return us / float64(l.cfg.Iters), err
+	return us / float64(per), err
 }
 
 // roundTrips returns the median host time of Iters calls of one.
@@ -319,20 +322,7 @@ func (l *latencyRun) graph() ([]probes.Sample, error) {
 	}
 	defer graphExecDestroy(x)
 	perKernel := func() (float64, error) {
-		if err := eventRecord(l.e0, l.s); err != nil {
-			return 0, err
-		}
-		if err := graphLaunch(x, l.s); err != nil {
-			return 0, err
-		}
-		if err := eventRecord(l.e1, l.s); err != nil {
-			return 0, err
-		}
-		if err := eventSynchronize(l.e1); err != nil {
-			return 0, err
-		}
-		us, err := elapsedUS(l.e0, l.e1)
-		return us / float64(k), err
+		return l.eventTimed(k, func() error { return graphLaunch(x, l.s) })
 	}
 	roundTrip := func() (float64, error) {
 		return l.roundTrips(func() error {

@@ -1,8 +1,8 @@
 package cuda
 
 /*
-#cgo LDFLAGS: -ldl
-#include <dlfcn.h>
+#cgo CFLAGS: -I${SRCDIR}/../dynlib
+#include "dynlib.h"
 #include <stdlib.h>
 #include <string.h>
 #include <stdint.h>
@@ -18,82 +18,55 @@ typedef int CUresult;
 typedef void* CUmodule;
 typedef void* CUfunction;
 
-static void* rt;
-static void* drv;
+// The functions used, once each: X(name, return type, parameters).
+#define CUDART_SYMBOLS(X) \
+	X(cudaGetDeviceCount, cudaError_t, (int*)) \
+	X(cudaSetDevice, cudaError_t, (int)) \
+	X(cudaFree, cudaError_t, (void*)) \
+	X(cudaMalloc, cudaError_t, (void**, size_t)) \
+	X(cudaMallocHost, cudaError_t, (void**, size_t)) \
+	X(cudaFreeHost, cudaError_t, (void*)) \
+	X(cudaMemset, cudaError_t, (void*, int, size_t)) \
+	X(cudaMemcpy, cudaError_t, (void*, const void*, size_t, int)) \
+	X(cudaMemcpyAsync, cudaError_t, (void*, const void*, size_t, int, cudaStream_t)) \
+	X(cudaMemcpyPeerAsync, cudaError_t, (void*, int, const void*, int, size_t, cudaStream_t)) \
+	X(cudaDeviceCanAccessPeer, cudaError_t, (int*, int, int)) \
+	X(cudaDeviceEnablePeerAccess, cudaError_t, (int, unsigned int)) \
+	X(cudaDeviceSynchronize, cudaError_t, (void)) \
+	X(cudaDeviceGetAttribute, cudaError_t, (int*, int, int)) \
+	X(cudaDriverGetVersion, cudaError_t, (int*)) \
+	X(cudaRuntimeGetVersion, cudaError_t, (int*)) \
+	X(cudaStreamCreateWithFlags, cudaError_t, (cudaStream_t*, unsigned int)) \
+	X(cudaStreamDestroy, cudaError_t, (cudaStream_t)) \
+	X(cudaStreamSynchronize, cudaError_t, (cudaStream_t)) \
+	X(cudaStreamQuery, cudaError_t, (cudaStream_t)) \
+	X(cudaStreamWaitEvent, cudaError_t, (cudaStream_t, cudaEvent_t, unsigned int)) \
+	X(cudaEventCreate, cudaError_t, (cudaEvent_t*)) \
+	X(cudaEventDestroy, cudaError_t, (cudaEvent_t)) \
+	X(cudaEventRecord, cudaError_t, (cudaEvent_t, cudaStream_t)) \
+	X(cudaEventSynchronize, cudaError_t, (cudaEvent_t)) \
+	X(cudaEventQuery, cudaError_t, (cudaEvent_t)) \
+	X(cudaEventElapsedTime, cudaError_t, (float*, cudaEvent_t, cudaEvent_t)) \
+	X(cudaGetErrorString, const char*, (cudaError_t)) \
+	X(cudaGetLastError, cudaError_t, (void)) \
+	X(cudaStreamBeginCapture, cudaError_t, (cudaStream_t, int)) \
+	X(cudaStreamEndCapture, cudaError_t, (cudaStream_t, cudaGraph_t*)) \
+	X(cudaGraphInstantiateWithFlags, cudaError_t, (cudaGraphExec_t*, cudaGraph_t, unsigned long long)) \
+	X(cudaGraphLaunch, cudaError_t, (cudaGraphExec_t, cudaStream_t)) \
+	X(cudaGraphExecDestroy, cudaError_t, (cudaGraphExec_t)) \
+	X(cudaGraphDestroy, cudaError_t, (cudaGraph_t))
 
-#define RT(name, ret, args) typedef ret (*name##_t) args; static name##_t p_##name;
-RT(cudaGetDeviceCount, cudaError_t, (int*))
-RT(cudaSetDevice, cudaError_t, (int))
-RT(cudaFree, cudaError_t, (void*))
-RT(cudaMalloc, cudaError_t, (void**, size_t))
-RT(cudaMallocHost, cudaError_t, (void**, size_t))
-RT(cudaFreeHost, cudaError_t, (void*))
-RT(cudaMemset, cudaError_t, (void*, int, size_t))
-RT(cudaMemcpy, cudaError_t, (void*, const void*, size_t, int))
-RT(cudaMemcpyAsync, cudaError_t, (void*, const void*, size_t, int, cudaStream_t))
-RT(cudaMemcpyPeerAsync, cudaError_t, (void*, int, const void*, int, size_t, cudaStream_t))
-RT(cudaDeviceCanAccessPeer, cudaError_t, (int*, int, int))
-RT(cudaDeviceEnablePeerAccess, cudaError_t, (int, unsigned int))
-RT(cudaDeviceSynchronize, cudaError_t, (void))
-RT(cudaDeviceGetAttribute, cudaError_t, (int*, int, int))
-RT(cudaDriverGetVersion, cudaError_t, (int*))
-RT(cudaRuntimeGetVersion, cudaError_t, (int*))
-RT(cudaStreamCreateWithFlags, cudaError_t, (cudaStream_t*, unsigned int))
-RT(cudaStreamDestroy, cudaError_t, (cudaStream_t))
-RT(cudaStreamSynchronize, cudaError_t, (cudaStream_t))
-RT(cudaStreamQuery, cudaError_t, (cudaStream_t))
-RT(cudaStreamWaitEvent, cudaError_t, (cudaStream_t, cudaEvent_t, unsigned int))
-RT(cudaEventCreate, cudaError_t, (cudaEvent_t*))
-RT(cudaEventDestroy, cudaError_t, (cudaEvent_t))
-RT(cudaEventRecord, cudaError_t, (cudaEvent_t, cudaStream_t))
-RT(cudaEventSynchronize, cudaError_t, (cudaEvent_t))
-RT(cudaEventQuery, cudaError_t, (cudaEvent_t))
-RT(cudaEventElapsedTime, cudaError_t, (float*, cudaEvent_t, cudaEvent_t))
-RT(cudaGetErrorString, const char*, (cudaError_t))
-RT(cudaGetLastError, cudaError_t, (void))
-RT(cudaStreamBeginCapture, cudaError_t, (cudaStream_t, int))
-RT(cudaStreamEndCapture, cudaError_t, (cudaStream_t, cudaGraph_t*))
-RT(cudaGraphInstantiateWithFlags, cudaError_t, (cudaGraphExec_t*, cudaGraph_t, unsigned long long))
-RT(cudaGraphLaunch, cudaError_t, (cudaGraphExec_t, cudaStream_t))
-RT(cudaGraphExecDestroy, cudaError_t, (cudaGraphExec_t))
-RT(cudaGraphDestroy, cudaError_t, (cudaGraph_t))
-RT(cuModuleLoadData, CUresult, (CUmodule*, const void*))
-RT(cuModuleUnload, CUresult, (CUmodule))
-RT(cuModuleGetFunction, CUresult, (CUfunction*, CUmodule, const char*))
-RT(cuLaunchKernel, CUresult, (CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, cudaStream_t, void**, void**))
-RT(cuGetErrorString, CUresult, (CUresult, const char**))
-RT(cuDeviceGetName, CUresult, (char*, int, int))
+#define CUDA_DRIVER_SYMBOLS(X) \
+	X(cuModuleLoadData, CUresult, (CUmodule*, const void*)) \
+	X(cuModuleUnload, CUresult, (CUmodule)) \
+	X(cuModuleGetFunction, CUresult, (CUfunction*, CUmodule, const char*)) \
+	X(cuLaunchKernel, CUresult, (CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, cudaStream_t, void**, void**)) \
+	X(cuGetErrorString, CUresult, (CUresult, const char**)) \
+	X(cuDeviceGetName, CUresult, (char*, int, int))
 
-static int loadsym(void* h, const char* name, void** slot, char* missing, int n) {
-	*slot = dlsym(h, name);
-	if (*slot == NULL) { strncpy(missing, name, n-1); missing[n-1] = 0; return -1; }
-	return 0;
-}
-
-#define LOAD(h, name) if (loadsym(h, #name, (void**)&p_##name, missing, n)) return -1;
-
-// cl_load opens the runtime at rtpath and the driver, and resolves every
-// symbol; on failure it writes the missing library or symbol to missing.
-static int cl_load(const char* rtpath, char* missing, int n) {
-	rt = dlopen(rtpath, RTLD_NOW | RTLD_GLOBAL);
-	if (rt == NULL) { const char* e = dlerror(); strncpy(missing, e ? e : rtpath, n-1); missing[n-1] = 0; return -2; }
-	drv = dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
-	if (drv == NULL) { const char* e = dlerror(); strncpy(missing, e ? e : "libcuda.so.1", n-1); missing[n-1] = 0; return -2; }
-	LOAD(rt, cudaGetDeviceCount) LOAD(rt, cudaSetDevice) LOAD(rt, cudaFree) LOAD(rt, cudaMalloc)
-	LOAD(rt, cudaMallocHost) LOAD(rt, cudaFreeHost) LOAD(rt, cudaMemset) LOAD(rt, cudaMemcpy)
-	LOAD(rt, cudaMemcpyAsync) LOAD(rt, cudaMemcpyPeerAsync) LOAD(rt, cudaDeviceCanAccessPeer)
-	LOAD(rt, cudaDeviceEnablePeerAccess) LOAD(rt, cudaDeviceSynchronize) LOAD(rt, cudaDeviceGetAttribute)
-	LOAD(rt, cudaDriverGetVersion) LOAD(rt, cudaRuntimeGetVersion) LOAD(rt, cudaStreamCreateWithFlags)
-	LOAD(rt, cudaStreamDestroy) LOAD(rt, cudaStreamSynchronize) LOAD(rt, cudaStreamQuery) LOAD(rt, cudaStreamWaitEvent)
-	LOAD(rt, cudaEventCreate) LOAD(rt, cudaEventDestroy) LOAD(rt, cudaEventRecord)
-	LOAD(rt, cudaEventSynchronize) LOAD(rt, cudaEventQuery) LOAD(rt, cudaEventElapsedTime)
-	LOAD(rt, cudaGetErrorString) LOAD(rt, cudaGetLastError) LOAD(rt, cudaStreamBeginCapture)
-	LOAD(rt, cudaStreamEndCapture) LOAD(rt, cudaGraphInstantiateWithFlags) LOAD(rt, cudaGraphLaunch)
-	LOAD(rt, cudaGraphExecDestroy) LOAD(rt, cudaGraphDestroy)
-	LOAD(drv, cuModuleLoadData) LOAD(drv, cuModuleUnload) LOAD(drv, cuModuleGetFunction)
-	LOAD(drv, cuLaunchKernel) LOAD(drv, cuGetErrorString) LOAD(drv, cuDeviceGetName)
-	return 0;
-}
+// A pointer p_name per function, and the tables probes/dynlib binds them from.
+DYNLIB_TABLE(cl_runtimeTable, CUDART_SYMBOLS)
+DYNLIB_TABLE(cl_driverTable, CUDA_DRIVER_SYMBOLS)
 
 static int c_getDeviceCount(int* n) { return p_cudaGetDeviceCount(n); }
 static int c_setDevice(int d) { return p_cudaSetDevice(d); }
@@ -173,6 +146,7 @@ import (
 	"unsafe"
 
 	"github.com/commlab/commlab/probes"
+	"github.com/commlab/commlab/probes/dynlib"
 )
 
 // cudaMemcpyKind values of the runtime API.
@@ -191,37 +165,22 @@ var (
 	loadPath string
 )
 
-// libraryCandidates lists the runtimes tried in order; COMMLAB_CUDART
-// forces one path.
-func libraryCandidates() []string {
-	if p := os.Getenv("COMMLAB_CUDART"); p != "" {
-		return []string{p}
-	}
-	return []string{"libcudart.so.13", "libcudart.so.12", "libcudart.so"}
-}
-
-// load opens the CUDA runtime and driver once per process.
+// load opens the CUDA runtime and driver once per process and binds every
+// function the package calls. A runtime candidate that lacks one of them
+// is passed over for the next; COMMLAB_CUDART forces one path.
 func load() error {
 	loadOnce.Do(func() {
-		var reasons []string
-		buf := (*C.char)(C.malloc(512))
-		defer C.free(unsafe.Pointer(buf))
-		for _, p := range libraryCandidates() {
-			cp := C.CString(p)
-			rc := C.cl_load(cp, buf, 512)
-			C.free(unsafe.Pointer(cp))
-			if rc == 0 {
-				loadPath = p
-				loadErr = nil
-				return
-			}
-			if rc == -1 {
-				reasons = append(reasons, fmt.Sprintf("%s: missing symbol %s", p, C.GoString(buf)))
-			} else {
-				reasons = append(reasons, C.GoString(buf))
-			}
+		rt, err := dynlib.Open(dynlib.Spec{What: "CUDA runtime", Env: "COMMLAB_CUDART",
+			Names: []string{"libcudart.so.13", "libcudart.so.12", "libcudart.so"},
+			Table: C.cl_runtimeTable()})
+		if err == nil {
+			_, err = dynlib.Open(dynlib.Spec{What: "CUDA driver", Names: []string{"libcuda.so.1"}, Table: C.cl_driverTable()})
 		}
-		loadErr = fmt.Errorf("cuda: %w: %v", probes.ErrUnavailable, reasons)
+		if err != nil {
+			loadErr = fmt.Errorf("cuda: %w", err)
+			return
+		}
+		loadPath = rt.Name()
 	})
 	return loadErr
 }
@@ -242,11 +201,7 @@ func check(call string, rc C.int) error {
 	if rc == 0 {
 		return nil
 	}
-	text := ""
-	if s := C.c_errorString(rc); s != nil {
-		text = C.GoString(s)
-	}
-	return &Error{Call: call, Code: int(rc), Text: text}
+	return newError(call, rc, C.c_errorString(rc))
 }
 
 // checkDrv turns a driver API return code into an *Error.
@@ -254,11 +209,15 @@ func checkDrv(call string, rc C.int) error {
 	if rc == 0 {
 		return nil
 	}
-	text := ""
-	if s := C.c_cuErrorString(rc); s != nil {
-		text = C.GoString(s)
+	return newError(call, rc, C.c_cuErrorString(rc))
+}
+
+func newError(call string, rc C.int, text *C.char) *Error {
+	e := &Error{Call: call, Code: int(rc)}
+	if text != nil {
+		e.Text = C.GoString(text)
 	}
-	return &Error{Call: call, Code: int(rc), Text: text}
+	return e
 }
 
 // Info describes the CUDA installation and devices.
@@ -338,6 +297,35 @@ type (
 )
 
 func setDevice(d int) error { return check("cudaSetDevice", C.c_setDevice(C.int(d))) }
+
+// onDevice makes d the current device, then runs f.
+func onDevice(d int, f func() error) error {
+	if err := setDevice(d); err != nil {
+		return err
+	}
+	return f()
+}
+
+// devicesReady loads the runtime and counts the devices; failing to count
+// them means no usable CUDA here.
+func devicesReady() (int, error) {
+	if err := load(); err != nil {
+		return 0, err
+	}
+	n, err := deviceCount()
+	if err != nil {
+		return 0, fmt.Errorf("cuda: %w: %w", probes.ErrUnavailable, err)
+	}
+	return n, nil
+}
+
+// checkDevice says whether d is one of n devices.
+func checkDevice(d, n int) error {
+	if d < 0 || d >= n {
+		return fmt.Errorf("cuda: device %d out of range (%d devices)", d, n)
+	}
+	return nil
+}
 
 func deviceCount() (int, error) {
 	var n C.int

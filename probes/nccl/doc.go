@@ -3,9 +3,10 @@
 // warm-up and timed iterations, in-place and out-of-place, results checked,
 // algbw and busbw with nccl-tests' factors.
 //
-// libnccl.so.2 is loaded at run time with dlopen (COMMLAB_NCCL forces a
-// path), so commlab builds and runs where NCCL is absent; there Measure
-// returns an error wrapping probes.ErrUnavailable. Buffers, streams and
+// libnccl.so.2 is loaded at run time through probes/dynlib (COMMLAB_NCCL
+// forces a path), so commlab builds and runs where NCCL is absent; there
+// Measure returns an error wrapping probes.ErrUnavailable that says so
+// ("nccl: NCCL unavailable: libnccl.so.2, libnccl.so not found"). Buffers, streams and
 // events come from probes/cuda, the one package that loads the CUDA runtime.
 //
 // NCCL reads most NCCL_* variables once per process, so a run with its own

@@ -1,9 +1,8 @@
 package nccl
 
 /*
-#cgo LDFLAGS: -ldl
-#define _GNU_SOURCE
-#include <dlfcn.h>
+#cgo CFLAGS: -I${SRCDIR}/../dynlib
+#include "dynlib.h"
 #include <stdlib.h>
 #include <string.h>
 #include <stddef.h>
@@ -40,50 +39,35 @@ typedef struct {
 #define NL_API_MAGIC 0xcafebeef
 #define NL_UNDEF_INT INT_MIN
 
-static void* lib;
+// The functions used, once each: X(name, return type, parameters).
+// ncclGetVersion comes first: the library's file is the one defining it.
+#define NCCL_SYMBOLS(X) \
+	X(ncclGetVersion, ncclResult_t, (int*)) \
+	X(ncclCommInitAll, ncclResult_t, (ncclComm_t*, int, const int*)) \
+	X(ncclCommDestroy, ncclResult_t, (ncclComm_t)) \
+	X(ncclCommAbort, ncclResult_t, (ncclComm_t)) \
+	X(ncclCommGetAsyncError, ncclResult_t, (ncclComm_t, ncclResult_t*)) \
+	X(ncclGetErrorString, const char*, (ncclResult_t)) \
+	X(ncclGroupStart, ncclResult_t, (void)) \
+	X(ncclGroupEnd, ncclResult_t, (void)) \
+	X(ncclAllReduce, ncclResult_t, (const void*, void*, size_t, int, int, ncclComm_t, cudaStream_t)) \
+	X(ncclBroadcast, ncclResult_t, (const void*, void*, size_t, int, int, ncclComm_t, cudaStream_t)) \
+	X(ncclReduce, ncclResult_t, (const void*, void*, size_t, int, int, int, ncclComm_t, cudaStream_t)) \
+	X(ncclAllGather, ncclResult_t, (const void*, void*, size_t, int, ncclComm_t, cudaStream_t)) \
+	X(ncclReduceScatter, ncclResult_t, (const void*, void*, size_t, int, int, ncclComm_t, cudaStream_t)) \
+	X(ncclSend, ncclResult_t, (const void*, size_t, int, int, ncclComm_t, cudaStream_t)) \
+	X(ncclRecv, ncclResult_t, (void*, size_t, int, int, ncclComm_t, cudaStream_t))
 
-#define SYM(name, ret, args) typedef ret (*name##_t) args; static name##_t p_##name;
-SYM(ncclGetVersion, ncclResult_t, (int*))
-SYM(ncclCommInitAll, ncclResult_t, (ncclComm_t*, int, const int*))
-SYM(ncclGetUniqueId, ncclResult_t, (ncclUniqueId*))
-SYM(ncclCommInitRankConfig, ncclResult_t, (ncclComm_t*, int, ncclUniqueId, int, nl_config*))
-SYM(ncclCommDestroy, ncclResult_t, (ncclComm_t))
-SYM(ncclCommAbort, ncclResult_t, (ncclComm_t))
-SYM(ncclCommGetAsyncError, ncclResult_t, (ncclComm_t, ncclResult_t*))
-SYM(ncclGetErrorString, const char*, (ncclResult_t))
-SYM(ncclGetLastError, const char*, (ncclComm_t))
-SYM(ncclGroupStart, ncclResult_t, (void))
-SYM(ncclGroupEnd, ncclResult_t, (void))
-SYM(ncclAllReduce, ncclResult_t, (const void*, void*, size_t, int, int, ncclComm_t, cudaStream_t))
-SYM(ncclBroadcast, ncclResult_t, (const void*, void*, size_t, int, int, ncclComm_t, cudaStream_t))
-SYM(ncclReduce, ncclResult_t, (const void*, void*, size_t, int, int, int, ncclComm_t, cudaStream_t))
-SYM(ncclAllGather, ncclResult_t, (const void*, void*, size_t, int, ncclComm_t, cudaStream_t))
-SYM(ncclReduceScatter, ncclResult_t, (const void*, void*, size_t, int, int, ncclComm_t, cudaStream_t))
-SYM(ncclSend, ncclResult_t, (const void*, size_t, int, int, ncclComm_t, cudaStream_t))
-SYM(ncclRecv, ncclResult_t, (void*, size_t, int, int, ncclComm_t, cudaStream_t))
+// Newer ones NCCL may lack: ncclGetLastError is 2.13+; without the 2.14+
+// pair communicators are blocking (ncclCommInitAll).
+#define NCCL_OPTIONAL_SYMBOLS(X) \
+	X(ncclGetLastError, const char*, (ncclComm_t)) \
+	X(ncclGetUniqueId, ncclResult_t, (ncclUniqueId*)) \
+	X(ncclCommInitRankConfig, ncclResult_t, (ncclComm_t*, int, ncclUniqueId, int, nl_config*))
 
-#define LOAD(name) p_##name = (name##_t)dlsym(lib, #name); if (p_##name == NULL) { strncpy(missing, #name, n-1); missing[n-1] = 0; return -1; }
-
-static int nl_load(const char* path, char* missing, int n) {
-	lib = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
-	if (lib == NULL) { const char* e = dlerror(); strncpy(missing, e ? e : path, n-1); missing[n-1] = 0; return -2; }
-	LOAD(ncclGetVersion) LOAD(ncclCommInitAll) LOAD(ncclCommDestroy) LOAD(ncclCommAbort)
-	LOAD(ncclCommGetAsyncError) LOAD(ncclGetErrorString) LOAD(ncclGroupStart) LOAD(ncclGroupEnd)
-	LOAD(ncclAllReduce) LOAD(ncclBroadcast) LOAD(ncclReduce) LOAD(ncclAllGather)
-	LOAD(ncclReduceScatter) LOAD(ncclSend) LOAD(ncclRecv)
-	p_ncclGetLastError = (ncclGetLastError_t)dlsym(lib, "ncclGetLastError"); // 2.13+; optional
-	// 2.14+; without them communicators are blocking (ncclCommInitAll).
-	p_ncclGetUniqueId = (ncclGetUniqueId_t)dlsym(lib, "ncclGetUniqueId");
-	p_ncclCommInitRankConfig = (ncclCommInitRankConfig_t)dlsym(lib, "ncclCommInitRankConfig");
-	return 0;
-}
-
-// nl_path reports which file the loader actually opened.
-static const char* nl_path(void) {
-	Dl_info info;
-	if (p_ncclGetVersion && dladdr((void*)p_ncclGetVersion, &info) && info.dli_fname) return info.dli_fname;
-	return "";
-}
+// A pointer p_name per function, and the tables probes/dynlib binds them from.
+DYNLIB_TABLE(nl_requiredTable, NCCL_SYMBOLS)
+DYNLIB_TABLE(nl_optionalTable, NCCL_OPTIONAL_SYMBOLS)
 
 static int n_getVersion(int* v) { return p_ncclGetVersion(v); }
 static int n_commInitAll(ncclComm_t* c, int n, const int* d) { return p_ncclCommInitAll(c, n, d); }
@@ -154,47 +138,32 @@ import "C"
 import (
 	"errors"
 	"fmt"
-	"os"
 	"sync"
 	"time"
 	"unsafe"
 
-	"github.com/commlab/commlab/probes"
 	"github.com/commlab/commlab/probes/cuda"
+	"github.com/commlab/commlab/probes/dynlib"
 )
 
 var (
 	loadOnce sync.Once
 	loadErr  error
+	loadFile string // the file the library was loaded from
 )
 
-func candidates() []string {
-	if p := os.Getenv("COMMLAB_NCCL"); p != "" {
-		return []string{p}
-	}
-	return []string{"libnccl.so.2", "libnccl.so"}
-}
-
+// load opens NCCL once per process and binds its functions; COMMLAB_NCCL
+// forces one path.
 func load() error {
 	loadOnce.Do(func() {
-		buf := (*C.char)(C.malloc(512))
-		defer C.free(unsafe.Pointer(buf))
-		var reasons []string
-		for _, p := range candidates() {
-			cp := C.CString(p)
-			rc := C.nl_load(cp, buf, 512)
-			C.free(unsafe.Pointer(cp))
-			if rc == 0 {
-				loadErr = nil
-				return
-			}
-			if rc == -1 {
-				reasons = append(reasons, fmt.Sprintf("%s: missing symbol %s", p, C.GoString(buf)))
-			} else {
-				reasons = append(reasons, C.GoString(buf))
-			}
+		lib, err := dynlib.Open(dynlib.Spec{What: "NCCL", Env: "COMMLAB_NCCL",
+			Names: []string{"libnccl.so.2", "libnccl.so"}, Table: C.nl_requiredTable()})
+		if err != nil {
+			loadErr = fmt.Errorf("nccl: %w", err)
+			return
 		}
-		loadErr = fmt.Errorf("nccl: %w: %v", probes.ErrUnavailable, reasons)
+		lib.BindOptional(C.nl_optionalTable())
+		loadFile = lib.File()
 	})
 	return loadErr
 }
@@ -241,7 +210,7 @@ func Version() (string, string, error) {
 	if err := check("ncclGetVersion", C.n_getVersion(&v), nil); err != nil {
 		return "", "", err
 	}
-	return versionString(int(v)), C.GoString(C.nl_path()), nil
+	return versionString(int(v)), loadFile, nil
 }
 
 // versionString decodes NCCL_VERSION_CODE: major*10000+minor*100+patch
