@@ -1,8 +1,10 @@
 package probes
 
 import (
+	"cmp"
 	"math"
-	"sort"
+	"slices"
+	"strings"
 )
 
 // Comparison is one matched pair of samples: a run of ours against a
@@ -45,11 +47,8 @@ func Compare(ours, ref *Run) []Comparison {
 		c.Criteria, c.Pass = Judge(s, c.Ratio)
 		out = append(out, c)
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].Op != out[j].Op {
-			return out[i].Op < out[j].Op
-		}
-		return out[i].Bytes < out[j].Bytes
+	slices.SortStableFunc(out, func(a, b Comparison) int {
+		return cmp.Or(strings.Compare(a.Op, b.Op), cmp.Compare(a.Bytes, b.Bytes))
 	})
 	return out
 }
