@@ -96,8 +96,12 @@ func findVerb(table []verb, name string) *verb {
 func usage(w io.Writer, path string, table []verb) {
 	fmt.Fprintf(w, "usage: %s <command> [arguments]\n", path)
 	fmt.Fprintln(w, "\ncommands:")
+	width := 10
 	for _, v := range table {
-		fmt.Fprintf(w, "  %-10s %s\n", v.name, v.summary)
+		width = max(width, len(v.name))
+	}
+	for _, v := range table {
+		fmt.Fprintf(w, "  %-*s %s\n", width, v.name, v.summary)
 	}
 	fmt.Fprintf(w, "\nRun '%s <command> -h' for a command's flags.\n", path)
 }
