@@ -2,32 +2,27 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"strings"
 
+	"golang.org/x/sys/unix"
+
+	"github.com/commlab/commlab/install"
 	"github.com/commlab/commlab/kernel"
 	"github.com/commlab/commlab/kernel/symbols"
 )
 
-func init() {
-	register(subcommand{name: "kernel", summary: "run the Jupyter kernel on a connection file", run: runKernel})
-}
+// This file holds the verbs Jupyter meets: kernel and install.
 
 func runKernel(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("kernel", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("commlab kernel", stderr, "usage: commlab kernel [--log LEVEL] <connection-file>")
 	logLevel := fs.String("log", envOr("COMMLAB_LOG", "warn"), "log level: debug, info, warn or error")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: commlab kernel [--log LEVEL] <connection-file>")
-		fs.PrintDefaults()
-	}
-	files, err := parseInterleaved(fs, args)
-	if err != nil {
-		return 2
+	files, status, ok := parseFlags(fs, args)
+	if !ok {
+		return status
 	}
 	if len(files) != 1 {
 		fs.Usage()
@@ -35,14 +30,13 @@ func runKernel(args []string, stdout, stderr io.Writer) int {
 	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(strings.ToUpper(*logLevel))); err != nil {
-		fmt.Fprintf(stderr, "commlab kernel: bad --log %q: %v\n", *logLevel, err)
-		return 2
+		return fail(fs, stderr, 2, "bad --log %q: %v", *logLevel, err)
 	}
 	// The kernel log goes to the real stderr, which the session later
 	// redirects into cells; keep a handle on the original descriptor.
 	logOut := os.NewFile(uintptr(dupStderr()), "kernel-log")
 	logger := slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: level}))
-	err = kernel.Run(context.Background(), files[0], kernel.Options{Version: version(), Packages: symbols.Symbols, Logger: logger})
+	err := kernel.Run(context.Background(), files[0], kernel.Options{Version: version(), Packages: symbols.Symbols, Logger: logger})
 	if err != nil {
 		fmt.Fprintf(logOut, "commlab kernel: %v\n", err)
 		return 1
@@ -50,9 +44,75 @@ func runKernel(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// dupStderr returns a new descriptor for the process's standard error as
+// it is now, before any cell output capture redirects descriptor 2.
+func dupStderr() int {
+	fd, err := unix.Dup(2)
+	if err != nil {
+		return 2
+	}
+	return fd
+}
+
 func envOr(name, def string) string {
 	if v := os.Getenv(name); v != "" {
 		return v
 	}
 	return def
+}
+
+func runInstall(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("commlab install", stderr, "usage: commlab install [--user | --sys-prefix | --prefix DIR] [--uninstall] [--name NAME]")
+	user := fs.Bool("user", false, "install for the current user: $JUPYTER_DATA_DIR or ~/.local/share/jupyter (the default)")
+	sysPrefix := fs.Bool("sys-prefix", false, "install into the Python environment that runs jupyter: <sys.prefix>/share/jupyter")
+	prefix := fs.String("prefix", "", "install into `DIR`/share/jupyter")
+	uninstall := fs.Bool("uninstall", false, "remove the kernelspec instead of installing it")
+	name := fs.String("name", install.DefaultName, "kernelspec `name`")
+	if status, ok := parseOnlyFlags(fs, args, stderr); !ok {
+		return status
+	}
+	scopes := 0
+	for _, set := range []bool{*user, *sysPrefix, *prefix != ""} {
+		if set {
+			scopes++
+		}
+	}
+	if scopes > 1 {
+		return fail(fs, stderr, 2, "choose one of --user, --sys-prefix and --prefix")
+	}
+
+	var dataDir, where string
+	var err error
+	switch {
+	case *prefix != "":
+		dataDir, where = install.PrefixDataDir(*prefix), "--prefix "+*prefix
+	case *sysPrefix:
+		dataDir, where, err = install.SysPrefixDataDir()
+		where = "sys.prefix from " + where
+	default:
+		dataDir, err = install.UserDataDir()
+		where = "user data dir"
+	}
+	if err != nil {
+		return fail(fs, stderr, 1, "%v", err)
+	}
+
+	if *uninstall {
+		dir, err := install.Uninstall(dataDir, *name)
+		if err != nil {
+			return fail(fs, stderr, 1, "%v", err)
+		}
+		fmt.Fprintf(stdout, "removed kernelspec %s from %s\n", *name, dir)
+		return 0
+	}
+	exe, err := install.Executable()
+	if err != nil {
+		return fail(fs, stderr, 1, "%v", err)
+	}
+	dir, err := install.Install(dataDir, *name, exe)
+	if err != nil {
+		return fail(fs, stderr, 1, "%v", err)
+	}
+	fmt.Fprintf(stdout, "installed kernelspec %s in %s (%s)\nkernel command: %s kernel {connection_file}\n", *name, dir, where, exe)
+	return 0
 }

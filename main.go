@@ -3,34 +3,51 @@
 // the chapter notebooks, evaluates cost models, parses tool outputs and probes
 // the machine.
 //
-// Each subcommand lives in its own file of this package and registers itself
-// in init, so the command table is assembled without one file that every
-// feature must edit.
+// The command is thin: flags, printing and the one verb table below; what a
+// verb does lives in the packages it calls (kernel, install, lab, costmodel,
+// probes and its sub-packages).
 package main
 
 import (
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
-	"sort"
+	"runtime/debug"
 )
 
-// subcommand is one verb of the commlab command.
-type subcommand struct {
+// verb is one verb of the commlab command, or a group of verbs under one
+// name (`commlab probe <kind>`), dispatched by the same code at each level.
+type verb struct {
 	name    string
 	summary string
 	// run executes the verb with the arguments after its name and returns
 	// the process exit status (2 for usage errors).
 	run func(args []string, stdout, stderr io.Writer) int
+	// sub, when set instead of run, holds the verbs under this one.
+	sub []verb
 }
 
-var subcommands = map[string]subcommand{}
-
-func register(c subcommand) {
-	if _, dup := subcommands[c.name]; dup {
-		panic("commlab: subcommand registered twice: " + c.name)
-	}
-	subcommands[c.name] = c
+// verbs is the command table, in the order usage lists it.
+var verbs = []verb{
+	{name: "export", summary: "write executed notebooks as self-contained HTML with an index", run: runExport},
+	{name: "install", summary: "install the Jupyter kernelspec (Go (commlab))", run: runInstall},
+	{name: "kernel", summary: "run the Jupyter kernel on a connection file", run: runKernel},
+	{name: "model", summary: "predict a collective's time, algbw and busbw (alpha-beta, NCCL-like tuner)", run: runModel},
+	{name: "parse", summary: "parse tool outputs (nccl-tests, NCCL logs, topo, ...)", run: runParse},
+	{name: "probe", summary: "read this machine's topology or measure it", sub: []verb{
+		{name: "bandwidth", summary: "copy bandwidth: host<->device, device-local, peer to peer", run: runProbeBandwidth},
+		{name: "latency", summary: "kernel launch, event and CUDA-graph latency", run: runProbeLatency},
+		{name: "nccl", summary: "NCCL collectives over the local GPUs, nccl-tests style", run: runProbeNCCL},
+		{name: "nccl-tests", summary: "run an nccl-tests binary (locally or through mpirun/srun) and parse it", run: runProbeNCCLTests},
+		{name: "nvbandwidth", summary: "run nvbandwidth and parse its output", run: runProbeNVBandwidth},
+		{name: "perftest", summary: "run a perftest binary (ib_write_bw, ...) and parse it", run: runProbePerftest},
+		{name: "topo", summary: "this machine's GPUs, NICs, PCIe and NVLink topology (NVML + sysfs)", run: runProbeTopo},
+		{name: "torch", summary: "run the PyTorch reference (bench_torch.py, embedded) that --compare reads", run: runProbeTorch},
+	}},
+	{name: "run", summary: "run notebooks or chapters headless and write the executed copies", run: runRun},
+	{name: "sync", summary: "sync chapters/*.md and notebooks/*.ipynb (--check: fail when they disagree)", run: runSync},
 }
 
 func main() {
@@ -38,36 +55,119 @@ func main() {
 }
 
 func dispatch(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && (args[0] == "version" || args[0] == "--version") {
+		fmt.Fprintln(stdout, "commlab", version())
+		return 0
+	}
+	return dispatchIn("commlab", verbs, args, stdout, stderr)
+}
+
+// dispatchIn runs the verb of table that args name; path is what precedes
+// it on the command line ("commlab", "commlab probe").
+func dispatchIn(path string, table []verb, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		usage(stderr)
+		usage(stderr, path, table)
 		if len(args) == 0 {
 			return 2
 		}
 		return 0
 	}
-	if args[0] == "version" || args[0] == "--version" {
-		fmt.Fprintln(stdout, "commlab", version())
-		return 0
-	}
-	c, ok := subcommands[args[0]]
-	if !ok {
-		fmt.Fprintf(stderr, "commlab: unknown command %q\n\n", args[0])
-		usage(stderr)
+	v := findVerb(table, args[0])
+	if v == nil {
+		fmt.Fprintf(stderr, "%s: unknown command %q\n\n", path, args[0])
+		usage(stderr, path, table)
 		return 2
 	}
-	return c.run(args[1:], stdout, stderr)
+	if v.sub != nil {
+		return dispatchIn(path+" "+v.name, v.sub, args[1:], stdout, stderr)
+	}
+	return v.run(args[1:], stdout, stderr)
 }
 
-func usage(w io.Writer) {
-	fmt.Fprintln(w, "usage: commlab <command> [arguments]")
+func findVerb(table []verb, name string) *verb {
+	for i := range table {
+		if table[i].name == name {
+			return &table[i]
+		}
+	}
+	return nil
+}
+
+func usage(w io.Writer, path string, table []verb) {
+	fmt.Fprintf(w, "usage: %s <command> [arguments]\n", path)
 	fmt.Fprintln(w, "\ncommands:")
-	names := make([]string, 0, len(subcommands))
-	for n := range subcommands {
-		names = append(names, n)
+	width := 10
+	for _, v := range table {
+		width = max(width, len(v.name))
 	}
-	sort.Strings(names)
-	for _, n := range names {
-		fmt.Fprintf(w, "  %-10s %s\n", n, subcommands[n].summary)
+	for _, v := range table {
+		fmt.Fprintf(w, "  %-*s %s\n", width, v.name, v.summary)
 	}
-	fmt.Fprintln(w, "\nRun 'commlab <command> -h' for a command's flags.")
+	fmt.Fprintf(w, "\nRun '%s <command> -h' for a command's flags.\n", path)
+}
+
+// subcommand and register remain for parse_cmd.go, whose init still
+// registers the parse verb: the table holds it already, so register only
+// checks that. Both go when parse_cmd.go drops its init.
+type subcommand = verb
+
+func register(v subcommand) {
+	if findVerb(verbs, v.name) == nil {
+		panic("commlab: verb missing from the table: " + v.name)
+	}
+}
+
+// version reports the module version the binary was built from, as
+// `go install module@version` records it, or "devel" for a local build.
+func version() string {
+	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" && info.Main.Version != "(devel)" {
+		return info.Main.Version
+	}
+	return "devel"
+}
+
+// newFlags makes a verb's flag set, named as the command line names the
+// verb ("commlab probe topo"); a bad flag or -h prints the usage lines and
+// the flags to stderr.
+func newFlags(name string, stderr io.Writer, usage ...string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		for _, l := range usage {
+			fmt.Fprintln(stderr, l)
+		}
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parseFlags parses args, flags anywhere among them, and returns the other
+// arguments. When the verb must stop, ok is false and status is its exit
+// status: 0 after -h, 2 after a bad flag (the flag package said why).
+func parseFlags(fs *flag.FlagSet, args []string) (rest []string, status int, ok bool) {
+	rest, err := parseInterleaved(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil, 0, false
+	}
+	if err != nil {
+		return nil, 2, false
+	}
+	return rest, 0, true
+}
+
+// parseOnlyFlags is parseFlags for a verb that takes no other arguments.
+func parseOnlyFlags(fs *flag.FlagSet, args []string, stderr io.Writer) (status int, ok bool) {
+	rest, status, ok := parseFlags(fs, args)
+	if ok && len(rest) > 0 {
+		fmt.Fprintf(stderr, "%s: unexpected argument %q\n", fs.Name(), rest[0])
+		return 2, false
+	}
+	return status, ok
+}
+
+// fail prints "NAME: message" for the verb whose flag set is fs and
+// returns status.
+func fail(fs *flag.FlagSet, stderr io.Writer, status int, format string, a ...any) int {
+	fmt.Fprintf(stderr, "%s: %s\n", fs.Name(), fmt.Sprintf(format, a...))
+	return status
 }

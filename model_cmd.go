@@ -2,8 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -11,10 +9,6 @@ import (
 
 	"github.com/commlab/commlab/costmodel"
 )
-
-func init() {
-	register(subcommand{name: "model", summary: "predict a collective's time, algbw and busbw (alpha-beta, NCCL-like tuner)", run: runModel})
-}
 
 // modelResult is one predicted point as --json prints it.
 type modelResult struct {
@@ -40,8 +34,9 @@ func resultOf(r costmodel.Row) modelResult {
 }
 
 func runModel(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("model", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("commlab model", stderr,
+		"usage: commlab model <collective> [--algo A] [-n N] [--nodes M] [--size S | --sweep 8B:8GB] [--bw B] [--lat L] [--proto P] [--preset NAME] [--json]",
+		"collectives: broadcast, reduce, all_reduce, all_gather, reduce_scatter, all_to_all, scatter, gather, sendrecv")
 	algo := fs.String("algo", "ring", "ring|tree|dbtree|rhd|hier|nvls|collnet|auto (auto: NCCL-like tuner)")
 	ranks := fs.Int("n", 0, "number of GPUs (default: preset GPUs x nodes, else 8)")
 	nodes := fs.Int("nodes", 1, "number of nodes the GPUs spread over")
@@ -56,22 +51,11 @@ func runModel(args []string, stdout, stderr io.Writer) int {
 	family := fs.String("nccl", "2.23", "NCCL version family of the tuner: 2.19, 2.23 or 2.28")
 	table := fs.Bool("table", false, "with --algo auto: also print NCCL's init tuning table")
 	jsonOut := fs.Bool("json", false, "print JSON: an object, or a list for --sweep")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: commlab model <collective> [--algo A] [-n N] [--nodes M] [--size S | --sweep 8B:8GB] [--bw B] [--lat L] [--proto P] [--preset NAME] [--json]")
-		fmt.Fprintln(stderr, "collectives: broadcast, reduce, all_reduce, all_gather, reduce_scatter, all_to_all, scatter, gather, sendrecv")
-		fs.PrintDefaults()
+	pos, status, ok := parseFlags(fs, args)
+	if !ok {
+		return status
 	}
-	pos, err := parseInterleaved(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
-	}
-	usageErr := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "commlab model: "+format+"\n", a...)
-		return 2
-	}
+	usageErr := func(format string, a ...any) int { return fail(fs, stderr, 2, format, a...) }
 	if len(pos) != 1 {
 		fs.Usage()
 		return usageErr("want exactly one collective, got %d arguments", len(pos))

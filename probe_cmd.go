@@ -1,48 +1,871 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
-	"sort"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/term"
+
+	"github.com/commlab/commlab/probes"
+	"github.com/commlab/commlab/probes/cuda"
+	"github.com/commlab/commlab/probes/fake"
+	"github.com/commlab/commlab/probes/launch"
+	"github.com/commlab/commlab/probes/nccl"
+	"github.com/commlab/commlab/probes/nvml"
+	"github.com/commlab/commlab/probes/parse/nccltests"
+	"github.com/commlab/commlab/probes/parse/nvbandwidth"
+	"github.com/commlab/commlab/probes/parse/perftest"
+	"github.com/commlab/commlab/probes/sysfs"
+	"github.com/commlab/commlab/probes/topograph"
 )
 
-// probeKind is one thing `commlab probe` can read or measure. Kinds register
-// themselves from their own files (probe_*.go) in init; each parses its own
-// flags (use parseInterleaved) and returns an exit status.
-type probeKind struct {
-	name    string
-	summary string
-	run     func(args []string, stdout, stderr io.Writer) int
+// This file holds the probe verbs: topo reads the machine (NVML, sysfs);
+// bandwidth and latency measure through probes/cuda, nccl through
+// probes/nccl; nccl-tests, nvbandwidth and perftest run the external tools
+// through probes/launch and parse their outputs; torch runs the PyTorch
+// reference that --compare reads.
+
+// measureFlags are the output flags every measuring kind shares.
+type measureFlags struct {
+	json    *bool
+	save    *string
+	compare *string
+	load    *string
 }
 
-var probeKinds = map[string]probeKind{}
-
-func registerProbeKind(k probeKind) {
-	if _, dup := probeKinds[k.name]; dup {
-		panic("commlab: probe kind registered twice: " + k.name)
+func addMeasureFlags(fs *flag.FlagSet, compare bool) measureFlags {
+	m := measureFlags{
+		json: fs.Bool("json", false, "print the run as JSON"),
+		save: fs.String("save", "", "also write the run to this JSON file"),
 	}
-	probeKinds[k.name] = k
+	if compare {
+		m.compare = fs.String("compare", "", "compare with a reference run (e.g. one that commlab probe torch wrote)")
+		m.load = fs.String("load", "", "show a saved run instead of measuring")
+	}
+	return m
 }
 
-func init() {
-	register(subcommand{name: "probe", summary: "read this machine's topology or measure it", run: runProbe})
+// parseSize reads 8, 4K, 1M, 8G (powers of 1024) or plain bytes.
+func parseSize(s string) (int64, error) {
+	t := strings.ToUpper(strings.TrimSpace(s))
+	t = strings.TrimSuffix(strings.TrimSuffix(t, "IB"), "B")
+	mult := int64(1)
+	if t != "" {
+		switch t[len(t)-1] {
+		case 'K':
+			mult, t = 1<<10, t[:len(t)-1]
+		case 'M':
+			mult, t = 1<<20, t[:len(t)-1]
+		case 'G':
+			mult, t = 1<<30, t[:len(t)-1]
+		case 'T':
+			mult, t = 1<<40, t[:len(t)-1]
+		}
+	}
+	v, err := strconv.ParseInt(t, 10, 64)
+	if err != nil || v <= 0 {
+		return 0, fmt.Errorf("bad size %q (want e.g. 8, 64K, 1M, 8G)", s)
+	}
+	return v * mult, nil
 }
 
-func runProbe(args []string, stdout, stderr io.Writer) int {
-	names := make([]string, 0, len(probeKinds))
-	for n := range probeKinds {
-		names = append(names, n)
+// sizeSweep builds the sizes from -b/-e/-f or an explicit --sizes list.
+func sizeSweep(list, lo, hi string, factor int64) ([]int64, error) {
+	if list != "" {
+		var out []int64
+		for _, f := range strings.Split(list, ",") {
+			v, err := parseSize(f)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, v)
+		}
+		return out, nil
 	}
-	sort.Strings(names)
-	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
-		fmt.Fprintf(stderr, "usage: commlab probe <%s> [flags] [--json]\n", strings.Join(names, "|"))
-		return 2
+	a, err := parseSize(lo)
+	if err != nil {
+		return nil, err
 	}
-	k, ok := probeKinds[args[0]]
+	b, err := parseSize(hi)
+	if err != nil {
+		return nil, err
+	}
+	if a > b {
+		return nil, fmt.Errorf("min size %s above max size %s", lo, hi)
+	}
+	if factor < 2 {
+		return nil, fmt.Errorf("size factor %d must be at least 2", factor)
+	}
+	var out []int64
+	for s := a; s <= b; s *= factor {
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+func parseInts(s string) ([]int, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		v, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || v < 0 {
+			return nil, fmt.Errorf("bad device index %q", f)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// progressBar draws "[####....] 12/40 what" on a terminal and nothing
+// elsewhere, so logs and pipes stay clean.
+type progressBar struct {
+	w  io.Writer
+	on bool
+}
+
+func newProgressBar(w io.Writer) *progressBar {
+	f, ok := w.(*os.File)
+	return &progressBar{w: w, on: ok && term.IsTerminal(int(f.Fd()))}
+}
+
+func (p *progressBar) update(done, total int, what string) {
+	if !p.on || total <= 0 {
+		return
+	}
+	const width = 30
+	fill := width * done / total
+	fmt.Fprintf(p.w, "\r\033[K[%s%s] %d/%d %s", strings.Repeat("#", fill), strings.Repeat(".", width-fill), done, total, what)
+	if done >= total {
+		fmt.Fprintln(p.w)
+	}
+}
+
+// loaded returns the run named by --load, or nil when measuring.
+func (mf measureFlags) loaded(stderr io.Writer) (*probes.Run, bool) {
+	if mf.load == nil || *mf.load == "" {
+		return nil, true
+	}
+	r, err := probes.LoadRun(*mf.load)
+	if err != nil {
+		fmt.Fprintln(stderr, "commlab probe:", err)
+		return nil, false
+	}
+	return r, true
+}
+
+// finishRun prints and saves a run, and compares it when asked.
+func finishRun(run *probes.Run, mf measureFlags, stdout, stderr io.Writer, printTable func(io.Writer, *probes.Run)) int {
+	if *mf.save != "" {
+		if err := run.Save(*mf.save); err != nil {
+			fmt.Fprintln(stderr, "commlab probe:", err)
+			return 1
+		}
+	}
+	if *mf.json {
+		if err := run.WriteJSON(stdout); err != nil {
+			fmt.Fprintln(stderr, "commlab probe:", err)
+			return 1
+		}
+	} else {
+		fmt.Fprintln(stdout, "#", run.Provenance())
+		for _, n := range run.Notes {
+			fmt.Fprintln(stdout, "# note:", n)
+		}
+		printTable(stdout, run)
+	}
+	if mf.compare != nil && *mf.compare != "" {
+		ref, err := probes.LoadRun(*mf.compare)
+		if err != nil {
+			fmt.Fprintln(stderr, "commlab probe:", err)
+			return 1
+		}
+		w := stdout
+		if *mf.json {
+			w = stderr
+		}
+		writeComparison(w, probes.Compare(run, ref))
+	}
+	if run.Error != "" {
+		fmt.Fprintln(stderr, "commlab probe: run stopped early:", run.Error)
+		return 1
+	}
+	return 0
+}
+
+func runProbeBandwidth(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("commlab probe bandwidth", stderr, "usage: commlab probe bandwidth [flags]")
+	sizes := fs.String("sizes", "", "comma-separated copy sizes (overrides -b/-e/-f)")
+	lo := fs.String("b", "4K", "smallest copy size")
+	hi := fs.String("e", "1G", "largest copy size")
+	factor := fs.Int64("f", 4, "size multiplication factor")
+	ops := fs.String("ops", strings.Join(cuda.AllCopyOps, ","), "copy operations to measure")
+	devices := fs.String("devices", "", "device indices (default all)")
+	warmup := fs.Int("warmup", 3, "untimed copies per size")
+	iters := fs.Int("iters", 10, "copies per timed repetition")
+	reps := fs.Int("reps", 7, "timed repetitions (median reported)")
+	mf := addMeasureFlags(fs, true)
+	if status, ok := parseOnlyFlags(fs, args, stderr); !ok {
+		return status
+	}
+	cfg := cuda.BandwidthConfig{Warmup: *warmup, Iters: *iters, Reps: *reps, Ops: strings.Split(*ops, ",")}
+	var err error
+	if cfg.Sizes, err = sizeSweep(*sizes, *lo, *hi, *factor); err != nil {
+		return fail(fs, stderr, 2, "%v", err)
+	}
+	if cfg.Devices, err = parseInts(*devices); err != nil {
+		return fail(fs, stderr, 2, "%v", err)
+	}
+	for _, op := range cfg.Ops {
+		if !slices.Contains(cuda.AllCopyOps, op) {
+			return fail(fs, stderr, 2, "unknown operation %q (known: %s)", op, strings.Join(cuda.AllCopyOps, ", "))
+		}
+	}
+	if r, ok := mf.loaded(stderr); !ok {
+		return 1
+	} else if r != nil {
+		return finishRun(r, mf, stdout, stderr, printCopyTable)
+	}
+	info, err := cuda.Open()
+	if err != nil {
+		return fail(fs, stderr, 1, "%v", err)
+	}
+	pb := newProgressBar(stderr)
+	cfg.Progress = pb.update
+	run := &probes.Run{Kind: "bandwidth", Command: append([]string{"commlab", "probe", "bandwidth"}, args...), Date: time.Now().UTC(),
+		Settings: map[string]string{"warmup": strconv.Itoa(cfg.Warmup), "iters": strconv.Itoa(cfg.Iters), "reps": strconv.Itoa(cfg.Reps),
+			"library": info.Library, "timing": "CUDA events around iters back-to-back copies; median over reps; bytes counted once per copy (a device-local copy reads and writes them)", "pageable_host_memory": "posix_memalign 64 bytes, every page touched before timing (as PyTorch's CPU allocator)"}}
+	info.Describe(run)
+	run.Samples, err = cuda.Bandwidth(cfg)
+	if err != nil {
+		run.Error = err.Error()
+	}
+	return finishRun(run, mf, stdout, stderr, printCopyTable)
+}
+
+func printCopyTable(w io.Writer, run *probes.Run) {
+	fmt.Fprintf(w, "%-16s %5s %5s %12s %12s %10s %8s %6s\n", "op", "src", "dst", "bytes", "median_us", "GB/s", "spread%", "wrong")
+	for _, s := range run.Samples {
+		fmt.Fprintf(w, "%-16s %5s %5s %12d %12.2f %10.2f %8.1f %6d\n", s.Op, devName(s.Src), devName(s.Dst), s.Bytes, s.MedianUS, s.AlgBW, s.SpreadPct(), s.Wrong)
+	}
+}
+
+func devName(d int) string {
+	if d < 0 {
+		return "host"
+	}
+	return "gpu" + strconv.Itoa(d)
+}
+
+func runProbeLatency(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("commlab probe latency", stderr, "usage: commlab probe latency [flags]")
+	device := fs.Int("device", 0, "device index")
+	iters := fs.Int("iters", 200, "operations per repetition")
+	reps := fs.Int("reps", 11, "repetitions (median reported)")
+	graphK := fs.Int("graph-kernels", 100, "kernels captured in the replayed graph")
+	mf := addMeasureFlags(fs, false)
+	if status, ok := parseOnlyFlags(fs, args, stderr); !ok {
+		return status
+	}
+	if *iters <= 0 || *reps <= 0 || *graphK <= 0 || *device < 0 {
+		return fail(fs, stderr, 2, "--iters, --reps, --graph-kernels must be positive and --device not negative")
+	}
+	info, err := cuda.Open()
+	if err != nil {
+		return fail(fs, stderr, 1, "%v", err)
+	}
+	pb := newProgressBar(stderr)
+	run := &probes.Run{Kind: "latency", Command: append([]string{"commlab", "probe", "latency"}, args...), Date: time.Now().UTC(),
+		Settings: map[string]string{"iters": strconv.Itoa(*iters), "reps": strconv.Itoa(*reps), "graph_kernels": strconv.Itoa(*graphK),
+			"kernel": "empty PTX kernel (1 block, 1 thread) JIT-compiled by the driver through cuModuleLoadData, launched with cuLaunchKernel"}}
+	info.Describe(run)
+	run.Samples, err = cuda.Latency(cuda.LatencyConfig{Device: *device, Iters: *iters, Reps: *reps, GraphKernels: *graphK, Progress: pb.update})
+	if err != nil {
+		run.Error = err.Error()
+	}
+	return finishRun(run, mf, stdout, stderr, func(w io.Writer, r *probes.Run) {
+		fmt.Fprintf(w, "%-26s %12s %10s %10s %s\n", "op", "median_us", "min_us", "max_us", "label")
+		for _, s := range r.Samples {
+			fmt.Fprintf(w, "%-26s %12.3f %10.3f %10.3f %s\n", s.Op, s.MedianUS, s.MinUS, s.MaxUS, s.Label)
+		}
+	})
+}
+
+func runProbeNCCL(args []string, stdout, stderr io.Writer) int {
+	if nccl.IsWorker() {
+		// The child side of MeasureInChild: the parent reads our run file.
+		if err := nccl.ServeWorker(stderr); err != nil {
+			fmt.Fprintln(stderr, "commlab probe nccl (worker):", err)
+			return 1
+		}
+		return 0
+	}
+	fs := newFlags("commlab probe nccl", stderr, "usage: commlab probe nccl [flags]")
+	colls := fs.String("coll", "all_reduce", "collectives, comma-separated: "+strings.Join(nccl.Collectives, ",")+" (or all; unpaired_send and stalled_stream hang on purpose)")
+	sizes := fs.String("sizes", "", "comma-separated sizes (overrides -b/-e/-f)")
+	lo := fs.String("b", "8", "smallest size (nccl-tests -b)")
+	hi := fs.String("e", "128M", "largest size (nccl-tests -e)")
+	factor := fs.Int64("f", 2, "size multiplication factor (nccl-tests -f)")
+	dtype := fs.String("dtype", "float32", "data type (int8 ... float8e5m2)")
+	op := fs.String("op", "sum", "reduction: sum, prod, max, min, avg")
+	root := fs.Int("root", 0, "root rank of broadcast and reduce")
+	modes := fs.String("modes", "out,in", "out-of-place and/or in-place")
+	warmup := fs.Int("warmup", 5, "untimed operations per size (nccl-tests -w)")
+	iters := fs.Int("iters", 20, "operations per timed repetition (nccl-tests -n)")
+	reps := fs.Int("reps", 5, "timed repetitions, median reported")
+	check := fs.Bool("check", true, "check results (nccl-tests -c)")
+	timeout := fs.Duration("timeout", 5*time.Minute, "abort a batch of operations not done in this time")
+	blocking := fs.Bool("blocking", false, "blocking communicators, as nccl-tests and PyTorch use (a hang then ends the worker process instead of being aborted in-process)")
+	devices := fs.String("devices", "", "device indices (default all)")
+	algo := fs.String("algo", "", "set NCCL_ALGO")
+	proto := fs.String("proto", "", "set NCCL_PROTO")
+	nch := fs.Int("nchannels", 0, "set NCCL_MIN_NCHANNELS and NCCL_MAX_NCHANNELS")
+	debug := fs.String("debug", "INFO", "NCCL_DEBUG level for the captured log (empty: none)")
+	subsys := fs.String("debug-subsys", "INIT,GRAPH,ENV", "NCCL_DEBUG_SUBSYS")
+	inProcess := fs.Bool("in-process", false, "measure in this process (NCCL_* settings of later runs are then ignored)")
+	var env []string
+	fs.Func("env", "NAME=VALUE for the run (repeatable)", func(kv string) error { env = append(env, kv); return nil })
+	mf := addMeasureFlags(fs, true)
+	if status, ok := parseOnlyFlags(fs, args, stderr); !ok {
+		return status
+	}
+	cfg := nccl.Config{DType: *dtype, RedOp: *op, Root: *root, Warmup: *warmup, Iters: *iters, Reps: *reps,
+		Check: *check, Timeout: *timeout, Blocking: *blocking, Env: map[string]string{}}
+	bad := func(err error) int { return fail(fs, stderr, 2, "%v", err) }
+	var err error
+	if cfg.Sizes, err = sizeSweep(*sizes, *lo, *hi, *factor); err != nil {
+		return bad(err)
+	}
+	if cfg.Devices, err = parseInts(*devices); err != nil {
+		return bad(err)
+	}
+	if *colls == "all" {
+		cfg.Collectives = nccl.Collectives
+	} else {
+		cfg.Collectives = strings.Split(*colls, ",")
+	}
+	for _, c := range cfg.Collectives {
+		if !slices.Contains(nccl.Collectives, c) && c != nccl.UnpairedSend && c != nccl.StalledStream {
+			return bad(fmt.Errorf("unknown collective %q", c))
+		}
+	}
+	cfg.Modes = strings.Split(*modes, ",")
+	for _, m := range cfg.Modes {
+		if m != "out" && m != "in" {
+			return bad(fmt.Errorf("mode %q: want out or in", m))
+		}
+	}
+	if _, err := nccl.LookupDType(*dtype); err != nil {
+		return bad(err)
+	}
+	if !slices.Contains(nccl.RedOps, *op) {
+		return bad(fmt.Errorf("unknown reduction %q", *op))
+	}
+	if *warmup < 0 || *iters <= 0 || *reps <= 0 || *timeout <= 0 {
+		return bad(errors.New("--iters, --reps and --timeout must be positive"))
+	}
+	for _, kv := range env {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return bad(fmt.Errorf("--env %q: want NAME=VALUE", kv))
+		}
+		cfg.Env[k] = v
+	}
+	if *algo != "" {
+		cfg.Env["NCCL_ALGO"] = *algo
+	}
+	if *proto != "" {
+		cfg.Env["NCCL_PROTO"] = *proto
+	}
+	if *nch > 0 {
+		cfg.Env["NCCL_MIN_NCHANNELS"], cfg.Env["NCCL_MAX_NCHANNELS"] = strconv.Itoa(*nch), strconv.Itoa(*nch)
+	}
+	if *debug != "" {
+		cfg.Env["NCCL_DEBUG"] = *debug
+		cfg.Env["NCCL_DEBUG_SUBSYS"] = *subsys
+	}
+	if r, ok := mf.loaded(stderr); !ok {
+		return 1
+	} else if r != nil {
+		return finishRun(r, mf, stdout, stderr, printNCCLTable)
+	}
+	if _, _, err := nccl.Version(); err != nil {
+		return fail(fs, stderr, 1, "%v", err)
+	}
+	if _, err := cuda.Init(); err != nil {
+		return fail(fs, stderr, 1, "%v", err)
+	}
+	pb := newProgressBar(stderr)
+	cfg.Progress = pb.update
+	var run *probes.Run
+	if *inProcess {
+		for k, v := range cfg.Env {
+			os.Setenv(k, v)
+		}
+		run, err = nccl.Measure(cfg)
+	} else {
+		exe, xerr := os.Executable()
+		if xerr != nil {
+			return fail(fs, stderr, 1, "%v", xerr)
+		}
+		run, err = nccl.MeasureInChild(context.Background(), cfg, []string{exe, "probe", "nccl"})
+	}
+	if run == nil {
+		return fail(fs, stderr, 1, "%v", err)
+	}
+	run.Command = append([]string{"commlab", "probe", "nccl"}, args...)
+	if err != nil && run.Error == "" {
+		run.Error = err.Error()
+	}
+	return finishRun(run, mf, stdout, stderr, printNCCLTable)
+}
+
+func printNCCLTable(w io.Writer, run *probes.Run) {
+	fmt.Fprintf(w, "%-15s %12s %12s %-9s %-4s %12s %10s %10s %8s %6s\n", "collective", "size", "count", "type", "mode", "time_us", "algbw", "busbw", "spread%", "wrong")
+	for _, s := range run.Samples {
+		wrong := strconv.FormatInt(s.Wrong, 10)
+		if s.Wrong < 0 {
+			wrong = "N/A"
+		}
+		fmt.Fprintf(w, "%-15s %12d %12d %-9s %-4s %12.2f %10.2f %10.2f %8.1f %6s\n", s.Op, s.Bytes, s.Count, s.DType, placement(s.InPlace), s.MedianUS, s.AlgBW, s.BusBW, s.SpreadPct(), wrong)
+	}
+}
+
+// writeComparison prints the comparison of a run with a reference run.
+func writeComparison(w io.Writer, cs []probes.Comparison) {
+	if len(cs) == 0 {
+		fmt.Fprintln(w, "# comparison: no samples in common")
+		return
+	}
+	pass := 0
+	fmt.Fprintf(w, "# comparison with the reference (ratio = ours / reference time)\n%-16s %12s %-4s %12s %12s %8s %-10s %s\n", "op", "bytes", "mode", "ours_us", "ref_us", "ratio", "criteria", "verdict")
+	for _, c := range cs {
+		v := "FAIL"
+		if c.Pass {
+			v, pass = "ok", pass+1
+		}
+		fmt.Fprintf(w, "%-16s %12d %-4s %12.3f %12.3f %8.4f %-10s %s\n", c.Op, c.Bytes, placement(c.InPlace), c.OursUS, c.RefUS, c.Ratio, c.Criteria, v)
+	}
+	fmt.Fprintf(w, "# %d of %d within criteria\n", pass, len(cs))
+}
+
+// placement names a collective's mode column: in-place or out-of-place.
+func placement(inPlace bool) string {
+	if inPlace {
+		return "in"
+	}
+	return "out"
+}
+
+// toolParser reads a tool's output into the run (its samples, tool and
+// library versions) and returns what it parsed, for --json and summary.
+type toolParser struct {
+	parse   func(out string, run *probes.Run) (any, error)
+	summary func(w io.Writer, parsed any)
+}
+
+// toolArgs splits the arguments at "--": commlab's flags, then the tool's.
+func toolArgs(args []string) (ours, tool []string) {
+	for i, a := range args {
+		if a == "--" {
+			return args[:i], args[i+1:]
+		}
+	}
+	return args, nil
+}
+
+// toolRun runs an external tool through probes/launch (through the user's
+// launcher when asked) and hands its output to p.
+func toolRun(kind, defaultProgram string, args []string, stdout, stderr io.Writer, p toolParser) int {
+	fs := newFlags("commlab probe "+kind, stderr, "usage: commlab probe "+kind+" [flags] [-- tool arguments]")
+	tool := launch.Tool{Kind: kind}
+	fs.StringVar(&tool.Program, "tool", defaultProgram, "the tool's binary (name on PATH or path)")
+	reparse := fs.String("load", "", "parse again the output kept in a saved run instead of running the tool")
+	tool.AddFlags(fs)
+	dryRun := fs.Bool("dry-run", false, "print the command instead of running it")
+	mf := addMeasureFlags(fs, false)
+	args, tool.Args = toolArgs(args)
+	rest, status, ok := parseFlags(fs, args)
 	if !ok {
-		fmt.Fprintf(stderr, "commlab probe: unknown probe %q (known: %s)\n", args[0], strings.Join(names, ", "))
-		return 2
+		return status
 	}
-	return k.run(args[1:], stdout, stderr)
+	if len(rest) > 0 {
+		return fail(fs, stderr, 2, "unexpected argument %q (tool arguments go after --)", rest[0])
+	}
+	if *reparse != "" {
+		if len(tool.Args) > 0 {
+			return fail(fs, stderr, 2, "--load takes no tool arguments")
+		}
+		return reparseToolRun(fs, *reparse, mf, stdout, stderr, p)
+	}
+	cmdline, err := tool.Command()
+	if err != nil {
+		return fail(fs, stderr, 2, "%v", err)
+	}
+	if *dryRun {
+		fmt.Fprintln(stdout, launch.ShellJoin(cmdline))
+		return 0
+	}
+	run, err := tool.Run(context.Background())
+	if errors.Is(err, launch.ErrNotInstalled) {
+		return fail(fs, stderr, 1, "%v; install it or pass --tool PATH", err)
+	}
+	if err != nil {
+		return fail(fs, stderr, 1, "%v", err)
+	}
+	if info, err := cuda.Open(); err == nil {
+		info.Describe(run)
+	}
+	parsed, perr := p.parse(run.Logs["output"], run)
+	return finishToolRun(fs, run, parsed, perr, mf, stdout, stderr, p)
+}
+
+// reparseToolRun parses again the output a saved run kept, so a run
+// recorded before a parser fix gains what the fix reads; the run's
+// provenance (command, date, machine) stays as recorded.
+func reparseToolRun(fs *flag.FlagSet, path string, mf measureFlags, stdout, stderr io.Writer, p toolParser) int {
+	kind := strings.TrimPrefix(fs.Name(), "commlab probe ")
+	run, err := probes.LoadRun(path)
+	if err != nil {
+		return fail(fs, stderr, 1, "%v", err)
+	}
+	out, ok := run.Logs["output"]
+	if run.Kind != kind || !ok {
+		return fail(fs, stderr, 1, "%s is a %q run without the tool's output; nothing to parse again", path, run.Kind)
+	}
+	run.Samples = nil
+	var notes []string
+	for _, n := range run.Notes {
+		if !strings.HasPrefix(n, "parse: ") {
+			notes = append(notes, n)
+		}
+	}
+	run.Notes = notes
+	parsed, perr := p.parse(out, run)
+	return finishToolRun(fs, run, parsed, perr, mf, stdout, stderr, p)
+}
+
+// finishToolRun records a parse error in the run, saves and prints it.
+func finishToolRun(fs *flag.FlagSet, run *probes.Run, parsed any, perr error, mf measureFlags, stdout, stderr io.Writer, p toolParser) int {
+	if perr != nil {
+		run.Notes = append(run.Notes, "parse: "+perr.Error())
+	}
+	if *mf.save != "" {
+		if err := run.Save(*mf.save); err != nil {
+			return fail(fs, stderr, 1, "%v", err)
+		}
+	}
+	if *mf.json {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(map[string]any{"run": run, "parsed": parsed}); err != nil {
+			return fail(fs, stderr, 1, "%v", err)
+		}
+	} else if parsed != nil {
+		p.summary(stdout, parsed)
+	}
+	if perr != nil {
+		fail(fs, stderr, 1, "parse: %v", perr)
+	}
+	if run.Error != "" {
+		return fail(fs, stderr, 1, "%s", run.Error)
+	}
+	if perr != nil {
+		return 1
+	}
+	return 0
+}
+
+// runProbeTorch runs the PyTorch reference that commlab carries, or writes
+// it out with --script.
+func runProbeTorch(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("commlab probe torch", stderr,
+		"usage: commlab probe torch [--launcher none|torchrun] [--per-node N] [--nodes N] [--dry-run] -- --out RUN.json [bench_torch.py flags]",
+		"       commlab probe torch --script > bench_torch.py",
+		"Runs the PyTorch reference (copies and collectives timed as commlab times them) and writes a run for --compare.",
+		"bench_torch.py flags: --what copy,nccl --out FILE --copy-min B --copy-max B --nccl-min B --nccl-max B --colls LIST --warmup N --iters N --reps N")
+	var o launch.Options
+	o.AddFlags(fs)
+	dryRun := fs.Bool("dry-run", false, "print the command instead of running it")
+	script := fs.Bool("script", false, "write bench_torch.py to stdout instead of running it")
+	args, scriptArgs := toolArgs(args)
+	rest, status, ok := parseFlags(fs, args)
+	if !ok {
+		return status
+	}
+	scriptArgs = append(rest, scriptArgs...)
+	switch {
+	case *script:
+		stdout.Write(launch.TorchBench())
+		return 0
+	case *dryRun:
+		cmdline, err := launch.TorchBenchCommand(o, launch.TorchBenchName, scriptArgs)
+		if err != nil {
+			return fail(fs, stderr, 2, "%v", err)
+		}
+		fmt.Fprintln(stdout, launch.ShellJoin(cmdline))
+		return 0
+	}
+	if _, err := launch.TorchBenchCommand(o, launch.TorchBenchName, scriptArgs); err != nil {
+		return fail(fs, stderr, 2, "%v", err)
+	}
+	// An interrupt or a timeout's SIGTERM stops the script too.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := launch.RunTorchBench(ctx, o, scriptArgs, stdout, stderr); err != nil {
+		return fail(fs, stderr, 1, "%v", err)
+	}
+	return 0
+}
+
+func runProbeNCCLTests(args []string, stdout, stderr io.Writer) int {
+	return toolRun("nccl-tests", "all_reduce_perf", args, stdout, stderr, toolParser{parse: func(out string, run *probes.Run) (any, error) {
+		res, err := nccltests.Parse(strings.NewReader(out))
+		if res == nil {
+			return nil, err
+		}
+		// Older outputs do not name the test: the binary's name does.
+		prog := filepath.Base(run.Settings["tool"])
+		fallback := strings.TrimSuffix(strings.TrimSuffix(prog, "_mpi"), "_perf")
+		for _, r := range res.Runs {
+			if r.Collective == "" {
+				r.Collective = fallback
+			}
+			if v := r.LibraryVersion(); v != "" {
+				run.NCCL = v
+			}
+			run.Tool = strings.TrimSpace("nccl-tests " + r.TestsVersion)
+			n := r.Params.NGpus * max(r.Params.NThread, 1)
+			if len(r.Devices) > 0 {
+				n = len(r.Devices)
+			}
+			for _, row := range r.Rows {
+				for _, half := range []struct {
+					m  nccltests.Measurement
+					in bool
+				}{{row.OutOfPlace, false}, {row.InPlace, true}} {
+					if !half.m.Present {
+						continue
+					}
+					wrong := int64(half.m.Wrong)
+					if half.m.WrongNA {
+						wrong = -1
+					}
+					run.Samples = append(run.Samples, probes.Sample{Op: r.Collective, Bytes: row.SizeBytes, Count: row.Count,
+						DType: row.Type, RedOp: row.RedOp, Root: max(row.Root, 0), InPlace: half.in, Src: -1, Dst: -1, Ranks: n,
+						Iters: r.Params.Iters, MedianUS: half.m.TimeUs, MinUS: half.m.TimeUs, MaxUS: half.m.TimeUs,
+						AlgBW: half.m.AlgBW, BusBW: half.m.BusBW, Wrong: wrong})
+				}
+			}
+		}
+		return res, err
+	}, summary: func(w io.Writer, v any) {
+		res := v.(*nccltests.Result)
+		for _, r := range res.Runs {
+			if len(r.Rows) == 0 {
+				fmt.Fprintf(w, "%s: no results\n", r.Collective)
+				continue
+			}
+			fmt.Fprintf(w, "%s: %d sizes, avg busbw %.2f GB/s\n", r.Collective, len(r.Rows), r.AvgBusBW)
+		}
+	}})
+}
+
+func runProbeNVBandwidth(args []string, stdout, stderr io.Writer) int {
+	return toolRun("nvbandwidth", "nvbandwidth", args, stdout, stderr, toolParser{parse: func(out string, run *probes.Run) (any, error) {
+		rep, err := nvbandwidth.Parse(strings.NewReader(out))
+		if rep == nil {
+			return nil, err
+		}
+		run.Tool = strings.TrimSpace("nvbandwidth " + rep.Version)
+		for _, tc := range rep.Testcases {
+			if tc.IsLatency() {
+				continue
+			}
+			for _, c := range tc.Cells() {
+				run.Samples = append(run.Samples, probes.Sample{Op: tc.Name, Src: c.Row, Dst: c.Col, AlgBW: c.Value, BusBW: c.Value, Wrong: -1, Label: tc.Description})
+			}
+		}
+		return rep, err
+	}, summary: func(w io.Writer, v any) {
+		for _, tc := range v.(*nvbandwidth.Report).Testcases {
+			fmt.Fprintf(w, "%-45s %-8s sum %.2f %s\n", tc.Name, tc.Status, tc.Sum, tc.Unit)
+		}
+	}})
+}
+
+func runProbePerftest(args []string, stdout, stderr io.Writer) int {
+	return toolRun("perftest", "ib_write_bw", args, stdout, stderr, toolParser{parse: func(out string, run *probes.Run) (any, error) {
+		rep, err := perftest.Parse(strings.NewReader(out))
+		if rep == nil {
+			return nil, err
+		}
+		run.Tool = "perftest " + rep.Title
+		for _, b := range rep.Bandwidth {
+			run.Samples = append(run.Samples, probes.Sample{Op: "rdma_" + rep.Verb + "_bw", Bytes: b.Bytes, Iters: int(b.Iterations),
+				Src: -1, Dst: -1, AlgBW: b.AverageBytesPerSecond / 1e9, BusBW: b.AverageBytesPerSecond / 1e9, Wrong: -1, Label: b.Side})
+		}
+		for _, l := range rep.Latency {
+			run.Samples = append(run.Samples, probes.Sample{Op: "rdma_" + rep.Verb + "_lat", Bytes: l.Bytes, Iters: int(l.Iterations),
+				Src: -1, Dst: -1, MedianUS: l.Typical, MinUS: l.Min, MaxUS: l.Max, Wrong: -1, Label: rep.LatencyUnit})
+		}
+		return rep, err
+	}, summary: func(w io.Writer, v any) {
+		rep := v.(*perftest.Report)
+		if b, ok := rep.PeakBandwidth(); ok {
+			fmt.Fprintf(w, "%s on %s: peak average %.2f %s at %d bytes\n", rep.Title, rep.Device, b.Average, rep.Unit, b.Bytes)
+		}
+		for _, l := range rep.Latency {
+			fmt.Fprintf(w, "%s: %d bytes typical %.2f %s\n", rep.Title, l.Bytes, l.Typical, rep.LatencyUnit)
+		}
+	}})
+}
+
+// topoSource is where probe topo reads from; tests replace it.
+var topoSource = func(fakeName string) (probes.Source, error) {
+	if fakeName != "" {
+		return fake.ByName(fakeName)
+	}
+	return nvml.New(sysfs.New(os.DirFS("/"))), nil
+}
+
+func runProbeTopo(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("commlab probe topo", stderr, "usage: commlab probe topo [--json] [--dot] [--svg FILE] [--fake NAME]")
+	jsonOut := fs.Bool("json", false, "print the topology as JSON")
+	svgPath := fs.String("svg", "", "also draw the topology as SVG into `FILE`")
+	dotOut := fs.Bool("dot", false, "print the topology as Graphviz DOT")
+	fakeName := fs.String("fake", "", "read a fake machine instead of this one: "+strings.Join(fake.Names(), ", "))
+	if status, ok := parseOnlyFlags(fs, args, stderr); !ok {
+		return status
+	}
+	src, err := topoSource(*fakeName)
+	if err != nil {
+		return fail(fs, stderr, 2, "%v", err)
+	}
+	ctx := context.Background()
+	topo, err := src.Topology(ctx)
+	if err != nil {
+		if !errors.Is(err, probes.ErrUnavailable) {
+			return fail(fs, stderr, 1, "%v", err)
+		}
+		// A laptop or a CPU-only server: say so, and show what sysfs gave.
+		fmt.Fprintf(stderr, "no NVIDIA driver/GPU on this machine: %v\n", err)
+		if topo == nil || (len(topo.GPUs) == 0 && len(topo.NICs) == 0 && len(topo.NUMANodes) == 0) {
+			fmt.Fprintln(stderr, "commlab probe topo: sysfs gave nothing either; nothing to show")
+			return 1
+		}
+		fmt.Fprintln(stderr, "showing what sysfs gave.")
+	}
+	if *svgPath != "" {
+		if err := topograph.WriteSVG(ctx, topo, *svgPath); err != nil {
+			return fail(fs, stderr, 1, "%v", err)
+		}
+	}
+	switch {
+	case *jsonOut:
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(topo); err != nil {
+			return fail(fs, stderr, 1, "%v", err)
+		}
+	case *dotOut:
+		fmt.Fprint(stdout, topo.DOT())
+	default:
+		writeTopologyText(stdout, topo)
+	}
+	return 0
+}
+
+// writeTopologyText prints what a person reads: a summary, the matrix as
+// nvidia-smi draws it, then one line per GPU and NIC.
+func writeTopologyText(w io.Writer, t *probes.Topology) {
+	fmt.Fprint(w, t.Summary())
+	if len(t.GPUs) > 0 && len(t.Devices) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprint(w, t.Matrix())
+	}
+	if len(t.GPUs) > 0 {
+		fmt.Fprintln(w, "\nGPUs:")
+	}
+	for _, g := range t.GPUs {
+		active := 0
+		for _, l := range g.NVLinks {
+			if l.Active {
+				active++
+			}
+		}
+		line := fmt.Sprintf("  %s %s", g.ID(), topoOrDash(g.Name))
+		if g.BusID != "" {
+			line += " at " + g.BusID
+		}
+		if g.MemoryBytes > 0 {
+			line += fmt.Sprintf(", %.1f GiB", float64(g.MemoryBytes)/(1<<30))
+		}
+		if g.ComputeCapability != "" {
+			line += ", sm " + g.ComputeCapability
+		}
+		if g.PCIe.GenCurrent > 0 {
+			line += fmt.Sprintf(", PCIe %s = %.1f GB/s", g.PCIe, g.PCIe.GBps())
+		}
+		if g.NUMANode >= 0 {
+			line += fmt.Sprintf(", NUMA %d", g.NUMANode)
+		}
+		if len(g.NVLinks) > 0 {
+			line += fmt.Sprintf(", NVLink %d/%d active", active, len(g.NVLinks))
+		}
+		if nics, level := t.NearestNICs(g.ID()); len(nics) > 0 {
+			line += fmt.Sprintf(", nearest NIC %s (%s)", strings.Join(nics, ","), level)
+		}
+		fmt.Fprintln(w, line)
+	}
+	if len(t.NICs) > 0 {
+		fmt.Fprintln(w, "\nNICs:")
+	}
+	for _, n := range t.NICs {
+		line := fmt.Sprintf("  %s %s", n.ID(), n.Name)
+		if n.BusID != "" {
+			line += " at " + n.BusID
+		}
+		if n.NUMANode >= 0 {
+			line += fmt.Sprintf(", NUMA %d", n.NUMANode)
+		}
+		for _, p := range n.Ports {
+			line += fmt.Sprintf(", port %d %s %s %s", p.Port, topoOrDash(p.State), topoOrDash(p.LinkLayer), topoOrDash(p.Rate))
+		}
+		fmt.Fprintln(w, line)
+	}
+	gd := t.GPUDirect
+	if gd.DMABuf != "" || gd.PeerMem || gd.NvidiaVersion != "" {
+		fmt.Fprintf(w, "\nGPUDirect RDMA: nvidia_peermem %s; DMA-BUF: %s\n", topoLoaded(gd.PeerMem, gd.PeerMemVersion), topoOrDash(gd.DMABuf))
+	}
+}
+
+func topoLoaded(ok bool, version string) string {
+	if !ok {
+		return "not loaded"
+	}
+	if version != "" {
+		return "loaded (" + version + ")"
+	}
+	return "loaded"
+}
+
+func topoOrDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }

@@ -41,6 +41,7 @@ var levels = map[string]int{
 	"probes/fake":                  10,
 	"probes/topograph":             10,
 	"probes/recorded":              10,
+	"probes/launch":                10,
 	"lab/chart":                    10,
 	"lab/notebook":                 10,
 	"kernel/conn":                  10,

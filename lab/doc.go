@@ -9,6 +9,7 @@
 // newer winning.
 //
 // The notebook model is lab/notebook, the markdown form lab/literate and the
-// HTML pages lab/export; lab uses the first two and renders nothing. The
-// commands run, sync and export (package main) sit on top.
+// HTML pages lab/export; ExportHTML writes executed notebooks as those pages
+// with an index. The commands run, sync and export (package main) sit on
+// top.
 package lab

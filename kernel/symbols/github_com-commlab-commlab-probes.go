@@ -13,7 +13,10 @@ import (
 func init() {
 	Symbols["github.com/commlab/commlab/probes/probes"] = map[string]reflect.Value{
 		// function, constant and variable definitions
+		"BandwidthRegime":  reflect.ValueOf(constant.MakeFromLiteral("16777216", token.INT, 0)),
+		"Compare":          reflect.ValueOf(probes.Compare),
 		"ErrUnavailable":   reflect.ValueOf(&probes.ErrUnavailable).Elem(),
+		"Judge":            reflect.ValueOf(probes.Judge),
 		"LevelNODE":        reflect.ValueOf(probes.LevelNODE),
 		"LevelNVLink":      reflect.ValueOf(probes.LevelNVLink),
 		"LevelPHB":         reflect.ValueOf(probes.LevelPHB),
@@ -35,6 +38,7 @@ func init() {
 		"ReadRun":          reflect.ValueOf(probes.ReadRun),
 
 		// type definitions
+		"Comparison": reflect.ValueOf((*probes.Comparison)(nil)),
 		"GPU":        reflect.ValueOf((*probes.GPU)(nil)),
 		"GPUDirect":  reflect.ValueOf((*probes.GPUDirect)(nil)),
 		"Level":      reflect.ValueOf((*probes.Level)(nil)),

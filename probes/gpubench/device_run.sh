@@ -15,7 +15,8 @@ export COMMLAB_NCCL=${COMMLAB_NCCL:-$TORCH_NCCL}
 STEPS=${STEPS:-latency copy nccl protos dtypes hang tools floor topo capture}
 NGPU=$(nvidia-smi -L | grep -c '^GPU')
 TAG=h200x$NGPU
-if [ "$NGPU" -gt 1 ]; then TORCHRUN="torchrun --standalone --nproc-per-node $NGPU"; else TORCHRUN=python3; fi
+# The PyTorch reference is embedded in commlab: `commlab probe torch -- FLAGS`.
+if [ "$NGPU" -gt 1 ]; then TORCH_LAUNCH="--launcher torchrun --per-node $NGPU"; else TORCH_LAUNCH=""; fi
 NCCL_MAX=${NCCL_MAX:-8G}
 step() { case " $STEPS " in *" $1 "*) return 0;; esac; return 1; }
 log() { echo "=== $(date -u +%H:%M:%S) $*" | tee -a "$R/steps.log"; }
@@ -30,12 +31,12 @@ if step copy; then
   log copy ours
   timeout 200 $B probe bandwidth -b 4K -e ${COPY_MAX:-1G} -f 4 --save "$R/bandwidth.json" > "$R/bandwidth.txt" 2>&1
   log copy torch
-  timeout 200 python3 probes/gpubench/bench_torch.py --what copy --copy-min 4096 --copy-max $((1<<30)) --iters 10 --reps 7 --warmup 3 --out "$R/torch-copy.json" 2>&1 | tail -5
+  timeout 200 $B probe torch -- --what copy --copy-min 4096 --copy-max $((1<<30)) --iters 10 --reps 7 --warmup 3 --out "$R/torch-copy.json" 2>&1 | tail -5
   log copy ours again
   timeout 200 $B probe bandwidth -b 4K -e 1G -f 4 --devices 0 --ops h2d_pinned,d2h_pinned,h2d_pageable,d2h_pageable,d2d --save "$R/bandwidth-2.json" --compare "$R/torch-copy.json" > "$R/bandwidth-compare.txt" 2>&1
   grep -E "^# [0-9]+ of" "$R/bandwidth-compare.txt"
   log copy torch again
-  timeout 200 python3 probes/gpubench/bench_torch.py --what copy --copy-min 4096 --copy-max $((1<<30)) --iters 10 --reps 7 --warmup 3 --out "$R/torch-copy-2.json" 2>&1 | tail -5
+  timeout 200 $B probe torch -- --what copy --copy-min 4096 --copy-max $((1<<30)) --iters 10 --reps 7 --warmup 3 --out "$R/torch-copy-2.json" 2>&1 | tail -5
   $B probe bandwidth --load "$R/bandwidth-2.json" --compare "$R/torch-copy-2.json" > "$R/bandwidth-compare-2.txt" 2>&1
   $B probe bandwidth --load "$R/bandwidth-2.json" --compare "$R/bandwidth.json" > "$R/bandwidth-aa-ours.txt" 2>&1
   $B probe bandwidth --load "$R/torch-copy-2.json" --compare "$R/torch-copy.json" > "$R/bandwidth-aa-torch.txt" 2>&1
@@ -46,7 +47,7 @@ if step nccl; then
   log nccl ours
   timeout 300 $B probe nccl --coll all_reduce,all_gather,reduce_scatter -b 8 -e 1G --save "$R/nccl-compare-ours.json" > "$R/nccl-compare-ours.txt" 2>&1
   log nccl torch
-  timeout 300 $TORCHRUN probes/gpubench/bench_torch.py --what nccl --nccl-min 8 --nccl-max $((1<<30)) --out "$R/torch-nccl.json" 2>&1 | tail -5
+  timeout 300 $B probe torch $TORCH_LAUNCH -- --what nccl --nccl-min 8 --nccl-max $((1<<30)) --out "$R/torch-nccl.json" 2>&1 | tail -5
   log nccl ours again
   timeout 300 $B probe nccl --coll all_reduce,all_gather,reduce_scatter -b 8 -e 1G --save "$R/nccl-compare-ours-2.json" --compare "$R/torch-nccl.json" > "$R/nccl-compare.txt" 2>&1
   grep -E "^# [0-9]+ of" "$R/nccl-compare.txt"

@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -47,64 +49,6 @@ func TestProbeMeasureSizeSweep(t *testing.T) {
 	}
 	if _, err := sizeSweep("", "8", "64", 1); err == nil {
 		t.Error("factor 1 accepted")
-	}
-}
-
-func TestProbeMeasureLauncherCommands(t *testing.T) {
-	mk := func(launcher, hostfile string, np, perNode, nodes int, env ...string) launcherFlags {
-		e := multiFlag(env)
-		dry := false
-		return launcherFlags{launcher: &launcher, hostfile: &hostfile, np: &np, perNode: &perNode, nodes: &nodes, dryRun: &dry, env: &e}
-	}
-	tests := []struct {
-		l       launcherFlags
-		program string
-		want    string
-	}{
-		{mk("none", "", 0, 0, 0), "all_reduce_perf", "all_reduce_perf -b 8"},
-		{mk("mpirun", "hosts", 16, 8, 0, "NCCL_PROTO=LL"), "all_reduce_perf",
-			"mpirun --hostfile hosts -np 16 --map-by ppr:8:node --bind-to none -x NCCL_PROTO all_reduce_perf -b 8"},
-		{mk("srun", "", 16, 8, 2), "all_reduce_perf", "srun -N 2 -n 16 --ntasks-per-node 8 --export=ALL all_reduce_perf -b 8"},
-		{mk("torchrun", "", 0, 8, 2), "bench_torch.py", "torchrun --nnodes 2 --nproc-per-node 8 bench_torch.py -b 8"},
-	}
-	for _, tc := range tests {
-		got, err := launchCommand(tc.l, tc.program, []string{"-b", "8"})
-		if err != nil || strings.Join(got, " ") != tc.want {
-			t.Errorf("%s: %q, %v; want %q", *tc.l.launcher, strings.Join(got, " "), err, tc.want)
-		}
-	}
-	for _, bad := range []launcherFlags{mk("torchrun", "", 0, 8, 1), mk("pdsh", "", 0, 0, 0), mk("mpirun", "", 0, 0, 0, "NOEQUALS")} {
-		if _, err := launchCommand(bad, "all_reduce_perf", nil); err == nil {
-			t.Errorf("launcher %s accepted", *bad.launcher)
-		}
-	}
-}
-
-func TestProbeMeasureJudge(t *testing.T) {
-	coll := func(b int64) probes.Sample {
-		return probes.Sample{Op: "all_reduce", Bytes: b, DType: "float32", Ranks: 2}
-	}
-	cp := func(b int64) probes.Sample { return probes.Sample{Op: "d2d", Bytes: b} }
-	tests := []struct {
-		s     probes.Sample
-		ratio float64
-		crit  string
-		pass  bool
-	}{
-		{coll(1 << 20), 1.02, "within 3%", true},
-		{coll(1 << 20), 1.05, "within 3%", false},
-		{coll(1 << 20), 0.5, "faster", true},
-		{coll(8), 0.99, "no slower", true},
-		{coll(8), 1.01, "no slower", false},
-		{cp(1 << 30), 0.98, "within 3%", true},
-		{cp(1 << 30), 1.04, "within 3%", false},
-		{cp(4096), 0.6, "no slower", true},
-	}
-	for _, tc := range tests {
-		crit, pass := judge(tc.s, tc.ratio)
-		if crit != tc.crit || pass != tc.pass {
-			t.Errorf("judge(%s %d, %v) = %s %v, want %s %v", tc.s.Op, tc.s.Bytes, tc.ratio, crit, pass, tc.crit, tc.pass)
-		}
 	}
 }
 
@@ -316,5 +260,145 @@ func TestProbeMeasureToolFailureSaysWhy(t *testing.T) {
 	}
 	if code != 1 || !strings.Contains(out.String(), "no results") {
 		t.Errorf("exit %d, stdout %q", code, out.String())
+	}
+}
+
+// topoStubSource answers with a fixed topology and error, as a machine without
+// a driver does.
+type topoStubSource struct {
+	topo *probes.Topology
+	err  error
+}
+
+func (s topoStubSource) Topology(context.Context) (*probes.Topology, error) { return s.topo, s.err }
+
+func topoRunCLI(args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	code := dispatch(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestProbeTopoCLIFake(t *testing.T) {
+	code, out, errs := topoRunCLI("probe", "topo", "--fake", "hgx-h200")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"GPU0\t X \tNV18", "nearest NIC NIC0 (PIX)", "NIC7 mlx5_8", "PCIe Gen5 x16 = 63.0 GB/s"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	code, out, _ = topoRunCLI("probe", "topo", "--json", "--fake", "pcie-box")
+	var topo probes.Topology
+	if code != 0 || json.Unmarshal([]byte(out), &topo) != nil || len(topo.GPUs) != 8 {
+		t.Errorf("--json: exit %d, %d GPUs", code, len(topo.GPUs))
+	}
+	code, out, _ = topoRunCLI("probe", "topo", "--dot", "--fake", "pcie-box")
+	if code != 0 || !strings.HasPrefix(out, "graph topology {") {
+		t.Errorf("--dot: exit %d:\n%.200s", code, out)
+	}
+}
+
+func TestProbeTopoCLISVG(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "topo.svg")
+	code, _, errs := topoRunCLI("probe", "topo", "--fake", "pcie-box", "--svg", path)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil || !bytes.Contains(data, []byte("<svg")) {
+		t.Errorf("SVG file: %v %.100s", err, data)
+	}
+}
+
+func TestProbeTopoCLIBadArgs(t *testing.T) {
+	for _, args := range [][]string{
+		{"probe", "topo", "--bogus"},
+		{"probe", "topo", "extra"},
+		{"probe", "topo", "--fake", "nope"},
+	} {
+		if code, _, _ := topoRunCLI(args...); code != 2 {
+			t.Errorf("%v: exit %d, want 2", args, code)
+		}
+	}
+}
+
+// Without a driver the command says so plainly and shows what sysfs gave.
+func TestProbeTopoCLINoGPU(t *testing.T) {
+	saved := topoSource
+	defer func() { topoSource = saved }()
+	unavailable := fmt.Errorf("nvml: %w: libnvidia-ml.so.1 not found", probes.ErrUnavailable)
+
+	partial := &probes.Topology{Source: "nvml+sysfs", NUMANodes: []probes.NUMANode{{ID: 0, CPUs: "0-7"}}}
+	topoSource = func(string) (probes.Source, error) { return topoStubSource{partial, unavailable}, nil }
+	code, out, errs := topoRunCLI("probe", "topo")
+	if code != 0 || !strings.Contains(errs, "no NVIDIA driver/GPU on this machine: nvml:") || !strings.Contains(out, "NUMA nodes: 1") {
+		t.Errorf("partial: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+
+	topoSource = func(string) (probes.Source, error) { return topoStubSource{nil, unavailable}, nil }
+	if code, _, errs := topoRunCLI("probe", "topo"); code != 1 || !strings.Contains(errs, "nothing to show") {
+		t.Errorf("nothing: exit %d, %s", code, errs)
+	}
+
+	topoSource = func(string) (probes.Source, error) { return topoStubSource{nil, fmt.Errorf("boom")}, nil }
+	if code, _, errs := topoRunCLI("probe", "topo"); code != 1 || !strings.Contains(errs, "boom") {
+		t.Errorf("other error: exit %d, %s", code, errs)
+	}
+}
+
+// The live probe never fails on this machine, GPU or not.
+func TestProbeTopoCLILive(t *testing.T) {
+	code, out, errs := topoRunCLI("probe", "topo")
+	if code != 0 && !strings.Contains(errs, "nothing to show") {
+		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+}
+
+// TestProbeTorch runs the embedded PyTorch reference through a stand-in
+// python3 that prints its arguments, and checks --script, --dry-run and the
+// launchers the script cannot run under.
+func TestProbeTorch(t *testing.T) {
+	bin := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bin, "python3"), []byte("#!/bin/sh\necho ran \"$(basename \"$1\")\" \"$2\" \"$3\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	var out, errb bytes.Buffer
+	if code := dispatch([]string{"probe", "torch", "--", "--out", "ref.json"}, &out, &errb); code != 0 || out.String() != "ran bench_torch.py --out ref.json\n" {
+		t.Errorf("run: exit %d, stdout %q, stderr %q", code, out.String(), errb.String())
+	}
+	out.Reset()
+	if code := dispatch([]string{"probe", "torch", "--script"}, &out, &errb); code != 0 || !strings.Contains(out.String(), "PyTorch reference for commlab's probes") {
+		t.Errorf("--script: exit %d, %d bytes", code, out.Len())
+	}
+	out.Reset()
+	code := dispatch([]string{"probe", "torch", "--launcher", "torchrun", "--per-node", "8", "--dry-run", "--", "--what", "nccl", "--out", "r.json"}, &out, &errb)
+	if want := "torchrun --nproc-per-node 8 bench_torch.py --what nccl --out r.json\n"; code != 0 || out.String() != want {
+		t.Errorf("--dry-run: exit %d, %q, want %q", code, out.String(), want)
+	}
+	errb.Reset()
+	if code := dispatch([]string{"probe", "torch", "--launcher", "srun", "--", "--out", "r.json"}, &out, &errb); code != 2 || !strings.Contains(errb.String(), "torchrun") {
+		t.Errorf("srun: exit %d, stderr %q", code, errb.String())
+	}
+}
+
+// TestProbeUsage: the probe kinds are dispatched as the verbs are.
+func TestProbeUsage(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := dispatch([]string{"probe"}, &out, &errb); code != 2 || !strings.Contains(errb.String(), "usage: commlab probe <command>") || !strings.Contains(errb.String(), "  torch ") {
+		t.Errorf("probe: exit %d, stderr %q", code, errb.String())
+	}
+	errb.Reset()
+	if code := dispatch([]string{"probe", "-h"}, &out, &errb); code != 0 || !strings.Contains(errb.String(), "  topo ") {
+		t.Errorf("probe -h: exit %d, stderr %q", code, errb.String())
+	}
+	errb.Reset()
+	if code := dispatch([]string{"probe", "teleport"}, &out, &errb); code != 2 || !strings.HasPrefix(errb.String(), `commlab probe: unknown command "teleport"`) {
+		t.Errorf("unknown probe: exit %d, stderr %q", code, errb.String())
+	}
+	errb.Reset()
+	if code := dispatch([]string{"teleport"}, &out, &errb); code != 2 || !strings.HasPrefix(errb.String(), `commlab: unknown command "teleport"`) {
+		t.Errorf("unknown verb: exit %d, stderr %q", code, errb.String())
 	}
 }

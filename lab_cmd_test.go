@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/commlab/commlab/lab/notebook"
 )
@@ -150,5 +151,72 @@ func TestRunCLITimeouts(t *testing.T) {
 		if code != 1 || !strings.Contains(stderr, tt.want) || !strings.Contains(stderr, "cell 1: Interrupted") {
 			t.Errorf("%s: exit %d, stderr %s", tt.flag, code, stderr)
 		}
+	}
+}
+
+func TestExportCLI(t *testing.T) {
+	out := t.TempDir()
+	if code, _, stderr := labCLI(t, "export", "--out", out); code != 1 || !strings.Contains(stderr, "no notebooks") {
+		t.Errorf("empty dir: exit %d, %s", code, stderr)
+	}
+	if code, _, stderr := labCLI(t, "run", "--out", out, "--allow-errors", "lab/testdata/fails.md"); code != 0 {
+		t.Fatalf("run: %d %s", code, stderr)
+	}
+	code, stdout, stderr := labCLI(t, "export", "--out", out, "lab/export/testdata/executed.ipynb")
+	if code != 0 {
+		t.Fatalf("export: exit %d, %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "1 pages") {
+		t.Errorf("stdout = %q", stdout)
+	}
+	index, err := os.ReadFile(filepath.Join(out, "index.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The index lists the exported notebook and the one run earlier.
+	for _, want := range []string{`href="executed.html"`, `href="fails.html"`, "status-failed", "status-errors"} {
+		if !strings.Contains(string(index), want) {
+			t.Errorf("index lacks %q:\n%s", want, index)
+		}
+	}
+	if code, _, _ := labCLI(t, "export", "--out", out); code != 0 {
+		t.Errorf("export of DIR: exit %d", code)
+	}
+	if code, _, stderr := labCLI(t, "export", "-h"); code != 0 || !strings.Contains(stderr, "usage: commlab export") {
+		t.Errorf("export -h: exit %d, %s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(out, "fails.html")); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestSyncCLICheckAndWrite(t *testing.T) {
+	dir := t.TempDir()
+	ch, nbs := filepath.Join(dir, "chapters"), filepath.Join(dir, "notebooks")
+	os.MkdirAll(ch, 0o755)
+	src, err := os.ReadFile("lab/testdata/params.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := filepath.Join(ch, "01-x.md")
+	os.WriteFile(md, src, 0o644)
+	args := []string{"--chapters", ch, "--notebooks", nbs}
+	if code, stdout, _ := labCLI(t, append([]string{"sync", "--check"}, args...)...); code != 1 || !strings.Contains(stdout, "stale") {
+		t.Errorf("check before sync: exit %d, %q", code, stdout)
+	}
+	if code, stdout, stderr := labCLI(t, append([]string{"sync"}, args...)...); code != 0 || !strings.Contains(stdout, "wrote "+filepath.Join(nbs, "01-x.ipynb")) {
+		t.Errorf("sync: exit %d, %q %q", code, stdout, stderr)
+	}
+	if code, _, stderr := labCLI(t, append([]string{"sync", "--check"}, args...)...); code != 0 {
+		t.Errorf("check after sync: exit %d, %s", code, stderr)
+	}
+	later := time.Now().Add(time.Hour)
+	os.WriteFile(md, []byte(strings.Replace(string(src), "n := 8", "n := 7", 1)), 0o644)
+	os.Chtimes(md, later, later)
+	if code, _, stderr := labCLI(t, append([]string{"sync", "--check"}, args...)...); code != 1 || !strings.Contains(stderr, "disagree") {
+		t.Errorf("check after an edit: exit %d, %s", code, stderr)
+	}
+	if code, _, _ := labCLI(t, "sync", "extra"); code != 2 {
+		t.Errorf("extra argument: exit %d", code)
 	}
 }

@@ -15,9 +15,7 @@ import (
 	"github.com/commlab/commlab/lab"
 )
 
-func init() {
-	register(subcommand{name: "run", summary: "run notebooks or chapters headless and write the executed copies", run: runRun})
-}
+// This file holds the verbs of the lab: run, sync and export.
 
 // runCaptureOutput makes cells' compiled code write into the notebook, as
 // in the kernel; tests in this package turn it off so that their own output
@@ -46,8 +44,7 @@ func (p paramFlags) Set(s string) error {
 }
 
 func runRun(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("commlab run", stderr, "usage: commlab run NOTEBOOK.ipynb|CHAPTER.md... [--out DIR] [-p name=value]... [--timeout 10m] [--cell-timeout 2m] [--allow-errors] [--html]")
 	out := fs.String("out", "out", "write executed notebooks into `DIR`")
 	params := paramFlags{}
 	fs.Var(params, "p", "set a parameter: `name=value` (repeatable), typed from the cell tagged parameters")
@@ -55,16 +52,9 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	cellTimeout := fs.Duration("cell-timeout", 10*time.Minute, "interrupt a cell that runs longer (0: no limit)")
 	allowErrors := fs.Bool("allow-errors", false, "keep running after a failed cell and exit 0")
 	htmlOut := fs.Bool("html", false, "also write DIR/NAME.html and DIR/index.html")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: commlab run NOTEBOOK.ipynb|CHAPTER.md... [--out DIR] [-p name=value]... [--timeout 10m] [--cell-timeout 2m] [--allow-errors] [--html]")
-		fs.PrintDefaults()
-	}
-	files, err := parseInterleaved(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	files, status, ok := parseFlags(fs, args)
+	if !ok {
+		return status
 	}
 	if len(files) == 0 {
 		fmt.Fprintln(stderr, "commlab run: no notebooks given")
@@ -73,8 +63,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	}
 	outDir, err := filepath.Abs(*out)
 	if err != nil {
-		fmt.Fprintf(stderr, "commlab run: %v\n", err)
-		return 2
+		return fail(fs, stderr, 2, "%v", err)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -92,7 +81,6 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	live := stderr == io.Writer(os.Stderr) && lab.IsTerminal(os.Stderr)
-	status := 0
 	var written []string
 	for i, f := range files {
 		opts := lab.FileOptions{
@@ -134,13 +122,21 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 			break
 		}
 	}
-	if *htmlOut && len(written) > 0 {
-		if err := exportNotebooks(written, outDir, stdout); err != nil {
-			fmt.Fprintf(stderr, "commlab run: %v\n", err)
-			status = 1
-		}
+	if *htmlOut && len(written) > 0 && !exportHTML(fs, written, outDir, stdout, stderr) {
+		status = 1
 	}
 	return status
+}
+
+// exportHTML writes the HTML pages and index, and says where.
+func exportHTML(fs *flag.FlagSet, files []string, outDir string, stdout, stderr io.Writer) bool {
+	pages, index, err := lab.ExportHTML(files, outDir)
+	if err != nil {
+		fail(fs, stderr, 1, "%v", err)
+		return false
+	}
+	fmt.Fprintf(stdout, "html    %d pages, index %s\n", pages, relPath(index))
+	return true
 }
 
 // reportFailure prints the failed cell, its line and the error.
@@ -172,4 +168,52 @@ func relPath(p string) string {
 		}
 	}
 	return p
+}
+
+func runSync(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("commlab sync", stderr, "usage: commlab sync [--check] [--chapters DIR] [--notebooks DIR]",
+		"Where a chapter and its notebook disagree, the newer file is written into the other.")
+	check := fs.Bool("check", false, "write nothing; exit 1 when a chapter and its notebook disagree")
+	chapters := fs.String("chapters", "chapters", "folder of the literate sources (`DIR`/NN-slug.md)")
+	notebooks := fs.String("notebooks", "notebooks", "folder of the notebooks (`DIR`/NN-slug.ipynb)")
+	if status, ok := parseOnlyFlags(fs, args, stderr); !ok {
+		return status
+	}
+	actions, err := lab.Sync(*chapters, *notebooks, *check)
+	for _, a := range actions {
+		verb := "wrote"
+		if *check {
+			verb = "stale"
+		}
+		fmt.Fprintf(stdout, "%s %s (%s)\n", verb, a.Write, a.Reason)
+	}
+	if err != nil {
+		if errors.Is(err, lab.ErrOutOfSync) {
+			fmt.Fprintln(stderr, "commlab sync --check: chapters and notebooks disagree; run `commlab sync`")
+		} else {
+			fail(fs, stderr, 1, "%v", err)
+		}
+		return 1
+	}
+	return 0
+}
+
+func runExport(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("commlab export", stderr, "usage: commlab export [--out DIR] [NOTEBOOK.ipynb|CHAPTER.md...]",
+		"With no files, exports every DIR/*.ipynb (what `commlab run --out DIR` wrote).")
+	out := fs.String("out", "out", "write NAME.html and index.html into `DIR`")
+	files, status, ok := parseFlags(fs, args)
+	if !ok {
+		return status
+	}
+	if len(files) == 0 {
+		files, _ = filepath.Glob(filepath.Join(*out, "*.ipynb"))
+		if len(files) == 0 {
+			return fail(fs, stderr, 1, "no notebooks in %s (run `commlab run --out %s` first, or name files)", *out, *out)
+		}
+	}
+	if !exportHTML(fs, files, *out, stdout, stderr) {
+		return 1
+	}
+	return 0
 }

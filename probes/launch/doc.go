@@ -1,0 +1,14 @@
+// Package launch runs the programs commlab measures with but does not
+// contain: external tools (nccl-tests, nvbandwidth, perftest), through the
+// user's own launcher (mpirun, srun or torchrun) when a run spans processes
+// or nodes, and the PyTorch reference script, which it embeds so that the
+// commlab binary alone is enough on a GPU machine.
+//
+// commlab never grows a launcher of its own: Command only builds the
+// command line the user's launcher would be given, and a Tool run keeps
+// that command, its environment and the tool's whole output in a
+// probes.Run, so the run's provenance says exactly what ran. Parsing the
+// output is the parsers' business (probes/parse/...), not this package's.
+//
+// launch is the one package of the probes that starts processes (os/exec).
+package launch
