@@ -24,14 +24,26 @@ func BusBWFactor(collective string, n int) (float64, error) {
 	if n <= 0 {
 		return 0, fmt.Errorf("units: bus bandwidth factor needs a positive rank count, got %d", n)
 	}
-	nf := float64(n)
-	switch strings.ToLower(strings.NewReplacer("_", "", "-", "", " ", "").Replace(collective)) {
-	case "allreduce":
-		return 2 * (nf - 1) / nf, nil
-	case "allgather", "reducescatter", "alltoall", "gather", "scatter":
-		return (nf - 1) / nf, nil
-	case "broadcast", "reduce", "sendrecv", "hypercube":
-		return 1, nil
+	// The names as nccl-tests and costmodel spell them match without
+	// building a key: Predict calls this once per size of a sweep.
+	if f, ok := busBWFactor(collective, float64(n)); ok {
+		return f, nil
+	}
+	if f, ok := busBWFactor(strings.ToLower(strings.NewReplacer("_", "", "-", "", " ", "").Replace(collective)), float64(n)); ok {
+		return f, nil
 	}
 	return 0, fmt.Errorf("%w %q", ErrCollective, collective)
+}
+
+func busBWFactor(name string, n float64) (float64, bool) {
+	switch name {
+	case "all_reduce", "allreduce":
+		return 2 * (n - 1) / n, true
+	case "all_gather", "reduce_scatter", "alltoall", "all_to_all", "gather", "scatter",
+		"allgather", "reducescatter":
+		return (n - 1) / n, true
+	case "broadcast", "reduce", "sendrecv", "hypercube":
+		return 1, true
+	}
+	return 0, false
 }

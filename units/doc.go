@@ -1,8 +1,9 @@
 // Package units owns the words costmodel, probes, lab/chart and the
 // commlab command share, so that each is written once: byte sizes and
 // their grammar (ParseSize), byte and rate formatting (FormatSize,
-// ScaleSI, ScaleIEC, FormatRate), nccl-tests style size sweeps (Sweep,
-// ParseSweep) and nccl-tests' bus-bandwidth factors (BusBWFactor).
+// ScaleSI, ScaleIEC, FormatRate), rates and durations as people type them
+// (ParseRate, ParseDuration, ScaleSeconds), nccl-tests style size sweeps
+// (Sweep, ParseSweep) and nccl-tests' bus-bandwidth factors (BusBWFactor).
 //
 // It does not model, measure or parse tool output. It uses only the
 // standard library and exports no generic functions, so notebooks can

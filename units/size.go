@@ -18,22 +18,10 @@ var ErrSize = errors.New("units: bad size")
 // whole bytes. Zero is accepted; negative, fractional, overflowing and
 // unknown sizes are errors wrapping ErrSize.
 func ParseSize(s string) (int64, error) {
-	num, unit, err := splitNumber(s)
+	r, err := parseExact(s)
 	if err != nil {
-		return 0, fmt.Errorf("%w %q: %v", ErrSize, s, err)
+		return 0, err
 	}
-	factor, err := sizeUnit(unit)
-	if err != nil {
-		return 0, fmt.Errorf("%w %q: %v", ErrSize, s, err)
-	}
-	if strings.HasPrefix(num, "-") {
-		return 0, fmt.Errorf("%w %q: negative", ErrSize, s)
-	}
-	r, ok := new(big.Rat).SetString(num)
-	if !ok {
-		return 0, fmt.Errorf("%w %q: bad number %q", ErrSize, s, num)
-	}
-	r.Mul(r, new(big.Rat).SetInt64(factor))
 	if !r.IsInt() {
 		return 0, fmt.Errorf("%w %q: not a whole number of bytes", ErrSize, s)
 	}
@@ -41,6 +29,41 @@ func ParseSize(s string) (int64, error) {
 		return 0, fmt.Errorf("%w %q: too large", ErrSize, s)
 	}
 	return r.Num().Int64(), nil
+}
+
+// ParseBytes is ParseSize for models, whose sizes are float64: the same
+// grammar, but the value may be a fraction of a byte or exceed int64, so
+// that rounded prints such as FormatIEC's "953.674 MiB" read back.
+func ParseBytes(s string) (float64, error) {
+	r, err := parseExact(s)
+	if err != nil {
+		return 0, err
+	}
+	v, _ := r.Float64()
+	return v, nil
+}
+
+// parseExact reads a size in the grammar as an exact rational number.
+func parseExact(s string) (*big.Rat, error) {
+	num, unit, err := splitNumber(s)
+	if err != nil {
+		return nil, fmt.Errorf("%w %q: %v", ErrSize, s, err)
+	}
+	if strings.HasSuffix(unit, "b") {
+		return nil, fmt.Errorf("%w %q: in bits (lower-case b); write bytes with B, e.g. %sB", ErrSize, s, strings.TrimSuffix(strings.TrimSpace(s), "b"))
+	}
+	factor, err := sizeUnit(unit)
+	if err != nil {
+		return nil, fmt.Errorf("%w %q: %v", ErrSize, s, err)
+	}
+	if strings.HasPrefix(num, "-") {
+		return nil, fmt.Errorf("%w %q: negative", ErrSize, s)
+	}
+	r, ok := new(big.Rat).SetString(num)
+	if !ok {
+		return nil, fmt.Errorf("%w %q: bad number %q", ErrSize, s, num)
+	}
+	return r.Mul(r, new(big.Rat).SetInt64(factor)), nil
 }
 
 // ParsePositiveSize is ParseSize refusing zero, for flags where an empty
@@ -115,9 +138,6 @@ func prefixExponent(p byte) (int, bool) {
 func sizeUnit(u string) (int64, error) {
 	if u == "" || u == "B" {
 		return 1, nil
-	}
-	if strings.HasSuffix(u, "b") {
-		return 0, fmt.Errorf("unit %q is bits; a size is in bytes (B)", u)
 	}
 	exp, ok := prefixExponent(u[0])
 	binary := true

@@ -193,3 +193,26 @@ func FuzzParseSize(f *testing.F) {
 		}
 	})
 }
+
+func TestParseDuration(t *testing.T) {
+	tests := []struct {
+		in   string
+		want float64
+		ok   bool
+	}{
+		{"5us", 5e-6, true}, {"5 µs", 5e-6, true}, {"1.2ms", 1.2e-3, true}, {"800ns", 800e-9, true}, {"2s", 2, true},
+		{"5", 0, false}, {"5m", 0, false}, {"-5us", 0, false},
+	}
+	for _, tc := range tests {
+		got, err := ParseDuration(tc.in)
+		if (err == nil) != tc.ok || got != tc.want {
+			t.Errorf("ParseDuration(%q) = %v, %v; want %v, ok=%v", tc.in, got, err, tc.want, tc.ok)
+		}
+		if err != nil && !errors.Is(err, ErrDuration) {
+			t.Errorf("ParseDuration(%q): %v does not wrap ErrDuration", tc.in, err)
+		}
+	}
+	if m, u := ScaleSeconds(5e-6); m != 5 || u != "us" {
+		t.Errorf("ScaleSeconds(5e-6) = %v %s", m, u)
+	}
+}
