@@ -38,7 +38,7 @@ func Sweep(lo, hi, factor int64) ([]int64, error) {
 // must be positive; a range's bounds need 0 < MIN <= MAX. Errors wrap ErrSize.
 func ParseSweep(spec string) ([]int64, error) {
 	if strings.Contains(spec, ",") {
-		return parseSizeList(spec)
+		return ParseSizeList(spec)
 	}
 	parts := strings.Split(spec, ":")
 	if len(parts) < 2 || len(parts) > 3 {
@@ -65,8 +65,9 @@ func ParseSweep(spec string) ([]int64, error) {
 	return Sweep(lo, hi, factor)
 }
 
-// parseSizeList reads "8,1M,64M": positive sizes, in the order given.
-func parseSizeList(spec string) ([]int64, error) {
+// ParseSizeList reads "8,1M,64M" (or one size, "1M"): positive sizes in
+// ParseSize's grammar, in the order given. Errors wrap ErrSize.
+func ParseSizeList(spec string) ([]int64, error) {
 	fields := strings.Split(spec, ",")
 	if len(fields) > MaxSweepPoints {
 		return nil, fmt.Errorf("%w: sweep list has more than %d sizes", ErrSize, MaxSweepPoints)

@@ -125,6 +125,9 @@ func TestSweep(t *testing.T) {
 	if s, err := ParseSweep("8B:8GB"); err != nil || len(s) != 30 {
 		t.Errorf("8B:8GB: %d sizes, %v", len(s), err)
 	}
+	if s, err := ParseSizeList("1M"); err != nil || !equal(s, []int64{1 << 20}) {
+		t.Errorf("ParseSizeList(1M) = %v, %v", s, err)
+	}
 	if s, err := Sweep(1, math.MaxInt64, 2); err != nil || len(s) != 63 {
 		t.Errorf("Sweep to MaxInt64: %d sizes, %v", len(s), err)
 	}
