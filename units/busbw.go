@@ -1,13 +1,9 @@
 package units
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 )
-
-// ErrCollective is wrapped when BusBWFactor does not know a collective.
-var ErrCollective = errors.New("units: unknown collective")
 
 // BusBWFactor returns nccl-tests' busbw/algbw factor for a collective on n
 // ranks, as the GetBw functions of NVIDIA/nccl-tests compute it

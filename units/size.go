@@ -9,9 +9,6 @@ import (
 	"strings"
 )
 
-// ErrSize is wrapped by every error about a size or a size sweep.
-var ErrSize = errors.New("units: bad size")
-
 // ParseSize reads a size in bytes in the package's grammar: "8", "8B",
 // "4K" and "1M" (binary, as nccl-tests reads them), "1MiB" (binary),
 // "1MB" and "64kB" (decimal), "1.5K", "1e9". A fraction must come out as
@@ -123,6 +120,23 @@ func splitNumber(s string) (num, unit string, err error) {
 		return "", "", fmt.Errorf("bad number %q", num)
 	}
 	return num, strings.TrimSpace(s[i:]), nil
+}
+
+// parseQuantity reads a non-negative finite number and the unit after it,
+// for rates and durations; errors wrap sentinel and quote s.
+func parseQuantity(s string, sentinel error) (float64, string, error) {
+	num, unit, err := splitNumber(s)
+	if err != nil {
+		return 0, "", fmt.Errorf("%w %q: %v", sentinel, s, err)
+	}
+	v, err := strconv.ParseFloat(num, 64)
+	if err != nil || math.IsInf(v, 0) {
+		return 0, "", fmt.Errorf("%w %q: bad number %q", sentinel, s, num)
+	}
+	if v < 0 {
+		return 0, "", fmt.Errorf("%w %q: negative", sentinel, s)
+	}
+	return v, unit, nil
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }

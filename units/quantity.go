@@ -1,15 +1,13 @@
 package units
 
+// Rates and durations: the float quantities people type next to sizes.
+
 import (
 	"errors"
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 )
-
-// ErrRate is wrapped by every error about a data rate.
-var ErrRate = errors.New("units: bad rate")
 
 // ParseRate reads a data rate and returns bytes per second:
 //
@@ -21,16 +19,9 @@ var ErrRate = errors.New("units: bad rate")
 // case. A number with no unit, or a unit with no per second ("25GB",
 // "25G"), is refused as ambiguous. Errors wrap ErrRate.
 func ParseRate(s string) (float64, error) {
-	num, unit, err := splitNumber(s)
+	v, unit, err := parseQuantity(s, ErrRate)
 	if err != nil {
-		return 0, fmt.Errorf("%w %q: %v", ErrRate, s, err)
-	}
-	v, err := strconv.ParseFloat(num, 64)
-	if err != nil || math.IsInf(v, 0) {
-		return 0, fmt.Errorf("%w %q: bad number %q", ErrRate, s, num)
-	}
-	if v < 0 {
-		return 0, fmt.Errorf("%w %q: negative", ErrRate, s)
+		return 0, err
 	}
 	if unit == "" {
 		return 0, fmt.Errorf("%w %q: no unit (write e.g. 25GB/s or 400Gb/s)", ErrRate, s)
@@ -92,3 +83,47 @@ func FormatRate(bytesPerSecond float64) string { return FormatSI(bytesPerSecond,
 // FormatBitRate prints bytes per second as SI bits per second, the way
 // network ports are sold, e.g. "400 Gb/s"; ParseRate reads it back.
 func FormatBitRate(bytesPerSecond float64) string { return FormatSI(bytesPerSecond*8, "b/s") }
+
+// ParseDuration reads a duration with a unit and returns seconds: "5us",
+// "5 µs", "1.2ms", "800ns", "2s". A bare number is refused: nobody agrees
+// whether it is seconds or microseconds. Errors wrap ErrDuration.
+func ParseDuration(s string) (float64, error) {
+	v, unit, err := parseQuantity(s, ErrDuration)
+	if err != nil {
+		return 0, err
+	}
+	var div float64 // dividing by a power of ten rounds once: 5/1e6 is 5e-06
+	switch unit {
+	case "ns":
+		div = 1e9
+	case "us", "µs", "μs":
+		div = 1e6
+	case "ms":
+		div = 1e3
+	case "s", "sec":
+		div = 1
+	case "":
+		return 0, fmt.Errorf("%w %q: no unit (write e.g. 5us or 1.2ms)", ErrDuration, s)
+	default:
+		return 0, fmt.Errorf("%w %q: unknown unit %q (want ns, us, ms or s)", ErrDuration, s, unit)
+	}
+	return v / div, nil
+}
+
+// ScaleSeconds returns a duration in the largest of ns, us, ms, s that
+// keeps the number at least 1 (0 is "0 s"), for callers that print the
+// mantissa at their own precision.
+func ScaleSeconds(v float64) (mantissa float64, unit string) {
+	a := math.Abs(v)
+	switch {
+	case v == 0:
+		return 0, "s"
+	case a < 1e-6:
+		return v * 1e9, "ns"
+	case a < 1e-3:
+		return v * 1e6, "us"
+	case a < 1:
+		return v * 1e3, "ms"
+	}
+	return v, "s"
+}
