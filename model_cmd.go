@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/commlab/commlab/costmodel"
+	"github.com/commlab/commlab/units"
 )
 
 // modelResult is one predicted point as --json prints it.
@@ -40,8 +41,8 @@ func runModel(args []string, stdout, stderr io.Writer) int {
 	algo := fs.String("algo", "ring", "ring|tree|dbtree|rhd|hier|nvls|collnet|auto (auto: NCCL-like tuner)")
 	ranks := fs.Int("n", 0, "number of GPUs (default: preset GPUs x nodes, else 8)")
 	nodes := fs.Int("nodes", 1, "number of nodes the GPUs spread over")
-	size := fs.String("size", "", "message size, e.g. 64KB, 1GiB, 1e9")
-	sweep := fs.String("sweep", "", "size sweep MIN:MAX[:FACTOR], e.g. 8B:8GB")
+	size := fs.String("size", "", "message size, e.g. 1M or 1MiB (2^20), 1MB (10^6), 64KB, 1e9")
+	sweep := fs.String("sweep", "", "size sweep MIN:MAX[:FACTOR] or a list A,B,C, e.g. 8B:8GB")
 	bw := fs.String("bw", "", "per-GPU link bandwidth inside a node, e.g. 25GB/s, 400Gb/s, '900GB/s bidirectional'")
 	lat := fs.String("lat", "", "per-step latency alpha, e.g. 5us (default: preset's, else 5us)")
 	interBW := fs.String("inter-bw", "", "per-GPU network bandwidth between nodes (default: preset's, else --bw)")
@@ -69,7 +70,7 @@ func runModel(args []string, stdout, stderr io.Writer) int {
 	}
 	var sizes []float64
 	if *size != "" {
-		s, err := costmodel.ParseSize(*size)
+		s, err := units.ParseSize(*size)
 		if err != nil {
 			return usageErr("--size: %v", err)
 		}

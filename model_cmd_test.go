@@ -102,7 +102,8 @@ func TestModelCLIErrors(t *testing.T) {
 	}{
 		{[]string{}, "exactly one collective"},
 		{[]string{"allsum", "--size", "1GB", "--bw", "25GB/s"}, "unknown collective"},
-		{[]string{"all_reduce", "--size", "25G", "--bw", "25GB/s"}, "ambiguous"},
+		{[]string{"all_reduce", "--size", "25Gb", "--bw", "25GB/s"}, "bits"},
+		{[]string{"all_reduce", "--size", "0.5", "--bw", "25GB/s"}, "whole number of bytes"},
 		{[]string{"all_reduce", "--bw", "25GB/s"}, "either --size or --sweep"},
 		{[]string{"all_reduce", "--size", "1GB", "--sweep", "8B:8GB", "--bw", "25GB/s"}, "either --size or --sweep"},
 		{[]string{"all_reduce", "--size", "1GB"}, "need --bw"},
@@ -127,5 +128,29 @@ func TestModelCLIErrors(t *testing.T) {
 	}
 	if code, _, errs := runModelCLI("-h"); code != 0 || !strings.Contains(errs, "usage: commlab model") {
 		t.Errorf("-h: %d %q", code, errs)
+	}
+}
+
+// The model and the probes read sizes with one grammar (issue 11): a bare
+// prefix is binary, as nccl-tests reads -b/-e, and MB is SI.
+func TestSizeGrammarModelAgreesWithProbe(t *testing.T) {
+	for _, tc := range []struct {
+		size string
+		want int64
+	}{{"1M", 1 << 20}, {"1MiB", 1 << 20}, {"1MB", 1e6}} {
+		code, out, errs := runModelCLI("all_reduce", "--size", tc.size, "--bw", "25GB/s", "--json")
+		if code != 0 {
+			t.Fatalf("model --size %s: exit %d: %s", tc.size, code, errs)
+		}
+		var r struct {
+			Bytes float64 `json:"bytes"`
+		}
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+		probe, err := parseSize(tc.size)
+		if err != nil || probe != tc.want || r.Bytes != float64(tc.want) {
+			t.Errorf("%s: model %v bytes, probe %d (%v); want %d", tc.size, r.Bytes, probe, err, tc.want)
+		}
 	}
 }

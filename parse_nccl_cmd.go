@@ -10,6 +10,7 @@ import (
 	"github.com/commlab/commlab/probes/parse/nccllog"
 	"github.com/commlab/commlab/probes/parse/nccltests"
 	"github.com/commlab/commlab/probes/parse/ncclxml"
+	"github.com/commlab/commlab/units"
 )
 
 // `commlab parse nccl-tests|nccl-log|nccl-xml FILE... [--json]`: readable
@@ -104,16 +105,9 @@ func writeNCCLTestsSummary(w io.Writer, file string, res *nccltests.Result) {
 	}
 }
 
-// ncclHumanBytes prints 1048576 as "1 MiB", 1000 as "1000 B".
-func ncclHumanBytes(n int64) string {
-	units := []string{"B", "KiB", "MiB", "GiB", "TiB"}
-	v, i := float64(n), 0
-	for v >= 1024 && i < len(units)-1 && int64(v)%1024 == 0 {
-		v /= 1024
-		i++
-	}
-	return fmt.Sprintf("%g %s", v, units[i])
-}
+// ncclHumanBytes prints a size exactly and briefly (units.FormatSize):
+// 1048576 as "1 MiB", 1000 as "1 KB".
+func ncclHumanBytes(n int64) string { return units.FormatSize(n) }
 
 // ---- nccl-log
 

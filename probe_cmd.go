@@ -27,6 +27,7 @@ import (
 	"github.com/commlab/commlab/probes/parse/nccltests"
 	"github.com/commlab/commlab/probes/parse/nvbandwidth"
 	"github.com/commlab/commlab/probes/parse/perftest"
+	"github.com/commlab/commlab/units"
 	"github.com/commlab/commlab/probes/sysfs"
 	"github.com/commlab/commlab/probes/topograph"
 )
@@ -57,42 +58,16 @@ func addMeasureFlags(fs *flag.FlagSet, compare bool) measureFlags {
 	return m
 }
 
-// parseSize reads 8, 4K, 1M, 8G (powers of 1024) or plain bytes.
+// parseSize reads a positive size in units' grammar: 8, 4K, 1M, 8G and
+// 1MiB are powers of 1024 (as nccl-tests reads -b/-e), 1MB is 10^6.
 func parseSize(s string) (int64, error) {
-	t := strings.ToUpper(strings.TrimSpace(s))
-	t = strings.TrimSuffix(strings.TrimSuffix(t, "IB"), "B")
-	mult := int64(1)
-	if t != "" {
-		switch t[len(t)-1] {
-		case 'K':
-			mult, t = 1<<10, t[:len(t)-1]
-		case 'M':
-			mult, t = 1<<20, t[:len(t)-1]
-		case 'G':
-			mult, t = 1<<30, t[:len(t)-1]
-		case 'T':
-			mult, t = 1<<40, t[:len(t)-1]
-		}
-	}
-	v, err := strconv.ParseInt(t, 10, 64)
-	if err != nil || v <= 0 {
-		return 0, fmt.Errorf("bad size %q (want e.g. 8, 64K, 1M, 8G)", s)
-	}
-	return v * mult, nil
+	return units.ParsePositiveSize(s)
 }
 
 // sizeSweep builds the sizes from -b/-e/-f or an explicit --sizes list.
 func sizeSweep(list, lo, hi string, factor int64) ([]int64, error) {
 	if list != "" {
-		var out []int64
-		for _, f := range strings.Split(list, ",") {
-			v, err := parseSize(f)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, v)
-		}
-		return out, nil
+		return units.ParseSizeList(list)
 	}
 	a, err := parseSize(lo)
 	if err != nil {
@@ -102,17 +77,7 @@ func sizeSweep(list, lo, hi string, factor int64) ([]int64, error) {
 	if err != nil {
 		return nil, err
 	}
-	if a > b {
-		return nil, fmt.Errorf("min size %s above max size %s", lo, hi)
-	}
-	if factor < 2 {
-		return nil, fmt.Errorf("size factor %d must be at least 2", factor)
-	}
-	var out []int64
-	for s := a; s <= b; s *= factor {
-		out = append(out, s)
-	}
-	return out, nil
+	return units.Sweep(a, b, factor)
 }
 
 func parseInts(s string) ([]int, error) {

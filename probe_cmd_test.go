@@ -22,8 +22,9 @@ func TestProbeMeasureParseSize(t *testing.T) {
 		ok   bool
 	}{
 		{"8", 8, true}, {"64K", 64 << 10, true}, {"1M", 1 << 20, true}, {"8G", 8 << 30, true},
-		{"8GB", 8 << 30, true}, {"2MiB", 2 << 20, true}, {" 4k ", 4 << 10, true},
-		{"0", 0, false}, {"-1", 0, false}, {"lots", 0, false}, {"", 0, false}, {"1.5M", 0, false},
+		{"8GB", 8e9, true}, {"1MB", 1e6, true}, {"2MiB", 2 << 20, true}, {" 4k ", 4 << 10, true},
+		{"1.5M", 3 << 19, true}, {"0.5", 0, false},
+		{"0", 0, false}, {"-1", 0, false}, {"lots", 0, false}, {"", 0, false},
 	}
 	for _, tc := range tests {
 		got, err := parseSize(tc.in)

@@ -18,6 +18,7 @@ const module = "github.com/commlab/commlab"
 // package imports only commlab packages of a lower level; a new package
 // must be placed here.
 var levels = map[string]int{
+	"units":                        -10, // the shared vocabulary, below level 0 so that level-0 packages share it
 	"costmodel":                    0,
 	"probes":                       0,
 	"kernel/wire":                  0,

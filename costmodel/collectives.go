@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/commlab/commlab/units"
 )
 
 // ErrUnsupported is returned (wrapped) when an algorithm does not apply to
@@ -74,21 +76,18 @@ func joinCollectives() string {
 }
 
 // BusBWFactor returns nccl-tests' busbw/algbw factor for n ranks
-// (NVIDIA/nccl-tests src/*.cu, GetBw functions; doc/PERFORMANCE.md):
-// all_reduce 2(n-1)/n; all_gather, reduce_scatter, alltoall, scatter,
-// gather (n-1)/n; broadcast, reduce, sendrecv 1.
+// (units.BusBWFactor): all_reduce 2(n-1)/n; all_gather, reduce_scatter,
+// alltoall, scatter, gather (n-1)/n; broadcast, reduce, sendrecv 1. It is 0
+// for n < 1 and 1 for a collective nccl-tests does not know.
 func BusBWFactor(c Collective, n int) float64 {
 	if n < 1 {
 		return 0
 	}
-	nf := float64(n)
-	switch c {
-	case AllReduce:
-		return 2 * (nf - 1) / nf
-	case AllGather, ReduceScatter, AllToAll, Scatter, Gather:
-		return (nf - 1) / nf
+	f, err := units.BusBWFactor(string(c), n)
+	if err != nil {
+		return 1
 	}
-	return 1
+	return f
 }
 
 // Algorithm names a way to run a collective.

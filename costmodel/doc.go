@@ -1,9 +1,11 @@
 // Package costmodel computes how long GPU collectives take on paper.
 //
 // It owns:
-//   - units a person types and reads: sizes (Bytes, ParseSize), times
+//   - typed units a person types and reads: sizes (Bytes, ParseSize), times
 //     (Seconds, ParseDuration) and bandwidths (Bandwidth, ParseBandwidth),
 //     keeping GB (1e9 bytes) apart from GiB (2^30 bytes) and Gb (1e9 bits);
+//     their grammar and formatting live in package units, shared with the
+//     probes and the command;
 //   - links and node presets with the public source of every number (links.go);
 //   - the Hockney alpha-beta model (AlphaBeta) and, built on it, the latency
 //     and bandwidth terms of every primitive under ring, tree, double binary

@@ -15,14 +15,14 @@ func ExampleParseBandwidth() {
 	fmt.Println(nvl, "->", nvl.OneWay()/1e9, "GB/s each way")
 	fmt.Println(float64(size), "bytes =", size.IEC(), "=", size)
 	fmt.Println(lat, "=", float64(lat), "s")
-	_, err := costmodel.ParseSize("25G")
+	_, err := costmodel.ParseSize("25Gb")
 	fmt.Println(err)
 	// Output:
 	// 50 GB/s = 400 Gb/s
 	// 900 GB/s bidirectional -> 450 GB/s each way
 	// 65536 bytes = 64 KiB = 65.536 KB
 	// 5 us = 5e-06 s
-	// costmodel: bad unit: size "25G": unit "G" is ambiguous or unknown (end it with B for bytes or b for bits, e.g. GB or Gb)
+	// units: bad size "25Gb": in bits (lower-case b); write bytes with B, e.g. 25GB
 }
 
 // The chapter-1 question: 8 GPUs, ring all_reduce, 25 GB/s links.

@@ -124,16 +124,7 @@ func Links() []Link {
 
 // LinkByName returns the link preset with that name (case-insensitive).
 func LinkByName(name string) (Link, error) {
-	for _, l := range Links() {
-		if strings.EqualFold(l.Name, name) {
-			return l, nil
-		}
-	}
-	var names []string
-	for _, l := range Links() {
-		names = append(names, l.Name)
-	}
-	return Link{}, fmt.Errorf("%w: unknown link %q (known: %s)", ErrParams, name, strings.Join(names, ", "))
+	return presetByName(Links(), func(l Link) string { return l.Name }, name, "link")
 }
 
 // Node is a machine preset: GPUs, their link to each other and their NICs.
@@ -202,14 +193,19 @@ func Nodes() []Node {
 
 // NodeByName returns the node preset with that name (case-insensitive).
 func NodeByName(name string) (Node, error) {
-	for _, n := range Nodes() {
-		if strings.EqualFold(n.Name, name) {
-			return n, nil
-		}
-	}
+	return presetByName(Nodes(), func(n Node) string { return n.Name }, name, "node preset")
+}
+
+// presetByName finds a preset by name, case-insensitive, or says which
+// names there are. Unexported: yaegi cannot extract generic functions.
+func presetByName[T any](presets []T, nameOf func(T) string, name, what string) (T, error) {
 	var names []string
-	for _, n := range Nodes() {
-		names = append(names, n.Name)
+	for _, p := range presets {
+		if strings.EqualFold(nameOf(p), name) {
+			return p, nil
+		}
+		names = append(names, nameOf(p))
 	}
-	return Node{}, fmt.Errorf("%w: unknown node preset %q (known: %s)", ErrParams, name, strings.Join(names, ", "))
+	var zero T
+	return zero, fmt.Errorf("%w: unknown %s %q (known: %s)", ErrParams, what, name, strings.Join(names, ", "))
 }

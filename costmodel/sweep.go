@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/commlab/commlab/units"
 )
 
 // Row is one point of a sweep: plain fields a table or chart can take.
@@ -31,8 +33,9 @@ func RowOf(c Cost) Row {
 }
 
 // Sizes returns the sizes nccl-tests visits with -b min -e max -f factor:
-// min, min*factor, ... up to and including max. A factor <= 1 gives
-// min alone.
+// min, min*factor, ... up to and including max. Whole sizes and a whole
+// factor step exactly, as units.Sweep does; fractional ones step in
+// float64. A factor <= 1 gives min alone.
 func Sizes(min, max, factor float64) []float64 {
 	if min <= 0 || max < min {
 		return nil
@@ -40,9 +43,26 @@ func Sizes(min, max, factor float64) []float64 {
 	if factor <= 1 {
 		return []float64{min}
 	}
+	if whole(min) && whole(max) && whole(factor) {
+		s, err := units.Sweep(int64(min), int64(max), int64(factor))
+		if err == nil {
+			return floats(s)
+		}
+	}
 	var out []float64
 	for s := min; s <= max*(1+1e-12); s *= factor {
 		out = append(out, s)
+	}
+	return out
+}
+
+// whole says v is an integer that int64 holds exactly.
+func whole(v float64) bool { return v == math.Trunc(v) && math.Abs(v) < 1<<53 }
+
+func floats(s []int64) []float64 {
+	out := make([]float64, len(s))
+	for i, v := range s {
+		out[i] = float64(v)
 	}
 	return out
 }
@@ -64,34 +84,15 @@ func LinearSizes(min, max float64, count int) []float64 {
 	return out
 }
 
-// ParseSweep reads "8B:8GB" (doubling, as nccl-tests -f 2) or
-// "8B:8GB:4" (factor 4) and returns the sizes.
+// ParseSweep reads a sweep in units.ParseSweep's grammar: "8B:8GB"
+// (doubling, as nccl-tests -f 2), "8B:8GB:4" (a whole factor, as -f) or a
+// list "8,1M,64M", and returns the sizes.
 func ParseSweep(s string) ([]float64, error) {
-	parts := strings.Split(s, ":")
-	if len(parts) < 2 || len(parts) > 3 {
-		return nil, fmt.Errorf("%w: sweep %q: want MIN:MAX or MIN:MAX:FACTOR, e.g. 8B:8GB", ErrUnit, s)
-	}
-	lo, err := ParseSize(parts[0])
+	sizes, err := units.ParseSweep(s)
 	if err != nil {
-		return nil, err
+		return nil, unitError{err}
 	}
-	hi, err := ParseSize(parts[1])
-	if err != nil {
-		return nil, err
-	}
-	factor := 2.0
-	if len(parts) == 3 {
-		if _, err := fmt.Sscanf(parts[2], "%g", &factor); err != nil || factor <= 1 || math.IsInf(factor, 0) {
-			return nil, fmt.Errorf("%w: sweep %q: factor %q must be a number > 1", ErrUnit, s, parts[2])
-		}
-	}
-	if lo <= 0 || hi < lo {
-		return nil, fmt.Errorf("%w: sweep %q: need 0 < MIN <= MAX", ErrUnit, s)
-	}
-	if n := math.Log(float64(hi)/float64(lo))/math.Log(factor) + 1; n > 1e6 {
-		return nil, fmt.Errorf("%w: sweep %q has more than a million points", ErrUnit, s)
-	}
-	return Sizes(float64(lo), float64(hi), factor), nil
+	return floats(sizes), nil
 }
 
 // SweepSizes predicts p at every size.

@@ -2,15 +2,23 @@ package costmodel
 
 import (
 	"errors"
-	"fmt"
-	"math"
 	"strconv"
 	"strings"
+
+	"github.com/commlab/commlab/units"
 )
 
 // ErrUnit is returned (wrapped) by the unit parsers for malformed,
 // ambiguous or out-of-range input; callers can branch on it with errors.Is.
+// The errors also wrap the units package's sentinel (units.ErrSize,
+// units.ErrRate, units.ErrDuration), whose grammar they follow.
 var ErrUnit = errors.New("costmodel: bad unit")
+
+// unitError carries a units error under ErrUnit, keeping units' message.
+type unitError struct{ err error }
+
+func (e unitError) Error() string   { return e.err.Error() }
+func (e unitError) Unwrap() []error { return []error{ErrUnit, e.err} }
 
 // Bytes is a size in bytes. It is a float64 so that sweeps and averages
 // need no conversions; sizes a person types are whole numbers anyway.
@@ -63,66 +71,31 @@ func (b Bandwidth) Gbps() float64 { return b.BytesPerSecond * 8 / 1e9 }
 
 // String prints the rate in SI bytes per second, e.g. "25 GB/s" or
 // "900 GB/s bidirectional". ParseBandwidth reads it back.
-func (b Bandwidth) String() string {
-	s := formatScaled(b.BytesPerSecond, siScales, "B/s")
-	if b.Direction == Bidirectional {
-		s += " bidirectional"
-	}
-	return s
-}
+func (b Bandwidth) String() string { return units.FormatRate(b.BytesPerSecond) + b.directionSuffix() }
 
 // Bits prints the rate in SI bits per second, e.g. "400 Gb/s", the way
 // network ports are sold. ParseBandwidth reads it back.
-func (b Bandwidth) Bits() string {
-	s := formatScaled(b.BytesPerSecond*8, siScales, "b/s")
+func (b Bandwidth) Bits() string { return units.FormatBitRate(b.BytesPerSecond) + b.directionSuffix() }
+
+func (b Bandwidth) directionSuffix() string {
 	if b.Direction == Bidirectional {
-		s += " bidirectional"
+		return " bidirectional"
 	}
-	return s
+	return ""
 }
 
 // String prints the size with an SI prefix (1 KB = 1000 B), e.g. "64 KB".
 // ParseSize reads it back exactly enough for round trips.
-func (b Bytes) String() string { return formatScaled(float64(b), siScales, "B") }
+func (b Bytes) String() string { return units.FormatSI(float64(b), "B") }
 
 // IEC prints the size with a binary prefix (1 KiB = 1024 B), e.g. "64 KiB".
-func (b Bytes) IEC() string { return formatScaled(float64(b), iecScales, "B") }
+func (b Bytes) IEC() string { return units.FormatIEC(float64(b), "B") }
 
 // String prints the duration in the largest of ns, us, ms, s that keeps the
 // number at least 1, e.g. "5 us", "1.2 ms".
 func (s Seconds) String() string {
-	v := float64(s)
-	a := math.Abs(v)
-	switch {
-	case v == 0:
-		return "0 s"
-	case a < 1e-6:
-		return trimFloat(v*1e9) + " ns"
-	case a < 1e-3:
-		return trimFloat(v*1e6) + " us"
-	case a < 1:
-		return trimFloat(v*1e3) + " ms"
-	}
-	return trimFloat(v) + " s"
-}
-
-type scale struct {
-	prefix string
-	factor float64
-}
-
-var siScales = []scale{{"P", 1e15}, {"T", 1e12}, {"G", 1e9}, {"M", 1e6}, {"K", 1e3}}
-
-var iecScales = []scale{{"Pi", 1 << 50}, {"Ti", 1 << 40}, {"Gi", 1 << 30}, {"Mi", 1 << 20}, {"Ki", 1 << 10}}
-
-func formatScaled(v float64, scales []scale, unit string) string {
-	a := math.Abs(v)
-	for _, sc := range scales {
-		if a >= sc.factor {
-			return trimFloat(v/sc.factor) + " " + sc.prefix + unit
-		}
-	}
-	return trimFloat(v) + " " + unit
+	m, unit := units.ScaleSeconds(float64(s))
+	return trimFloat(m) + " " + unit
 }
 
 // trimFloat prints at most 6 significant digits without trailing zeros,
@@ -131,35 +104,15 @@ func trimFloat(v float64) string {
 	return strconv.FormatFloat(v, 'g', 6, 64)
 }
 
-// ParseSize reads a size: a number with an optional byte unit.
-//
-//	"8B", "8", "1e9"          bytes
-//	"64KB", "64kB", "1GB"     SI: 1 KB = 1000 B (k or K)
-//	"64KiB", "1GiB"           IEC: 1 KiB = 1024 B
-//
-// Spaces between number and unit are allowed. A prefix with no B ("25G")
-// is refused as ambiguous, and so are bits ("1Gb"): a size is in bytes.
+// ParseSize reads a size in the grammar of units.ParseSize: bytes ("8",
+// "8B", "1e9"), binary with a bare prefix or KiB ("1M", "64KiB": 1 KiB =
+// 1024 B, as nccl-tests reads -b/-e) and SI with KB ("64KB", "1GB": 1 KB =
+// 1000 B). Bits ("1Gb") are refused. A fraction of a byte is kept
+// (units.ParseBytes), so that String and IEC read back.
 func ParseSize(s string) (Bytes, error) {
-	num, unit, err := splitNumber(s)
+	v, err := units.ParseBytes(s)
 	if err != nil {
-		return 0, fmt.Errorf("%w: size %q: %v", ErrUnit, s, err)
-	}
-	if num < 0 {
-		return 0, fmt.Errorf("%w: size %q is negative", ErrUnit, s)
-	}
-	if unit == "" {
-		return Bytes(num), nil
-	}
-	factor, bits, err := parsePrefixUnit(unit)
-	if err != nil {
-		return 0, fmt.Errorf("%w: size %q: %v", ErrUnit, s, err)
-	}
-	if bits {
-		return 0, fmt.Errorf("%w: size %q is in bits (lower-case b); write bytes with B, e.g. %sB", ErrUnit, s, strings.TrimSuffix(strings.TrimSpace(s), "b"))
-	}
-	v := num * factor
-	if math.IsInf(v, 0) {
-		return 0, fmt.Errorf("%w: size %q is too large", ErrUnit, s)
+		return 0, unitError{err}
 	}
 	return Bytes(v), nil
 }
@@ -168,33 +121,14 @@ func ParseSize(s string) (Bytes, error) {
 // "800ns", "2s". A bare number is refused: nobody agrees whether it is
 // seconds or microseconds.
 func ParseDuration(s string) (Seconds, error) {
-	num, unit, err := splitNumber(s)
+	v, err := units.ParseDuration(s)
 	if err != nil {
-		return 0, fmt.Errorf("%w: duration %q: %v", ErrUnit, s, err)
+		return 0, unitError{err}
 	}
-	if num < 0 {
-		return 0, fmt.Errorf("%w: duration %q is negative", ErrUnit, s)
-	}
-	var div float64 // dividing by a power of ten rounds once: 5/1e6 is 5e-06
-	switch unit {
-	case "ns":
-		div = 1e9
-	case "us", "µs", "μs":
-		div = 1e6
-	case "ms":
-		div = 1e3
-	case "s", "sec":
-		div = 1
-	case "":
-		return 0, fmt.Errorf("%w: duration %q has no unit (write e.g. 5us or 1.2ms)", ErrUnit, s)
-	default:
-		return 0, fmt.Errorf("%w: duration %q: unknown unit %q (want ns, us, ms or s)", ErrUnit, s, unit)
-	}
-	return Seconds(num / div), nil
+	return Seconds(v), nil
 }
 
-// ParseBandwidth reads a rate: a number, a byte or bit unit, a per-second
-// suffix and an optional direction.
+// ParseBandwidth reads a rate (units.ParseRate) and an optional direction.
 //
 //	"25GB/s", "25 GB/s", "25GBps"      bytes per second (SI)
 //	"400Gb/s", "400Gbps"               bits per second: 400 Gb/s = 50 GB/s
@@ -224,123 +158,9 @@ func ParseBandwidth(s string) (Bandwidth, error) {
 			break
 		}
 	}
-	num, unit, err := splitNumber(body)
+	v, err := units.ParseRate(body)
 	if err != nil {
-		return Bandwidth{}, fmt.Errorf("%w: bandwidth %q: %v", ErrUnit, s, err)
-	}
-	if num < 0 {
-		return Bandwidth{}, fmt.Errorf("%w: bandwidth %q is negative", ErrUnit, s)
-	}
-	var per string
-	switch {
-	case strings.HasSuffix(unit, "/s"):
-		per, unit = "/s", strings.TrimSuffix(unit, "/s")
-	case strings.HasSuffix(unit, "/sec"):
-		per, unit = "/s", strings.TrimSuffix(unit, "/sec")
-	case strings.HasSuffix(unit, "ps"):
-		per, unit = "/s", strings.TrimSuffix(unit, "ps")
-	}
-	if unit == "" {
-		return Bandwidth{}, fmt.Errorf("%w: bandwidth %q has no unit (write e.g. 25GB/s or 400Gb/s)", ErrUnit, s)
-	}
-	if per == "" {
-		return Bandwidth{}, fmt.Errorf("%w: bandwidth %q lacks a per-second unit (write e.g. 25GB/s or 400Gb/s)", ErrUnit, s)
-	}
-	factor, bits, err := parsePrefixUnit(unit)
-	if err != nil {
-		return Bandwidth{}, fmt.Errorf("%w: bandwidth %q: %v", ErrUnit, s, err)
-	}
-	v := num * factor
-	if bits {
-		v /= 8
-	}
-	if math.IsInf(v, 0) {
-		return Bandwidth{}, fmt.Errorf("%w: bandwidth %q is too large", ErrUnit, s)
+		return Bandwidth{}, unitError{err}
 	}
 	return Bandwidth{BytesPerSecond: v, Direction: dir}, nil
-}
-
-// splitNumber splits "64 KiB" into 64 and "KiB". The number must be finite.
-func splitNumber(s string) (float64, string, error) {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return 0, "", errors.New("empty")
-	}
-	i := 0
-	for i < len(s) {
-		c := s[i]
-		switch {
-		case c >= '0' && c <= '9', c == '.':
-			i++
-		case (c == '+' || c == '-') && i == 0:
-			i++
-		case (c == 'e' || c == 'E') && i > 0 && i+1 < len(s) && (isDigit(s[i+1]) ||
-			((s[i+1] == '+' || s[i+1] == '-') && i+2 < len(s) && isDigit(s[i+2]))):
-			// An exponent only when digits follow, so "1EB" is not "1e" + "B".
-			i += 2
-		default:
-			goto done
-		}
-	}
-done:
-	numStr := s[:i]
-	unit := strings.TrimSpace(s[i:])
-	if numStr == "" {
-		return 0, "", errors.New("no number")
-	}
-	v, err := strconv.ParseFloat(numStr, 64)
-	if err != nil {
-		return 0, "", fmt.Errorf("bad number %q", numStr)
-	}
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0, "", fmt.Errorf("number %q is not finite", numStr)
-	}
-	return v, unit, nil
-}
-
-func isDigit(c byte) bool { return c >= '0' && c <= '9' }
-
-// parsePrefixUnit reads "KiB", "GB", "Gb", "B" and returns the multiplier
-// and whether the unit is bits.
-func parsePrefixUnit(u string) (factor float64, bits bool, err error) {
-	if u == "" {
-		return 1, false, nil
-	}
-	last := u[len(u)-1]
-	switch last {
-	case 'B':
-	case 'b':
-		bits = true
-	default:
-		return 0, false, fmt.Errorf("unit %q is ambiguous or unknown (end it with B for bytes or b for bits, e.g. GB or Gb)", u)
-	}
-	p := u[:len(u)-1]
-	iec := strings.HasSuffix(p, "i")
-	if iec {
-		p = strings.TrimSuffix(p, "i")
-		if p == "" {
-			return 0, false, fmt.Errorf("unit %q has i with no prefix", u)
-		}
-	}
-	var exp int
-	switch strings.ToUpper(p) {
-	case "":
-		exp = 0
-	case "K":
-		exp = 1
-	case "M":
-		exp = 2
-	case "G":
-		exp = 3
-	case "T":
-		exp = 4
-	case "P":
-		exp = 5
-	default:
-		return 0, false, fmt.Errorf("unknown prefix %q in unit %q (want K, M, G, T, P or Ki, Mi, Gi, Ti, Pi)", p, u)
-	}
-	if iec {
-		return math.Pow(1024, float64(exp)), bits, nil
-	}
-	return math.Pow(1000, float64(exp)), bits, nil
 }

@@ -41,6 +41,7 @@ var preloaded = []string{
 	"github.com/commlab/commlab/probes/nccl",
 	"github.com/commlab/commlab/probes/recorded",
 	"github.com/commlab/commlab/lab/chart",
+	"github.com/commlab/commlab/units",
 }
 
 func main() {

@@ -4,6 +4,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/commlab/commlab/units"
 	"gonum.org/v1/plot"
 )
 
@@ -49,55 +50,25 @@ func formatNumber(v float64) string {
 	return strconv.FormatFloat(v, 'g', 3, 64)
 }
 
-var iecUnits = []struct {
-	name   string
-	factor float64
-}{{"PiB", 1 << 50}, {"TiB", 1 << 40}, {"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}}
-
 // formatBytes prints a size with binary prefixes, as sweeps of powers of
 // two are read: 8 B, 64 KiB, 1.5 GiB.
 func formatBytes(v float64) string {
-	a := math.Abs(v)
-	for _, u := range iecUnits {
-		if a >= u.factor {
-			return formatNumber(v/u.factor) + " " + u.name
-		}
-	}
-	return formatNumber(v) + " B"
+	m, prefix := units.ScaleIEC(v)
+	return formatNumber(m) + " " + prefix + "B"
 }
-
-var siUnits = []struct {
-	name   string
-	factor float64
-}{{"PB", 1e15}, {"TB", 1e12}, {"GB", 1e9}, {"MB", 1e6}, {"KB", 1e3}}
 
 // formatBytesSI prints a size with SI prefixes: the ticks of a linear
 // byte axis fall on round decimal numbers.
 func formatBytesSI(v float64) string {
-	a := math.Abs(v)
-	for _, u := range siUnits {
-		if a >= u.factor {
-			return formatNumber(v/u.factor) + " " + u.name
-		}
-	}
-	return formatNumber(v) + " B"
+	m, prefix := units.ScaleSI(v)
+	return formatNumber(m) + " " + prefix + "B"
 }
 
 // formatSeconds prints a duration in the largest of ns, us, ms, s that
 // keeps the number at least 1.
 func formatSeconds(v float64) string {
-	a := math.Abs(v)
-	switch {
-	case v == 0:
-		return "0 s"
-	case a < 1e-6:
-		return formatNumber(v*1e9) + " ns"
-	case a < 1e-3:
-		return formatNumber(v*1e6) + " us"
-	case a < 1:
-		return formatNumber(v*1e3) + " ms"
-	}
-	return formatNumber(v) + " s"
+	m, unit := units.ScaleSeconds(v)
+	return formatNumber(m) + " " + unit
 }
 
 // tickerFor picks the tick marks of an axis.

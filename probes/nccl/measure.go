@@ -12,6 +12,7 @@ import (
 
 	"github.com/commlab/commlab/probes"
 	"github.com/commlab/commlab/probes/cuda"
+	"github.com/commlab/commlab/units"
 )
 
 // Collectives Measure runs. "alltoall" is grouped ncclSend/ncclRecv to
@@ -78,15 +79,11 @@ type Config struct {
 	checkpoint func(*probes.Run)
 }
 
-// Sweep returns sizes from lo to hi (bytes) multiplying by factor.
+// Sweep returns sizes from lo to hi (bytes) multiplying by factor, as
+// nccl-tests' -b/-e/-f do (units.Sweep); a factor below 2 is taken as 2,
+// and bounds that make no sweep give none.
 func Sweep(lo, hi int64, factor int64) []int64 {
-	if factor < 2 {
-		factor = 2
-	}
-	var s []int64
-	for b := lo; b <= hi && b > 0; b *= factor {
-		s = append(s, b)
-	}
+	s, _ := units.Sweep(lo, hi, max(factor, 2))
 	return s
 }
 
@@ -120,15 +117,14 @@ func (c *Config) defaults() {
 	}
 }
 
-// BusFactor is nccl-tests' busbw/algbw factor for a collective on n ranks.
+// BusFactor is nccl-tests' busbw/algbw factor for a collective on n ranks
+// (units.BusBWFactor); 1 for the hang scenarios, which nccl-tests lacks.
 func BusFactor(coll string, n int) float64 {
-	switch coll {
-	case AllReduce:
-		return 2 * float64(n-1) / float64(n)
-	case AllGather, ReduceScatter, AllToAll:
-		return float64(n-1) / float64(n)
+	f, err := units.BusBWFactor(coll, n)
+	if err != nil {
+		return 1
 	}
-	return 1
+	return f
 }
 
 // Counts returns, for a collective of size bytes on n ranks of elemSize
@@ -510,7 +506,7 @@ func (m *machine) sweep(coll string, t DType, op int, cfg Config, tick func(stri
 		param, sendCnt, recvCnt, reported := Counts(coll, size, t.Size, n)
 		for _, mode := range cfg.Modes {
 			inPlace := mode == "in"
-			what := fmt.Sprintf("%s %s %s", coll, humanBytes(reported), mode)
+			what := fmt.Sprintf("%s %s %s", coll, units.FormatSize(reported), mode)
 			if param == 0 || (inPlace && (coll == AllToAll || coll == SendRecv || coll == UnpairedSend || coll == StalledStream)) {
 				tick(what + " (skipped)")
 				continue
@@ -923,16 +919,6 @@ func (x *opRun) verify() (int64, error) {
 		}
 	}
 	return wrong, nil
-}
-
-func humanBytes(n int64) string {
-	units := []string{"B", "KiB", "MiB", "GiB"}
-	i := 0
-	for n >= 1024 && n%1024 == 0 && i < len(units)-1 {
-		n /= 1024
-		i++
-	}
-	return strconv.FormatInt(n, 10) + units[i]
 }
 
 // sortedKeys is for stable printing of env maps.

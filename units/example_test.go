@@ -1,0 +1,54 @@
+package units_test
+
+import (
+	"fmt"
+
+	"github.com/commlab/commlab/units"
+)
+
+func ExampleParseSize() {
+	for _, s := range []string{"1M", "1MiB", "1MB", "64kB", "1.5K", "8"} {
+		n, _ := units.ParseSize(s)
+		fmt.Println(s, n)
+	}
+	// Output:
+	// 1M 1048576
+	// 1MiB 1048576
+	// 1MB 1000000
+	// 64kB 64000
+	// 1.5K 1536
+	// 8 8
+}
+
+func ExampleFormatSize() {
+	for _, n := range []int64{8, 1536, 1 << 20, 1e6, 1000001} {
+		fmt.Println(units.FormatSize(n))
+	}
+	// Output:
+	// 8 B
+	// 1.5 KiB
+	// 1 MiB
+	// 1 MB
+	// 1000001 B
+}
+
+func ExampleParseSweep() {
+	fmt.Println(units.ParseSweep("1K:16K:4"))
+	fmt.Println(units.ParseSweep("8,1M,64M"))
+	// Output:
+	// [1024 4096 16384] <nil>
+	// [8 1048576 67108864] <nil>
+}
+
+func ExampleParseRate() {
+	bps, _ := units.ParseRate("400Gb/s")
+	fmt.Println(bps, units.FormatRate(bps))
+	// Output: 5e+10 50 GB/s
+}
+
+func ExampleBusBWFactor() {
+	f, _ := units.BusBWFactor("all_reduce", 8)
+	g, _ := units.BusBWFactor("all_gather", 8)
+	fmt.Println(f, g)
+	// Output: 1.75 0.875
+}
