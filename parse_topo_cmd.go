@@ -8,8 +8,8 @@ import (
 
 	"github.com/commlab/commlab/probes"
 	"github.com/commlab/commlab/probes/fake"
-	"github.com/commlab/commlab/probes/parse/smi"
-	"github.com/commlab/commlab/probes/parse/topom"
+	"github.com/commlab/commlab/probes/parse"
+	"github.com/commlab/commlab/probes/parse/nvidiasmi"
 )
 
 func init() {
@@ -28,16 +28,16 @@ func init() {
 // parsedTopo is one file's result in --json output; Error holds the parse
 // error when only part of the file was read.
 type parsedTopo struct {
-	File     string           `json:"file"`
-	Matrix   *topom.Matrix    `json:"matrix,omitempty"`
-	Topology *probes.Topology `json:"topology,omitempty"`
-	Error    string           `json:"error,omitempty"`
+	File     string                `json:"file"`
+	Matrix   *nvidiasmi.TopoMatrix `json:"matrix,omitempty"`
+	Topology *probes.Topology      `json:"topology,omitempty"`
+	Error    string                `json:"error,omitempty"`
 }
 
 type parsedSMI struct {
-	File   string      `json:"file"`
-	Report *smi.Report `json:"report"`
-	Error  string      `json:"error,omitempty"`
+	File   string           `json:"file"`
+	Report *nvidiasmi.Query `json:"report"`
+	Error  string           `json:"error,omitempty"`
 }
 
 // runParseTopo parses each file; a file that parses only in part still
@@ -50,9 +50,9 @@ func runParseTopo(files []string, jsonOut bool, stdout io.Writer) error {
 		if err != nil {
 			return err
 		}
-		m, perr := topom.ParseString(string(data))
+		m, perr := nvidiasmi.ParseTopoMatrixString(string(data))
 		r := parsedTopo{File: f}
-		if !errors.Is(perr, topom.ErrNoMatrix) && len(m.Devices) > 0 {
+		if !errors.Is(perr, parse.ErrFormat) && len(m.Devices) > 0 {
 			r.Matrix, r.Topology = m, fake.TopologyFromMatrix(m)
 		}
 		if perr != nil {
@@ -85,7 +85,7 @@ func runParseSMI(files []string, jsonOut bool, stdout io.Writer) error {
 		if err != nil {
 			return err
 		}
-		rep, perr := smi.ParseString(string(data))
+		rep, perr := nvidiasmi.ParseQueryString(string(data))
 		r := parsedSMI{File: f, Report: rep}
 		if perr != nil {
 			r.Error = perr.Error()

@@ -7,10 +7,10 @@ import (
 )
 
 const (
-	topoHGX       = "probes/parse/topom/testdata/hgx-h20-8gpu-8nic.txt"
-	topoTruncated = "probes/parse/topom/testdata/synthetic-truncated-h20.txt"
-	smiH100       = "probes/parse/smi/testdata/h100-sxm-8gpu-first-gpu-only.txt"
-	smiOld        = "probes/parse/smi/testdata/synthetic-old-power-readings.txt"
+	topoHGX       = "probes/parse/nvidiasmi/testdata/topo/hgx-h20-8gpu-8nic.txt"
+	topoTruncated = "probes/parse/nvidiasmi/testdata/topo/synthetic-truncated-h20.txt"
+	smiH100       = "probes/parse/nvidiasmi/testdata/query/h100-sxm-8gpu-first-gpu-only.txt"
+	smiOld        = "probes/parse/nvidiasmi/testdata/query/synthetic-old-power-readings.txt"
 )
 
 func TestParseTopoCLI(t *testing.T) {

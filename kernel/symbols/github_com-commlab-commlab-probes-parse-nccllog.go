@@ -10,10 +10,9 @@ import (
 func init() {
 	Symbols["github.com/commlab/commlab/probes/parse/nccllog/nccllog"] = map[string]reflect.Value{
 		// function, constant and variable definitions
-		"ErrNoNCCLLines": reflect.ValueOf(&nccllog.ErrNoNCCLLines).Elem(),
-		"ErrTruncated":   reflect.ValueOf(&nccllog.ErrTruncated).Elem(),
-		"Parse":          reflect.ValueOf(nccllog.Parse),
-		"ParseBytes":     reflect.ValueOf(nccllog.ParseBytes),
+		"ErrTruncated": reflect.ValueOf(&nccllog.ErrTruncated).Elem(),
+		"Parse":        reflect.ValueOf(nccllog.Parse),
+		"ParseBytes":   reflect.ValueOf(nccllog.ParseBytes),
 
 		// type definitions
 		"ChannelCount": reflect.ValueOf((*nccllog.ChannelCount)(nil)),
@@ -22,7 +21,6 @@ func init() {
 		"EnvSetting":   reflect.ValueOf((*nccllog.EnvSetting)(nil)),
 		"GraphSearch":  reflect.ValueOf((*nccllog.GraphSearch)(nil)),
 		"InitTiming":   reflect.ValueOf((*nccllog.InitTiming)(nil)),
-		"LineError":    reflect.ValueOf((*nccllog.LineError)(nil)),
 		"Log":          reflect.ValueOf((*nccllog.Log)(nil)),
 		"Message":      reflect.ValueOf((*nccllog.Message)(nil)),
 		"Operation":    reflect.ValueOf((*nccllog.Operation)(nil)),

@@ -10,7 +10,7 @@ import (
 	"github.com/commlab/commlab/probes"
 )
 
-const topomTestdata = "../parse/topom/testdata"
+const topomTestdata = "../parse/nvidiasmi/testdata/topo"
 
 func fromFile(t *testing.T, name string) (*probes.Topology, error) {
 	t.Helper()

@@ -12,21 +12,7 @@ var (
 	// ErrTruncated: the log stops inside a multi-line block (the topology
 	// dump) or in the middle of a line.
 	ErrTruncated = errors.New("nccllog: truncated input")
-	// ErrNoNCCLLines: nothing in the input is an NCCL debug line.
-	ErrNoNCCLLines = errors.New("nccllog: no NCCL debug lines found")
 )
-
-// LineError names the input line (1-based) a problem was found on.
-type LineError struct {
-	Line int
-	Err  error
-}
-
-func (e *LineError) Error() string {
-	return fmt.Sprintf("nccllog: line %d: %s", e.Line, strings.TrimPrefix(e.Err.Error(), "nccllog: "))
-}
-
-func (e *LineError) Unwrap() error { return e.Err }
 
 // Source says where a record came from: the prefix of its line.
 type Source struct {

@@ -12,8 +12,6 @@ var (
 	// ErrTruncated: the input stops in the middle of a row or before a
 	// run's footer.
 	ErrTruncated = errors.New("nccltests: truncated input")
-	// ErrNoResults: nothing in the input looks like nccl-tests output.
-	ErrNoResults = errors.New("nccltests: no nccl-tests output found")
 	// ErrMalformed: a row or a JSON value has the wrong shape.
 	ErrMalformed = errors.New("nccltests: malformed input")
 	// ErrUnknownCollective: no bus-bandwidth factor is known for the name.
@@ -22,21 +20,6 @@ var (
 	// "Test CUDA failure", "Test failure"); Run.Failures has its lines.
 	ErrTestFailed = errors.New("nccltests: the test reported a failure")
 )
-
-// LineError names the input line (1-based) a problem was found on.
-type LineError struct {
-	Line int
-	Err  error
-}
-
-func (e *LineError) Error() string {
-	msg := e.Err.Error()
-	// Keep one package prefix: "nccltests: line 7: truncated input: ...".
-	msg = strings.TrimPrefix(msg, "nccltests: ")
-	return fmt.Sprintf("nccltests: line %d: %s", e.Line, msg)
-}
-
-func (e *LineError) Unwrap() error { return e.Err }
 
 // Result is everything parsed from one input: one Run per benchmark
 // invocation found in it (a log may hold several back to back).

@@ -5,6 +5,7 @@ import (
 	"encoding/xml"
 	"errors"
 	"fmt"
+	"github.com/commlab/commlab/probes/parse"
 	"io"
 	"sort"
 	"strconv"
@@ -17,21 +18,7 @@ var (
 	ErrTruncated = errors.New("ncclxml: truncated input")
 	// ErrMalformed: the XML is not well formed.
 	ErrMalformed = errors.New("ncclxml: malformed XML")
-	// ErrUnknownRoot: the root element is neither <system> nor <graphs>.
-	ErrUnknownRoot = errors.New("ncclxml: not an NCCL topology or graph file")
 )
-
-// LineError names the input line (1-based) a problem was found on.
-type LineError struct {
-	Line int
-	Err  error
-}
-
-func (e *LineError) Error() string {
-	return fmt.Sprintf("ncclxml: line %d: %s", e.Line, strings.TrimPrefix(e.Err.Error(), "ncclxml: "))
-}
-
-func (e *LineError) Unwrap() error { return e.Err }
 
 // Node is one XML element as read: its name, attributes and children.
 type Node struct {
@@ -61,7 +48,7 @@ func Parse(r io.Reader) (*Document, error) {
 	doc := &Document{}
 	if root == nil {
 		if err == nil {
-			err = fmt.Errorf("%w: no XML element found", ErrUnknownRoot)
+			err = notNCCL(0, "no XML element found")
 		}
 		return doc, err
 	}
@@ -74,20 +61,31 @@ func Parse(r io.Reader) (*Document, error) {
 	case "graph": // a single graph without the <graphs> wrapper
 		doc.Graphs = &Graphs{Graphs: []Graph{graphFrom(root)}}
 	default:
-		unknown := &LineError{Line: root.Line, Err: fmt.Errorf("%w: root element <%s>", ErrUnknownRoot, root.Name)}
-		return doc, errors.Join(err, unknown)
+		return doc, errors.Join(err, notNCCL(root.Line, "root element <"+root.Name+">"))
 	}
 	return doc, err
+}
+
+// notNCCL is the error for a document that is not NCCL's: it wraps
+// parse.ErrFormat.
+func notNCCL(line int, what string) error {
+	return &parse.Error{Format: "ncclxml", Line: line, Msg: "not an NCCL topology or graph file: " + what, Err: parse.ErrFormat}
+}
+
+// wrongRoot is err or, when parsing went well, the error for a document
+// whose root element is not the one wanted.
+func wrongRoot(err error, doc *Document, want string) error {
+	if err != nil {
+		return err
+	}
+	return notNCCL(0, "root element <"+doc.Root+">, want <"+want+">")
 }
 
 // ParseTopology reads an NCCL_TOPO_DUMP_FILE / NCCL_TOPO_FILE.
 func ParseTopology(r io.Reader) (*System, error) {
 	doc, err := Parse(r)
 	if doc.System == nil {
-		if err == nil {
-			err = fmt.Errorf("%w: root element <%s>, want <system>", ErrUnknownRoot, doc.Root)
-		}
-		return &System{}, err
+		return &System{}, wrongRoot(err, doc, "system")
 	}
 	return doc.System, err
 }
@@ -96,10 +94,7 @@ func ParseTopology(r io.Reader) (*System, error) {
 func ParseGraphs(r io.Reader) (*Graphs, error) {
 	doc, err := Parse(r)
 	if doc.Graphs == nil {
-		if err == nil {
-			err = fmt.Errorf("%w: root element <%s>, want <graphs>", ErrUnknownRoot, doc.Root)
-		}
-		return &Graphs{}, err
+		return &Graphs{}, wrongRoot(err, doc, "graphs")
 	}
 	return doc.Graphs, err
 }
@@ -120,7 +115,7 @@ func readTree(r io.Reader) (*Node, error) {
 		line, _ := dec.InputPos()
 		if err == io.EOF {
 			if len(stack) > 0 {
-				return root, &LineError{Line: line, Err: fmt.Errorf("%w: <%s> opened on line %d is not closed", ErrTruncated, stack[len(stack)-1].Name, stack[len(stack)-1].Line)}
+				return root, &parse.Error{Format: "ncclxml", Line: line, Err: fmt.Errorf("%w: <%s> opened on line %d is not closed", ErrTruncated, stack[len(stack)-1].Name, stack[len(stack)-1].Line)}
 			}
 			return root, nil
 		}
@@ -130,11 +125,11 @@ func readTree(r io.Reader) (*Node, error) {
 				line = se.Line
 				if len(stack) > 0 && strings.Contains(se.Msg, "unexpected EOF") {
 					open := stack[len(stack)-1]
-					return root, &LineError{Line: line, Err: fmt.Errorf("%w: input ends inside <%s> opened on line %d", ErrTruncated, open.Name, open.Line)}
+					return root, &parse.Error{Format: "ncclxml", Line: line, Err: fmt.Errorf("%w: input ends inside <%s> opened on line %d", ErrTruncated, open.Name, open.Line)}
 				}
-				return root, &LineError{Line: line, Err: fmt.Errorf("%w: %s", ErrMalformed, se.Msg)}
+				return root, &parse.Error{Format: "ncclxml", Line: line, Err: fmt.Errorf("%w: %s", ErrMalformed, se.Msg)}
 			}
-			return root, &LineError{Line: line, Err: fmt.Errorf("%w: %w", ErrMalformed, err)}
+			return root, &parse.Error{Format: "ncclxml", Line: line, Err: fmt.Errorf("%w: %w", ErrMalformed, err)}
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:
@@ -147,7 +142,7 @@ func readTree(r io.Reader) (*Node, error) {
 			}
 			if len(stack) == 0 {
 				if root != nil {
-					return root, &LineError{Line: line, Err: fmt.Errorf("%w: second root element <%s>", ErrMalformed, n.Name)}
+					return root, &parse.Error{Format: "ncclxml", Line: line, Err: fmt.Errorf("%w: second root element <%s>", ErrMalformed, n.Name)}
 				}
 				root = n
 			} else {

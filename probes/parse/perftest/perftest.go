@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/commlab/commlab/probes/parse"
 	"io"
 	"regexp"
 	"strconv"
@@ -13,29 +14,11 @@ import (
 
 // Sentinel errors callers can branch on with errors.Is.
 var (
-	// ErrForeign means the input is not a perftest report.
-	ErrForeign = errors.New("perftest: not a perftest report")
 	// ErrTruncated means the report stops before or inside its results.
 	ErrTruncated = errors.New("perftest: truncated report")
 	// ErrMalformed means a results line could not be read.
 	ErrMalformed = errors.New("perftest: malformed line")
 )
-
-// ParseError names the line (1-based) where parsing stopped.
-type ParseError struct {
-	Line int
-	Msg  string
-	Err  error // one of the sentinel errors
-}
-
-func (e *ParseError) Error() string {
-	if e.Line > 0 {
-		return fmt.Sprintf("perftest: line %d: %s", e.Line, e.Msg)
-	}
-	return "perftest: " + e.Msg
-}
-
-func (e *ParseError) Unwrap() error { return e.Err }
 
 // Bytes per second in one printed unit, from perftest_parameters.c
 // (print_report_bw: format_factor = MBS ? 0x100000 : 125000000).
@@ -213,7 +196,7 @@ func ParseText(r io.Reader) (*Report, error) {
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return rep, &ParseError{Line: p.line + 1, Msg: err.Error(), Err: ErrMalformed}
+		return rep, &parse.Error{Format: "perftest", Line: p.line + 1, Msg: err.Error(), Err: ErrMalformed}
 	}
 	return rep, p.finish()
 }
@@ -243,7 +226,7 @@ type bwColumns struct {
 }
 
 func (p *textParser) errorf(kind error, format string, args ...any) error {
-	return &ParseError{Line: p.line, Msg: fmt.Sprintf(format, args...), Err: kind}
+	return &parse.Error{Format: "perftest", Line: p.line, Msg: fmt.Sprintf(format, args...), Err: kind}
 }
 
 func (p *textParser) feed(raw string) error {
@@ -252,7 +235,7 @@ func (p *textParser) feed(raw string) error {
 		return nil
 	}
 	if p.badHeader > 0 {
-		return &ParseError{Line: p.badHeader, Msg: fmt.Sprintf("unknown results table header %q", clip(p.badHeaderText)), Err: ErrMalformed}
+		return &parse.Error{Format: "perftest", Line: p.badHeader, Msg: fmt.Sprintf("unknown results table header %q", clip(p.badHeaderText)), Err: ErrMalformed}
 	}
 	if strings.HasPrefix(line, "#bytes") || strings.HasPrefix(line, "# bytes") {
 		return p.tableHeader(line)
@@ -541,16 +524,16 @@ func (p *textParser) finish() error {
 		if len(p.preamble) > 0 {
 			msg = fmt.Sprintf("not a perftest report: %q", clip(p.preamble[0]))
 		}
-		return &ParseError{Line: line, Msg: msg, Err: ErrForeign}
+		return &parse.Error{Format: "perftest", Line: line, Msg: msg, Err: parse.ErrFormat}
 	}
 	if p.badHeader > 0 {
-		return &ParseError{Line: p.badHeader, Msg: fmt.Sprintf("report ends inside the results table header %q", clip(p.badHeaderText)), Err: ErrTruncated}
+		return &parse.Error{Format: "perftest", Line: p.badHeader, Msg: fmt.Sprintf("report ends inside the results table header %q", clip(p.badHeaderText)), Err: ErrTruncated}
 	}
 	if p.table == tableNone {
-		return &ParseError{Line: p.line, Msg: "report ends before its results table", Err: ErrTruncated}
+		return &parse.Error{Format: "perftest", Line: p.line, Msg: "report ends before its results table", Err: ErrTruncated}
 	}
 	if len(p.rep.Bandwidth) == 0 && len(p.rep.Latency) == 0 {
-		return &ParseError{Line: p.line, Msg: fmt.Sprintf("results table (header line %d) has no rows", p.tableLine), Err: ErrTruncated}
+		return &parse.Error{Format: "perftest", Line: p.line, Msg: fmt.Sprintf("results table (header line %d) has no rows", p.tableLine), Err: ErrTruncated}
 	}
 	return nil
 }
