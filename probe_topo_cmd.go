@@ -87,7 +87,7 @@ func runProbeTopo(args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 	case *dotOut:
-		fmt.Fprint(stdout, topo.DOT())
+		fmt.Fprint(stdout, topograph.DOT(topo))
 	default:
 		writeTopologyText(stdout, topo)
 	}
