@@ -1,5 +1,12 @@
 package main
 
+// `commlab parse <format> FILE... [--json]`: readable summaries of what
+// nccl-tests, NCCL_DEBUG, NCCL's topology XML, nvidia-smi, nvbandwidth,
+// perftest and Flight Recorder print, or the parsed data as JSON. The
+// parsers and their summaries live in probes/parse/*; this file reads the
+// files and prints. A file that fails to parse still shows what was read;
+// the command then exits 1 with the error naming the file and line.
+
 import (
 	"bytes"
 	"encoding/json"
@@ -8,27 +15,49 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/commlab/commlab/probes"
+	"github.com/commlab/commlab/probes/fake"
+	"github.com/commlab/commlab/probes/parse"
+	"github.com/commlab/commlab/probes/parse/flightrec"
+	"github.com/commlab/commlab/probes/parse/nccllog"
+	"github.com/commlab/commlab/probes/parse/nccltests"
+	"github.com/commlab/commlab/probes/parse/ncclxml"
+	"github.com/commlab/commlab/probes/parse/nvbandwidth"
+	"github.com/commlab/commlab/probes/parse/nvidiasmi"
+	"github.com/commlab/commlab/probes/parse/perftest"
 )
 
-// parseFormat is one input format `commlab parse` understands. Formats
-// register themselves from their own files (parse_*.go) in init.
+// parseFormat is one input format `commlab parse` understands.
 type parseFormat struct {
-	name    string
 	summary string
 	// run parses the named files and writes either a readable summary or,
 	// with jsonOut, the parsed numbers as JSON.
 	run func(files []string, jsonOut bool, stdout io.Writer) error
 }
 
-var parseFormats = map[string]parseFormat{}
-
-func registerParseFormat(f parseFormat) {
-	if _, dup := parseFormats[f.name]; dup {
-		panic("commlab: parse format registered twice: " + f.name)
-	}
-	parseFormats[f.name] = f
+var parseFormats = map[string]parseFormat{
+	"nccl-tests": {"nccl-tests text output (any version, NCCL_DEBUG lines allowed) or its -J JSON file", func(files []string, jsonOut bool, stdout io.Writer) error {
+		return runFormat(files, jsonOut, stdout, "result", nccltests.Parse)
+	}},
+	"nccl-log": {"NCCL_DEBUG=INFO logs (many ranks and hosts per file)", func(files []string, jsonOut bool, stdout io.Writer) error {
+		return runFormat(files, jsonOut, stdout, "log", nccllog.Parse)
+	}},
+	"nccl-xml": {"NCCL_TOPO_DUMP_FILE / NCCL_GRAPH_DUMP_FILE XML", func(files []string, jsonOut bool, stdout io.Writer) error {
+		return runFormat(files, jsonOut, stdout, "document", ncclxml.Parse)
+	}},
+	"nvbandwidth": {"nvbandwidth text or -j JSON output", func(files []string, jsonOut bool, stdout io.Writer) error {
+		return runFormat(files, jsonOut, stdout, "report", nvbandwidth.Parse)
+	}},
+	"perftest": {"perftest ib_*_bw / ib_*_lat reports and --out_json files", func(files []string, jsonOut bool, stdout io.Writer) error {
+		return runFormat(files, jsonOut, stdout, "report", perftest.Parse)
+	}},
+	"flight-recorder": {"PyTorch Flight Recorder dumps (pickle or JSON, one per rank; directories allowed)", runParseFlightRecorder},
+	"topo":            {"nvidia-smi topo -m matrices", runParseTopo},
+	"smi":             {"nvidia-smi -q reports", runParseSMI},
 }
 
 func init() {
@@ -57,11 +86,11 @@ func runParse(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if len(files) == 0 {
-		fmt.Fprintf(stderr, "commlab parse %s: no input files\n", format.name)
+		fmt.Fprintf(stderr, "commlab parse %s: no input files\n", args[0])
 		return 2
 	}
 	if err := format.run(files, *jsonOut, stdout); err != nil {
-		fmt.Fprintf(stderr, "commlab parse %s: %v\n", format.name, err)
+		fmt.Fprintf(stderr, "commlab parse %s: %v\n", args[0], err)
 		return 1
 	}
 	return 0
@@ -97,11 +126,11 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 // `NCCL_DEBUG=INFO prog 2>&1 | commlab parse nccl-log -`), hands it to
 // parse and collects the per-file errors, prefixed with the file name,
 // without stopping: what parsed is still shown.
-func parseEach(files []string, parse func(name string, r io.Reader) error) error {
+func parseEach(files []string, parseOne func(name string, r io.Reader) error) error {
 	var errs []error
 	for _, name := range files {
 		if name == "-" {
-			if err := parse("(stdin)", os.Stdin); err != nil {
+			if err := parseOne("(stdin)", os.Stdin); err != nil {
 				errs = append(errs, fmt.Errorf("(stdin): %w", err))
 			}
 			continue
@@ -111,7 +140,7 @@ func parseEach(files []string, parse func(name string, r io.Reader) error) error
 			errs = append(errs, err)
 			continue
 		}
-		err = parse(name, f)
+		err = parseOne(name, f)
 		f.Close()
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", name, err))
@@ -166,14 +195,19 @@ func (p parsedFile) MarshalJSON() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
+// summarizer is what every simple format's parsed result is: it writes the
+// readable text `commlab parse` prints.
+type summarizer interface {
+	WriteSummary(w io.Writer, name string) error
+}
+
 // runFormat is the whole of a simple `commlab parse` format: parse every
 // file, then print the list as JSON, or each file's summary.
-func runFormat[T any](files []string, jsonOut bool, stdout io.Writer, key string,
-	parse func(io.Reader) (T, error), summary func(w io.Writer, file string, v T)) error {
+func runFormat[T summarizer](files []string, jsonOut bool, stdout io.Writer, key string, parseOne func(io.Reader) (T, error)) error {
 	var out []parsedFile
 	var values []T
 	err := parseEach(files, func(name string, r io.Reader) error {
-		v, perr := parse(r)
+		v, perr := parseOne(r)
 		out = append(out, parsedFile{file: name, err: errText(perr), key: key, value: v})
 		values = append(values, v)
 		return perr
@@ -188,7 +222,153 @@ func runFormat[T any](files []string, jsonOut bool, stdout io.Writer, key string
 		if i > 0 {
 			fmt.Fprintln(stdout)
 		}
-		summary(stdout, out[i].file, values[i])
+		if werr := values[i].WriteSummary(stdout, out[i].file); werr != nil {
+			return werr
+		}
 	}
 	return err
+}
+
+func runParseFlightRecorder(files []string, jsonOut bool, stdout io.Writer) error {
+	paths, err := expandDumpPaths(files)
+	if err != nil {
+		return err
+	}
+	dumps, loadErr := flightrec.LoadDumps(paths)
+	analysis := flightrec.Analyze(dumps)
+	if jsonOut {
+		if err := writeJSON(stdout, struct {
+			Dumps    []*flightrec.Dump   `json:"dumps"`
+			Analysis *flightrec.Analysis `json:"analysis"`
+		}{dumps, analysis}); err != nil {
+			return err
+		}
+	} else if err := flightrec.WriteSummary(stdout, dumps, analysis); err != nil {
+		return err
+	}
+	return loadErr
+}
+
+// expandDumpPaths replaces a directory by the files in it, so a whole
+// TORCH_NCCL_DEBUG_INFO_TEMP_FILE directory can be passed at once.
+func expandDumpPaths(args []string) ([]string, error) {
+	var out []string
+	for _, a := range args {
+		info, err := os.Stat(a)
+		if err != nil {
+			return nil, err
+		}
+		if !info.IsDir() {
+			out = append(out, a)
+			continue
+		}
+		entries, err := os.ReadDir(a)
+		if err != nil {
+			return nil, err
+		}
+		var names []string
+		for _, e := range entries {
+			if e.Type().IsRegular() && !strings.HasPrefix(e.Name(), ".") {
+				names = append(names, filepath.Join(a, e.Name()))
+			}
+		}
+		sort.Strings(names)
+		if len(names) == 0 {
+			return nil, fmt.Errorf("%s: no dump files in directory", a)
+		}
+		out = append(out, names...)
+	}
+	return out, nil
+}
+
+// parsedTopo is one file's result in --json output; Error holds the parse
+// error when only part of the file was read.
+type parsedTopo struct {
+	File     string                `json:"file"`
+	Matrix   *nvidiasmi.TopoMatrix `json:"matrix,omitempty"`
+	Topology *probes.Topology      `json:"topology,omitempty"`
+	Error    string                `json:"error,omitempty"`
+}
+
+type parsedSMI struct {
+	File   string           `json:"file"`
+	Report *nvidiasmi.Query `json:"report"`
+	Error  string           `json:"error,omitempty"`
+}
+
+// runParseTopo parses each file; a file that parses only in part still
+// prints what it gave, and the first error is returned.
+func runParseTopo(files []string, jsonOut bool, stdout io.Writer) error {
+	var results []any
+	var first error
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return err
+		}
+		m, perr := nvidiasmi.ParseTopoMatrixString(string(data))
+		r := parsedTopo{File: f}
+		if !errors.Is(perr, parse.ErrFormat) && len(m.Devices) > 0 {
+			r.Matrix, r.Topology = m, fake.TopologyFromMatrix(m)
+		}
+		if perr != nil {
+			r.Error = perr.Error()
+			if first == nil {
+				first = fmt.Errorf("%s: %w", f, perr)
+			}
+		}
+		results = append(results, r)
+		if !jsonOut && r.Topology != nil {
+			if len(files) > 1 {
+				fmt.Fprintf(stdout, "== %s\n", f)
+			}
+			writeTopologyText(stdout, r.Topology)
+		}
+	}
+	if jsonOut {
+		if err := writeTopoJSON(stdout, results); err != nil {
+			return err
+		}
+	}
+	return first
+}
+
+func runParseSMI(files []string, jsonOut bool, stdout io.Writer) error {
+	var results []any
+	var first error
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return err
+		}
+		rep, perr := nvidiasmi.ParseQueryString(string(data))
+		r := parsedSMI{File: f, Report: rep}
+		if perr != nil {
+			r.Error = perr.Error()
+			if first == nil {
+				first = fmt.Errorf("%s: %w", f, perr)
+			}
+		}
+		results = append(results, r)
+		if !jsonOut && len(rep.GPUs) > 0 {
+			if len(files) > 1 {
+				fmt.Fprintf(stdout, "== %s\n", f)
+			}
+			fmt.Fprint(stdout, rep.Summary())
+		}
+	}
+	if jsonOut {
+		if err := writeTopoJSON(stdout, results); err != nil {
+			return err
+		}
+	}
+	return first
+}
+
+// writeTopoJSON prints one object for one file and an array for several.
+func writeTopoJSON(w io.Writer, results []any) error {
+	if len(results) == 1 {
+		return writeJSON(w, results[0])
+	}
+	return writeJSON(w, results)
 }

@@ -30,3 +30,9 @@ func ExampleError_wrapped() {
 	// nccllog: line 26: truncated input: last line ends mid-record
 	// true
 }
+
+func ExampleFormatSize() {
+	fmt.Println(parse.FormatSize(1<<20), parse.FormatSize(8<<30), parse.FormatSize(1000), parse.FormatSize(1536))
+	// Output:
+	// 1 MiB 8 GiB 1000 B 1536 B
+}

@@ -63,3 +63,16 @@ func (e *Error) Error() string {
 
 // Unwrap returns Err, for errors.Is and errors.As.
 func (e *Error) Unwrap() error { return e.Err }
+
+// FormatSize prints a byte count as the parsers' summaries do: in the
+// largest binary unit that divides it exactly, so 1048576 is "1 MiB" and
+// 1000 stays "1000 B".
+func FormatSize(n int64) string {
+	units := []string{"B", "KiB", "MiB", "GiB", "TiB"}
+	v, i := float64(n), 0
+	for v >= 1024 && i < len(units)-1 && int64(v)%1024 == 0 {
+		v /= 1024
+		i++
+	}
+	return fmt.Sprintf("%g %s", v, units[i])
+}

@@ -2,6 +2,7 @@ package flightrec
 
 import (
 	"fmt"
+	"io"
 	"sort"
 	"strconv"
 	"strings"
@@ -669,4 +670,22 @@ func (a *Analysis) Text() string {
 		}
 	}
 	return b.String()
+}
+
+// WriteSummary writes what a person reads first about a set of dumps: one
+// line per dump (its file, rank, format, version, NCCL and entry counts),
+// then a blank line and the analysis a has made of them (Analysis.Text).
+func WriteSummary(w io.Writer, dumps []*Dump, a *Analysis) error {
+	var b strings.Builder
+	for _, d := range dumps {
+		fmt.Fprintf(&b, "%s: rank %d, %s dump version %s", d.File, d.Rank, d.Format, d.Version)
+		if d.CommLibVersion != "" {
+			fmt.Fprintf(&b, ", NCCL %s", d.CommLibVersion)
+		}
+		fmt.Fprintf(&b, ", %d entries, %d process group(s)\n", len(d.Entries), len(d.ProcessGroups))
+	}
+	b.WriteString("\n")
+	b.WriteString(a.Text())
+	_, err := io.WriteString(w, b.String())
+	return err
 }
