@@ -296,44 +296,38 @@ type parsedSMI struct {
 	Error  string           `json:"error,omitempty"`
 }
 
-// runParseTopo parses each file; a file that parses only in part still
-// prints what it gave, and the first error is returned.
+// runParseTopo reads `nvidia-smi topo -m` files and prints each as the
+// topology it describes.
 func runParseTopo(files []string, jsonOut bool, stdout io.Writer) error {
-	var results []any
-	var first error
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			return err
+	return runNVIDIASMI(files, jsonOut, stdout, func(file, text string) (any, func(io.Writer), error) {
+		m, perr := nvidiasmi.ParseTopoMatrixString(text)
+		r := parsedTopo{File: file, Error: errText(perr)}
+		if errors.Is(perr, parse.ErrFormat) || len(m.Devices) == 0 {
+			return r, nil, perr
 		}
-		m, perr := nvidiasmi.ParseTopoMatrixString(string(data))
-		r := parsedTopo{File: f}
-		if !errors.Is(perr, parse.ErrFormat) && len(m.Devices) > 0 {
-			r.Matrix, r.Topology = m, fake.TopologyFromMatrix(m)
-		}
-		if perr != nil {
-			r.Error = perr.Error()
-			if first == nil {
-				first = fmt.Errorf("%s: %w", f, perr)
-			}
-		}
-		results = append(results, r)
-		if !jsonOut && r.Topology != nil {
-			if len(files) > 1 {
-				fmt.Fprintf(stdout, "== %s\n", f)
-			}
-			writeTopologyText(stdout, r.Topology)
-		}
-	}
-	if jsonOut {
-		if err := writeTopoJSON(stdout, results); err != nil {
-			return err
-		}
-	}
-	return first
+		r.Matrix, r.Topology = m, fake.TopologyFromMatrix(m)
+		return r, func(w io.Writer) { writeTopologyText(w, r.Topology) }, perr
+	})
 }
 
 func runParseSMI(files []string, jsonOut bool, stdout io.Writer) error {
+	return runNVIDIASMI(files, jsonOut, stdout, func(file, text string) (any, func(io.Writer), error) {
+		q, perr := nvidiasmi.ParseQueryString(text)
+		r := parsedSMI{File: file, Report: q, Error: errText(perr)}
+		if len(q.GPUs) == 0 {
+			return r, nil, perr
+		}
+		return r, func(w io.Writer) { fmt.Fprint(w, q.Summary()) }, perr
+	})
+}
+
+// runNVIDIASMI parses each file whole with parseOne, which returns the
+// file's --json value and, when there is something to show, the writer of
+// its text. Text output names each file ("== FILE") when there are
+// several; JSON is one object for one file and an array for several. A
+// file that parses only in part still prints what it gave, and the first
+// error is returned.
+func runNVIDIASMI(files []string, jsonOut bool, stdout io.Writer, parseOne func(file, text string) (any, func(io.Writer), error)) error {
 	var results []any
 	var first error
 	for _, f := range files {
@@ -341,34 +335,27 @@ func runParseSMI(files []string, jsonOut bool, stdout io.Writer) error {
 		if err != nil {
 			return err
 		}
-		rep, perr := nvidiasmi.ParseQueryString(string(data))
-		r := parsedSMI{File: f, Report: rep}
-		if perr != nil {
-			r.Error = perr.Error()
-			if first == nil {
-				first = fmt.Errorf("%s: %w", f, perr)
-			}
+		r, write, perr := parseOne(f, string(data))
+		if perr != nil && first == nil {
+			first = fmt.Errorf("%s: %w", f, perr)
 		}
 		results = append(results, r)
-		if !jsonOut && len(rep.GPUs) > 0 {
+		if !jsonOut && write != nil {
 			if len(files) > 1 {
 				fmt.Fprintf(stdout, "== %s\n", f)
 			}
-			fmt.Fprint(stdout, rep.Summary())
+			write(stdout)
 		}
 	}
-	if jsonOut {
-		if err := writeTopoJSON(stdout, results); err != nil {
+	if !jsonOut {
+		return first
+	}
+	if len(results) == 1 {
+		if err := writeJSON(stdout, results[0]); err != nil {
 			return err
 		}
+	} else if err := writeJSON(stdout, results); err != nil {
+		return err
 	}
 	return first
-}
-
-// writeTopoJSON prints one object for one file and an array for several.
-func writeTopoJSON(w io.Writer, results []any) error {
-	if len(results) == 1 {
-		return writeJSON(w, results[0])
-	}
-	return writeJSON(w, results)
 }

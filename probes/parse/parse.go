@@ -6,8 +6,10 @@
 package parse
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 )
 
@@ -75,4 +77,15 @@ func FormatSize(n int64) string {
 		i++
 	}
 	return fmt.Sprintf("%g %s", v, units[i])
+}
+
+// WriteBuffered calls write with a buffer, then copies what it wrote to w
+// in one Write and returns that Write's error. The parsers' summaries
+// print line by line with fmt.Fprintf, which callers rarely check; this
+// checks once.
+func WriteBuffered(w io.Writer, write func(w io.Writer)) error {
+	var b bytes.Buffer
+	write(&b)
+	_, err := w.Write(b.Bytes())
+	return err
 }

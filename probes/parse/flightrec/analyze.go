@@ -2,6 +2,7 @@ package flightrec
 
 import (
 	"fmt"
+	"github.com/commlab/commlab/probes/parse"
 	"io"
 	"sort"
 	"strconv"
@@ -676,16 +677,15 @@ func (a *Analysis) Text() string {
 // line per dump (its file, rank, format, version, NCCL and entry counts),
 // then a blank line and the analysis a has made of them (Analysis.Text).
 func WriteSummary(w io.Writer, dumps []*Dump, a *Analysis) error {
-	var b strings.Builder
-	for _, d := range dumps {
-		fmt.Fprintf(&b, "%s: rank %d, %s dump version %s", d.File, d.Rank, d.Format, d.Version)
-		if d.CommLibVersion != "" {
-			fmt.Fprintf(&b, ", NCCL %s", d.CommLibVersion)
+	return parse.WriteBuffered(w, func(w io.Writer) {
+		for _, d := range dumps {
+			fmt.Fprintf(w, "%s: rank %d, %s dump version %s", d.File, d.Rank, d.Format, d.Version)
+			if d.CommLibVersion != "" {
+				fmt.Fprintf(w, ", NCCL %s", d.CommLibVersion)
+			}
+			fmt.Fprintf(w, ", %d entries, %d process group(s)\n", len(d.Entries), len(d.ProcessGroups))
 		}
-		fmt.Fprintf(&b, ", %d entries, %d process group(s)\n", len(d.Entries), len(d.ProcessGroups))
-	}
-	b.WriteString("\n")
-	b.WriteString(a.Text())
-	_, err := io.WriteString(w, b.String())
-	return err
+		fmt.Fprintln(w)
+		fmt.Fprint(w, a.Text())
+	})
 }

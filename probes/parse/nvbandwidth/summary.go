@@ -1,77 +1,73 @@
 package nvbandwidth
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"math"
 	"strings"
+
+	"github.com/commlab/commlab/probes/parse"
 )
 
 // WriteSummary writes what a person reads first about an nvbandwidth report:
-// a line naming the input (name) and the versions, then the devices and, per
+// a line naming the input (file) and the versions, then the devices and, per
 // testcase, its status, sum and matrix. A nil Report writes "nothing
 // parsed".
-func (rep *Report) WriteSummary(w io.Writer, name string) error {
-	var b bytes.Buffer
-	rep.writeSummary(&b, name)
-	_, err := w.Write(b.Bytes())
-	return err
-}
-
-func (rep *Report) writeSummary(w io.Writer, file string) {
-	if rep == nil {
-		fmt.Fprintf(w, "%s: nothing parsed\n", file)
-		return
-	}
-	head := []string{rep.Format}
-	if rep.Version != "" {
-		head = append(head, "nvbandwidth "+rep.Version)
-	}
-	if rep.CUDARuntimeVersion > 0 {
-		head = append(head, fmt.Sprintf("CUDA runtime %d", rep.CUDARuntimeVersion))
-	}
-	if rep.DriverVersion != "" {
-		head = append(head, "driver "+rep.DriverVersion)
-	}
-	if rep.Hostname != "" {
-		head = append(head, "host "+rep.Hostname)
-	}
-	fmt.Fprintf(w, "%s: %s\n", file, strings.Join(head, ", "))
-	for _, d := range rep.Devices {
-		fmt.Fprintf(w, "  device %d: %s", d.Index, d.Name)
-		if d.BusID != "" {
-			fmt.Fprintf(w, " (%s)", d.BusID)
+func (rep *Report) WriteSummary(w io.Writer, file string) error {
+	return parse.WriteBuffered(w, func(w io.Writer) {
+		if rep == nil {
+			fmt.Fprintf(w, "%s: nothing parsed\n", file)
+			return
 		}
-		fmt.Fprintln(w)
-	}
-	for _, t := range rep.Testcases {
-		name := t.Name
-		if name == "" {
-			name = "(unnamed)"
+		head := []string{rep.Format}
+		if rep.Version != "" {
+			head = append(head, "nvbandwidth "+rep.Version)
 		}
-		fmt.Fprintf(w, "  %s: %s", name, t.Status)
-		if t.Description != "" {
-			fmt.Fprintf(w, ", %s", t.Description)
+		if rep.CUDARuntimeVersion > 0 {
+			head = append(head, fmt.Sprintf("CUDA runtime %d", rep.CUDARuntimeVersion))
 		}
-		if t.HasSum {
-			fmt.Fprintf(w, ", sum %g %s", t.Sum, t.Unit)
+		if rep.DriverVersion != "" {
+			head = append(head, "driver "+rep.DriverVersion)
 		}
-		if t.HasCoefficient {
-			fmt.Fprintf(w, ", CV %g", t.CoefficientOfVariation)
+		if rep.Hostname != "" {
+			head = append(head, "host "+rep.Hostname)
 		}
-		fmt.Fprintln(w)
-		if t.Error != "" {
-			fmt.Fprintf(w, "    error: %s\n", strings.ReplaceAll(t.Error, "\n", "\n           "))
+		fmt.Fprintf(w, "%s: %s\n", file, strings.Join(head, ", "))
+		for _, d := range rep.Devices {
+			fmt.Fprintf(w, "  device %d: %s", d.Index, d.Name)
+			if d.BusID != "" {
+				fmt.Fprintf(w, " (%s)", d.BusID)
+			}
+			fmt.Fprintln(w)
 		}
-		writeMatrix(w, t.Matrix)
-	}
-	if rep.Waived > 0 {
-		fmt.Fprintf(w, "  waived testcases: %d\n", rep.Waived)
-	}
-	for _, e := range rep.Errors {
-		fmt.Fprintf(w, "  error: %s\n", e)
-	}
+		for _, t := range rep.Testcases {
+			name := t.Name
+			if name == "" {
+				name = "(unnamed)"
+			}
+			fmt.Fprintf(w, "  %s: %s", name, t.Status)
+			if t.Description != "" {
+				fmt.Fprintf(w, ", %s", t.Description)
+			}
+			if t.HasSum {
+				fmt.Fprintf(w, ", sum %g %s", t.Sum, t.Unit)
+			}
+			if t.HasCoefficient {
+				fmt.Fprintf(w, ", CV %g", t.CoefficientOfVariation)
+			}
+			fmt.Fprintln(w)
+			if t.Error != "" {
+				fmt.Fprintf(w, "    error: %s\n", strings.ReplaceAll(t.Error, "\n", "\n           "))
+			}
+			writeMatrix(w, t.Matrix)
+		}
+		if rep.Waived > 0 {
+			fmt.Fprintf(w, "  waived testcases: %d\n", rep.Waived)
+		}
+		for _, e := range rep.Errors {
+			fmt.Fprintf(w, "  error: %s\n", e)
+		}
+	})
 }
 
 func writeMatrix(w io.Writer, m [][]float64) {
