@@ -30,6 +30,7 @@ func init() {
 		"StateCompleted":       reflect.ValueOf(constant.MakeFromLiteral("\"completed\"", token.STRING, 0)),
 		"StateScheduled":       reflect.ValueOf(constant.MakeFromLiteral("\"scheduled\"", token.STRING, 0)),
 		"StateStarted":         reflect.ValueOf(constant.MakeFromLiteral("\"started\"", token.STRING, 0)),
+		"WriteSummary":         reflect.ValueOf(flightrec.WriteSummary),
 
 		// type definitions
 		"Analysis":     reflect.ValueOf((*flightrec.Analysis)(nil)),

@@ -19,6 +19,7 @@ func init() {
 		"Choice":       reflect.ValueOf((*nccllog.Choice)(nil)),
 		"Connection":   reflect.ValueOf((*nccllog.Connection)(nil)),
 		"EnvSetting":   reflect.ValueOf((*nccllog.EnvSetting)(nil)),
+		"FoldedChoice": reflect.ValueOf((*nccllog.FoldedChoice)(nil)),
 		"GraphSearch":  reflect.ValueOf((*nccllog.GraphSearch)(nil)),
 		"InitTiming":   reflect.ValueOf((*nccllog.InitTiming)(nil)),
 		"Log":          reflect.ValueOf((*nccllog.Log)(nil)),

@@ -10,7 +10,9 @@ import (
 func init() {
 	Symbols["github.com/commlab/commlab/probes/parse/parse"] = map[string]reflect.Value{
 		// function, constant and variable definitions
-		"ErrFormat": reflect.ValueOf(&parse.ErrFormat).Elem(),
+		"ErrFormat":     reflect.ValueOf(&parse.ErrFormat).Elem(),
+		"FormatSize":    reflect.ValueOf(parse.FormatSize),
+		"WriteBuffered": reflect.ValueOf(parse.WriteBuffered),
 
 		// type definitions
 		"Error": reflect.ValueOf((*parse.Error)(nil)),
