@@ -35,7 +35,7 @@ var verbs = []verb{
 	{name: "install", summary: "install the Jupyter kernelspec (Go (commlab))", run: runInstall},
 	{name: "kernel", summary: "run the Jupyter kernel on a connection file", run: runKernel},
 	{name: "model", summary: "predict a collective's time, algbw and busbw (alpha-beta, NCCL-like tuner)", run: runModel},
-	{name: "parse", summary: "parse tool outputs (nccl-tests, NCCL logs, topo, ...)", run: runParse},
+	{name: "parse", summary: "parse tool outputs (nccl-tests, NCCL logs, topo, ...)", sub: parseVerbs},
 	{name: "probe", summary: "read this machine's topology or measure it", sub: []verb{
 		{name: "bandwidth", summary: "copy bandwidth: host<->device, device-local, peer to peer", run: runProbeBandwidth},
 		{name: "latency", summary: "kernel launch, event and CUDA-graph latency", run: runProbeLatency},
@@ -104,17 +104,6 @@ func usage(w io.Writer, path string, table []verb) {
 		fmt.Fprintf(w, "  %-*s %s\n", width, v.name, v.summary)
 	}
 	fmt.Fprintf(w, "\nRun '%s <command> -h' for a command's flags.\n", path)
-}
-
-// subcommand and register remain for parse_cmd.go, whose init still
-// registers the parse verb: the table holds it already, so register only
-// checks that. Both go when parse_cmd.go drops its init.
-type subcommand = verb
-
-func register(v subcommand) {
-	if findVerb(verbs, v.name) == nil {
-		panic("commlab: verb missing from the table: " + v.name)
-	}
 }
 
 // version reports the module version the binary was built from, as

@@ -1,5 +1,12 @@
 package main
 
+// `commlab parse <format> FILE... [--json]`: readable summaries of what
+// nccl-tests, NCCL_DEBUG, NCCL's topology XML, nvidia-smi, nvbandwidth,
+// perftest and Flight Recorder print, or the parsed data as JSON. The
+// parsers and their summaries live in probes/parse/*; this file reads the
+// files and prints. A file that fails to parse still shows what was read;
+// the command then exits 1 with the error naming the file and line.
+
 import (
 	"bytes"
 	"encoding/json"
@@ -8,72 +15,65 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/commlab/commlab/probes"
+	"github.com/commlab/commlab/probes/fake"
+	"github.com/commlab/commlab/probes/parse"
+	"github.com/commlab/commlab/probes/parse/flightrec"
+	"github.com/commlab/commlab/probes/parse/nccllog"
+	"github.com/commlab/commlab/probes/parse/nccltests"
+	"github.com/commlab/commlab/probes/parse/ncclxml"
+	"github.com/commlab/commlab/probes/parse/nvbandwidth"
+	"github.com/commlab/commlab/probes/parse/nvidiasmi"
+	"github.com/commlab/commlab/probes/parse/perftest"
 )
 
-// parseFormat is one input format `commlab parse` understands. Formats
-// register themselves from their own files (parse_*.go) in init.
-type parseFormat struct {
-	name    string
-	summary string
-	// run parses the named files and writes either a readable summary or,
-	// with jsonOut, the parsed numbers as JSON.
-	run func(files []string, jsonOut bool, stdout io.Writer) error
+// parseVerbs are the formats `commlab parse` understands, each a verb of
+// the command table; parseVerb gives them one shape: files, flags among
+// them, --json.
+var parseVerbs = []verb{
+	parseVerb("flight-recorder", "PyTorch Flight Recorder dumps (pickle or JSON, one per rank; directories allowed)", runParseFlightRecorder),
+	parseVerb("nccl-log", "NCCL_DEBUG=INFO logs (many ranks and hosts per file)", func(files []string, jsonOut bool, stdout io.Writer) error {
+		return runFormat(files, jsonOut, stdout, "log", nccllog.Parse)
+	}),
+	parseVerb("nccl-tests", "nccl-tests text output (any version, NCCL_DEBUG lines allowed) or its -J JSON file", func(files []string, jsonOut bool, stdout io.Writer) error {
+		return runFormat(files, jsonOut, stdout, "result", nccltests.Parse)
+	}),
+	parseVerb("nccl-xml", "NCCL_TOPO_DUMP_FILE / NCCL_GRAPH_DUMP_FILE XML", func(files []string, jsonOut bool, stdout io.Writer) error {
+		return runFormat(files, jsonOut, stdout, "document", ncclxml.Parse)
+	}),
+	parseVerb("nvbandwidth", "nvbandwidth text or -j JSON output", func(files []string, jsonOut bool, stdout io.Writer) error {
+		return runFormat(files, jsonOut, stdout, "report", nvbandwidth.Parse)
+	}),
+	parseVerb("perftest", "perftest ib_*_bw / ib_*_lat reports and --out_json files", func(files []string, jsonOut bool, stdout io.Writer) error {
+		return runFormat(files, jsonOut, stdout, "report", perftest.Parse)
+	}),
+	parseVerb("smi", "nvidia-smi -q reports", runParseSMI),
+	parseVerb("topo", "nvidia-smi topo -m matrices", runParseTopo),
 }
 
-var parseFormats = map[string]parseFormat{}
-
-func registerParseFormat(f parseFormat) {
-	if _, dup := parseFormats[f.name]; dup {
-		panic("commlab: parse format registered twice: " + f.name)
-	}
-	parseFormats[f.name] = f
-}
-
-func init() {
-	register(subcommand{name: "parse", summary: "parse tool outputs (nccl-tests, NCCL logs, topo, ...)", run: runParse})
-}
-
-func runParse(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("parse", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	jsonOut := fs.Bool("json", false, "print the parsed data as JSON")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: commlab parse <%s> FILE... [--json]\n", strings.Join(parseFormatNames(), "|"))
-		fs.PrintDefaults()
-	}
-	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
-		fs.Usage()
-		return 2
-	}
-	format, ok := parseFormats[args[0]]
-	if !ok {
-		fmt.Fprintf(stderr, "commlab parse: unknown format %q (known: %s)\n", args[0], strings.Join(parseFormatNames(), ", "))
-		return 2
-	}
-	files, err := parseInterleaved(fs, args[1:])
-	if err != nil {
-		return 2
-	}
-	if len(files) == 0 {
-		fmt.Fprintf(stderr, "commlab parse %s: no input files\n", format.name)
-		return 2
-	}
-	if err := format.run(files, *jsonOut, stdout); err != nil {
-		fmt.Fprintf(stderr, "commlab parse %s: %v\n", format.name, err)
-		return 1
-	}
-	return 0
-}
-
-func parseFormatNames() []string {
-	names := make([]string, 0, len(parseFormats))
-	for n := range parseFormats {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
+// parseVerb makes the verb for one format: run parses the named files and
+// writes either a readable summary or, with jsonOut, the parsed numbers as
+// JSON.
+func parseVerb(name, summary string, run func(files []string, jsonOut bool, stdout io.Writer) error) verb {
+	return verb{name: name, summary: summary, run: func(args []string, stdout, stderr io.Writer) int {
+		fs := newFlags("commlab parse "+name, stderr, "usage: commlab parse "+name+" FILE... [--json]")
+		jsonOut := fs.Bool("json", false, "print the parsed data as JSON")
+		files, status, ok := parseFlags(fs, args)
+		if !ok {
+			return status
+		}
+		if len(files) == 0 {
+			return fail(fs, stderr, 2, "no input files")
+		}
+		if err := run(files, *jsonOut, stdout); err != nil {
+			return fail(fs, stderr, 1, "%v", err)
+		}
+		return 0
+	}}
 }
 
 // parseInterleaved lets flags and positional arguments come in any order,
@@ -97,11 +97,11 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 // `NCCL_DEBUG=INFO prog 2>&1 | commlab parse nccl-log -`), hands it to
 // parse and collects the per-file errors, prefixed with the file name,
 // without stopping: what parsed is still shown.
-func parseEach(files []string, parse func(name string, r io.Reader) error) error {
+func parseEach(files []string, parseOne func(name string, r io.Reader) error) error {
 	var errs []error
 	for _, name := range files {
 		if name == "-" {
-			if err := parse("(stdin)", os.Stdin); err != nil {
+			if err := parseOne("(stdin)", os.Stdin); err != nil {
 				errs = append(errs, fmt.Errorf("(stdin): %w", err))
 			}
 			continue
@@ -111,7 +111,7 @@ func parseEach(files []string, parse func(name string, r io.Reader) error) error
 			errs = append(errs, err)
 			continue
 		}
-		err = parse(name, f)
+		err = parseOne(name, f)
 		f.Close()
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", name, err))
@@ -166,14 +166,19 @@ func (p parsedFile) MarshalJSON() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
+// summarizer is what every simple format's parsed result is: it writes the
+// readable text `commlab parse` prints.
+type summarizer interface {
+	WriteSummary(w io.Writer, name string) error
+}
+
 // runFormat is the whole of a simple `commlab parse` format: parse every
 // file, then print the list as JSON, or each file's summary.
-func runFormat[T any](files []string, jsonOut bool, stdout io.Writer, key string,
-	parse func(io.Reader) (T, error), summary func(w io.Writer, file string, v T)) error {
+func runFormat[T summarizer](files []string, jsonOut bool, stdout io.Writer, key string, parseOne func(io.Reader) (T, error)) error {
 	var out []parsedFile
 	var values []T
 	err := parseEach(files, func(name string, r io.Reader) error {
-		v, perr := parse(r)
+		v, perr := parseOne(r)
 		out = append(out, parsedFile{file: name, err: errText(perr), key: key, value: v})
 		values = append(values, v)
 		return perr
@@ -188,7 +193,140 @@ func runFormat[T any](files []string, jsonOut bool, stdout io.Writer, key string
 		if i > 0 {
 			fmt.Fprintln(stdout)
 		}
-		summary(stdout, out[i].file, values[i])
+		if werr := values[i].WriteSummary(stdout, out[i].file); werr != nil {
+			return werr
+		}
 	}
 	return err
+}
+
+func runParseFlightRecorder(files []string, jsonOut bool, stdout io.Writer) error {
+	paths, err := expandDumpPaths(files)
+	if err != nil {
+		return err
+	}
+	dumps, loadErr := flightrec.LoadDumps(paths)
+	analysis := flightrec.Analyze(dumps)
+	if jsonOut {
+		if err := writeJSON(stdout, struct {
+			Dumps    []*flightrec.Dump   `json:"dumps"`
+			Analysis *flightrec.Analysis `json:"analysis"`
+		}{dumps, analysis}); err != nil {
+			return err
+		}
+	} else if err := flightrec.WriteSummary(stdout, dumps, analysis); err != nil {
+		return err
+	}
+	return loadErr
+}
+
+// expandDumpPaths replaces a directory by the files in it, so a whole
+// TORCH_NCCL_DEBUG_INFO_TEMP_FILE directory can be passed at once.
+func expandDumpPaths(args []string) ([]string, error) {
+	var out []string
+	for _, a := range args {
+		info, err := os.Stat(a)
+		if err != nil {
+			return nil, err
+		}
+		if !info.IsDir() {
+			out = append(out, a)
+			continue
+		}
+		entries, err := os.ReadDir(a)
+		if err != nil {
+			return nil, err
+		}
+		var names []string
+		for _, e := range entries {
+			if e.Type().IsRegular() && !strings.HasPrefix(e.Name(), ".") {
+				names = append(names, filepath.Join(a, e.Name()))
+			}
+		}
+		sort.Strings(names)
+		if len(names) == 0 {
+			return nil, fmt.Errorf("%s: no dump files in directory", a)
+		}
+		out = append(out, names...)
+	}
+	return out, nil
+}
+
+// parsedTopo is one file's result in --json output; Error holds the parse
+// error when only part of the file was read.
+type parsedTopo struct {
+	File     string                `json:"file"`
+	Matrix   *nvidiasmi.TopoMatrix `json:"matrix,omitempty"`
+	Topology *probes.Topology      `json:"topology,omitempty"`
+	Error    string                `json:"error,omitempty"`
+}
+
+type parsedSMI struct {
+	File   string           `json:"file"`
+	Report *nvidiasmi.Query `json:"report"`
+	Error  string           `json:"error,omitempty"`
+}
+
+// runParseTopo reads `nvidia-smi topo -m` files and prints each as the
+// topology it describes.
+func runParseTopo(files []string, jsonOut bool, stdout io.Writer) error {
+	return runNVIDIASMI(files, jsonOut, stdout, func(file, text string) (any, func(io.Writer), error) {
+		m, perr := nvidiasmi.ParseTopoMatrixString(text)
+		r := parsedTopo{File: file, Error: errText(perr)}
+		if errors.Is(perr, parse.ErrFormat) || len(m.Devices) == 0 {
+			return r, nil, perr
+		}
+		r.Matrix, r.Topology = m, fake.TopologyFromMatrix(m)
+		return r, func(w io.Writer) { writeTopologyText(w, r.Topology) }, perr
+	})
+}
+
+func runParseSMI(files []string, jsonOut bool, stdout io.Writer) error {
+	return runNVIDIASMI(files, jsonOut, stdout, func(file, text string) (any, func(io.Writer), error) {
+		q, perr := nvidiasmi.ParseQueryString(text)
+		r := parsedSMI{File: file, Report: q, Error: errText(perr)}
+		if len(q.GPUs) == 0 {
+			return r, nil, perr
+		}
+		return r, func(w io.Writer) { fmt.Fprint(w, q.Summary()) }, perr
+	})
+}
+
+// runNVIDIASMI parses each file whole with parseOne, which returns the
+// file's --json value and, when there is something to show, the writer of
+// its text. Text output names each file ("== FILE") when there are
+// several; JSON is one object for one file and an array for several. A
+// file that parses only in part still prints what it gave, and the first
+// error is returned.
+func runNVIDIASMI(files []string, jsonOut bool, stdout io.Writer, parseOne func(file, text string) (any, func(io.Writer), error)) error {
+	var results []any
+	var first error
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return err
+		}
+		r, write, perr := parseOne(f, string(data))
+		if perr != nil && first == nil {
+			first = fmt.Errorf("%s: %w", f, perr)
+		}
+		results = append(results, r)
+		if !jsonOut && write != nil {
+			if len(files) > 1 {
+				fmt.Fprintf(stdout, "== %s\n", f)
+			}
+			write(stdout)
+		}
+	}
+	if !jsonOut {
+		return first
+	}
+	if len(results) == 1 {
+		if err := writeJSON(stdout, results[0]); err != nil {
+			return err
+		}
+	} else if err := writeJSON(stdout, results); err != nil {
+		return err
+	}
+	return first
 }

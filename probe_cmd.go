@@ -747,7 +747,7 @@ func runProbeTopo(args []string, stdout, stderr io.Writer) int {
 			return fail(fs, stderr, 1, "%v", err)
 		}
 	case *dotOut:
-		fmt.Fprint(stdout, topo.DOT())
+		fmt.Fprint(stdout, topograph.DOT(topo))
 	default:
 		writeTopologyText(stdout, topo)
 	}

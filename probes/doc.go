@@ -4,9 +4,9 @@
 // implements, and the ErrUnavailable sentinel a Source returns when the
 // hardware or driver it reads is absent.
 //
-// A Topology renders itself as the `nvidia-smi topo -m` matrix (Matrix) and
-// as Graphviz DOT text (DOT); laying the graph out as SVG needs a layout
-// engine and lives in probes/topograph.
+// A Topology prints itself as the `nvidia-smi topo -m` matrix (Matrix) and
+// infers its graph of links from that matrix (InferGraph); drawing it, as
+// SVG or as Graphviz DOT text, is probes/topograph's.
 //
 // probes uses the standard library only. It does not read hardware itself:
 // probes/nvml, probes/sysfs and probes/fake build Topologies; the parsers

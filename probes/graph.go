@@ -1,7 +1,6 @@
 package probes
 
 import (
-	"fmt"
 	"sort"
 	"strconv"
 	"strings"
@@ -16,9 +15,9 @@ const maxNVLinksPerGPU = 18
 // NVSwitchID is the drawing's node for a GPU baseboard's NVSwitch fabric.
 const NVSwitchID = "NVS0"
 
-// socketPrefix names the nodes that stand for CPU sockets inferred from
+// SocketPrefix names the nodes that stand for CPU sockets inferred from
 // SYS paths when the NUMA nodes are unknown: "SOCKET0", "SOCKET1".
-const socketPrefix = "SOCKET"
+const SocketPrefix = "SOCKET"
 
 // numaNodeID names the drawing node of NUMA node n.
 func numaNodeID(n int) string { return "NUMA" + strconv.Itoa(n) }
@@ -44,7 +43,7 @@ func (t *Topology) InferGraph() {
 	}
 	seen := map[string]bool{}
 	for _, d := range t.matrixDevices() {
-		if c := cpus[d]; strings.HasPrefix(c, socketPrefix) && !seen[c] {
+		if c := cpus[d]; strings.HasPrefix(c, SocketPrefix) && !seen[c] {
 			seen[c] = true
 			roots = append(roots, c)
 		}
@@ -82,7 +81,7 @@ func (t *Topology) inferSockets() map[string]string {
 			if n := t.deviceNUMA(d); n >= 0 {
 				cpus[d] = numaNodeID(n)
 			} else {
-				cpus[d] = socketPrefix + strconv.Itoa(k)
+				cpus[d] = SocketPrefix + strconv.Itoa(k)
 			}
 		}
 	}
@@ -269,142 +268,4 @@ func (t *Topology) inferNVLinks() {
 			t.Links = append(t.Links, Link{Kind: LinkNVLink, A: g.ID(), B: NVSwitchID, Count: n})
 		}
 	}
-}
-
-// DOT renders the topology as a Graphviz graph: NUMA nodes (with their
-// CPUs), PCIe switches, GPUs, NICs and the NVSwitch fabric as nodes, links
-// as edges labelled with their PCIe generation and width or NVLink count.
-// When Links is empty it draws what InferGraph infers, on a copy.
-func (t *Topology) DOT() string {
-	g := t
-	if len(t.Links) == 0 {
-		c := *t
-		c.NUMANodes = append([]NUMANode(nil), t.NUMANodes...)
-		c.Switches = append([]PCISwitch(nil), t.Switches...)
-		c.NICs = append([]NIC(nil), t.NICs...)
-		c.InferGraph()
-		g = &c
-	}
-	var b strings.Builder
-	b.WriteString("graph topology {\n")
-	fmt.Fprintf(&b, "  graph [rankdir=TB, nodesep=0.2, ranksep=0.6, fontname=\"Helvetica\", labelloc=t, label=%s];\n", dotQuote(g.Source))
-	b.WriteString("  node [fontname=\"Helvetica\", fontsize=11, style=filled];\n")
-	b.WriteString("  edge [fontname=\"Helvetica\", fontsize=9];\n")
-	used := map[string]bool{}
-	for _, l := range g.Links {
-		used[l.A], used[l.B] = true, true
-	}
-	for _, n := range g.NUMANodes {
-		label := "NUMA " + strconv.Itoa(n.ID) + " / CPU"
-		if n.CPUs != "" {
-			label += "\ncores " + n.CPUs
-		}
-		fmt.Fprintf(&b, "  %s [shape=box3d, fillcolor=\"#d9d9d9\", label=%s];\n", dotQuote(n.NodeID()), dotQuote(label))
-		delete(used, n.NodeID())
-	}
-	var sockets []string
-	for id := range used {
-		if strings.HasPrefix(id, socketPrefix) {
-			sockets = append(sockets, id)
-		}
-	}
-	sort.Strings(sockets)
-	for _, id := range sockets {
-		label := "CPU socket " + strings.TrimPrefix(id, socketPrefix) + "\n(inferred from SYS paths)"
-		fmt.Fprintf(&b, "  %s [shape=box3d, fillcolor=\"#d9d9d9\", label=%s];\n", dotQuote(id), dotQuote(label))
-		delete(used, id)
-	}
-	for _, s := range g.Switches {
-		label := "PCIe switch"
-		if s.Inferred {
-			label += "\n(inferred)"
-		}
-		if s.BusID != "" {
-			label += "\n" + s.BusID
-		}
-		fmt.Fprintf(&b, "  %s [shape=diamond, fillcolor=\"#fdd49e\", label=%s];\n", dotQuote(s.ID), dotQuote(label))
-		delete(used, s.ID)
-	}
-	for _, gpu := range g.GPUs {
-		label := gpu.ID()
-		if gpu.Name != "" {
-			label += "\n" + gpu.Name
-		}
-		if gpu.BusID != "" {
-			label += "\n" + gpu.BusID
-		}
-		fmt.Fprintf(&b, "  %s [shape=box, fillcolor=\"#76b900\", fontcolor=white, label=%s];\n", dotQuote(gpu.ID()), dotQuote(label))
-		delete(used, gpu.ID())
-	}
-	for _, n := range g.NICs {
-		label := n.ID() + "\n" + n.Name
-		for _, p := range n.Ports {
-			if p.RateGbps > 0 {
-				label += fmt.Sprintf("\nport %d: %g Gb/s %s", p.Port, p.RateGbps, p.LinkLayer)
-			}
-		}
-		fmt.Fprintf(&b, "  %s [shape=ellipse, fillcolor=\"#9ecae1\", label=%s];\n", dotQuote(n.ID()), dotQuote(label))
-		delete(used, n.ID())
-	}
-	if used[NVSwitchID] {
-		fmt.Fprintf(&b, "  %s [shape=hexagon, fillcolor=\"#bcbddc\", label=\"NVSwitch fabric\"];\n", dotQuote(NVSwitchID))
-		delete(used, NVSwitchID)
-	}
-	rest := make([]string, 0, len(used))
-	for id := range used {
-		rest = append(rest, id)
-	}
-	sort.Strings(rest)
-	for _, id := range rest {
-		fmt.Fprintf(&b, "  %s [shape=box];\n", dotQuote(id))
-	}
-	for _, l := range g.Links {
-		attrs := []string{}
-		switch l.Kind {
-		case LinkNVLink:
-			attrs = append(attrs, "label="+dotQuote("NV"+strconv.Itoa(l.Count)), "color=\"#76b900\"", "penwidth=2.5")
-		case LinkPCIe:
-			if l.Version > 0 {
-				attrs = append(attrs, "label="+dotQuote(fmt.Sprintf("Gen%d x%d", l.Version, l.Width)))
-			}
-		case LinkSMP:
-			attrs = append(attrs, "label=\"SMP\"", "style=dashed")
-		case LinkNet:
-			attrs = append(attrs, "style=dotted")
-		}
-		// dot ranks an edge's first node above its second: CPUs on top,
-		// then switches, devices, and the NVSwitch fabric at the bottom.
-		a, z := l.A, l.B
-		if l.Kind == LinkPCIe || l.Kind == LinkNet {
-			a, z = z, a
-		}
-		if l.Kind == LinkSMP {
-			attrs = append(attrs, "constraint=false")
-		}
-		fmt.Fprintf(&b, "  %s -- %s", dotQuote(a), dotQuote(z))
-		if len(attrs) > 0 {
-			b.WriteString(" [" + strings.Join(attrs, ", ") + "]")
-		}
-		b.WriteString(";\n")
-	}
-	var top []string
-	for _, n := range g.NUMANodes {
-		top = append(top, dotQuote(n.NodeID()))
-	}
-	for _, id := range sockets {
-		top = append(top, dotQuote(id))
-	}
-	if len(top) > 1 {
-		b.WriteString("  { rank=same; " + strings.Join(top, "; ") + "; }\n")
-	}
-	b.WriteString("}\n")
-	return b.String()
-}
-
-// dotQuote quotes s as a DOT string; newlines become DOT's centred breaks.
-func dotQuote(s string) string {
-	s = strings.ReplaceAll(s, `\`, `\\`)
-	s = strings.ReplaceAll(s, `"`, `\"`)
-	s = strings.ReplaceAll(s, "\n", `\n`)
-	return `"` + s + `"`
 }

@@ -166,24 +166,9 @@ func TestSetPathAndMatrix(t *testing.T) {
 	}
 }
 
-func TestInferGraphAndDOT(t *testing.T) {
+// DOT's drawing of sample is tested in probes/topograph.
+func TestInferGraph(t *testing.T) {
 	topo := sample()
-	dot := topo.DOT()
-	if len(topo.Links) != 0 {
-		t.Error("DOT changed the topology it drew")
-	}
-	for _, want := range []string{
-		`"GPU0" -- "GPU1" [label="NV4"`,
-		`"NUMA0" -- "NUMA1" [label="SMP"`,
-		`"PCISW0" -- "GPU0" [label="Gen4 x16"]`,
-		`"NUMA0" -- "PCISW0"`,
-		`"NUMA1" -- "GPU2"`,
-		`label="NUMA 1 / CPU\ncores 8-15"`,
-	} {
-		if !strings.Contains(dot, want) {
-			t.Errorf("DOT lacks %q:\n%s", want, dot)
-		}
-	}
 	topo.InferGraph()
 	if topo.NICs[0].NUMANode != 0 {
 		t.Errorf("NIC0 NUMA %d, want 0 from GPU0", topo.NICs[0].NUMANode)
@@ -219,8 +204,12 @@ func TestInferNVSwitch(t *testing.T) {
 	if nv != 4 {
 		t.Errorf("%d NVLink links, want 4 (one per GPU to the switch)", nv)
 	}
-	if !strings.Contains(topo.DOT(), "SOCKET0") {
-		t.Error("unknown NUMA: want an inferred socket in the drawing")
+	socket := false
+	for _, l := range topo.Links {
+		socket = socket || strings.HasPrefix(l.A, SocketPrefix) || strings.HasPrefix(l.B, SocketPrefix)
+	}
+	if !socket {
+		t.Error("unknown NUMA: want an inferred socket in the graph")
 	}
 }
 

@@ -13,7 +13,6 @@ func init() {
 	Symbols["github.com/commlab/commlab/probes/parse/flightrec/flightrec"] = map[string]reflect.Value{
 		// function, constant and variable definitions
 		"Analyze":              reflect.ValueOf(flightrec.Analyze),
-		"ErrForeign":           reflect.ValueOf(&flightrec.ErrForeign).Elem(),
 		"ErrMalformed":         reflect.ValueOf(&flightrec.ErrMalformed).Elem(),
 		"ErrTruncated":         reflect.ValueOf(&flightrec.ErrTruncated).Elem(),
 		"FindingDtypeMismatch": reflect.ValueOf(constant.MakeFromLiteral("\"dtype-mismatch\"", token.STRING, 0)),
@@ -31,6 +30,7 @@ func init() {
 		"StateCompleted":       reflect.ValueOf(constant.MakeFromLiteral("\"completed\"", token.STRING, 0)),
 		"StateScheduled":       reflect.ValueOf(constant.MakeFromLiteral("\"scheduled\"", token.STRING, 0)),
 		"StateStarted":         reflect.ValueOf(constant.MakeFromLiteral("\"started\"", token.STRING, 0)),
+		"WriteSummary":         reflect.ValueOf(flightrec.WriteSummary),
 
 		// type definitions
 		"Analysis":     reflect.ValueOf((*flightrec.Analysis)(nil)),
@@ -40,7 +40,6 @@ func init() {
 		"Frame":        reflect.ValueOf((*flightrec.Frame)(nil)),
 		"GroupReport":  reflect.ValueOf((*flightrec.GroupReport)(nil)),
 		"GroupStatus":  reflect.ValueOf((*flightrec.GroupStatus)(nil)),
-		"ParseError":   reflect.ValueOf((*flightrec.ParseError)(nil)),
 		"ProcessGroup": reflect.ValueOf((*flightrec.ProcessGroup)(nil)),
 		"RankState":    reflect.ValueOf((*flightrec.RankState)(nil)),
 	}

@@ -10,19 +10,18 @@ import (
 func init() {
 	Symbols["github.com/commlab/commlab/probes/parse/nccllog/nccllog"] = map[string]reflect.Value{
 		// function, constant and variable definitions
-		"ErrNoNCCLLines": reflect.ValueOf(&nccllog.ErrNoNCCLLines).Elem(),
-		"ErrTruncated":   reflect.ValueOf(&nccllog.ErrTruncated).Elem(),
-		"Parse":          reflect.ValueOf(nccllog.Parse),
-		"ParseBytes":     reflect.ValueOf(nccllog.ParseBytes),
+		"ErrTruncated": reflect.ValueOf(&nccllog.ErrTruncated).Elem(),
+		"Parse":        reflect.ValueOf(nccllog.Parse),
+		"ParseBytes":   reflect.ValueOf(nccllog.ParseBytes),
 
 		// type definitions
 		"ChannelCount": reflect.ValueOf((*nccllog.ChannelCount)(nil)),
 		"Choice":       reflect.ValueOf((*nccllog.Choice)(nil)),
 		"Connection":   reflect.ValueOf((*nccllog.Connection)(nil)),
 		"EnvSetting":   reflect.ValueOf((*nccllog.EnvSetting)(nil)),
+		"FoldedChoice": reflect.ValueOf((*nccllog.FoldedChoice)(nil)),
 		"GraphSearch":  reflect.ValueOf((*nccllog.GraphSearch)(nil)),
 		"InitTiming":   reflect.ValueOf((*nccllog.InitTiming)(nil)),
-		"LineError":    reflect.ValueOf((*nccllog.LineError)(nil)),
 		"Log":          reflect.ValueOf((*nccllog.Log)(nil)),
 		"Message":      reflect.ValueOf((*nccllog.Message)(nil)),
 		"Operation":    reflect.ValueOf((*nccllog.Operation)(nil)),

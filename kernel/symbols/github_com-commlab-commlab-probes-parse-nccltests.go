@@ -12,7 +12,6 @@ func init() {
 		// function, constant and variable definitions
 		"BusBWFactor":          reflect.ValueOf(nccltests.BusBWFactor),
 		"ErrMalformed":         reflect.ValueOf(&nccltests.ErrMalformed).Elem(),
-		"ErrNoResults":         reflect.ValueOf(&nccltests.ErrNoResults).Elem(),
 		"ErrTestFailed":        reflect.ValueOf(&nccltests.ErrTestFailed).Elem(),
 		"ErrTruncated":         reflect.ValueOf(&nccltests.ErrTruncated).Elem(),
 		"ErrUnknownCollective": reflect.ValueOf(&nccltests.ErrUnknownCollective).Elem(),
@@ -22,7 +21,6 @@ func init() {
 
 		// type definitions
 		"Device":      reflect.ValueOf((*nccltests.Device)(nil)),
-		"LineError":   reflect.ValueOf((*nccltests.LineError)(nil)),
 		"Measurement": reflect.ValueOf((*nccltests.Measurement)(nil)),
 		"Params":      reflect.ValueOf((*nccltests.Params)(nil)),
 		"Result":      reflect.ValueOf((*nccltests.Result)(nil)),

@@ -10,12 +10,11 @@ import (
 func init() {
 	Symbols["github.com/commlab/commlab/probes/parse/ncclxml/ncclxml"] = map[string]reflect.Value{
 		// function, constant and variable definitions
-		"ErrMalformed":   reflect.ValueOf(&ncclxml.ErrMalformed).Elem(),
-		"ErrTruncated":   reflect.ValueOf(&ncclxml.ErrTruncated).Elem(),
-		"ErrUnknownRoot": reflect.ValueOf(&ncclxml.ErrUnknownRoot).Elem(),
-		"Parse":          reflect.ValueOf(ncclxml.Parse),
-		"ParseGraphs":    reflect.ValueOf(ncclxml.ParseGraphs),
-		"ParseTopology":  reflect.ValueOf(ncclxml.ParseTopology),
+		"ErrMalformed":  reflect.ValueOf(&ncclxml.ErrMalformed).Elem(),
+		"ErrTruncated":  reflect.ValueOf(&ncclxml.ErrTruncated).Elem(),
+		"Parse":         reflect.ValueOf(ncclxml.Parse),
+		"ParseGraphs":   reflect.ValueOf(ncclxml.ParseGraphs),
+		"ParseTopology": reflect.ValueOf(ncclxml.ParseTopology),
 
 		// type definitions
 		"CPU":       reflect.ValueOf((*ncclxml.CPU)(nil)),
@@ -26,7 +25,6 @@ func init() {
 		"GPUInfo":   reflect.ValueOf((*ncclxml.GPUInfo)(nil)),
 		"Graph":     reflect.ValueOf((*ncclxml.Graph)(nil)),
 		"Graphs":    reflect.ValueOf((*ncclxml.Graphs)(nil)),
-		"LineError": reflect.ValueOf((*ncclxml.LineError)(nil)),
 		"NIC":       reflect.ValueOf((*ncclxml.NIC)(nil)),
 		"NICInfo":   reflect.ValueOf((*ncclxml.NICInfo)(nil)),
 		"NVLink":    reflect.ValueOf((*ncclxml.NVLink)(nil)),

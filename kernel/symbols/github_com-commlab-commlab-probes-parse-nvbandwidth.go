@@ -12,7 +12,6 @@ import (
 func init() {
 	Symbols["github.com/commlab/commlab/probes/parse/nvbandwidth/nvbandwidth"] = map[string]reflect.Value{
 		// function, constant and variable definitions
-		"ErrForeign":       reflect.ValueOf(&nvbandwidth.ErrForeign).Elem(),
 		"ErrMalformed":     reflect.ValueOf(&nvbandwidth.ErrMalformed).Elem(),
 		"ErrTruncated":     reflect.ValueOf(&nvbandwidth.ErrTruncated).Elem(),
 		"Parse":            reflect.ValueOf(nvbandwidth.Parse),
@@ -25,10 +24,9 @@ func init() {
 		"StatusWaived":     reflect.ValueOf(constant.MakeFromLiteral("\"Waived\"", token.STRING, 0)),
 
 		// type definitions
-		"Cell":       reflect.ValueOf((*nvbandwidth.Cell)(nil)),
-		"Device":     reflect.ValueOf((*nvbandwidth.Device)(nil)),
-		"ParseError": reflect.ValueOf((*nvbandwidth.ParseError)(nil)),
-		"Report":     reflect.ValueOf((*nvbandwidth.Report)(nil)),
-		"Testcase":   reflect.ValueOf((*nvbandwidth.Testcase)(nil)),
+		"Cell":     reflect.ValueOf((*nvbandwidth.Cell)(nil)),
+		"Device":   reflect.ValueOf((*nvbandwidth.Device)(nil)),
+		"Report":   reflect.ValueOf((*nvbandwidth.Report)(nil)),
+		"Testcase": reflect.ValueOf((*nvbandwidth.Testcase)(nil)),
 	}
 }

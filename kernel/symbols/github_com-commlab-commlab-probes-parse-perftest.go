@@ -14,7 +14,6 @@ func init() {
 		// function, constant and variable definitions
 		"BytesPerGb":         reflect.ValueOf(constant.MakeFromLiteral("125000000", token.INT, 0)),
 		"BytesPerMB":         reflect.ValueOf(constant.MakeFromLiteral("1048576", token.INT, 0)),
-		"ErrForeign":         reflect.ValueOf(&perftest.ErrForeign).Elem(),
 		"ErrMalformed":       reflect.ValueOf(&perftest.ErrMalformed).Elem(),
 		"ErrTruncated":       reflect.ValueOf(&perftest.ErrTruncated).Elem(),
 		"Parse":              reflect.ValueOf(perftest.Parse),
@@ -23,10 +22,9 @@ func init() {
 		"UnitBytesPerSecond": reflect.ValueOf(perftest.UnitBytesPerSecond),
 
 		// type definitions
-		"Address":    reflect.ValueOf((*perftest.Address)(nil)),
-		"Bandwidth":  reflect.ValueOf((*perftest.Bandwidth)(nil)),
-		"Latency":    reflect.ValueOf((*perftest.Latency)(nil)),
-		"ParseError": reflect.ValueOf((*perftest.ParseError)(nil)),
-		"Report":     reflect.ValueOf((*perftest.Report)(nil)),
+		"Address":   reflect.ValueOf((*perftest.Address)(nil)),
+		"Bandwidth": reflect.ValueOf((*perftest.Bandwidth)(nil)),
+		"Latency":   reflect.ValueOf((*perftest.Latency)(nil)),
+		"Report":    reflect.ValueOf((*perftest.Report)(nil)),
 	}
 }

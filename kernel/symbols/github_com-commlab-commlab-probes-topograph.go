@@ -10,6 +10,7 @@ import (
 func init() {
 	Symbols["github.com/commlab/commlab/probes/topograph/topograph"] = map[string]reflect.Value{
 		// function, constant and variable definitions
+		"DOT":      reflect.ValueOf(topograph.DOT),
 		"SVG":      reflect.ValueOf(topograph.SVG),
 		"WriteSVG": reflect.ValueOf(topograph.WriteSVG),
 	}

@@ -36,6 +36,7 @@ func init() {
 		"PCIeLevel":        reflect.ValueOf(probes.PCIeLevel),
 		"ParsePath":        reflect.ValueOf(probes.ParsePath),
 		"ReadRun":          reflect.ValueOf(probes.ReadRun),
+		"SocketPrefix":     reflect.ValueOf(constant.MakeFromLiteral("\"SOCKET\"", token.STRING, 0)),
 
 		// type definitions
 		"Comparison": reflect.ValueOf((*probes.Comparison)(nil)),

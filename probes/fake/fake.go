@@ -7,7 +7,7 @@ import (
 	"sort"
 
 	"github.com/commlab/commlab/probes"
-	"github.com/commlab/commlab/probes/parse/topom"
+	"github.com/commlab/commlab/probes/parse/nvidiasmi"
 )
 
 //go:embed recorded/*.txt
@@ -138,7 +138,7 @@ func parseRecorded(path string) (*probes.Topology, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fake: embedded %s: %w", path, err)
 	}
-	m, err := topom.ParseString(string(data))
+	m, err := nvidiasmi.ParseTopoMatrixString(string(data))
 	if err != nil {
 		return nil, fmt.Errorf("fake: recorded %s: %w", path, err)
 	}
@@ -149,7 +149,7 @@ func parseRecorded(path string) (*probes.Topology, error) {
 // the path matrix, the GPUs with their affinity columns, the NICs with
 // their legend names, and a graph inferred from the matrix (see
 // probes.Topology.InferGraph) so it can be drawn.
-func TopologyFromMatrix(m *topom.Matrix) *probes.Topology {
+func TopologyFromMatrix(m *nvidiasmi.TopoMatrix) *probes.Topology {
 	t := &probes.Topology{Source: "nvidia-smi topo -m"}
 	for _, d := range m.Devices {
 		t.AddDevice(d)
@@ -176,7 +176,7 @@ func TopologyFromMatrix(m *topom.Matrix) *probes.Topology {
 // text. On damaged input it returns the machine built from what parsed,
 // together with the parse error naming the line.
 func FromTopoM(name, text string) (*Machine, error) {
-	m, err := topom.ParseString(text)
+	m, err := nvidiasmi.ParseTopoMatrixString(text)
 	if m == nil || len(m.Devices) == 0 {
 		if err == nil {
 			err = fmt.Errorf("fake: %s: no devices in the matrix", name)

@@ -2,6 +2,7 @@ package fake
 
 import (
 	"context"
+	"github.com/commlab/commlab/probes/topograph"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,7 +11,7 @@ import (
 	"github.com/commlab/commlab/probes"
 )
 
-const topomTestdata = "../parse/topom/testdata"
+const topomTestdata = "../parse/nvidiasmi/testdata/topo"
 
 func fromFile(t *testing.T, name string) (*probes.Topology, error) {
 	t.Helper()
@@ -54,7 +55,7 @@ func TestFromTopoMGraph(t *testing.T) {
 			if len(topo.NUMANodes) != tc.numa || len(topo.Switches) != tc.switches {
 				t.Errorf("numa %d switches %d, want %d %d", len(topo.NUMANodes), len(topo.Switches), tc.numa, tc.switches)
 			}
-			dot := topo.DOT()
+			dot := topograph.DOT(topo)
 			if strings.Contains(dot, probes.NVSwitchID) != tc.nvswitch || strings.Contains(dot, "SOCKET0") != tc.socket {
 				t.Errorf("NVSwitch %v socket %v in:\n%s", tc.nvswitch, tc.socket, dot)
 			}
@@ -123,7 +124,7 @@ func FuzzFromTopoM(f *testing.F) {
 			t.Fatal(err)
 		}
 		_ = topo.Matrix()
-		_ = topo.DOT()
+		_ = topograph.DOT(topo)
 		_ = topo.Summary()
 	})
 }

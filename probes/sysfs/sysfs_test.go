@@ -3,6 +3,7 @@ package sysfs
 import (
 	"context"
 	"errors"
+	"github.com/commlab/commlab/probes/topograph"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -102,7 +103,7 @@ func TestSysfsTopology(t *testing.T) {
 	if sw.BusID != "0000:16:00.0" || len(sw.Members) != 2 {
 		t.Errorf("switch %+v", sw)
 	}
-	dot := topo.DOT()
+	dot := topograph.DOT(topo)
 	for _, want := range []string{`"PCISW0" -- "GPU0" [label="Gen5 x16"]`, `"NUMA0" -- "PCISW0" [label="Gen5 x16"]`, `"NUMA1" -- "GPU1" [label="Gen4 x8"]`, `"NUMA0" -- "NUMA1"`} {
 		if !strings.Contains(dot, want) {
 			t.Errorf("DOT lacks %s:\n%s", want, dot)

@@ -14,6 +14,9 @@
 // A machine's topology is a fixed hierarchy, not a general graph, so a
 // layered tree layout needs no general graph layout engine.
 //
+// DOT writes the same graph as Graphviz text, for those who lay it out
+// with their own Graphviz (`commlab probe topo --dot`).
+//
 // It owns the layout and the rendering only: what the graph holds is
 // decided by probes.Topology (its Links, or probes.Topology.InferGraph when
 // a source gave only the path matrix).

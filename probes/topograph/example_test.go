@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/commlab/commlab/probes/fake"
 	"github.com/commlab/commlab/probes/topograph"
@@ -26,4 +27,14 @@ func ExampleSVG() {
 	// GPU boxes: 8
 	// NIC boxes: 8
 	// NVSwitch: true
+}
+
+func ExampleDOT() {
+	topo, _ := fake.HGXH200().Topology(context.Background())
+	dot := topograph.DOT(topo)
+	fmt.Println(strings.SplitN(dot, "\n", 2)[0])
+	fmt.Println("NVLink edges:", strings.Count(dot, `label="NV18"`))
+	// Output:
+	// graph topology {
+	// NVLink edges: 8
 }

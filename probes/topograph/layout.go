@@ -95,7 +95,7 @@ type picture struct {
 // classify tells what an ID names, by the naming rules of probes.
 func classify(t *probes.Topology, id string) kind {
 	switch {
-	case strings.HasPrefix(id, "NUMA"), strings.HasPrefix(id, "SOCKET"), id == "CPU":
+	case strings.HasPrefix(id, "NUMA"), strings.HasPrefix(id, probes.SocketPrefix), id == "CPU":
 		return kindCPU
 	case strings.HasPrefix(id, "PCISW"):
 		return kindSwitch
@@ -510,7 +510,7 @@ func labelOf(t *probes.Topology, b *box) []string {
 				return lines
 			}
 		}
-		if s, ok := strings.CutPrefix(b.id, "SOCKET"); ok {
+		if s, ok := strings.CutPrefix(b.id, probes.SocketPrefix); ok {
 			return []string{"CPU socket " + s, "(inferred from SYS paths)"}
 		}
 		if b.id == "CPU" {

@@ -2,6 +2,8 @@ package flightrec
 
 import (
 	"fmt"
+	"github.com/commlab/commlab/probes/parse"
+	"io"
 	"sort"
 	"strconv"
 	"strings"
@@ -669,4 +671,21 @@ func (a *Analysis) Text() string {
 		}
 	}
 	return b.String()
+}
+
+// WriteSummary writes what a person reads first about a set of dumps: one
+// line per dump (its file, rank, format, version, NCCL and entry counts),
+// then a blank line and the analysis a has made of them (Analysis.Text).
+func WriteSummary(w io.Writer, dumps []*Dump, a *Analysis) error {
+	return parse.WriteBuffered(w, func(w io.Writer) {
+		for _, d := range dumps {
+			fmt.Fprintf(w, "%s: rank %d, %s dump version %s", d.File, d.Rank, d.Format, d.Version)
+			if d.CommLibVersion != "" {
+				fmt.Fprintf(w, ", NCCL %s", d.CommLibVersion)
+			}
+			fmt.Fprintf(w, ", %d entries, %d process group(s)\n", len(d.Entries), len(d.ProcessGroups))
+		}
+		fmt.Fprintln(w)
+		fmt.Fprint(w, a.Text())
+	})
 }

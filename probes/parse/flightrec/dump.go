@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/commlab/commlab/probes/parse"
 	"io"
 	"math"
 	"os"
@@ -17,41 +18,12 @@ import (
 
 // Sentinel errors callers can branch on with errors.Is.
 var (
-	// ErrForeign means the input is not a Flight Recorder dump.
-	ErrForeign = errors.New("flightrec: not a Flight Recorder dump")
 	// ErrTruncated means the dump ends early; the entries before the cut
 	// are kept.
 	ErrTruncated = errors.New("flightrec: truncated dump")
 	// ErrMalformed means the dump could not be decoded.
 	ErrMalformed = errors.New("flightrec: malformed dump")
 )
-
-// ParseError says where decoding stopped: a byte offset for pickles, a line
-// for JSON.
-type ParseError struct {
-	File   string
-	Offset int // byte offset, -1 when Line is used
-	Line   int
-	Msg    string
-	Err    error
-}
-
-func (e *ParseError) Error() string {
-	where := ""
-	switch {
-	case e.Offset >= 0:
-		where = fmt.Sprintf("byte %d: ", e.Offset)
-	case e.Line > 0:
-		where = fmt.Sprintf("line %d: ", e.Line)
-	}
-	file := ""
-	if e.File != "" {
-		file = e.File + ": "
-	}
-	return "flightrec: " + file + where + e.Msg
-}
-
-func (e *ParseError) Unwrap() error { return e.Err }
 
 // Entry states as Flight Recorder writes them.
 const (
@@ -197,7 +169,7 @@ func ParseDump(r io.Reader, name string) (*Dump, error) {
 		return d, fmt.Errorf("flightrec: %s: %w", name, err)
 	}
 	if len(data) > maxDumpBytes {
-		return d, &ParseError{File: name, Offset: maxDumpBytes, Msg: "dump larger than 1 GiB", Err: ErrMalformed}
+		return d, &parse.Error{Format: "flightrec", File: name, Binary: true, Offset: maxDumpBytes, Msg: "dump larger than 1 GiB", Err: ErrMalformed}
 	}
 	trimmed := bytes.TrimLeft(data, " \t\r\n")
 	switch {
@@ -208,11 +180,11 @@ func ParseDump(r io.Reader, name string) (*Dump, error) {
 		v, perr := unpickle(data)
 		root, _ := v.(*pyDict)
 		if root == nil && perr == nil {
-			return d, &ParseError{File: name, Offset: 0, Msg: fmt.Sprintf("pickle holds %T, not a dict", v), Err: ErrForeign}
+			return d, &parse.Error{Format: "flightrec", File: name, Binary: true, Offset: 0, Msg: fmt.Sprintf("pickle holds %T, not a dict", v), Err: parse.ErrFormat}
 		}
 		if root != nil {
 			if err := fill(d, genericOf(root, 0)); err != nil {
-				return d, &ParseError{File: name, Offset: -1, Msg: err.Error(), Err: ErrForeign}
+				return d, &parse.Error{Format: "flightrec", File: name, Msg: err.Error(), Err: parse.ErrFormat}
 			}
 		}
 		if perr != nil {
@@ -229,7 +201,7 @@ func ParseDump(r io.Reader, name string) (*Dump, error) {
 			if kind == ErrTruncated {
 				msg += fmt.Sprintf(" (kept %d entries)", len(d.Entries))
 			}
-			return d, &ParseError{File: name, Offset: off, Msg: msg, Err: kind}
+			return d, &parse.Error{Format: "flightrec", File: name, Binary: true, Offset: off, Msg: msg, Err: kind}
 		}
 		return d, nil
 	case len(trimmed) > 0 && trimmed[0] == '{':
@@ -248,14 +220,14 @@ func ParseDump(r io.Reader, name string) (*Dump, error) {
 				kind = ErrTruncated
 				line = 1 + bytes.Count(data, []byte{'\n'})
 			}
-			return d, &ParseError{File: name, Offset: -1, Line: line, Msg: "JSON: " + err.Error(), Err: kind}
+			return d, &parse.Error{Format: "flightrec", File: name, Line: line, Msg: "JSON: " + err.Error(), Err: kind}
 		}
 		if err := fill(d, v); err != nil {
-			return d, &ParseError{File: name, Offset: -1, Line: 1, Msg: err.Error(), Err: ErrForeign}
+			return d, &parse.Error{Format: "flightrec", File: name, Line: 1, Msg: err.Error(), Err: parse.ErrFormat}
 		}
 		return d, nil
 	}
-	return d, &ParseError{File: name, Offset: 0, Msg: "neither a pickle (0x80) nor a JSON object", Err: ErrForeign}
+	return d, &parse.Error{Format: "flightrec", File: name, Binary: true, Offset: 0, Msg: "neither a pickle (0x80) nor a JSON object", Err: parse.ErrFormat}
 }
 
 // genericOf turns decoded pickle values into the shapes encoding/json

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"github.com/commlab/commlab/probes/parse"
 	"github.com/commlab/commlab/probes/parse/internal/golden"
 	"os"
 	"path/filepath"
@@ -244,9 +245,9 @@ func TestBrokenDumps(t *testing.T) {
 		{"pickle cut before STOP", full[:len(full)-1], ErrTruncated, 11, true, false},
 		{"pickle, bad opcode", append(append([]byte{}, full[:len(full)-1]...), 0xff), ErrMalformed, 11, true, false},
 		{"json cut", jsonFull[:len(jsonFull)/2], ErrTruncated, 0, false, true},
-		{"foreign text", []byte("hello\n"), ErrForeign, 0, true, false},
-		{"foreign json", []byte(`{"a": 1}`), ErrForeign, 0, false, true},
-		{"empty", nil, ErrForeign, 0, true, false},
+		{"foreign text", []byte("hello\n"), parse.ErrFormat, 0, true, false},
+		{"foreign json", []byte(`{"a": 1}`), parse.ErrFormat, 0, false, true},
+		{"empty", nil, parse.ErrFormat, 0, true, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -254,11 +255,11 @@ func TestBrokenDumps(t *testing.T) {
 			if !errors.Is(err, c.kind) {
 				t.Fatalf("error = %v, want %v", err, c.kind)
 			}
-			var pe *ParseError
+			var pe *parse.Error
 			if !errors.As(err, &pe) {
-				t.Fatalf("error %T is not *ParseError", err)
+				t.Fatalf("error %T is not *parse.Error", err)
 			}
-			if c.wantOffset && pe.Offset < 0 {
+			if c.wantOffset && !pe.Binary {
 				t.Errorf("error names no byte offset: %v", err)
 			}
 			if c.wantLineGT0 && pe.Line <= 0 {
@@ -324,9 +325,9 @@ func FuzzParseDump(f *testing.F) {
 			t.Fatalf("nil dump (err %v)", err)
 		}
 		if err != nil {
-			var pe *ParseError
+			var pe *parse.Error
 			if !errors.As(err, &pe) {
-				t.Fatalf("error %T is not *ParseError: %v", err, err)
+				t.Fatalf("error %T is not *parse.Error: %v", err, err)
 			}
 		}
 		a := Analyze([]*Dump{d, d})

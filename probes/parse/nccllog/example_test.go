@@ -65,3 +65,21 @@ nathan-h100-1:14492:14605 [0] NCCL INFO     AllGather |     0.0/   0.0 |     0.0
 	// 536870912 bytes: RING/SIMPLE, model 5679.1 us
 	// true 70 21.3 512
 }
+
+// A benchmark makes the same call many times; NCCL logs each.
+func ExampleLog_FoldedChoices() {
+	call := nccllog.Choice{Op: "AllReduce", Bytes: 1 << 30, Algorithm: "RING", Protocol: "SIMPLE", ChannelLo: 0, ChannelHi: 31}
+	l := &nccllog.Log{}
+	for line := 1; line <= 20; line++ {
+		c := call
+		c.Source.Line = line
+		l.Choices = append(l.Choices, c)
+	}
+	l.Choices = append(l.Choices, nccllog.Choice{Op: "AllGather", Bytes: 4096, Algorithm: "RING", Protocol: "LL", ChannelLo: -1})
+	for _, f := range l.FoldedChoices() {
+		fmt.Printf("%s %d B %s/%s x%d\n", f.Choice.Op, f.Choice.Bytes, f.Choice.Algorithm, f.Choice.Protocol, f.Count)
+	}
+	// Output:
+	// AllReduce 1073741824 B RING/SIMPLE x20
+	// AllGather 4096 B RING/LL x1
+}

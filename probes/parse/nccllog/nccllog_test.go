@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"github.com/commlab/commlab/probes/parse"
 	"github.com/commlab/commlab/probes/parse/internal/golden"
 	"os"
 	"strings"
@@ -210,7 +211,7 @@ func TestParseTruncated(t *testing.T) {
 	lines := strings.SplitAfter(string(data), "\n")
 	// Cut inside the topology dump (it opens on line 26).
 	l, err := Parse(strings.NewReader(strings.Join(lines[:28], "")))
-	var le *LineError
+	var le *parse.Error
 	if !errors.Is(err, ErrTruncated) || !errors.As(err, &le) || le.Line != 26 {
 		t.Fatalf("cut in dump: err = %v", err)
 	}
@@ -223,7 +224,7 @@ func TestParseTruncated(t *testing.T) {
 	if !errors.Is(err, ErrTruncated) || !strings.Contains(err.Error(), "line 2") || len(l.Connections) != 1 {
 		t.Fatalf("cut mid-line: err = %v, connections %d", err, len(l.Connections))
 	}
-	if _, err := Parse(strings.NewReader("just some text\nno nccl here\n")); !errors.Is(err, ErrNoNCCLLines) {
+	if _, err := Parse(strings.NewReader("just some text\nno nccl here\n")); !errors.Is(err, parse.ErrFormat) {
 		t.Errorf("foreign input: err = %v", err)
 	}
 }

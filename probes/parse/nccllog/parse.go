@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/commlab/commlab/probes/parse"
 )
 
 const maxLine = 1 << 20
@@ -154,11 +156,11 @@ func Parse(r io.Reader) (*Log, error) {
 			break
 		}
 		if err != nil {
-			p.errs = append(p.errs, &LineError{Line: p.lineNo + 1, Err: fmt.Errorf("nccllog: read: %w", err)})
+			p.errs = append(p.errs, &parse.Error{Format: "nccllog", Line: p.lineNo + 1, Err: fmt.Errorf("nccllog: read: %w", err)})
 			break
 		}
 		if len(line) > maxLine {
-			p.errs = append(p.errs, &LineError{Line: p.lineNo, Err: errors.New("nccllog: line too long")})
+			p.errs = append(p.errs, &parse.Error{Format: "nccllog", Line: p.lineNo, Err: errors.New("nccllog: line too long")})
 		}
 	}
 	p.finish()
@@ -237,7 +239,7 @@ func (p *parser) line(raw string, complete bool) {
 	if !p.info(src, msg) {
 		p.log.Unrecognized++
 		if !complete && looksStructured(msg) {
-			p.errs = append(p.errs, &LineError{Line: p.lineNo, Err: fmt.Errorf("%w: last line ends mid-record: %q", ErrTruncated, msg)})
+			p.errs = append(p.errs, &parse.Error{Format: "nccllog", Line: p.lineNo, Err: fmt.Errorf("%w: last line ends mid-record: %q", ErrTruncated, msg)})
 		}
 	}
 }
@@ -640,10 +642,10 @@ func (p *parser) finish() {
 	sort.Ints(open)
 	for _, idx := range open {
 		d := p.log.Topology[idx]
-		p.errs = append(p.errs, &LineError{Line: d.Source.Line, Err: fmt.Errorf("%w: topology dump started here has no closing \"=====\" line", ErrTruncated)})
+		p.errs = append(p.errs, &parse.Error{Format: "nccllog", Line: d.Source.Line, Err: fmt.Errorf("%w: topology dump started here has no closing \"=====\" line", ErrTruncated)})
 	}
 	if p.log.NCCLLines == 0 {
-		p.errs = append(p.errs, ErrNoNCCLLines)
+		p.errs = append(p.errs, &parse.Error{Format: "nccllog", Msg: "no NCCL debug lines found", Err: parse.ErrFormat})
 	}
 }
 

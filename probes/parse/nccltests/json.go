@@ -8,6 +8,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/commlab/commlab/probes/parse"
 )
 
 // The JSON file nccl-tests writes with -J (src/util.cu, JSON_FILE_VERSION
@@ -147,14 +149,14 @@ func ParseJSON(r io.Reader) (*Result, error) {
 		} else if !errors.Is(err, ErrMalformed) {
 			err = fmt.Errorf("%w: %w", ErrMalformed, err)
 		}
-		return res, &LineError{Line: lineAt(), Err: err}
+		return res, &parse.Error{Format: "nccltests", Line: lineAt(), Err: err}
 	}
 	tok, err := dec.Token()
 	if err != nil {
 		return fail(err)
 	}
 	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return res, &LineError{Line: lineAt(), Err: fmt.Errorf("%w: JSON does not start with an object", ErrNoResults)}
+		return res, &parse.Error{Format: "nccltests", Line: lineAt(), Msg: "no nccl-tests output found: JSON does not start with an object", Err: parse.ErrFormat}
 	}
 	sawResults := false
 	for dec.More() {
@@ -233,10 +235,10 @@ func ParseJSON(r io.Reader) (*Result, error) {
 		return fail(err)
 	}
 	if !sawResults {
-		return res, &LineError{Line: lineAt(), Err: fmt.Errorf("%w: JSON has no \"results\" list", ErrNoResults)}
+		return res, &parse.Error{Format: "nccltests", Line: lineAt(), Msg: "no nccl-tests output found: JSON has no \"results\" list", Err: parse.ErrFormat}
 	}
 	if !run.HasFooter {
-		return res, &LineError{Line: lineAt(), Err: fmt.Errorf("%w: no average_bus_bandwidth after the results", ErrTruncated)}
+		return res, &parse.Error{Format: "nccltests", Line: lineAt(), Err: fmt.Errorf("%w: no average_bus_bandwidth after the results", ErrTruncated)}
 	}
 	return res, nil
 }

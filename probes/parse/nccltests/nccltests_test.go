@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"github.com/commlab/commlab/probes/parse"
 	"github.com/commlab/commlab/probes/parse/internal/golden"
 	"math"
 	"os"
@@ -134,12 +135,12 @@ func TestParseTextVariants(t *testing.T) {
 		{
 			name:      "foreign input",
 			in:        "hello\nthis is not a benchmark\n",
-			wantErrIs: ErrNoResults,
+			wantErrIs: parse.ErrFormat,
 		},
 		{
 			name:      "empty input",
 			in:        "",
-			wantErrIs: ErrNoResults,
+			wantErrIs: parse.ErrFormat,
 		},
 		{
 			name: "two runs back to back",
@@ -200,7 +201,7 @@ func TestParseTruncatedKeepsRows(t *testing.T) {
 			t.Fatalf("cut after line %d: rows = %d, want %d", cut, got, wantRows)
 		}
 		if wantRows > 0 {
-			var le *LineError
+			var le *parse.Error
 			if !errors.As(err, &le) || !errors.Is(err, ErrTruncated) || le.Line != cut {
 				t.Fatalf("cut after line %d: error = %v, want truncated at line %d", cut, err, cut)
 			}

@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/commlab/commlab/probes/parse"
 )
 
 // maxLine bounds one input line; nccl-tests lines are short, NCCL debug
@@ -88,7 +90,7 @@ func ParseText(r io.Reader) (*Result, error) {
 		p.line(sc.Text())
 	}
 	if err := sc.Err(); err != nil {
-		p.errs = append(p.errs, &LineError{Line: p.lineNo + 1, Err: fmt.Errorf("%w: %w", ErrMalformed, err)})
+		p.errs = append(p.errs, &parse.Error{Format: "nccltests", Line: p.lineNo + 1, Err: fmt.Errorf("%w: %w", ErrMalformed, err)})
 	}
 	p.finish()
 	return p.res, errors.Join(p.errs...)
@@ -267,7 +269,7 @@ func (p *textParser) headerLine(s string) {
 		run.HasFooter = true
 		v, err := strconv.ParseFloat(m[1], 64)
 		if err != nil {
-			p.errs = append(p.errs, &LineError{Line: p.lineNo, Err: fmt.Errorf("%w: avg bus bandwidth %q", ErrMalformed, m[1])})
+			p.errs = append(p.errs, &parse.Error{Format: "nccltests", Line: p.lineNo, Err: fmt.Errorf("%w: avg bus bandwidth %q", ErrMalformed, m[1])})
 		}
 		run.AvgBusBW = v
 		run.AvgBusBWVerdict = m[2]
@@ -354,7 +356,7 @@ func (p *textParser) fragment(text string, cut bool) {
 	} else {
 		if looksLikeRowStart(tokens) && len(p.pending) >= 3 {
 			// The pending row never completed; a new row begins here.
-			p.errs = append(p.errs, &LineError{Line: p.pendAt, Err: fmt.Errorf("%w: row has %d fields, a new row starts on line %d", ErrMalformed, len(p.pending), p.lineNo)})
+			p.errs = append(p.errs, &parse.Error{Format: "nccltests", Line: p.pendAt, Err: fmt.Errorf("%w: row has %d fields, a new row starts on line %d", ErrMalformed, len(p.pending), p.lineNo)})
 			p.pending = nil
 			p.pendAt = p.lineNo
 			p.pending = append(p.pending, tokens...)
@@ -469,12 +471,12 @@ func (p *textParser) completeRow(run *Run, want int) {
 	row, err := buildRow(cols, tokens)
 	row.Line = p.pendAt
 	if err != nil {
-		p.errs = append(p.errs, &LineError{Line: p.pendAt, Err: err})
+		p.errs = append(p.errs, &parse.Error{Format: "nccltests", Line: p.pendAt, Err: err})
 		return
 	}
 	run.Rows = append(run.Rows, row)
 	if len(extra) > 0 {
-		p.errs = append(p.errs, &LineError{Line: p.lineNo, Err: fmt.Errorf("%w: %d extra fields after a complete row", ErrMalformed, len(extra))})
+		p.errs = append(p.errs, &parse.Error{Format: "nccltests", Line: p.lineNo, Err: fmt.Errorf("%w: %d extra fields after a complete row", ErrMalformed, len(extra))})
 	}
 }
 
@@ -557,14 +559,14 @@ func (p *textParser) flushPending() {
 		p.completeRow(run, 12)
 		return
 	}
-	p.errs = append(p.errs, &LineError{Line: p.pendAt, Err: fmt.Errorf("%w: row cut short after %d fields", ErrTruncated, len(p.pending))})
+	p.errs = append(p.errs, &parse.Error{Format: "nccltests", Line: p.pendAt, Err: fmt.Errorf("%w: row cut short after %d fields", ErrTruncated, len(p.pending))})
 	p.pending = nil
 }
 
 func (p *textParser) finish() {
 	p.flushPending()
 	if len(p.res.Runs) == 0 || !anyContent(p.res.Runs) {
-		p.errs = append(p.errs, ErrNoResults)
+		p.errs = append(p.errs, &parse.Error{Format: "nccltests", Msg: "no nccl-tests output found", Err: parse.ErrFormat})
 		return
 	}
 	for _, r := range p.res.Runs {
@@ -575,9 +577,9 @@ func (p *textParser) finish() {
 	last := &p.res.Runs[len(p.res.Runs)-1]
 	switch {
 	case len(last.Rows) > 0 && !last.HasFooter:
-		p.errs = append(p.errs, &LineError{Line: p.lineNo, Err: fmt.Errorf("%w: output ends after row %d without the \"# Avg bus bandwidth\" footer", ErrTruncated, len(last.Rows))})
+		p.errs = append(p.errs, &parse.Error{Format: "nccltests", Line: p.lineNo, Err: fmt.Errorf("%w: output ends after row %d without the \"# Avg bus bandwidth\" footer", ErrTruncated, len(last.Rows))})
 	case len(last.Rows) == 0 && !last.HasFooter && last.Params.Raw != "":
-		p.errs = append(p.errs, &LineError{Line: p.lineNo, Err: fmt.Errorf("%w: output ends after the header, before the first row", ErrTruncated)})
+		p.errs = append(p.errs, &parse.Error{Format: "nccltests", Line: p.lineNo, Err: fmt.Errorf("%w: output ends after the header, before the first row", ErrTruncated)})
 	}
 }
 

@@ -9,6 +9,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"text/tabwriter"
+
+	"github.com/commlab/commlab/probes/parse"
 )
 
 // Sentinel errors callers branch on with errors.Is.
@@ -17,21 +20,7 @@ var (
 	ErrTruncated = errors.New("ncclxml: truncated input")
 	// ErrMalformed: the XML is not well formed.
 	ErrMalformed = errors.New("ncclxml: malformed XML")
-	// ErrUnknownRoot: the root element is neither <system> nor <graphs>.
-	ErrUnknownRoot = errors.New("ncclxml: not an NCCL topology or graph file")
 )
-
-// LineError names the input line (1-based) a problem was found on.
-type LineError struct {
-	Line int
-	Err  error
-}
-
-func (e *LineError) Error() string {
-	return fmt.Sprintf("ncclxml: line %d: %s", e.Line, strings.TrimPrefix(e.Err.Error(), "ncclxml: "))
-}
-
-func (e *LineError) Unwrap() error { return e.Err }
 
 // Node is one XML element as read: its name, attributes and children.
 type Node struct {
@@ -61,7 +50,7 @@ func Parse(r io.Reader) (*Document, error) {
 	doc := &Document{}
 	if root == nil {
 		if err == nil {
-			err = fmt.Errorf("%w: no XML element found", ErrUnknownRoot)
+			err = notNCCL(0, "no XML element found")
 		}
 		return doc, err
 	}
@@ -74,20 +63,31 @@ func Parse(r io.Reader) (*Document, error) {
 	case "graph": // a single graph without the <graphs> wrapper
 		doc.Graphs = &Graphs{Graphs: []Graph{graphFrom(root)}}
 	default:
-		unknown := &LineError{Line: root.Line, Err: fmt.Errorf("%w: root element <%s>", ErrUnknownRoot, root.Name)}
-		return doc, errors.Join(err, unknown)
+		return doc, errors.Join(err, notNCCL(root.Line, "root element <"+root.Name+">"))
 	}
 	return doc, err
+}
+
+// notNCCL is the error for a document that is not NCCL's: it wraps
+// parse.ErrFormat.
+func notNCCL(line int, what string) error {
+	return &parse.Error{Format: "ncclxml", Line: line, Msg: "not an NCCL topology or graph file: " + what, Err: parse.ErrFormat}
+}
+
+// wrongRoot is err or, when parsing went well, the error for a document
+// whose root element is not the one wanted.
+func wrongRoot(err error, doc *Document, want string) error {
+	if err != nil {
+		return err
+	}
+	return notNCCL(0, "root element <"+doc.Root+">, want <"+want+">")
 }
 
 // ParseTopology reads an NCCL_TOPO_DUMP_FILE / NCCL_TOPO_FILE.
 func ParseTopology(r io.Reader) (*System, error) {
 	doc, err := Parse(r)
 	if doc.System == nil {
-		if err == nil {
-			err = fmt.Errorf("%w: root element <%s>, want <system>", ErrUnknownRoot, doc.Root)
-		}
-		return &System{}, err
+		return &System{}, wrongRoot(err, doc, "system")
 	}
 	return doc.System, err
 }
@@ -96,10 +96,7 @@ func ParseTopology(r io.Reader) (*System, error) {
 func ParseGraphs(r io.Reader) (*Graphs, error) {
 	doc, err := Parse(r)
 	if doc.Graphs == nil {
-		if err == nil {
-			err = fmt.Errorf("%w: root element <%s>, want <graphs>", ErrUnknownRoot, doc.Root)
-		}
-		return &Graphs{}, err
+		return &Graphs{}, wrongRoot(err, doc, "graphs")
 	}
 	return doc.Graphs, err
 }
@@ -120,7 +117,7 @@ func readTree(r io.Reader) (*Node, error) {
 		line, _ := dec.InputPos()
 		if err == io.EOF {
 			if len(stack) > 0 {
-				return root, &LineError{Line: line, Err: fmt.Errorf("%w: <%s> opened on line %d is not closed", ErrTruncated, stack[len(stack)-1].Name, stack[len(stack)-1].Line)}
+				return root, &parse.Error{Format: "ncclxml", Line: line, Err: fmt.Errorf("%w: <%s> opened on line %d is not closed", ErrTruncated, stack[len(stack)-1].Name, stack[len(stack)-1].Line)}
 			}
 			return root, nil
 		}
@@ -130,11 +127,11 @@ func readTree(r io.Reader) (*Node, error) {
 				line = se.Line
 				if len(stack) > 0 && strings.Contains(se.Msg, "unexpected EOF") {
 					open := stack[len(stack)-1]
-					return root, &LineError{Line: line, Err: fmt.Errorf("%w: input ends inside <%s> opened on line %d", ErrTruncated, open.Name, open.Line)}
+					return root, &parse.Error{Format: "ncclxml", Line: line, Err: fmt.Errorf("%w: input ends inside <%s> opened on line %d", ErrTruncated, open.Name, open.Line)}
 				}
-				return root, &LineError{Line: line, Err: fmt.Errorf("%w: %s", ErrMalformed, se.Msg)}
+				return root, &parse.Error{Format: "ncclxml", Line: line, Err: fmt.Errorf("%w: %s", ErrMalformed, se.Msg)}
 			}
-			return root, &LineError{Line: line, Err: fmt.Errorf("%w: %w", ErrMalformed, err)}
+			return root, &parse.Error{Format: "ncclxml", Line: line, Err: fmt.Errorf("%w: %w", ErrMalformed, err)}
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:
@@ -147,7 +144,7 @@ func readTree(r io.Reader) (*Node, error) {
 			}
 			if len(stack) == 0 {
 				if root != nil {
-					return root, &LineError{Line: line, Err: fmt.Errorf("%w: second root element <%s>", ErrMalformed, n.Name)}
+					return root, &parse.Error{Format: "ncclxml", Line: line, Err: fmt.Errorf("%w: second root element <%s>", ErrMalformed, n.Name)}
 				}
 				root = n
 			} else {
@@ -569,4 +566,68 @@ func (s *System) Edges() []Edge {
 		}
 	}
 	return out
+}
+
+// WriteSummary writes what a person reads first about an NCCL topology or
+// graph file, starting with a line naming the input (file): for a topology
+// its GPUs and NICs, for graphs each graph and its first channels.
+func (doc *Document) WriteSummary(w io.Writer, file string) error {
+	return parse.WriteBuffered(w, func(w io.Writer) {
+		switch {
+		case doc.System != nil:
+			sys := doc.System
+			fmt.Fprintf(w, "%s: NCCL topology, %d CPU (NUMA) node(s)\n", file, len(sys.CPUs))
+			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "  GPU\tbusId\tsm\tnuma\tlink\tnvlinks\tpath\t")
+			for _, g := range sys.GPUs() {
+				links := 0
+				for _, l := range g.NVLinks {
+					links += l.Count
+				}
+				dev := "?"
+				if g.Dev >= 0 {
+					dev = fmt.Sprint(g.Dev)
+				}
+				link := strings.TrimSpace(g.LinkSpeed)
+				if g.LinkWidth > 0 {
+					link += fmt.Sprintf(" x%d", g.LinkWidth)
+				}
+				fmt.Fprintf(tw, "  %s\t%s\t%d\t%d\t%s\t%d\t%s\t\n", dev, g.BusID, g.SM, g.NUMA, link, links, strings.Join(g.Path, " > "))
+			}
+			tw.Flush()
+			tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "  NIC\tbusId\tnuma\tspeed\tport\tgdr\t")
+			for _, n := range sys.NICs() {
+				name := n.Net.Name
+				if name == "" {
+					name = "(pci)"
+				}
+				speed := "-"
+				if n.Net.Speed > 0 {
+					speed = fmt.Sprintf("%g Gb/s", float64(n.Net.Speed)/1000)
+				}
+				fmt.Fprintf(tw, "  %s\t%s\t%d\t%s\t%d\t%d\t\n", name, n.BusID, n.NUMA, speed, n.Net.Port, n.Net.GDR)
+			}
+			tw.Flush()
+		case doc.Graphs != nil:
+			fmt.Fprintf(w, "%s: NCCL graphs, %d graph(s)\n", file, len(doc.Graphs.Graphs))
+			for _, g := range doc.Graphs.Graphs {
+				fmt.Fprintf(w, "  graph %d: pattern %d %s, %d channels, speed %g/%g GB/s, type %s/%s, crossNic %d\n",
+					g.ID, g.Pattern, g.PatternName, g.NChannels, g.SpeedIntra, g.SpeedInter, g.TypeIntra, g.TypeInter, g.CrossNic)
+				for i, ch := range g.Channels {
+					if i == 4 {
+						fmt.Fprintf(w, "    ... %d more channels\n", len(g.Channels)-4)
+						break
+					}
+					var steps []string
+					for _, s := range ch.Steps {
+						steps = append(steps, fmt.Sprintf("%s/%d", strings.ToUpper(s.Kind), s.Dev))
+					}
+					fmt.Fprintf(w, "    channel %d: %s\n", i, strings.Join(steps, " "))
+				}
+			}
+		default:
+			fmt.Fprintf(w, "%s: not an NCCL topology or graph file (root <%s>)\n", file, doc.Root)
+		}
+	})
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"github.com/commlab/commlab/probes/parse"
 	"github.com/commlab/commlab/probes/parse/internal/golden"
 	"os"
 	"path/filepath"
@@ -84,7 +85,7 @@ func TestTopologyFileWithoutGPUElements(t *testing.T) {
 
 func TestTruncatedKeepsCompleteElements(t *testing.T) {
 	sys, err := ParseTopology(open(t, "nccl507_v100_dump_excerpt.xml"))
-	var le *LineError
+	var le *parse.Error
 	if !errors.Is(err, ErrTruncated) || !errors.As(err, &le) {
 		t.Fatalf("err = %v", err)
 	}
@@ -114,10 +115,10 @@ func TestBadInputs(t *testing.T) {
 		in   string
 		want error
 	}{
-		{"excerpt starting mid-document", "<nvlink target=\"x\"/>\n</gpu>\n", ErrUnknownRoot},
-		{"foreign root", "<topology version=\"2.0\"><object/></topology>", ErrUnknownRoot},
-		{"not xml", "hello", ErrUnknownRoot},
-		{"empty", "", ErrUnknownRoot},
+		{"excerpt starting mid-document", "<nvlink target=\"x\"/>\n</gpu>\n", parse.ErrFormat},
+		{"foreign root", "<topology version=\"2.0\"><object/></topology>", parse.ErrFormat},
+		{"not xml", "hello", parse.ErrFormat},
+		{"empty", "", parse.ErrFormat},
 		{"broken tag", "<system version=\"1\">\n<cpu numaid=\"0\"\n</system>", ErrMalformed},
 	}
 	for _, tc := range tests {
@@ -127,7 +128,7 @@ func TestBadInputs(t *testing.T) {
 			}
 		})
 	}
-	if _, err := ParseGraphs(open(t, "h200_topo_dump.xml")); !errors.Is(err, ErrUnknownRoot) {
+	if _, err := ParseGraphs(open(t, "h200_topo_dump.xml")); !errors.Is(err, parse.ErrFormat) {
 		t.Errorf("topology read as graphs: err = %v", err)
 	}
 }

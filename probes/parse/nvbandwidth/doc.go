@@ -15,6 +15,6 @@
 // the probes domain types, and draws nothing; callers turn a Report into
 // links and charts. Standard library only.
 //
-// Truncated or foreign input returns a *ParseError naming the line, together
+// Truncated or foreign input returns a *parse.Error naming the line, together
 // with everything parsed before it.
 package nvbandwidth

@@ -11,34 +11,18 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/commlab/commlab/probes/parse"
 )
 
 // Sentinel errors callers can branch on with errors.Is.
 var (
-	// ErrForeign means the input is not nvbandwidth output at all.
-	ErrForeign = errors.New("nvbandwidth: not nvbandwidth output")
 	// ErrTruncated means the input stops inside a testcase or a matrix.
 	ErrTruncated = errors.New("nvbandwidth: truncated output")
 	// ErrMalformed means a line that should be part of a matrix or a
 	// summary could not be read.
 	ErrMalformed = errors.New("nvbandwidth: malformed line")
 )
-
-// ParseError names the line (1-based) where parsing stopped.
-type ParseError struct {
-	Line int
-	Msg  string
-	Err  error // one of the sentinel errors
-}
-
-func (e *ParseError) Error() string {
-	if e.Line > 0 {
-		return fmt.Sprintf("nvbandwidth: line %d: %s", e.Line, e.Msg)
-	}
-	return "nvbandwidth: " + e.Msg
-}
-
-func (e *ParseError) Unwrap() error { return e.Err }
 
 // Status values a testcase can have. The first four are nvbandwidth's own
 // words; StatusIncomplete marks a testcase whose output stopped early.
@@ -200,7 +184,7 @@ func ParseJSON(r io.Reader) (*Report, error) {
 	}
 	start, ok := jsonStart(data)
 	if !ok {
-		return &Report{Format: "json"}, &ParseError{Msg: "no JSON object with an \"nvbandwidth\" key", Err: ErrForeign}
+		return &Report{Format: "json"}, &parse.Error{Format: "nvbandwidth", Msg: "no JSON object with an \"nvbandwidth\" key", Err: parse.ErrFormat}
 	}
 	return parseJSON(data, start)
 }
@@ -296,10 +280,10 @@ func parseJSON(data []byte, start int) (*Report, error) {
 		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 			kind = ErrTruncated
 		}
-		return rep, &ParseError{Line: line, Msg: "JSON: " + err.Error(), Err: kind}
+		return rep, &parse.Error{Format: "nvbandwidth", Line: line, Msg: "JSON: " + err.Error(), Err: kind}
 	}
 	if doc.NV == nil {
-		return rep, &ParseError{Msg: "JSON has no \"nvbandwidth\" object", Err: ErrForeign}
+		return rep, &parse.Error{Format: "nvbandwidth", Msg: "JSON has no \"nvbandwidth\" object", Err: parse.ErrFormat}
 	}
 	str := func(key string) string {
 		var s string
@@ -332,7 +316,7 @@ func parseJSON(data []byte, start int) (*Report, error) {
 	if raw, ok := doc.NV["testcases"]; ok {
 		var tcs []jsonTestcase
 		if err := json.Unmarshal(raw, &tcs); err != nil {
-			return rep, &ParseError{Msg: "JSON testcases: " + err.Error(), Err: ErrMalformed}
+			return rep, &parse.Error{Format: "nvbandwidth", Msg: "JSON testcases: " + err.Error(), Err: ErrMalformed}
 		}
 		for _, jt := range tcs {
 			t := Testcase{Name: jt.Name, Status: jt.Status, Error: jt.Error}
@@ -439,7 +423,7 @@ func ParseText(r io.Reader) (*Report, error) {
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return rep, &ParseError{Line: p.line + 1, Msg: err.Error(), Err: ErrMalformed}
+		return rep, &parse.Error{Format: "nvbandwidth", Line: p.line + 1, Msg: err.Error(), Err: ErrMalformed}
 	}
 	return rep, p.finish()
 }
@@ -458,7 +442,7 @@ type textParser struct {
 }
 
 func (p *textParser) errorf(kind error, format string, args ...any) error {
-	return &ParseError{Line: p.line, Msg: fmt.Sprintf(format, args...), Err: kind}
+	return &parse.Error{Format: "nvbandwidth", Line: p.line, Msg: fmt.Sprintf(format, args...), Err: kind}
 }
 
 func (p *textParser) feed(raw string) error {
@@ -655,9 +639,9 @@ func (p *textParser) endTestcase() error {
 func (p *textParser) finish() error {
 	if !p.recognised {
 		if p.firstUnknown > 0 {
-			return &ParseError{Line: p.firstUnknown, Msg: fmt.Sprintf("not nvbandwidth output: %q", clip(p.firstUnknownText)), Err: ErrForeign}
+			return &parse.Error{Format: "nvbandwidth", Line: p.firstUnknown, Msg: fmt.Sprintf("not nvbandwidth output: %q", clip(p.firstUnknownText)), Err: parse.ErrFormat}
 		}
-		return &ParseError{Line: p.line, Msg: "no nvbandwidth header, testcase or SUM line found", Err: ErrForeign}
+		return &parse.Error{Format: "nvbandwidth", Line: p.line, Msg: "no nvbandwidth header, testcase or SUM line found", Err: parse.ErrFormat}
 	}
 	if len(p.preamble) > 0 {
 		p.rep.Warnings = append(p.preamble, p.rep.Warnings...)
@@ -665,11 +649,11 @@ func (p *textParser) finish() error {
 	if p.cur != nil {
 		t := p.cur
 		if p.header != nil && len(t.Matrix) < len(p.header) && isSquare(t) {
-			return &ParseError{Line: p.line, Msg: fmt.Sprintf("output ends inside the matrix of %s (started line %d)", t.Name, t.Line), Err: ErrTruncated}
+			return &parse.Error{Format: "nvbandwidth", Line: p.line, Msg: fmt.Sprintf("output ends inside the matrix of %s (started line %d)", t.Name, t.Line), Err: ErrTruncated}
 		}
 		p.closeMatrix()
 		if t.Status == StatusIncomplete && len(t.Matrix) == 0 {
-			return &ParseError{Line: p.line, Msg: fmt.Sprintf("output ends before %s (started line %d) printed its results", t.Name, t.Line), Err: ErrTruncated}
+			return &parse.Error{Format: "nvbandwidth", Line: p.line, Msg: fmt.Sprintf("output ends before %s (started line %d) printed its results", t.Name, t.Line), Err: ErrTruncated}
 		}
 	}
 	return nil
@@ -716,4 +700,91 @@ func clip(s string) string {
 		return s[:80] + "..."
 	}
 	return s
+}
+
+// WriteSummary writes what a person reads first about an nvbandwidth report:
+// a line naming the input (file) and the versions, then the devices and, per
+// testcase, its status, sum and matrix. A nil Report writes "nothing
+// parsed".
+func (rep *Report) WriteSummary(w io.Writer, file string) error {
+	return parse.WriteBuffered(w, func(w io.Writer) {
+		if rep == nil {
+			fmt.Fprintf(w, "%s: nothing parsed\n", file)
+			return
+		}
+		head := []string{rep.Format}
+		if rep.Version != "" {
+			head = append(head, "nvbandwidth "+rep.Version)
+		}
+		if rep.CUDARuntimeVersion > 0 {
+			head = append(head, fmt.Sprintf("CUDA runtime %d", rep.CUDARuntimeVersion))
+		}
+		if rep.DriverVersion != "" {
+			head = append(head, "driver "+rep.DriverVersion)
+		}
+		if rep.Hostname != "" {
+			head = append(head, "host "+rep.Hostname)
+		}
+		fmt.Fprintf(w, "%s: %s\n", file, strings.Join(head, ", "))
+		for _, d := range rep.Devices {
+			fmt.Fprintf(w, "  device %d: %s", d.Index, d.Name)
+			if d.BusID != "" {
+				fmt.Fprintf(w, " (%s)", d.BusID)
+			}
+			fmt.Fprintln(w)
+		}
+		for _, t := range rep.Testcases {
+			name := t.Name
+			if name == "" {
+				name = "(unnamed)"
+			}
+			fmt.Fprintf(w, "  %s: %s", name, t.Status)
+			if t.Description != "" {
+				fmt.Fprintf(w, ", %s", t.Description)
+			}
+			if t.HasSum {
+				fmt.Fprintf(w, ", sum %g %s", t.Sum, t.Unit)
+			}
+			if t.HasCoefficient {
+				fmt.Fprintf(w, ", CV %g", t.CoefficientOfVariation)
+			}
+			fmt.Fprintln(w)
+			if t.Error != "" {
+				fmt.Fprintf(w, "    error: %s\n", strings.ReplaceAll(t.Error, "\n", "\n           "))
+			}
+			writeMatrix(w, t.Matrix)
+		}
+		if rep.Waived > 0 {
+			fmt.Fprintf(w, "  waived testcases: %d\n", rep.Waived)
+		}
+		for _, e := range rep.Errors {
+			fmt.Fprintf(w, "  error: %s\n", e)
+		}
+	})
+}
+
+func writeMatrix(w io.Writer, m [][]float64) {
+	if len(m) == 0 {
+		return
+	}
+	cols := 0
+	for _, row := range m {
+		cols = max(cols, len(row))
+	}
+	fmt.Fprintf(w, "    %4s", "")
+	for c := 0; c < cols; c++ {
+		fmt.Fprintf(w, " %9d", c)
+	}
+	fmt.Fprintln(w)
+	for r, row := range m {
+		fmt.Fprintf(w, "    %4d", r)
+		for _, v := range row {
+			if math.IsNaN(v) {
+				fmt.Fprintf(w, " %9s", "N/A")
+			} else {
+				fmt.Fprintf(w, " %9.2f", v)
+			}
+		}
+		fmt.Fprintln(w)
+	}
 }

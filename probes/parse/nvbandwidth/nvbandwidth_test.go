@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"github.com/commlab/commlab/probes/parse"
 	"github.com/commlab/commlab/probes/parse/internal/golden"
 	"math"
 	"os"
@@ -131,15 +132,15 @@ func TestParseBroken(t *testing.T) {
 		line      int
 		testcases int // parsed before the failure
 	}{
-		{"foreign text", "hello world\nthis is not it\n", ErrForeign, 1, 0},
-		{"empty", "", ErrForeign, 0, 0},
+		{"foreign text", "hello world\nthis is not it\n", parse.ErrFormat, 1, 0},
+		{"empty", "", parse.ErrFormat, 0, 0},
 		{"ends after Running", cut("Running device_to_device_memcpy_read_ce.\n"), ErrTruncated, 19, 3},
 		{"ends inside matrix", cut("0       N/A    276.07\n"), ErrTruncated, 22, 3},
 		{"ends inside a row", cut("1    276.1"), ErrMalformed, 23, 3},
 		{"bad cell", strings.Replace(string(azure), "25.94", "2x.94", 1), ErrMalformed, 4, 1},
 		{"bad sum", strings.Replace(string(azure), "SUM host_to_device_memcpy_ce 51.97", "SUM host_to_device_memcpy_ce", 1), ErrMalformed, 6, 1},
 		{"truncated JSON", string(jsonData[:len(jsonData)/2]), ErrTruncated, 0, 0},
-		{"JSON without key", `{"other": 1}`, ErrForeign, 0, 0},
+		{"JSON without key", `{"other": 1}`, parse.ErrFormat, 0, 0},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -150,9 +151,9 @@ func TestParseBroken(t *testing.T) {
 			if !errors.Is(err, c.kind) {
 				t.Errorf("error %v is not %v", err, c.kind)
 			}
-			var pe *ParseError
+			var pe *parse.Error
 			if !errors.As(err, &pe) {
-				t.Fatalf("error %T is not *ParseError", err)
+				t.Fatalf("error %T is not *parse.Error", err)
 			}
 			if c.line > 0 && pe.Line != c.line {
 				t.Errorf("error names line %d, want %d (%v)", pe.Line, c.line, err)
@@ -198,9 +199,9 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("nil report (err %v)", err)
 		}
 		if err != nil {
-			var pe *ParseError
+			var pe *parse.Error
 			if !errors.As(err, &pe) {
-				t.Fatalf("error %T is not *ParseError: %v", err, err)
+				t.Fatalf("error %T is not *parse.Error: %v", err, err)
 			}
 		}
 		if _, merr := json.Marshal(rep); merr != nil {

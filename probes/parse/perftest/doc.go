@@ -22,6 +22,6 @@
 //
 // The package owns parsing only: it does not run perftest, does not know
 // the probes domain types and draws nothing. Standard library only.
-// Truncated or foreign input returns a *ParseError naming the line,
+// Truncated or foreign input returns a *parse.Error naming the line,
 // together with everything parsed before it.
 package perftest

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/commlab/commlab/probes/parse"
 	"io"
 	"math"
 	"sort"
@@ -23,7 +24,7 @@ func ParseJSON(r io.Reader) (*Report, error) {
 		return rep, fmt.Errorf("perftest: read: %w", err)
 	}
 	sections, derr := decodeSections(data)
-	if derr != nil && (errors.Is(derr, ErrForeign) || len(sections) == 0) {
+	if derr != nil && (errors.Is(derr, parse.ErrFormat) || len(sections) == 0) {
 		return rep, derr
 	}
 	info, hasInfo := sections["test_info"]
@@ -75,10 +76,10 @@ func ParseJSON(r io.Reader) (*Report, error) {
 		return rep, derr
 	}
 	if !hasInfo && !found {
-		return rep, &ParseError{Msg: "JSON has neither test_info nor results", Err: ErrForeign}
+		return rep, &parse.Error{Format: "perftest", Msg: "JSON has neither test_info nor results", Err: parse.ErrFormat}
 	}
 	if !found {
-		return rep, &ParseError{Msg: "JSON has test_info but no results section", Err: ErrTruncated}
+		return rep, &parse.Error{Format: "perftest", Msg: "JSON has test_info but no results section", Err: ErrTruncated}
 	}
 	return rep, nil
 }
@@ -126,7 +127,7 @@ func addJSONResult(rep *Report, res map[string]string, side string) error {
 		rep.Latency = append(rep.Latency, l)
 		return nil
 	}
-	return &ParseError{Msg: "results section has neither BW_average nor t_avg", Err: ErrMalformed}
+	return &parse.Error{Format: "perftest", Msg: "results section has neither BW_average nor t_avg", Err: ErrMalformed}
 }
 
 // inferUnit works out the unit a JSON report used: perftest computes
@@ -197,20 +198,20 @@ func decodeLenient(data []byte) (map[string]map[string]string, error) {
 			continue
 		case s == "{":
 			if depth != 0 {
-				return out, &ParseError{Line: line, Msg: "unexpected '{'", Err: ErrMalformed}
+				return out, &parse.Error{Format: "perftest", Line: line, Msg: "unexpected '{'", Err: ErrMalformed}
 			}
 			depth, opened = 1, true
 			continue
 		case s == "}":
 			if depth == 0 {
-				return out, &ParseError{Line: line, Msg: "unexpected '}'", Err: ErrMalformed}
+				return out, &parse.Error{Format: "perftest", Line: line, Msg: "unexpected '}'", Err: ErrMalformed}
 			}
 			depth--
 			cur = nil
 			continue
 		}
 		if !opened {
-			return out, &ParseError{Line: line, Msg: fmt.Sprintf("not perftest JSON: %q", clip(s)), Err: ErrForeign}
+			return out, &parse.Error{Format: "perftest", Line: line, Msg: fmt.Sprintf("not perftest JSON: %q", clip(s)), Err: parse.ErrFormat}
 		}
 		i := strings.Index(s, ":")
 		if i <= 0 {
@@ -218,14 +219,14 @@ func decodeLenient(data []byte) (map[string]map[string]string, error) {
 			if len(bytes.TrimSpace(data[consumed(data, line):])) == 0 {
 				kind = ErrTruncated // the last line was cut
 			}
-			return out, &ParseError{Line: line, Msg: fmt.Sprintf("want \"key: value\", got %q", clip(s)), Err: kind}
+			return out, &parse.Error{Format: "perftest", Line: line, Msg: fmt.Sprintf("want \"key: value\", got %q", clip(s)), Err: kind}
 		}
 		key := strings.Trim(strings.TrimSpace(s[:i]), `"`)
 		val := strings.TrimSpace(s[i+1:])
 		switch {
 		case val == "{":
 			if depth != 1 {
-				return out, &ParseError{Line: line, Msg: "perftest JSON nests only one level", Err: ErrMalformed}
+				return out, &parse.Error{Format: "perftest", Line: line, Msg: "perftest JSON nests only one level", Err: ErrMalformed}
 			}
 			cur = map[string]string{}
 			out[key] = cur
@@ -233,17 +234,17 @@ func decodeLenient(data []byte) (map[string]map[string]string, error) {
 		case depth == 2:
 			cur[key] = strings.Trim(val, `"`)
 		default:
-			return out, &ParseError{Line: line, Msg: fmt.Sprintf("value %q outside a section", clip(s)), Err: ErrMalformed}
+			return out, &parse.Error{Format: "perftest", Line: line, Msg: fmt.Sprintf("value %q outside a section", clip(s)), Err: ErrMalformed}
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return out, &ParseError{Line: line + 1, Msg: err.Error(), Err: ErrMalformed}
+		return out, &parse.Error{Format: "perftest", Line: line + 1, Msg: err.Error(), Err: ErrMalformed}
 	}
 	if !opened {
-		return out, &ParseError{Line: line, Msg: "no JSON object", Err: ErrForeign}
+		return out, &parse.Error{Format: "perftest", Line: line, Msg: "no JSON object", Err: parse.ErrFormat}
 	}
 	if depth != 0 {
-		return out, &ParseError{Line: line, Msg: "JSON ends inside an object", Err: ErrTruncated}
+		return out, &parse.Error{Format: "perftest", Line: line, Msg: "JSON ends inside an object", Err: ErrTruncated}
 	}
 	return out, nil
 }

@@ -9,33 +9,17 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/commlab/commlab/probes/parse"
 )
 
 // Sentinel errors callers can branch on with errors.Is.
 var (
-	// ErrForeign means the input is not a perftest report.
-	ErrForeign = errors.New("perftest: not a perftest report")
 	// ErrTruncated means the report stops before or inside its results.
 	ErrTruncated = errors.New("perftest: truncated report")
 	// ErrMalformed means a results line could not be read.
 	ErrMalformed = errors.New("perftest: malformed line")
 )
-
-// ParseError names the line (1-based) where parsing stopped.
-type ParseError struct {
-	Line int
-	Msg  string
-	Err  error // one of the sentinel errors
-}
-
-func (e *ParseError) Error() string {
-	if e.Line > 0 {
-		return fmt.Sprintf("perftest: line %d: %s", e.Line, e.Msg)
-	}
-	return "perftest: " + e.Msg
-}
-
-func (e *ParseError) Unwrap() error { return e.Err }
 
 // Bytes per second in one printed unit, from perftest_parameters.c
 // (print_report_bw: format_factor = MBS ? 0x100000 : 125000000).
@@ -213,7 +197,7 @@ func ParseText(r io.Reader) (*Report, error) {
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return rep, &ParseError{Line: p.line + 1, Msg: err.Error(), Err: ErrMalformed}
+		return rep, &parse.Error{Format: "perftest", Line: p.line + 1, Msg: err.Error(), Err: ErrMalformed}
 	}
 	return rep, p.finish()
 }
@@ -243,7 +227,7 @@ type bwColumns struct {
 }
 
 func (p *textParser) errorf(kind error, format string, args ...any) error {
-	return &ParseError{Line: p.line, Msg: fmt.Sprintf(format, args...), Err: kind}
+	return &parse.Error{Format: "perftest", Line: p.line, Msg: fmt.Sprintf(format, args...), Err: kind}
 }
 
 func (p *textParser) feed(raw string) error {
@@ -252,7 +236,7 @@ func (p *textParser) feed(raw string) error {
 		return nil
 	}
 	if p.badHeader > 0 {
-		return &ParseError{Line: p.badHeader, Msg: fmt.Sprintf("unknown results table header %q", clip(p.badHeaderText)), Err: ErrMalformed}
+		return &parse.Error{Format: "perftest", Line: p.badHeader, Msg: fmt.Sprintf("unknown results table header %q", clip(p.badHeaderText)), Err: ErrMalformed}
 	}
 	if strings.HasPrefix(line, "#bytes") || strings.HasPrefix(line, "# bytes") {
 		return p.tableHeader(line)
@@ -541,16 +525,16 @@ func (p *textParser) finish() error {
 		if len(p.preamble) > 0 {
 			msg = fmt.Sprintf("not a perftest report: %q", clip(p.preamble[0]))
 		}
-		return &ParseError{Line: line, Msg: msg, Err: ErrForeign}
+		return &parse.Error{Format: "perftest", Line: line, Msg: msg, Err: parse.ErrFormat}
 	}
 	if p.badHeader > 0 {
-		return &ParseError{Line: p.badHeader, Msg: fmt.Sprintf("report ends inside the results table header %q", clip(p.badHeaderText)), Err: ErrTruncated}
+		return &parse.Error{Format: "perftest", Line: p.badHeader, Msg: fmt.Sprintf("report ends inside the results table header %q", clip(p.badHeaderText)), Err: ErrTruncated}
 	}
 	if p.table == tableNone {
-		return &ParseError{Line: p.line, Msg: "report ends before its results table", Err: ErrTruncated}
+		return &parse.Error{Format: "perftest", Line: p.line, Msg: "report ends before its results table", Err: ErrTruncated}
 	}
 	if len(p.rep.Bandwidth) == 0 && len(p.rep.Latency) == 0 {
-		return &ParseError{Line: p.line, Msg: fmt.Sprintf("results table (header line %d) has no rows", p.tableLine), Err: ErrTruncated}
+		return &parse.Error{Format: "perftest", Line: p.line, Msg: fmt.Sprintf("results table (header line %d) has no rows", p.tableLine), Err: ErrTruncated}
 	}
 	return nil
 }
@@ -585,4 +569,81 @@ func clip(s string) string {
 		return s[:80] + "..."
 	}
 	return s
+}
+
+// WriteSummary writes what a person reads first about a perftest report: a
+// line naming the input (file) and the test, the device and link facts, then
+// the bandwidth or latency rows. A nil Report writes "nothing parsed".
+func (rep *Report) WriteSummary(w io.Writer, file string) error {
+	return parse.WriteBuffered(w, func(w io.Writer) {
+		if rep == nil {
+			fmt.Fprintf(w, "%s: nothing parsed\n", file)
+			return
+		}
+		title := rep.Title
+		if title == "" {
+			title = "perftest " + rep.Kind
+		}
+		fmt.Fprintf(w, "%s: %s (%s)\n", file, title, rep.Format)
+		var facts []string
+		if rep.Device != "" {
+			facts = append(facts, "device "+rep.Device)
+		}
+		if rep.LinkType != "" {
+			facts = append(facts, "link "+rep.LinkType)
+		}
+		if rep.GIDIndex >= 0 {
+			facts = append(facts, fmt.Sprintf("GID index %d", rep.GIDIndex))
+		}
+		if rep.MTU > 0 {
+			facts = append(facts, fmt.Sprintf("MTU %d", rep.MTU))
+		}
+		if rep.QPs > 0 {
+			facts = append(facts, fmt.Sprintf("%d QP(s)", rep.QPs))
+		}
+		if rep.UseCUDA {
+			cuda := "CUDA buffers"
+			if rep.CUDADevice >= 0 {
+				cuda += fmt.Sprintf(" on device %d", rep.CUDADevice)
+			}
+			if rep.CUDADeviceName != "" {
+				cuda += " (" + rep.CUDADeviceName + ")"
+			}
+			facts = append(facts, cuda)
+		}
+		if len(facts) > 0 {
+			fmt.Fprintf(w, "  %s\n", strings.Join(facts, ", "))
+		}
+		if len(rep.Bandwidth) > 0 {
+			unit := rep.Unit
+			if rep.UnitInferred {
+				unit += ", inferred"
+			}
+			fmt.Fprintf(w, "  %10s %12s %12s %12s %12s %10s   (%s)\n", "bytes", "iterations", "peak", "average", "avg GB/s", "Mpps", unit)
+			for _, b := range rep.Bandwidth {
+				gbs := "?"
+				if rep.BytesPerUnit > 0 {
+					gbs = fmt.Sprintf("%.3f", b.AverageBytesPerSecond/1e9)
+				}
+				side := ""
+				if b.Side != "" {
+					side = "  " + b.Side
+				}
+				fmt.Fprintf(w, "  %10d %12d %12.2f %12.2f %12s %10.6f%s\n", b.Bytes, b.Iterations, b.Peak, b.Average, gbs, b.MsgRateMpps, side)
+			}
+		}
+		if len(rep.Latency) > 0 {
+			unit := rep.LatencyUnit
+			if unit == "" {
+				unit = "usec"
+			}
+			fmt.Fprintf(w, "  %10s %12s %9s %9s %9s %9s %9s %9s %9s   (%s)\n", "bytes", "iterations", "min", "max", "typical", "avg", "stdev", "p99", "p99.9", unit)
+			for _, l := range rep.Latency {
+				fmt.Fprintf(w, "  %10d %12d %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f\n", l.Bytes, l.Iterations, l.Min, l.Max, l.Typical, l.Average, l.Stdev, l.P99, l.P999)
+			}
+		}
+		if len(rep.Bandwidth) == 0 && len(rep.Latency) == 0 {
+			fmt.Fprintln(w, "  no results rows")
+		}
+	})
 }

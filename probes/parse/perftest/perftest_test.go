@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"github.com/commlab/commlab/probes/parse"
 	"github.com/commlab/commlab/probes/parse/internal/golden"
 	"math"
 	"os"
@@ -95,9 +96,9 @@ func TestParseCUDAAndAddresses(t *testing.T) {
 		t.Fatal(err)
 	}
 	rep, err := Parse(bytes.NewReader(data))
-	var pe *ParseError
+	var pe *parse.Error
 	if !errors.As(err, &pe) || !errors.Is(err, ErrTruncated) {
-		t.Fatalf("error = %v, want a truncation ParseError", err)
+		t.Fatalf("error = %v, want a truncation parse.Error", err)
 	}
 	if rep.CUDADevice != 0 || rep.CUDADeviceName != "Tesla V100-SXM2-32GB" {
 		t.Errorf("CUDA device = %d %q", rep.CUDADevice, rep.CUDADeviceName)
@@ -156,8 +157,8 @@ func TestParseBroken(t *testing.T) {
 		kind  error
 		line  int
 	}{
-		{"foreign", "GET / HTTP/1.1\nHost: example.com\n", ErrForeign, 1},
-		{"empty", "", ErrForeign, 0},
+		{"foreign", "GET / HTTP/1.1\nHost: example.com\n", parse.ErrFormat, 1},
+		{"empty", "", parse.ErrFormat, 0},
 		{"ends in header", string(gbits[:200]), ErrTruncated, 0},
 		{"ends after table header", strings.SplitAfter(string(gbits), "MsgRate[Mpps]\n")[0], ErrTruncated, 17},
 		{"row cut", strings.SplitAfter(string(gbits), "0.00  ")[0], ErrTruncated, 18},
@@ -165,7 +166,7 @@ func TestParseBroken(t *testing.T) {
 		{"header cut", "                    RDMA_Write Latency Test\n #bytes #iterat", ErrTruncated, 2},
 		{"header unknown", "                    RDMA_Write Latency Test\n #bytes foo\n 2 3\n", ErrMalformed, 2},
 		{"json cut", string(lat[:len(lat)-40]), ErrTruncated, 0},
-		{"json foreign", `{"a": 1}`, ErrForeign, 0},
+		{"json foreign", `{"a": 1}`, parse.ErrFormat, 0},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -173,9 +174,9 @@ func TestParseBroken(t *testing.T) {
 			if !errors.Is(err, c.kind) {
 				t.Fatalf("error = %v, want %v", err, c.kind)
 			}
-			var pe *ParseError
+			var pe *parse.Error
 			if !errors.As(err, &pe) {
-				t.Fatalf("error %T is not *ParseError", err)
+				t.Fatalf("error %T is not *parse.Error", err)
 			}
 			if c.line > 0 && pe.Line != c.line {
 				t.Errorf("error names line %d, want %d (%v)", pe.Line, c.line, err)
@@ -215,9 +216,9 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("nil report (err %v)", err)
 		}
 		if err != nil {
-			var pe *ParseError
+			var pe *parse.Error
 			if !errors.As(err, &pe) {
-				t.Fatalf("error %T is not *ParseError: %v", err, err)
+				t.Fatalf("error %T is not *parse.Error: %v", err, err)
 			}
 		}
 		if _, merr := json.Marshal(rep); merr != nil {

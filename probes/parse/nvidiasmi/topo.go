@@ -1,28 +1,20 @@
-package topom
+package nvidiasmi
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
+	"github.com/commlab/commlab/probes/parse"
 	"io"
 	"strconv"
 	"strings"
 )
 
-// ErrNoMatrix says the input holds no `nvidia-smi topo -m` matrix at all.
-var ErrNoMatrix = errors.New("topom: no topology matrix found")
+// topoFormat starts the errors ParseTopoMatrix returns; it is the name the
+// parser had before this package held both nvidia-smi outputs.
+const topoFormat = "topom"
 
-// LineError is a problem at one line of the input; parsing goes on past
-// it, so the Matrix returned with it holds everything else.
-type LineError struct {
-	Line int
-	Msg  string
-}
-
-func (e *LineError) Error() string { return fmt.Sprintf("topom: line %d: %s", e.Line, e.Msg) }
-
-// Matrix is a parsed `nvidia-smi topo -m`.
-type Matrix struct {
+// TopoMatrix is a parsed `nvidia-smi topo -m`.
+type TopoMatrix struct {
 	// Devices name the rows and columns: "GPU0".., "NIC0".. (NIC columns
 	// that old drivers named after the device are renamed NICn; Columns
 	// keeps the names as printed).
@@ -56,7 +48,7 @@ type NICRow struct {
 }
 
 // Cell returns the path between two devices ("GPU0", "NIC3").
-func (m *Matrix) Cell(a, b string) (string, bool) {
+func (m *TopoMatrix) Cell(a, b string) (string, bool) {
 	i, j := m.index(a), m.index(b)
 	if i < 0 || j < 0 || i >= len(m.Cells) || j >= len(m.Cells[i]) {
 		return "", false
@@ -64,7 +56,7 @@ func (m *Matrix) Cell(a, b string) (string, bool) {
 	return m.Cells[i][j], true
 }
 
-func (m *Matrix) index(id string) int {
+func (m *TopoMatrix) index(id string) int {
 	for i, d := range m.Devices {
 		if d == id {
 			return i
@@ -92,15 +84,18 @@ func NormalizeCell(s string) (string, error) {
 	return "", fmt.Errorf("unknown topology cell %q", t)
 }
 
-// ParseString parses the text of `nvidia-smi topo -m`.
-func ParseString(s string) (*Matrix, error) { return Parse(strings.NewReader(s)) }
+// ParseTopoMatrixString parses the text of `nvidia-smi topo -m`.
+func ParseTopoMatrixString(s string) (*TopoMatrix, error) {
+	return ParseTopoMatrix(strings.NewReader(s))
+}
 
-// Parse reads `nvidia-smi topo -m` output. Text before the matrix (a shell
+// ParseTopoMatrix reads `nvidia-smi topo -m` output. Text before the matrix (a shell
 // prompt, "NVIDIA Topology:") and after the legends is ignored. On a
 // truncated or damaged matrix it returns what it read together with an
-// error naming the first bad line; on input without a matrix, ErrNoMatrix.
-func Parse(r io.Reader) (*Matrix, error) {
-	p := parser{m: &Matrix{}, nicNames: map[string]string{}}
+// error naming the first bad line; on input without a matrix, an error
+// wrapping parse.ErrFormat.
+func ParseTopoMatrix(r io.Reader) (*TopoMatrix, error) {
+	p := topoParser{m: &TopoMatrix{}, nicNames: map[string]string{}}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64*1024), 4*1024*1024)
 	for sc.Scan() {
@@ -113,8 +108,8 @@ func Parse(r io.Reader) (*Matrix, error) {
 	return p.finish()
 }
 
-type parser struct {
-	m         *Matrix
+type topoParser struct {
+	m         *TopoMatrix
 	line      int
 	state     int
 	rowsSeen  map[string]bool
@@ -128,9 +123,9 @@ type parser struct {
 	err       error
 }
 
-func (p *parser) fail(line int, msg string) {
+func (p *topoParser) fail(line int, msg string) {
 	if p.err == nil {
-		p.err = &LineError{Line: line, Msg: msg}
+		p.err = &parse.Error{Format: topoFormat, Line: line, Msg: msg}
 	}
 }
 
@@ -146,7 +141,7 @@ const (
 // more GPUs and NICs than this, and a damaged header must not exhaust memory.
 const maxColumns = 256
 
-func (p *parser) feed(raw string) {
+func (p *topoParser) feed(raw string) {
 	text := strings.TrimRight(raw, " \t\r")
 	trimmed := strings.TrimSpace(text)
 	switch {
@@ -188,7 +183,7 @@ func (p *parser) feed(raw string) {
 	}
 }
 
-func (p *parser) readHeader(text string) {
+func (p *topoParser) readHeader(text string) {
 	f := strings.Fields(text)
 	nics := 0
 	seen := map[string]bool{}
@@ -247,7 +242,7 @@ func cells(text string) []string {
 	return strings.Fields(text)
 }
 
-func (p *parser) readRow(text string) {
+func (p *topoParser) readRow(text string) {
 	c := cells(text)
 	label := c[0]
 	row := -1
@@ -329,13 +324,13 @@ func numaValue(s string) int {
 	return n
 }
 
-func (p *parser) finish() (*Matrix, error) {
+func (p *topoParser) finish() (*TopoMatrix, error) {
 	m := p.m
 	if m.Columns == nil {
 		if p.err != nil {
 			return m, p.err
 		}
-		return m, fmt.Errorf("%w in %d lines (the header line starts with GPU0)", ErrNoMatrix, p.line)
+		return m, &parse.Error{Format: topoFormat, Msg: fmt.Sprintf("no topology matrix found in %d lines (the header line starts with GPU0)", p.line), Err: parse.ErrFormat}
 	}
 	if len(p.rowsSeen) < len(m.Columns) {
 		var missing []string
@@ -400,11 +395,4 @@ func stripEscapes(s string) string {
 		i++
 	}
 	return b.String()
-}
-
-func clip(s string) string {
-	if len(s) > 60 {
-		return s[:60] + "..."
-	}
-	return s
 }

@@ -1,27 +1,20 @@
-package smi
+package nvidiasmi
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
+	"github.com/commlab/commlab/probes/parse"
 	"io"
 	"strconv"
 	"strings"
 )
 
-// ErrNotSMI says the input is not `nvidia-smi -q` text.
-var ErrNotSMI = errors.New("smi: not nvidia-smi -q output")
+// queryFormat starts the errors ParseQuery returns; it is the name the
+// parser had before this package held both nvidia-smi outputs.
+const queryFormat = "smi"
 
-// LineError is a problem at one line; parsing goes on past it.
-type LineError struct {
-	Line int
-	Msg  string
-}
-
-func (e *LineError) Error() string { return fmt.Sprintf("smi: line %d: %s", e.Line, e.Msg) }
-
-// Report is one `nvidia-smi -q` output.
-type Report struct {
+// Query is one `nvidia-smi -q` output.
+type Query struct {
 	Timestamp    string `json:"timestamp,omitempty"`
 	Driver       string `json:"driver,omitempty"`
 	CUDA         string `json:"cuda,omitempty"`
@@ -98,14 +91,14 @@ func (g GPU) first(paths ...string) string {
 	return ""
 }
 
-// ParseString parses `nvidia-smi -q` text.
-func ParseString(s string) (*Report, error) { return Parse(strings.NewReader(s)) }
+// ParseQueryString parses `nvidia-smi -q` text.
+func ParseQueryString(s string) (*Query, error) { return ParseQuery(strings.NewReader(s)) }
 
-// Parse reads `nvidia-smi -q` text. It returns what it read together with
+// ParseQuery reads `nvidia-smi -q` text. It returns what it read together with
 // an error naming the first bad line; input that ends before all attached
 // GPUs are listed is reported as truncated.
-func Parse(r io.Reader) (*Report, error) {
-	rep := &Report{}
+func ParseQuery(r io.Reader) (*Query, error) {
+	rep := &Query{}
 	var (
 		err     error
 		gpu     *GPU
@@ -116,7 +109,7 @@ func Parse(r io.Reader) (*Report, error) {
 	)
 	fail := func(n int, msg string) {
 		if err == nil {
-			err = &LineError{Line: n, Msg: msg}
+			err = &parse.Error{Format: queryFormat, Line: n, Msg: msg}
 		}
 	}
 	flush := func() {
@@ -137,7 +130,7 @@ func Parse(r io.Reader) (*Report, error) {
 		lastTxt = line
 		trimmed := strings.TrimSpace(text)
 		if line <= 3 && strings.HasPrefix(trimmed, "<?xml") {
-			return rep, &LineError{Line: line, Msg: "this is the XML form (nvidia-smi -q -x); give the text form (nvidia-smi -q)"}
+			return rep, &parse.Error{Format: queryFormat, Line: line, Msg: "this is the XML form (nvidia-smi -q -x); give the text form (nvidia-smi -q)"}
 		}
 		if strings.Contains(trimmed, "NVSMI LOG") {
 			sawLog = true
@@ -201,9 +194,9 @@ func Parse(r io.Reader) (*Report, error) {
 	flush()
 	if !sawLog && len(rep.GPUs) == 0 && rep.Driver == "" {
 		if err != nil {
-			return rep, fmt.Errorf("%w: %v", ErrNotSMI, err)
+			return rep, &parse.Error{Format: queryFormat, Msg: "not nvidia-smi -q output: " + err.Error(), Err: parse.ErrFormat}
 		}
-		return rep, fmt.Errorf("%w (%d lines, no NVSMI LOG header or GPU section)", ErrNotSMI, line)
+		return rep, &parse.Error{Format: queryFormat, Msg: fmt.Sprintf("not nvidia-smi -q output (%d lines, no NVSMI LOG header or GPU section)", line), Err: parse.ErrFormat}
 	}
 	if rep.AttachedGPUs > len(rep.GPUs) {
 		fail(lastTxt, fmt.Sprintf("input ends after %d of %d attached GPUs (truncated?)", len(rep.GPUs), rep.AttachedGPUs))
@@ -299,7 +292,7 @@ func NormalizeBusID(id string) string {
 }
 
 // Summary is one line per GPU a person reads first.
-func (r *Report) Summary() string {
+func (r *Query) Summary() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "driver %s, CUDA %s, %d of %d attached GPUs listed\n", orNA(r.Driver), orNA(r.CUDA), len(r.GPUs), r.AttachedGPUs)
 	for i, g := range r.GPUs {

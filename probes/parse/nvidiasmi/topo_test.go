@@ -1,7 +1,8 @@
-package topom
+package nvidiasmi
 
 import (
 	"errors"
+	"github.com/commlab/commlab/probes/parse"
 	"github.com/commlab/commlab/probes/parse/internal/golden"
 	"os"
 	"path/filepath"
@@ -9,17 +10,17 @@ import (
 	"testing"
 )
 
-// golden is what a golden file holds for one input: the topology and the
+// topoGolden is what a golden file holds for one input: the topology and the
 // error text, so partial results of bad inputs are pinned too.
-type goldenOutput struct {
-	Matrix *Matrix `json:"matrix"`
-	Error  string  `json:"error,omitempty"`
+type topoGolden struct {
+	Matrix *TopoMatrix `json:"matrix"`
+	Error  string      `json:"error,omitempty"`
 }
 
 func TestParseTopoGolden(t *testing.T) {
-	golden.Each(t, golden.Inputs(t, 1, "testdata/*.txt"), golden.ReplaceExt, func(t *testing.T, data []byte) []byte {
-		m, perr := ParseString(string(data))
-		g := goldenOutput{Matrix: m}
+	golden.Each(t, golden.Inputs(t, 1, "testdata/topo/*.txt"), golden.ReplaceExt, func(t *testing.T, data []byte) []byte {
+		m, perr := ParseTopoMatrixString(string(data))
+		g := topoGolden{Matrix: m}
 		if perr != nil {
 			g.Error = perr.Error()
 		}
@@ -27,13 +28,13 @@ func TestParseTopoGolden(t *testing.T) {
 	})
 }
 
-func mustParse(t *testing.T, name string) *Matrix {
+func mustParse(t *testing.T, name string) *TopoMatrix {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("testdata", name))
+	data, err := os.ReadFile(filepath.Join("testdata", "topo", name))
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := ParseString(string(data))
+	m, err := ParseTopoMatrixString(string(data))
 	if err != nil {
 		t.Fatalf("parse %s: %v", name, err)
 	}
@@ -122,11 +123,11 @@ func TestParseTopoErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.file, func(t *testing.T) {
-			data, _ := os.ReadFile(filepath.Join("testdata", tc.file))
-			m, err := ParseString(string(data))
-			var le *LineError
+			data, _ := os.ReadFile(filepath.Join("testdata", "topo", tc.file))
+			m, err := ParseTopoMatrixString(string(data))
+			var le *parse.Error
 			if !errors.As(err, &le) {
-				t.Fatalf("error %v is not a LineError", err)
+				t.Fatalf("error %v is not a *parse.Error", err)
 			}
 			if le.Line != tc.line || !strings.Contains(err.Error(), tc.contains) {
 				t.Errorf("error %q, want line %d containing %q", err, tc.line, tc.contains)
@@ -136,9 +137,9 @@ func TestParseTopoErrors(t *testing.T) {
 			}
 		})
 	}
-	_, err := ParseString("hello\nworld\n")
-	if !errors.Is(err, ErrNoMatrix) {
-		t.Errorf("foreign input: %v, want ErrNoMatrix", err)
+	_, err := ParseTopoMatrixString("hello\nworld\n")
+	if !errors.Is(err, parse.ErrFormat) {
+		t.Errorf("foreign input: %v, want parse.ErrFormat", err)
 	}
 }
 
@@ -157,15 +158,15 @@ func TestStripEscapes(t *testing.T) {
 	}
 }
 
-func FuzzParseTopo(f *testing.F) {
-	for _, in := range golden.Inputs(f, 1, "testdata/*.txt") {
+func FuzzParseTopoMatrix(f *testing.F) {
+	for _, in := range golden.Inputs(f, 1, "testdata/topo/*.txt") {
 		data, err := os.ReadFile(in)
 		if err == nil {
 			f.Add(string(data))
 		}
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		m, _ := ParseString(s)
+		m, _ := ParseTopoMatrixString(s)
 		if m == nil {
 			t.Fatal("nil matrix")
 		}

@@ -1,22 +1,23 @@
-package smi
+package nvidiasmi
 
 import (
 	"errors"
+	"github.com/commlab/commlab/probes/parse"
 	"github.com/commlab/commlab/probes/parse/internal/golden"
 	"os"
 	"strings"
 	"testing"
 )
 
-type goldenOutput struct {
-	Report *Report `json:"report"`
-	Error  string  `json:"error,omitempty"`
+type queryGolden struct {
+	Report *Query `json:"report"`
+	Error  string `json:"error,omitempty"`
 }
 
-func TestParseSMIGolden(t *testing.T) {
-	golden.Each(t, golden.Inputs(t, 1, "testdata/*.txt"), golden.ReplaceExt, func(t *testing.T, data []byte) []byte {
-		rep, perr := ParseString(string(data))
-		g := goldenOutput{Report: rep}
+func TestParseQueryGolden(t *testing.T) {
+	golden.Each(t, golden.Inputs(t, 1, "testdata/query/*.txt"), golden.ReplaceExt, func(t *testing.T, data []byte) []byte {
+		rep, perr := ParseQueryString(string(data))
+		g := queryGolden{Report: rep}
 		if perr != nil {
 			g.Error = perr.Error()
 		}
@@ -24,10 +25,10 @@ func TestParseSMIGolden(t *testing.T) {
 	})
 }
 
-func TestParseSMIFacts(t *testing.T) {
-	data, _ := os.ReadFile("testdata/h100-sxm-8gpu-first-gpu-only.txt")
-	rep, err := ParseString(string(data))
-	var le *LineError
+func TestParseQueryFacts(t *testing.T) {
+	data, _ := os.ReadFile("testdata/query/h100-sxm-8gpu-first-gpu-only.txt")
+	rep, err := ParseQueryString(string(data))
+	var le *parse.Error
 	if !errors.As(err, &le) || !strings.Contains(err.Error(), "1 of 8 attached GPUs") || le.Line != 231 {
 		t.Errorf("truncated input: error %v", err)
 	}
@@ -72,9 +73,9 @@ func TestParseSMIFacts(t *testing.T) {
 
 // Recorded on this project's H200 machine (driver 580.159.04): complete,
 // with the split power readings of new drivers.
-func TestParseSMIRecordedH200(t *testing.T) {
-	data, _ := os.ReadFile("testdata/h200-1gpu-vm.txt")
-	rep, err := ParseString(string(data))
+func TestParseQueryRecordedH200(t *testing.T) {
+	data, _ := os.ReadFile("testdata/query/h200-1gpu-vm.txt")
+	rep, err := ParseQueryString(string(data))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,9 +89,9 @@ func TestParseSMIRecordedH200(t *testing.T) {
 	}
 }
 
-func TestParseSMIOldPower(t *testing.T) {
-	data, _ := os.ReadFile("testdata/synthetic-old-power-readings.txt")
-	rep, err := ParseString(string(data))
+func TestParseQueryOldPower(t *testing.T) {
+	data, _ := os.ReadFile("testdata/query/synthetic-old-power-readings.txt")
+	rep, err := ParseQueryString(string(data))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +101,7 @@ func TestParseSMIOldPower(t *testing.T) {
 	}
 }
 
-func TestParseSMIErrors(t *testing.T) {
+func TestParseQueryErrors(t *testing.T) {
 	tests := []struct {
 		in       string
 		notSMI   bool
@@ -113,8 +114,8 @@ func TestParseSMIErrors(t *testing.T) {
 		{"Driver Version : 1\n    stray\n", false, "outside a GPU section"},
 	}
 	for _, tc := range tests {
-		_, err := ParseString(tc.in)
-		if err == nil || errors.Is(err, ErrNotSMI) != tc.notSMI || !strings.Contains(err.Error(), tc.contains) {
+		_, err := ParseQueryString(tc.in)
+		if err == nil || errors.Is(err, parse.ErrFormat) != tc.notSMI || !strings.Contains(err.Error(), tc.contains) {
 			t.Errorf("%q: error %v, want notSMI=%v containing %q", tc.in, err, tc.notSMI, tc.contains)
 		}
 	}
@@ -133,14 +134,14 @@ func TestNormalizeBusID(t *testing.T) {
 	}
 }
 
-func FuzzParseSMI(f *testing.F) {
-	for _, in := range golden.Inputs(f, 1, "testdata/*.txt") {
+func FuzzParseQuery(f *testing.F) {
+	for _, in := range golden.Inputs(f, 1, "testdata/query/*.txt") {
 		if data, err := os.ReadFile(in); err == nil {
 			f.Add(string(data))
 		}
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		rep, err := ParseString(s)
+		rep, err := ParseQueryString(s)
 		if rep == nil {
 			t.Fatal("nil report")
 		}

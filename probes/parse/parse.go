@@ -1,0 +1,78 @@
+// Package parse holds what every parser under probes/parse shares: Error,
+// which says where in the input a problem was found, and ErrFormat, the one
+// sentinel for input that is not the parser's format at all. The parsers
+// themselves live in the packages below it, one per format; this package
+// parses nothing and imports only the standard library.
+package parse
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// ErrFormat means the input is not the format the parser reads (nccl-tests
+// output given to the NCCL log parser, XML given to nvidia-smi's). Every
+// parser's "not this format" error wraps it, so one errors.Is check tells
+// a wrong file from a damaged one.
+var ErrFormat = errors.New("parse: not this format")
+
+// Error is a problem found at one place in the input. The parsers return it
+// (or a list of them, joined) with whatever they read, so a damaged file
+// still shows its good parts. Err is the sentinel callers branch on with
+// errors.Is: ErrFormat, or the parser's own ErrTruncated, ErrMalformed.
+type Error struct {
+	// Format is the short name that starts the message: the parser's
+	// package name ("nccllog"), or the output's for a package that reads
+	// several ("topom", "smi").
+	Format string
+	// File is the input's name, when the parser was given one.
+	File string
+	// Line is the 1-based line of a text input; 0 when not known.
+	Line int
+	// Binary says the input is binary: Offset, not Line, locates the problem.
+	Binary bool
+	Offset int
+	// Msg says what went wrong; when empty, Err's text is shown instead.
+	Msg string
+	Err error
+}
+
+// Error reads "format: [file: ][line N: | byte N: ]what", with a single
+// format prefix even when Err's own text starts with it.
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString(e.Format + ": ")
+	if e.File != "" {
+		b.WriteString(e.File + ": ")
+	}
+	switch {
+	case e.Binary:
+		fmt.Fprintf(&b, "byte %d: ", e.Offset)
+	case e.Line > 0:
+		fmt.Fprintf(&b, "line %d: ", e.Line)
+	}
+	switch {
+	case e.Msg != "":
+		b.WriteString(e.Msg)
+	case e.Err != nil:
+		b.WriteString(strings.TrimPrefix(e.Err.Error(), e.Format+": "))
+	}
+	return b.String()
+}
+
+// Unwrap returns Err, for errors.Is and errors.As.
+func (e *Error) Unwrap() error { return e.Err }
+
+// WriteBuffered calls write with a buffer, then copies what it wrote to w
+// in one Write and returns that Write's error. The parsers' summaries
+// print line by line with fmt.Fprintf, which callers rarely check; this
+// checks once.
+func WriteBuffered(w io.Writer, write func(w io.Writer)) error {
+	var b bytes.Buffer
+	write(&b)
+	_, err := w.Write(b.Bytes())
+	return err
+}
