@@ -27,9 +27,9 @@ import (
 	"github.com/commlab/commlab/probes/parse/nccltests"
 	"github.com/commlab/commlab/probes/parse/nvbandwidth"
 	"github.com/commlab/commlab/probes/parse/perftest"
-	"github.com/commlab/commlab/units"
 	"github.com/commlab/commlab/probes/sysfs"
 	"github.com/commlab/commlab/probes/topograph"
+	"github.com/commlab/commlab/units"
 )
 
 // This file holds the probe verbs: topo reads the machine (NVML, sysfs);
