@@ -144,9 +144,9 @@ func ParseAlgorithm(s string) (Algorithm, error) {
 type Protocol struct {
 	Name string
 	// Efficiency multiplies the link bandwidth, 0 < Efficiency <= 1.
-	Efficiency float64
+	Efficiency float64 `unit:"%"`
 	// HopLatency is added to alpha at every step, in seconds.
-	HopLatency float64
+	HopLatency float64 `unit:"s"`
 }
 
 // NCCL's three protocols. Efficiencies: LL stores 4 data bytes with a
@@ -189,23 +189,23 @@ type Params struct {
 	// Bytes is the message size as nccl-tests reports it: the larger of
 	// the send and receive buffer of one rank (all_gather: the gathered
 	// total; reduce_scatter: the input).
-	Bytes float64
+	Bytes float64 `unit:"B"`
 	// Alpha (s) and Beta (bytes/s, one way, per rank) describe the link
 	// inside a node, or the only link when there is one node.
-	Alpha float64
-	Beta  float64
+	Alpha float64 `unit:"s"`
+	Beta  float64 `unit:"B/s"`
 	// InterAlpha and InterBeta describe the network between nodes, Beta
 	// being each rank's share (a rail NIC per GPU gives the NIC's rate).
 	// Zero means the same as Alpha and Beta. Flat algorithms (ring, tree,
 	// dbtree, rhd) over several nodes run at the slower of the two links.
-	InterAlpha float64
-	InterBeta  float64
+	InterAlpha float64 `unit:"s"`
+	InterBeta  float64 `unit:"B/s"`
 	// Protocol scales Beta and adds latency per step; zero means ideal.
 	Protocol Protocol
 	// Channels and ChannelBeta cap the bandwidth a rank can drive at
 	// Channels x ChannelBeta (NCCL's per-channel limits); zero means no cap.
 	Channels    int
-	ChannelBeta float64
+	ChannelBeta float64 `unit:"B/s"`
 }
 
 // Cost is the predicted cost of one collective, split so a reader can see
@@ -216,18 +216,18 @@ type Cost struct {
 	Protocol   string
 	Ranks      int
 	Nodes      int
-	Bytes      float64
+	Bytes      float64 `unit:"B"`
 	// Steps is the number of alpha terms on the critical path.
 	Steps int
 	// LatencyTerm is the sum of the alpha terms, in seconds.
-	LatencyTerm float64
+	LatencyTerm float64 `unit:"s"`
 	// BandwidthTerm is the sum of the size/beta terms, in seconds.
-	BandwidthTerm float64
+	BandwidthTerm float64 `unit:"s"`
 	// Time = LatencyTerm + BandwidthTerm, in seconds.
-	Time float64
+	Time float64 `unit:"s"`
 	// AlgBW = Bytes/Time and BusBW = AlgBW x BusBWFactor, bytes/s.
-	AlgBW float64
-	BusBW float64
+	AlgBW float64 `unit:"B/s"`
+	BusBW float64 `unit:"B/s"`
 	// Bound is "latency" or "bandwidth": whichever term is larger.
 	Bound string
 }

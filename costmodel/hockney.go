@@ -6,8 +6,8 @@ import "math"
 // T(S) = Alpha + S/Beta, with Alpha the start-up latency in seconds and Beta
 // the one-way bandwidth in bytes per second.
 type AlphaBeta struct {
-	Alpha float64
-	Beta  float64
+	Alpha float64 `unit:"s"`
+	Beta  float64 `unit:"B/s"`
 }
 
 // Time returns Alpha + size/Beta in seconds.

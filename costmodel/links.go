@@ -18,10 +18,10 @@ type Link struct {
 	// Alpha is the per-step latency NCCL's model charges on this kind of
 	// link (ring, Simple protocol: src/graph/tuning.cc hwLat), in seconds;
 	// 0 where NCCL has no number.
-	Alpha float64
+	Alpha float64 `unit:"s"`
 	// Efficiency is the fraction of Bandwidth measured in practice, with
 	// EfficiencySource saying where that was measured; 0 when unknown.
-	Efficiency       float64
+	Efficiency       float64 `unit:"%"`
 	EfficiencySource string
 	// Source names where Bandwidth comes from.
 	Source string

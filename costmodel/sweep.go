@@ -16,12 +16,12 @@ type Row struct {
 	Protocol      string
 	Ranks         int
 	Nodes         int
-	Bytes         float64
-	Time          float64
-	LatencyTerm   float64
-	BandwidthTerm float64
-	AlgBW         float64
-	BusBW         float64
+	Bytes         float64 `unit:"B"`
+	Time          float64 `unit:"s"`
+	LatencyTerm   float64 `unit:"s"`
+	BandwidthTerm float64 `unit:"s"`
+	AlgBW         float64 `unit:"B/s"`
+	BusBW         float64 `unit:"B/s"`
 	Bound         string
 }
 

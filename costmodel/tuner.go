@@ -173,12 +173,12 @@ const (
 type TunerGraph struct {
 	Channels int
 	// BwIntraGBps and BwInterGBps are per channel, GB/s.
-	BwIntraGBps float64
-	BwInterGBps float64
+	BwIntraGBps float64 `unit:"GB/s"`
+	BwInterGBps float64 `unit:"GB/s"`
 	// SameChannels is the log's sameChannels flag (ring graph).
 	SameChannels bool
 	// LatencyInterUs is extra network latency the net plugin reports (0).
-	LatencyInterUs float64
+	LatencyInterUs float64 `unit:"us"`
 }
 
 // TunerTopology is the input of the NCCL-like tuner.
@@ -223,10 +223,10 @@ type TunerEntry struct {
 	Collective Collective
 	Algorithm  string
 	Protocol   string
-	LatencyUs  float64
+	LatencyUs  float64 `unit:"us"`
 	// BandwidthGBps is the algorithm bandwidth NCCL divides bytes by;
 	// 0 means disabled or not applicable.
-	BandwidthGBps float64
+	BandwidthGBps float64 `unit:"GB/s"`
 	MaxThreads    int
 }
 
@@ -656,13 +656,13 @@ type TunerChoice struct {
 	// reduce_scatter the gathered (largest) buffer, that is ranks times
 	// the per-rank size the TUNING log prints ("AllGather: 4 Bytes" on two
 	// ranks is 8 here).
-	Bytes     float64
+	Bytes     float64 `unit:"B"`
 	Algorithm string
 	Protocol  string
-	TimeUs    float64
+	TimeUs    float64 `unit:"us"`
 	// LatencyUs and BandwidthGBps are the table cell behind the pick.
-	LatencyUs     float64
-	BandwidthGBps float64
+	LatencyUs     float64 `unit:"us"`
+	BandwidthGBps float64 `unit:"GB/s"`
 	// Channels is how many channels (CTAs) NCCL runs the operation on when
 	// it is the only one in its group: the width of the log's
 	// "channel{Lo..Hi}" range. It is topoGetAlgoInfo's channel cut for
@@ -800,7 +800,7 @@ type ForcedCost struct {
 	Auto   TunerChoice
 	Forced TunerChoice
 	// Slowdown is Forced.TimeUs / Auto.TimeUs (1 when the pick agrees).
-	Slowdown float64
+	Slowdown float64 `unit:"x"`
 }
 
 // Force returns the cost of restricting the tuner to one algorithm

@@ -11,7 +11,7 @@
 // probes uses the standard library only. It does not read hardware itself:
 // probes/nvml, probes/sysfs and probes/fake build Topologies; the parsers
 // under probes/parse read tool outputs into their own plain types, and
-// probes/fake.TopologyFromMatrix turns a parsed `nvidia-smi topo -m` into a
+// nvidiasmi.TopoMatrix.Topology turns a parsed `nvidia-smi topo -m` into a
 // Topology. Run records and samples with their provenance are in run.go;
 // Compare sets a run beside a reference run (PyTorch's, or an earlier one)
 // and Judge holds the criteria each matched sample must meet.

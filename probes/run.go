@@ -53,7 +53,7 @@ type Sample struct {
 	// "kernel_launch", "graph_replay", ...
 	Op string `json:"op"`
 	// Bytes is the size the bandwidth counts, as nccl-tests' size column.
-	Bytes int64  `json:"bytes"`
+	Bytes int64  `json:"bytes" unit:"B"`
 	Count int64  `json:"count,omitempty"`
 	DType string `json:"dtype,omitempty"`
 	RedOp string `json:"redop,omitempty"`
@@ -67,13 +67,13 @@ type Sample struct {
 	Ranks int `json:"ranks,omitempty"`
 	Iters int `json:"iters,omitempty"`
 	// TimesUS are the per-operation times of each repetition, microseconds.
-	TimesUS  []float64 `json:"times_us,omitempty"`
-	MedianUS float64   `json:"median_us"`
-	MinUS    float64   `json:"min_us"`
-	MaxUS    float64   `json:"max_us"`
+	TimesUS  []float64 `json:"times_us,omitempty" table:"-"`
+	MedianUS float64   `json:"median_us" unit:"us"`
+	MinUS    float64   `json:"min_us" unit:"us"`
+	MaxUS    float64   `json:"max_us" unit:"us"`
 	// AlgBW and BusBW are GB/s (1e9 bytes per second) from the median time.
-	AlgBW float64 `json:"algbw_gbps,omitempty"`
-	BusBW float64 `json:"busbw_gbps,omitempty"`
+	AlgBW float64 `json:"algbw_gbps,omitempty" unit:"GB/s"`
+	BusBW float64 `json:"busbw_gbps,omitempty" unit:"GB/s"`
 	// Wrong counts elements that failed the correctness check; -1 means
 	// not checked.
 	Wrong int64 `json:"wrong"`

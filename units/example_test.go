@@ -52,3 +52,15 @@ func ExampleBusBWFactor() {
 	fmt.Println(f, g)
 	// Output: 1.75 0.875
 }
+
+func ExampleReadable() {
+	fmt.Println(units.Readable(7.000000000000001e-05, "s"))
+	fmt.Println(units.Readable(1.4271442842871412e+10, "B/s"))
+	fmt.Println(units.Readable(1<<30, "B"))
+	fmt.Println(units.Readable(12.5, "us"))
+	// Output:
+	// 70 us
+	// 14.27 GB/s
+	// 1 GiB
+	// 12.5 us
+}

@@ -266,8 +266,9 @@ func BundleOf(v any) Bundle {
 	}
 	if len(b.Data) == 0 {
 		// Structs and slices of structs (a cost, a sweep, parsed rows,
-		// samples) show as tables; fmt.Stringer types keep their text.
-		if _, isStringer := v.(fmt.Stringer); !isStringer {
+		// samples) show as tables; fmt.Stringer types keep their text
+		// unless their fields carry units (then String is the text/plain).
+		if _, isStringer := v.(fmt.Stringer); !isStringer || hasUnits(reflect.TypeOf(v)) {
 			if tb, ok := structTable(v); ok {
 				return tb
 			}

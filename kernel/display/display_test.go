@@ -229,3 +229,52 @@ func TestBundleOfTables(t *testing.T) {
 		t.Error("registered renderer not used")
 	}
 }
+
+type unitRow struct {
+	Op      string
+	Bytes   int64     `unit:"B"`
+	Time    float64   `unit:"s"`
+	BusBW   float64   `unit:"GB/s"`
+	Ranks   []int     // listed, not counted
+	TimesUS []float64 `table:"-"`
+}
+
+func (r unitRow) String() string { return "row " + r.Op }
+
+func TestBundleOfUnits(t *testing.T) {
+	row := unitRow{Op: "all_reduce", Bytes: 1 << 30, Time: 7.000000000000001e-05, BusBW: 142.71442842871412,
+		Ranks: []int{0, 5, 4, 7, 6, 1, 2, 3, 8, 9}, TimesUS: []float64{1, 2}}
+	for _, c := range []struct {
+		name     string
+		v        any
+		html     []string
+		plain    []string
+		notInAny []string
+	}{
+		{"struct with a String method", row,
+			[]string{"<td>1 GiB</td>", "<td>70 us</td>", "<td>142.7 GB/s</td>", "<td>0 5 4 7 6 1 2 3 8 9</td>"},
+			[]string{"row all_reduce"}, []string{"TimesUS", "e-05", "items"}},
+		{"slice", []unitRow{row, row},
+			[]string{"<th>BusBW</th>", "<td>70 us</td>"},
+			[]string{"1 GiB", "142.7 GB/s"}, []string{"TimesUS", "e-05", "1073741824"}},
+	} {
+		b := BundleOf(c.v)
+		h, _ := b.Data[MIMEHTML].(string)
+		p, _ := b.Data[MIMEPlain].(string)
+		for _, w := range c.html {
+			if !strings.Contains(h, w) {
+				t.Errorf("%s: text/html lacks %q: %s", c.name, w, h)
+			}
+		}
+		for _, w := range c.plain {
+			if !strings.Contains(p, w) {
+				t.Errorf("%s: text/plain lacks %q: %s", c.name, w, p)
+			}
+		}
+		for _, w := range c.notInAny {
+			if strings.Contains(h, w) || strings.Contains(p, w) {
+				t.Errorf("%s: rendering shows %q:\n%s\n%s", c.name, w, h, p)
+			}
+		}
+	}
+}

@@ -102,13 +102,10 @@ func TableBundleOf(rows any) (Bundle, error) {
 	if et.Kind() != reflect.Struct {
 		return Bundle{}, fmt.Errorf("display: TableOf needs a slice of structs, got %T", rows)
 	}
-	var header []string
-	var fields []int
-	for i := 0; i < et.NumField(); i++ {
-		if et.Field(i).IsExported() {
-			header = append(header, et.Field(i).Name)
-			fields = append(fields, i)
-		}
+	fields := tableFields(et)
+	header := make([]string, len(fields))
+	for i, f := range fields {
+		header[i] = et.Field(f).Name
 	}
 	out := make([][]string, v.Len())
 	for r := 0; r < v.Len(); r++ {
@@ -119,7 +116,7 @@ func TableBundleOf(rows any) (Bundle, error) {
 		cells := make([]string, len(fields))
 		for i, f := range fields {
 			if row.IsValid() {
-				cells[i] = Text(row.Field(f).Interface())
+				cells[i] = fieldText(et.Field(f), row.Field(f))
 			}
 		}
 		out[r] = cells

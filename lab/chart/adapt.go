@@ -6,6 +6,7 @@ import (
 
 	"github.com/commlab/commlab/costmodel"
 	"github.com/commlab/commlab/probes"
+	"github.com/commlab/commlab/probes/parse/nccltests"
 )
 
 // ModelTime turns a costmodel sweep into a dashed time-vs-size series
@@ -46,6 +47,37 @@ func MeasuredBusBW(name string, samples []probes.Sample) Series {
 		s.X[i], s.Y[i] = float64(m.Bytes), m.BusBW
 	}
 	return s
+}
+
+// NCCLTestsBusBW turns a parsed nccl-tests run into a busbw-vs-size series
+// of points (bytes, out-of-place GB/s) for BusBWVsSize, named after the
+// run's collective:
+//
+//	res, _ := nccltests.Parse(f)
+//	chart.BusBWVsSize("measured", 0, "", chart.NCCLTestsBusBW(res.Runs[0]))
+func NCCLTestsBusBW(run nccltests.Run) Series {
+	return Series{Name: ncclTestsName(run), Points: true, X: run.SizesBytes(), Y: run.OutOfPlaceBusBW()}
+}
+
+// NCCLTestsTime turns a parsed nccl-tests run into a time-vs-size series of
+// points (bytes, out-of-place seconds) for TimeVsSize.
+func NCCLTestsTime(run nccltests.Run) Series {
+	s := Series{Name: ncclTestsName(run), Points: true, X: run.SizesBytes(), Y: run.OutOfPlaceTimeUs()}
+	for i := range s.Y {
+		s.Y[i] *= 1e-6
+	}
+	return s
+}
+
+func ncclTestsName(run nccltests.Run) string {
+	name := run.Collective
+	if name == "" {
+		name = "nccl-tests"
+	}
+	if n := run.NRanks(); n > 0 {
+		name += " (" + strconv.Itoa(n) + " ranks)"
+	}
+	return name
 }
 
 // BreakdownBySize stacks the latency term under the bandwidth term of each

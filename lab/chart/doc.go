@@ -32,7 +32,8 @@
 // inputs as plain structs and slices of float64 so that notebook cells
 // interpreted by yaegi can call it; it exports no generic API. ModelTime,
 // ModelBusBW, BreakdownBySize and BreakdownByAlgorithm adapt costmodel
-// sweeps; MeasuredTime, MeasuredBusBW and PeerMatrix adapt probes samples.
+// sweeps; MeasuredTime, MeasuredBusBW and PeerMatrix adapt probes samples;
+// NCCLTestsBusBW and NCCLTestsTime adapt parsed nccl-tests runs.
 // It does not compute models, measure, parse tool output, or publish
 // display messages: costmodel, probes, probes/parse and kernel/display own
 // those.

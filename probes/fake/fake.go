@@ -145,32 +145,8 @@ func parseRecorded(path string) (*probes.Topology, error) {
 	return TopologyFromMatrix(m), nil
 }
 
-// TopologyFromMatrix turns a parsed `nvidia-smi topo -m` into a Topology:
-// the path matrix, the GPUs with their affinity columns, the NICs with
-// their legend names, and a graph inferred from the matrix (see
-// probes.Topology.InferGraph) so it can be drawn.
-func TopologyFromMatrix(m *nvidiasmi.TopoMatrix) *probes.Topology {
-	t := &probes.Topology{Source: "nvidia-smi topo -m"}
-	for _, d := range m.Devices {
-		t.AddDevice(d)
-	}
-	for i, row := range m.Cells {
-		for j, c := range row {
-			if p, err := probes.ParsePath(c); err == nil && c != "" && i < len(t.Paths) && j < len(t.Paths[i]) {
-				t.Paths[i][j] = p
-			}
-		}
-	}
-	for _, g := range m.GPUs {
-		t.GPUs = append(t.GPUs, probes.GPU{Index: g.Index, CPUAffinity: g.CPUAffinity, NUMANode: g.NUMAAffinity, MemoryNUMANode: g.GPUNUMAID})
-	}
-	for _, n := range m.NICs {
-		t.NICs = append(t.NICs, probes.NIC{Index: n.Index, Name: n.Name, NUMANode: -1})
-	}
-	t.Notes = append(append([]string(nil), m.Notes...), "PCIe switches and NVLink fabric inferred from the matrix")
-	t.InferGraph()
-	return t
-}
+// TopologyFromMatrix is m.Topology(), kept for callers that found it here.
+func TopologyFromMatrix(m *nvidiasmi.TopoMatrix) *probes.Topology { return m.Topology() }
 
 // FromTopoM builds a machine from pasted or recorded `nvidia-smi topo -m`
 // text. On damaged input it returns the machine built from what parsed,

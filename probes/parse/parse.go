@@ -76,3 +76,14 @@ func WriteBuffered(w io.Writer, write func(w io.Writer)) error {
 	_, err := w.Write(b.Bytes())
 	return err
 }
+
+// SummaryText returns what write (a result's WriteSummary) writes about an
+// input called name, without its trailing newline: the text/plain form of
+// a parsed result in a notebook and in fmt.Println.
+func SummaryText(name string, write func(w io.Writer, name string) error) string {
+	var b bytes.Buffer
+	if err := write(&b, name); err != nil {
+		return name + ": " + err.Error()
+	}
+	return strings.TrimRight(b.String(), "\n")
+}

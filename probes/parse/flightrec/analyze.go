@@ -673,17 +673,27 @@ func (a *Analysis) Text() string {
 	return b.String()
 }
 
+// String is Text without its trailing newline, as fmt.Println and a
+// notebook's text/plain show the analysis.
+func (a *Analysis) String() string { return strings.TrimRight(a.Text(), "\n") }
+
+// String prints the dump in one line: its file, rank, format, version,
+// NCCL and entry counts.
+func (d *Dump) String() string {
+	s := fmt.Sprintf("%s: rank %d, %s dump version %s", d.File, d.Rank, d.Format, d.Version)
+	if d.CommLibVersion != "" {
+		s += ", NCCL " + d.CommLibVersion
+	}
+	return s + fmt.Sprintf(", %d entries, %d process group(s)", len(d.Entries), len(d.ProcessGroups))
+}
+
 // WriteSummary writes what a person reads first about a set of dumps: one
 // line per dump (its file, rank, format, version, NCCL and entry counts),
 // then a blank line and the analysis a has made of them (Analysis.Text).
 func WriteSummary(w io.Writer, dumps []*Dump, a *Analysis) error {
 	return parse.WriteBuffered(w, func(w io.Writer) {
 		for _, d := range dumps {
-			fmt.Fprintf(w, "%s: rank %d, %s dump version %s", d.File, d.Rank, d.Format, d.Version)
-			if d.CommLibVersion != "" {
-				fmt.Fprintf(w, ", NCCL %s", d.CommLibVersion)
-			}
-			fmt.Fprintf(w, ", %d entries, %d process group(s)\n", len(d.Entries), len(d.ProcessGroups))
+			fmt.Fprintln(w, d)
 		}
 		fmt.Fprintln(w)
 		fmt.Fprint(w, a.Text())

@@ -40,6 +40,9 @@ type Result struct {
 }
 
 // Run is one benchmark invocation: its header, rows and footer.
+// chart.NCCLTestsBusBW(run) (and chart.NCCLTestsTime) gives its chart
+// series; as a cell's last expression a run, or a whole Result, shows as
+// a bus-bandwidth chart, and its Rows as a table with units.
 type Run struct {
 	// Program is the binary name, e.g. "all_reduce_perf", when the output
 	// names it (newer versions, a command line in the log, JSON args).
@@ -67,7 +70,7 @@ type Run struct {
 	HasFooter       bool     `json:"has_footer"`
 	OutOfBounds     int      `json:"out_of_bounds"`
 	OutOfBoundsOK   bool     `json:"out_of_bounds_ok"`
-	AvgBusBW        float64  `json:"avg_busbw"`
+	AvgBusBW        float64  `json:"avg_busbw" unit:"GB/s"`
 	AvgBusBWVerdict string   `json:"avg_busbw_verdict,omitempty"`
 	Warnings        []string `json:"warnings,omitempty"`
 	Errors          []string `json:"errors,omitempty"`
@@ -83,8 +86,8 @@ type Run struct {
 type Params struct {
 	NThread     int    `json:"nthread"`
 	NGpus       int    `json:"ngpus"`
-	MinBytes    int64  `json:"min_bytes"`
-	MaxBytes    int64  `json:"max_bytes"`
+	MinBytes    int64  `json:"min_bytes" unit:"B"`
+	MaxBytes    int64  `json:"max_bytes" unit:"B"`
 	StepFactor  int64  `json:"step_factor,omitempty"`
 	StepBytes   int64  `json:"step_bytes,omitempty"`
 	WarmupIters int    `json:"warmup_iters"`
@@ -109,7 +112,7 @@ type Device struct {
 
 // Row is one message size: the common columns and the two halves.
 type Row struct {
-	SizeBytes int64  `json:"size_bytes"`
+	SizeBytes int64  `json:"size_bytes" unit:"B"`
 	Count     int64  `json:"count"`
 	Type      string `json:"type"`
 	// RedOp is empty for layouts without a redop column (old broadcast).
@@ -128,11 +131,11 @@ type Measurement struct {
 	// Present is false when the half was not printed (trace replay prints
 	// in-place only).
 	Present bool    `json:"present"`
-	TimeUs  float64 `json:"time_us"`
+	TimeUs  float64 `json:"time_us" unit:"us"`
 	// CPUTime is true when the column was `cputime` (nccl-tests -C).
 	CPUTime bool    `json:"cpu_time,omitempty"`
-	AlgBW   float64 `json:"algbw_gbs"`
-	BusBW   float64 `json:"busbw_gbs"`
+	AlgBW   float64 `json:"algbw_gbs" unit:"GB/s"`
+	BusBW   float64 `json:"busbw_gbs" unit:"GB/s"`
 	// Wrong is the #wrong count (or the old error column's deviation);
 	// WrongNA is set when the column says N/A (validation off, -c 0).
 	Wrong   float64 `json:"wrong"`

@@ -9,8 +9,8 @@
 // escape codes for underlining, NIC columns named NICn with a NIC legend
 // (drivers from about 2022) or named after the device (mlx5_0, older
 // drivers), the SOC level of drivers before NODE existed, and outputs
-// without the affinity columns. probes/fake turns a TopoMatrix into a
-// probes.Topology with an inferred graph (fake.TopologyFromMatrix).
+// without the affinity columns. TopoMatrix.Topology turns it into a
+// probes.Topology with an inferred graph, which a notebook draws.
 //
 // ParseQuery turns `-q` into a Query: driver and CUDA versions and, per
 // GPU, every "Key : Value" line under its section path ("PCI/GPU Link
@@ -24,6 +24,6 @@
 //
 // Errors are *parse.Error naming the line; input that is not the output
 // asked for wraps parse.ErrFormat. The package returns its own plain types
-// and imports only probes/parse (parsers sit at the lowest dependency
-// levels). It does not run nvidia-smi; probes/nvml reads the same facts live.
+// and imports only probes/parse and, for TopoMatrix.Topology, the probes
+// domain types (parsers sit at the lowest dependency levels). It does not run nvidia-smi; probes/nvml reads the same facts live.
 package nvidiasmi

@@ -63,3 +63,27 @@ GPU 00000000:18:00.0
 	// Output:
 	// NVIDIA H100 80GB HBM3 at 0000:18:00.0: PCIe Gen4 x16 (max Gen5 x16), 81559 MiB
 }
+
+// From a pasted matrix to a drawing: m.Topology() is the probes.Topology
+// the matrix describes; as a cell's last expression it shows as a picture.
+func ExampleTopoMatrix_Topology() {
+	pasted := "\tGPU0\tGPU1\tNIC0\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\n" +
+		"GPU0\t X \tNV18\tPIX\t0-47\t0\t\tN/A\n" +
+		"GPU1\tNV18\t X \tSYS\t48-95\t1\t\tN/A\n" +
+		"NIC0\tPIX\tSYS\t X \n" +
+		"\nNIC Legend:\n\n  NIC0: mlx5_0\n"
+	m, err := nvidiasmi.ParseTopoMatrixString(pasted)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(m)
+	t := m.Topology()
+	fmt.Println(len(t.GPUs), "GPUs,", len(t.NICs), "NIC:", t.NICs[0].Name)
+	// Output:
+	// 	GPU0	GPU1	NIC0
+	// GPU0	X	NV18	PIX
+	// GPU1	NV18	X	SYS
+	// NIC0	PIX	SYS	X
+	// 2 GPUs, 1 NIC: mlx5_0
+}

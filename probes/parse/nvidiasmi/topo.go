@@ -13,7 +13,15 @@ import (
 // parser had before this package held both nvidia-smi outputs.
 const topoFormat = "topom"
 
-// TopoMatrix is a parsed `nvidia-smi topo -m`.
+// TopoMatrix is a parsed `nvidia-smi topo -m`. Its Topology method gives
+// the probes.Topology it describes, which a notebook cell draws as a
+// picture of GPUs, switches, NICs and links:
+//
+//	m, err := nvidiasmi.ParseTopoMatrixString(text)
+//	m.Topology() // a cell result: the drawing
+//
+// In a notebook the matrix itself shows as a table of path cells; String
+// prints it as nvidia-smi does.
 type TopoMatrix struct {
 	// Devices name the rows and columns: "GPU0".., "NIC0".. (NIC columns
 	// that old drivers named after the device are renamed NICn; Columns

@@ -42,15 +42,15 @@ type Address struct {
 
 // Bandwidth is one row of a bandwidth table.
 type Bandwidth struct {
-	Bytes      int64 `json:"bytes"`
+	Bytes      int64 `json:"bytes" unit:"B"`
 	Iterations int64 `json:"iterations"`
 	// Peak and Average are in Report.Unit as printed.
 	Peak    float64 `json:"peak"`
 	Average float64 `json:"average"`
 	// PeakBytesPerSecond and AverageBytesPerSecond are 0 when the unit is
 	// unknown.
-	PeakBytesPerSecond    float64 `json:"peak_bytes_per_second"`
-	AverageBytesPerSecond float64 `json:"average_bytes_per_second"`
+	PeakBytesPerSecond    float64 `json:"peak_bytes_per_second" unit:"B/s"`
+	AverageBytesPerSecond float64 `json:"average_bytes_per_second" unit:"B/s"`
 	MsgRateMpps           float64 `json:"msg_rate_mpps"`
 	// ServiceLevel is set for --qos reports (the #sl column), else -1.
 	ServiceLevel int `json:"service_level"`
@@ -65,7 +65,7 @@ type Bandwidth struct {
 // Latency is one row of a latency table, in Report.LatencyUnit ("usec",
 // or "cycles" with -C).
 type Latency struct {
-	Bytes      int64   `json:"bytes"`
+	Bytes      int64   `json:"bytes" unit:"B"`
 	Iterations int64   `json:"iterations"`
 	Min        float64 `json:"min"`
 	Max        float64 `json:"max"`
