@@ -6,9 +6,12 @@ import (
 	"encoding/xml"
 	"errors"
 	"fmt"
+	"html"
 	"image/color"
 	"math"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/commlab/commlab/lab/atomicfile"
@@ -358,7 +361,32 @@ func (c *Chart) svgBytes() ([]byte, error) {
 	// Fonts are not embedded (it would add ~400 KB); Arial and Helvetica
 	// have the same metrics as Liberation Sans, so the layout holds.
 	s = strings.ReplaceAll(s, "font-family:Liberation Sans;", "font-family:'Liberation Sans',Arial,Helvetica,sans-serif;")
-	return []byte(s), nil
+	return []byte(fitText(s)), nil
+}
+
+// svgText is one text element as vgsvg writes it: its attributes, its
+// style's weight and size, and its content.
+var svgText = regexp.MustCompile(`<text ([^>]*?font-weight:(\w+);[^>]*?font-size:([\d.]+)px;[^>]*)>([^<]*)</text>`)
+
+// fitText gives every text element the width its Liberation Sans metrics
+// have (textLength): gonum lays labels out with those metrics, and a
+// browser that substitutes a wider font would otherwise draw past the
+// edge ("1 GiB" cut to "1 Gi").
+func fitText(s string) string {
+	return svgText.ReplaceAllStringFunc(s, func(el string) string {
+		m := svgText.FindStringSubmatch(el)
+		size, err := strconv.ParseFloat(m[3], 64)
+		if err != nil || m[4] == "" {
+			return el
+		}
+		f := sansFont
+		if m[2] == "bold" {
+			f = sansBold
+		}
+		face := font.DefaultCache.Lookup(f, vg.Length(size))
+		w := face.Width(html.UnescapeString(m[4]))
+		return fmt.Sprintf(`<text textLength="%.5g" lengthAdjust="spacingAndGlyphs" %s>%s</text>`, float64(w), m[1], m[4])
+	})
 }
 
 func svgLength(v float64) string { return fmt.Sprintf("%.*g", 6, v) }
