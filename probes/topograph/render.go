@@ -27,12 +27,18 @@ const (
 // xmlEscape escapes text for an SVG element or a double-quoted attribute.
 var xmlEscape = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "'", "&apos;")
 
+// ScaleToFit is the style of a drawing's root element: at its natural size
+// where the notebook cell is wide enough, scaled down to the cell's width,
+// keeping its proportions, where it is not (an 8-GPU node is some 2,000 px
+// wide). Front ends that show the SVG as an image scale it the same way.
+const ScaleToFit = "max-width:100%;height:auto"
+
 // render writes the picture as a standalone SVG document.
 func render(p *picture) []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, `<?xml version="1.0" encoding="UTF-8"?>
-<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="Helvetica, Arial, sans-serif">
-`, p.width, p.height, p.width, p.height)
+<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" style="%s" font-family="Helvetica, Arial, sans-serif">
+`, p.width, p.height, p.width, p.height, ScaleToFit)
 	fmt.Fprintf(&b, "<title>%s</title>\n", xmlEscape.Replace(p.title))
 	fmt.Fprintf(&b, `<rect x="0" y="0" width="%d" height="%d" fill="#ffffff"/>`+"\n", p.width, p.height)
 	text(&b, margin, margin+fontSize+2, fontSize+2, "start", "#000000", `font-weight="bold"`, p.title)

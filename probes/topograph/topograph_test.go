@@ -61,6 +61,7 @@ func (r rect) overlaps(o rect) bool {
 type parsed struct {
 	width, height float64
 	viewBox       string
+	style         string // the root element's
 	boxes         []rect
 	labels        []rect // edge labels, by their estimated extent
 	texts         []string
@@ -96,7 +97,7 @@ func parseSVG(t *testing.T, svg []byte) parsed {
 			}
 			switch el.Name.Local {
 			case "svg":
-				p.width, p.height, p.viewBox = num("width"), num("height"), attr["viewBox"]
+				p.width, p.height, p.viewBox, p.style = num("width"), num("height"), attr["viewBox"], attr["style"]
 			case "g":
 				group = attr["class"]
 			case "rect":
@@ -158,6 +159,11 @@ func checkDrawing(t *testing.T, topo *probes.Topology, svg []byte) parsed {
 	p := parseSVG(t, svg)
 	if p.width <= 0 || p.height <= 0 || p.viewBox != fmt.Sprintf("0 0 %g %g", p.width, p.height) {
 		t.Errorf("svg size %gx%g, viewBox %q", p.width, p.height, p.viewBox)
+	}
+	// A wide node (8 GPUs: some 2,000 px) scales down to the notebook cell
+	// instead of overflowing it.
+	if !strings.Contains(p.style, "max-width:100%") || !strings.Contains(p.style, "height:auto") {
+		t.Errorf("svg style %q does not scale the drawing to the cell", p.style)
 	}
 	var want []string
 	for _, g := range topo.GPUs {
