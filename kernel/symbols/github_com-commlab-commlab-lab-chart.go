@@ -25,6 +25,8 @@ func init() {
 		"MeasuredTime":         reflect.ValueOf(chart.MeasuredTime),
 		"ModelBusBW":           reflect.ValueOf(chart.ModelBusBW),
 		"ModelTime":            reflect.ValueOf(chart.ModelTime),
+		"NCCLTestsBusBW":       reflect.ValueOf(chart.NCCLTestsBusBW),
+		"NCCLTestsTime":        reflect.ValueOf(chart.NCCLTestsTime),
 		"PeerMatrix":           reflect.ValueOf(chart.PeerMatrix),
 		"PixelRatio":           reflect.ValueOf(constant.MakeFromLiteral("2", token.INT, 0)),
 		"Scatter":              reflect.ValueOf(chart.Scatter),

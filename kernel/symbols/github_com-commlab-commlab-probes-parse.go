@@ -11,6 +11,7 @@ func init() {
 	Symbols["github.com/commlab/commlab/probes/parse/parse"] = map[string]reflect.Value{
 		// function, constant and variable definitions
 		"ErrFormat":     reflect.ValueOf(&parse.ErrFormat).Elem(),
+		"SummaryText":   reflect.ValueOf(parse.SummaryText),
 		"WriteBuffered": reflect.ValueOf(parse.WriteBuffered),
 
 		// type definitions

@@ -4,14 +4,17 @@ package symbols
 
 import (
 	"github.com/commlab/commlab/probes/topograph"
+	"go/constant"
+	"go/token"
 	"reflect"
 )
 
 func init() {
 	Symbols["github.com/commlab/commlab/probes/topograph/topograph"] = map[string]reflect.Value{
 		// function, constant and variable definitions
-		"DOT":      reflect.ValueOf(topograph.DOT),
-		"SVG":      reflect.ValueOf(topograph.SVG),
-		"WriteSVG": reflect.ValueOf(topograph.WriteSVG),
+		"DOT":        reflect.ValueOf(topograph.DOT),
+		"SVG":        reflect.ValueOf(topograph.SVG),
+		"ScaleToFit": reflect.ValueOf(constant.MakeFromLiteral("\"max-width:100%;height:auto\"", token.STRING, 0)),
+		"WriteSVG":   reflect.ValueOf(topograph.WriteSVG),
 	}
 }

@@ -30,6 +30,7 @@ func init() {
 		"ParseSize":         reflect.ValueOf(units.ParseSize),
 		"ParseSizeList":     reflect.ValueOf(units.ParseSizeList),
 		"ParseSweep":        reflect.ValueOf(units.ParseSweep),
+		"Readable":          reflect.ValueOf(units.Readable),
 		"ScaleIEC":          reflect.ValueOf(units.ScaleIEC),
 		"ScaleSI":           reflect.ValueOf(units.ScaleSI),
 		"ScaleSeconds":      reflect.ValueOf(units.ScaleSeconds),
