@@ -25,8 +25,7 @@ func runKernel(args []string, stdout, stderr io.Writer) int {
 		return status
 	}
 	if len(files) != 1 {
-		fs.Usage()
-		return 2
+		return fail(fs, stderr, 2, "want one connection file, got %d arguments", len(files))
 	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(strings.ToUpper(*logLevel))); err != nil {

@@ -57,9 +57,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		return status
 	}
 	if len(files) == 0 {
-		fmt.Fprintln(stderr, "commlab run: no notebooks given")
-		fs.Usage()
-		return 2
+		return fail(fs, stderr, 2, "no notebooks given (run with -h for the flags)")
 	}
 	outDir, err := filepath.Abs(*out)
 	if err != nil {
