@@ -190,6 +190,20 @@ func TestExportCLI(t *testing.T) {
 	}
 }
 
+// Issue 12: export --out NEWDIR creates the folder.
+func TestExportCLICreatesOutDir(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "new", "dir")
+	code, stdout, stderr := labCLI(t, "export", "--out", out, "lab/export/testdata/executed.ipynb")
+	if code != 0 || !strings.Contains(stdout, "1 pages") {
+		t.Fatalf("export: exit %d, %q %q", code, stdout, stderr)
+	}
+	for _, f := range []string{"executed.html", "index.html"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
 func TestSyncCLICheckAndWrite(t *testing.T) {
 	dir := t.TempDir()
 	ch, nbs := filepath.Join(dir, "chapters"), filepath.Join(dir, "notebooks")
