@@ -317,3 +317,48 @@ func TestParseSMICLI(t *testing.T) {
 		t.Errorf("truncated: exit %d %s\n%.300s", code, errs, out)
 	}
 }
+
+// Issue 12: "-" reads standard input for topo and smi as for the other
+// formats; an input that is not a Flight Recorder dump prints no summary;
+// a failed nccl-tests run prints no bus-bandwidth factor.
+func TestParseCLIIssue12(t *testing.T) {
+	topo, err := os.ReadFile("probes/parse/nvidiasmi/testdata/topo/a100-4gpu-nv3-mlx5.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name     string
+		args     []string
+		stdin    string
+		wantCode int
+		want     []string
+		notWant  []string
+	}{
+		{name: "topo from stdin", args: []string{"topo", "-"}, stdin: string(topo), want: []string{"GPUs: 4"}},
+		{name: "topo json from stdin", args: []string{"topo", "-", "--json"}, stdin: string(topo), want: []string{`"file": "(stdin)"`}},
+		{name: "flight-recorder of a README", args: []string{"flight-recorder", "README.md"}, wantCode: 1, notWant: []string{"rank", "verdict", "Flight Recorder"}},
+		{name: "failed nccl-tests run", args: []string{"nccl-tests", "probes/parse/nccltests/testdata/allreduce_h200_mpirun_np2_failure.txt"}, wantCode: 1,
+			want: []string{"no rows"}, notWant: []string{"algbw x"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			prev := stdin
+			stdin = strings.NewReader(tc.stdin)
+			defer func() { stdin = prev }()
+			code, out, errs := runNCCLParseCLI(t, tc.args...)
+			if code != tc.wantCode {
+				t.Errorf("exit %d, want %d; stderr %s", code, tc.wantCode, errs)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("stdout lacks %q:\n%s", w, out)
+				}
+			}
+			for _, w := range tc.notWant {
+				if strings.Contains(out, w) {
+					t.Errorf("stdout has %q:\n%s", w, out)
+				}
+			}
+		})
+	}
+}
