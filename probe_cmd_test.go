@@ -12,7 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/commlab/commlab/costmodel"
 	"github.com/commlab/commlab/probes"
+	"github.com/commlab/commlab/probes/fake"
 )
 
 func TestProbeMeasureParseSize(t *testing.T) {
@@ -289,7 +291,7 @@ func TestProbeTopoCLIFake(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
-	code, out, _ = topoRunCLI("probe", "topo", "--json", "--fake", "pcie-box")
+	code, out, _ = topoRunCLI("probe", "topo", "--json", "--fake", "pcie-8gpu")
 	var topo probes.Topology
 	if code != 0 || json.Unmarshal([]byte(out), &topo) != nil || len(topo.GPUs) != 8 {
 		t.Errorf("--json: exit %d, %d GPUs", code, len(topo.GPUs))
@@ -401,5 +403,25 @@ func TestProbeUsage(t *testing.T) {
 	errb.Reset()
 	if code := dispatch([]string{"teleport"}, &out, &errb); code != 2 || !strings.HasPrefix(errb.String(), `commlab: unknown command "teleport"`) {
 		t.Errorf("unknown verb: exit %d, stderr %q", code, errb.String())
+	}
+}
+
+// Issue 12: probe topo --fake and model --preset name the same machines
+// alike; the old name pcie-box still works.
+func TestProbeTopoFakeNamesArePresets(t *testing.T) {
+	for _, name := range fake.Names() {
+		if _, err := costmodel.NodeByName(name); err != nil {
+			t.Errorf("fake machine %q is no model preset: %v", name, err)
+		}
+		code, _, errs := topoRunCLI("probe", "topo", "--fake", name)
+		if code != 0 {
+			t.Errorf("--fake %s: exit %d: %s", name, code, errs)
+		}
+		if code, _, errs := runModelCLI("all_reduce", "--size", "1MB", "--preset", name); code != 0 {
+			t.Errorf("--preset %s: exit %d: %s", name, code, errs)
+		}
+	}
+	if code, _, errs := topoRunCLI("probe", "topo", "--fake", "pcie-box"); code != 0 {
+		t.Errorf("--fake pcie-box: exit %d: %s", code, errs)
 	}
 }
