@@ -187,7 +187,8 @@ func TestProbeMeasureNoGPU(t *testing.T) {
 	for _, args := range [][]string{{"bandwidth"}, {"latency"}, {"nccl"}, {"nccl", "--blocking"}} {
 		var out, errb bytes.Buffer
 		code := dispatch(append([]string{"probe"}, args...), &out, &errb)
-		if code != 1 || !strings.Contains(errb.String(), "unavailable") {
+		// One plain line naming what is missing, not a Go slice of errors.
+		if code != 1 || !strings.Contains(errb.String(), "unavailable") || strings.Count(errb.String(), "\n") != 1 || strings.ContainsAny(errb.String(), "[]") {
 			t.Errorf("%v without a GPU: exit %d, stderr %q", args, code, errb.String())
 		}
 	}
