@@ -156,7 +156,7 @@ func TestRunCLITimeouts(t *testing.T) {
 
 func TestExportCLI(t *testing.T) {
 	out := t.TempDir()
-	if code, _, stderr := labCLI(t, "export", "--out", out); code != 1 || !strings.Contains(stderr, "no notebooks") {
+	if code, _, stderr := labCLI(t, "export", "--out", out); code != 2 || !strings.Contains(stderr, "no notebooks") {
 		t.Errorf("empty dir: exit %d, %s", code, stderr)
 	}
 	if code, _, stderr := labCLI(t, "run", "--out", out, "--allow-errors", "lab/testdata/fails.md"); code != 0 {

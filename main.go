@@ -9,12 +9,22 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"runtime/debug"
+	"strings"
+
+	"github.com/commlab/commlab/kernel/conn"
+	"github.com/commlab/commlab/lab"
+	"github.com/commlab/commlab/lab/literate"
+	"github.com/commlab/commlab/lab/notebook"
+	"github.com/commlab/commlab/probes/parse"
 )
 
 // verb is one verb of the commlab command, or a group of verbs under one
@@ -182,4 +192,45 @@ func parseOnlyFlags(fs *flag.FlagSet, args []string, stderr io.Writer) (status i
 func fail(fs *flag.FlagSet, stderr io.Writer, status int, format string, a ...any) int {
 	fmt.Fprintf(stderr, "%s: %s\n", fs.Name(), fmt.Sprintf(format, a...))
 	return status
+}
+
+// Exit statuses: 2 for bad input (a usage error, a missing or malformed
+// file, a bad flag value), 1 when the input was good but the work failed
+// (a cell, a probe, a tool), 0 otherwise.
+const (
+	exitFailed   = 1
+	exitBadInput = 2
+)
+
+// inputErrors are the sentinels that say an error is the input's fault.
+var inputErrors = []error{fs.ErrNotExist, fs.ErrPermission, notebook.ErrFormat, notebook.ErrInvalid,
+	parse.ErrFormat, conn.ErrBadInfo, lab.ErrParameter, lab.ErrOverSource, literate.ErrUnclosed, literate.ErrMetadata}
+
+// statusOf is the exit status for err: exitBadInput when the input is at
+// fault (missing, unreadable, not the format, malformed), else exitFailed.
+func statusOf(err error) int {
+	for _, s := range inputErrors {
+		if errors.Is(err, s) {
+			return exitBadInput
+		}
+	}
+	var syntax *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	if errors.As(err, &syntax) || errors.As(err, &typ) {
+		return exitBadInput
+	}
+	return exitFailed
+}
+
+// naming returns err's message naming file, unless it already does (the
+// packages' errors mostly name the file: saying it twice stutters).
+func naming(file string, err error) string {
+	msg := err.Error()
+	if strings.Contains(msg, file) {
+		return msg
+	}
+	if abs, aerr := filepath.Abs(file); aerr == nil && strings.Contains(msg, abs) {
+		return msg
+	}
+	return file + ": " + msg
 }

@@ -67,10 +67,10 @@ func parseVerb(name, summary string, run func(files []string, jsonOut bool, stdo
 			return status
 		}
 		if len(files) == 0 {
-			return fail(fs, stderr, 2, "no input files")
+			return fail(fs, stderr, exitBadInput, "no input files")
 		}
 		if err := run(files, *jsonOut, stdout); err != nil {
-			return fail(fs, stderr, 1, "%v", err)
+			return fail(fs, stderr, statusOf(err), "%v", err)
 		}
 		return 0
 	}}
@@ -195,11 +195,15 @@ type summarizer interface {
 // file, then print the list as JSON, or each file's summary.
 func runFormat[T summarizer](files []string, jsonOut bool, stdout io.Writer, key string, parseOne func(io.Reader) (T, error)) error {
 	var out []parsedFile
+	var shown []parsedFile // the files with something to summarise
 	var values []T
 	err := parseEach(files, func(name string, r io.Reader) error {
 		v, perr := parseOne(r)
-		out = append(out, parsedFile{file: name, err: errText(perr), key: key, value: v})
-		values = append(values, v)
+		f := parsedFile{file: name, err: errText(perr), key: key, value: v}
+		out = append(out, f)
+		if !errors.Is(perr, parse.ErrFormat) { // not this format: nothing to summarise
+			shown, values = append(shown, f), append(values, v)
+		}
 		return perr
 	})
 	if jsonOut {
@@ -208,11 +212,11 @@ func runFormat[T summarizer](files []string, jsonOut bool, stdout io.Writer, key
 		}
 		return err
 	}
-	for i := range out {
+	for i := range shown {
 		if i > 0 {
 			fmt.Fprintln(stdout)
 		}
-		if werr := values[i].WriteSummary(stdout, out[i].file); werr != nil {
+		if werr := values[i].WriteSummary(stdout, shown[i].file); werr != nil {
 			return werr
 		}
 	}

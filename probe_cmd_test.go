@@ -233,10 +233,10 @@ func TestProbeMeasureReparsesSavedRun(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"probe", "nccl-tests", "--load", "probes/recorded/data/bandwidth-h200x1.json"}, 1, "without the tool's output"},
-		{[]string{"probe", "nvbandwidth", "--load", in}, 1, `"nccl-tests" run`},
+		{[]string{"probe", "nccl-tests", "--load", "probes/recorded/data/bandwidth-h200x1.json"}, 2, "without the tool's output"},
+		{[]string{"probe", "nvbandwidth", "--load", in}, 2, `"nccl-tests" run`},
 		{[]string{"probe", "nccl-tests", "--load", in, "--", "-b", "8"}, 2, "no tool arguments"},
-		{[]string{"probe", "nccl-tests", "--load", filepath.Join(dir, "missing.json")}, 1, "missing.json"},
+		{[]string{"probe", "nccl-tests", "--load", filepath.Join(dir, "missing.json")}, 2, "missing.json"},
 	} {
 		stdout.Reset()
 		stderr.Reset()
