@@ -88,6 +88,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 			OutDir:        outDir,
 			CaptureOutput: runCaptureOutput,
 			Live:          live,
+			HTML:          *htmlOut,
 		}
 		res, _, path, err := lab.RunFile(ctx, jobs[i], opts)
 		if path != "" {

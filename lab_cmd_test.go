@@ -234,3 +234,36 @@ func TestSyncCLICheckAndWrite(t *testing.T) {
 		t.Errorf("extra argument: exit %d", code)
 	}
 }
+
+// Issue 12: while a cell runs, the executed notebook and its page up to
+// and including that cell are on disk, the cell marked as the one running,
+// so a process that dies in a cell (a fatal error, a kill at a CI time
+// limit) leaves them behind. The cell here reads what is on disk.
+func TestRunCLIWritesNotebookBeforeEachCell(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	src := filepath.Join(dir, "crash.md")
+	chapter := "# Crash\n\n```go tags=[\"parameters\"]\nnb := \"\"\npage := \"\"\n```\n\n```go\nfmt.Println(\"first cell ran\")\n```\n\n" +
+		"```go\nfor _, f := range []string{nb, page} {\n\tdata, err := os.ReadFile(f)\n\ts := string(data)\n" +
+		"\tfmt.Println(filepath.Base(f), err, strings.Contains(s, \"first cell ran\"), strings.Contains(s, \"the run stopped while this cell ran\"))\n}\n```\n\n" +
+		"```go\nfmt.Println(\"not yet\")\n```\n"
+	if err := os.WriteFile(src, []byte(chapter), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := labCLI(t, "run", "--out", out, "--html", "-p", "nb="+filepath.Join(out, "crash.ipynb"), "-p", "page="+filepath.Join(out, "crash.html"), src)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	data, err := os.ReadFile(filepath.Join(out, "crash.ipynb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"crash.ipynb <nil> true true", "crash.html <nil> true true"} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("while cell 3 ran, the files on disk were not %q:\n%s", want, data)
+		}
+	}
+	if strings.Contains(string(data), `"Stopped"`) {
+		t.Errorf("the finished notebook still marks a cell as stopped:\n%s", data)
+	}
+}
