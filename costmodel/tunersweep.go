@@ -24,17 +24,8 @@ type TunedRow struct {
 // -> "Tree" (NCCL's tree is a double binary tree), nvls -> "NVLS", collnet
 // -> "CollNetDirect"; "" and "auto" leave the choice to the tuner ("").
 func NCCLAlgorithm(s string) (string, error) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "auto", "":
-		return "", nil
-	case "ring":
-		return "Ring", nil
-	case "tree", "dbtree":
-		return "Tree", nil
-	case "nvls":
-		return "NVLS", nil
-	case "collnet":
-		return "CollNetDirect", nil
+	if name, ok := ncclAlgorithmNames[strings.ToLower(strings.TrimSpace(s))]; ok {
+		return name, nil
 	}
 	return "", fmt.Errorf("%w: %q is not one of NCCL's algorithms (ring, tree, nvls, collnet, auto)", ErrParams, s)
 }
@@ -43,18 +34,16 @@ func NCCLAlgorithm(s string) (string, error) {
 // it: simple -> "Simple", ll -> "LL", ll128 -> "LL128"; "" and "auto"
 // leave the choice to the tuner ("").
 func NCCLProtocol(s string) (string, error) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "auto", "":
-		return "", nil
-	case "simple":
-		return "Simple", nil
-	case "ll":
-		return "LL", nil
-	case "ll128":
-		return "LL128", nil
+	if name, ok := ncclProtocolNames[strings.ToLower(strings.TrimSpace(s))]; ok {
+		return name, nil
 	}
 	return "", fmt.Errorf("%w: unknown protocol %q (want simple, ll, ll128 or auto)", ErrParams, s)
 }
+
+var (
+	ncclAlgorithmNames = map[string]string{"": "", "auto": "", "ring": "Ring", "tree": "Tree", "dbtree": "Tree", "nvls": "NVLS", "collnet": "CollNetDirect"}
+	ncclProtocolNames  = map[string]string{"": "", "auto": "", "simple": "Simple", "ll": "LL", "ll128": "LL128"}
+)
 
 // CustomNode is the node the tuner models when no preset is named: p.Ranks
 // / p.Nodes GPUs behind an NVSwitch at p.Beta one way with latency p.Alpha,
