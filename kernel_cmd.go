@@ -12,6 +12,7 @@ import (
 
 	"github.com/commlab/commlab/install"
 	"github.com/commlab/commlab/kernel"
+	"github.com/commlab/commlab/kernel/conn"
 	"github.com/commlab/commlab/kernel/symbols"
 )
 
@@ -25,18 +26,21 @@ func runKernel(args []string, stdout, stderr io.Writer) int {
 		return status
 	}
 	if len(files) != 1 {
-		fs.Usage()
-		return 2
+		return fail(fs, stderr, 2, "want one connection file, got %d arguments", len(files))
 	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(strings.ToUpper(*logLevel))); err != nil {
 		return fail(fs, stderr, 2, "bad --log %q: %v", *logLevel, err)
 	}
+	info, err := conn.ReadInfo(files[0])
+	if err != nil {
+		return fail(fs, stderr, exitBadInput, "%v", err)
+	}
 	// The kernel log goes to the real stderr, which the session later
 	// redirects into cells; keep a handle on the original descriptor.
 	logOut := os.NewFile(uintptr(dupStderr()), "kernel-log")
 	logger := slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: level}))
-	err := kernel.Run(context.Background(), files[0], kernel.Options{Version: version(), Packages: symbols.Symbols, Logger: logger})
+	err = kernel.Serve(context.Background(), info, kernel.Options{Version: version(), Packages: symbols.Symbols, Logger: logger})
 	if err != nil {
 		fmt.Fprintf(logOut, "commlab kernel: %v\n", err)
 		return 1

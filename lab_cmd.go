@@ -57,9 +57,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		return status
 	}
 	if len(files) == 0 {
-		fmt.Fprintln(stderr, "commlab run: no notebooks given")
-		fs.Usage()
-		return 2
+		return fail(fs, stderr, 2, "no notebooks given (run with -h for the flags)")
 	}
 	outDir, err := filepath.Abs(*out)
 	if err != nil {
@@ -76,8 +74,10 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	jobs := make([]*lab.Job, len(files))
 	for i, f := range files {
 		if jobs[i], err = lab.NewJob(f, params); err != nil {
-			fmt.Fprintf(stderr, "commlab run: %s: %v\n", f, err)
-			return 2
+			return fail(fs, stderr, exitBadInput, "%s", naming(f, err))
+		}
+		if _, err := lab.OutputPath(f, outDir); err != nil {
+			return fail(fs, stderr, exitBadInput, "%v", err)
 		}
 	}
 	live := stderr == io.Writer(os.Stderr) && lab.IsTerminal(os.Stderr)
@@ -88,6 +88,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 			OutDir:        outDir,
 			CaptureOutput: runCaptureOutput,
 			Live:          live,
+			HTML:          *htmlOut,
 		}
 		res, _, path, err := lab.RunFile(ctx, jobs[i], opts)
 		if path != "" {
@@ -179,6 +180,9 @@ func runSync(args []string, stdout, stderr io.Writer) int {
 	if status, ok := parseOnlyFlags(fs, args, stderr); !ok {
 		return status
 	}
+	if info, err := os.Stat(*chapters); err != nil || !info.IsDir() {
+		return fail(fs, stderr, exitBadInput, "no folder of chapters at %s (--chapters DIR)", *chapters)
+	}
 	actions, err := lab.Sync(*chapters, *notebooks, *check)
 	for _, a := range actions {
 		verb := "wrote"
@@ -190,10 +194,9 @@ func runSync(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		if errors.Is(err, lab.ErrOutOfSync) {
 			fmt.Fprintln(stderr, "commlab sync --check: chapters and notebooks disagree; run `commlab sync`")
-		} else {
-			fail(fs, stderr, 1, "%v", err)
+			return exitFailed
 		}
-		return 1
+		return fail(fs, stderr, statusOf(err), "%v", err)
 	}
 	return 0
 }
@@ -209,11 +212,17 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 	if len(files) == 0 {
 		files, _ = filepath.Glob(filepath.Join(*out, "*.ipynb"))
 		if len(files) == 0 {
-			return fail(fs, stderr, 1, "no notebooks in %s (run `commlab run --out %s` first, or name files)", *out, *out)
+			return fail(fs, stderr, exitBadInput, "no notebooks in %s (run `commlab run --out %s` first, or name files)", *out, *out)
+		}
+	}
+	// Every file is read before anything is written.
+	for _, f := range files {
+		if _, err := lab.Load(f); err != nil {
+			return fail(fs, stderr, statusOf(err), "%s", naming(f, err))
 		}
 	}
 	if !exportHTML(fs, files, *out, stdout, stderr) {
-		return 1
+		return exitFailed
 	}
 	return 0
 }

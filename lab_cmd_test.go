@@ -156,7 +156,7 @@ func TestRunCLITimeouts(t *testing.T) {
 
 func TestExportCLI(t *testing.T) {
 	out := t.TempDir()
-	if code, _, stderr := labCLI(t, "export", "--out", out); code != 1 || !strings.Contains(stderr, "no notebooks") {
+	if code, _, stderr := labCLI(t, "export", "--out", out); code != 2 || !strings.Contains(stderr, "no notebooks") {
 		t.Errorf("empty dir: exit %d, %s", code, stderr)
 	}
 	if code, _, stderr := labCLI(t, "run", "--out", out, "--allow-errors", "lab/testdata/fails.md"); code != 0 {
@@ -190,6 +190,20 @@ func TestExportCLI(t *testing.T) {
 	}
 }
 
+// Issue 12: export --out NEWDIR creates the folder.
+func TestExportCLICreatesOutDir(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "new", "dir")
+	code, stdout, stderr := labCLI(t, "export", "--out", out, "lab/export/testdata/executed.ipynb")
+	if code != 0 || !strings.Contains(stdout, "1 pages") {
+		t.Fatalf("export: exit %d, %q %q", code, stdout, stderr)
+	}
+	for _, f := range []string{"executed.html", "index.html"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
 func TestSyncCLICheckAndWrite(t *testing.T) {
 	dir := t.TempDir()
 	ch, nbs := filepath.Join(dir, "chapters"), filepath.Join(dir, "notebooks")
@@ -218,5 +232,38 @@ func TestSyncCLICheckAndWrite(t *testing.T) {
 	}
 	if code, _, _ := labCLI(t, "sync", "extra"); code != 2 {
 		t.Errorf("extra argument: exit %d", code)
+	}
+}
+
+// Issue 12: while a cell runs, the executed notebook and its page up to
+// and including that cell are on disk, the cell marked as the one running,
+// so a process that dies in a cell (a fatal error, a kill at a CI time
+// limit) leaves them behind. The cell here reads what is on disk.
+func TestRunCLIWritesNotebookBeforeEachCell(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	src := filepath.Join(dir, "crash.md")
+	chapter := "# Crash\n\n```go tags=[\"parameters\"]\nnb := \"\"\npage := \"\"\n```\n\n```go\nfmt.Println(\"first cell ran\")\n```\n\n" +
+		"```go\nfor _, f := range []string{nb, page} {\n\tdata, err := os.ReadFile(f)\n\ts := string(data)\n" +
+		"\tfmt.Println(filepath.Base(f), err, strings.Contains(s, \"first cell ran\"), strings.Contains(s, \"the run stopped while this cell ran\"))\n}\n```\n\n" +
+		"```go\nfmt.Println(\"not yet\")\n```\n"
+	if err := os.WriteFile(src, []byte(chapter), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := labCLI(t, "run", "--out", out, "--html", "-p", "nb="+filepath.Join(out, "crash.ipynb"), "-p", "page="+filepath.Join(out, "crash.html"), src)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	data, err := os.ReadFile(filepath.Join(out, "crash.ipynb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"crash.ipynb <nil> true true", "crash.html <nil> true true"} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("while cell 3 ran, the files on disk were not %q:\n%s", want, data)
+		}
+	}
+	if strings.Contains(string(data), `"Stopped"`) {
+		t.Errorf("the finished notebook still marks a cell as stopped:\n%s", data)
 	}
 }

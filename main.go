@@ -9,12 +9,22 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"runtime/debug"
+	"strings"
+
+	"github.com/commlab/commlab/kernel/conn"
+	"github.com/commlab/commlab/lab"
+	"github.com/commlab/commlab/lab/literate"
+	"github.com/commlab/commlab/lab/notebook"
+	"github.com/commlab/commlab/probes/parse"
 )
 
 // verb is one verb of the commlab command, or a group of verbs under one
@@ -116,26 +126,49 @@ func version() string {
 }
 
 // newFlags makes a verb's flag set, named as the command line names the
-// verb ("commlab probe topo"); a bad flag or -h prints the usage lines and
-// the flags to stderr.
+// verb ("commlab probe topo"). -h prints the usage lines and the flags to
+// stderr; a bad flag prints one line, "commlab probe topo: flag provided
+// but not defined: -x" (parseFlags sees to it).
 func newFlags(name string, stderr io.Writer, usage ...string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(prefixWriter{prefix: name + ": ", w: stderr})
 	fs.Usage = func() {
 		for _, l := range usage {
 			fmt.Fprintln(stderr, l)
 		}
+		out := fs.Output()
+		fs.SetOutput(stderr)
 		fs.PrintDefaults()
+		fs.SetOutput(out)
 	}
 	return fs
 }
 
+// prefixWriter writes every Write after prefix: the flag package reports
+// a bad flag in one Write, which thus reads as the verb's other errors do.
+type prefixWriter struct {
+	prefix string
+	w      io.Writer
+}
+
+func (p prefixWriter) Write(b []byte) (int, error) {
+	if _, err := io.WriteString(p.w, p.prefix); err != nil {
+		return 0, err
+	}
+	return p.w.Write(b)
+}
+
 // parseFlags parses args, flags anywhere among them, and returns the other
 // arguments. When the verb must stop, ok is false and status is its exit
-// status: 0 after -h, 2 after a bad flag (the flag package said why).
+// status: 0 after -h (the usage was printed), 2 after a bad flag (one line
+// said why; the usage is not repeated).
 func parseFlags(fs *flag.FlagSet, args []string) (rest []string, status int, ok bool) {
+	usage := fs.Usage
+	fs.Usage = func() {}
 	rest, err := parseInterleaved(fs, args)
+	fs.Usage = usage
 	if errors.Is(err, flag.ErrHelp) {
+		usage()
 		return nil, 0, false
 	}
 	if err != nil {
@@ -159,4 +192,45 @@ func parseOnlyFlags(fs *flag.FlagSet, args []string, stderr io.Writer) (status i
 func fail(fs *flag.FlagSet, stderr io.Writer, status int, format string, a ...any) int {
 	fmt.Fprintf(stderr, "%s: %s\n", fs.Name(), fmt.Sprintf(format, a...))
 	return status
+}
+
+// Exit statuses: 2 for bad input (a usage error, a missing or malformed
+// file, a bad flag value), 1 when the input was good but the work failed
+// (a cell, a probe, a tool), 0 otherwise.
+const (
+	exitFailed   = 1
+	exitBadInput = 2
+)
+
+// inputErrors are the sentinels that say an error is the input's fault.
+var inputErrors = []error{fs.ErrNotExist, fs.ErrPermission, notebook.ErrFormat, notebook.ErrInvalid,
+	parse.ErrFormat, conn.ErrBadInfo, lab.ErrParameter, lab.ErrOverSource, literate.ErrUnclosed, literate.ErrMetadata}
+
+// statusOf is the exit status for err: exitBadInput when the input is at
+// fault (missing, unreadable, not the format, malformed), else exitFailed.
+func statusOf(err error) int {
+	for _, s := range inputErrors {
+		if errors.Is(err, s) {
+			return exitBadInput
+		}
+	}
+	var syntax *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	if errors.As(err, &syntax) || errors.As(err, &typ) {
+		return exitBadInput
+	}
+	return exitFailed
+}
+
+// naming returns err's message naming file, unless it already does (the
+// packages' errors mostly name the file: saying it twice stutters).
+func naming(file string, err error) string {
+	msg := err.Error()
+	if strings.Contains(msg, file) {
+		return msg
+	}
+	if abs, aerr := filepath.Abs(file); aerr == nil && strings.Contains(msg, abs) {
+		return msg
+	}
+	return file + ": " + msg
 }

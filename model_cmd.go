@@ -2,8 +2,11 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"text/tabwriter"
 
@@ -42,7 +45,7 @@ func runModel(args []string, stdout, stderr io.Writer) int {
 	ranks := fs.Int("n", 0, "number of GPUs (default: preset GPUs x nodes, else 8)")
 	nodes := fs.Int("nodes", 1, "number of nodes the GPUs spread over")
 	size := fs.String("size", "", "message size, e.g. 1M or 1MiB (2^20), 1MB (10^6), 64KB, 1e9")
-	sweep := fs.String("sweep", "", "size sweep MIN:MAX[:FACTOR] or a list A,B,C, e.g. 8B:8GB")
+	sweep := fs.String("sweep", "", "size sweep MIN:MAX[:FACTOR] (ends at MAX) or a list A,B,C, e.g. 8B:8GB")
 	bw := fs.String("bw", "", "per-GPU link bandwidth inside a node, e.g. 25GB/s, 400Gb/s, '900GB/s bidirectional'")
 	lat := fs.String("lat", "", "per-step latency alpha, e.g. 5us (default: preset's, else 5us)")
 	interBW := fs.String("inter-bw", "", "per-GPU network bandwidth between nodes (default: preset's, else --bw)")
@@ -58,8 +61,7 @@ func runModel(args []string, stdout, stderr io.Writer) int {
 	}
 	usageErr := func(format string, a ...any) int { return fail(fs, stderr, 2, format, a...) }
 	if len(pos) != 1 {
-		fs.Usage()
-		return usageErr("want exactly one collective, got %d arguments", len(pos))
+		return usageErr("want exactly one collective, got %d arguments (run with -h for the flags)", len(pos))
 	}
 	coll, err := costmodel.ParseCollective(pos[0])
 	if err != nil {
@@ -79,7 +81,30 @@ func runModel(args []string, stdout, stderr io.Writer) int {
 		return usageErr("--sweep: %v", err)
 	}
 	if *nodes < 1 {
-		return usageErr("--nodes must be at least 1")
+		return usageErr("--nodes %d: need at least 1 node", *nodes)
+	}
+	nSet := false
+	fs.Visit(func(f *flag.Flag) { nSet = nSet || f.Name == "n" })
+	if nSet && *ranks < 1 {
+		return usageErr("-n %d: need at least 1 GPU", *ranks)
+	}
+	tuned := strings.EqualFold(*algo, "auto") || strings.EqualFold(*proto, "auto")
+	var p costmodel.Params
+	p.Collective = coll
+	if tuned {
+		if _, err := costmodel.NCCLAlgorithm(*algo); err != nil {
+			return usageErr("--algo: %v", err)
+		}
+		if _, err := costmodel.NCCLProtocol(*proto); err != nil {
+			return usageErr("--proto: %v", err)
+		}
+	} else {
+		if p.Algorithm, err = costmodel.ParseAlgorithm(*algo); err != nil {
+			return usageErr("--algo: %v", err)
+		}
+		if p.Protocol, err = costmodel.ParseProtocol(*proto); err != nil {
+			return usageErr("--proto: %v", err)
+		}
 	}
 
 	// The node: a preset, or one built from --bw and --lat.
@@ -90,17 +115,17 @@ func runModel(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	n := *ranks
-	if n == 0 {
+	if !nSet {
 		n = 8
 		if *preset != "" {
 			n = node.GPUs * *nodes
 		}
 	}
-	if n < 1 || n%*nodes != 0 {
+	if n%*nodes != 0 {
 		return usageErr("-n %d does not spread evenly over %d nodes", n, *nodes)
 	}
-	p := costmodel.Params{Collective: coll, Ranks: n, Nodes: *nodes, Alpha: node.Intra.Alpha, Beta: node.Intra.Beta(),
-		InterAlpha: node.NIC.Alpha, InterBeta: node.InterBeta()}
+	p.Ranks, p.Nodes = n, *nodes
+	p.Alpha, p.Beta, p.InterAlpha, p.InterBeta = node.Intra.Alpha, node.Intra.Beta(), node.NIC.Alpha, node.InterBeta()
 	if *preset == "" {
 		p.Alpha = 5e-6
 	}
@@ -134,20 +159,27 @@ func runModel(args []string, stdout, stderr io.Writer) int {
 		p.InterAlpha = float64(l)
 	}
 	if p.Beta <= 0 {
+		// Say first what would be wrong even with a bandwidth.
+		if !tuned {
+			q := p
+			q.Beta, q.Bytes = 1, sizes[0]
+			if _, err := costmodel.Predict(q); errors.Is(err, costmodel.ErrUnsupported) {
+				return usageErr("%v", err)
+			}
+		}
 		return usageErr("need --bw (e.g. --bw 25GB/s) or --preset (%s)", presetNames())
 	}
 
 	var rows []modelResult
 	header := ""
-	if strings.EqualFold(*algo, "auto") || strings.EqualFold(*proto, "auto") {
-		name := node.Name
-		if name == "" {
-			name = "custom"
+	if tuned {
+		if *preset == "" {
+			node = costmodel.CustomNode(p)
 		}
-		header = fmt.Sprintf("%s, NCCL %s-family tuner, %d node(s) of %s", coll, *family, *nodes, name)
-		rows, err = modelTuner(p, node, *preset != "", *algo, *proto, *family, sizes, *table && !*jsonOut, stdout)
+		header = fmt.Sprintf("%s, NCCL %s-family tuner, %d node(s) of %s", coll, *family, *nodes, node.Name)
+		rows, err = modelTuner(node, p, *family, sizes, *algo, *proto, *table && !*jsonOut, stdout)
 	} else {
-		rows, err = modelAlphaBeta(p, *algo, *proto, sizes)
+		rows, err = modelAlphaBeta(p, sizes)
 	}
 	if err != nil {
 		return usageErr("%v", err)
@@ -178,16 +210,8 @@ func presetNames() string {
 	return strings.Join(names, ", ")
 }
 
-func modelAlphaBeta(p costmodel.Params, algo, proto string, sizes []float64) ([]modelResult, error) {
-	a, err := costmodel.ParseAlgorithm(algo)
-	if err != nil {
-		return nil, fmt.Errorf("--algo: %w", err)
-	}
-	pr, err := costmodel.ParseProtocol(proto)
-	if err != nil {
-		return nil, fmt.Errorf("--proto: %w", err)
-	}
-	p.Algorithm, p.Protocol = a, pr
+// modelAlphaBeta predicts p at every size with the alpha-beta model.
+func modelAlphaBeta(p costmodel.Params, sizes []float64) ([]modelResult, error) {
 	rows, err := costmodel.SweepSizes(p, sizes)
 	if err != nil {
 		return nil, err
@@ -202,51 +226,13 @@ func modelAlphaBeta(p costmodel.Params, algo, proto string, sizes []float64) ([]
 	return out, nil
 }
 
-// ncclAlgoName maps --algo to the tuner's algorithm names ("" = free).
-func ncclAlgoName(algo string) (string, error) {
-	switch strings.ToLower(algo) {
-	case "auto", "":
-		return "", nil
-	case "ring":
-		return "Ring", nil
-	case "tree", "dbtree":
-		return "Tree", nil // NCCL's tree is a double binary tree
-	case "nvls":
-		return "NVLS", nil
-	case "collnet":
-		return "CollNetDirect", nil
-	}
-	return "", fmt.Errorf("--algo %s is not one of NCCL's algorithms (ring, tree, nvls, collnet, auto)", algo)
-}
-
-func modelTuner(p costmodel.Params, node costmodel.Node, havePreset bool, algo, proto, family string, sizes []float64, printTable bool, w io.Writer) ([]modelResult, error) {
-	if !havePreset {
-		// A node of n/nodes GPUs on the given link, one NIC per GPU.
-		kind := "nvlink"
-		node = costmodel.Node{Name: "custom", GPUs: p.Ranks / p.Nodes, NVSwitch: true, NICs: p.Ranks / p.Nodes, ComputeCapability: 90,
-			Intra: costmodel.Link{Kind: kind, Bandwidth: costmodel.Bandwidth{BytesPerSecond: p.Beta}, Alpha: p.Alpha},
-			NIC:   costmodel.Link{Kind: "ib", Bandwidth: costmodel.Bandwidth{BytesPerSecond: p.InterBeta}, Alpha: p.InterAlpha}}
-	}
+// modelTuner predicts with the NCCL-like tuner over whole nodes, and
+// prints its table first when asked.
+func modelTuner(node costmodel.Node, p costmodel.Params, family string, sizes []float64, algo, proto string, printTable bool, w io.Writer) ([]modelResult, error) {
 	if p.Ranks != node.GPUs*p.Nodes {
 		return nil, fmt.Errorf("the tuner models whole nodes: -n %d is not %d GPUs x %d nodes of %s (drop -n)", p.Ranks, node.GPUs, p.Nodes, node.Name)
 	}
-	fa, err := ncclAlgoName(algo)
-	if err != nil {
-		return nil, err
-	}
-	fp := ""
-	switch strings.ToLower(proto) {
-	case "auto", "":
-	case "simple":
-		fp = "Simple"
-	case "ll":
-		fp = "LL"
-	case "ll128":
-		fp = "LL128"
-	default:
-		return nil, fmt.Errorf("--proto %q: want simple, ll, ll128 or auto", proto)
-	}
-	T, err := costmodel.Tune(costmodel.NCCLTopology(node, p.Nodes, family))
+	T, rows, err := costmodel.TuneSweep(node, p.Nodes, family, p.Collective, sizes, algo, proto)
 	if err != nil {
 		return nil, err
 	}
@@ -254,32 +240,10 @@ func modelTuner(p costmodel.Params, node costmodel.Node, havePreset bool, algo, 
 		fmt.Fprint(w, T.String())
 		fmt.Fprintln(w)
 	}
-	var out []modelResult
-	for _, s := range sizes {
-		f, err := T.Force(p.Collective, s, fa, fp)
-		if err != nil {
-			return nil, err
-		}
-		c := f.Forced
-		t := c.TimeUs * 1e-6
-		r := modelResult{Collective: string(p.Collective), Algorithm: c.Algorithm, Protocol: c.Protocol, Ranks: p.Ranks,
-			Nodes: p.Nodes, Bytes: s, TimeS: t, LatencyS: c.LatencyUs * 1e-6}
-		r.BandwidthS = t - r.LatencyS
-		if r.BandwidthS < 0 {
-			r.BandwidthS = 0
-		}
-		if t > 0 {
-			r.AlgBWGBps = s / t / 1e9
-			r.BusBWGBps = r.AlgBWGBps * costmodel.BusBWFactor(p.Collective, p.Ranks)
-		}
-		r.Bound = "bandwidth"
-		if r.LatencyS > r.BandwidthS {
-			r.Bound = "latency"
-		}
-		if fa != "" || fp != "" {
-			r.ForcedRatio = f.Slowdown
-		}
-		out = append(out, r)
+	out := make([]modelResult, len(rows))
+	for i, r := range rows {
+		out[i] = resultOf(r.Row)
+		out[i].ForcedRatio = r.Slowdown
 	}
 	return out, nil
 }
@@ -301,7 +265,7 @@ func printModel(w io.Writer, header string, p costmodel.Params, rows []modelResu
 		if header != "" {
 			fmt.Fprintf(w, "pick    %s/%s\n", r0.Algorithm, r0.Protocol)
 		}
-		fmt.Fprintf(w, "size    %v (%v)\n", costmodel.Bytes(r0.Bytes), costmodel.Bytes(r0.Bytes).IEC())
+		fmt.Fprintf(w, "size    %s (%.0f bytes)\n", formatBytes(r0.Bytes), r0.Bytes)
 		fmt.Fprintf(w, "time    %v = %v latency + %v bandwidth (%s-bound)\n",
 			costmodel.Seconds(r0.TimeS), costmodel.Seconds(r0.LatencyS), costmodel.Seconds(r0.BandwidthS), r0.Bound)
 		fmt.Fprintf(w, "algbw   %.4g GB/s\nbusbw   %.4g GB/s\n", r0.AlgBWGBps, r0.BusBWGBps)
@@ -313,8 +277,17 @@ func printModel(w io.Writer, header string, p costmodel.Params, rows []modelResu
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "size\talgo\tproto\ttime\tlatency\tbandwidth\talgbw GB/s\tbusbw GB/s\tbound\t")
 	for _, r := range rows {
-		fmt.Fprintf(tw, "%v\t%s\t%s\t%v\t%v\t%v\t%.4g\t%.4g\t%s\t\n", costmodel.Bytes(r.Bytes), r.Algorithm, r.Protocol,
+		fmt.Fprintf(tw, "%v\t%s\t%s\t%v\t%v\t%v\t%.4g\t%.4g\t%s\t\n", formatBytes(r.Bytes), r.Algorithm, r.Protocol,
 			costmodel.Seconds(r.TimeS), costmodel.Seconds(r.LatencyS), costmodel.Seconds(r.BandwidthS), r.AlgBWGBps, r.BusBWGBps, r.Bound)
 	}
 	tw.Flush()
+}
+
+// formatBytes prints a size the way it reads back exactly (units.FormatSize):
+// 1 KiB, 1 GB, 1000001 B.
+func formatBytes(b float64) string {
+	if b != math.Trunc(b) || math.Abs(b) >= 1<<62 {
+		return costmodel.Bytes(b).String()
+	}
+	return units.FormatSize(int64(b))
 }

@@ -49,7 +49,7 @@ func TestModelCLISweepJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rows); err != nil {
 		t.Fatal(err)
 	}
-	if len(rows) != 30 || rows[0]["bytes"].(float64) != 8 || rows[29]["algorithm"] != "rhd" {
+	if len(rows) != 31 || rows[0]["bytes"].(float64) != 8 || rows[30]["bytes"].(float64) != 8e9 || rows[30]["algorithm"] != "rhd" {
 		t.Errorf("%d rows: %v", len(rows), rows[0])
 	}
 	for _, r := range rows {
@@ -85,7 +85,7 @@ func TestModelCLITuner(t *testing.T) {
 	}
 	code, out, _ = runModelCLI("all_reduce", "--sweep", "4B:1GB:16", "--preset", "pcie-8gpu", "--algo", "auto", "--json")
 	var rows []map[string]any
-	if err := json.Unmarshal([]byte(out), &rows); code != 0 || err != nil || len(rows) != 7 { // 4 x 16^k <= 1e9 for k = 0..6
+	if err := json.Unmarshal([]byte(out), &rows); code != 0 || err != nil || len(rows) != 8 { // 4 x 16^k <= 1e9 for k = 0..6, then 1 GB
 		t.Fatalf("pcie sweep: %d %v", code, err)
 	}
 	for _, r := range rows {
@@ -119,11 +119,28 @@ func TestModelCLIErrors(t *testing.T) {
 		{[]string{"all_to_all", "--algo", "auto", "--size", "1MB", "--preset", "hgx-h100"}, "tuner covers"},
 		{[]string{"all_reduce", "--size", "1MB", "--bw", "25GB/s", "--bogus"}, "flag provided but not defined"},
 		{[]string{"all_reduce", "--sweep", "8GB:8B", "--bw", "25GB/s"}, "MIN <= MAX"},
+		// Issue 12: -n 0 and -n -3 are refused as such, and without --bw
+		// the problem that is there is reported, not "need --bw".
+		{[]string{"all_reduce", "-n", "0", "--size", "1MB", "--bw", "25GB/s"}, "-n 0: need at least 1 GPU"},
+		{[]string{"all_reduce", "-n", "-3", "--size", "1MB", "--bw", "25GB/s"}, "-n -3: need at least 1 GPU"},
+		{[]string{"all_reduce", "--nodes", "0", "--size", "1MB", "--bw", "25GB/s"}, "--nodes 0: need at least 1 node"},
+		{[]string{"all_reduce", "--algo", "magic", "--size", "1MB"}, "unknown algorithm"},
+		{[]string{"all_reduce", "--proto", "ll64", "--size", "1MB"}, "unknown protocol"},
+		{[]string{"all_reduce", "--algo", "auto", "--proto", "ll64", "--size", "1MB"}, "unknown protocol"},
+		{[]string{"all_reduce", "--algo", "rhd", "--proto", "auto", "--size", "1MB"}, "not one of NCCL's"},
+		{[]string{"all_gather", "--algo", "tree", "--size", "1MB"}, "does not apply"},
+		{[]string{"all_reduce", "-n", "7", "--nodes", "2", "--size", "1MB"}, "evenly"},
+		{[]string{"all_reduce", "--size", "1MB", "--lat", "5"}, "no unit"},
+		{[]string{"all_reduce", "--size", "1MB", "--inter-bw", "5GB"}, "per-second"},
+		{[]string{"all_reduce", "--size", "1Q"}, "unknown unit"},
 	}
 	for _, tt := range tests {
-		code, _, errs := runModelCLI(tt.args...)
-		if code != 2 || !strings.Contains(errs, tt.want) {
-			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tt.args, code, errs, tt.want)
+		code, out, errs := runModelCLI(tt.args...)
+		if code != 2 || !strings.Contains(errs, tt.want) || out != "" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2 and %q", tt.args, code, out, errs, tt.want)
+		}
+		if len(tt.args) > 0 && strings.Count(errs, "\n") != 1 {
+			t.Errorf("%v: want one line on stderr, got %q", tt.args, errs)
 		}
 	}
 	if code, _, errs := runModelCLI("-h"); code != 0 || !strings.Contains(errs, "usage: commlab model") {
@@ -152,5 +169,35 @@ func TestSizeGrammarModelAgreesWithProbe(t *testing.T) {
 		if err != nil || probe != tc.want || r.Bytes != float64(tc.want) {
 			t.Errorf("%s: model %v bytes, probe %d (%v); want %d", tc.size, r.Bytes, probe, err, tc.want)
 		}
+	}
+}
+
+// Issue 12: a sweep ends at the MAX it names, and sizes print so that they
+// read back exactly (1 KiB, not 1.024 KB; 1 GiB, not 1.07374 GB).
+func TestModelCLISweepSizes(t *testing.T) {
+	tests := []struct {
+		sweep       string
+		first, last string
+		rows        int
+	}{
+		{"1KB:1GB:4", "1 KB", "1 GB", 11},
+		{"1KiB:1GiB:4", "1 KiB", "1 GiB", 11},
+		{"8:64", "8 B", "64 B", 4},
+		{"1000,1MiB", "1 KB", "1 MiB", 2},
+	}
+	for _, tt := range tests {
+		code, out, errs := runModelCLI("all_reduce", "--sweep", tt.sweep, "--bw", "25GB/s")
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", tt.sweep, code, errs)
+		}
+		lines := strings.Split(strings.TrimSpace(out), "\n")[2:]
+		first, last := strings.Fields(lines[0]), strings.Fields(lines[len(lines)-1])
+		if len(lines) != tt.rows || first[0]+" "+first[1] != tt.first || last[0]+" "+last[1] != tt.last {
+			t.Errorf("%s: %d rows from %v to %v; want %d from %s to %s\n%s", tt.sweep, len(lines), first[:2], last[:2], tt.rows, tt.first, tt.last, out)
+		}
+	}
+	_, out, _ := runModelCLI("all_reduce", "--size", "1MiB", "--bw", "25GB/s")
+	if !strings.Contains(out, "size    1 MiB (1048576 bytes)") {
+		t.Errorf("single size:\n%s", out)
 	}
 }

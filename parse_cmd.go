@@ -67,10 +67,10 @@ func parseVerb(name, summary string, run func(files []string, jsonOut bool, stdo
 			return status
 		}
 		if len(files) == 0 {
-			return fail(fs, stderr, 2, "no input files")
+			return fail(fs, stderr, exitBadInput, "no input files")
 		}
 		if err := run(files, *jsonOut, stdout); err != nil {
-			return fail(fs, stderr, 1, "%v", err)
+			return fail(fs, stderr, statusOf(err), "%v", err)
 		}
 		return 0
 	}}
@@ -93,6 +93,25 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
+// stdin is what the file "-" reads; tests replace it.
+var stdin io.Reader = os.Stdin
+
+// readInput reads a whole input file, or standard input for "-".
+func readInput(name string) ([]byte, error) {
+	if name == "-" {
+		return io.ReadAll(stdin)
+	}
+	return os.ReadFile(name)
+}
+
+// inputName is how messages name an input: "(stdin)" for "-".
+func inputName(name string) string {
+	if name == "-" {
+		return "(stdin)"
+	}
+	return name
+}
+
 // parseEach opens every file ("-" is standard input, for a pipe such as
 // `NCCL_DEBUG=INFO prog 2>&1 | commlab parse nccl-log -`), hands it to
 // parse and collects the per-file errors, prefixed with the file name,
@@ -101,7 +120,7 @@ func parseEach(files []string, parseOne func(name string, r io.Reader) error) er
 	var errs []error
 	for _, name := range files {
 		if name == "-" {
-			if err := parseOne("(stdin)", os.Stdin); err != nil {
+			if err := parseOne("(stdin)", stdin); err != nil {
 				errs = append(errs, fmt.Errorf("(stdin): %w", err))
 			}
 			continue
@@ -176,11 +195,15 @@ type summarizer interface {
 // file, then print the list as JSON, or each file's summary.
 func runFormat[T summarizer](files []string, jsonOut bool, stdout io.Writer, key string, parseOne func(io.Reader) (T, error)) error {
 	var out []parsedFile
+	var shown []parsedFile // the files with something to summarise
 	var values []T
 	err := parseEach(files, func(name string, r io.Reader) error {
 		v, perr := parseOne(r)
-		out = append(out, parsedFile{file: name, err: errText(perr), key: key, value: v})
-		values = append(values, v)
+		f := parsedFile{file: name, err: errText(perr), key: key, value: v}
+		out = append(out, f)
+		if !errors.Is(perr, parse.ErrFormat) { // not this format: nothing to summarise
+			shown, values = append(shown, f), append(values, v)
+		}
 		return perr
 	})
 	if jsonOut {
@@ -189,11 +212,11 @@ func runFormat[T summarizer](files []string, jsonOut bool, stdout io.Writer, key
 		}
 		return err
 	}
-	for i := range out {
+	for i := range shown {
 		if i > 0 {
 			fmt.Fprintln(stdout)
 		}
-		if werr := values[i].WriteSummary(stdout, out[i].file); werr != nil {
+		if werr := values[i].WriteSummary(stdout, shown[i].file); werr != nil {
 			return werr
 		}
 	}
@@ -205,7 +228,26 @@ func runParseFlightRecorder(files []string, jsonOut bool, stdout io.Writer) erro
 	if err != nil {
 		return err
 	}
-	dumps, loadErr := flightrec.LoadDumps(paths)
+	var dumps []*flightrec.Dump
+	var errs []error
+	for _, p := range paths {
+		var d *flightrec.Dump
+		if p == "-" {
+			d, err = flightrec.ParseDump(stdin, "(stdin)")
+		} else {
+			d, err = flightrec.LoadDump(p)
+		}
+		errs = append(errs, err)
+		// An input that is not a dump at all (no format recognised) adds
+		// nothing to the analysis: it is only reported.
+		if d != nil && d.Format != "" {
+			dumps = append(dumps, d)
+		}
+	}
+	loadErr := errors.Join(errs...)
+	if len(dumps) == 0 {
+		return loadErr
+	}
 	analysis := flightrec.Analyze(dumps)
 	if jsonOut {
 		if err := writeJSON(stdout, struct {
@@ -225,6 +267,10 @@ func runParseFlightRecorder(files []string, jsonOut bool, stdout io.Writer) erro
 func expandDumpPaths(args []string) ([]string, error) {
 	var out []string
 	for _, a := range args {
+		if a == "-" {
+			out = append(out, a)
+			continue
+		}
 		info, err := os.Stat(a)
 		if err != nil {
 			return nil, err
@@ -301,11 +347,12 @@ func runParseSMI(files []string, jsonOut bool, stdout io.Writer) error {
 func runNVIDIASMI(files []string, jsonOut bool, stdout io.Writer, parseOne func(file, text string) (any, func(io.Writer), error)) error {
 	var results []any
 	var first error
-	for _, f := range files {
-		data, err := os.ReadFile(f)
+	for _, name := range files {
+		data, err := readInput(name)
 		if err != nil {
 			return err
 		}
+		f := inputName(name)
 		r, write, perr := parseOne(f, string(data))
 		if perr != nil && first == nil {
 			first = fmt.Errorf("%s: %w", f, perr)

@@ -52,7 +52,7 @@ func TestParseNCCLCLISummaries(t *testing.T) {
 		{
 			name:     "missing file",
 			args:     []string{"nccl-xml", "no/such/file.xml"},
-			wantCode: 1,
+			wantCode: 2,
 			wantErr:  "no such file",
 		},
 	}
@@ -244,12 +244,12 @@ func TestParseToolsCLIErrors(t *testing.T) {
 		stderr  string
 		partial string // still printed on stdout
 	}{
-		{"foreign nvbandwidth", []string{"parse", "nvbandwidth", foreign}, 1, "foreign.txt: nvbandwidth: line 1: not nvbandwidth output", ""},
-		{"foreign perftest", []string{"parse", "perftest", foreign}, 1, "perftest: line 1: not a perftest report", ""},
+		{"foreign nvbandwidth", []string{"parse", "nvbandwidth", foreign}, 2, "foreign.txt: nvbandwidth: line 1: not nvbandwidth output", ""},
+		{"foreign perftest", []string{"parse", "perftest", foreign}, 2, "perftest: line 1: not a perftest report", ""},
 		{"truncated perftest", []string{"parse", "perftest", "probes/parse/perftest/testdata/write_bw_mb_server_issue234_cut.txt"}, 1,
 			"line 26: bandwidth row has 2 fields", "device mlx5_0"},
 		{"truncated dump", []string{"parse", "flight-recorder", cut}, 1, "flightrec: " + cut + ": byte ", "rank 0, pickle dump"},
-		{"missing file", []string{"parse", "nvbandwidth", filepath.Join(dir, "nope")}, 1, "no such file", ""},
+		{"missing file", []string{"parse", "nvbandwidth", filepath.Join(dir, "nope")}, 2, "no such file", ""},
 		{"no files", []string{"parse", "perftest"}, 2, "no input files", ""},
 		{"bad flag", []string{"parse", "flight-recorder", "--jsn", cut}, 2, "flag provided but not defined", ""},
 	}
@@ -298,10 +298,10 @@ func TestParseTopoCLI(t *testing.T) {
 	if code != 1 || strings.Count(out, "== ") != 2 {
 		t.Errorf("two files text: exit %d\n%s", code, out)
 	}
-	if code, _, errs := topoRunCLI("parse", "topo", "no-such-file.txt"); code != 1 || !strings.Contains(errs, "no-such-file.txt") {
+	if code, _, errs := topoRunCLI("parse", "topo", "no-such-file.txt"); code != 2 || !strings.Contains(errs, "no-such-file.txt") {
 		t.Errorf("missing file: exit %d %s", code, errs)
 	}
-	if code, out, _ := topoRunCLI("parse", "topo", smiH100); code != 1 || out != "" {
+	if code, out, _ := topoRunCLI("parse", "topo", smiH100); code != 2 || out != "" {
 		t.Errorf("foreign input: exit %d, printed %q", code, out)
 	}
 }
@@ -315,5 +315,50 @@ func TestParseSMICLI(t *testing.T) {
 	var one parsedSMI
 	if code != 1 || json.Unmarshal([]byte(out), &one) != nil || one.Report.GPUs[0].PCIeGenMax != 5 || !strings.Contains(errs, "1 of 8") {
 		t.Errorf("truncated: exit %d %s\n%.300s", code, errs, out)
+	}
+}
+
+// Issue 12: "-" reads standard input for topo and smi as for the other
+// formats; an input that is not a Flight Recorder dump prints no summary;
+// a failed nccl-tests run prints no bus-bandwidth factor.
+func TestParseCLIIssue12(t *testing.T) {
+	topo, err := os.ReadFile("probes/parse/nvidiasmi/testdata/topo/a100-4gpu-nv3-mlx5.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name     string
+		args     []string
+		stdin    string
+		wantCode int
+		want     []string
+		notWant  []string
+	}{
+		{name: "topo from stdin", args: []string{"topo", "-"}, stdin: string(topo), want: []string{"GPUs: 4"}},
+		{name: "topo json from stdin", args: []string{"topo", "-", "--json"}, stdin: string(topo), want: []string{`"file": "(stdin)"`}},
+		{name: "flight-recorder of a README", args: []string{"flight-recorder", "README.md"}, wantCode: 2, notWant: []string{"rank", "verdict", "Flight Recorder"}},
+		{name: "failed nccl-tests run", args: []string{"nccl-tests", "probes/parse/nccltests/testdata/allreduce_h200_mpirun_np2_failure.txt"}, wantCode: 1,
+			want: []string{"no rows"}, notWant: []string{"algbw x"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			prev := stdin
+			stdin = strings.NewReader(tc.stdin)
+			defer func() { stdin = prev }()
+			code, out, errs := runNCCLParseCLI(t, tc.args...)
+			if code != tc.wantCode {
+				t.Errorf("exit %d, want %d; stderr %s", code, tc.wantCode, errs)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("stdout lacks %q:\n%s", w, out)
+				}
+			}
+			for _, w := range tc.notWant {
+				if strings.Contains(out, w) {
+					t.Errorf("stdout has %q:\n%s", w, out)
+				}
+			}
+		})
 	}
 }

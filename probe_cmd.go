@@ -119,21 +119,35 @@ func (p *progressBar) update(done, total int, what string) {
 	}
 }
 
-// loaded returns the run named by --load, or nil when measuring.
-func (mf measureFlags) loaded(stderr io.Writer) (*probes.Run, bool) {
+// loaded returns the run named by --load, or nil when measuring. A run
+// that cannot be loaded is bad input: the error says why.
+func (mf measureFlags) loaded() (*probes.Run, error) {
 	if mf.load == nil || *mf.load == "" {
-		return nil, true
+		return nil, nil
 	}
-	r, err := probes.LoadRun(*mf.load)
-	if err != nil {
-		fmt.Fprintln(stderr, "commlab probe:", err)
-		return nil, false
+	return probes.LoadRun(*mf.load)
+}
+
+// inputs loads the runs --load and --compare name, before anything is
+// measured.
+func (mf measureFlags) inputs() (loaded, ref *probes.Run, err error) {
+	if loaded, err = mf.loaded(); err != nil {
+		return nil, nil, err
 	}
-	return r, true
+	ref, err = mf.reference()
+	return loaded, ref, err
+}
+
+// reference loads the run named by --compare, or nil when not comparing.
+func (mf measureFlags) reference() (*probes.Run, error) {
+	if mf.compare == nil || *mf.compare == "" {
+		return nil, nil
+	}
+	return probes.LoadRun(*mf.compare)
 }
 
 // finishRun prints and saves a run, and compares it when asked.
-func finishRun(run *probes.Run, mf measureFlags, stdout, stderr io.Writer, printTable func(io.Writer, *probes.Run)) int {
+func finishRun(run, ref *probes.Run, mf measureFlags, stdout, stderr io.Writer, printTable func(io.Writer, *probes.Run)) int {
 	if *mf.save != "" {
 		if err := run.Save(*mf.save); err != nil {
 			fmt.Fprintln(stderr, "commlab probe:", err)
@@ -152,12 +166,7 @@ func finishRun(run *probes.Run, mf measureFlags, stdout, stderr io.Writer, print
 		}
 		printTable(stdout, run)
 	}
-	if mf.compare != nil && *mf.compare != "" {
-		ref, err := probes.LoadRun(*mf.compare)
-		if err != nil {
-			fmt.Fprintln(stderr, "commlab probe:", err)
-			return 1
-		}
+	if ref != nil {
 		w := stdout
 		if *mf.json {
 			w = stderr
@@ -199,10 +208,12 @@ func runProbeBandwidth(args []string, stdout, stderr io.Writer) int {
 			return fail(fs, stderr, 2, "unknown operation %q (known: %s)", op, strings.Join(cuda.AllCopyOps, ", "))
 		}
 	}
-	if r, ok := mf.loaded(stderr); !ok {
-		return 1
-	} else if r != nil {
-		return finishRun(r, mf, stdout, stderr, printCopyTable)
+	r, ref, err := mf.inputs()
+	if err != nil {
+		return fail(fs, stderr, exitBadInput, "%v", err)
+	}
+	if r != nil {
+		return finishRun(r, ref, mf, stdout, stderr, printCopyTable)
 	}
 	info, err := cuda.Open()
 	if err != nil {
@@ -218,7 +229,7 @@ func runProbeBandwidth(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		run.Error = err.Error()
 	}
-	return finishRun(run, mf, stdout, stderr, printCopyTable)
+	return finishRun(run, ref, mf, stdout, stderr, printCopyTable)
 }
 
 func printCopyTable(w io.Writer, run *probes.Run) {
@@ -261,7 +272,7 @@ func runProbeLatency(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		run.Error = err.Error()
 	}
-	return finishRun(run, mf, stdout, stderr, func(w io.Writer, r *probes.Run) {
+	return finishRun(run, nil, mf, stdout, stderr, func(w io.Writer, r *probes.Run) {
 		fmt.Fprintf(w, "%-26s %12s %10s %10s %s\n", "op", "median_us", "min_us", "max_us", "label")
 		for _, s := range r.Samples {
 			fmt.Fprintf(w, "%-26s %12.3f %10.3f %10.3f %s\n", s.Op, s.MedianUS, s.MinUS, s.MaxUS, s.Label)
@@ -362,10 +373,12 @@ func runProbeNCCL(args []string, stdout, stderr io.Writer) int {
 		cfg.Env["NCCL_DEBUG"] = *debug
 		cfg.Env["NCCL_DEBUG_SUBSYS"] = *subsys
 	}
-	if r, ok := mf.loaded(stderr); !ok {
-		return 1
-	} else if r != nil {
-		return finishRun(r, mf, stdout, stderr, printNCCLTable)
+	r, ref, err := mf.inputs()
+	if err != nil {
+		return fail(fs, stderr, exitBadInput, "%v", err)
+	}
+	if r != nil {
+		return finishRun(r, ref, mf, stdout, stderr, printNCCLTable)
 	}
 	if _, _, err := nccl.Version(); err != nil {
 		return fail(fs, stderr, 1, "%v", err)
@@ -395,7 +408,7 @@ func runProbeNCCL(args []string, stdout, stderr io.Writer) int {
 	if err != nil && run.Error == "" {
 		run.Error = err.Error()
 	}
-	return finishRun(run, mf, stdout, stderr, printNCCLTable)
+	return finishRun(run, ref, mf, stdout, stderr, printNCCLTable)
 }
 
 func printNCCLTable(w io.Writer, run *probes.Run) {
@@ -505,11 +518,11 @@ func reparseToolRun(fs *flag.FlagSet, path string, mf measureFlags, stdout, stde
 	kind := strings.TrimPrefix(fs.Name(), "commlab probe ")
 	run, err := probes.LoadRun(path)
 	if err != nil {
-		return fail(fs, stderr, 1, "%v", err)
+		return fail(fs, stderr, exitBadInput, "%v", err)
 	}
 	out, ok := run.Logs["output"]
 	if run.Kind != kind || !ok {
-		return fail(fs, stderr, 1, "%s is a %q run without the tool's output; nothing to parse again", path, run.Kind)
+		return fail(fs, stderr, exitBadInput, "%s is a %q run without the tool's output; nothing to parse again", path, run.Kind)
 	}
 	run.Samples = nil
 	var notes []string

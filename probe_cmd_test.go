@@ -12,7 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/commlab/commlab/costmodel"
 	"github.com/commlab/commlab/probes"
+	"github.com/commlab/commlab/probes/fake"
 )
 
 func TestProbeMeasureParseSize(t *testing.T) {
@@ -185,7 +187,8 @@ func TestProbeMeasureNoGPU(t *testing.T) {
 	for _, args := range [][]string{{"bandwidth"}, {"latency"}, {"nccl"}, {"nccl", "--blocking"}} {
 		var out, errb bytes.Buffer
 		code := dispatch(append([]string{"probe"}, args...), &out, &errb)
-		if code != 1 || !strings.Contains(errb.String(), "unavailable") {
+		// One plain line naming what is missing, not a Go slice of errors.
+		if code != 1 || !strings.Contains(errb.String(), "unavailable") || strings.Count(errb.String(), "\n") != 1 || strings.ContainsAny(errb.String(), "[]") {
 			t.Errorf("%v without a GPU: exit %d, stderr %q", args, code, errb.String())
 		}
 	}
@@ -230,10 +233,10 @@ func TestProbeMeasureReparsesSavedRun(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"probe", "nccl-tests", "--load", "probes/recorded/data/bandwidth-h200x1.json"}, 1, "without the tool's output"},
-		{[]string{"probe", "nvbandwidth", "--load", in}, 1, `"nccl-tests" run`},
+		{[]string{"probe", "nccl-tests", "--load", "probes/recorded/data/bandwidth-h200x1.json"}, 2, "without the tool's output"},
+		{[]string{"probe", "nvbandwidth", "--load", in}, 2, `"nccl-tests" run`},
 		{[]string{"probe", "nccl-tests", "--load", in, "--", "-b", "8"}, 2, "no tool arguments"},
-		{[]string{"probe", "nccl-tests", "--load", filepath.Join(dir, "missing.json")}, 1, "missing.json"},
+		{[]string{"probe", "nccl-tests", "--load", filepath.Join(dir, "missing.json")}, 2, "missing.json"},
 	} {
 		stdout.Reset()
 		stderr.Reset()
@@ -289,7 +292,7 @@ func TestProbeTopoCLIFake(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
-	code, out, _ = topoRunCLI("probe", "topo", "--json", "--fake", "pcie-box")
+	code, out, _ = topoRunCLI("probe", "topo", "--json", "--fake", "pcie-8gpu")
 	var topo probes.Topology
 	if code != 0 || json.Unmarshal([]byte(out), &topo) != nil || len(topo.GPUs) != 8 {
 		t.Errorf("--json: exit %d, %d GPUs", code, len(topo.GPUs))
@@ -401,5 +404,25 @@ func TestProbeUsage(t *testing.T) {
 	errb.Reset()
 	if code := dispatch([]string{"teleport"}, &out, &errb); code != 2 || !strings.HasPrefix(errb.String(), `commlab: unknown command "teleport"`) {
 		t.Errorf("unknown verb: exit %d, stderr %q", code, errb.String())
+	}
+}
+
+// Issue 12: probe topo --fake and model --preset name the same machines
+// alike; the old name pcie-box still works.
+func TestProbeTopoFakeNamesArePresets(t *testing.T) {
+	for _, name := range fake.Names() {
+		if _, err := costmodel.NodeByName(name); err != nil {
+			t.Errorf("fake machine %q is no model preset: %v", name, err)
+		}
+		code, _, errs := topoRunCLI("probe", "topo", "--fake", name)
+		if code != 0 {
+			t.Errorf("--fake %s: exit %d: %s", name, code, errs)
+		}
+		if code, _, errs := runModelCLI("all_reduce", "--size", "1MB", "--preset", name); code != 0 {
+			t.Errorf("--preset %s: exit %d: %s", name, code, errs)
+		}
+	}
+	if code, _, errs := topoRunCLI("probe", "topo", "--fake", "pcie-box"); code != 0 {
+		t.Errorf("--fake pcie-box: exit %d: %s", code, errs)
 	}
 }

@@ -26,7 +26,7 @@ func TestSizesLikeNCCLTests(t *testing.T) {
 
 func TestParseSweep(t *testing.T) {
 	s, err := ParseSweep("8B:8GB")
-	if err != nil || s[0] != 8 || len(s) != 30 { // 8 x 2^k <= 8e9 for k = 0..29
+	if err != nil || s[0] != 8 || len(s) != 31 || s[30] != 8e9 { // 8 x 2^k <= 8e9 for k = 0..29, then MAX
 		t.Errorf("8B:8GB: %d sizes, last %v, %v", len(s), s[len(s)-1], err)
 	}
 	s, err = ParseSweep("1KiB:1MiB:4")

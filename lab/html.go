@@ -3,6 +3,7 @@ package lab
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -14,8 +15,12 @@ import (
 // ExportHTML writes outDir/NAME.html for each notebook or chapter file, and
 // outDir/index.html listing them with every other executed notebook already
 // in outDir (what an earlier `commlab run --out outDir` wrote), each with its
-// run's status. It returns how many pages it wrote and the index's path.
+// run's status. outDir is created if missing. It returns how many pages
+// it wrote and the index's path.
 func ExportHTML(files []string, outDir string) (pages int, index string, err error) {
+	if err := os.MkdirAll(outDir, 0o755); err != nil {
+		return 0, "", fmt.Errorf("lab: %w", err)
+	}
 	byName := map[string]string{}
 	others, _ := filepath.Glob(filepath.Join(outDir, "*.ipynb"))
 	for _, f := range others {

@@ -45,11 +45,42 @@ type FileOptions struct {
 	// Live shows a progress line on standard error (or on the terminal
 	// behind it when output is captured).
 	Live bool
+	// HTML also writes OutDir/NAME.html and OutDir/index.html, before
+	// each cell as the notebook is.
+	HTML bool
+}
+
+// writeStopped writes nb as it stands before cell runs, that cell marked
+// as the one that was running, and its page when opts.HTML: what is left
+// if the process dies in the cell (a fatal error, a kill at a CI time
+// limit). The run overwrites both when the cell ends.
+func writeStopped(out string, nb *notebook.Notebook, cell int, res *Result, opts FileOptions) error {
+	c := nb.Cells[cell-1]
+	saved, savedMeta := c.Outputs, nb.Metadata[MetadataKey]
+	msg := "the run stopped while this cell ran: the process ended before the cell finished (see the run's standard error)"
+	c.Outputs = []*notebook.Output{{Type: "error", EName: "Stopped", EValue: msg, Traceback: []string{"Stopped: " + msg}}}
+	stopped := *res
+	stopped.Failures = append(append([]*CellError(nil), res.Failures...), &CellError{Cell: cell, EName: "Stopped", EValue: msg, Source: c.Source})
+	record(nb, &stopped, opts.AllowErrors, nil)
+	err := notebook.WriteFile(out, nb)
+	if err == nil && opts.HTML {
+		_, _, err = ExportHTML([]string{out}, filepath.Dir(out))
+	}
+	c.Outputs = saved
+	if savedMeta == nil {
+		delete(nb.Metadata, MetadataKey)
+	} else {
+		nb.Metadata[MetadataKey] = savedMeta
+	}
+	return err
 }
 
 // RunFile runs a job in a fresh session whose working directory is the
 // file's folder, and writes the executed notebook under opts.OutDir
-// atomically, also when a cell failed. It returns the run, the executed
+// atomically, also when a cell failed: before each cell, the notebook as
+// far as it ran with that cell marked as the one running (and its page,
+// with opts.HTML), so that a process that dies in a cell leaves the
+// notebook and page up to that cell; then the finished notebook. It returns the run, the executed
 // notebook and its path.
 func RunFile(ctx context.Context, job *Job, opts FileOptions) (*Result, *notebook.Notebook, string, error) {
 	out, err := OutputPath(job.Path, opts.OutDir)
@@ -75,6 +106,9 @@ func RunFile(ctx context.Context, job *Job, opts FileOptions) (*Result, *noteboo
 		opts.Progress = NewProgress(sess.TerminalStderr(), true)
 	}
 	nb := job.Notebook
+	opts.BeforeCell = func(nb *notebook.Notebook, cell int, res *Result) error {
+		return writeStopped(out, nb, cell, res, opts)
+	}
 	res, runErr := Run(ctx, sess, nb, opts.Options)
 	sess.Close()
 	if err := notebook.WriteFile(out, nb); err != nil {

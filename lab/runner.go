@@ -42,6 +42,12 @@ type Options struct {
 	Progress *Progress
 	// Name is the notebook's name in progress lines and errors.
 	Name string
+	// BeforeCell, if not nil, is called before each code cell runs, with
+	// the notebook as far as it ran, the cell about to run (1-based among
+	// all cells) and the run so far; RunFile writes the notebook there, so
+	// that a process that dies in a cell leaves it behind, as papermill
+	// does. Its error stops the run.
+	BeforeCell func(nb *notebook.Notebook, cell int, res *Result) error
 }
 
 // CellError describes a failed cell.
@@ -132,6 +138,13 @@ func Run(ctx context.Context, exec Executor, nb *notebook.Notebook, opts Options
 		}
 		if strings.TrimSpace(c.Source) == "" {
 			continue // Jupyter does not count empty cells either.
+		}
+		if opts.BeforeCell != nil {
+			res.Duration = time.Since(res.Started)
+			if err := opts.BeforeCell(nb, i+1, res); err != nil {
+				runErr = fmt.Errorf("lab: %s: before cell %d: %w", opts.Name, i+1, err)
+				break
+			}
 		}
 		count++
 		n := count

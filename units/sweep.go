@@ -35,7 +35,9 @@ func Sweep(lo, hi, factor int64) ([]int64, error) {
 // ParseSweep reads a sweep as "MIN:MAX" (doubling, as nccl-tests -f 2),
 // "MIN:MAX:FACTOR" with a whole factor >= 2 (as nccl-tests -f), or a comma
 // list of sizes "8,1M,64M" taken as given. Sizes follow ParseSize and
-// must be positive; a range's bounds need 0 < MIN <= MAX. Errors wrap ErrSize.
+// must be positive; a range's bounds need 0 < MIN <= MAX. A range ends at
+// the MAX it names: where Sweep's last step falls short of MAX (1KB:1GB:4
+// steps to 262.144 MB), MAX is added as the last size. Errors wrap ErrSize.
 func ParseSweep(spec string) ([]int64, error) {
 	if strings.Contains(spec, ",") {
 		return ParseSizeList(spec)
@@ -62,7 +64,11 @@ func ParseSweep(spec string) ([]int64, error) {
 	if lo <= 0 || hi < lo {
 		return nil, fmt.Errorf("%w: sweep %q: need 0 < MIN <= MAX", ErrSize, spec)
 	}
-	return Sweep(lo, hi, factor)
+	out, err := Sweep(lo, hi, factor)
+	if err == nil && out[len(out)-1] != hi {
+		out = append(out, hi)
+	}
+	return out, err
 }
 
 // ParseSizeList reads "8,1M,64M" (or one size, "1M"): positive sizes in

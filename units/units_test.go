@@ -108,7 +108,8 @@ func TestSweep(t *testing.T) {
 		{"8:64", []int64{8, 16, 32, 64}},
 		{"1KB:1GB:1000", []int64{1e3, 1e6, 1e9}},
 		{"1KiB:1MiB:4", []int64{1 << 10, 1 << 12, 1 << 14, 1 << 16, 1 << 18, 1 << 20}},
-		{"1K:5K:2", []int64{1024, 2048, 4096}},
+		{"1K:5K:2", []int64{1024, 2048, 4096, 5120}},
+		{"1KB:1GB:4", []int64{1e3, 4e3, 16e3, 64e3, 256e3, 1024e3, 4096e3, 16384e3, 65536e3, 262144e3, 1e9}},
 		{"8,1M,64M", []int64{8, 1 << 20, 64 << 20}},
 		{"1M,8", []int64{1 << 20, 8}},
 		{"4:4", []int64{4}},
@@ -119,10 +120,7 @@ func TestSweep(t *testing.T) {
 			t.Errorf("ParseSweep(%q) = %v, %v; want %v", tc.spec, got, err, tc.want)
 		}
 	}
-	if s, err := ParseSweep("1KB:1GB:4"); err != nil || s[len(s)-1] != 1000<<18 {
-		t.Errorf("1KB:1GB:4 ends at %v, %v; want 1000*4^9", s, err)
-	}
-	if s, err := ParseSweep("8B:8GB"); err != nil || len(s) != 30 {
+	if s, err := ParseSweep("8B:8GB"); err != nil || len(s) != 31 || s[30] != 8e9 { // 8 x 2^k <= 8e9 for k = 0..29, then 8 GB
 		t.Errorf("8B:8GB: %d sizes, %v", len(s), err)
 	}
 	if s, err := ParseSizeList("1M"); err != nil || !equal(s, []int64{1 << 20}) {

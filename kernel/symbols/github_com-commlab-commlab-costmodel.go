@@ -19,6 +19,7 @@ func init() {
 		"BusBWFactor":              reflect.ValueOf(costmodel.BusBWFactor),
 		"CollNet":                  reflect.ValueOf(costmodel.CollNet),
 		"Collectives":              reflect.ValueOf(costmodel.Collectives),
+		"CustomNode":               reflect.ValueOf(costmodel.CustomNode),
 		"DoubleBinaryTree":         reflect.ValueOf(costmodel.DoubleBinaryTree),
 		"ErrParams":                reflect.ValueOf(&costmodel.ErrParams).Elem(),
 		"ErrUnit":                  reflect.ValueOf(&costmodel.ErrUnit).Elem(),
@@ -28,6 +29,8 @@ func init() {
 		"LinearSizes":              reflect.ValueOf(costmodel.LinearSizes),
 		"LinkByName":               reflect.ValueOf(costmodel.LinkByName),
 		"Links":                    reflect.ValueOf(costmodel.Links),
+		"NCCLAlgorithm":            reflect.ValueOf(costmodel.NCCLAlgorithm),
+		"NCCLProtocol":             reflect.ValueOf(costmodel.NCCLProtocol),
 		"NCCLTopology":             reflect.ValueOf(costmodel.NCCLTopology),
 		"NVLS":                     reflect.ValueOf(costmodel.NVLS),
 		"NodeByName":               reflect.ValueOf(costmodel.NodeByName),
@@ -60,6 +63,7 @@ func init() {
 		"SweepTuner":               reflect.ValueOf(costmodel.SweepTuner),
 		"Tree":                     reflect.ValueOf(costmodel.Tree),
 		"Tune":                     reflect.ValueOf(costmodel.Tune),
+		"TuneSweep":                reflect.ValueOf(costmodel.TuneSweep),
 
 		// type definitions
 		"Algorithm":     reflect.ValueOf((*costmodel.Algorithm)(nil)),
@@ -76,6 +80,7 @@ func init() {
 		"Protocol":      reflect.ValueOf((*costmodel.Protocol)(nil)),
 		"Row":           reflect.ValueOf((*costmodel.Row)(nil)),
 		"Seconds":       reflect.ValueOf((*costmodel.Seconds)(nil)),
+		"TunedRow":      reflect.ValueOf((*costmodel.TunedRow)(nil)),
 		"TunerChoice":   reflect.ValueOf((*costmodel.TunerChoice)(nil)),
 		"TunerEntry":    reflect.ValueOf((*costmodel.TunerEntry)(nil)),
 		"TunerGraph":    reflect.ValueOf((*costmodel.TunerGraph)(nil)),

@@ -3,6 +3,7 @@ package notebook
 import (
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/commlab/commlab/lab/atomicfile"
 )
@@ -15,10 +16,23 @@ func ReadFile(path string) (*Notebook, error) {
 	}
 	nb, err := Parse(data)
 	if err != nil {
-		return nil, fmt.Errorf("notebook: %s: %w", path, err)
+		return nil, &fileError{path: path, err: err}
 	}
 	return nb, nil
 }
+
+// fileError names the file a parse error came from, saying "notebook:"
+// once: "notebook: a.ipynb: not an nbformat 4 notebook: nbformat 3".
+type fileError struct {
+	path string
+	err  error
+}
+
+func (e *fileError) Error() string {
+	return "notebook: " + e.path + ": " + strings.TrimPrefix(e.err.Error(), "notebook: ")
+}
+
+func (e *fileError) Unwrap() error { return e.err }
 
 // WriteFile encodes nb, checks it against the nbformat schema and writes it
 // atomically.

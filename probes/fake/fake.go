@@ -24,7 +24,8 @@ type Machine struct {
 
 var _ probes.Source = (*Machine)(nil)
 
-// Name is the machine's short name ("hgx-h200", "pcie-box").
+// Name is the machine's short name ("hgx-h200", "pcie-8gpu"): the names of
+// costmodel's node presets for the same machines.
 func (m *Machine) Name() string { return m.name }
 
 // Topology returns a fresh copy of the machine's topology, so callers may
@@ -107,27 +108,29 @@ func HGXH200() *Machine {
 func PCIeBox() *Machine {
 	t, err := parseRecorded("recorded/pcie-8gpu-topo-m.txt")
 	if err != nil {
-		return &Machine{name: "pcie-box", err: err}
+		return &Machine{name: "pcie-8gpu", err: err}
 	}
 	t.Source = "fake: PCIe box, 8 GPUs, two per switch (matrix from hellolijj/k8s-device-plugin)"
 	t.Host = "fake-pcie-box"
 	t.Notes = []string{"fake machine: paths from a recorded matrix; GPU model and NUMA nodes not recorded, CPU sockets inferred from SYS paths"}
-	return &Machine{name: "pcie-box", topo: t}
+	return &Machine{name: "pcie-8gpu", topo: t}
 }
 
-// Names lists the fake machines ByName knows.
+// Names lists the fake machines ByName knows, named as costmodel's node
+// presets name the same machines.
 func Names() []string {
-	names := []string{"hgx-h200", "pcie-box"}
+	names := []string{"hgx-h200", "pcie-8gpu"}
 	sort.Strings(names)
 	return names
 }
 
-// ByName returns a fake machine by its short name.
+// ByName returns a fake machine by its short name; "pcie-box", its name
+// before it took the preset's, still works.
 func ByName(name string) (*Machine, error) {
 	switch name {
 	case "hgx-h200":
 		return HGXH200(), nil
-	case "pcie-box":
+	case "pcie-8gpu", "pcie-box":
 		return PCIeBox(), nil
 	}
 	return nil, fmt.Errorf("fake: unknown machine %q (known: %v)", name, Names())

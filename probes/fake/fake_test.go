@@ -21,7 +21,8 @@ func TestFakeMachines(t *testing.T) {
 		switches int
 	}{
 		{"hgx-h200", 8, 8, probes.NVSwitchID, "GPU0", "NIC0", "PIX", 63.0, 8},
-		{"pcie-box", 8, 0, "", "GPU0", "GPU1", "PIX", 0, 4},
+		{"pcie-8gpu", 8, 0, "", "GPU0", "GPU1", "PIX", 0, 4},
+		{"pcie-box", 8, 0, "", "GPU0", "GPU1", "PIX", 0, 4}, // the old name
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

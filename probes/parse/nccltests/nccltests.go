@@ -301,12 +301,13 @@ func (res *Result) WriteSummary(w io.Writer, file string) error {
 				}
 				fmt.Fprintln(w)
 			}
-			if f, err := run.BusBWFactor(); err == nil {
-				fmt.Fprintf(w, "busbw = algbw x %.4g (%s on %d ranks)\n", f, run.Collective, run.NRanks())
-			}
 			if len(run.Rows) == 0 {
+				// A failed run measured nothing: no factor to explain.
 				fmt.Fprintln(w, "no rows")
 				continue
+			}
+			if f, err := run.BusBWFactor(); err == nil {
+				fmt.Fprintf(w, "busbw = algbw x %.4g (%s on %d ranks)\n", f, run.Collective, run.NRanks())
 			}
 			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 			fmt.Fprintln(tw, "size\ttype\top\ttime us\talgbw GB/s\tbusbw GB/s\tin-place us\tin-place busbw\twrong\t")

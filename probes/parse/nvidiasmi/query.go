@@ -194,7 +194,7 @@ func ParseQuery(r io.Reader) (*Query, error) {
 	flush()
 	if !sawLog && len(rep.GPUs) == 0 && rep.Driver == "" {
 		if err != nil {
-			return rep, &parse.Error{Format: queryFormat, Msg: "not nvidia-smi -q output: " + err.Error(), Err: parse.ErrFormat}
+			return rep, &parse.Error{Format: queryFormat, Msg: "not nvidia-smi -q output: " + strings.TrimPrefix(err.Error(), queryFormat+": "), Err: parse.ErrFormat}
 		}
 		return rep, &parse.Error{Format: queryFormat, Msg: fmt.Sprintf("not nvidia-smi -q output (%d lines, no NVSMI LOG header or GPU section)", line), Err: parse.ErrFormat}
 	}
