@@ -105,6 +105,13 @@ func (s *Session) runtimeError(cell string, err error) error {
 	return &cellError{ename: "panic", evalue: value, traceback: tb}
 }
 
+// resultError is the cell's failure when its final call returned a non-nil
+// error: the error's type names it, as a Go programmer would print %T.
+func resultError(err error) error {
+	ename := fmt.Sprintf("%T", err)
+	return &cellError{ename: ename, evalue: err.Error(), traceback: []string{ename + ": " + err.Error()}}
+}
+
 // sourceContext shows the cell's line with a caret under the column.
 func sourceContext(cell string, line, col int) []string {
 	lines := strings.Split(cell, "\n")

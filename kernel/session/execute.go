@@ -112,6 +112,8 @@ func (s *Session) runStatements(ctx context.Context, cell string, rw rewriteResu
 		}
 	}
 	s.result, s.hasResult = s.result[:0], false
+	// A result shown is not kept alive by the session.
+	defer func() { clear(s.result); s.result, s.hasResult = s.result[:0], false }()
 	var prog *interp.Program
 	var err error
 	if rw.capture != "" {
@@ -134,26 +136,32 @@ func (s *Session) runStatements(ctx context.Context, cell string, rw rewriteResu
 	}
 	s.recompileDependents(redefined, nil)
 	if s.hasResult && !rw.finalIsPrint {
-		s.emitResult()
+		return s.emitResult()
 	}
 	return nil
 }
 
 // emitResult shows a final expression's value. A multi-value expression
 // shows its values side by side; a trailing nil error is left out, so
-// `f()` that returns (x, nil) shows x.
-func (s *Session) emitResult() {
+// `f()` that returns (x, nil) shows x, and a trailing non-nil error fails
+// the cell with that error, as `x, err := f(); if err != nil` would.
+func (s *Session) emitResult() error {
 	vals := s.result
-	if n := len(vals); n > 1 && isNilError(vals[n-1]) {
-		vals = vals[:n-1]
+	if n := len(vals); n > 1 {
+		if err := trailingError(vals[n-1]); err != nil {
+			return resultError(err)
+		}
+		if isNilError(vals[n-1]) {
+			vals = vals[:n-1]
+		}
 	}
 	var b display.Bundle
 	switch len(vals) {
 	case 0:
-		return
+		return nil
 	case 1:
 		if !vals[0].IsValid() {
-			return // nil
+			return nil // nil
 		}
 		b = display.BundleOf(vals[0].Interface())
 	default:
@@ -168,10 +176,21 @@ func (s *Session) emitResult() {
 		b = display.PlainBundle(strings.Join(parts, " "))
 	}
 	if b.Empty() {
-		return
+		return nil
 	}
 	s.flush()
 	s.emit(Event{Kind: EventResult, Data: b.Data, Metadata: orEmpty(b.Metadata)})
+	return nil
+}
+
+// trailingError is the last value of a multi-value result when it is a
+// non-nil error.
+func trailingError(v reflect.Value) error {
+	if !v.IsValid() || (v.Kind() == reflect.Interface && v.IsNil()) || !v.CanInterface() {
+		return nil
+	}
+	err, _ := v.Interface().(error)
+	return err
 }
 
 func isNilError(v reflect.Value) bool {

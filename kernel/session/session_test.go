@@ -88,6 +88,8 @@ func TestCellRules(t *testing.T) {
 			[]string{"!CompileError: 3:6: undefined: undefinedName\n"}},
 		{"multi value drops nil error", []string{`strconv.Atoi("12")`}, []string{"=> 12\n"}},
 		{"error result", []string{`errors.New("bad")`}, []string{"=> bad\n"}},
+		{"a final call's non-nil error fails the cell", []string{`strconv.Atoi("x")`, `os.ReadFile("/nonexistent")`, "1"},
+			[]string{"!*strconv.NumError: strconv.Atoi: parsing \"x\": invalid syntax\n", "!*fs.PathError: open /nonexistent: no such file or directory\n", "=> 1\n"}},
 		{"os.Exit does not end the kernel", []string{"os.Exit(3)", "1"}, []string{"!panic: os.Exit(3)\n", "=> 1\n"}},
 		{"redefined const reaches functions", []string{"const n = 2\nfunc twice() int { return n * 2 }", "twice()", "const n = 5", "twice()"},
 			[]string{"", "=> 4\n", "", "=> 10\n"}},
@@ -116,6 +118,15 @@ func TestCellRules(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestFailedCellReturnsErrCellFailed(t *testing.T) {
+	for _, cell := range []string{`strconv.Atoi("x")`, "var a []int\n_ = a[1]", "x := 1 +"} {
+		err := newTestSession(t).Execute(context.Background(), cell, func(Event) {})
+		if !errors.Is(err, ErrCellFailed) {
+			t.Errorf("%q: err = %v, want ErrCellFailed", cell, err)
+		}
 	}
 }
 
