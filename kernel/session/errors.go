@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"go/scanner"
+	"go/token"
 	"reflect"
 	"regexp"
 	"strconv"
@@ -58,7 +59,61 @@ func splitError(cell string, err error) error {
 
 func (s *Session) compileError(cell string, err error) error {
 	msg, line, col := mapPositions(err.Error())
+	if m, l, c, ok := incomplete(cell, msg, line, col); ok {
+		msg, line, col = m, l, c
+	}
 	return newCompileError(cell, msg, line, col)
+}
+
+// incomplete rewords a parse error found after the cell's last token: the
+// parser met the end of the text commlab wraps the cell in (its closing
+// brace, or the end), which a person never wrote. The error names what the
+// cell left open instead, on the cell's own line.
+func incomplete(cell, msg string, line, col int) (string, int, int, bool) {
+	expected, found, ok := strings.Cut(msg[strings.Index(msg, " ")+1:], ", found ")
+	if !ok || (found != "'}'" && found != "'EOF'") || line == 0 {
+		return "", 0, 0, false
+	}
+	fset := token.NewFileSet()
+	file := fset.AddFile("cell", -1, len(cell))
+	var sc scanner.Scanner
+	sc.Init(file, []byte(cell), nil, 0)
+	type open struct {
+		pos token.Position
+		tok token.Token
+	}
+	var opened []open
+	var last token.Position
+	var lastTok token.Token
+	lastEnd := 0
+	for {
+		p, t, lit := sc.Scan()
+		if t == token.EOF {
+			break
+		}
+		if t == token.SEMICOLON && lit == "\n" {
+			continue
+		}
+		pos := fset.Position(p)
+		switch bracketDepth(t) {
+		case 1:
+			opened = append(opened, open{pos, t})
+		case -1:
+			if len(opened) > 0 {
+				opened = opened[:len(opened)-1]
+			}
+		}
+		last, lastTok, lastEnd = pos, t, file.Offset(p)+tokenLen(t, lit)
+	}
+	endLine, endCol := lineCol(cell, lastEnd)
+	if last.Line == 0 || line < endLine || (line == endLine && col < endCol) {
+		return "", 0, 0, false // the error is inside what the person wrote
+	}
+	if n := len(opened); n > 0 {
+		o := opened[n-1]
+		return fmt.Sprintf("%d:%d: '%s' is never closed: the cell ends inside it", o.pos.Line, o.pos.Column, o.tok.String()), o.pos.Line, o.pos.Column, true
+	}
+	return fmt.Sprintf("%d:%d: %s after '%s': the expression is incomplete", last.Line, last.Column, expected, lastTok.String()), last.Line, last.Column, true
 }
 
 func newCompileError(cell, msg string, line, col int) error {

@@ -107,6 +107,15 @@ func TestCellRules(t *testing.T) {
 			[]string{"!CompileError: 1:1: defer at the top level of a cell is not supported (it would run again after every later cell); defer inside a function\n"}},
 		{"invalid UTF-8 is an error, not a crash", []string{"\xff", "1"}, []string{"!CompileError: 1:1: illegal UTF-8 encoding (and 1 more errors)\n", "=> 1\n"}},
 		{"scanner errors keep the cell's line", []string{"x := 1\ny := 2\nz := 'ab'"}, []string{"!CompileError: 3:6: illegal rune literal\n"}},
+		{"an incomplete expression is reported on its own line", []string{"z := 1\ny := 2\nz := y +", "var v = 3 *", "y := 1 +\n// more to come\n"},
+			[]string{"!CompileError: 3:8: expected operand after '+': the expression is incomplete\n",
+				"!CompileError: 1:11: expected operand after '*': the expression is incomplete\n",
+				"!CompileError: 1:8: expected operand after '+': the expression is incomplete\n"}},
+		{"an unclosed bracket is named where it opens", []string{"fmt.Println(1,", "x := 1\nif x > 0 {", "func f() int {"},
+			[]string{"!CompileError: 1:12: '(' is never closed: the cell ends inside it\n",
+				"!CompileError: 2:10: '{' is never closed: the cell ends inside it\n",
+				"!CompileError: 1:14: '{' is never closed: the cell ends inside it\n"}},
+		{"a parse error inside the cell keeps its words", []string{"x := 1 +)"}, []string{"!CompileError: 1:9: expected operand, found ')' (and 1 more errors)\n"}},
 		{"undefined name is named plainly", []string{"nope + 1"}, []string{"!CompileError: 1:1: undefined: nope\n"}},
 	}
 	for _, tt := range tests {
