@@ -132,7 +132,7 @@ func (s *Session) runStatements(ctx context.Context, cell string, rw rewriteResu
 			return &cellError{ename: "Interrupted", evalue: "the cell was interrupted",
 				traceback: []string{"Interrupted: the cell was stopped; variables keep the values they had"}}
 		}
-		return s.runtimeError(cell, err)
+		return s.runtimeError(cell, rw.src, err)
 	}
 	s.recompileDependents(redefined, nil)
 	if s.hasResult && !rw.finalIsPrint {

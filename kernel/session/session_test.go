@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -83,7 +84,7 @@ func TestCellRules(t *testing.T) {
 		{"goroutines and channels", []string{"ch := make(chan int)\ngo func() { ch <- 42 }()\n<-ch"}, []string{"=> 42\n"}},
 		{"auto import", []string{`strings.ToUpper("go")`, `math.Sqrt(16)`}, []string{"=> GO\n", "=> 4\n"}},
 		{"panic keeps state", []string{"y := 1", "var a []int\n_ = a[3]", "y + 1"},
-			[]string{"", "!panic: reflect: slice index out of range\n", "=> 2\n"}},
+			[]string{"", "!panic: runtime error: index out of range [3] with length 0\n", "=> 2\n"}},
 		{"compile error maps to cell line", []string{"x := 1\n\ny := undefinedName + x"},
 			[]string{"!CompileError: 3:6: undefined: undefinedName\n"}},
 		{"multi value drops nil error", []string{`strconv.Atoi("12")`}, []string{"=> 12\n"}},
@@ -130,6 +131,49 @@ func TestCellRules(t *testing.T) {
 	}
 }
 
+// TestRuntimeErrorsInGoWords: a panic says what Go says, with the values
+// when the cell's variables hold them, and shows the cell's line.
+func TestRuntimeErrorsInGoWords(t *testing.T) {
+	tests := []struct {
+		name        string
+		setup, cell string
+		want, line  string
+	}{
+		{"index", "", "arr := []int{1}\nidx := 5\narr[idx] = 2", "index out of range [5] with length 1", "   3 | arr[idx] = 2"},
+		{"index in a loop", "arr := []int{1}", "for i := 0; i < 3; i++ {\n\tarr[i] = 1\n}", "index out of range [1] with length 1", "   2 | \tarr[i] = 1"},
+		{"string index", "", "s := \"ab\"\nk := 3\nfmt.Println(s[0])\ns[k]", "index out of range [3] with length 2", "   4 | s[k]"},
+		{"slice bounds", "", "s := []int{1, 2}\nn := 5\ns[1:n]", "slice bounds out of range [:5] with capacity 2", "   3 | s[1:n]"},
+		{"nil struct pointer", "type P struct{ A int; Q *P }\nvar p = &P{}", "x := 1\n_ = p.A + x\n_ = p.Q.A", "invalid memory address or nil pointer dereference", "   3 | _ = p.Q.A"},
+		{"nil interface", "", "var e error\ne.Error()", "invalid memory address or nil pointer dereference", "   2 | e.Error()"},
+		{"in a function", "func g(xs []int) int { return xs[3] }", "x := 1\n\ng([]int{x})", "index out of range", "   3 | g([]int{x})"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newTestSession(t)
+			if tt.setup != "" {
+				if err := s.Execute(context.Background(), tt.setup, func(Event) {}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var failure *Event
+			_ = s.Execute(context.Background(), tt.cell, func(e Event) {
+				if e.Kind == EventError {
+					failure = &e
+				}
+			})
+			if failure == nil {
+				t.Fatal("no error")
+			}
+			if want := "runtime error: " + tt.want; failure.EValue != want {
+				t.Errorf("evalue %q, want %q", failure.EValue, want)
+			}
+			if !slices.Contains(failure.Traceback, tt.line) {
+				t.Errorf("traceback %q lacks %q", failure.Traceback, tt.line)
+			}
+		})
+	}
+}
+
 func TestFailedCellReturnsErrCellFailed(t *testing.T) {
 	for _, cell := range []string{`strconv.Atoi("x")`, "var a []int\n_ = a[1]", "x := 1 +"} {
 		err := newTestSession(t).Execute(context.Background(), cell, func(Event) {})
@@ -139,11 +183,37 @@ func TestFailedCellReturnsErrCellFailed(t *testing.T) {
 	}
 }
 
-func TestGoroutinePanicIsReported(t *testing.T) {
-	s := newTestSession(t)
-	got := runCells(t, s, "done := make(chan bool)\ngo func() { defer close(done); panic(\"boom\") }()\n<-done\ntime.Sleep(10 * time.Millisecond)", "1")
-	if !strings.Contains(got[0], "!panic: boom") || got[1] != "=> 1\n" {
-		t.Fatalf("got %q", got)
+func TestGoroutinePanicNamesItsCell(t *testing.T) {
+	events := make(chan Event, 100)
+	s, err := New(Options{Background: func(e Event) { events <- e }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	cells := []string{
+		"release := make(chan bool)",
+		"go func() { <-release; panic(\"late\") }()",
+		"var a []int\ngo func(i int) { <-release; a[i] = 1 }(5)",
+		"close(release)",
+	}
+	for _, c := range cells {
+		if err := s.Execute(context.Background(), c, func(e Event) { events <- e }); err != nil {
+			t.Fatalf("%q: %v", c, err)
+		}
+	}
+	want := map[string]bool{
+		"!panic: late (in a goroutine started by cell [2])\n": true,
+		"!panic: runtime error: index out of range (in a goroutine started by cell [3])\n": true,
+	}
+	for len(want) > 0 {
+		e := <-events
+		if e.Kind != EventError {
+			continue
+		}
+		if !want[describe(e)] {
+			t.Fatalf("unexpected error event %q; still waiting for %v", describe(e), want)
+		}
+		delete(want, describe(e))
 	}
 }
 
