@@ -202,7 +202,7 @@ func TestGoroutinePanicNamesItsCell(t *testing.T) {
 		}
 	}
 	want := map[string]bool{
-		"!panic: late (in a goroutine started by cell [2])\n": true,
+		"!panic: late (in a goroutine started by cell [2])\n":                              true,
 		"!panic: runtime error: index out of range (in a goroutine started by cell [3])\n": true,
 	}
 	for len(want) > 0 {
