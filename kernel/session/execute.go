@@ -126,7 +126,7 @@ func (s *Session) runStatements(ctx context.Context, cell string, rw rewriteResu
 		return s.compileError(cell, err)
 	}
 	s.stderrW.takeTrace()
-	_, err = s.in.ExecuteWithContext(ctx, prog)
+	err = s.runProgram(ctx, prog)
 	if err != nil {
 		if ctx.Err() != nil {
 			return &cellError{ename: "Interrupted", evalue: "the cell was interrupted",

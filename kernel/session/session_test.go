@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"os"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/commlab/commlab/kernel/display"
 )
 
 // run executes cells in one session and returns, per cell, the text of its
@@ -217,27 +219,95 @@ func TestGoroutinePanicNamesItsCell(t *testing.T) {
 	}
 }
 
+// controlled is a session whose cells may import "example.com/gate": Open
+// closes entered and waits for release, the way a long compiled call runs.
+func controlled(t *testing.T) (s *Session, entered, release chan struct{}) {
+	t.Helper()
+	entered, release = make(chan struct{}), make(chan struct{})
+	s, err := New(Options{Packages: map[string]map[string]reflect.Value{
+		"example.com/gate/gate": {
+			"Enter": reflect.ValueOf(func() { close(entered) }),
+			"Wait":  reflect.ValueOf(func(xs []int) { close(entered); <-release; xs[0] = 1 }),
+		},
+		"github.com/commlab/commlab/kernel/display/display": {"Context": reflect.ValueOf(display.Context)},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s, entered, release
+}
+
 func TestInterruptStopsInfiniteLoop(t *testing.T) {
-	s := newTestSession(t)
+	s, entered, _ := controlled(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
-	go func() { done <- s.Execute(ctx, "n := 0\nfor { n++ }", func(Event) {}) }()
-	time.Sleep(100 * time.Millisecond)
-	start := time.Now()
+	go func() { done <- s.Execute(ctx, "import \"example.com/gate\"\nn := 0\ngate.Enter()\nfor { n++ }", func(Event) {}) }()
+	<-entered
 	cancel()
-	select {
-	case err := <-done:
-		if !errors.Is(err, ErrInterrupted) {
-			t.Fatalf("err = %v, want ErrInterrupted", err)
-		}
-		if d := time.Since(start); d > time.Second {
-			t.Fatalf("interrupt took %v", d)
-		}
-	case <-time.After(2 * time.Second):
-		t.Fatal("cell did not stop within 2s")
+	if err := <-done; !errors.Is(err, ErrInterrupted) {
+		t.Fatalf("err = %v, want ErrInterrupted", err)
 	}
 	if got := runCells(t, s, "n > 0"); got[0] != "=> true\n" {
 		t.Fatalf("state after interrupt: %q", got)
+	}
+}
+
+// TestInterruptWaitsForCompiledCall: an interrupted cell inside a compiled
+// call ends when the call returns, not before, and says what it waits for;
+// the statements after the call do not run.
+func TestInterruptWaitsForCompiledCall(t *testing.T) {
+	s, entered, release := controlled(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	events := make(chan Event, 16)
+	done := make(chan error, 1)
+	go func() {
+		done <- s.Execute(ctx, "import \"example.com/gate\"\nxs := []int{0}\ngate.Wait(xs)\nxs[0] = 2", func(e Event) { events <- e })
+	}()
+	<-entered
+	cancel()
+	for said := false; !said; {
+		select {
+		case e := <-events:
+			said = e.Kind == EventStream && strings.HasPrefix(e.Text, "interrupt: waiting for a compiled call (session.controlled.")
+		case err := <-done:
+			t.Fatalf("the cell ended while its compiled call still ran: %v", err)
+		}
+	}
+	select {
+	case err := <-done:
+		t.Fatalf("the cell ended while its compiled call still ran: %v", err)
+	default:
+	}
+	close(release)
+	if err := <-done; !errors.Is(err, ErrInterrupted) {
+		t.Fatalf("err = %v, want ErrInterrupted", err)
+	}
+	if got := runCells(t, s, "xs[0]"); got[0] != "=> 1\n" {
+		t.Fatalf("after the interrupt: %q, want the call's write and not the next statement's", got)
+	}
+}
+
+// TestCellContext: display.Context is the cell's context, cancelled by an
+// interrupt, so long calls given it stop.
+func TestCellContext(t *testing.T) {
+	s, entered, _ := controlled(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- s.Execute(ctx, "import \"example.com/gate\"\nc := display.Context()\ngate.Enter()\n<-c.Done()\nwhy := c.Err()", func(Event) {})
+	}()
+	select {
+	case <-entered:
+	case err := <-done:
+		t.Fatalf("the cell ended before it waited: %v", err)
+	}
+	cancel()
+	if err := <-done; !errors.Is(err, ErrInterrupted) {
+		t.Fatalf("err = %v, want ErrInterrupted", err)
+	}
+	if got := runCells(t, s, "display.Context().Err() == nil"); got[0] != "=> true\n" {
+		t.Fatalf("the next cell's context: %q", got)
 	}
 }
 
