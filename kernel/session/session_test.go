@@ -242,7 +242,9 @@ func TestInterruptStopsInfiniteLoop(t *testing.T) {
 	s, entered, _ := controlled(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
-	go func() { done <- s.Execute(ctx, "import \"example.com/gate\"\nn := 0\ngate.Enter()\nfor { n++ }", func(Event) {}) }()
+	go func() {
+		done <- s.Execute(ctx, "import \"example.com/gate\"\nn := 0\ngate.Enter()\nfor { n++ }", func(Event) {})
+	}()
 	<-entered
 	cancel()
 	if err := <-done; !errors.Is(err, ErrInterrupted) {
