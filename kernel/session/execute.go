@@ -116,15 +116,20 @@ func (s *Session) runStatements(ctx context.Context, cell string, rw rewriteResu
 	defer func() { clear(s.result); s.result, s.hasResult = s.result[:0], false }()
 	var prog *interp.Program
 	var err error
+	from, ran, replaced := frameLen(s.in), rw.src, slotsOf(s.in, rw.declared)
 	if rw.capture != "" {
 		prog, err = s.compile(rw.capture)
+		ran = rw.capture
 	}
 	if prog == nil {
 		prog, err = s.compile(rw.src)
+		ran = rw.src
 	}
 	if err != nil {
 		return s.compileError(cell, err)
 	}
+	// What the statements computed on the way is not kept once they ran.
+	defer release(s.in, ran, from, replaced)
 	s.stderrW.takeTrace()
 	err = s.runProgram(ctx, prog)
 	if err != nil {
