@@ -228,6 +228,8 @@ func controlled(t *testing.T) (s *Session, entered, release chan struct{}) {
 		"example.com/gate/gate": {
 			"Enter": reflect.ValueOf(func() { close(entered) }),
 			"Wait":  reflect.ValueOf(func(xs []int) { close(entered); <-release; xs[0] = 1 }),
+			// Until returns only when ctx is cancelled.
+			"Until": reflect.ValueOf(func(ctx context.Context) { close(entered); <-ctx.Done() }),
 		},
 		"github.com/commlab/commlab/kernel/display/display": {"Context": reflect.ValueOf(display.Context)},
 	}})
@@ -238,21 +240,39 @@ func controlled(t *testing.T) (s *Session, entered, release chan struct{}) {
 	return s, entered, release
 }
 
-func TestInterruptStopsInfiniteLoop(t *testing.T) {
-	s, entered, _ := controlled(t)
+// interrupted runs cell until it calls into the gate, then interrupts it;
+// done receives Execute's error.
+func interrupted(t *testing.T, s *Session, entered chan struct{}, cell string, emit func(Event)) (done chan error) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error)
-	go func() {
-		done <- s.Execute(ctx, "import \"example.com/gate\"\nn := 0\ngate.Enter()\nfor { n++ }", func(Event) {})
-	}()
-	<-entered
+	t.Cleanup(cancel)
+	done = make(chan error, 1)
+	go func() { done <- s.Execute(ctx, "import \"example.com/gate\"\n"+cell, emit) }()
+	select {
+	case <-entered:
+	case err := <-done:
+		t.Fatalf("the cell ended before it reached the gate: %v", err)
+	}
 	cancel()
+	return done
+}
+
+// afterInterrupt checks that the cell ended interrupted and what the next
+// cell then shows.
+func afterInterrupt(t *testing.T, s *Session, done chan error, next, want string) {
+	t.Helper()
 	if err := <-done; !errors.Is(err, ErrInterrupted) {
 		t.Fatalf("err = %v, want ErrInterrupted", err)
 	}
-	if got := runCells(t, s, "n > 0"); got[0] != "=> true\n" {
-		t.Fatalf("state after interrupt: %q", got)
+	if got := runCells(t, s, next); got[0] != want {
+		t.Fatalf("after the interrupt, %q shows %q, want %q", next, got[0], want)
 	}
+}
+
+func TestInterruptStopsInfiniteLoop(t *testing.T) {
+	s, entered, _ := controlled(t)
+	done := interrupted(t, s, entered, "n := 0\ngate.Enter()\nfor { n++ }", func(Event) {})
+	afterInterrupt(t, s, done, "n > 0", "=> true\n")
 }
 
 // TestInterruptWaitsForCompiledCall: an interrupted cell inside a compiled
@@ -260,14 +280,8 @@ func TestInterruptStopsInfiniteLoop(t *testing.T) {
 // the statements after the call do not run.
 func TestInterruptWaitsForCompiledCall(t *testing.T) {
 	s, entered, release := controlled(t)
-	ctx, cancel := context.WithCancel(context.Background())
 	events := make(chan Event, 16)
-	done := make(chan error, 1)
-	go func() {
-		done <- s.Execute(ctx, "import \"example.com/gate\"\nxs := []int{0}\ngate.Wait(xs)\nxs[0] = 2", func(e Event) { events <- e })
-	}()
-	<-entered
-	cancel()
+	done := interrupted(t, s, entered, "xs := []int{0}\ngate.Wait(xs)\nxs[0] = 2", func(e Event) { events <- e })
 	for said := false; !said; {
 		select {
 		case e := <-events:
@@ -282,35 +296,17 @@ func TestInterruptWaitsForCompiledCall(t *testing.T) {
 	default:
 	}
 	close(release)
-	if err := <-done; !errors.Is(err, ErrInterrupted) {
-		t.Fatalf("err = %v, want ErrInterrupted", err)
-	}
-	if got := runCells(t, s, "xs[0]"); got[0] != "=> 1\n" {
-		t.Fatalf("after the interrupt: %q, want the call's write and not the next statement's", got)
-	}
+	// The call's write is seen, and not the next statement's.
+	afterInterrupt(t, s, done, "xs[0]", "=> 1\n")
 }
 
 // TestCellContext: display.Context is the cell's context, cancelled by an
-// interrupt, so long calls given it stop.
+// interrupt, so long compiled calls given it stop (the cell would not end
+// otherwise).
 func TestCellContext(t *testing.T) {
 	s, entered, _ := controlled(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		done <- s.Execute(ctx, "import \"example.com/gate\"\nc := display.Context()\ngate.Enter()\n<-c.Done()\nwhy := c.Err()", func(Event) {})
-	}()
-	select {
-	case <-entered:
-	case err := <-done:
-		t.Fatalf("the cell ended before it waited: %v", err)
-	}
-	cancel()
-	if err := <-done; !errors.Is(err, ErrInterrupted) {
-		t.Fatalf("err = %v, want ErrInterrupted", err)
-	}
-	if got := runCells(t, s, "display.Context().Err() == nil"); got[0] != "=> true\n" {
-		t.Fatalf("the next cell's context: %q", got)
-	}
+	done := interrupted(t, s, entered, "gate.Until(display.Context())", func(Event) {})
+	afterInterrupt(t, s, done, "display.Context().Err() == nil", "=> true\n")
 }
 
 func TestMagics(t *testing.T) {
