@@ -2,6 +2,9 @@ package session
 
 import (
 	"context"
+	"fmt"
+	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -27,4 +30,38 @@ func BenchmarkExecuteOnePlusOne(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkRedefine measures what the session keeps for each redefinition
+// of a name: cells that define the same 50 names again and again, as a
+// notebook re-run many times does. heap-B/redefinition is the live heap's
+// growth per name defined again.
+func BenchmarkRedefine(b *testing.B) {
+	s, err := New(Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	var cell strings.Builder
+	for i := range 50 {
+		fmt.Fprintf(&cell, "v%d := make([]float64, 8)\n", i)
+	}
+	ctx := context.Background()
+	run := func() {
+		if err := s.Execute(ctx, cell.String(), func(Event) {}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	run()
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		run()
+	}
+	b.StopTimer()
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	b.ReportMetric(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/float64(50*b.N), "heap-B/redefinition")
 }

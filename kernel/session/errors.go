@@ -3,7 +3,10 @@ package session
 import (
 	"errors"
 	"fmt"
+	"go/ast"
+	"go/parser"
 	"go/scanner"
+	"go/token"
 	"reflect"
 	"regexp"
 	"strconv"
@@ -58,7 +61,61 @@ func splitError(cell string, err error) error {
 
 func (s *Session) compileError(cell string, err error) error {
 	msg, line, col := mapPositions(err.Error())
+	if m, l, c, ok := incomplete(cell, msg, line, col); ok {
+		msg, line, col = m, l, c
+	}
 	return newCompileError(cell, msg, line, col)
+}
+
+// incomplete rewords a parse error found after the cell's last token: the
+// parser met the end of the text commlab wraps the cell in (its closing
+// brace, or the end), which a person never wrote. The error names what the
+// cell left open instead, on the cell's own line.
+func incomplete(cell, msg string, line, col int) (string, int, int, bool) {
+	expected, found, ok := strings.Cut(msg[strings.Index(msg, " ")+1:], ", found ")
+	if !ok || (found != "'}'" && found != "'EOF'") || line == 0 {
+		return "", 0, 0, false
+	}
+	fset := token.NewFileSet()
+	file := fset.AddFile("cell", -1, len(cell))
+	var sc scanner.Scanner
+	sc.Init(file, []byte(cell), nil, 0)
+	type open struct {
+		pos token.Position
+		tok token.Token
+	}
+	var opened []open
+	var last token.Position
+	var lastTok token.Token
+	lastEnd := 0
+	for {
+		p, t, lit := sc.Scan()
+		if t == token.EOF {
+			break
+		}
+		if t == token.SEMICOLON && lit == "\n" {
+			continue
+		}
+		pos := fset.Position(p)
+		switch bracketDepth(t) {
+		case 1:
+			opened = append(opened, open{pos, t})
+		case -1:
+			if len(opened) > 0 {
+				opened = opened[:len(opened)-1]
+			}
+		}
+		last, lastTok, lastEnd = pos, t, file.Offset(p)+tokenLen(t, lit)
+	}
+	endLine, endCol := lineCol(cell, lastEnd)
+	if last.Line == 0 || line < endLine || (line == endLine && col < endCol) {
+		return "", 0, 0, false // the error is inside what the person wrote
+	}
+	if n := len(opened); n > 0 {
+		o := opened[n-1]
+		return fmt.Sprintf("%d:%d: '%s' is never closed: the cell ends inside it", o.pos.Line, o.pos.Column, o.tok.String()), o.pos.Line, o.pos.Column, true
+	}
+	return fmt.Sprintf("%d:%d: %s after '%s': the expression is incomplete", last.Line, last.Column, expected, lastTok.String()), last.Line, last.Column, true
 }
 
 func newCompileError(cell, msg string, line, col int) error {
@@ -71,38 +128,252 @@ func newCompileError(cell, msg string, line, col int) error {
 	return &cellError{ename: "CompileError", evalue: msg, traceback: tb}
 }
 
-func (s *Session) runtimeError(cell string, err error) error {
-	value := err.Error()
+// runtimeError reports a panic of the cell's code in Go's words, at the
+// cell's line. yaegi runs index and field operations through reflect, whose
+// panics say "reflect: slice index out of range", and its trace names only
+// where each interpreted function starts; the cell's source and the values
+// its globals hold at the panic tell the rest (see locatePanic).
+func (s *Session) runtimeError(cell, src string, err error) error {
+	var raw any = err.Error()
 	if p, ok := err.(interp.Panic); ok {
-		value = fmt.Sprint(p.Value)
-		if rv, ok := p.Value.(reflect.Value); ok && rv.IsValid() {
-			value = fmt.Sprint(rv.Interface())
+		raw = unwrapValue(p.Value)
+	}
+	kind, goWords := runtimeWords(raw, fmt.Sprint(raw))
+	trace := s.stderrW.takeTrace()
+	var funcs []string // interpreted functions, innermost first, without the cell
+	for _, t := range trace {
+		m := panicLine.FindStringSubmatch(t)
+		if where := strings.TrimSuffix(strings.TrimPrefix(m[3], "main."), "(...)"); where != "" && where != "main" {
+			funcs = append(funcs, where)
 		}
 	}
-	tb := []string{"panic: " + value}
-	trace := s.stderrW.takeTrace()
-	line, col := 0, 0
-	for i, t := range trace {
-		m := panicLine.FindStringSubmatch(t)
-		l, _ := strconv.Atoi(m[1])
-		c, _ := strconv.Atoi(m[2])
-		if l > 1 {
-			l--
+	line, col, detail := 0, 0, ""
+	if len(funcs) == 0 {
+		line, col, detail = s.locatePanic(src, kind)
+	} else {
+		line, col = locateCall(src, funcs[len(funcs)-1])
+	}
+	if detail != "" {
+		goWords += " " + detail
+	}
+	tb := []string{"panic: " + goWords}
+	for i, f := range funcs {
+		called := "called from the cell"
+		if i+1 < len(funcs) {
+			called = "called from " + funcs[i+1]
 		}
-		where := m[3]
-		if where == "" {
-			where = "cell"
-		}
-		where = strings.TrimPrefix(where, "main.")
-		tb = append(tb, fmt.Sprintf("  at %d:%d in %s", l, c, where))
-		if i == len(trace)-1 {
-			line, col = l, c
-		}
+		tb = append(tb, fmt.Sprintf("  in %s, %s", f, called))
 	}
 	if line > 0 {
 		tb = append(tb, sourceContext(cell, line, col)...)
 	}
-	return &cellError{ename: "panic", evalue: value, traceback: tb}
+	return &cellError{ename: "panic", evalue: goWords, traceback: tb}
+}
+
+// panicKind is what went wrong, as far as locatePanic can look for it.
+type panicKind int
+
+const (
+	panicOther panicKind = iota
+	panicIndex
+	panicSlice
+	panicNil
+)
+
+// runtimeWords says a panic the way the Go runtime does when yaegi's
+// reflect calls raised it instead.
+func runtimeWords(raw any, text string) (panicKind, string) {
+	if _, ok := raw.(*reflect.ValueError); ok {
+		return panicNil, "runtime error: invalid memory address or nil pointer dereference"
+	}
+	switch {
+	case strings.HasPrefix(text, "reflect: ") && strings.HasSuffix(text, " index out of range"):
+		return panicIndex, "runtime error: index out of range"
+	case strings.HasPrefix(text, "reflect.Value.Slice") && strings.Contains(text, "out of"):
+		return panicSlice, "runtime error: slice bounds out of range"
+	case text == "reflect: Call using zero Value argument", text == "reflect: Method on nil interface value",
+		text == "reflect: indirection through nil pointer to embedded struct":
+		return panicNil, "runtime error: invalid memory address or nil pointer dereference"
+	}
+	return panicOther, text
+}
+
+// locatePanic finds the expression of the cell's statements (src, as run)
+// that raised a panic of kind: the one whose operands, evaluated now, are
+// out of range or nil; else the only expression of that kind. It returns
+// Go's detail ("[5] with length 1") when the values are known.
+func (s *Session) locatePanic(src string, kind panicKind) (line, col int, detail string) {
+	if kind == panicOther {
+		return 0, 0, ""
+	}
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "", stmtPrefix+src+stmtSuffix, 0)
+	if err != nil {
+		return 0, 0, ""
+	}
+	value := func(e ast.Expr) (reflect.Value, bool) {
+		if !pure(e) {
+			return reflect.Value{}, false
+		}
+		v, err := s.eval(exprString(fset, e))
+		return v, err == nil && v.IsValid()
+	}
+	var candidates []ast.Node
+	var found ast.Node
+	ast.Inspect(f, func(n ast.Node) bool {
+		if found != nil {
+			return false
+		}
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false // its panics name a function
+		case *ast.IndexExpr:
+			if kind == panicIndex {
+				candidates = append(candidates, n)
+				if x, ok := value(n.X); ok {
+					if i, ok := value(n.Index); ok && i.CanInt() && hasLen(x) && (i.Int() < 0 || int(i.Int()) >= x.Len()) {
+						found, detail = n, fmt.Sprintf("[%d] with length %d", i.Int(), x.Len())
+					}
+				}
+			}
+		case *ast.SliceExpr:
+			if kind == panicSlice {
+				candidates = append(candidates, n)
+				if x, ok := value(n.X); ok && n.High != nil && (x.Kind() == reflect.Slice || x.Kind() == reflect.String) {
+					capacity := x.Len()
+					if x.Kind() == reflect.Slice {
+						capacity = x.Cap()
+					}
+					if h, ok := value(n.High); ok && h.CanInt() && int(h.Int()) > capacity {
+						found, detail = n, fmt.Sprintf("[:%d] with capacity %d", h.Int(), capacity)
+					}
+				}
+			}
+		case *ast.SelectorExpr, *ast.StarExpr:
+			if kind == panicNil {
+				x := n.(ast.Expr)
+				if sel, ok := n.(*ast.SelectorExpr); ok {
+					x = sel.X
+				} else {
+					x = n.(*ast.StarExpr).X
+				}
+				if id, ok := x.(*ast.Ident); ok && s.known[id.Name] != "" {
+					return true // a package
+				}
+				candidates = append(candidates, n)
+				if v, ok := value(x); ok && (v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface) && v.IsNil() {
+					found = n
+				}
+			}
+		}
+		return true
+	})
+	if found == nil && len(candidates) == 1 {
+		found = candidates[0]
+	}
+	if found == nil {
+		return 0, 0, ""
+	}
+	p := fset.Position(found.Pos())
+	return p.Line - 1, p.Column, detail
+}
+
+func hasLen(v reflect.Value) bool {
+	switch v.Kind() {
+	case reflect.Slice, reflect.Array, reflect.String:
+		return true
+	}
+	return false
+}
+
+// pure reports an expression evaluating which has no effect: names,
+// literals, fields, indexes and operators on them.
+func pure(e ast.Expr) bool {
+	switch e := e.(type) {
+	case *ast.Ident, *ast.BasicLit:
+		return true
+	case *ast.ParenExpr:
+		return pure(e.X)
+	case *ast.SelectorExpr:
+		return pure(e.X)
+	case *ast.IndexExpr:
+		return pure(e.X) && pure(e.Index)
+	case *ast.StarExpr:
+		return pure(e.X)
+	case *ast.UnaryExpr:
+		return e.Op != token.ARROW && pure(e.X)
+	case *ast.BinaryExpr:
+		return pure(e.X) && pure(e.Y)
+	}
+	return false
+}
+
+// locateCall finds the one call of the cell's statements (src) to the
+// function name.
+func locateCall(src, name string) (line, col int) {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "", stmtPrefix+src+stmtSuffix, 0)
+	if err != nil {
+		return 0, 0
+	}
+	var calls []token.Pos
+	ast.Inspect(f, func(n ast.Node) bool {
+		if c, ok := n.(*ast.CallExpr); ok {
+			switch fn := c.Fun.(type) {
+			case *ast.Ident:
+				if fn.Name == name {
+					calls = append(calls, c.Pos())
+				}
+			case *ast.SelectorExpr:
+				if strings.HasSuffix(name, "."+fn.Sel.Name) {
+					calls = append(calls, fn.Sel.Pos())
+				}
+			}
+		}
+		return true
+	})
+	if len(calls) != 1 {
+		return 0, 0
+	}
+	p := fset.Position(calls[0])
+	return p.Line - 1, p.Column
+}
+
+// goPanic reports a panic in a goroutine a cell started, naming the cell:
+// it may come while a later cell runs, or between cells.
+func (s *Session) goPanic(cell int, v any) {
+	value := panicText(v)
+	where := fmt.Sprintf("in a goroutine started by cell [%d]", cell)
+	if cell == 0 {
+		where = "in a goroutine started by a cell"
+	}
+	s.stderrW.takeTrace()
+	s.flush()
+	s.emit(Event{Kind: EventError, EName: "panic", EValue: value + " (" + where + ")",
+		Traceback: []string{"panic " + where + ": " + value,
+			"(the goroutine stopped; the kernel and its state live on)"}})
+}
+
+// panicText is a panic value as Go prints it.
+func panicText(v any) string {
+	v = unwrapValue(v)
+	_, words := runtimeWords(v, fmt.Sprint(v))
+	return words
+}
+
+// unwrapValue is the value a reflect.Value panic value holds.
+func unwrapValue(v any) any {
+	if rv, ok := v.(reflect.Value); ok && rv.IsValid() && rv.CanInterface() {
+		return rv.Interface()
+	}
+	return v
+}
+
+// resultError is the cell's failure when its final call returned a non-nil
+// error: the error's type names it, as a Go programmer would print %T.
+func resultError(err error) error {
+	ename := fmt.Sprintf("%T", err)
+	return &cellError{ename: ename, evalue: err.Error(), traceback: []string{ename + ": " + err.Error()}}
 }
 
 // sourceContext shows the cell's line with a caret under the column.

@@ -112,48 +112,61 @@ func (s *Session) runStatements(ctx context.Context, cell string, rw rewriteResu
 		}
 	}
 	s.result, s.hasResult = s.result[:0], false
+	// A result shown is not kept alive by the session.
+	defer func() { clear(s.result); s.result, s.hasResult = s.result[:0], false }()
 	var prog *interp.Program
 	var err error
+	from, ran, replaced := frameLen(s.in), rw.src, slotsOf(s.in, rw.declared)
 	if rw.capture != "" {
 		prog, err = s.compile(rw.capture)
+		ran = rw.capture
 	}
 	if prog == nil {
 		prog, err = s.compile(rw.src)
+		ran = rw.src
 	}
 	if err != nil {
 		return s.compileError(cell, err)
 	}
+	// What the statements computed on the way is not kept once they ran.
+	defer release(s.in, ran, from, replaced)
 	s.stderrW.takeTrace()
-	_, err = s.in.ExecuteWithContext(ctx, prog)
+	err = s.runProgram(ctx, prog)
 	if err != nil {
 		if ctx.Err() != nil {
 			return &cellError{ename: "Interrupted", evalue: "the cell was interrupted",
 				traceback: []string{"Interrupted: the cell was stopped; variables keep the values they had"}}
 		}
-		return s.runtimeError(cell, err)
+		return s.runtimeError(cell, rw.src, err)
 	}
 	s.recompileDependents(redefined, nil)
 	if s.hasResult && !rw.finalIsPrint {
-		s.emitResult()
+		return s.emitResult()
 	}
 	return nil
 }
 
 // emitResult shows a final expression's value. A multi-value expression
 // shows its values side by side; a trailing nil error is left out, so
-// `f()` that returns (x, nil) shows x.
-func (s *Session) emitResult() {
+// `f()` that returns (x, nil) shows x, and a trailing non-nil error fails
+// the cell with that error, as `x, err := f(); if err != nil` would.
+func (s *Session) emitResult() error {
 	vals := s.result
-	if n := len(vals); n > 1 && isNilError(vals[n-1]) {
-		vals = vals[:n-1]
+	if n := len(vals); n > 1 {
+		if err := trailingError(vals[n-1]); err != nil {
+			return resultError(err)
+		}
+		if isNilError(vals[n-1]) {
+			vals = vals[:n-1]
+		}
 	}
 	var b display.Bundle
 	switch len(vals) {
 	case 0:
-		return
+		return nil
 	case 1:
 		if !vals[0].IsValid() {
-			return // nil
+			return nil // nil
 		}
 		b = display.BundleOf(vals[0].Interface())
 	default:
@@ -168,10 +181,21 @@ func (s *Session) emitResult() {
 		b = display.PlainBundle(strings.Join(parts, " "))
 	}
 	if b.Empty() {
-		return
+		return nil
 	}
 	s.flush()
 	s.emit(Event{Kind: EventResult, Data: b.Data, Metadata: orEmpty(b.Metadata)})
+	return nil
+}
+
+// trailingError is the last value of a multi-value result when it is a
+// non-nil error.
+func trailingError(v reflect.Value) error {
+	if !v.IsValid() || (v.Kind() == reflect.Interface && v.IsNil()) || !v.CanInterface() {
+		return nil
+	}
+	err, _ := v.Interface().(error)
+	return err
 }
 
 func isNilError(v reflect.Value) bool {

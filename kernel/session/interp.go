@@ -76,11 +76,8 @@ func (s *Session) helperSymbols() map[string]reflect.Value {
 			}
 			s.hasResult = true
 		}),
-		"GoPanic": reflect.ValueOf(func(v any) {
-			s.emit(Event{Kind: EventError, EName: "panic", EValue: fmt.Sprint(v),
-				Traceback: []string{"panic in a goroutine started by a cell: " + fmt.Sprint(v),
-					"(the goroutine stopped; the kernel and its state live on)"}})
-		}),
+		"GoPanic": reflect.ValueOf(s.goPanic),
+		"Cell":    reflect.ValueOf(func() int { return s.count }),
 		"Clear": reflect.ValueOf(func(v any) {
 			rv := reflect.ValueOf(v)
 			switch rv.Kind() {

@@ -39,7 +39,7 @@ const prelude = `import "cmp"
 import ` + helperPkg + ` "commlab.session/helpers"
 func ` + minFunc + `[T cmp.Ordered](x T, y ...T) T { for _, v := range y { if v < x { x = v } }; return x }
 func ` + maxFunc + `[T cmp.Ordered](x T, y ...T) T { for _, v := range y { if v > x { x = v } }; return x }
-func ` + recoverFunc + `() { if r := recover(); r != nil { ` + helperPkg + `.GoPanic(r) } }
+func ` + recoverFunc + `(cell int) { if r := recover(); r != nil { ` + helperPkg + `.GoPanic(cell, r) } }
 `
 
 // edit replaces src[start:end] with text. Edits never add newlines, so line
@@ -310,7 +310,7 @@ func guardGoStmt(g *ast.GoStmt, full string, base int, off func(token.Pos) int, 
 	text := func(e ast.Node) string { return full[int(e.Pos())-base : int(e.End())-base] }
 	call := g.Call
 	if id, ok := call.Fun.(*ast.Ident); ok && builtinFuncs[id.Name] && !userDefined(id.Name) {
-		return edit{off(g.Pos()), off(g.End()), "go func() { defer " + recoverFunc + "(); " + text(call) + " }()"}
+		return edit{off(g.Pos()), off(g.End()), goGuard(text(call))}
 	}
 	names := []string{"__commlab_f"}
 	values := []string{text(call.Fun)}
@@ -327,7 +327,13 @@ func guardGoStmt(g *ast.GoStmt, full string, base int, off func(token.Pos) int, 
 	}
 	return edit{off(g.Pos()), off(g.End()),
 		"{ " + strings.Join(names, ", ") + " := " + strings.Join(values, ", ") +
-			"; go func() { defer " + recoverFunc + "(); __commlab_f(" + strings.Join(args, ", ") + ellipsis + ") }() }"}
+			"; " + goGuard("__commlab_f("+strings.Join(args, ", ")+ellipsis+")") + " }"}
+}
+
+// goGuard starts call in a goroutine that knows the cell that started it
+// (the argument is evaluated by the go statement, in the cell).
+func goGuard(call string) string {
+	return "go func(__commlab_cell int) { defer " + recoverFunc + "(__commlab_cell); " + call + " }(" + helperPkg + ".Cell())"
 }
 
 // needsClosure reports a compound statement holding, outside any function

@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"os"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/commlab/commlab/kernel/display"
 )
 
 // run executes cells in one session and returns, per cell, the text of its
@@ -83,11 +86,13 @@ func TestCellRules(t *testing.T) {
 		{"goroutines and channels", []string{"ch := make(chan int)\ngo func() { ch <- 42 }()\n<-ch"}, []string{"=> 42\n"}},
 		{"auto import", []string{`strings.ToUpper("go")`, `math.Sqrt(16)`}, []string{"=> GO\n", "=> 4\n"}},
 		{"panic keeps state", []string{"y := 1", "var a []int\n_ = a[3]", "y + 1"},
-			[]string{"", "!panic: reflect: slice index out of range\n", "=> 2\n"}},
+			[]string{"", "!panic: runtime error: index out of range [3] with length 0\n", "=> 2\n"}},
 		{"compile error maps to cell line", []string{"x := 1\n\ny := undefinedName + x"},
 			[]string{"!CompileError: 3:6: undefined: undefinedName\n"}},
 		{"multi value drops nil error", []string{`strconv.Atoi("12")`}, []string{"=> 12\n"}},
 		{"error result", []string{`errors.New("bad")`}, []string{"=> bad\n"}},
+		{"a final call's non-nil error fails the cell", []string{`strconv.Atoi("x")`, `os.ReadFile("/nonexistent")`, "1"},
+			[]string{"!*strconv.NumError: strconv.Atoi: parsing \"x\": invalid syntax\n", "!*fs.PathError: open /nonexistent: no such file or directory\n", "=> 1\n"}},
 		{"os.Exit does not end the kernel", []string{"os.Exit(3)", "1"}, []string{"!panic: os.Exit(3)\n", "=> 1\n"}},
 		{"redefined const reaches functions", []string{"const n = 2\nfunc twice() int { return n * 2 }", "twice()", "const n = 5", "twice()"},
 			[]string{"", "=> 4\n", "", "=> 10\n"}},
@@ -105,6 +110,15 @@ func TestCellRules(t *testing.T) {
 			[]string{"!CompileError: 1:1: defer at the top level of a cell is not supported (it would run again after every later cell); defer inside a function\n"}},
 		{"invalid UTF-8 is an error, not a crash", []string{"\xff", "1"}, []string{"!CompileError: 1:1: illegal UTF-8 encoding (and 1 more errors)\n", "=> 1\n"}},
 		{"scanner errors keep the cell's line", []string{"x := 1\ny := 2\nz := 'ab'"}, []string{"!CompileError: 3:6: illegal rune literal\n"}},
+		{"an incomplete expression is reported on its own line", []string{"z := 1\ny := 2\nz := y +", "var v = 3 *", "y := 1 +\n// more to come\n"},
+			[]string{"!CompileError: 3:8: expected operand after '+': the expression is incomplete\n",
+				"!CompileError: 1:11: expected operand after '*': the expression is incomplete\n",
+				"!CompileError: 1:8: expected operand after '+': the expression is incomplete\n"}},
+		{"an unclosed bracket is named where it opens", []string{"fmt.Println(1,", "x := 1\nif x > 0 {", "func f() int {"},
+			[]string{"!CompileError: 1:12: '(' is never closed: the cell ends inside it\n",
+				"!CompileError: 2:10: '{' is never closed: the cell ends inside it\n",
+				"!CompileError: 1:14: '{' is never closed: the cell ends inside it\n"}},
+		{"a parse error inside the cell keeps its words", []string{"x := 1 +)"}, []string{"!CompileError: 1:9: expected operand, found ')' (and 1 more errors)\n"}},
 		{"undefined name is named plainly", []string{"nope + 1"}, []string{"!CompileError: 1:1: undefined: nope\n"}},
 	}
 	for _, tt := range tests {
@@ -119,36 +133,180 @@ func TestCellRules(t *testing.T) {
 	}
 }
 
-func TestGoroutinePanicIsReported(t *testing.T) {
-	s := newTestSession(t)
-	got := runCells(t, s, "done := make(chan bool)\ngo func() { defer close(done); panic(\"boom\") }()\n<-done\ntime.Sleep(10 * time.Millisecond)", "1")
-	if !strings.Contains(got[0], "!panic: boom") || got[1] != "=> 1\n" {
-		t.Fatalf("got %q", got)
+// TestRuntimeErrorsInGoWords: a panic says what Go says, with the values
+// when the cell's variables hold them, and shows the cell's line.
+func TestRuntimeErrorsInGoWords(t *testing.T) {
+	tests := []struct {
+		name        string
+		setup, cell string
+		want, line  string
+	}{
+		{"index", "", "arr := []int{1}\nidx := 5\narr[idx] = 2", "index out of range [5] with length 1", "   3 | arr[idx] = 2"},
+		{"index in a loop", "arr := []int{1}", "for i := 0; i < 3; i++ {\n\tarr[i] = 1\n}", "index out of range [1] with length 1", "   2 | \tarr[i] = 1"},
+		{"string index", "", "s := \"ab\"\nk := 3\nfmt.Println(s[0])\ns[k]", "index out of range [3] with length 2", "   4 | s[k]"},
+		{"slice bounds", "", "s := []int{1, 2}\nn := 5\ns[1:n]", "slice bounds out of range [:5] with capacity 2", "   3 | s[1:n]"},
+		{"nil struct pointer", "type P struct{ A int; Q *P }\nvar p = &P{}", "x := 1\n_ = p.A + x\n_ = p.Q.A", "invalid memory address or nil pointer dereference", "   3 | _ = p.Q.A"},
+		{"nil interface", "", "var e error\ne.Error()", "invalid memory address or nil pointer dereference", "   2 | e.Error()"},
+		{"in a function", "func g(xs []int) int { return xs[3] }", "x := 1\n\ng([]int{x})", "index out of range", "   3 | g([]int{x})"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newTestSession(t)
+			if tt.setup != "" {
+				if err := s.Execute(context.Background(), tt.setup, func(Event) {}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var failure *Event
+			_ = s.Execute(context.Background(), tt.cell, func(e Event) {
+				if e.Kind == EventError {
+					failure = &e
+				}
+			})
+			if failure == nil {
+				t.Fatal("no error")
+			}
+			if want := "runtime error: " + tt.want; failure.EValue != want {
+				t.Errorf("evalue %q, want %q", failure.EValue, want)
+			}
+			if !slices.Contains(failure.Traceback, tt.line) {
+				t.Errorf("traceback %q lacks %q", failure.Traceback, tt.line)
+			}
+		})
+	}
+}
+
+func TestFailedCellReturnsErrCellFailed(t *testing.T) {
+	for _, cell := range []string{`strconv.Atoi("x")`, "var a []int\n_ = a[1]", "x := 1 +"} {
+		err := newTestSession(t).Execute(context.Background(), cell, func(Event) {})
+		if !errors.Is(err, ErrCellFailed) {
+			t.Errorf("%q: err = %v, want ErrCellFailed", cell, err)
+		}
+	}
+}
+
+func TestGoroutinePanicNamesItsCell(t *testing.T) {
+	events := make(chan Event, 100)
+	s, err := New(Options{Background: func(e Event) { events <- e }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	cells := []string{
+		"release := make(chan bool)",
+		"go func() { <-release; panic(\"late\") }()",
+		"var a []int\ngo func(i int) { <-release; a[i] = 1 }(5)",
+		"close(release)",
+	}
+	for _, c := range cells {
+		if err := s.Execute(context.Background(), c, func(e Event) { events <- e }); err != nil {
+			t.Fatalf("%q: %v", c, err)
+		}
+	}
+	want := map[string]bool{
+		"!panic: late (in a goroutine started by cell [2])\n":                              true,
+		"!panic: runtime error: index out of range (in a goroutine started by cell [3])\n": true,
+	}
+	for len(want) > 0 {
+		e := <-events
+		if e.Kind != EventError {
+			continue
+		}
+		if !want[describe(e)] {
+			t.Fatalf("unexpected error event %q; still waiting for %v", describe(e), want)
+		}
+		delete(want, describe(e))
+	}
+}
+
+// controlled is a session whose cells may import "example.com/gate": Open
+// closes entered and waits for release, the way a long compiled call runs.
+func controlled(t *testing.T) (s *Session, entered, release chan struct{}) {
+	t.Helper()
+	entered, release = make(chan struct{}), make(chan struct{})
+	s, err := New(Options{Packages: map[string]map[string]reflect.Value{
+		"example.com/gate/gate": {
+			"Enter": reflect.ValueOf(func() { close(entered) }),
+			"Wait":  reflect.ValueOf(func(xs []int) { close(entered); <-release; xs[0] = 1 }),
+			// Until returns only when ctx is cancelled.
+			"Until": reflect.ValueOf(func(ctx context.Context) { close(entered); <-ctx.Done() }),
+		},
+		"github.com/commlab/commlab/kernel/display/display": {"Context": reflect.ValueOf(display.Context)},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s, entered, release
+}
+
+// interrupted runs cell until it calls into the gate, then interrupts it;
+// done receives Execute's error.
+func interrupted(t *testing.T, s *Session, entered chan struct{}, cell string, emit func(Event)) (done chan error) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	done = make(chan error, 1)
+	go func() { done <- s.Execute(ctx, "import \"example.com/gate\"\n"+cell, emit) }()
+	select {
+	case <-entered:
+	case err := <-done:
+		t.Fatalf("the cell ended before it reached the gate: %v", err)
+	}
+	cancel()
+	return done
+}
+
+// afterInterrupt checks that the cell ended interrupted and what the next
+// cell then shows.
+func afterInterrupt(t *testing.T, s *Session, done chan error, next, want string) {
+	t.Helper()
+	if err := <-done; !errors.Is(err, ErrInterrupted) {
+		t.Fatalf("err = %v, want ErrInterrupted", err)
+	}
+	if got := runCells(t, s, next); got[0] != want {
+		t.Fatalf("after the interrupt, %q shows %q, want %q", next, got[0], want)
 	}
 }
 
 func TestInterruptStopsInfiniteLoop(t *testing.T) {
-	s := newTestSession(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error)
-	go func() { done <- s.Execute(ctx, "n := 0\nfor { n++ }", func(Event) {}) }()
-	time.Sleep(100 * time.Millisecond)
-	start := time.Now()
-	cancel()
+	s, entered, _ := controlled(t)
+	done := interrupted(t, s, entered, "n := 0\ngate.Enter()\nfor { n++ }", func(Event) {})
+	afterInterrupt(t, s, done, "n > 0", "=> true\n")
+}
+
+// TestInterruptWaitsForCompiledCall: an interrupted cell inside a compiled
+// call ends when the call returns, not before, and says what it waits for;
+// the statements after the call do not run.
+func TestInterruptWaitsForCompiledCall(t *testing.T) {
+	s, entered, release := controlled(t)
+	events := make(chan Event, 16)
+	done := interrupted(t, s, entered, "xs := []int{0}\ngate.Wait(xs)\nxs[0] = 2", func(e Event) { events <- e })
+	for said := false; !said; {
+		select {
+		case e := <-events:
+			said = e.Kind == EventStream && strings.HasPrefix(e.Text, "interrupt: waiting for a compiled call (session.controlled.")
+		case err := <-done:
+			t.Fatalf("the cell ended while its compiled call still ran: %v", err)
+		}
+	}
 	select {
 	case err := <-done:
-		if !errors.Is(err, ErrInterrupted) {
-			t.Fatalf("err = %v, want ErrInterrupted", err)
-		}
-		if d := time.Since(start); d > time.Second {
-			t.Fatalf("interrupt took %v", d)
-		}
-	case <-time.After(2 * time.Second):
-		t.Fatal("cell did not stop within 2s")
+		t.Fatalf("the cell ended while its compiled call still ran: %v", err)
+	default:
 	}
-	if got := runCells(t, s, "n > 0"); got[0] != "=> true\n" {
-		t.Fatalf("state after interrupt: %q", got)
-	}
+	close(release)
+	// The call's write is seen, and not the next statement's.
+	afterInterrupt(t, s, done, "xs[0]", "=> 1\n")
+}
+
+// TestCellContext: display.Context is the cell's context, cancelled by an
+// interrupt, so long compiled calls given it stop (the cell would not end
+// otherwise).
+func TestCellContext(t *testing.T) {
+	s, entered, _ := controlled(t)
+	done := interrupted(t, s, entered, "gate.Until(display.Context())", func(Event) {})
+	afterInterrupt(t, s, done, "display.Context().Err() == nil", "=> true\n")
 }
 
 func TestMagics(t *testing.T) {
