@@ -96,6 +96,7 @@ func (s *Session) runGroup(ctx context.Context, cell string, g group, final bool
 	if err := s.autoImport(rw.missingPkgs); err != nil {
 		return s.compileError(cell, err)
 	}
+	s.noteFuncRefs(rw.src, g.kind == itemDecl)
 	if g.kind == itemDecl {
 		return s.runDecls(cell, rw)
 	}
@@ -116,7 +117,7 @@ func (s *Session) runStatements(ctx context.Context, cell string, rw rewriteResu
 	defer func() { clear(s.result); s.result, s.hasResult = s.result[:0], false }()
 	var prog *interp.Program
 	var err error
-	from, ran, replaced := frameLen(s.in), rw.src, slotsOf(s.in, rw.declared)
+	from, ran, replaced := frameLen(s.in), rw.src, slotsOf(s.in, s.uncaptured(rw.declared))
 	if rw.capture != "" {
 		prog, err = s.compile(rw.capture)
 		ran = rw.capture

@@ -49,3 +49,15 @@ func TestClosureKeepsWhatItCaptures(t *testing.T) {
 		t.Fatalf("got %q", got)
 	}
 }
+
+// A closure made in an earlier cell still reads the value it captured when
+// a later cell defines the same name again: the old slot is not released.
+func TestClosureKeepsValueAfterRedefinition(t *testing.T) {
+	got := runCells(t, newTestSession(t),
+		"x := 5\nf := func() int { return x }",
+		"x := 6",
+		"f()")
+	if got[2] != "=> 5\n" {
+		t.Fatalf("got %q, want f() to still read 5", got)
+	}
+}

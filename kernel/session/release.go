@@ -151,3 +151,51 @@ func hasFuncLit(src string) bool {
 	})
 	return found
 }
+
+// noteFuncRefs records the names that function bodies in src (a group of
+// statements, or of declarations when decls) refer to.
+func (s *Session) noteFuncRefs(src string, decls bool) {
+	text := stmtPrefix + src + stmtSuffix
+	if decls {
+		text = "package main;" + src
+	}
+	f, err := parser.ParseFile(token.NewFileSet(), "", text, parser.SkipObjectResolution)
+	if err != nil {
+		return
+	}
+	if s.funcRefs == nil {
+		s.funcRefs = map[string]bool{}
+	}
+	note := func(body ast.Node) {
+		ast.Inspect(body, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok {
+				s.funcRefs[id.Name] = true
+			}
+			return true
+		})
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch fn := n.(type) {
+		case *ast.FuncLit:
+			note(fn.Body)
+			return false
+		case *ast.FuncDecl:
+			if decls && fn.Body != nil {
+				note(fn.Body)
+			}
+		}
+		return true
+	})
+}
+
+// uncaptured is the names no function body has referred to: their old
+// values can be released when a cell defines them again.
+func (s *Session) uncaptured(names []string) []string {
+	var out []string
+	for _, n := range names {
+		if !s.funcRefs[n] {
+			out = append(out, n)
+		}
+	}
+	return out
+}

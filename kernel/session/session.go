@@ -44,12 +44,16 @@ type Session struct {
 	emitMu   sync.Mutex
 	emitFunc func(Event)
 
-	in        *interp.Interpreter
-	stderrW   *interpStderr
-	decls     *declTable
-	imports   []importSpec
-	known     map[string]string // package name -> import path, for auto-import
-	exported  map[string]map[string]reflect.Value
+	in       *interp.Interpreter
+	stderrW  *interpStderr
+	decls    *declTable
+	imports  []importSpec
+	known    map[string]string // package name -> import path, for auto-import
+	exported map[string]map[string]reflect.Value
+	// funcRefs are the names a function body (a literal, or a declared
+	// function's) has referred to in any cell: the old value of such a
+	// name, redefined with :=, may still be what that function reads.
+	funcRefs  map[string]bool
 	result    []reflect.Value
 	hasResult bool
 
