@@ -61,7 +61,7 @@ func applyEdits(src string, edits []edit) string {
 	last := 0
 	for _, e := range edits {
 		if e.start < last {
-			continue // inside an edit already made (a go statement's guard)
+			continue // inside an edit already made
 		}
 		b.WriteString(src[last:e.start])
 		b.WriteString(e.text)
@@ -246,8 +246,7 @@ func rewrite(kind itemKind, src string, final bool, sc scopeInfo) (rewriteResult
 				edits = append(edits, edit{off(n.X.Pos()), off(n.X.End()), "make([]struct{}, " + x + ")"})
 			}
 		case *ast.GoStmt:
-			edits = append(edits, guardGoStmt(n, full, base, off, userDefined))
-			return false
+			edits = append(edits, guardGoStmt(n, src, off, userDefined)...)
 		case *ast.SelectorExpr:
 			if id, ok := n.X.(*ast.Ident); ok && !userDefined(id.Name) && !sc.imported(id.Name) {
 				missing[id.Name] = true
@@ -305,29 +304,41 @@ func rewrite(kind itemKind, src string, final bool, sc scopeInfo) (rewriteResult
 
 // guardGoStmt turns `go f(a, b)` into a goroutine that evaluates f, a and b
 // first, as the go statement does, and recovers a panic into an error output
-// instead of letting it end the kernel.
-func guardGoStmt(g *ast.GoStmt, full string, base int, off func(token.Pos) int, userDefined func(string) bool) edit {
-	text := func(e ast.Node) string { return full[int(e.Pos())-base : int(e.End())-base] }
+// instead of letting it end the kernel. It edits only the keyword and the
+// call's parentheses, so the rewrites inside f, a and b (auto-imports, range
+// over an integer, min and max) still apply.
+func guardGoStmt(g *ast.GoStmt, src string, off func(token.Pos) int, userDefined func(string) bool) []edit {
 	call := g.Call
+	goKw := edit{start: off(g.Pos()), end: off(g.Pos()) + len("go")}
+	guard := "go func() { defer " + recoverFunc + "(); "
 	if id, ok := call.Fun.(*ast.Ident); ok && builtinFuncs[id.Name] && !userDefined(id.Name) {
-		return edit{off(g.Pos()), off(g.End()), "go func() { defer " + recoverFunc + "(); " + text(call) + " }()"}
+		goKw.text = guard
+		return []edit{goKw, {off(g.End()), off(g.End()), " }()"}}
 	}
 	names := []string{"__commlab_f"}
-	values := []string{text(call.Fun)}
 	args := make([]string, len(call.Args))
-	for i, a := range call.Args {
-		n := "__commlab_a" + string(rune('0'+i%10)) + strings.Repeat("_", i/10)
-		names = append(names, n)
-		values = append(values, text(a))
-		args[i] = n
+	for i := range call.Args {
+		args[i] = "__commlab_a" + string(rune('0'+i%10)) + strings.Repeat("_", i/10)
+		names = append(names, args[i])
 	}
 	ellipsis := ""
 	if call.Ellipsis.IsValid() {
 		ellipsis = "..."
 	}
-	return edit{off(g.Pos()), off(g.End()),
-		"{ " + strings.Join(names, ", ") + " := " + strings.Join(values, ", ") +
-			"; go func() { defer " + recoverFunc + "(); __commlab_f(" + strings.Join(args, ", ") + ellipsis + ") }() }"}
+	goKw.text = "{ " + strings.Join(names, ", ") + " :="
+	open := edit{off(call.Lparen), off(call.Lparen) + 1, ""}
+	if len(call.Args) > 0 {
+		open.text = ", "
+	}
+	// The closing edit starts after the last argument, taking a trailing
+	// comma and an ellipsis with it (never a newline).
+	closeStart := off(call.Lparen) + 1
+	if n := len(call.Args); n > 0 {
+		closeStart = off(call.Args[n-1].End())
+	}
+	tail := "; " + guard + "__commlab_f(" + strings.Join(args, ", ") + ellipsis + ") }() }" +
+		strings.Repeat("\n", strings.Count(src[closeStart:off(call.Rparen)], "\n"))
+	return []edit{goKw, open, {closeStart, off(call.Rparen) + 1, tail}}
 }
 
 // needsClosure reports a compound statement holding, outside any function
