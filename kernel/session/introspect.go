@@ -287,6 +287,12 @@ func sameFields(typeSrc string, t reflect.Type) bool {
 func (s *Session) packagePath(name string) string {
 	s.run.Lock()
 	defer s.run.Unlock()
+	return s.pathOf(name)
+}
+
+// pathOf is the package a name refers to in a cell: an import in effect,
+// else the package auto-import would add; "" if none.
+func (s *Session) pathOf(name string) string {
 	for _, im := range s.imports {
 		if im.name == name {
 			return im.path

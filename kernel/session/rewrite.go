@@ -83,11 +83,13 @@ type rewriteResult struct {
 
 // scopeInfo is what the rewriter knows of the session when it rewrites.
 type scopeInfo struct {
-	defined     func(name string) bool         // a session-level name (global, func, type, const)
-	imported    func(name string) bool         // an import name in effect
-	globalKinds func(name string) reflect.Kind // kind of a global variable, Invalid if unknown
-	constDecls  []string                       // earlier const declarations, for typing
-	known       func(name string) bool         // a package the session can import
+	defined    func(name string) bool                       // a session-level name (global, func, type, const)
+	imported   func(name string) bool                       // an import name in effect
+	globalType func(name string) reflect.Type               // type of a session variable, nil if unknown
+	pkgSymbol  func(pkg, name string) (reflect.Value, bool) // a compiled package's symbol, by the package's name in the cell
+	pkgPath    func(name string) string                     // the path a package name refers to in the cell, "" if none
+	constDecls []string                                     // earlier const declarations, for typing
+	known      func(name string) bool                       // a package the session can import
 }
 
 var builtinFuncs = map[string]bool{
@@ -256,6 +258,13 @@ func rewrite(kind itemKind, src string, final bool, sc scopeInfo) (rewriteResult
 	})
 	finalBlock := 0 // edits that wrap the final statement in a block
 	if kind == itemStmt {
+		conv, pkgs := convertCompiledValues(body.List, sc, off)
+		edits = append(edits, conv...)
+		for _, p := range pkgs {
+			if !sc.imported(p) {
+				missing[p] = true
+			}
+		}
 		for _, st := range body.List {
 			if d, ok := st.(*ast.DeferStmt); ok {
 				// yaegi v0.16.1 runs a top-level defer again at every
@@ -288,6 +297,15 @@ func rewrite(kind itemKind, src string, final bool, sc scopeInfo) (rewriteResult
 	}
 	sort.Strings(res.missingPkgs)
 	res.src = applyEdits(src, edits)
+	// yaegi decides from the first token whether a group is declarations
+	// or statements: a leading empty statement keeps a var statement one.
+	lead := ""
+	if kind == itemStmt && len(body.List) > 0 {
+		if _, ok := body.List[0].(*ast.DeclStmt); ok {
+			lead = ";"
+			res.src = lead + res.src
+		}
+	}
 
 	if final && kind == itemStmt && len(body.List) > 0 {
 		if es, ok := body.List[len(body.List)-1].(*ast.ExprStmt); ok {
@@ -295,7 +313,7 @@ func rewrite(kind itemKind, src string, final bool, sc scopeInfo) (rewriteResult
 			if !res.finalIsPrint {
 				capEdits := append([]edit{}, edits[:len(edits)-finalBlock]...)
 				capEdits = append(capEdits, edit{off(es.Pos()), off(es.Pos()), resultCapture}, edit{off(es.End()), off(es.End()), ")"})
-				res.capture = applyEdits(src, capEdits)
+				res.capture = lead + applyEdits(src, capEdits)
 			}
 		}
 	}
@@ -467,9 +485,9 @@ func integerExpressions(fset *token.FileSet, f *ast.File, sc scopeInfo) map[ast.
 	}
 	for _, r := range ranges {
 		ast.Inspect(r.X, func(n ast.Node) bool {
-			if id, ok := n.(*ast.Ident); ok && sc.globalKinds != nil {
-				if k := sc.globalKinds(id.Name); k >= reflect.Int && k <= reflect.Uintptr {
-					extra.WriteString("var " + id.Name + " " + k.String() + "\n")
+			if id, ok := n.(*ast.Ident); ok && sc.globalType != nil {
+				if t := sc.globalType(id.Name); t != nil && isIntegerKind(t.Kind()) {
+					extra.WriteString("var " + id.Name + " " + t.Kind().String() + "\n")
 				}
 			}
 			return true
@@ -483,15 +501,25 @@ func integerExpressions(fset *token.FileSet, f *ast.File, sc scopeInfo) map[ast.
 	info := &types.Info{Types: map[ast.Expr]types.TypeAndValue{}}
 	conf := types.Config{Importer: emptyImporter{}, Error: func(error) {}}
 	_, _ = conf.Check("main", fset, files, info)
+	x := &exprTypes{sc: sc}
 	for _, r := range ranges {
 		if tv, ok := info.Types[r.X]; ok && tv.Type != nil {
 			if b, ok := tv.Type.Underlying().(*types.Basic); ok && b.Info()&types.IsInteger != 0 {
 				out[r.X] = true
 			}
+			if b, ok := tv.Type.(*types.Basic); !ok || b.Kind() != types.Invalid {
+				continue
+			}
+		}
+		// What go/types could not type may be a compiled value.
+		if t := x.typeOf(r.X); t != nil && isIntegerKind(t.Kind()) {
+			out[r.X] = true
 		}
 	}
 	return out
 }
+
+func isIntegerKind(k reflect.Kind) bool { return k >= reflect.Int && k <= reflect.Uintptr }
 
 // emptyImporter gives every import an empty, complete package: enough for
 // the integer check, which never needs another package's types.
