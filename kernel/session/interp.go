@@ -60,6 +60,9 @@ func (s *Session) newInterpreter() (*interp.Interpreter, error) {
 	if err := in.Use(interp.Exports{"commlab.session/helpers/helpers": s.helperSymbols()}); err != nil {
 		return nil, fmt.Errorf("session: load helpers: %w", err)
 	}
+	if err := loadPolyfills(in); err != nil {
+		return nil, err
+	}
 	if _, err := in.Eval(prelude); err != nil {
 		return nil, fmt.Errorf("session: prelude: %w", err)
 	}

@@ -220,6 +220,9 @@ func (s *Session) Complete(code string, cursor int) (matches []string, start, en
 // the fields and methods of a session variable's type.
 func (s *Session) members(qualifier string) []string {
 	if p := s.packagePath(qualifier); p != "" {
+		if names, ok := polyfillMembers()[p]; ok {
+			return names // the interpreted generic functions, all callable
+		}
 		syms := s.exported[p+"/"+path.Base(p)]
 		out := make([]string, 0, len(syms))
 		for name := range syms {

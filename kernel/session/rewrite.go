@@ -35,8 +35,9 @@ const (
 // prelude is evaluated once in every interpreter: the interpreted parts of
 // the polyfills. recover must be called by the deferred function itself, so
 // the goroutine guard is interpreted and hands the value to compiled code.
-const prelude = `import "cmp"
-import ` + helperPkg + ` "commlab.session/helpers"
+// cmp is yaegi's interpreted package, visible without an import (an import
+// here would collide with the cell's own).
+const prelude = `import ` + helperPkg + ` "commlab.session/helpers"
 func ` + minFunc + `[T cmp.Ordered](x T, y ...T) T { for _, v := range y { if v < x { x = v } }; return x }
 func ` + maxFunc + `[T cmp.Ordered](x T, y ...T) T { for _, v := range y { if v > x { x = v } }; return x }
 func ` + recoverFunc + `() { if r := recover(); r != nil { ` + helperPkg + `.GoPanic(r) } }
@@ -220,6 +221,7 @@ func rewrite(kind itemKind, src string, final bool, sc scopeInfo) (rewriteResult
 	intExprs := integerExpressions(fset, f, sc)
 
 	var edits []edit
+	var iterErr error
 	missing := map[string]bool{}
 	ast.Inspect(f, func(n ast.Node) bool {
 		switch n := n.(type) {
@@ -250,12 +252,23 @@ func rewrite(kind itemKind, src string, final bool, sc scopeInfo) (rewriteResult
 		case *ast.GoStmt:
 			edits = append(edits, guardGoStmt(n, src, off, userDefined)...)
 		case *ast.SelectorExpr:
-			if id, ok := n.X.(*ast.Ident); ok && !userDefined(id.Name) && !sc.imported(id.Name) {
-				missing[id.Name] = true
+			if id, ok := n.X.(*ast.Ident); ok && !userDefined(id.Name) {
+				if !sc.imported(id.Name) {
+					missing[id.Name] = true
+				}
+				if sc.pkgPath != nil && iterErr == nil {
+					if msg := iteratorError(sc.pkgPath(id.Name), id.Name, n.Sel.Name); msg != "" {
+						p := fset.Position(n.Pos())
+						iterErr = fmt.Errorf("%d:%d: %s", p.Line, p.Column, msg)
+					}
+				}
 			}
 		}
 		return true
 	})
+	if iterErr != nil {
+		return res, iterErr
+	}
 	finalBlock := 0 // edits that wrap the final statement in a block
 	if kind == itemStmt {
 		conv, pkgs := convertCompiledValues(body.List, sc, off)
