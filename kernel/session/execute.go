@@ -74,7 +74,7 @@ func (s *Session) runCell(ctx context.Context, code string) error {
 	if err != nil {
 		return splitError(code, err)
 	}
-	groups := groupItems(items)
+	groups := varsAsStatements(groupItems(items), s.sessionVars())
 	for gi, g := range groups {
 		final := gi == len(groups)-1
 		if err := s.runGroup(ctx, code, g, final); err != nil {

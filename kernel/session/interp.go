@@ -60,6 +60,9 @@ func (s *Session) newInterpreter() (*interp.Interpreter, error) {
 	if err := in.Use(interp.Exports{"commlab.session/helpers/helpers": s.helperSymbols()}); err != nil {
 		return nil, fmt.Errorf("session: load helpers: %w", err)
 	}
+	if err := loadPolyfills(in); err != nil {
+		return nil, err
+	}
 	if _, err := in.Eval(prelude); err != nil {
 		return nil, fmt.Errorf("session: prelude: %w", err)
 	}
@@ -156,11 +159,21 @@ func (s *Session) scope() scopeInfo {
 			}
 			return false
 		},
-		globalKinds: func(name string) reflect.Kind {
+		globalType: func(name string) reflect.Type {
 			if v, ok := globals[name]; ok && v.IsValid() {
-				return v.Kind()
+				return v.Type()
 			}
-			return reflect.Invalid
+			return nil
+		},
+		pkgSymbol: s.pkgSymbol,
+		pkgPath: func(name string) string {
+			if _, ok := globals[name]; ok {
+				return ""
+			}
+			if _, ok := s.decls.get(name); ok {
+				return ""
+			}
+			return s.pathOf(name)
 		},
 		constDecls: s.decls.consts(),
 		known: func(name string) bool {

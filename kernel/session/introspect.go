@@ -220,6 +220,9 @@ func (s *Session) Complete(code string, cursor int) (matches []string, start, en
 // the fields and methods of a session variable's type.
 func (s *Session) members(qualifier string) []string {
 	if p := s.packagePath(qualifier); p != "" {
+		if names, ok := polyfillMembers()[p]; ok {
+			return names // the interpreted generic functions, all callable
+		}
 		syms := s.exported[p+"/"+path.Base(p)]
 		out := make([]string, 0, len(syms))
 		for name := range syms {
@@ -287,6 +290,12 @@ func sameFields(typeSrc string, t reflect.Type) bool {
 func (s *Session) packagePath(name string) string {
 	s.run.Lock()
 	defer s.run.Unlock()
+	return s.pathOf(name)
+}
+
+// pathOf is the package a name refers to in a cell: an import in effect,
+// else the package auto-import would add; "" if none.
+func (s *Session) pathOf(name string) string {
 	for _, im := range s.imports {
 		if im.name == name {
 			return im.path

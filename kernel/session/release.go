@@ -69,11 +69,10 @@ func release(in *interp.Interpreter, src string, from int, replaced []int) {
 		if i < 0 || i >= len(data) || named[i] || !data[i].IsValid() {
 			return
 		}
-		if data[i].CanSet() {
-			data[i].SetZero()
-		} else {
-			data[i] = reflect.New(data[i].Type()).Elem()
-		}
+		// A fresh zero value replaces the slot's: zeroing it in place would
+		// also zero a global whose slot shares its storage (yaegi copies
+		// addressable values between slots by reference).
+		data[i] = reflect.New(data[i].Type()).Elem()
 	}
 	for _, i := range replaced {
 		drop(i)

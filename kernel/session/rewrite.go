@@ -35,8 +35,9 @@ const (
 // prelude is evaluated once in every interpreter: the interpreted parts of
 // the polyfills. recover must be called by the deferred function itself, so
 // the goroutine guard is interpreted and hands the value to compiled code.
-const prelude = `import "cmp"
-import ` + helperPkg + ` "commlab.session/helpers"
+// cmp is yaegi's interpreted package, visible without an import (an import
+// here would collide with the cell's own).
+const prelude = `import ` + helperPkg + ` "commlab.session/helpers"
 func ` + minFunc + `[T cmp.Ordered](x T, y ...T) T { for _, v := range y { if v < x { x = v } }; return x }
 func ` + maxFunc + `[T cmp.Ordered](x T, y ...T) T { for _, v := range y { if v > x { x = v } }; return x }
 func ` + recoverFunc + `(cell int) { if r := recover(); r != nil { ` + helperPkg + `.GoPanic(cell, r) } }
@@ -61,7 +62,7 @@ func applyEdits(src string, edits []edit) string {
 	last := 0
 	for _, e := range edits {
 		if e.start < last {
-			continue // inside an edit already made (a go statement's guard)
+			continue // inside an edit already made
 		}
 		b.WriteString(src[last:e.start])
 		b.WriteString(e.text)
@@ -83,11 +84,13 @@ type rewriteResult struct {
 
 // scopeInfo is what the rewriter knows of the session when it rewrites.
 type scopeInfo struct {
-	defined     func(name string) bool         // a session-level name (global, func, type, const)
-	imported    func(name string) bool         // an import name in effect
-	globalKinds func(name string) reflect.Kind // kind of a global variable, Invalid if unknown
-	constDecls  []string                       // earlier const declarations, for typing
-	known       func(name string) bool         // a package the session can import
+	defined    func(name string) bool                       // a session-level name (global, func, type, const)
+	imported   func(name string) bool                       // an import name in effect
+	globalType func(name string) reflect.Type               // type of a session variable, nil if unknown
+	pkgSymbol  func(pkg, name string) (reflect.Value, bool) // a compiled package's symbol, by the package's name in the cell
+	pkgPath    func(name string) string                     // the path a package name refers to in the cell, "" if none
+	constDecls []string                                     // earlier const declarations, for typing
+	known      func(name string) bool                       // a package the session can import
 }
 
 var builtinFuncs = map[string]bool{
@@ -218,6 +221,7 @@ func rewrite(kind itemKind, src string, final bool, sc scopeInfo) (rewriteResult
 	intExprs := integerExpressions(fset, f, sc)
 
 	var edits []edit
+	var iterErr error
 	missing := map[string]bool{}
 	ast.Inspect(f, func(n ast.Node) bool {
 		switch n := n.(type) {
@@ -246,17 +250,34 @@ func rewrite(kind itemKind, src string, final bool, sc scopeInfo) (rewriteResult
 				edits = append(edits, edit{off(n.X.Pos()), off(n.X.End()), "make([]struct{}, " + x + ")"})
 			}
 		case *ast.GoStmt:
-			edits = append(edits, guardGoStmt(n, full, base, off, userDefined))
-			return false
+			edits = append(edits, guardGoStmt(n, src, off, userDefined)...)
 		case *ast.SelectorExpr:
-			if id, ok := n.X.(*ast.Ident); ok && !userDefined(id.Name) && !sc.imported(id.Name) {
-				missing[id.Name] = true
+			if id, ok := n.X.(*ast.Ident); ok && !userDefined(id.Name) {
+				if !sc.imported(id.Name) {
+					missing[id.Name] = true
+				}
+				if sc.pkgPath != nil && iterErr == nil {
+					if msg := iteratorError(sc.pkgPath(id.Name), id.Name, n.Sel.Name); msg != "" {
+						p := fset.Position(n.Pos())
+						iterErr = fmt.Errorf("%d:%d: %s", p.Line, p.Column, msg)
+					}
+				}
 			}
 		}
 		return true
 	})
+	if iterErr != nil {
+		return res, iterErr
+	}
 	finalBlock := 0 // edits that wrap the final statement in a block
 	if kind == itemStmt {
+		conv, pkgs := convertCompiledValues(body.List, sc, off)
+		edits = append(edits, conv...)
+		for _, p := range pkgs {
+			if !sc.imported(p) {
+				missing[p] = true
+			}
+		}
 		for _, st := range body.List {
 			if d, ok := st.(*ast.DeferStmt); ok {
 				// yaegi v0.16.1 runs a top-level defer again at every
@@ -289,6 +310,15 @@ func rewrite(kind itemKind, src string, final bool, sc scopeInfo) (rewriteResult
 	}
 	sort.Strings(res.missingPkgs)
 	res.src = applyEdits(src, edits)
+	// yaegi decides from the first token whether a group is declarations
+	// or statements: a leading empty statement keeps a var statement one.
+	lead := ""
+	if kind == itemStmt && len(body.List) > 0 {
+		if _, ok := body.List[0].(*ast.DeclStmt); ok {
+			lead = ";"
+			res.src = lead + res.src
+		}
+	}
 
 	if final && kind == itemStmt && len(body.List) > 0 {
 		if es, ok := body.List[len(body.List)-1].(*ast.ExprStmt); ok {
@@ -296,7 +326,7 @@ func rewrite(kind itemKind, src string, final bool, sc scopeInfo) (rewriteResult
 			if !res.finalIsPrint {
 				capEdits := append([]edit{}, edits[:len(edits)-finalBlock]...)
 				capEdits = append(capEdits, edit{off(es.Pos()), off(es.Pos()), resultCapture}, edit{off(es.End()), off(es.End()), ")"})
-				res.capture = applyEdits(src, capEdits)
+				res.capture = lead + applyEdits(src, capEdits)
 			}
 		}
 	}
@@ -305,35 +335,44 @@ func rewrite(kind itemKind, src string, final bool, sc scopeInfo) (rewriteResult
 
 // guardGoStmt turns `go f(a, b)` into a goroutine that evaluates f, a and b
 // first, as the go statement does, and recovers a panic into an error output
-// instead of letting it end the kernel.
-func guardGoStmt(g *ast.GoStmt, full string, base int, off func(token.Pos) int, userDefined func(string) bool) edit {
-	text := func(e ast.Node) string { return full[int(e.Pos())-base : int(e.End())-base] }
+// instead of letting it end the kernel. It edits only the keyword and the
+// call's parentheses, so the rewrites inside f, a and b (auto-imports, range
+// over an integer, min and max) still apply.
+func guardGoStmt(g *ast.GoStmt, src string, off func(token.Pos) int, userDefined func(string) bool) []edit {
 	call := g.Call
+	goKw := edit{start: off(g.Pos()), end: off(g.Pos()) + len("go")}
+	// The goroutine knows the cell that started it: the argument is
+	// evaluated by the go statement, in the cell.
+	guard := "go func(__commlab_cell int) { defer " + recoverFunc + "(__commlab_cell); "
+	guardClose := " }(" + helperPkg + ".Cell())"
 	if id, ok := call.Fun.(*ast.Ident); ok && builtinFuncs[id.Name] && !userDefined(id.Name) {
-		return edit{off(g.Pos()), off(g.End()), goGuard(text(call))}
+		goKw.text = guard
+		return []edit{goKw, {off(g.End()), off(g.End()), guardClose}}
 	}
 	names := []string{"__commlab_f"}
-	values := []string{text(call.Fun)}
 	args := make([]string, len(call.Args))
-	for i, a := range call.Args {
-		n := "__commlab_a" + string(rune('0'+i%10)) + strings.Repeat("_", i/10)
-		names = append(names, n)
-		values = append(values, text(a))
-		args[i] = n
+	for i := range call.Args {
+		args[i] = "__commlab_a" + string(rune('0'+i%10)) + strings.Repeat("_", i/10)
+		names = append(names, args[i])
 	}
 	ellipsis := ""
 	if call.Ellipsis.IsValid() {
 		ellipsis = "..."
 	}
-	return edit{off(g.Pos()), off(g.End()),
-		"{ " + strings.Join(names, ", ") + " := " + strings.Join(values, ", ") +
-			"; " + goGuard("__commlab_f("+strings.Join(args, ", ")+ellipsis+")") + " }"}
-}
-
-// goGuard starts call in a goroutine that knows the cell that started it
-// (the argument is evaluated by the go statement, in the cell).
-func goGuard(call string) string {
-	return "go func(__commlab_cell int) { defer " + recoverFunc + "(__commlab_cell); " + call + " }(" + helperPkg + ".Cell())"
+	goKw.text = "{ " + strings.Join(names, ", ") + " :="
+	open := edit{off(call.Lparen), off(call.Lparen) + 1, ""}
+	if len(call.Args) > 0 {
+		open.text = ", "
+	}
+	// The closing edit starts after the last argument, taking a trailing
+	// comma and an ellipsis with it (never a newline).
+	closeStart := off(call.Lparen) + 1
+	if n := len(call.Args); n > 0 {
+		closeStart = off(call.Args[n-1].End())
+	}
+	tail := "; " + guard + "__commlab_f(" + strings.Join(args, ", ") + ellipsis + ")" + guardClose + " }" +
+		strings.Repeat("\n", strings.Count(src[closeStart:off(call.Rparen)], "\n"))
+	return []edit{goKw, open, {closeStart, off(call.Rparen) + 1, tail}}
 }
 
 // needsClosure reports a compound statement holding, outside any function
@@ -462,9 +501,9 @@ func integerExpressions(fset *token.FileSet, f *ast.File, sc scopeInfo) map[ast.
 	}
 	for _, r := range ranges {
 		ast.Inspect(r.X, func(n ast.Node) bool {
-			if id, ok := n.(*ast.Ident); ok && sc.globalKinds != nil {
-				if k := sc.globalKinds(id.Name); k >= reflect.Int && k <= reflect.Uintptr {
-					extra.WriteString("var " + id.Name + " " + k.String() + "\n")
+			if id, ok := n.(*ast.Ident); ok && sc.globalType != nil {
+				if t := sc.globalType(id.Name); t != nil && isIntegerKind(t.Kind()) {
+					extra.WriteString("var " + id.Name + " " + t.Kind().String() + "\n")
 				}
 			}
 			return true
@@ -478,15 +517,25 @@ func integerExpressions(fset *token.FileSet, f *ast.File, sc scopeInfo) map[ast.
 	info := &types.Info{Types: map[ast.Expr]types.TypeAndValue{}}
 	conf := types.Config{Importer: emptyImporter{}, Error: func(error) {}}
 	_, _ = conf.Check("main", fset, files, info)
+	x := &exprTypes{sc: sc}
 	for _, r := range ranges {
 		if tv, ok := info.Types[r.X]; ok && tv.Type != nil {
 			if b, ok := tv.Type.Underlying().(*types.Basic); ok && b.Info()&types.IsInteger != 0 {
 				out[r.X] = true
 			}
+			if b, ok := tv.Type.(*types.Basic); !ok || b.Kind() != types.Invalid {
+				continue
+			}
+		}
+		// What go/types could not type may be a compiled value.
+		if t := x.typeOf(r.X); t != nil && isIntegerKind(t.Kind()) {
+			out[r.X] = true
 		}
 	}
 	return out
 }
+
+func isIntegerKind(k reflect.Kind) bool { return k >= reflect.Int && k <= reflect.Uintptr }
 
 // emptyImporter gives every import an empty, complete package: enough for
 // the integer check, which never needs another package's types.

@@ -2,6 +2,8 @@ package session
 
 import (
 	"fmt"
+	"go/ast"
+	"go/parser"
 	"go/scanner"
 	"go/token"
 	"strings"
@@ -221,4 +223,117 @@ func (g group) source(cell string) string {
 
 func (k itemKind) describe(it item) string {
 	return fmt.Sprintf("%s %q", k, it.src)
+}
+
+// varsAsStatements moves out of declaration groups the `var` items that
+// yaegi v0.16.1 cannot declare there: a package-level var whose value reads
+// a variable of an earlier cell fails with "variable definition loop", and
+// one that indexes a compiled slice with "constant definition loop".
+// Evaluated as statements (at the top of the cell's function), both work.
+// An item that uses a name its own group declares stays, so declarations
+// may still refer to each other in any order.
+func varsAsStatements(groups []group, sessionVar func(name string) bool) []group {
+	var out []group
+	add := func(kind itemKind, it item) {
+		if n := len(out); n > 0 && out[n-1].kind == kind && kind != itemImport {
+			out[n-1].items = append(out[n-1].items, it)
+			return
+		}
+		out = append(out, group{kind: kind, items: []item{it}})
+	}
+	for _, g := range groups {
+		own := map[string]bool{}
+		parsed := make([]*ast.File, len(g.items))
+		for i, it := range g.items {
+			if g.kind != itemDecl {
+				break
+			}
+			if f, err := parser.ParseFile(token.NewFileSet(), "", declPrefix+it.src, parser.SkipObjectResolution); err == nil {
+				parsed[i] = f
+				for name := range declaredNames(f) {
+					own[name] = true
+				}
+			}
+		}
+		for i, it := range g.items {
+			kind := g.kind
+			if parsed[i] != nil && it.first == token.VAR && varNeedsStatement(parsed[i], own, sessionVar) {
+				kind = itemStmt
+			}
+			add(kind, it)
+		}
+	}
+	return out
+}
+
+func declaredNames(f *ast.File) map[string]bool {
+	names := map[string]bool{}
+	for _, d := range f.Decls {
+		switch d := d.(type) {
+		case *ast.FuncDecl:
+			if d.Recv == nil {
+				names[d.Name.Name] = true
+			}
+		case *ast.GenDecl:
+			for _, s := range d.Specs {
+				switch s := s.(type) {
+				case *ast.TypeSpec:
+					names[s.Name.Name] = true
+				case *ast.ValueSpec:
+					for _, n := range s.Names {
+						names[n.Name] = true
+					}
+				}
+			}
+		}
+	}
+	return names
+}
+
+func varNeedsStatement(f *ast.File, own map[string]bool, sessionVar func(string) bool) bool {
+	needs := false
+	for _, d := range f.Decls {
+		gd, ok := d.(*ast.GenDecl)
+		if !ok {
+			return false
+		}
+		for _, s := range gd.Specs {
+			vs, ok := s.(*ast.ValueSpec)
+			if !ok {
+				continue
+			}
+			for _, v := range vs.Values {
+				uses := false
+				ast.Inspect(v, func(n ast.Node) bool {
+					switch n := n.(type) {
+					case *ast.SelectorExpr:
+						ast.Inspect(n.X, func(m ast.Node) bool {
+							if id, ok := m.(*ast.Ident); ok && own[id.Name] {
+								uses = true
+							}
+							return !uses
+						})
+						if id, ok := n.X.(*ast.Ident); ok && sessionVar(id.Name) {
+							needs = true
+						}
+						return false
+					case *ast.Ident:
+						if own[n.Name] {
+							uses = true
+						} else if sessionVar(n.Name) {
+							needs = true
+						}
+					}
+					return true
+				})
+				if uses {
+					return false
+				}
+				if hasIndex(v) {
+					needs = true
+				}
+			}
+		}
+	}
+	return needs
 }
