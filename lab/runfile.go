@@ -98,7 +98,7 @@ func RunFile(ctx context.Context, job *Job, opts FileOptions) (*Result, *noteboo
 		pkgs = symbols.Symbols
 	}
 	// The session moves the process into the notebook's folder and back.
-	sess, err := session.New(session.Options{Dir: filepath.Dir(job.Path), Packages: pkgs, CaptureProcessOutput: opts.CaptureOutput})
+	sess, err := session.New(session.Options{Dir: filepath.Dir(job.Path), Packages: pkgs, CaptureProcessOutput: opts.CaptureOutput, AbandonInterrupted: true})
 	if err != nil {
 		return nil, nil, "", fmt.Errorf("lab: start session: %w", err)
 	}

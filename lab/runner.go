@@ -246,6 +246,9 @@ var (
 // errorLine finds the cell line an error names: compile errors start with
 // "L:C:", panics carry "at L:C in ..." frames.
 func errorLine(e *session.Event) int {
+	if e.Line > 0 {
+		return e.Line
+	}
 	if m := valuePos.FindStringSubmatch(e.EValue); m != nil {
 		n, _ := strconv.Atoi(m[1])
 		return n

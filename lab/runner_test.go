@@ -104,7 +104,7 @@ func TestRunnerCellTimeout(t *testing.T) {
 	nb := notebook.New()
 	nb.Cells = []*notebook.Cell{{Type: notebook.Code, Source: "import \"time\"\ntime.Sleep(20 * time.Second)"}}
 	nb.EnsureIDs()
-	s, err := session.New(session.Options{})
+	s, err := session.New(session.Options{AbandonInterrupted: true})
 	if err != nil {
 		t.Fatal(err)
 	}

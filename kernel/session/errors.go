@@ -19,6 +19,7 @@ import (
 type cellError struct {
 	ename, evalue string
 	traceback     []string
+	line          int // the cell line it points at, 0 when unknown
 }
 
 func (e *cellError) Error() string { return e.ename + ": " + e.evalue }
@@ -150,6 +151,16 @@ func (s *Session) runtimeError(cell, src string, err error) error {
 	line, col, detail := 0, 0, ""
 	if len(funcs) == 0 {
 		line, col, detail = s.locatePanic(src, kind)
+		if line == 0 && len(trace) > 0 {
+			// A panic of the cell's own statements: yaegi's position of
+			// the statement (line 1 is the wrapper's).
+			m := panicLine.FindStringSubmatch(trace[len(trace)-1])
+			line, _ = strconv.Atoi(m[1])
+			col, _ = strconv.Atoi(m[2])
+			if line > 1 {
+				line--
+			}
+		}
 	} else {
 		line, col = locateCall(src, funcs[len(funcs)-1])
 	}
@@ -167,7 +178,7 @@ func (s *Session) runtimeError(cell, src string, err error) error {
 	if line > 0 {
 		tb = append(tb, sourceContext(cell, line, col)...)
 	}
-	return &cellError{ename: "panic", evalue: goWords, traceback: tb}
+	return &cellError{ename: "panic", evalue: goWords, traceback: tb, line: line}
 }
 
 // panicKind is what went wrong, as far as locatePanic can look for it.

@@ -31,12 +31,18 @@ type Event struct {
 	EName     string
 	EValue    string
 	Traceback []string
-	Wait      bool
+	// Line is the cell line an error points at, 0 when unknown.
+	Line int
+	Wait bool
 }
 
 // ErrCellFailed is wrapped by Execute's error when a cell raised an error
 // (its EventError has been emitted).
 var ErrCellFailed = errors.New("session: cell failed")
+
+// ErrAbandoned: an interrupted cell left a compiled call running
+// (Options.AbandonInterrupted), so the session runs no more cells.
+var ErrAbandoned = errors.New("session: an interrupted cell's compiled call is still running")
 
 // ErrInterrupted is wrapped when a cell was stopped by its context.
 var ErrInterrupted = errors.New("session: interrupted")

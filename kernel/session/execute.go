@@ -25,6 +25,9 @@ func (s *Session) ExecuteSilent(ctx context.Context, code string, emit func(Even
 func (s *Session) execute(ctx context.Context, code string, store bool, emit func(Event)) error {
 	s.run.Lock()
 	defer s.run.Unlock()
+	if s.abandoned != "" {
+		return fmt.Errorf("%w (%s)", ErrAbandoned, s.abandoned)
+	}
 	if store {
 		s.count++
 		s.history = append(s.history, HistoryEntry{Session: 1, Line: s.count, Input: code})
@@ -44,7 +47,7 @@ func (s *Session) execute(ctx context.Context, code string, store bool, emit fun
 	if err != nil {
 		var ce *cellError
 		if errors.As(err, &ce) {
-			s.emit(Event{Kind: EventError, EName: ce.ename, EValue: ce.evalue, Traceback: ce.traceback})
+			s.emit(Event{Kind: EventError, EName: ce.ename, EValue: ce.evalue, Traceback: ce.traceback, Line: ce.line})
 			if ce.ename == "Interrupted" {
 				return fmt.Errorf("%w: %w", ErrCellFailed, ErrInterrupted)
 			}

@@ -26,6 +26,12 @@ func (s *Session) runProgram(ctx context.Context, prog *interp.Program) error {
 	me := goroutineID()
 	_, err := s.in.ExecuteWithContext(ctx, prog)
 	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		if s.opts.AbandonInterrupted {
+			if stack, running := cellGoroutine(me); running {
+				s.abandoned = compiledCall(stack)
+			}
+			return err
+		}
 		s.awaitStopped(me)
 	}
 	return err

@@ -33,6 +33,11 @@ type Options struct {
 	// Background receives events that happen while no cell runs, such
 	// as output of a goroutine a finished cell started.
 	Background func(Event)
+	// AbandonInterrupted makes an interrupted cell that is inside a
+	// compiled call return at once instead of waiting for the call; the
+	// session then refuses further cells (ErrAbandoned). A headless run
+	// uses it so that a cell timeout ends the run; the kernel waits.
+	AbandonInterrupted bool
 }
 
 // Session is one interpreter and what it remembers between cells.
@@ -62,6 +67,7 @@ type Session struct {
 	history        []HistoryEntry
 	pending        string // stdin line not yet read by the cell
 	startDir       string // the process's directory before the session, restored by Close
+	abandoned      string // the compiled call an abandoned cell left running
 }
 
 // New starts a session.
