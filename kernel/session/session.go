@@ -50,6 +50,7 @@ type Session struct {
 	imports   []importSpec
 	known     map[string]string // package name -> import path, for auto-import
 	exported  map[string]map[string]reflect.Value
+	packages  *packageTables // Options.Packages, handed to yaegi per import
 	result    []reflect.Value
 	hasResult bool
 
@@ -71,6 +72,7 @@ func New(opts Options) (*Session, error) {
 		s.exported[k] = v
 	}
 	s.known = knownPackages(s.exported)
+	s.packages = newPackageTables(opts.Packages)
 	if opts.CaptureProcessOutput {
 		var err error
 		if s.stdout, err = captureFD("stdout", 1, s.streamSink); err != nil {
