@@ -23,6 +23,10 @@ func TestPackagesLoadPerImport(t *testing.T) {
 	if _, err := evalIn(s.in, `import "gonum.org/v1/gonum/floats"`); err == nil {
 		t.Fatal("the floats table was handed to the interpreter before any cell imported it")
 	}
+	// Completion and auto-import know every preloaded package all along.
+	if m, _, _ := s.Complete("mat.NewDen", len("mat.NewDen")); !slices.Contains(m, "NewDense") && !slices.Contains(m, "mat.NewDense") {
+		t.Errorf("completing mat.NewDen before any import: %v", m)
+	}
 	tests := []struct{ cell, want string }{
 		{`import "gonum.org/v1/gonum/floats"` + "\nfloats.Sum([]float64{1, 2})", "=> 3\n"},
 		{"stat.Mean([]float64{2, 4}, nil)", "=> 3\n"}, // auto-imported

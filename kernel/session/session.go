@@ -23,7 +23,8 @@ type Options struct {
 	Dir string
 	// Packages are the compiled packages cells may import, as yaegi
 	// extract generates them (kernel/symbols); the standard library is
-	// always there.
+	// always there. A table reaches the interpreter when a cell imports
+	// its package, so a long list costs the start nothing.
 	Packages map[string]map[string]reflect.Value
 	// CaptureProcessOutput redirects the process's standard output and
 	// error into the cell's stream events, so compiled packages that
