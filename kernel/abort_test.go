@@ -151,19 +151,40 @@ func TestStopOnErrorAbortsOnlyQueuedRequests(t *testing.T) {
 		name        string
 		silent      bool // the failing request is silent
 		stopOnError bool
-		queued      bool // the next request is queued before the error reply
+		queued      bool   // the next request is queued before the error reply
+		failing     string // the failing cell, when not a panic
 		want        string
 	}{
 		{name: "queued before the error reply", stopOnError: true, queued: true, want: "aborted"},
 		{name: "sent after the error reply", stopOnError: true, want: "ok"},
 		{name: "stop_on_error false", queued: true, want: "ok"},
 		{name: "silent failure", silent: true, stopOnError: true, queued: true, want: "ok"},
+		{name: "no documentation, queued", failing: "noSuchName?", stopOnError: true, queued: true, want: "aborted"},
+		{name: "no documentation, sent after", failing: "noSuchName?", stopOnError: true, want: "ok"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cl.t = t
 			var next string
-			if tt.queued {
+			switch {
+			case tt.queued && tt.failing != "":
+				// Queue the failing request behind a cell that waits
+				// for input, then the next request behind it.
+				wait := cl.execute("var line string\nfmt.Scanln(&line)", false, true)
+				if m := cl.recv(cl.stdin); m.Header.MsgType != "input_request" {
+					t.Fatalf("stdin got %s, want input_request", m.Header.MsgType)
+				}
+				first := cl.execute(tt.failing, tt.silent, tt.stopOnError)
+				next = cl.execute("1+1", false, true)
+				waitQueued(t, c, 2)
+				cl.send(cl.stdin, "input_reply", map[string]any{"value": "x"})
+				if got := cl.reply(wait); got != "ok" {
+					t.Fatalf("waiting cell: status %q", got)
+				}
+				if got := cl.reply(first); got != "error" {
+					t.Fatalf("failing cell: status %q", got)
+				}
+			case tt.queued:
 				// The failing cell waits for input while the next
 				// request reaches the kernel's queue.
 				first := cl.execute("var line string\nfmt.Scanln(&line)\npanic(\"first: \" + line)", tt.silent, tt.stopOnError)
@@ -176,8 +197,12 @@ func TestStopOnErrorAbortsOnlyQueuedRequests(t *testing.T) {
 				if got := cl.reply(first); got != "error" {
 					t.Fatalf("failing cell: status %q", got)
 				}
-			} else {
-				first := cl.execute(`panic("first")`, tt.silent, tt.stopOnError)
+			default:
+				failing := tt.failing
+				if failing == "" {
+					failing = `panic("first")`
+				}
+				first := cl.execute(failing, tt.silent, tt.stopOnError)
 				if got := cl.reply(first); got != "error" {
 					t.Fatalf("failing cell: status %q", got)
 				}

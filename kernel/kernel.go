@@ -286,7 +286,7 @@ func (k *Kernel) execute(ch conn.Channel, msg wire.Message) {
 		if !found {
 			failure := newErrorReply("NameError", fmt.Sprintf("no documentation for %q", target), count)
 			k.publish(msg, "error", errorContent{EName: failure.EName, EValue: failure.EValue, Traceback: failure.Traceback})
-			k.reply(ch, msg, "execute_reply", failure)
+			k.replyError(ch, msg, failure, stopOnError && !req.Silent)
 			return
 		}
 		page := map[string]any{"source": "page", "data": map[string]any{display.MIMEPlain: inspectionText(in)}, "start": 0}
