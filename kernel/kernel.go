@@ -78,6 +78,11 @@ func Serve(ctx context.Context, info conn.Info, opts Options) error {
 		return fmt.Errorf("kernel: %w", err)
 	}
 	defer c.Close()
+	return serve(ctx, c, opts, log)
+}
+
+// serve answers requests on an open connection.
+func serve(ctx context.Context, c *conn.Conn, opts Options, log *slog.Logger) error {
 	k := &Kernel{opts: opts, conn: c, log: log, sessionID: newSessionID(), sessReady: make(chan struct{}), shutdown: make(chan bool, 1), controlComms: map[string]bool{}}
 	widget.SetTransport(widgetTransport{k})
 	defer widget.SetTransport(nil)
@@ -281,7 +286,7 @@ func (k *Kernel) execute(ch conn.Channel, msg wire.Message) {
 		if !found {
 			failure := newErrorReply("NameError", fmt.Sprintf("no documentation for %q", target), count)
 			k.publish(msg, "error", errorContent{EName: failure.EName, EValue: failure.EValue, Traceback: failure.Traceback})
-			k.reply(ch, msg, "execute_reply", failure)
+			k.replyError(ch, msg, failure, stopOnError && !req.Silent)
 			return
 		}
 		page := map[string]any{"source": "page", "data": map[string]any{display.MIMEPlain: inspectionText(in)}, "start": 0}
@@ -323,38 +328,47 @@ func (k *Kernel) execute(ch conn.Channel, msg wire.Message) {
 			content = newErrorReply(failure.EName, failure.EValue, count)
 			content.Traceback = failure.Traceback
 		}
-		k.reply(ch, msg, "execute_reply", content)
-		if stopOnError {
-			k.abortQueued(ch)
-		}
+		k.replyError(ch, msg, content, stopOnError && !req.Silent)
 		return
 	}
 	k.reply(ch, msg, "execute_reply", executeReply{ExecutionCount: count, Payload: []any{}, Status: "ok",
 		UserExpressions: k.userExpressions(sess, req.UserExpressions)})
 }
 
-// abortQueued answers the execute requests already waiting on the shell
-// channel with status "aborted", as stop_on_error asks.
-func (k *Kernel) abortQueued(ch conn.Channel) {
-	if ch != conn.Shell {
-		return
+// replyError sends a failed execute_request's reply. With abort (the
+// request's stop_on_error, not silent) it then answers, as ipykernel does,
+// the execute requests that were already queued on the shell channel when
+// the reply went out with status "aborted"; a request the client sends
+// after it has seen the error reply runs. Queued means received and
+// decoded by kernel/conn: the count is taken just before the reply is
+// sent, so nothing depends on how fast the client answers.
+func (k *Kernel) replyError(ch conn.Channel, msg wire.Message, content errorReply, abort bool) {
+	queued := 0
+	if abort && ch == conn.Shell {
+		// Only this goroutine takes from the shell channel: the queued
+		// messages stay there until abortQueued takes them.
+		queued = len(k.conn.Shell())
 	}
-	for {
-		select {
-		case next, ok := <-k.conn.Shell():
-			if !ok {
-				return
-			}
-			if next.Header.MsgType != "execute_request" {
-				k.handle(conn.Shell, next)
-				continue
-			}
-			k.publishStatus(next, "busy")
-			k.reply(conn.Shell, next, "execute_reply", map[string]any{"status": "aborted", "execution_count": nil})
-			k.publishStatus(next, "idle")
-		case <-time.After(10 * time.Millisecond):
+	k.reply(ch, msg, "execute_reply", content)
+	k.abortQueued(queued)
+}
+
+// abortQueued takes n messages from the shell channel, which holds at least
+// n, without waiting: execute requests get status "aborted", others are
+// handled as usual.
+func (k *Kernel) abortQueued(n int) {
+	for range n {
+		next, ok := <-k.conn.Shell()
+		if !ok {
 			return
 		}
+		if next.Header.MsgType != "execute_request" {
+			k.handle(conn.Shell, next)
+			continue
+		}
+		k.publishStatus(next, "busy")
+		k.reply(conn.Shell, next, "execute_reply", map[string]any{"status": "aborted", "execution_count": nil})
+		k.publishStatus(next, "idle")
 	}
 }
 

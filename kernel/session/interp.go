@@ -5,9 +5,11 @@ import (
 	"go/parser"
 	"go/token"
 	"io"
+	"maps"
 	"os"
 	"path"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -54,8 +56,14 @@ func (s *Session) newInterpreter() (*interp.Interpreter, error) {
 	}}); err != nil {
 		return nil, fmt.Errorf("session: environment: %w", err)
 	}
-	if err := in.Use(interp.Exports(s.opts.Packages)); err != nil {
-		return nil, fmt.Errorf("session: load packages: %w", err)
+	// The compiled packages come per import; a rebuilt interpreter gets
+	// those the session imported.
+	paths := make([]string, len(s.imports))
+	for i, im := range s.imports {
+		paths[i] = im.path
+	}
+	if err := s.packages.use(in, paths...); err != nil {
+		return nil, err
 	}
 	if err := in.Use(interp.Exports{"commlab.session/helpers/helpers": s.helperSymbols()}); err != nil {
 		return nil, fmt.Errorf("session: load helpers: %w", err)
@@ -90,6 +98,128 @@ func (s *Session) helperSymbols() map[string]reflect.Value {
 				panic(fmt.Sprintf("invalid argument: clear(%T): argument must be a map or a slice", v))
 			}
 		}),
+	}
+}
+
+// packageTables holds the compiled packages cells may import
+// (Options.Packages) and hands them to yaegi per import, so that starting an
+// interpreter does not grow with the number of preloaded packages. An
+// import brings the package's table and the tables of the preloaded
+// packages its API reaches: yaegi finds the wrapper that lets an
+// interpreted value satisfy a compiled interface in the table of the
+// interface's package, which the cell may not have imported.
+type packageTables struct {
+	keys   map[string]string // import path -> table key ("path/name")
+	tables map[string]map[string]reflect.Value
+	reach  map[string][]string // import path -> preloaded paths its API reaches, itself first
+}
+
+func newPackageTables(tables map[string]map[string]reflect.Value) *packageTables {
+	t := &packageTables{keys: map[string]string{}, tables: tables, reach: map[string][]string{}}
+	for key := range tables {
+		if p := path.Dir(key); p != "." {
+			t.keys[p] = key
+		}
+	}
+	return t
+}
+
+// use hands in the tables the imports of paths need; paths that are not
+// preloaded packages (the standard library's) are skipped. Handing a table
+// twice is harmless.
+func (t *packageTables) use(in *interp.Interpreter, paths ...string) error {
+	exports := interp.Exports{}
+	for _, p := range paths {
+		for _, r := range t.reachable(p) {
+			key := t.keys[r]
+			exports[key] = t.tables[key]
+		}
+	}
+	if len(exports) == 0 {
+		return nil
+	}
+	if err := in.Use(exports); err != nil {
+		return fmt.Errorf("session: load packages: %w", err)
+	}
+	return nil
+}
+
+// reachable is p and the preloaded packages whose named types p's exported
+// symbols reach, through fields, elements, signatures and methods.
+func (t *packageTables) reachable(p string) []string {
+	if r, ok := t.reach[p]; ok {
+		return r
+	}
+	key, ok := t.keys[p]
+	if !ok {
+		return nil
+	}
+	found := []string{p}
+	seen := map[reflect.Type]bool{}
+	var walk func(reflect.Type)
+	walkMethods := func(ty reflect.Type) {
+		for i := range ty.NumMethod() {
+			walk(ty.Method(i).Type)
+		}
+	}
+	walk = func(ty reflect.Type) {
+		if seen[ty] {
+			return
+		}
+		seen[ty] = true
+		if pp := ty.PkgPath(); pp != "" {
+			// A named type: only the preloaded packages' types lead on.
+			if _, ok := t.keys[pp]; !ok {
+				return
+			}
+			if !slices.Contains(found, pp) {
+				found = append(found, pp)
+			}
+			if ty.Kind() != reflect.Interface {
+				walkMethods(reflect.PointerTo(ty))
+			}
+		}
+		switch ty.Kind() {
+		case reflect.Pointer, reflect.Slice, reflect.Array, reflect.Chan:
+			walk(ty.Elem())
+		case reflect.Map:
+			walk(ty.Key())
+			walk(ty.Elem())
+		case reflect.Func:
+			for i := range ty.NumIn() {
+				walk(ty.In(i))
+			}
+			for i := range ty.NumOut() {
+				walk(ty.Out(i))
+			}
+		case reflect.Struct:
+			for i := range ty.NumField() {
+				if f := ty.Field(i); f.IsExported() {
+					walk(f.Type)
+				}
+			}
+		case reflect.Interface:
+			walkMethods(ty)
+		}
+	}
+	for _, v := range t.tables[key] {
+		if v.IsValid() {
+			walk(v.Type())
+		}
+	}
+	t.reach[p] = found
+	return found
+}
+
+// describe lists the preloaded packages, by name and import path, for
+// %help: what Options.Packages holds (kernel/symbols' generated tables).
+func (t *packageTables) describe(b *strings.Builder) {
+	if len(t.keys) == 0 {
+		return
+	}
+	b.WriteString("Preloaded packages, besides the standard library (import them, or use name.X and the import is added):\n")
+	for _, p := range slices.Sorted(maps.Keys(t.keys)) {
+		fmt.Fprintf(b, "  %-12s %s\n", path.Base(t.keys[p]), p)
 	}
 }
 
@@ -212,6 +342,13 @@ func (s *Session) runImports(cell, src string) error {
 	if len(fresh) == 0 {
 		return nil
 	}
+	paths := make([]string, len(added))
+	for i, im := range added {
+		paths[i] = im.path
+	}
+	if err := s.packages.use(s.in, paths...); err != nil {
+		return err
+	}
 	line, _ := lineCol(cell, strings.Index(cell, "import"))
 	if _, err := s.eval(strings.Repeat("\n", line) + strings.Join(fresh, ";")); err != nil {
 		return s.compileError(cell, err)
@@ -260,6 +397,9 @@ func (s *Session) autoImport(names []string) error {
 		p, ok := s.known[name]
 		if !ok {
 			continue
+		}
+		if err := s.packages.use(s.in, p); err != nil {
+			return err
 		}
 		spec := fmt.Sprintf("import %s %q", name, p)
 		if _, err := s.eval(spec); err != nil {

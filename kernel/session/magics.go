@@ -25,7 +25,7 @@ var magics map[string]magic
 
 func init() {
 	list := []magic{
-		{name: "help", usage: "%help", help: "list the magics", line: magicHelp},
+		{name: "help", usage: "%help", help: "list the magics and the preloaded packages", line: magicHelp},
 		{name: "time", usage: "%time STATEMENT, %%time", help: "run Go code and report its wall time",
 			line: func(s *Session, ctx context.Context, args string) error { return s.timed(ctx, args) },
 			cell: func(s *Session, ctx context.Context, _, body string) error { return s.timed(ctx, body) }},
@@ -69,6 +69,7 @@ func magicHelp(s *Session, _ context.Context, _ string) error {
 		fmt.Fprintf(&b, "  %-26s %s\n", magics[n].usage, magics[n].help)
 	}
 	b.WriteString("Append ? to a name (strings.ToUpper?) to see its documentation.\n")
+	s.packages.describe(&b)
 	s.streamSinkDirect("stdout", b.String())
 	return nil
 }

@@ -23,7 +23,8 @@ type Options struct {
 	Dir string
 	// Packages are the compiled packages cells may import, as yaegi
 	// extract generates them (kernel/symbols); the standard library is
-	// always there.
+	// always there. A table reaches the interpreter when a cell imports
+	// its package, so a long list costs the start nothing.
 	Packages map[string]map[string]reflect.Value
 	// CaptureProcessOutput redirects the process's standard output and
 	// error into the cell's stream events, so compiled packages that
@@ -59,6 +60,7 @@ type Session struct {
 	// function's) has referred to in any cell: the old value of such a
 	// name, redefined with :=, may still be what that function reads.
 	funcRefs  map[string]bool
+	packages  *packageTables // Options.Packages, handed to yaegi per import
 	result    []reflect.Value
 	hasResult bool
 
@@ -81,6 +83,7 @@ func New(opts Options) (*Session, error) {
 		s.exported[k] = v
 	}
 	s.known = knownPackages(s.exported)
+	s.packages = newPackageTables(opts.Packages)
 	if opts.CaptureProcessOutput {
 		var err error
 		if s.stdout, err = captureFD("stdout", 1, s.streamSink); err != nil {

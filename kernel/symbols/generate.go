@@ -42,6 +42,16 @@ var preloaded = []string{
 	"github.com/commlab/commlab/probes/recorded",
 	"github.com/commlab/commlab/lab/chart",
 	"github.com/commlab/commlab/units",
+	// gonum/plot and gonum, the project's plotting and numeric libraries,
+	// for figures and numbers a cell builds itself.
+	"gonum.org/v1/plot",
+	"gonum.org/v1/plot/plotter",
+	"gonum.org/v1/plot/plotutil",
+	"gonum.org/v1/plot/vg",
+	"gonum.org/v1/plot/vg/draw",
+	"gonum.org/v1/gonum/floats",
+	"gonum.org/v1/gonum/mat",
+	"gonum.org/v1/gonum/stat",
 }
 
 func main() {

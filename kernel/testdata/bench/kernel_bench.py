@@ -1,7 +1,13 @@
 """Kernel protocol numbers for `make bench`: commlab against ipykernel,
 measured by the same jupyter_client code in the same run.
 
-- cold start: process start to the first kernel_info_reply (ms)
+- cold start: process start to the first kernel_info_reply (median ms of
+  several starts), twice: with a client whose sockets retry a refused
+  connection after 1 ms, which measures the kernel, and with
+  jupyter_client's defaults, whose sockets retry only every 100 ms
+  (ZeroMQ's RECONNECT_IVL): a kernel that binds after the client's first
+  attempt is seen a whole interval later, so that number moves in steps of
+  100 ms with the client rather than with the kernel
 - execute round trip of `1+1`: execute_request sent to idle status (median
   ms), twice: through BlockingKernelClient (what notebooks use; its asyncio
   path costs ~1.4 ms per execute on the client side alone), and through
@@ -22,7 +28,8 @@ import time
 from jupyter_client import BlockingKernelClient
 from jupyter_client.connect import write_connection_file
 
-TARGETS = {"cold_start_ms": 150.0, "roundtrip_ms": 2.0, "ratio": 0.3, "rss_mb": 100.0}
+TARGETS = {"cold_start_ms": 100.0, "roundtrip_ms": 2.0, "ratio": 0.25, "rss_mb": 100.0}
+COLD_STARTS = 7
 
 
 def measure(argv_for, n, env=None, log_path=None):
@@ -70,6 +77,43 @@ def measure(argv_for, n, env=None, log_path=None):
             proc.wait(timeout=5)
         except subprocess.TimeoutExpired:
             proc.kill()
+
+
+def cold_start(argv_for, reconnect_ivl_ms):
+    """Median ms from process start to the first kernel_info_reply, over
+    COLD_STARTS starts, through jupyter_client's Session on a pyzmq DEALER
+    that retries a refused connection after reconnect_ivl_ms."""
+    import zmq
+    from jupyter_client.session import Session
+
+    times = []
+    for _ in range(COLD_STARTS):
+        tmp = tempfile.mkdtemp()
+        cf, info = write_connection_file(os.path.join(tmp, "kernel.json"))
+        ctx = zmq.Context()
+        sess = Session(key=info["key"].encode(), signature_scheme=info["signature_scheme"])
+        shell = ctx.socket(zmq.DEALER)
+        shell.setsockopt(zmq.RECONNECT_IVL, reconnect_ivl_ms)
+        t0 = time.perf_counter()
+        proc = subprocess.Popen([a.replace("{connection_file}", cf) for a in argv_for],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            # Connect after the start, as a front end's client does.
+            shell.connect("tcp://%s:%d" % (info["ip"], info["shell_port"]))
+            # ZeroMQ queues the request until the connection is made.
+            sess.send(shell, "kernel_info_request", {})
+            if not shell.poll(30000):
+                raise RuntimeError("no kernel_info_reply within 30 s")
+            sess.recv(shell, mode=0)
+            times.append((time.perf_counter() - t0) * 1000)
+            sess.send(shell, "shutdown_request", {"restart": False})
+            proc.wait(timeout=10)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+            ctx.destroy(linger=0)
+    return statistics.median(times)
 
 
 def lean_roundtrip(argv_for, n):
@@ -151,19 +195,26 @@ def main():
     lean_commlab = lean_roundtrip([binary, "kernel", "{connection_file}"], n)
     lean_ipy = lean_roundtrip([sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"], n)
     ratio = lean_commlab / lean_ipy
+    commlab_argv = [binary, "kernel", "{connection_file}"]
+    ipy_argv = [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
+    cold = {"kernel": (cold_start(commlab_argv, 1), cold_start(ipy_argv, 1)),
+            "jupyter_client": (cold_start(commlab_argv, 100), cold_start(ipy_argv, 100))}
     print("%-28s %10s %10s %10s" % ("", "commlab", "ipykernel", "target"))
-    print("%-28s %10.1f %10.1f %10s" % ("cold start to kernel_info ms", commlab["cold_start_ms"], ipy["cold_start_ms"], "<= 150"))
+    print("%-28s %10.1f %10.1f %10s" % ("cold start ms, 1 ms retry", cold["kernel"][0], cold["kernel"][1], "<= 100"))
+    print("%-28s %10.1f %10.1f %10s" % ("  100 ms retry (default)", cold["jupyter_client"][0], cold["jupyter_client"][1], ""))
+    print("%-28s %10.1f %10.1f %10s" % ("  BlockingClient, one start", commlab["cold_start_ms"], ipy["cold_start_ms"], ""))
     print("%-28s %10.3f %10.3f %10s" % ("execute 1+1, Session/pyzmq", lean_commlab, lean_ipy, "<= 2"))
-    print("%-28s %10.2f %10s %10s" % ("  ratio", ratio, "", "<= 0.3"))
+    print("%-28s %10.2f %10s %10s" % ("  ratio", ratio, "", "<= 0.25"))
     print("%-28s %10.3f %10.3f %10s" % ("execute 1+1, BlockingClient", commlab["roundtrip_ms"], ipy["roundtrip_ms"], ""))
     print("%-28s %10.2f %10s %10s" % ("  ratio", ratio_client, "", ""))
     print("%-28s %10.3f %10s %10s" % ("kernel-side busy->idle ms", kernel_side, "", ""))
     print("%-28s %10.1f %10.1f %10s" % ("idle RSS MB", commlab["rss_mb"], ipy["rss_mb"], "<= 100"))
     json.dump({"commlab": commlab, "ipykernel": ipy, "ratio": ratio, "ratio_blocking_client": ratio_client,
                "session_pyzmq_ms": {"commlab": lean_commlab, "ipykernel": lean_ipy},
-               "kernel_side_ms": kernel_side, "n": n}, sys.stderr)
+               "kernel_side_ms": kernel_side, "n": n,
+               "cold_start_ms": {"retry_1ms": cold["kernel"], "retry_100ms": cold["jupyter_client"]}}, sys.stderr)
     sys.stderr.write("\n")
-    ok = (commlab["cold_start_ms"] <= TARGETS["cold_start_ms"] and lean_commlab <= TARGETS["roundtrip_ms"]
+    ok = (cold["kernel"][0] <= TARGETS["cold_start_ms"] and lean_commlab <= TARGETS["roundtrip_ms"]
           and ratio <= TARGETS["ratio"] and commlab["rss_mb"] <= TARGETS["rss_mb"])
     print("targets met" if ok else "TARGETS MISSED")
 

@@ -1,0 +1,22 @@
+package render
+
+import (
+	"fmt"
+
+	"github.com/commlab/commlab/kernel/display"
+	"github.com/commlab/commlab/lab/chart"
+)
+
+// A figure a cell builds with gonum/plot directly shows as lab/chart's
+// charts do.
+func init() {
+	display.RegisterRenderer(chart.PlotType, renderPlot)
+}
+
+func renderPlot(v any) (display.Bundle, error) {
+	c, ok := chart.Figure(v)
+	if !ok {
+		return display.Bundle{}, fmt.Errorf("render: %T is not a gonum plot", v)
+	}
+	return display.BundleOf(c), nil
+}
