@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 )
 
@@ -86,4 +87,33 @@ func SummaryText(name string, write func(w io.Writer, name string) error) string
 		return name + ": " + err.Error()
 	}
 	return strings.TrimRight(b.String(), "\n")
+}
+
+// WriteNothingParsed writes the summary of a nil result, "file: nothing
+// parsed", and returns the Write's error.
+func WriteNothingParsed(w io.Writer, file string) error {
+	_, err := fmt.Fprintf(w, "%s: nothing parsed\n", file)
+	return err
+}
+
+// Clip shortens s to its first n bytes and "...", for quoting a line of
+// the input in an error.
+func Clip(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "..."
+	}
+	return s
+}
+
+// Int is the decimal integer in s, or 0 when s is not one: for fields a
+// parser has already matched against a pattern of digits.
+func Int(s string) int {
+	n, _ := strconv.Atoi(s)
+	return n
+}
+
+// Int64 is Int for 64-bit fields (byte counts, timestamps).
+func Int64(s string) int64 {
+	n, _ := strconv.ParseInt(s, 10, 64)
+	return n
 }

@@ -211,7 +211,7 @@ func decodeLenient(data []byte) (map[string]map[string]string, error) {
 			continue
 		}
 		if !opened {
-			return out, &parse.Error{Format: "perftest", Line: line, Msg: fmt.Sprintf("not perftest JSON: %q", clip(s)), Err: parse.ErrFormat}
+			return out, &parse.Error{Format: "perftest", Line: line, Msg: fmt.Sprintf("not perftest JSON: %q", parse.Clip(s, 80)), Err: parse.ErrFormat}
 		}
 		i := strings.Index(s, ":")
 		if i <= 0 {
@@ -219,7 +219,7 @@ func decodeLenient(data []byte) (map[string]map[string]string, error) {
 			if len(bytes.TrimSpace(data[consumed(data, line):])) == 0 {
 				kind = ErrTruncated // the last line was cut
 			}
-			return out, &parse.Error{Format: "perftest", Line: line, Msg: fmt.Sprintf("want \"key: value\", got %q", clip(s)), Err: kind}
+			return out, &parse.Error{Format: "perftest", Line: line, Msg: fmt.Sprintf("want \"key: value\", got %q", parse.Clip(s, 80)), Err: kind}
 		}
 		key := strings.Trim(strings.TrimSpace(s[:i]), `"`)
 		val := strings.TrimSpace(s[i+1:])
@@ -234,7 +234,7 @@ func decodeLenient(data []byte) (map[string]map[string]string, error) {
 		case depth == 2:
 			cur[key] = strings.Trim(val, `"`)
 		default:
-			return out, &parse.Error{Format: "perftest", Line: line, Msg: fmt.Sprintf("value %q outside a section", clip(s)), Err: ErrMalformed}
+			return out, &parse.Error{Format: "perftest", Line: line, Msg: fmt.Sprintf("value %q outside a section", parse.Clip(s, 80)), Err: ErrMalformed}
 		}
 	}
 	if err := sc.Err(); err != nil {
