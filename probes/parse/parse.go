@@ -1,11 +1,13 @@
 // Package parse holds what every parser under probes/parse shares: Error,
 // which says where in the input a problem was found, and ErrFormat, the one
-// sentinel for input that is not the parser's format at all. The parsers
-// themselves live in the packages below it, one per format; this package
+// sentinel for input that is not the parser's format at all; and the small
+// helpers written once for all of them (ScanLines, Int, Clip, the summary
+// writers). The parsers themselves live in the packages below it, one per format; this package
 // parses nothing and imports only the standard library.
 package parse
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -116,4 +118,24 @@ func Int(s string) int {
 func Int64(s string) int64 {
 	n, _ := strconv.ParseInt(s, 10, 64)
 	return n
+}
+
+// ScanLines calls feed with each line of r, without its trailing "\r",
+// counting the lines in *line (from 1), and stops at the first error feed
+// returns, which it returns. Lines may be up to 4 MiB long. When reading
+// fails it returns an *Error of format for the line after the last one
+// read, wrapping malformed (the parser's own sentinel).
+func ScanLines(r io.Reader, format string, malformed error, line *int, feed func(text string) error) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64*1024), 4*1024*1024)
+	for sc.Scan() {
+		*line++
+		if err := feed(strings.TrimRight(sc.Text(), "\r")); err != nil {
+			return err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return &Error{Format: format, Line: *line + 1, Msg: err.Error(), Err: malformed}
+	}
+	return nil
 }

@@ -1,7 +1,6 @@
 package nvbandwidth
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -414,16 +413,8 @@ func flip(dir string) string {
 func ParseText(r io.Reader) (*Report, error) {
 	rep := &Report{Format: "text"}
 	p := textParser{rep: rep}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64*1024), 4*1024*1024)
-	for sc.Scan() {
-		p.line++
-		if err := p.feed(strings.TrimRight(sc.Text(), "\r")); err != nil {
-			return rep, err
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return rep, &parse.Error{Format: "nvbandwidth", Line: p.line + 1, Msg: err.Error(), Err: ErrMalformed}
+	if err := parse.ScanLines(r, "nvbandwidth", ErrMalformed, &p.line, p.feed); err != nil {
+		return rep, err
 	}
 	return rep, p.finish()
 }

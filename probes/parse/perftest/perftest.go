@@ -1,7 +1,6 @@
 package perftest
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -188,16 +187,8 @@ const (
 func ParseText(r io.Reader) (*Report, error) {
 	rep := newReport("text")
 	p := &textParser{rep: rep}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64*1024), 4*1024*1024)
-	for sc.Scan() {
-		p.line++
-		if err := p.feed(strings.TrimRight(sc.Text(), "\r")); err != nil {
-			return rep, err
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return rep, &parse.Error{Format: "perftest", Line: p.line + 1, Msg: err.Error(), Err: ErrMalformed}
+	if err := parse.ScanLines(r, "perftest", ErrMalformed, &p.line, p.feed); err != nil {
+		return rep, err
 	}
 	return rep, p.finish()
 }
