@@ -103,15 +103,9 @@ func (c *Config) defaults() {
 	if len(c.Modes) == 0 {
 		c.Modes = []string{"out", "in"}
 	}
-	if c.Warmup <= 0 {
-		c.Warmup = 5
-	}
-	if c.Iters <= 0 {
-		c.Iters = 20
-	}
-	if c.Reps <= 0 {
-		c.Reps = 5
-	}
+	c.Warmup = probes.PositiveOr(c.Warmup, 5)
+	c.Iters = probes.PositiveOr(c.Iters, 20)
+	c.Reps = probes.PositiveOr(c.Reps, 5)
 	if c.Timeout <= 0 {
 		c.Timeout = 5 * time.Minute
 	}
