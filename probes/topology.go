@@ -2,7 +2,8 @@ package probes
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -350,12 +351,7 @@ func (t *Topology) Summary() string {
 			names[g.Name]++
 		}
 	}
-	keys := make([]string, 0, len(names))
-	for k := range names {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(names)) {
 		fmt.Fprintf(&b, " (%d x %s)", names[k], k)
 	}
 	fmt.Fprintf(&b, "\nNICs: %d\nNUMA nodes: %d\n", len(t.NICs), len(t.NUMANodes))
@@ -368,13 +364,8 @@ func (t *Topology) Summary() string {
 		}
 	}
 	if len(counts) > 0 {
-		kinds := make([]string, 0, len(counts))
-		for k := range counts {
-			kinds = append(kinds, k)
-		}
-		sort.Strings(kinds)
 		b.WriteString("GPU pairs by path:")
-		for _, k := range kinds {
+		for _, k := range slices.Sorted(maps.Keys(counts)) {
 			fmt.Fprintf(&b, " %s=%d", k, counts[k])
 		}
 		b.WriteByte('\n')

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -913,14 +912,4 @@ func (x *opRun) verify() (int64, error) {
 		}
 	}
 	return wrong, nil
-}
-
-// sortedKeys is for stable printing of env maps.
-func sortedKeys(m map[string]string) []string {
-	k := make([]string, 0, len(m))
-	for s := range m {
-		k = append(k, s)
-	}
-	sort.Strings(k)
-	return k
 }

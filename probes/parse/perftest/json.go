@@ -8,8 +8,9 @@ import (
 	"fmt"
 	"github.com/commlab/commlab/probes/parse"
 	"io"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -29,12 +30,7 @@ func ParseJSON(r io.Reader) (*Report, error) {
 	}
 	info, hasInfo := sections["test_info"]
 	if hasInfo {
-		keys := make([]string, 0, len(info))
-		for k := range info {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
+		for _, k := range slices.Sorted(maps.Keys(info)) {
 			v := info[k]
 			if rep.Settings == nil {
 				rep.Settings = map[string]string{}
