@@ -219,6 +219,19 @@ func topAs[T any](u *unpickler, op string) (T, error) {
 	return c, nil
 }
 
+// popMarkOnto pops the items pushed since the last MARK and returns them
+// with the container below them that op (SETITEMS, APPENDS, ADDITEMS) adds
+// them to.
+func popMarkOnto[T any](u *unpickler, op string) ([]any, T, error) {
+	items, err := u.popMark()
+	if err != nil {
+		var zero T
+		return nil, zero, err
+	}
+	c, err := topAs[T](u, op)
+	return items, c, err
+}
+
 // opNames names the opcodes that share a case in step, for its errors.
 var opNames = map[byte]string{'e': "APPENDS", 0x90: "ADDITEMS"}
 
@@ -426,11 +439,7 @@ func (u *unpickler) step(code byte) error {
 		}
 		d.set(k, v)
 	case 'u': // SETITEMS
-		items, err := u.popMark()
-		if err != nil {
-			return err
-		}
-		d, err := topAs[*pyDict](u, "SETITEMS")
+		items, d, err := popMarkOnto[*pyDict](u, "SETITEMS")
 		if err != nil {
 			return err
 		}
@@ -454,11 +463,7 @@ func (u *unpickler) step(code byte) error {
 		}
 		l.items = append(l.items, v)
 	case 'e', 0x90: // APPENDS, ADDITEMS
-		items, err := u.popMark()
-		if err != nil {
-			return err
-		}
-		l, err := topAs[*pyList](u, opNames[code])
+		items, l, err := popMarkOnto[*pyList](u, opNames[code])
 		if err != nil {
 			return err
 		}
