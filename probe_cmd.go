@@ -58,6 +58,43 @@ func addMeasureFlags(fs *flag.FlagSet, compare bool) measureFlags {
 	return m
 }
 
+// sweepFlags are the flags of the probes that sweep message sizes over
+// devices (bandwidth, nccl): --sizes or -b/-e/-f, and --devices.
+type sweepFlags struct {
+	sizes, lo, hi, devices *string
+	factor                 *int64
+}
+
+// addSweepFlags declares them; noun names a size in the help ("copy size"),
+// and ncclTests adds the nccl-tests flag each of -b/-e/-f mirrors.
+func addSweepFlags(fs *flag.FlagSet, noun, lo, hi string, factor int64, ncclTests bool) sweepFlags {
+	as := func(f string) string {
+		if ncclTests {
+			return " (nccl-tests -" + f + ")"
+		}
+		return ""
+	}
+	return sweepFlags{
+		sizes:   fs.String("sizes", "", "comma-separated "+noun+"s (overrides -b/-e/-f)"),
+		lo:      fs.String("b", lo, "smallest "+noun+as("b")),
+		hi:      fs.String("e", hi, "largest "+noun+as("e")),
+		factor:  fs.Int64("f", factor, "size multiplication factor"+as("f")),
+		devices: fs.String("devices", "", "device indices (default all)"),
+	}
+}
+
+// values are the sizes and device indices the flags ask for; nil devices
+// means all.
+func (f sweepFlags) values() (sizes []int64, devices []int, err error) {
+	if sizes, err = sizeSweep(*f.sizes, *f.lo, *f.hi, *f.factor); err != nil {
+		return nil, nil, err
+	}
+	if devices, err = parseInts(*f.devices); err != nil {
+		return nil, nil, err
+	}
+	return sizes, devices, nil
+}
+
 // parseSize reads a positive size in units' grammar: 8, 4K, 1M, 8G and
 // 1MiB are powers of 1024 (as nccl-tests reads -b/-e), 1MB is 10^6.
 func parseSize(s string) (int64, error) {
@@ -182,12 +219,8 @@ func finishRun(run, ref *probes.Run, mf measureFlags, stdout, stderr io.Writer, 
 
 func runProbeBandwidth(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("commlab probe bandwidth", stderr, "usage: commlab probe bandwidth [flags]")
-	sizes := fs.String("sizes", "", "comma-separated copy sizes (overrides -b/-e/-f)")
-	lo := fs.String("b", "4K", "smallest copy size")
-	hi := fs.String("e", "1G", "largest copy size")
-	factor := fs.Int64("f", 4, "size multiplication factor")
+	sf := addSweepFlags(fs, "copy size", "4K", "1G", 4, false)
 	ops := fs.String("ops", strings.Join(cuda.AllCopyOps, ","), "copy operations to measure")
-	devices := fs.String("devices", "", "device indices (default all)")
 	warmup := fs.Int("warmup", 3, "untimed copies per size")
 	iters := fs.Int("iters", 10, "copies per timed repetition")
 	reps := fs.Int("reps", 7, "timed repetitions (median reported)")
@@ -197,10 +230,7 @@ func runProbeBandwidth(args []string, stdout, stderr io.Writer) int {
 	}
 	cfg := cuda.BandwidthConfig{Warmup: *warmup, Iters: *iters, Reps: *reps, Ops: strings.Split(*ops, ",")}
 	var err error
-	if cfg.Sizes, err = sizeSweep(*sizes, *lo, *hi, *factor); err != nil {
-		return fail(fs, stderr, 2, "%v", err)
-	}
-	if cfg.Devices, err = parseInts(*devices); err != nil {
+	if cfg.Sizes, cfg.Devices, err = sf.values(); err != nil {
 		return fail(fs, stderr, 2, "%v", err)
 	}
 	for _, op := range cfg.Ops {
@@ -291,10 +321,7 @@ func runProbeNCCL(args []string, stdout, stderr io.Writer) int {
 	}
 	fs := newFlags("commlab probe nccl", stderr, "usage: commlab probe nccl [flags]")
 	colls := fs.String("coll", "all_reduce", "collectives, comma-separated: "+strings.Join(nccl.Collectives, ",")+" (or all; unpaired_send and stalled_stream hang on purpose)")
-	sizes := fs.String("sizes", "", "comma-separated sizes (overrides -b/-e/-f)")
-	lo := fs.String("b", "8", "smallest size (nccl-tests -b)")
-	hi := fs.String("e", "128M", "largest size (nccl-tests -e)")
-	factor := fs.Int64("f", 2, "size multiplication factor (nccl-tests -f)")
+	sf := addSweepFlags(fs, "size", "8", "128M", 2, true)
 	dtype := fs.String("dtype", "float32", "data type (int8 ... float8e5m2)")
 	op := fs.String("op", "sum", "reduction: sum, prod, max, min, avg")
 	root := fs.Int("root", 0, "root rank of broadcast and reduce")
@@ -305,7 +332,6 @@ func runProbeNCCL(args []string, stdout, stderr io.Writer) int {
 	check := fs.Bool("check", true, "check results (nccl-tests -c)")
 	timeout := fs.Duration("timeout", 5*time.Minute, "abort a batch of operations not done in this time")
 	blocking := fs.Bool("blocking", false, "blocking communicators, as nccl-tests and PyTorch use (a hang then ends the worker process instead of being aborted in-process)")
-	devices := fs.String("devices", "", "device indices (default all)")
 	algo := fs.String("algo", "", "set NCCL_ALGO")
 	proto := fs.String("proto", "", "set NCCL_PROTO")
 	nch := fs.Int("nchannels", 0, "set NCCL_MIN_NCHANNELS and NCCL_MAX_NCHANNELS")
@@ -322,10 +348,7 @@ func runProbeNCCL(args []string, stdout, stderr io.Writer) int {
 		Check: *check, Timeout: *timeout, Blocking: *blocking, Env: map[string]string{}}
 	bad := func(err error) int { return fail(fs, stderr, 2, "%v", err) }
 	var err error
-	if cfg.Sizes, err = sizeSweep(*sizes, *lo, *hi, *factor); err != nil {
-		return bad(err)
-	}
-	if cfg.Devices, err = parseInts(*devices); err != nil {
+	if cfg.Sizes, cfg.Devices, err = sf.values(); err != nil {
 		return bad(err)
 	}
 	if *colls == "all" {

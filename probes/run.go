@@ -108,6 +108,16 @@ func (s Sample) SpreadPct() float64 {
 	return 100 * (s.MaxUS - s.MinUS) / s.MedianUS
 }
 
+// PositiveOr returns n, or def when n is zero or less: how the probes'
+// configurations default their counts (warm-up operations, iterations,
+// repetitions), where zero means "not set".
+func PositiveOr(n, def int) int {
+	if n <= 0 {
+		return def
+	}
+	return n
+}
+
 func median(v []float64) float64 {
 	if len(v) == 0 {
 		return 0

@@ -2,7 +2,8 @@ package probes
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -130,22 +131,18 @@ func PCIeGenFromSpeed(speed string) int {
 	if err != nil {
 		return 0
 	}
-	switch {
-	case v >= 63:
-		return 6
-	case v >= 31:
-		return 5
-	case v >= 15:
-		return 4
-	case v >= 7.9:
-		return 3
-	case v >= 4.9:
-		return 2
-	case v >= 2.4:
-		return 1
+	for gen := len(pcieMinGTs) - 1; gen >= 1; gen-- {
+		if v >= pcieMinGTs[gen] {
+			return gen
+		}
 	}
 	return 0
 }
+
+// pcieMinGTs[gen] is the lowest printed link speed (GT/s) read as PCIe
+// generation gen: a little under its transfer rate (2.5, 5, 8, 16, 32, 64),
+// since tools round ("7.9 GT/s").
+var pcieMinGTs = [...]float64{1: 2.4, 2: 4.9, 3: 7.9, 4: 15, 5: 31, 6: 63}
 
 // NIC is a network adapter, usually an RDMA device (mlx5_0).
 type NIC struct {
@@ -350,12 +347,7 @@ func (t *Topology) Summary() string {
 			names[g.Name]++
 		}
 	}
-	keys := make([]string, 0, len(names))
-	for k := range names {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(names)) {
 		fmt.Fprintf(&b, " (%d x %s)", names[k], k)
 	}
 	fmt.Fprintf(&b, "\nNICs: %d\nNUMA nodes: %d\n", len(t.NICs), len(t.NUMANodes))
@@ -368,13 +360,8 @@ func (t *Topology) Summary() string {
 		}
 	}
 	if len(counts) > 0 {
-		kinds := make([]string, 0, len(counts))
-		for k := range counts {
-			kinds = append(kinds, k)
-		}
-		sort.Strings(kinds)
 		b.WriteString("GPU pairs by path:")
-		for _, k := range kinds {
+		for _, k := range slices.Sorted(maps.Keys(counts)) {
 			fmt.Fprintf(&b, " %s=%d", k, counts[k])
 		}
 		b.WriteByte('\n')

@@ -10,9 +10,14 @@ import (
 func init() {
 	Symbols["github.com/commlab/commlab/probes/parse/parse"] = map[string]reflect.Value{
 		// function, constant and variable definitions
-		"ErrFormat":     reflect.ValueOf(&parse.ErrFormat).Elem(),
-		"SummaryText":   reflect.ValueOf(parse.SummaryText),
-		"WriteBuffered": reflect.ValueOf(parse.WriteBuffered),
+		"Clip":               reflect.ValueOf(parse.Clip),
+		"ErrFormat":          reflect.ValueOf(&parse.ErrFormat).Elem(),
+		"Int":                reflect.ValueOf(parse.Int),
+		"Int64":              reflect.ValueOf(parse.Int64),
+		"ScanLines":          reflect.ValueOf(parse.ScanLines),
+		"SummaryText":        reflect.ValueOf(parse.SummaryText),
+		"WriteBuffered":      reflect.ValueOf(parse.WriteBuffered),
+		"WriteNothingParsed": reflect.ValueOf(parse.WriteNothingParsed),
 
 		// type definitions
 		"Error": reflect.ValueOf((*parse.Error)(nil)),

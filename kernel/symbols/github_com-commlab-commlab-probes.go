@@ -35,6 +35,7 @@ func init() {
 		"PCIeGenFromSpeed": reflect.ValueOf(probes.PCIeGenFromSpeed),
 		"PCIeLevel":        reflect.ValueOf(probes.PCIeLevel),
 		"ParsePath":        reflect.ValueOf(probes.ParsePath),
+		"PositiveOr":       reflect.ValueOf(probes.PositiveOr),
 		"ReadRun":          reflect.ValueOf(probes.ReadRun),
 		"SocketPrefix":     reflect.ValueOf(constant.MakeFromLiteral("\"SOCKET\"", token.STRING, 0)),
 

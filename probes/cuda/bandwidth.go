@@ -58,15 +58,9 @@ func (c *BandwidthConfig) defaults() {
 	if len(c.Ops) == 0 {
 		c.Ops = AllCopyOps
 	}
-	if c.Warmup <= 0 {
-		c.Warmup = 3
-	}
-	if c.Iters <= 0 {
-		c.Iters = 10
-	}
-	if c.Reps <= 0 {
-		c.Reps = 7
-	}
+	c.Warmup = probes.PositiveOr(c.Warmup, 3)
+	c.Iters = probes.PositiveOr(c.Iters, 10)
+	c.Reps = probes.PositiveOr(c.Reps, 7)
 }
 
 // checkBytes is how much of each end of a destination is read back to

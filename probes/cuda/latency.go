@@ -87,18 +87,10 @@ type LatencyConfig struct {
 }
 
 func (c *LatencyConfig) defaults() {
-	if c.Warmup <= 0 {
-		c.Warmup = 50
-	}
-	if c.Iters <= 0 {
-		c.Iters = 200
-	}
-	if c.Reps <= 0 {
-		c.Reps = 11
-	}
-	if c.GraphKernels <= 0 {
-		c.GraphKernels = 100
-	}
+	c.Warmup = probes.PositiveOr(c.Warmup, 50)
+	c.Iters = probes.PositiveOr(c.Iters, 200)
+	c.Reps = probes.PositiveOr(c.Reps, 11)
+	c.GraphKernels = probes.PositiveOr(c.GraphKernels, 100)
 }
 
 // Latency times kernel launches, event round trips and graph replays on

@@ -66,10 +66,12 @@ var hgxBusIDs = []string{
 // two NUMA nodes of four GPUs, and a 400 Gb/s NIC beside each GPU on its
 // PCIe switch.
 func HGXH200() *Machine {
-	t, err := parseRecorded("recorded/hgx-8gpu-8nic-topo-m.txt")
-	if err != nil {
-		return &Machine{name: "hgx-h200", err: err}
-	}
+	return recordedMachine("hgx-h200", "recorded/hgx-8gpu-8nic-topo-m.txt", fillHGXH200)
+}
+
+// fillHGXH200 adds what the recorded HGX matrix lacks: published H200
+// GPU facts, the NICs' ports, and the links inferred again from them.
+func fillHGXH200(t *probes.Topology) {
 	t.Source = "fake: HGX H200 8-GPU (matrix recorded on an HGX H20 node, sglang#24966)"
 	t.Host = "fake-hgx-h200"
 	for i := range t.GPUs {
@@ -100,20 +102,16 @@ func HGXH200() *Machine {
 	}
 	t.GPUDirect = probes.GPUDirect{PeerMem: true, DMABuf: "not checked (fake machine)"}
 	t.Notes = []string{"fake machine: paths from a recorded HGX matrix, GPU facts from published H200 figures"}
-	return &Machine{name: "hgx-h200", topo: t}
 }
 
 // PCIeBox is an 8-GPU PCIe server with two GPUs per PCIe switch, two
 // switches per CPU socket, and no NVLink or RDMA NIC.
 func PCIeBox() *Machine {
-	t, err := parseRecorded("recorded/pcie-8gpu-topo-m.txt")
-	if err != nil {
-		return &Machine{name: "pcie-8gpu", err: err}
-	}
-	t.Source = "fake: PCIe box, 8 GPUs, two per switch (matrix from hellolijj/k8s-device-plugin)"
-	t.Host = "fake-pcie-box"
-	t.Notes = []string{"fake machine: paths from a recorded matrix; GPU model and NUMA nodes not recorded, CPU sockets inferred from SYS paths"}
-	return &Machine{name: "pcie-8gpu", topo: t}
+	return recordedMachine("pcie-8gpu", "recorded/pcie-8gpu-topo-m.txt", func(t *probes.Topology) {
+		t.Source = "fake: PCIe box, 8 GPUs, two per switch (matrix from hellolijj/k8s-device-plugin)"
+		t.Host = "fake-pcie-box"
+		t.Notes = []string{"fake machine: paths from a recorded matrix; GPU model and NUMA nodes not recorded, CPU sockets inferred from SYS paths"}
+	})
 }
 
 // Names lists the fake machines ByName knows, named as costmodel's node
@@ -134,6 +132,18 @@ func ByName(name string) (*Machine, error) {
 		return PCIeBox(), nil
 	}
 	return nil, fmt.Errorf("fake: unknown machine %q (known: %v)", name, Names())
+}
+
+// recordedMachine is the machine called name whose paths come from the
+// recorded `nvidia-smi topo -m` matrix at path; fill adds the facts the
+// matrix does not hold.
+func recordedMachine(name, path string, fill func(t *probes.Topology)) *Machine {
+	t, err := parseRecorded(path)
+	if err != nil {
+		return &Machine{name: name, err: err}
+	}
+	fill(t)
+	return &Machine{name: name, topo: t}
 }
 
 func parseRecorded(path string) (*probes.Topology, error) {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -103,15 +102,9 @@ func (c *Config) defaults() {
 	if len(c.Modes) == 0 {
 		c.Modes = []string{"out", "in"}
 	}
-	if c.Warmup <= 0 {
-		c.Warmup = 5
-	}
-	if c.Iters <= 0 {
-		c.Iters = 20
-	}
-	if c.Reps <= 0 {
-		c.Reps = 5
-	}
+	c.Warmup = probes.PositiveOr(c.Warmup, 5)
+	c.Iters = probes.PositiveOr(c.Iters, 20)
+	c.Reps = probes.PositiveOr(c.Reps, 5)
 	if c.Timeout <= 0 {
 		c.Timeout = 5 * time.Minute
 	}
@@ -919,14 +912,4 @@ func (x *opRun) verify() (int64, error) {
 		}
 	}
 	return wrong, nil
-}
-
-// sortedKeys is for stable printing of env maps.
-func sortedKeys(m map[string]string) []string {
-	k := make([]string, 0, len(m))
-	for s := range m {
-		k = append(k, s)
-	}
-	sort.Strings(k)
-	return k
 }

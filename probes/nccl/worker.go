@@ -7,9 +7,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -134,7 +136,7 @@ func MeasureInChild(ctx context.Context, cfg Config, argv []string) (*probes.Run
 	}
 	env[envWorkerConfig], env[envWorkerResult] = cfgPath, outPath
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	for _, k := range sortedKeys(env) {
+	for _, k := range slices.Sorted(maps.Keys(env)) {
 		cmd.Env = append(cmd.Env, k+"="+env[k])
 	}
 	var output lockedBuffer

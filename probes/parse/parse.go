@@ -1,15 +1,18 @@
 // Package parse holds what every parser under probes/parse shares: Error,
 // which says where in the input a problem was found, and ErrFormat, the one
-// sentinel for input that is not the parser's format at all. The parsers
-// themselves live in the packages below it, one per format; this package
+// sentinel for input that is not the parser's format at all; and the small
+// helpers written once for all of them (ScanLines, Int, Clip, the summary
+// writers). The parsers themselves live in the packages below it, one per format; this package
 // parses nothing and imports only the standard library.
 package parse
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 )
 
@@ -86,4 +89,53 @@ func SummaryText(name string, write func(w io.Writer, name string) error) string
 		return name + ": " + err.Error()
 	}
 	return strings.TrimRight(b.String(), "\n")
+}
+
+// WriteNothingParsed writes the summary of a nil result, "file: nothing
+// parsed", and returns the Write's error.
+func WriteNothingParsed(w io.Writer, file string) error {
+	_, err := fmt.Fprintf(w, "%s: nothing parsed\n", file)
+	return err
+}
+
+// Clip shortens s to its first n bytes and "...", for quoting a line of
+// the input in an error.
+func Clip(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "..."
+	}
+	return s
+}
+
+// Int is the decimal integer in s, or 0 when s is not one: for fields a
+// parser has already matched against a pattern of digits.
+func Int(s string) int {
+	n, _ := strconv.Atoi(s)
+	return n
+}
+
+// Int64 is Int for 64-bit fields (byte counts, timestamps).
+func Int64(s string) int64 {
+	n, _ := strconv.ParseInt(s, 10, 64)
+	return n
+}
+
+// ScanLines calls feed with each line of r, without its trailing "\r",
+// counting the lines in *line (from 1), and stops at the first error feed
+// returns, which it returns. Lines may be up to 4 MiB long. When reading
+// fails it returns an *Error of format for the line after the last one
+// read, wrapping malformed (the parser's own sentinel).
+func ScanLines(r io.Reader, format string, malformed error, line *int, feed func(text string) error) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64*1024), 4*1024*1024)
+	for sc.Scan() {
+		*line++
+		if err := feed(strings.TrimRight(sc.Text(), "\r")); err != nil {
+			return err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return &Error{Format: format, Line: *line + 1, Msg: err.Error(), Err: malformed}
+	}
+	return nil
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -404,12 +406,7 @@ func (s *Source) addSwitchesAndLinks(t *probes.Topology, devs []Device, byAddr m
 		linked[[2]string{a, b}] = true
 		t.Links = append(t.Links, probes.Link{Kind: probes.LinkPCIe, A: a, B: b, Version: l.GenCurrent, Width: l.WidthCurrent, GBps: l.GBps()})
 	}
-	addrs := make([]string, 0, len(ids))
-	for a := range ids {
-		addrs = append(addrs, a)
-	}
-	sort.Strings(addrs)
-	for _, addr := range addrs {
+	for _, addr := range slices.Sorted(maps.Keys(ids)) {
 		d := byAddr[addr]
 		cpu := "NUMA" + strconv.Itoa(d.NUMA)
 		if d.NUMA < 0 {

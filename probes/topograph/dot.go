@@ -2,6 +2,8 @@ package topograph
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -81,12 +83,7 @@ func DOT(t *probes.Topology) string {
 		fmt.Fprintf(&b, "  %s [shape=hexagon, fillcolor=\"#bcbddc\", label=\"NVSwitch fabric\"];\n", dotQuote(probes.NVSwitchID))
 		delete(used, probes.NVSwitchID)
 	}
-	rest := make([]string, 0, len(used))
-	for id := range used {
-		rest = append(rest, id)
-	}
-	sort.Strings(rest)
-	for _, id := range rest {
+	for _, id := range slices.Sorted(maps.Keys(used)) {
 		fmt.Fprintf(&b, "  %s [shape=box];\n", dotQuote(id))
 	}
 	for _, l := range g.Links {

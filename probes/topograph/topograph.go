@@ -4,9 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 
+	"github.com/commlab/commlab/lab/atomicfile"
 	"github.com/commlab/commlab/probes"
 )
 
@@ -25,35 +24,14 @@ func SVG(ctx context.Context, t *probes.Topology) ([]byte, error) {
 	return render(layout(graphOf(t))), nil
 }
 
-// WriteSVG renders the topology and writes it to path atomically: to a
-// temporary file in the same directory, then renamed over path.
+// WriteSVG renders the topology and writes it to path atomically
+// (lab/atomicfile), readable by everyone (0644).
 func WriteSVG(ctx context.Context, t *probes.Topology, path string) error {
 	svg, err := SVG(ctx, t)
 	if err != nil {
 		return err
 	}
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("topograph: %w", err)
-	}
-	name := tmp.Name()
-	if _, err := tmp.Write(svg); err != nil {
-		tmp.Close()
-		os.Remove(name)
-		return fmt.Errorf("topograph: write %s: %w", name, err)
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(name)
-		return fmt.Errorf("topograph: %w", err)
-	}
-	// CreateTemp makes the file private; a drawing is for everyone to read.
-	if err := os.Chmod(name, 0o644); err != nil {
-		os.Remove(name)
-		return fmt.Errorf("topograph: %w", err)
-	}
-	if err := os.Rename(name, path); err != nil {
-		os.Remove(name)
+	if err := atomicfile.Write(path, svg, 0o644); err != nil {
 		return fmt.Errorf("topograph: %w", err)
 	}
 	return nil

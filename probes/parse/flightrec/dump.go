@@ -7,11 +7,12 @@ import (
 	"fmt"
 	"github.com/commlab/commlab/probes/parse"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -287,8 +288,7 @@ func fill(d *Dump, v any) error {
 	d.Version = str(root["version"])
 	d.CommLibVersion = str(root["comm_lib_version"])
 	if cfg, ok := root["pg_config"].(map[string]any); ok {
-		names := sortedKeys(cfg)
-		for _, key := range names {
+		for _, key := range slices.Sorted(maps.Keys(cfg)) {
 			info, _ := cfg[key].(map[string]any)
 			g := ProcessGroup{Name: key}
 			if info != nil {
@@ -302,7 +302,7 @@ func fill(d *Dump, v any) error {
 		}
 	}
 	if st, ok := root["pg_status"].(map[string]any); ok {
-		for _, key := range sortedKeys(st) {
+		for _, key := range slices.Sorted(maps.Keys(st)) {
 			info, _ := st[key].(map[string]any)
 			if info == nil {
 				continue
@@ -527,13 +527,4 @@ func atoiOr(s string, def int) int {
 		return def
 	}
 	return n
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -56,6 +56,13 @@ func (d *pyDict) set(k, v any) {
 	d.vals = append(d.vals, v)
 }
 
+// setPairs sets alternating keys and values; an odd last item is dropped.
+func (d *pyDict) setPairs(items []any) {
+	for i := 0; i+1 < len(items); i += 2 {
+		d.set(items[i], items[i+1])
+	}
+}
+
 func (d *pyDict) get(k string) (any, bool) {
 	if i, ok := d.index[k]; ok {
 		return d.vals[i], true
@@ -186,6 +193,89 @@ func (u *unpickler) u64len() (int, error) {
 	return int(n), nil
 }
 
+// pop2 pops the top two items and returns them in stack order: below, then top.
+func (u *unpickler) pop2() (below, top any, err error) {
+	if top, err = u.pop(); err != nil {
+		return nil, nil, err
+	}
+	if below, err = u.pop(); err != nil {
+		return nil, nil, err
+	}
+	return below, top, nil
+}
+
+// topAs returns the container an opcode adds to (a *pyDict or a *pyList);
+// op names the opcode in the error.
+func topAs[T any](u *unpickler, op string) (T, error) {
+	var zero T
+	t, err := u.top()
+	if err != nil {
+		return zero, err
+	}
+	c, ok := t.(T)
+	if !ok {
+		return zero, u.fail(false, "%s on %T", op, t)
+	}
+	return c, nil
+}
+
+// popMarkOnto pops the items pushed since the last MARK and returns them
+// with the container below them that op (SETITEMS, APPENDS, ADDITEMS) adds
+// them to.
+func popMarkOnto[T any](u *unpickler, op string) ([]any, T, error) {
+	items, err := u.popMark()
+	if err != nil {
+		var zero T
+		return nil, zero, err
+	}
+	c, err := topAs[T](u, op)
+	return items, c, err
+}
+
+// opNames names the opcodes that share a case in step, for its errors.
+var opNames = map[byte]string{'e': "APPENDS", 0x90: "ADDITEMS"}
+
+func (u *unpickler) u8() (int, error) {
+	b, err := u.take(1)
+	if err != nil {
+		return 0, err
+	}
+	return int(b[0]), nil
+}
+
+// length reads the length operand of a counted opcode: one byte for the
+// SHORT_ and 1 forms, four for the plain and 4 forms, eight for the 8 forms.
+func (u *unpickler) length(code byte) (int, error) {
+	switch code {
+	case 0x8a, 0x8c, 'U', 'C': // LONG1, SHORT_BINUNICODE, SHORT_BINSTRING, SHORT_BINBYTES
+		return u.u8()
+	case 0x8d, 0x8e: // BINUNICODE8, BINBYTES8
+		return u.u64len()
+	default: // LONG4, BINUNICODE, BINSTRING, BINBYTES
+		return u.u32()
+	}
+}
+
+// memoIndex reads the memo index operand of a PUT or GET opcode: one byte
+// (BINPUT, BINGET), four (LONG_BINPUT, LONG_BINGET) or a text line (PUT, GET).
+func (u *unpickler) memoIndex(code byte) (int, error) {
+	switch code {
+	case 'q', 'h':
+		return u.u8()
+	case 'r', 'j':
+		return u.u32()
+	}
+	s, err := u.line()
+	if err != nil {
+		return 0, err
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return 0, u.fail(false, "bad memo index %q", s)
+	}
+	return n, nil
+}
+
 func (u *unpickler) run() (any, error) {
 	for {
 		u.op = u.pos
@@ -248,29 +338,19 @@ func (u *unpickler) step(code byte) error {
 		}
 		u.push(int64(int32(binary.LittleEndian.Uint32(b))))
 	case 'K': // BININT1
-		b, err := u.take(1)
+		n, err := u.u8()
 		if err != nil {
 			return err
 		}
-		u.push(int64(b[0]))
+		u.push(int64(n))
 	case 'M': // BININT2
 		b, err := u.take(2)
 		if err != nil {
 			return err
 		}
 		u.push(int64(binary.LittleEndian.Uint16(b)))
-	case 0x8a: // LONG1
-		b, err := u.take(1)
-		if err != nil {
-			return err
-		}
-		raw, err := u.take(int(b[0]))
-		if err != nil {
-			return err
-		}
-		u.push(decodeLong(raw))
-	case 0x8b: // LONG4
-		n, err := u.u32()
+	case 0x8a, 0x8b: // LONG1, LONG4
+		n, err := u.length(code)
 		if err != nil {
 			return err
 		}
@@ -313,38 +393,10 @@ func (u *unpickler) step(code byte) error {
 			return u.fail(false, "bad float %q", s)
 		}
 		u.push(f)
-	case 'X': // BINUNICODE
-		n, err := u.u32()
-		if err != nil {
-			return err
-		}
-		return u.pushString(n)
-	case 0x8c: // SHORT_BINUNICODE
-		b, err := u.take(1)
-		if err != nil {
-			return err
-		}
-		return u.pushString(int(b[0]))
-	case 0x8d: // BINUNICODE8
-		n, err := u.u64len()
-		if err != nil {
-			return err
-		}
-		return u.pushString(n)
-	case 'T', 'B': // BINSTRING, BINBYTES
-		n, err := u.u32()
-		if err != nil {
-			return err
-		}
-		return u.pushString(n)
-	case 'U', 'C': // SHORT_BINSTRING, SHORT_BINBYTES
-		b, err := u.take(1)
-		if err != nil {
-			return err
-		}
-		return u.pushString(int(b[0]))
-	case 0x8e: // BINBYTES8
-		n, err := u.u64len()
+	case 'X', 0x8c, 0x8d, // BINUNICODE, SHORT_BINUNICODE, BINUNICODE8
+		'T', 'U', // BINSTRING, SHORT_BINSTRING
+		'B', 'C', 0x8e: // BINBYTES, SHORT_BINBYTES, BINBYTES8
+		n, err := u.length(code)
 		if err != nil {
 			return err
 		}
@@ -374,47 +426,27 @@ func (u *unpickler) step(code byte) error {
 			return err
 		}
 		d := &pyDict{}
-		for i := 0; i+1 < len(items); i += 2 {
-			d.set(items[i], items[i+1])
-		}
+		d.setPairs(items)
 		u.push(d)
 	case 's': // SETITEM
-		v, err := u.pop()
+		k, v, err := u.pop2()
 		if err != nil {
 			return err
 		}
-		k, err := u.pop()
+		d, err := topAs[*pyDict](u, "SETITEM")
 		if err != nil {
 			return err
-		}
-		t, err := u.top()
-		if err != nil {
-			return err
-		}
-		d, ok := t.(*pyDict)
-		if !ok {
-			return u.fail(false, "SETITEM on %T", t)
 		}
 		d.set(k, v)
 	case 'u': // SETITEMS
-		items, err := u.popMark()
+		items, d, err := popMarkOnto[*pyDict](u, "SETITEMS")
 		if err != nil {
 			return err
 		}
-		t, err := u.top()
-		if err != nil {
-			return err
-		}
-		d, ok := t.(*pyDict)
-		if !ok {
-			return u.fail(false, "SETITEMS on %T", t)
-		}
-		for i := 0; i+1 < len(items); i += 2 {
-			d.set(items[i], items[i+1])
-		}
-	case ']': // EMPTY_LIST
+		d.setPairs(items)
+	case ']', 0x8f: // EMPTY_LIST, EMPTY_SET (a set is kept as a list)
 		u.push(&pyList{})
-	case 'l': // LIST
+	case 'l', 0x91: // LIST, FROZENSET (kept as a list)
 		items, err := u.popMark()
 		if err != nil {
 			return err
@@ -425,27 +457,15 @@ func (u *unpickler) step(code byte) error {
 		if err != nil {
 			return err
 		}
-		t, err := u.top()
+		l, err := topAs[*pyList](u, "APPEND")
 		if err != nil {
 			return err
-		}
-		l, ok := t.(*pyList)
-		if !ok {
-			return u.fail(false, "APPEND on %T", t)
 		}
 		l.items = append(l.items, v)
-	case 'e': // APPENDS
-		items, err := u.popMark()
+	case 'e', 0x90: // APPENDS, ADDITEMS
+		items, l, err := popMarkOnto[*pyList](u, opNames[code])
 		if err != nil {
 			return err
-		}
-		t, err := u.top()
-		if err != nil {
-			return err
-		}
-		l, ok := t.(*pyList)
-		if !ok {
-			return u.fail(false, "APPENDS on %T", t)
 		}
 		l.items = append(l.items, items...)
 	case ')': // EMPTY_TUPLE
@@ -467,72 +487,18 @@ func (u *unpickler) step(code byte) error {
 			items[i] = v
 		}
 		u.push(pyTuple(items))
-	case 0x8f: // EMPTY_SET: kept as a list
-		u.push(&pyList{})
-	case 0x90: // ADDITEMS
-		items, err := u.popMark()
+	case 'q', 'r', 'p': // BINPUT, LONG_BINPUT, PUT
+		n, err := u.memoIndex(code)
 		if err != nil {
 			return err
-		}
-		t, err := u.top()
-		if err != nil {
-			return err
-		}
-		if l, ok := t.(*pyList); ok {
-			l.items = append(l.items, items...)
-			return nil
-		}
-		return u.fail(false, "ADDITEMS on %T", t)
-	case 0x91: // FROZENSET
-		items, err := u.popMark()
-		if err != nil {
-			return err
-		}
-		u.push(&pyList{items: items})
-	case 'q': // BINPUT
-		b, err := u.take(1)
-		if err != nil {
-			return err
-		}
-		return u.put(int(b[0]))
-	case 'r': // LONG_BINPUT
-		n, err := u.u32()
-		if err != nil {
-			return err
-		}
-		return u.put(n)
-	case 'p': // PUT
-		s, err := u.line()
-		if err != nil {
-			return err
-		}
-		n, err := strconv.Atoi(s)
-		if err != nil {
-			return u.fail(false, "bad memo index %q", s)
 		}
 		return u.put(n)
 	case 0x94: // MEMOIZE
 		return u.put(len(u.memo))
-	case 'h': // BINGET
-		b, err := u.take(1)
+	case 'h', 'j', 'g': // BINGET, LONG_BINGET, GET
+		n, err := u.memoIndex(code)
 		if err != nil {
 			return err
-		}
-		return u.get(int(b[0]))
-	case 'j': // LONG_BINGET
-		n, err := u.u32()
-		if err != nil {
-			return err
-		}
-		return u.get(n)
-	case 'g': // GET
-		s, err := u.line()
-		if err != nil {
-			return err
-		}
-		n, err := strconv.Atoi(s)
-		if err != nil {
-			return u.fail(false, "bad memo index %q", s)
 		}
 		return u.get(n)
 	case 'c': // GLOBAL
@@ -546,11 +512,7 @@ func (u *unpickler) step(code byte) error {
 		}
 		u.push(pyGlobal{mod, name})
 	case 0x93: // STACK_GLOBAL
-		name, err := u.pop()
-		if err != nil {
-			return err
-		}
-		mod, err := u.pop()
+		mod, name, err := u.pop2()
 		if err != nil {
 			return err
 		}
@@ -558,11 +520,7 @@ func (u *unpickler) step(code byte) error {
 		ns, _ := name.(string)
 		u.push(pyGlobal{ms, ns})
 	case 'R': // REDUCE
-		args, err := u.pop()
-		if err != nil {
-			return err
-		}
-		fn, err := u.pop()
+		fn, args, err := u.pop2()
 		if err != nil {
 			return err
 		}
@@ -629,9 +587,7 @@ func (u *unpickler) salvage() any {
 		case *pyList:
 			c.items = append(c.items, items...)
 		case *pyDict:
-			for i := 0; i+1 < len(items); i += 2 {
-				c.set(items[i], items[i+1])
-			}
+			c.setPairs(items)
 		}
 	}
 	for _, v := range u.stack {

@@ -220,9 +220,9 @@ func (p *parser) line(raw string, complete bool) {
 		return
 	}
 	p.log.NCCLLines++
-	src := Source{Host: m[1], PID: atoi(m[2]), TID: atoi(m[3]), Dev: -1, Line: p.lineNo}
+	src := Source{Host: m[1], PID: parse.Int(m[2]), TID: parse.Int(m[3]), Dev: -1, Line: p.lineNo}
 	if m[4] != "" {
-		src.Dev = atoi(m[4])
+		src.Dev = parse.Int(m[4])
 	}
 	level, msg := m[6], m[7]
 	if src.Host != "" {
@@ -290,10 +290,10 @@ func (p *parser) info(src Source, msg string) bool {
 		return true
 	}
 	if m := guarded(strings.HasPrefix(trimmed, "Pattern "), rePattern, trimmed); m != nil {
-		pat := atoi(m[1])
+		pat := parse.Int(m[1])
 		p.log.GraphSearches = append(p.log.GraphSearches, GraphSearch{Source: src, Pattern: pat, PatternName: patternNames[pat],
-			CrossNic: atoi(m[2]), NChannels: atoi(m[3]), BWIntra: atof(m[4]), BWInter: atof(m[5]),
-			TypeIntra: m[6], TypeInter: m[7], SameChannels: atoi(m[8])})
+			CrossNic: parse.Int(m[2]), NChannels: parse.Int(m[3]), BWIntra: atof(m[4]), BWInter: atof(m[5]),
+			TypeIntra: m[6], TypeInter: m[7], SameChannels: parse.Int(m[8])})
 		p.lastSearch[thread] = len(p.log.GraphSearches) - 1
 		return true
 	}
@@ -311,27 +311,27 @@ func (p *parser) info(src Source, msg string) bool {
 		if i := strings.IndexAny(kind, "/ "); i >= 0 {
 			kind = kind[:i]
 		}
-		p.log.Connections = append(p.log.Connections, Connection{Source: src, Channel: atoi(m[1]), ConnIndex: atoi(m[2]),
-			FromRank: atoi(m[3]), FromDev: m[4], ToRank: atoi(m[5]), ToDev: m[6], Direction: m[7], Transport: transport, Kind: kind})
+		p.log.Connections = append(p.log.Connections, Connection{Source: src, Channel: parse.Int(m[1]), ConnIndex: parse.Int(m[2]),
+			FromRank: parse.Int(m[3]), FromDev: m[4], ToRank: parse.Int(m[5]), ToDev: m[6], Direction: m[7], Transport: transport, Kind: kind})
 		return true
 	}
 	if m := guarded(strings.HasPrefix(trimmed, "Channel "), reRing, trimmed); m != nil {
-		ring := Ring{Source: src, Channel: atoi(m[1]), NChannels: atoi(m[2])}
+		ring := Ring{Source: src, Channel: parse.Int(m[1]), NChannels: parse.Int(m[2])}
 		for _, f := range strings.Fields(m[3]) {
-			ring.Ranks = append(ring.Ranks, atoi(f))
+			ring.Ranks = append(ring.Ranks, parse.Int(f))
 		}
 		p.log.Rings = append(p.log.Rings, ring)
 		return true
 	}
 	if m := guarded(strings.HasPrefix(trimmed, "Ring "), reRingLink, trimmed); m != nil {
-		p.log.RingLinks = append(p.log.RingLinks, RingLink{Source: src, Channel: atoi(m[1]), Prev: atoi(m[2]), Rank: atoi(m[3]), Next: atoi(m[4])})
+		p.log.RingLinks = append(p.log.RingLinks, RingLink{Source: src, Channel: parse.Int(m[1]), Prev: parse.Int(m[2]), Rank: parse.Int(m[3]), Next: parse.Int(m[4])})
 		return true
 	}
 	if m := guarded(strings.HasPrefix(trimmed, "Trees "), reTrees, trimmed); m != nil {
 		for _, e := range reTreeEntry.FindAllStringSubmatch(m[1], -1) {
 			for part, spec := range strings.Split(e[2], "|") {
 				if t, ok := parseTreeSpec(spec); ok {
-					t.Source, t.Channel, t.Part = src, atoi(e[1]), part
+					t.Source, t.Channel, t.Part = src, parse.Int(e[1]), part
 					p.log.Trees = append(p.log.Trees, t)
 				}
 			}
@@ -339,21 +339,21 @@ func (p *parser) info(src Source, msg string) bool {
 		return true
 	}
 	if m := guarded(strings.HasPrefix(trimmed, "Tree "), reTreeOne, trimmed); m != nil {
-		p.log.Trees = append(p.log.Trees, Tree{Source: src, Channel: atoi(m[1]), Parent: atoi(m[2]), Rank: atoi(m[3]), Children: ints(strings.Split(m[4], "/"))})
+		p.log.Trees = append(p.log.Trees, Tree{Source: src, Channel: parse.Int(m[1]), Parent: parse.Int(m[2]), Rank: parse.Int(m[3]), Children: ints(strings.Split(m[4], "/"))})
 		return true
 	}
 	if m := guarded(strings.Contains(trimmed, "Bytes -> Algo"), reChoice, trimmed); m != nil {
-		c := Choice{Source: src, Op: m[1], Bytes: atoi64(m[2]), Algorithm: canonicalAlgo(m[3]), Protocol: canonicalProto(m[4]),
+		c := Choice{Source: src, Op: m[1], Bytes: parse.Int64(m[2]), Algorithm: canonicalAlgo(m[3]), Protocol: canonicalProto(m[4]),
 			TimeUs: atof(m[5]), ChannelLo: -1, ChannelHi: -1, Comm: m[8]}
 		if m[6] != "" {
-			c.ChannelLo, c.ChannelHi = atoi(m[6]), atoi(m[7])
+			c.ChannelLo, c.ChannelHi = parse.Int(m[6]), parse.Int(m[7])
 		}
 		p.log.Choices = append(p.log.Choices, c)
 		return true
 	}
 	if m := guarded(strings.Contains(trimmed, "opCount"), reOperation, trimmed); m != nil {
-		op := Operation{Source: src, Op: m[1], OpCount: m[2], Count: atoi64(m[3]), RedOp: atoi(m[5]), Root: atoi(m[6]), Comm: m[7], NRanks: atoi(m[8])}
-		if dt := atoi(m[4]); dt >= 0 && dt < len(datatypes) {
+		op := Operation{Source: src, Op: m[1], OpCount: m[2], Count: parse.Int64(m[3]), RedOp: parse.Int(m[5]), Root: parse.Int(m[6]), Comm: m[7], NRanks: parse.Int(m[8])}
+		if dt := parse.Int(m[4]); dt >= 0 && dt < len(datatypes) {
 			op.Datatype = datatypes[dt].name
 			op.Bytes = op.Count * datatypes[dt].size
 		} else {
@@ -365,7 +365,7 @@ func (p *parser) info(src Source, msg string) bool {
 	if m := guarded(strings.Contains(trimmed, " - Init "), reInitRank, trimmed); m != nil {
 		r := p.rank(src, m[2])
 		r.InitFunc = firstNonEmpty(r.InitFunc, m[1])
-		r.Rank, r.NRanks, r.CUDADev, r.NVMLDev = atoi(m[3]), atoi(m[4]), atoi(m[5]), atoi(m[6])
+		r.Rank, r.NRanks, r.CUDADev, r.NVMLDev = parse.Int(m[3]), parse.Int(m[4]), parse.Int(m[5]), parse.Int(m[6])
 		r.BusID = firstNonEmpty(m[7], r.BusID)
 		r.CommID = firstNonEmpty(m[8], r.CommID)
 		if m[9] == "START" {
@@ -377,18 +377,18 @@ func (p *parser) info(src Source, msg string) bool {
 	}
 	if m := guarded(strings.HasPrefix(trimmed, "comm "), reCommInfo, trimmed); m != nil {
 		r := p.rank(src, m[1])
-		r.Rank, r.NRanks, r.NNodes, r.LocalRanks, r.LocalRank = atoi(m[2]), atoi(m[3]), atoi(m[4]), atoi(m[5]), atoi(m[6])
-		r.MNNVL = atoi(m[7])
+		r.Rank, r.NRanks, r.NNodes, r.LocalRanks, r.LocalRank = parse.Int(m[2]), parse.Int(m[3]), parse.Int(m[4]), parse.Int(m[5]), parse.Int(m[6])
+		r.MNNVL = parse.Int(m[7])
 		return true
 	}
 	if m := guarded(strings.HasPrefix(trimmed, "comm "), reCommEnd, trimmed); m != nil {
 		r := p.rank(src, m[1])
-		r.Rank, r.NRanks, r.CUDADev = atoi(m[2]), atoi(m[3]), atoi(m[4])
+		r.Rank, r.NRanks, r.CUDADev = parse.Int(m[2]), parse.Int(m[3]), parse.Int(m[4])
 		r.End = m[6]
 		return true
 	}
 	if m := guarded(strings.HasPrefix(trimmed, "Init timings"), reInitTiming, trimmed); m != nil {
-		it := InitTiming{Source: src, Func: m[1], Rank: atoi(m[2]), NRanks: atoi(m[3]), TotalS: atof(m[4])}
+		it := InitTiming{Source: src, Func: m[1], Rank: parse.Int(m[2]), NRanks: parse.Int(m[3]), TotalS: atof(m[4])}
 		for _, ph := range rePhase.FindAllStringSubmatch(m[5], -1) {
 			it.Phases = append(it.Phases, Phase{Name: ph[1], Seconds: atof(ph[2])})
 		}
@@ -396,8 +396,8 @@ func (p *parser) info(src Source, msg string) bool {
 		return true
 	}
 	if m := guarded(strings.Contains(trimmed, "coll channels"), reChanCount, trimmed); m != nil {
-		p.log.ChannelCounts = append(p.log.ChannelCounts, ChannelCount{Source: src, Coll: atoi(m[1]), CollNet: atoi(m[2]),
-			NVLS: atoi(m[3]), P2P: atoi(m[4]), P2PPerPeer: atoi(m[5])})
+		p.log.ChannelCounts = append(p.log.ChannelCounts, ChannelCount{Source: src, Coll: parse.Int(m[1]), CollNet: parse.Int(m[2]),
+			NVLS: parse.Int(m[3]), P2P: parse.Int(m[4]), P2PPerPeer: parse.Int(m[5])})
 		return true
 	}
 	if m := guarded(strings.Contains(trimmed, "set by environment"), reEnv, trimmed); m != nil {
@@ -413,7 +413,7 @@ func (p *parser) info(src Source, msg string) bool {
 			return false
 		}
 		for _, e := range entries {
-			p.log.Paths = append(p.log.Paths, TopoPath{Source: src, From: m[1], To: e[1], Hops: atoi(e[2]), BW: atof(e[3]), Type: e[4]})
+			p.log.Paths = append(p.log.Paths, TopoPath{Source: src, From: m[1], To: e[1], Hops: parse.Int(e[2]), BW: atof(e[3]), Type: e[4]})
 		}
 		return true
 	}
@@ -526,7 +526,7 @@ func (p *parser) tableLine(src Source, thread, msg string) bool {
 			}
 			st.threads = nil
 			for _, c := range cells {
-				st.threads = append(st.threads, atoi(strings.TrimSpace(c)))
+				st.threads = append(st.threads, parse.Int(strings.TrimSpace(c)))
 			}
 		}
 		return true
@@ -659,19 +659,9 @@ func firstNonEmpty(a, b string) string {
 func ints(fields []string) []int {
 	out := make([]int, 0, len(fields))
 	for _, f := range fields {
-		out = append(out, atoi(strings.TrimSpace(f)))
+		out = append(out, parse.Int(strings.TrimSpace(f)))
 	}
 	return out
-}
-
-func atoi(s string) int {
-	n, _ := strconv.Atoi(s)
-	return n
-}
-
-func atoi64(s string) int64 {
-	n, _ := strconv.ParseInt(s, 10, 64)
-	return n
 }
 
 func atof(s string) float64 {

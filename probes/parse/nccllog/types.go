@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -456,13 +458,8 @@ func (l *Log) WriteSummary(w io.Writer, file string) error {
 		}
 		if len(l.Connections) > 0 {
 			counts := l.TransportCounts()
-			names := make([]string, 0, len(counts))
-			for k := range counts {
-				names = append(names, k)
-			}
-			sort.Strings(names)
 			fmt.Fprintf(w, "connections: %d\n", len(l.Connections))
-			for _, k := range names {
+			for _, k := range slices.Sorted(maps.Keys(counts)) {
 				fmt.Fprintf(w, "  %-28s %d\n", k, counts[k])
 			}
 		}

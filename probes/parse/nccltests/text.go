@@ -218,8 +218,8 @@ func (p *textParser) headerLine(s string) {
 			run = p.startNewRun()
 		}
 		run.TestsVersion = m[1]
-		run.NCCLHeaders = atoi(m[2])
-		run.NCCLLibrary = atoi(m[3])
+		run.NCCLHeaders = parse.Int(m[2])
+		run.NCCLLibrary = parse.Int(m[3])
 		return
 	}
 	if m := reStarting.FindStringSubmatch(s); m != nil {
@@ -237,8 +237,8 @@ func (p *textParser) headerLine(s string) {
 	if m := reDevice.FindStringSubmatch(s); m != nil {
 		run := p.runForHeader()
 		run.Devices = append(run.Devices, Device{
-			Rank: atoi(m[1]), Group: atoi(m[2]), PID: atoi(m[3]), Host: m[4],
-			CUDADev: atoi(m[5]), BusID: m[6], Name: m[7],
+			Rank: parse.Int(m[1]), Group: parse.Int(m[2]), PID: parse.Int(m[3]), Host: m[4],
+			CUDADev: parse.Int(m[5]), BusID: m[6], Name: m[7],
 		})
 		return
 	}
@@ -259,7 +259,7 @@ func (p *textParser) headerLine(s string) {
 		p.flushPending()
 		run := p.current()
 		run.HasFooter = true
-		run.OutOfBounds = atoi(m[1])
+		run.OutOfBounds = parse.Int(m[1])
 		run.OutOfBoundsOK = m[2] == "OK"
 		return
 	}
@@ -303,22 +303,22 @@ func parseParams(s string) Params {
 		}
 		return ""
 	}
-	pr.NThread = atoi(get("nThread"))
-	pr.NGpus = atoi(get("nGpus"))
-	pr.MinBytes = atoi64(get("minBytes"))
-	pr.MaxBytes = atoi64(get("maxBytes"))
+	pr.NThread = parse.Int(get("nThread"))
+	pr.NGpus = parse.Int(get("nGpus"))
+	pr.MinBytes = parse.Int64(get("minBytes"))
+	pr.MaxBytes = parse.Int64(get("maxBytes"))
 	if m := reParam["step"].FindStringSubmatch(s); m != nil {
 		if m[2] == "factor" {
-			pr.StepFactor = atoi64(m[1])
+			pr.StepFactor = parse.Int64(m[1])
 		} else {
-			pr.StepBytes = atoi64(m[1])
+			pr.StepBytes = parse.Int64(m[1])
 		}
 	}
-	pr.WarmupIters = atoi(get("warmup"))
-	pr.Iters = atoi(get("iters"))
-	pr.AggIters = atoi(get("agg"))
-	pr.Validation = atoi(get("validation"))
-	pr.Graph = atoi(get("graph"))
+	pr.WarmupIters = parse.Int(get("warmup"))
+	pr.Iters = parse.Int(get("iters"))
+	pr.AggIters = parse.Int(get("agg"))
+	pr.Validation = parse.Int(get("validation"))
+	pr.Graph = parse.Int(get("graph"))
 	return pr
 }
 
@@ -590,14 +590,4 @@ func anyContent(runs []Run) bool {
 		}
 	}
 	return false
-}
-
-func atoi(s string) int {
-	n, _ := strconv.Atoi(s)
-	return n
-}
-
-func atoi64(s string) int64 {
-	n, _ := strconv.ParseInt(s, 10, 64)
-	return n
 }

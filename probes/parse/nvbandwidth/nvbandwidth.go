@@ -1,7 +1,6 @@
 package nvbandwidth
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -414,16 +413,8 @@ func flip(dir string) string {
 func ParseText(r io.Reader) (*Report, error) {
 	rep := &Report{Format: "text"}
 	p := textParser{rep: rep}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64*1024), 4*1024*1024)
-	for sc.Scan() {
-		p.line++
-		if err := p.feed(strings.TrimRight(sc.Text(), "\r")); err != nil {
-			return rep, err
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return rep, &parse.Error{Format: "nvbandwidth", Line: p.line + 1, Msg: err.Error(), Err: ErrMalformed}
+	if err := parse.ScanLines(r, "nvbandwidth", ErrMalformed, &p.line, p.feed); err != nil {
+		return rep, err
 	}
 	return rep, p.finish()
 }
@@ -562,7 +553,7 @@ func (p *textParser) summary(line, key string, set func(*Testcase, float64)) err
 	p.recognised = true
 	fields := strings.Fields(line)
 	if len(fields) != 3 {
-		return p.errorf(ErrMalformed, "%s line wants a testcase name and a value: %q", key, clip(line))
+		return p.errorf(ErrMalformed, "%s line wants a testcase name and a value: %q", key, parse.Clip(line, 80))
 	}
 	v, err := strconv.ParseFloat(fields[2], 64)
 	if err != nil {
@@ -639,7 +630,7 @@ func (p *textParser) endTestcase() error {
 func (p *textParser) finish() error {
 	if !p.recognised {
 		if p.firstUnknown > 0 {
-			return &parse.Error{Format: "nvbandwidth", Line: p.firstUnknown, Msg: fmt.Sprintf("not nvbandwidth output: %q", clip(p.firstUnknownText)), Err: parse.ErrFormat}
+			return &parse.Error{Format: "nvbandwidth", Line: p.firstUnknown, Msg: fmt.Sprintf("not nvbandwidth output: %q", parse.Clip(p.firstUnknownText, 80)), Err: parse.ErrFormat}
 		}
 		return &parse.Error{Format: "nvbandwidth", Line: p.line, Msg: "no nvbandwidth header, testcase or SUM line found", Err: parse.ErrFormat}
 	}
@@ -695,23 +686,15 @@ func atoi(s string) int {
 	return n
 }
 
-func clip(s string) string {
-	if len(s) > 80 {
-		return s[:80] + "..."
-	}
-	return s
-}
-
 // WriteSummary writes what a person reads first about an nvbandwidth report:
 // a line naming the input (file) and the versions, then the devices and, per
 // testcase, its status, sum and matrix. A nil Report writes "nothing
 // parsed".
 func (rep *Report) WriteSummary(w io.Writer, file string) error {
+	if rep == nil {
+		return parse.WriteNothingParsed(w, file)
+	}
 	return parse.WriteBuffered(w, func(w io.Writer) {
-		if rep == nil {
-			fmt.Fprintf(w, "%s: nothing parsed\n", file)
-			return
-		}
 		head := []string{rep.Format}
 		if rep.Version != "" {
 			head = append(head, "nvbandwidth "+rep.Version)

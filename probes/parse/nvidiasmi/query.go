@@ -146,7 +146,7 @@ func ParseQuery(r io.Reader) (*Query, error) {
 			}
 			key, value, ok := splitField(trimmed)
 			if !ok {
-				fail(line, fmt.Sprintf("unexpected line %q", clip(trimmed)))
+				fail(line, fmt.Sprintf("unexpected line %q", parse.Clip(trimmed, 60)))
 				continue
 			}
 			flush()
@@ -167,7 +167,7 @@ func ParseQuery(r io.Reader) (*Query, error) {
 			continue
 		}
 		if gpu == nil {
-			fail(line, fmt.Sprintf("indented line %q outside a GPU section", clip(trimmed)))
+			fail(line, fmt.Sprintf("indented line %q outside a GPU section", parse.Clip(trimmed, 60)))
 			continue
 		}
 		for len(stack) > 0 && stack[len(stack)-1].indent >= indent {
@@ -307,13 +307,6 @@ func (r *Query) Summary() string {
 func orNA(s string) string {
 	if s == "" {
 		return "N/A"
-	}
-	return s
-}
-
-func clip(s string) string {
-	if len(s) > 60 {
-		return s[:60] + "..."
 	}
 	return s
 }

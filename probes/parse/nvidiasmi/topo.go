@@ -263,7 +263,7 @@ func (p *topoParser) readRow(text string) {
 		// Not a matrix row: the matrix ended without a legend, which is
 		// fine once every row is in.
 		if len(p.rowsSeen) < len(p.m.Columns) {
-			p.fail(p.line, fmt.Sprintf("unexpected line %q inside the matrix", clip(text)))
+			p.fail(p.line, fmt.Sprintf("unexpected line %q inside the matrix", parse.Clip(text, 60)))
 		}
 		p.state = stateDone
 		return

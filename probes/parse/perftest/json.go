@@ -8,8 +8,9 @@ import (
 	"fmt"
 	"github.com/commlab/commlab/probes/parse"
 	"io"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -29,12 +30,7 @@ func ParseJSON(r io.Reader) (*Report, error) {
 	}
 	info, hasInfo := sections["test_info"]
 	if hasInfo {
-		keys := make([]string, 0, len(info))
-		for k := range info {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
+		for _, k := range slices.Sorted(maps.Keys(info)) {
 			v := info[k]
 			if rep.Settings == nil {
 				rep.Settings = map[string]string{}
@@ -211,7 +207,7 @@ func decodeLenient(data []byte) (map[string]map[string]string, error) {
 			continue
 		}
 		if !opened {
-			return out, &parse.Error{Format: "perftest", Line: line, Msg: fmt.Sprintf("not perftest JSON: %q", clip(s)), Err: parse.ErrFormat}
+			return out, &parse.Error{Format: "perftest", Line: line, Msg: fmt.Sprintf("not perftest JSON: %q", parse.Clip(s, 80)), Err: parse.ErrFormat}
 		}
 		i := strings.Index(s, ":")
 		if i <= 0 {
@@ -219,7 +215,7 @@ func decodeLenient(data []byte) (map[string]map[string]string, error) {
 			if len(bytes.TrimSpace(data[consumed(data, line):])) == 0 {
 				kind = ErrTruncated // the last line was cut
 			}
-			return out, &parse.Error{Format: "perftest", Line: line, Msg: fmt.Sprintf("want \"key: value\", got %q", clip(s)), Err: kind}
+			return out, &parse.Error{Format: "perftest", Line: line, Msg: fmt.Sprintf("want \"key: value\", got %q", parse.Clip(s, 80)), Err: kind}
 		}
 		key := strings.Trim(strings.TrimSpace(s[:i]), `"`)
 		val := strings.TrimSpace(s[i+1:])
@@ -234,7 +230,7 @@ func decodeLenient(data []byte) (map[string]map[string]string, error) {
 		case depth == 2:
 			cur[key] = strings.Trim(val, `"`)
 		default:
-			return out, &parse.Error{Format: "perftest", Line: line, Msg: fmt.Sprintf("value %q outside a section", clip(s)), Err: ErrMalformed}
+			return out, &parse.Error{Format: "perftest", Line: line, Msg: fmt.Sprintf("value %q outside a section", parse.Clip(s, 80)), Err: ErrMalformed}
 		}
 	}
 	if err := sc.Err(); err != nil {

@@ -1,7 +1,6 @@
 package perftest
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -188,16 +187,8 @@ const (
 func ParseText(r io.Reader) (*Report, error) {
 	rep := newReport("text")
 	p := &textParser{rep: rep}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64*1024), 4*1024*1024)
-	for sc.Scan() {
-		p.line++
-		if err := p.feed(strings.TrimRight(sc.Text(), "\r")); err != nil {
-			return rep, err
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return rep, &parse.Error{Format: "perftest", Line: p.line + 1, Msg: err.Error(), Err: ErrMalformed}
+	if err := parse.ScanLines(r, "perftest", ErrMalformed, &p.line, p.feed); err != nil {
+		return rep, err
 	}
 	return rep, p.finish()
 }
@@ -236,7 +227,7 @@ func (p *textParser) feed(raw string) error {
 		return nil
 	}
 	if p.badHeader > 0 {
-		return &parse.Error{Format: "perftest", Line: p.badHeader, Msg: fmt.Sprintf("unknown results table header %q", clip(p.badHeaderText)), Err: ErrMalformed}
+		return &parse.Error{Format: "perftest", Line: p.badHeader, Msg: fmt.Sprintf("unknown results table header %q", parse.Clip(p.badHeaderText, 80)), Err: ErrMalformed}
 	}
 	if strings.HasPrefix(line, "#bytes") || strings.HasPrefix(line, "# bytes") {
 		return p.tableHeader(line)
@@ -523,12 +514,12 @@ func (p *textParser) finish() error {
 		}
 		msg := "no perftest title, settings or results table found"
 		if len(p.preamble) > 0 {
-			msg = fmt.Sprintf("not a perftest report: %q", clip(p.preamble[0]))
+			msg = fmt.Sprintf("not a perftest report: %q", parse.Clip(p.preamble[0], 80))
 		}
 		return &parse.Error{Format: "perftest", Line: line, Msg: msg, Err: parse.ErrFormat}
 	}
 	if p.badHeader > 0 {
-		return &parse.Error{Format: "perftest", Line: p.badHeader, Msg: fmt.Sprintf("report ends inside the results table header %q", clip(p.badHeaderText)), Err: ErrTruncated}
+		return &parse.Error{Format: "perftest", Line: p.badHeader, Msg: fmt.Sprintf("report ends inside the results table header %q", parse.Clip(p.badHeaderText, 80)), Err: ErrTruncated}
 	}
 	if p.table == tableNone {
 		return &parse.Error{Format: "perftest", Line: p.line, Msg: "report ends before its results table", Err: ErrTruncated}
@@ -564,22 +555,14 @@ func atoi(s string) int {
 	return n
 }
 
-func clip(s string) string {
-	if len(s) > 80 {
-		return s[:80] + "..."
-	}
-	return s
-}
-
 // WriteSummary writes what a person reads first about a perftest report: a
 // line naming the input (file) and the test, the device and link facts, then
 // the bandwidth or latency rows. A nil Report writes "nothing parsed".
 func (rep *Report) WriteSummary(w io.Writer, file string) error {
+	if rep == nil {
+		return parse.WriteNothingParsed(w, file)
+	}
 	return parse.WriteBuffered(w, func(w io.Writer) {
-		if rep == nil {
-			fmt.Fprintf(w, "%s: nothing parsed\n", file)
-			return
-		}
 		title := rep.Title
 		if title == "" {
 			title = "perftest " + rep.Kind
