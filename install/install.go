@@ -217,15 +217,11 @@ func (e env) userDataDir() (string, error) {
 	return filepath.Join(xdg, "jupyter"), nil
 }
 
-// SysPrefixDataDir is <sys.prefix>/share/jupyter for the Python environment
-// that runs jupyter; source says which rule found the prefix.
-func SysPrefixDataDir() (dir, source string, err error) {
-	prefix, source, err := osEnv().sysPrefix()
-	if err != nil {
-		return "", "", err
-	}
-	return PrefixDataDir(prefix), source, nil
-}
+// SysPrefix is sys.prefix of the Python environment that runs jupyter
+// (the rules are in the package doc); source says which rule found it.
+// The kernelspec goes under PrefixDataDir of it, the widgets' enabling
+// file under PrefixConfigDir.
+func SysPrefix() (prefix, source string, err error) { return osEnv().sysPrefix() }
 
 const printPrefix = "import sys; print(sys.prefix)"
 
