@@ -4,10 +4,14 @@
 // control moves.
 //
 // Widgets speak the ipywidgets comm protocol 2.1 with the
-// @jupyter-widgets/controls 2.0 and base 2.0 models, as JupyterLab 4 with
-// ipywidgets 8 expects: comm target "jupyter.widget", comm_open with the
-// full state, "update" both ways, "echo_update" for changes a front end
-// made, "request_state" and "custom" messages (button clicks).
+// @jupyter-widgets/controls 2.0, base 2.0 and output 1.0 models, each
+// state exactly as ipywidgets 8 defines it (the tests hold every model to
+// @jupyter-widgets/schema): comm target "jupyter.widget", comm_open with
+// the full state and buffer_paths, "update" both ways, "echo_update" for
+// changes a front end made, "request_state" and "custom" messages (button
+// clicks), and request_states on "jupyter.widget.control" (Control), as
+// JupyterLab's widget manager and commlab's classic Notebook extension
+// (package install) send them.
 //
 // widget knows no sockets: the kernel installs a Transport (SetTransport)
 // and delivers front-end messages with Deliver. Without a transport, in a
