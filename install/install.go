@@ -190,12 +190,9 @@ func osEnv() env {
 func UserDataDir() (string, error) { return osEnv().userDataDir() }
 
 func (e env) userDataDir() (string, error) {
-	if d := e.getenv("JUPYTER_DATA_DIR"); d != "" {
-		return d, nil
-	}
-	home, err := e.home()
-	if err != nil {
-		return "", fmt.Errorf("install: user data dir: %w", err)
+	d, home, err := e.envOrHome("JUPYTER_DATA_DIR", "user data dir")
+	if d != "" || err != nil {
+		return d, err
 	}
 	switch e.goos {
 	case "darwin", "ios":
@@ -215,6 +212,18 @@ func (e env) userDataDir() (string, error) {
 		xdg = filepath.Join(home, ".local", "share")
 	}
 	return filepath.Join(xdg, "jupyter"), nil
+}
+
+// envOrHome returns $variable as dir when it is set, else the home
+// directory the default is under; what names the directory in an error.
+func (e env) envOrHome(variable, what string) (dir, home string, err error) {
+	if d := e.getenv(variable); d != "" {
+		return d, "", nil
+	}
+	if home, err = e.home(); err != nil {
+		return "", "", fmt.Errorf("install: %s: %w", what, err)
+	}
+	return "", home, nil
 }
 
 // SysPrefix is sys.prefix of the Python environment that runs jupyter

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 )
@@ -37,12 +36,9 @@ func WidgetsFiles() []string {
 func UserConfigDir() (string, error) { return osEnv().userConfigDir() }
 
 func (e env) userConfigDir() (string, error) {
-	if d := e.getenv("JUPYTER_CONFIG_DIR"); d != "" {
-		return d, nil
-	}
-	home, err := e.home()
-	if err != nil {
-		return "", fmt.Errorf("install: user config dir: %w", err)
+	d, home, err := e.envOrHome("JUPYTER_CONFIG_DIR", "user config dir")
+	if d != "" || err != nil {
+		return d, err
 	}
 	return filepath.Join(home, ".jupyter"), nil
 }
@@ -101,7 +97,7 @@ func InstallWidgets(dataDir, configDir string) (dir, config string, err error) {
 // is not an error.
 func UninstallWidgets(dataDir, configDir string) error {
 	errs := []error{os.RemoveAll(filepath.Join(dataDir, "nbextensions", WidgetsExtension))}
-	if err := os.Remove(widgetsConfig(configDir)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := os.Remove(widgetsConfig(configDir)); err != nil && !errors.Is(err, os.ErrNotExist) {
 		errs = append(errs, err)
 	}
 	if err := errors.Join(errs...); err != nil {
