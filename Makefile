@@ -8,7 +8,7 @@ OUT     ?= out
 PYTHON  ?= /usr/bin/python3
 FUZZTIME ?= 20s
 
-.PHONY: all build install-kernel lab check-chapters test vet fmt-check generate bench bench-kernel bench-gpu widgets fuzz clean
+.PHONY: all build install-kernel lab check-chapters test vet fmt-check generate bench bench-kernel bench-gpu widgets check-widgets fuzz clean
 
 all: build
 
@@ -31,15 +31,25 @@ check-chapters: build
 	$(BIN) sync --check
 	$(BIN) run --out $(OUT)/ci --html chapters/*.md
 
-test: fmt-check vet widgets check-chapters
+test: fmt-check vet check-widgets check-chapters
 	$(GO) test -count=1 -timeout 30m ./...
 
-# The browser test's ipywidgets 8 front end, bundled from npm (skipped when
-# npm is missing; the test then skips, or fails under COMMLAB_REQUIRE_BROWSER).
+# The ipywidgets 8 front end `commlab install` puts into the classic
+# Notebook: bundled from npm (install/widgets, versions pinned by its
+# package-lock.json) into install/nbextension, which is committed and
+# embedded in the binary, so building commlab needs no npm. `make widgets`
+# rebuilds it; check-widgets (part of `make test`) fails when the committed
+# bundle is not what the pinned packages build (skipped without npm).
 widgets:
 	@if command -v npm >/dev/null; then \
-		cd ci/browser/widgets && npm ci --no-audit --no-fund --loglevel=error && npm run --silent build; \
-	else echo "widgets: npm not found; the browser test will skip"; fi
+		cd install/widgets && npm ci --no-audit --no-fund --loglevel=error && npm run --silent build; \
+	else echo "widgets: npm not found; install/nbextension is left as committed"; fi
+
+check-widgets: widgets
+	@if command -v npm >/dev/null && command -v git >/dev/null && git rev-parse --git-dir >/dev/null 2>&1; then \
+		git diff --exit-code --stat -- install/nbextension/commlab-widgets.js install/nbextension/commlab-widgets.css || \
+		{ echo "install/nbextension differs from what make widgets builds: commit the rebuilt bundle"; exit 1; }; \
+	fi
 
 vet:
 	$(GO) vet ./...

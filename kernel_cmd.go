@@ -85,16 +85,22 @@ func runInstall(args []string, stdout, stderr io.Writer) int {
 		return fail(fs, stderr, 2, "choose one of --user, --sys-prefix and --prefix")
 	}
 
-	var dataDir, where string
+	// The kernelspec and the widgets' nbextension go to a data directory,
+	// the nbextension's enabling file to the matching config directory.
+	var dataDir, configDir, where string
 	var err error
 	switch {
 	case *prefix != "":
-		dataDir, where = install.PrefixDataDir(*prefix), "--prefix "+*prefix
+		dataDir, configDir, where = install.PrefixDataDir(*prefix), install.PrefixConfigDir(*prefix), "--prefix "+*prefix
 	case *sysPrefix:
-		dataDir, where, err = install.SysPrefixDataDir()
-		where = "sys.prefix from " + where
+		var p string
+		p, where, err = install.SysPrefix()
+		dataDir, configDir, where = install.PrefixDataDir(p), install.PrefixConfigDir(p), "sys.prefix from "+where
 	default:
 		dataDir, err = install.UserDataDir()
+		if err == nil {
+			configDir, err = install.UserConfigDir()
+		}
 		where = "user data dir"
 	}
 	if err != nil {
@@ -106,7 +112,10 @@ func runInstall(args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			return fail(fs, stderr, 1, "%v", err)
 		}
-		fmt.Fprintf(stdout, "removed kernelspec %s from %s\n", *name, dir)
+		if err := install.UninstallWidgets(dataDir, configDir); err != nil {
+			return fail(fs, stderr, 1, "%v", err)
+		}
+		fmt.Fprintf(stdout, "removed kernelspec %s from %s and the widgets' nbextension %s\n", *name, dir, install.WidgetsExtension)
 		return 0
 	}
 	exe, err := install.Executable()
@@ -117,6 +126,11 @@ func runInstall(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(fs, stderr, 1, "%v", err)
 	}
+	extDir, config, err := install.InstallWidgets(dataDir, configDir)
+	if err != nil {
+		return fail(fs, stderr, 1, "%v", err)
+	}
 	fmt.Fprintf(stdout, "installed kernelspec %s in %s (%s)\nkernel command: %s kernel {connection_file}\n", *name, dir, where, exe)
+	fmt.Fprintf(stdout, "installed the widgets' front end for the classic Notebook in %s, enabled by %s\n", extDir, config)
 	return 0
 }

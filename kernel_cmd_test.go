@@ -41,12 +41,22 @@ func TestInstallCLIPrefixAndUninstall(t *testing.T) {
 	if len(spec.Argv) != 3 || spec.Argv[0] != exe || spec.Argv[1] != "kernel" || spec.Argv[2] != "{connection_file}" {
 		t.Fatalf("argv %q, want [%s kernel {connection_file}]", spec.Argv, exe)
 	}
+	// The widgets' front end for the classic Notebook comes with it.
+	widgets := []string{filepath.Join(prefix, "share", "jupyter", "nbextensions", "commlab-widgets", "extension.js"),
+		filepath.Join(prefix, "etc", "jupyter", "nbconfig", "notebook.d", "commlab-widgets.json")}
+	for _, p := range widgets {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("install did not write the widgets' front end: %v", err)
+		}
+	}
 
 	if code, out, errs := runInstallCLI(t, "--uninstall", "--prefix", prefix); code != 0 || !strings.Contains(out, "removed kernelspec commlab") {
 		t.Fatalf("uninstall exit %d: %s %s", code, out, errs)
 	}
-	if _, err := os.Stat(dir); !os.IsNotExist(err) {
-		t.Fatalf("kernel dir still there: %v", err)
+	for _, p := range append(widgets, dir) {
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Fatalf("%s still there: %v", p, err)
+		}
 	}
 	if code, _, errs := runInstallCLI(t, "--prefix", prefix, "--uninstall"); code != 1 || !strings.Contains(errs, "not installed") {
 		t.Fatalf("second uninstall exit %d: %s", code, errs)

@@ -1,6 +1,18 @@
 // Package install writes and removes the commlab kernelspec: the directory
 // kernels/<name>/ holding kernel.json and the logos, placed where
-// `jupyter kernelspec list` looks for it.
+// `jupyter kernelspec list` looks for it; and the widgets' front end for the
+// classic Notebook: the nbextension commlab-widgets (nbextensions/ in the
+// same data directory) and the file enabling it
+// (<config>/nbconfig/notebook.d/commlab-widgets.json, where config is
+// $JUPYTER_CONFIG_DIR or ~/.jupyter for the user, <prefix>/etc/jupyter for a
+// prefix).
+//
+// The front end is ipywidgets 8's @jupyter-widgets/html-manager with the
+// controls, bundled from npm by `make widgets` (install/widgets, pinned by
+// its package-lock.json) into install/nbextension beside the hand-written
+// notebook glue, extension.js. The bundle is committed and embedded, so
+// neither building commlab nor installing it needs npm or a network;
+// Debian's notebook ships only ipywidgets 6, which cannot read protocol 2.1.
 //
 // The kernel.json template and the logos are embedded (go:embed). The logos
 // are drawn by gen_logos.go (`go generate`): four GPUs on a Go-cyan tile,

@@ -190,12 +190,9 @@ func osEnv() env {
 func UserDataDir() (string, error) { return osEnv().userDataDir() }
 
 func (e env) userDataDir() (string, error) {
-	if d := e.getenv("JUPYTER_DATA_DIR"); d != "" {
-		return d, nil
-	}
-	home, err := e.home()
-	if err != nil {
-		return "", fmt.Errorf("install: user data dir: %w", err)
+	d, home, err := e.envOrHome("JUPYTER_DATA_DIR", "user data dir")
+	if d != "" || err != nil {
+		return d, err
 	}
 	switch e.goos {
 	case "darwin", "ios":
@@ -217,15 +214,23 @@ func (e env) userDataDir() (string, error) {
 	return filepath.Join(xdg, "jupyter"), nil
 }
 
-// SysPrefixDataDir is <sys.prefix>/share/jupyter for the Python environment
-// that runs jupyter; source says which rule found the prefix.
-func SysPrefixDataDir() (dir, source string, err error) {
-	prefix, source, err := osEnv().sysPrefix()
-	if err != nil {
-		return "", "", err
+// envOrHome returns $variable as dir when it is set, else the home
+// directory the default is under; what names the directory in an error.
+func (e env) envOrHome(variable, what string) (dir, home string, err error) {
+	if d := e.getenv(variable); d != "" {
+		return d, "", nil
 	}
-	return PrefixDataDir(prefix), source, nil
+	if home, err = e.home(); err != nil {
+		return "", "", fmt.Errorf("install: %s: %w", what, err)
+	}
+	return "", home, nil
 }
+
+// SysPrefix is sys.prefix of the Python environment that runs jupyter
+// (the rules are in the package doc); source says which rule found it.
+// The kernelspec goes under PrefixDataDir of it, the widgets' enabling
+// file under PrefixConfigDir.
+func SysPrefix() (prefix, source string, err error) { return osEnv().sysPrefix() }
 
 const printPrefix = "import sys; print(sys.prefix)"
 

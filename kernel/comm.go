@@ -71,14 +71,19 @@ func (k *Kernel) commOpen(msg wire.Message) {
 	k.mu.Lock()
 	k.controlComms[c.CommID] = true
 	k.mu.Unlock()
-	if c.Data["method"] == "request_states" {
-		k.sendStates(msg, c.CommID)
+	// JupyterLab opens the comm with empty data, then asks in a comm_msg.
+	if c.Data["method"] != nil {
+		k.sendStates(msg, c.CommID, c.Data)
 	}
 }
 
-func (k *Kernel) sendStates(parent wire.Message, commID string) {
-	k.publish(parent, "comm_msg", commContent{CommID: commID,
-		Data: map[string]any{"method": "update_states", "states": widget.AllStates(), "buffer_paths": map[string]any{}}})
+func (k *Kernel) sendStates(parent wire.Message, commID string, data map[string]any) {
+	reply, err := widget.Control(data)
+	if err != nil {
+		k.log.Warn("kernel: jupyter.widget.control", "err", err)
+		return
+	}
+	k.publish(parent, "comm_msg", commContent{CommID: commID, Data: reply})
 }
 
 // commMsg delivers a front end's widget message; callbacks it triggers
@@ -93,9 +98,7 @@ func (k *Kernel) commMsg(msg wire.Message) {
 	control := k.controlComms[c.CommID]
 	k.mu.Unlock()
 	if control {
-		if c.Data["method"] == "request_states" {
-			k.sendStates(msg, c.CommID)
-		}
+		k.sendStates(msg, c.CommID, c.Data)
 		return
 	}
 	sess, err := k.waitSession()

@@ -19,6 +19,7 @@ func init() {
 		"Checkbox":          reflect.ValueOf(widget.Checkbox),
 		"Closed":            reflect.ValueOf(widget.Closed),
 		"CommTarget":        reflect.ValueOf(constant.MakeFromLiteral("\"jupyter.widget\"", token.STRING, 0)),
+		"Control":           reflect.ValueOf(widget.Control),
 		"ControlCommTarget": reflect.ValueOf(constant.MakeFromLiteral("\"jupyter.widget.control\"", token.STRING, 0)),
 		"ControlsModule":    reflect.ValueOf(constant.MakeFromLiteral("\"@jupyter-widgets/controls\"", token.STRING, 0)),
 		"ControlsVersion":   reflect.ValueOf(constant.MakeFromLiteral("\"2.0.0\"", token.STRING, 0)),
@@ -41,6 +42,7 @@ func init() {
 
 		// type definitions
 		"CommMessage": reflect.ValueOf((*widget.CommMessage)(nil)),
+		"Interaction": reflect.ValueOf((*widget.Interaction)(nil)),
 		"Transport":   reflect.ValueOf((*widget.Transport)(nil)),
 		"Widget":      reflect.ValueOf((*widget.Widget)(nil)),
 

@@ -16,7 +16,10 @@ import (
 //
 //	widget.Interact(func(n int, beta float64) { ... },
 //		widget.IntSlider("n", 8, 2, 64, 1), widget.FloatSlider("GB/s", 25, 1, 900, 1))
-func Interact(f any, controls ...*Widget) (*Widget, error) {
+//
+// Interact shows the controls once; the Interaction it returns, as a
+// cell's result, shows nothing more.
+func Interact(f any, controls ...*Widget) (*Interaction, error) {
 	fv := reflect.ValueOf(f)
 	if fv.Kind() != reflect.Func {
 		return nil, fmt.Errorf("widget: Interact needs a function, got %T", f)
@@ -69,18 +72,28 @@ func Interact(f any, controls ...*Widget) (*Widget, error) {
 	for _, c := range controls {
 		c.OnChange(func(any) { run() })
 	}
+	ui := &Interaction{Box: VBox(append(append([]*Widget{}, controls...), out)...), Output: out}
 	if currentTransport() == nil {
 		// Headless: the output at the controls' current values, as a
 		// reader first sees it, below a text form of the controls.
 		display.Plain(VBox(controls...).String())
-		run()
-		return out, nil
+	} else {
+		ui.Box.Show()
 	}
-	ui := VBox(append(append([]*Widget{}, controls...), out)...)
-	ui.Show()
 	run()
 	return ui, nil
 }
+
+// Interaction is what Interact shows: its controls above their Output, in
+// Box.
+type Interaction struct {
+	Box    *Widget
+	Output *Widget
+}
+
+// MIMEBundle is empty: Interact has shown the controls already, and a
+// cell's result must not show them twice (Box.Show shows them again).
+func (*Interaction) MIMEBundle() map[string]any { return map[string]any{} }
 
 func paramType(ft reflect.Type, i int) reflect.Type {
 	if ft.IsVariadic() && i >= ft.NumIn()-1 {

@@ -4,10 +4,14 @@
 // control moves.
 //
 // Widgets speak the ipywidgets comm protocol 2.1 with the
-// @jupyter-widgets/controls 2.0 and base 2.0 models, as JupyterLab 4 with
-// ipywidgets 8 expects: comm target "jupyter.widget", comm_open with the
-// full state, "update" both ways, "echo_update" for changes a front end
-// made, "request_state" and "custom" messages (button clicks).
+// @jupyter-widgets/controls 2.0, base 2.0 and output 1.0 models, each
+// state exactly as ipywidgets 8 defines it (the tests hold every model to
+// @jupyter-widgets/schema): comm target "jupyter.widget", comm_open with
+// the full state and buffer_paths, "update" both ways, "echo_update" for
+// changes a front end made, "request_state" and "custom" messages (button
+// clicks), and request_states on "jupyter.widget.control" (Control), as
+// JupyterLab's widget manager and commlab's classic Notebook extension
+// (package install) send them.
 //
 // widget knows no sockets: the kernel installs a Transport (SetTransport)
 // and delivers front-end messages with Deliver. Without a transport, in a
@@ -124,30 +128,55 @@ func baseState(model, view, module, version string) map[string]any {
 	}
 }
 
-// control makes a DOM widget with its layout and style models.
-func control(kind, styleModel string, extra map[string]any) *Widget {
+// styleState is each style model's state beyond the model and view names,
+// as ipywidgets 8 defines it (@jupyter-widgets/schema).
+var styleState = map[string]map[string]any{
+	"SliderStyleModel":      {"description_width": "", "handle_color": nil},
+	"DescriptionStyleModel": {"description_width": ""},
+	"CheckboxStyleModel":    {"background": nil, "description_width": ""},
+	"TextStyleModel":        {"background": nil, "description_width": "", "font_size": nil, "text_color": nil},
+	"ButtonStyleModel": {"button_color": nil, "font_family": nil, "font_size": nil, "font_style": nil,
+		"font_variant": nil, "font_weight": nil, "text_color": nil, "text_decoration": nil},
+}
+
+// domWidget makes a DOM widget model of kind with its layout model and,
+// when styleModel is not empty, its style model; st is the widget's own
+// state beyond names, layout and style.
+func domWidget(kind, module, version, styleModel string, st map[string]any) *Widget {
 	layout := newModel("Layout", baseState("LayoutModel", "LayoutView", BaseModule, BaseVersion))
-	style := newModel("Style", baseState(styleModel, "StyleView", BaseModule, BaseVersion))
-	style.state["_model_module"], style.state["_model_module_version"] = ControlsModule, ControlsVersion
-	style.state["description_width"] = ""
-	if styleModel == "ButtonStyleModel" {
-		style.state["button_color"], style.state["font_weight"] = nil, ""
+	for _, k := range layoutKeys {
+		layout.state[k] = nil
 	}
-	if styleModel == "SliderStyleModel" {
-		style.state["handle_color"] = nil
+	state := baseState(kind+"Model", kind+"View", module, version)
+	state["_dom_classes"], state["tabbable"], state["tooltip"] = []any{}, nil, nil
+	state["layout"] = "IPY_MODEL_" + layout.ID
+	refs := []*Widget{layout}
+	if styleModel != "" {
+		style := newModel("Style", baseState(styleModel, "StyleView", BaseModule, BaseVersion))
+		style.state["_model_module"], style.state["_model_module_version"] = ControlsModule, ControlsVersion
+		maps.Copy(style.state, styleState[styleModel])
+		state["style"] = "IPY_MODEL_" + style.ID
+		refs = append(refs, style)
 	}
-	st := baseState(kind+"Model", kind+"View", ControlsModule, ControlsVersion)
-	st["_dom_classes"] = []any{}
-	st["layout"] = "IPY_MODEL_" + layout.ID
-	st["style"] = "IPY_MODEL_" + style.ID
-	st["tabbable"], st["tooltip"] = nil, nil
-	st["description"], st["description_allow_html"], st["disabled"] = "", false, false
-	for k, v := range extra {
-		st[k] = v
-	}
-	w := newModel(kind, st)
-	w.refs = []*Widget{layout, style}
+	maps.Copy(state, st)
+	w := newModel(kind, state)
+	w.refs = refs
 	return w
+}
+
+// layoutKeys are the LayoutModel's CSS properties, all unset.
+var layoutKeys = []string{"align_content", "align_items", "align_self", "border_bottom", "border_left", "border_right",
+	"border_top", "bottom", "display", "flex", "flex_flow", "grid_area", "grid_auto_columns", "grid_auto_flow",
+	"grid_auto_rows", "grid_column", "grid_gap", "grid_row", "grid_template_areas", "grid_template_columns",
+	"grid_template_rows", "height", "justify_content", "justify_items", "left", "margin", "max_height", "max_width",
+	"min_height", "min_width", "object_fit", "object_position", "order", "overflow", "padding", "right", "top",
+	"visibility", "width"}
+
+// control makes a described control (slider, dropdown, ...) with its style.
+func control(kind, styleModel string, extra map[string]any) *Widget {
+	st := map[string]any{"description": "", "description_allow_html": false, "disabled": false}
+	maps.Copy(st, extra)
+	return domWidget(kind, ControlsModule, ControlsVersion, styleModel, st)
 }
 
 // IntSlider is a slider over integers.
@@ -192,13 +221,16 @@ func Dropdown(description string, options []string, value string) *Widget {
 			index = i
 		}
 	}
-	if index < 0 && len(options) > 0 {
-		index, value = 0, options[0]
+	// The front end knows the choice by index (nil: no options).
+	var idx any
+	if index >= 0 {
+		idx = index
+	} else if len(options) > 0 {
+		idx = 0
 	}
 	w := control("Dropdown", "DescriptionStyleModel", map[string]any{
-		"description": description, "_options_labels": labels, "index": index,
+		"description": description, "_options_labels": labels, "index": idx,
 	})
-	w.state["_value"] = value
 	w.valueConv = func(v any) (any, error) { return v, nil }
 	return w
 }
@@ -219,17 +251,14 @@ func Text(description, value string) *Widget {
 
 // Button calls its OnClick functions when pressed.
 func Button(description string) *Widget {
-	return control("Button", "ButtonStyleModel", map[string]any{"description": description, "button_style": "", "icon": ""})
+	w := control("Button", "ButtonStyleModel", map[string]any{"description": description, "button_style": "", "icon": ""})
+	delete(w.state, "description_allow_html") // a button's description is never HTML
+	return w
 }
 
 // Output is an area that shows the outputs produced while it captures.
 func Output() *Widget {
-	layout := newModel("Layout", baseState("LayoutModel", "LayoutView", BaseModule, BaseVersion))
-	st := baseState("OutputModel", "OutputView", OutputModule, OutputVersion)
-	st["_dom_classes"], st["layout"], st["msg_id"], st["outputs"], st["tabbable"], st["tooltip"] = []any{}, "IPY_MODEL_"+layout.ID, "", []any{}, nil, nil
-	w := newModel("Output", st)
-	w.refs = []*Widget{layout}
-	return w
+	return domWidget("Output", OutputModule, OutputVersion, "", map[string]any{"msg_id": "", "outputs": []any{}})
 }
 
 // HBox lays children out in a row.
@@ -238,15 +267,13 @@ func HBox(children ...*Widget) *Widget { return box("HBox", children) }
 // VBox lays children out in a column.
 func VBox(children ...*Widget) *Widget { return box("VBox", children) }
 
+// box lays children out; ipywidgets 8 boxes have a layout and no style.
 func box(kind string, children []*Widget) *Widget {
 	ids := make([]any, len(children))
 	for i, c := range children {
 		ids[i] = "IPY_MODEL_" + c.ID
 	}
-	w := control(kind, "BoxStyleModel", map[string]any{"children": ids, "box_style": ""})
-	delete(w.state, "description")
-	delete(w.state, "description_allow_html")
-	delete(w.state, "disabled")
+	w := domWidget(kind, ControlsModule, ControlsVersion, "", map[string]any{"children": ids, "box_style": ""})
 	w.children = children
 	return w
 }
@@ -255,10 +282,7 @@ func box(kind string, children []*Widget) *Widget {
 func (w *Widget) Value() any {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.kind == "Dropdown" {
-		return w.state["_value"]
-	}
-	return w.state["value"]
+	return w.valueLocked()
 }
 
 // Int is the value as an int (0 if it is not a number).
@@ -339,12 +363,6 @@ func (w *Widget) set(change map[string]any, send bool) {
 	for k, v := range change {
 		w.state[k] = v
 	}
-	if idx, ok := change["index"]; ok && w.kind == "Dropdown" {
-		labels, _ := w.state["_options_labels"].([]any)
-		if i, ok := asInt(idx); ok && i >= 0 && i < len(labels) {
-			w.state["_value"] = labels[i]
-		}
-	}
 	now := w.valueLocked()
 	fs := append([]func(any){}, w.onChange...)
 	opened := w.opened
@@ -361,11 +379,17 @@ func (w *Widget) set(change map[string]any, send bool) {
 	}
 }
 
+// valueLocked is the value; a dropdown's is the label its index picks
+// (nil without one).
 func (w *Widget) valueLocked() any {
-	if w.kind == "Dropdown" {
-		return w.state["_value"]
+	if w.kind != "Dropdown" {
+		return w.state["value"]
 	}
-	return w.state["value"]
+	labels, _ := w.state["_options_labels"].([]any)
+	if i, ok := asInt(w.state["index"]); ok && i >= 0 && i < len(labels) {
+		return labels[i]
+	}
+	return nil
 }
 
 func equalValues(a, b any) bool { return reflect.DeepEqual(a, b) }
@@ -430,7 +454,7 @@ func (w *Widget) String() string {
 	case "Button":
 		return fmt.Sprintf("Button(description=%q)", w.state["description"])
 	case "Dropdown":
-		return fmt.Sprintf("Dropdown(description=%q, value=%q, options=%v)", w.state["description"], w.state["_value"], w.state["_options_labels"])
+		return fmt.Sprintf("Dropdown(description=%q, value=%q, options=%v)", w.state["description"], fmt.Sprint(w.valueLocked()), w.state["_options_labels"])
 	}
 	keys := []string{"value", "min", "max", "step"}
 	var parts []string
@@ -510,8 +534,19 @@ func Closed(commID string) {
 	mu.Unlock()
 }
 
-// AllStates answers a jupyter.widget.control request_states: every open
-// model's state by id.
+// Control answers a message on a jupyter.widget.control comm (control
+// protocol 1.0, which JupyterLab's widget manager uses to restore widgets
+// after a reload): request_states gets update_states with every open
+// model's state, and buffer_paths a list, as ipywidgets 8 sends it.
+func Control(data map[string]any) (map[string]any, error) {
+	if method, _ := data["method"].(string); method != "request_states" {
+		return nil, fmt.Errorf("widget: control comm: unknown method %q", method)
+	}
+	return map[string]any{"method": "update_states", "states": AllStates(), "buffer_paths": []any{}}, nil
+}
+
+// AllStates is every open model's state by id, with its model name,
+// module and version, as update_states carries them.
 func AllStates() map[string]any {
 	mu.Lock()
 	defer mu.Unlock()

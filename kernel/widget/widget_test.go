@@ -142,7 +142,7 @@ func TestInteractLiveRerunsIntoOutput(t *testing.T) {
 	if len(calls) != 2 || calls[1] != 8 {
 		t.Fatalf("calls = %v", calls)
 	}
-	if !strings.HasPrefix(ui.String(), "VBox(IntSlider") {
+	if !strings.HasPrefix(ui.Box.String(), "VBox(IntSlider") {
 		t.Fatalf("ui %s shown %v", ui, shown)
 	}
 	// Each run's outputs replace the Output widget's "outputs" state.

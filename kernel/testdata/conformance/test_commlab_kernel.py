@@ -202,6 +202,9 @@ class KernelBehaviour(unittest.TestCase):
             self.assertEqual(m["metadata"]["version"], "2.1.0")
         views = [m for m in outs if m["msg_type"] == "display_data" and "application/vnd.jupyter.widget-view+json" in m["content"]["data"]]
         self.assertEqual(views[0]["content"]["data"]["application/vnd.jupyter.widget-view+json"]["model_id"], models["VBoxModel"]["content"]["comm_id"])
+        # Shown once: one view, and the cell's result adds nothing.
+        self.assertEqual(len(views), 1)
+        self.assertEqual([m for m in outs if m["msg_type"] == "execute_result"], [])
         slider = models["IntSliderModel"]["content"]["comm_id"]
         output = models["OutputModel"]["content"]["comm_id"]
 
@@ -231,6 +234,20 @@ class KernelBehaviour(unittest.TestCase):
         mid = self.send_comm("comm_open", {"comm_id": "ctl-1", "target_name": "jupyter.widget.control", "data": {"method": "request_states"}})
         outs = collect(self.kc, mid)
         self.assertIn(slider, outs[0]["content"]["data"]["states"])
+        # As JupyterLab's manager does it: open with empty data and protocol
+        # 1.0.0 metadata, then ask; buffer_paths is a list.
+        msg = self.kc.session.msg("comm_open", {"comm_id": "ctl-2", "target_name": "jupyter.widget.control", "data": {}})
+        msg["metadata"] = {"version": "1.0.0"}
+        self.kc.shell_channel.send(msg)
+        collect(self.kc, msg["header"]["msg_id"])
+        mid = self.send_comm("comm_msg", {"comm_id": "ctl-2", "data": {"method": "request_states"}})
+        outs = [m for m in collect(self.kc, mid) if m["msg_type"] == "comm_msg"]
+        self.assertEqual(outs[0]["content"]["data"]["method"], "update_states")
+        self.assertEqual(outs[0]["content"]["data"]["buffer_paths"], [])
+        state = outs[0]["content"]["data"]["states"][slider]
+        self.assertEqual((state["model_name"], state["model_module"], state["model_module_version"]),
+                         ("IntSliderModel", "@jupyter-widgets/controls", "2.0.0"))
+        self.assertEqual(state["state"]["value"], 8)
 
     def test_widget_button_click_runs_callback(self):
         content, outs = self.execute('clicks := 0\nb := widget.Button("go")\nb.OnClick(func() { clicks++; fmt.Println("clicked", clicks) })\nb')
