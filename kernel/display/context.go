@@ -16,6 +16,10 @@ var (
 //
 //	run, err := tool.Run(display.Context())
 //
+// Parsers read an io.Reader: wrap it so a large file's parse stops too:
+//
+//	log, err := nccllog.Parse(parse.ContextReader(display.Context(), f))
+//
 // Outside a cell it is context.Background().
 func Context() context.Context {
 	ctxMu.Lock()

@@ -11,6 +11,7 @@ func init() {
 	Symbols["github.com/commlab/commlab/probes/parse/parse"] = map[string]reflect.Value{
 		// function, constant and variable definitions
 		"Clip":               reflect.ValueOf(parse.Clip),
+		"ContextReader":      reflect.ValueOf(parse.ContextReader),
 		"ErrFormat":          reflect.ValueOf(&parse.ErrFormat).Elem(),
 		"Int":                reflect.ValueOf(parse.Int),
 		"Int64":              reflect.ValueOf(parse.Int64),

@@ -1,10 +1,13 @@
 package parse_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/commlab/commlab/probes/parse"
+	"github.com/commlab/commlab/probes/parse/nccllog"
 )
 
 func ExampleError() {
@@ -28,5 +31,14 @@ func ExampleError_wrapped() {
 	fmt.Println(errors.Is(err, truncated))
 	// Output:
 	// nccllog: line 26: truncated input: last line ends mid-record
+	// true
+}
+
+func ExampleContextReader() {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // as an interrupt does to a cell's context
+	_, err := nccllog.Parse(parse.ContextReader(ctx, strings.NewReader("host:1:2 [0] NCCL INFO Bootstrap\n")))
+	fmt.Println(errors.Is(err, context.Canceled))
+	// Output:
 	// true
 }
