@@ -36,6 +36,7 @@ const (
 	nvGap       = 46 // device row bottom to the NVSwitch bar
 	nvBarHeight = 30
 	laneGap     = 20 // between lanes of direct NVLinks or SMP arcs
+	sideGap     = 10 // between lanes of SMP links beside stacked sockets
 	titleHeight = 30
 	footLine    = 15
 	// maxWidth is the widest drawing that reads at its natural size in a
@@ -479,7 +480,7 @@ func layout(t *probes.Topology) *picture {
 // and the second band is drawn upside down. It sets the picture's width
 // and returns the bottom of the last row and the bar's top.
 func (p *picture) stackBands(bands [][]*box, bandSpan, rowHeight []int, deviceRow int, fabric bool, place func(*box, int)) (bottom, barY int) {
-	left := margin + len(p.smp)*laneGap
+	left := margin + len(p.smp)*sideGap
 	widest := 0
 	for _, s := range bandSpan {
 		widest = max(widest, s)
@@ -543,7 +544,7 @@ func (p *picture) stackBands(bands [][]*box, bandSpan, rowHeight []int, deviceRo
 			e.a, e.b = e.b, e.a
 		}
 		e.side = true
-		e.x = left - (i+1)*laneGap + laneGap/2
+		e.x = left - (i+1)*sideGap
 		e.ya, e.yb = at(e.a), at(e.b)
 	}
 	return bottom, barY

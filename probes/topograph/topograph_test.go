@@ -326,20 +326,70 @@ func TestFakeMachinesFitCell(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p := checkDrawing(t, topo, svg)
-			if p.width > maxWidth {
-				t.Errorf("%g px wide, want at most %d", p.width, maxWidth)
+			checkFits(t, checkDrawing(t, topo, svg))
+		})
+	}
+}
+
+// checkFits holds a drawing to the cell: at most maxWidth wide, every text
+// inside the picture and clear of every other.
+func checkFits(t *testing.T, p parsed) {
+	t.Helper()
+	if p.width > maxWidth {
+		t.Errorf("%g px wide, want at most %d", p.width, maxWidth)
+	}
+	t.Logf("%gx%g", p.width, p.height)
+	for i, a := range p.textRects {
+		if a.x < 0 || a.y < 0 || a.x+a.w > p.width || a.y+a.h > p.height {
+			t.Errorf("text %q at %+v lies outside the %gx%g picture", a.id, a, p.width, p.height)
+		}
+		for _, b := range p.textRects[i+1:] {
+			if a.overlaps(b) {
+				t.Errorf("texts overlap: %q %+v and %q %+v", a.id, a, b.id, b)
 			}
-			t.Logf("%gx%g", p.width, p.height)
-			for i, a := range p.textRects {
-				if a.x < 0 || a.y < 0 || a.x+a.w > p.width || a.y+a.h > p.height {
-					t.Errorf("text %q at %+v lies outside the %gx%g picture", a.id, a, p.width, p.height)
+		}
+	}
+}
+
+// TestStackedSockets: sockets too wide side by side are stacked even
+// without an NVSwitch fabric, each SMP link in its own lane on the left.
+func TestStackedSockets(t *testing.T) {
+	for _, sockets := range []int{2, 3} {
+		topo := &probes.Topology{Source: "synthetic: PCIe sockets"}
+		for s := 0; s < sockets; s++ {
+			numa := "NUMA" + strconv.Itoa(s)
+			topo.NUMANodes = append(topo.NUMANodes, probes.NUMANode{ID: s, CPUs: "0-63"})
+			for o := 0; o < s; o++ {
+				topo.Links = append(topo.Links, probes.Link{Kind: probes.LinkSMP, A: "NUMA" + strconv.Itoa(o), B: numa})
+			}
+			for i := 0; i < 8; i++ {
+				g := s*8 + i
+				topo.GPUs = append(topo.GPUs, probes.GPU{Index: g, Name: "NVIDIA L40S", NUMANode: s})
+				sw := "PCISW" + strconv.Itoa(g/2)
+				if g%2 == 0 {
+					topo.Switches = append(topo.Switches, probes.PCISwitch{ID: sw})
+					topo.Links = append(topo.Links, probes.Link{Kind: probes.LinkPCIe, A: sw, B: numa, Version: 5, Width: 16})
 				}
-				for _, b := range p.textRects[i+1:] {
-					if a.overlaps(b) {
-						t.Errorf("texts overlap: %q %+v and %q %+v", a.id, a, b.id, b)
-					}
+				topo.Links = append(topo.Links, probes.Link{Kind: probes.LinkPCIe, A: "GPU" + strconv.Itoa(g), B: sw, Version: 4, Width: 16})
+			}
+		}
+		t.Run(strconv.Itoa(sockets), func(t *testing.T) {
+			svg, err := SVG(context.Background(), topo)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := checkDrawing(t, topo, svg)
+			checkFits(t, p)
+			if n := strings.Count(string(svg), `class="smp"`); n != sockets*(sockets-1)/2 {
+				t.Errorf("%d SMP links drawn, want %d", n, sockets*(sockets-1)/2)
+			}
+			prev := -1.0
+			for s := 0; s < sockets; s++ {
+				b, _ := p.box("NUMA" + strconv.Itoa(s))
+				if b.y <= prev {
+					t.Errorf("NUMA%d at y %g, not below the one before (%g)", s, b.y, prev)
 				}
+				prev = b.y
 			}
 		})
 	}
