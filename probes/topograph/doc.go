@@ -3,7 +3,18 @@
 // NUMA nodes on the top row, the PCIe switches below their socket, GPUs and
 // NICs below their switch (those of one switch side by side), and the
 // NVSwitch fabric as a bar under the GPUs. Edges carry the link type where
-// the topology knows it (PCIe Gen5 x16, NV18, SYS).
+// the topology knows it (PCIe Gen5 x16, NV18, SYS); a PCIe type all of a
+// switch's children share is written once, at the switch.
+//
+// A drawing is meant to be read in a notebook cell at its natural size, so
+// it stays under maxWidth (1,000 px) where it can: when the sockets side by
+// side would be wider (an 8-GPU HGX node: 2,728 px), each socket gets a
+// band of its own, stacked, with the SMP link down the left side; with an
+// NVSwitch fabric the bar lies between the two bands and the second is
+// drawn upside down, so both sockets' GPUs face it. Labels are kept short
+// for the same reason: "18:00.0" for the bus ID 0000:18:00.0, "400 Gb/s IB"
+// for a port. Machines with more than two sockets and a fabric, or with
+// direct GPU-GPU NVLinks, stay side by side and scale down to the cell.
 //
 // The layout and the SVG writer are its own, standard library only. It used
 // to hand the topology's DOT text to Graphviz compiled to WebAssembly

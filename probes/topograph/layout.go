@@ -29,15 +29,19 @@ const (
 	lineHeight  = 15
 	labelSize   = 10
 	boxPad      = 10
-	hGap        = 30 // between sibling boxes
-	cpuGap      = 140
+	hGap        = 16 // between sibling boxes
+	cpuGap      = 120
 	vGap        = 64 // between rows
 	busDrop     = 16 // parent bottom to its children's bus
 	nvGap       = 46 // device row bottom to the NVSwitch bar
 	nvBarHeight = 30
 	laneGap     = 20 // between lanes of direct NVLinks or SMP arcs
+	sideGap     = 10 // between lanes of SMP links beside stacked sockets
 	titleHeight = 30
 	footLine    = 15
+	// maxWidth is the widest drawing that reads at its natural size in a
+	// notebook cell (some 900-1000 px); a wider one stacks its sockets.
+	maxWidth = 1000
 )
 
 // textWidth estimates the width of s drawn at size px: Helvetica's
@@ -52,6 +56,7 @@ type box struct {
 	lines    []string
 	parent   *box
 	uplink   probes.Link // the PCIe link to parent
+	busLabel string      // the PCIe label all children's uplinks share, drawn once by the parent
 	children []*box
 	row      int
 	order    int // sort key among siblings
@@ -77,6 +82,10 @@ type smpEdge struct {
 	a, b     *box
 	adjacent bool
 	lane     int // arcs above the top row when not adjacent
+	// side is set when the sockets are stacked: the edge runs from a's
+	// left side at ya down lane x and into b's left side at yb.
+	side      bool
+	x, ya, yb int
 }
 
 // picture is a laid-out topology, ready to render.
@@ -87,7 +96,8 @@ type picture struct {
 	nvlinks  []nvlinkEdge
 	smp      []smpEdge
 	footer   []string
-	laneTop  int // y of the first lane's base for direct GPU-GPU NVLinks
+	laneTop  int  // y of the first lane's base for direct GPU-GPU NVLinks
+	stacked  bool // one band per socket, stacked, instead of side by side
 	width    int
 	height   int
 }
@@ -237,6 +247,22 @@ func layout(t *probes.Topology) *picture {
 		b.row = deviceRow
 	}
 
+	// A PCIe label all of a parent's children share is drawn once, beside
+	// the parent's drop to their bus; only differing ones beside each child.
+	for _, b := range all {
+		if len(b.children) == 0 {
+			continue
+		}
+		l := pcieLabel(b.children[0].uplink)
+		for _, c := range b.children[1:] {
+			if pcieLabel(c.uplink) != l {
+				l = ""
+				break
+			}
+		}
+		b.busLabel = l
+	}
+
 	// Box sizes: all boxes below the top row share one width, so the
 	// columns line up; a box is as tall as the tallest of its row.
 	inner := 0
@@ -246,10 +272,17 @@ func layout(t *probes.Topology) *picture {
 			inner = b.w
 		}
 	}
-	// An edge label sits right of its line, inside the column.
 	for _, b := range all {
-		if l := pcieLabel(b.uplink); l != "" {
-			inner = max(inner, 2*(textWidth(l, labelSize)+6)-hGap)
+		// A child's own edge label sits right of its line, inside the
+		// column; a bus label right of its parent's drop, inside the
+		// parent's column.
+		if b.parent != nil && b.parent.busLabel == "" {
+			if l := pcieLabel(b.uplink); l != "" {
+				inner = max(inner, 2*(textWidth(l, labelSize)+6)-hGap)
+			}
+		}
+		if b.row > 0 && b.busLabel != "" {
+			inner = max(inner, textWidth(b.busLabel, labelSize)+12-hGap)
 		}
 	}
 	for _, b := range all {
@@ -260,35 +293,6 @@ func layout(t *probes.Topology) *picture {
 	rowHeight := make([]int, deviceRow+1)
 	for _, b := range all {
 		rowHeight[b.row] = max(rowHeight[b.row], len(b.lines)*lineHeight+2*boxPad-lineHeight/3)
-	}
-
-	// Top margin: the title, then lanes for SMP arcs between top boxes
-	// that are not neighbours.
-	topIndex := map[*box]int{}
-	for i, b := range tops {
-		topIndex[b] = i
-	}
-	sort.SliceStable(p.smp, func(i, j int) bool {
-		return spread(topIndex, p.smp[i]) < spread(topIndex, p.smp[j])
-	})
-	lanes := 0
-	for i := range p.smp {
-		e := &p.smp[i]
-		if d := topIndex[e.a] - topIndex[e.b]; d == 1 || d == -1 {
-			e.adjacent = true
-			continue
-		}
-		e.lane = lanes
-		lanes++
-	}
-	y := margin + titleHeight + lanes*laneGap
-	rowY := make([]int, deviceRow+1)
-	for r := range rowY {
-		rowY[r] = y
-		y += rowHeight[r] + vGap
-	}
-	for _, b := range all {
-		b.y, b.h = rowY[b.row], rowHeight[b.row]
 	}
 
 	// Columns: each subtree is as wide as its leaves, or its own box.
@@ -330,22 +334,77 @@ func layout(t *probes.Topology) *picture {
 		center = min(max(center, lo), hi)
 		b.x = center - b.w/2
 	}
-	x := margin
+	// Bands: each top with its tree, and the lone devices together.
+	var bands [][]*box
 	for _, b := range tops {
-		measure(b)
-		place(b, x)
-		x += b.span
+		bands = append(bands, []*box{b})
 	}
-	for _, b := range loners {
-		measure(b)
-		place(b, x)
-		x += b.span
+	if len(loners) > 0 {
+		bands = append(bands, loners)
 	}
-	p.width = max(x+margin, textWidth(p.title, fontSize+2)+2*margin)
+	sideBySide := 2 * margin
+	bandSpan := make([]int, len(bands))
+	for i, band := range bands {
+		for _, b := range band {
+			bandSpan[i] += measure(b)
+		}
+		sideBySide += bandSpan[i]
+	}
+	// Side by side, an 8-GPU node is over 2,000 px wide and unreadable
+	// once scaled to a cell, so its sockets are stacked instead: one band
+	// a socket. Stacked, the NVSwitch fabric lies between two bands, the
+	// second drawn upside down so both device rows face it; with more
+	// sockets or direct GPU-GPU NVLinks the drawing stays side by side.
+	p.stacked = sideBySide > maxWidth && len(bands) >= 2 && len(gpuPairs) == 0 &&
+		(len(nvSwitchLinks) == 0 || len(bands) == 2)
 
-	// NVLinks below the device row: to the NVSwitch bar, then a lane for
+	var y, barY int
+	if !p.stacked {
+		// Top margin: the title, then lanes for SMP arcs between top
+		// boxes that are not neighbours.
+		topIndex := map[*box]int{}
+		for i, b := range tops {
+			topIndex[b] = i
+		}
+		sort.SliceStable(p.smp, func(i, j int) bool {
+			return spread(topIndex, p.smp[i]) < spread(topIndex, p.smp[j])
+		})
+		lanes := 0
+		for i := range p.smp {
+			e := &p.smp[i]
+			if d := topIndex[e.a] - topIndex[e.b]; d == 1 || d == -1 {
+				e.adjacent = true
+				continue
+			}
+			e.lane = lanes
+			lanes++
+		}
+		y = margin + titleHeight + lanes*laneGap
+		rowY := make([]int, deviceRow+1)
+		for r := range rowY {
+			rowY[r] = y
+			y += rowHeight[r] + vGap
+		}
+		for _, b := range all {
+			b.y, b.h = rowY[b.row], rowHeight[b.row]
+		}
+		x := margin
+		for _, band := range bands {
+			for _, b := range band {
+				place(b, x)
+				x += b.span
+			}
+		}
+		p.width = x + margin
+		y = rowY[deviceRow] + rowHeight[deviceRow]
+		barY = y + nvGap
+	} else {
+		y, barY = p.stackBands(bands, bandSpan, rowHeight, deviceRow, len(nvSwitchLinks) > 0, place)
+	}
+	p.width = max(p.width, textWidth(p.title, fontSize+2)+2*margin)
+
+	// NVLinks: to the NVSwitch bar, then a lane below the device row for
 	// each directly joined GPU pair.
-	y = rowY[deviceRow] + rowHeight[deviceRow]
 	ports := map[*box]int{}
 	for _, l := range nvSwitchLinks {
 		a := l.A
@@ -375,8 +434,10 @@ func layout(t *probes.Topology) *picture {
 			p.nvlinks = append(p.nvlinks, nvlinkEdge{a: g, count: l.Count, xa: port(g)})
 		}
 		p.nvswitch = &box{id: probes.NVSwitchID, kind: kindOther, lines: []string{"NVSwitch fabric"},
-			x: lo, y: y + nvGap, w: hi - lo, h: nvBarHeight}
-		y += nvGap + nvBarHeight
+			x: lo, y: barY, w: hi - lo, h: nvBarHeight}
+		if !p.stacked {
+			y = barY + nvBarHeight
+		}
 	}
 	p.laneTop = y
 	// Pairs share a lane when their spans do not meet (NVLink bridges
@@ -411,6 +472,89 @@ func layout(t *probes.Topology) *picture {
 	p.height = y + vGap/2 + len(p.footer)*footLine
 	p.boxes = all
 	return p
+}
+
+// stackBands places the bands one under another, each centred in the
+// widest, with the SMP links in lanes down the left side. With an
+// NVSwitch fabric (then there are two bands) the bar lies between them
+// and the second band is drawn upside down. It sets the picture's width
+// and returns the bottom of the last row and the bar's top.
+func (p *picture) stackBands(bands [][]*box, bandSpan, rowHeight []int, deviceRow int, fabric bool, place func(*box, int)) (bottom, barY int) {
+	left := margin + len(p.smp)*sideGap
+	widest := 0
+	for _, s := range bandSpan {
+		widest = max(widest, s)
+	}
+	p.width = left + widest + margin
+	y := margin + titleHeight
+	for i, band := range bands {
+		rows := make([]int, 0, deviceRow+1)
+		if band[0].row == 0 {
+			for r := 0; r < deviceRow; r++ {
+				rows = append(rows, r)
+			}
+		}
+		rows = append(rows, deviceRow)
+		if fabric && i == 1 {
+			barY = y - vGap + nvGap
+			y = barY + nvBarHeight + nvGap
+			for l, r := 0, len(rows)-1; l < r; l, r = l+1, r-1 {
+				rows[l], rows[r] = rows[r], rows[l]
+			}
+		}
+		rowY := map[int]int{}
+		for _, r := range rows {
+			rowY[r] = y
+			y += rowHeight[r] + vGap
+		}
+		var walk func(b *box)
+		walk = func(b *box) {
+			b.y, b.h = rowY[b.row], rowHeight[b.row]
+			for _, c := range b.children {
+				walk(c)
+			}
+		}
+		x := left + (widest-bandSpan[i])/2
+		for _, b := range band {
+			walk(b)
+			place(b, x)
+			x += b.span
+		}
+	}
+	bottom = y - vGap
+
+	// SMP links: the widest apart in the outermost lane, each leaving its
+	// upper box's left side and entering the lower one's.
+	sort.SliceStable(p.smp, func(i, j int) bool {
+		return abs(p.smp[i].a.y-p.smp[i].b.y) < abs(p.smp[j].a.y-p.smp[j].b.y)
+	})
+	ends := map[*box]int{}
+	for _, e := range p.smp {
+		ends[e.a]++
+		ends[e.b]++
+	}
+	seen := map[*box]int{}
+	at := func(b *box) int {
+		seen[b]++
+		return b.y + b.h*seen[b]/(ends[b]+1)
+	}
+	for i := range p.smp {
+		e := &p.smp[i]
+		if e.a.y > e.b.y {
+			e.a, e.b = e.b, e.a
+		}
+		e.side = true
+		e.x = left - (i+1)*sideGap
+		e.ya, e.yb = at(e.a), at(e.b)
+	}
+	return bottom, barY
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
 }
 
 func spread(index map[*box]int, e smpEdge) int {
@@ -538,7 +682,7 @@ func labelOf(t *probes.Topology, b *box) []string {
 			lines[0] += " " + strings.TrimPrefix(g.Name, "NVIDIA ")
 		}
 		if g.BusID != "" {
-			lines = append(lines, g.BusID)
+			lines = append(lines, shortBusID(g.BusID))
 		}
 		if l := g.PCIe; l.GenMax != 0 && l.GenCurrent != 0 && (l.GenCurrent != l.GenMax || l.WidthCurrent != l.WidthMax) {
 			lines = append(lines, fmt.Sprintf("degraded, max Gen%d x%d", l.GenMax, l.WidthMax))
@@ -568,15 +712,20 @@ func labelOf(t *probes.Topology, b *box) []string {
 	return []string{b.id}
 }
 
-// portText is "400 Gb/s NDR IB" from an RDMA port.
+// shortBusID drops the PCI domain when it is the usual 0000:
+// "0000:18:00.0" is drawn "18:00.0", so a GPU box is no wider than its name.
+func shortBusID(id string) string {
+	if s, ok := strings.CutPrefix(id, "0000:"); ok && strings.Count(s, ":") == 1 {
+		return s
+	}
+	return id
+}
+
+// portText is "400 Gb/s IB" from an RDMA port. The lane speed's name
+// ("4X NDR") is left out: the rate says it, and the box stays narrow
+// enough for eight of them in a row.
 func portText(p probes.RDMAPort) string {
 	s := strconv.FormatFloat(p.RateGbps, 'g', -1, 64) + " Gb/s"
-	// The rate string ends in the lane speed: "400 Gb/sec (4X NDR)".
-	if i, j := strings.LastIndexByte(p.Rate, '('), strings.LastIndexByte(p.Rate, ')'); i >= 0 && j > i {
-		if f := strings.Fields(p.Rate[i+1 : j]); len(f) > 0 {
-			s += " " + f[len(f)-1]
-		}
-	}
 	switch p.LinkLayer {
 	case "InfiniBand":
 		s += " IB"

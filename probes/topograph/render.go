@@ -29,8 +29,10 @@ var xmlEscape = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`,
 
 // ScaleToFit is the style of a drawing's root element: at its natural size
 // where the notebook cell is wide enough, scaled down to the cell's width,
-// keeping its proportions, where it is not (an 8-GPU node is some 2,000 px
-// wide). Front ends that show the SVG as an image scale it the same way.
+// keeping its proportions, where it is not. The layout keeps an 8-GPU node
+// under 1,000 px (see maxWidth), so this matters only for narrow cells and
+// odd machines. Front ends that show the SVG as an image scale it the same
+// way.
 const ScaleToFit = "max-width:100%;height:auto"
 
 // render writes the picture as a standalone SVG document.
@@ -49,12 +51,20 @@ func render(p *picture) []byte {
 			continue
 		}
 		par := c.parent
-		bus := par.bottom() + busDrop
+		from, bus, to := par.bottom(), par.bottom()+busDrop, c.y
+		if c.y < par.y { // an upside-down band
+			from, bus, to = par.y, par.y-busDrop, c.bottom()
+		}
 		fmt.Fprintf(&b, `<path class="pcie" d="M%d %dV%dH%dV%d" stroke="%s" stroke-width="1.5"/>`+"\n",
-			par.cx(), par.bottom(), bus, c.cx(), c.y, pcieColor)
+			par.cx(), from, bus, c.cx(), to, pcieColor)
 	}
 	for _, e := range p.smp {
 		a, z := e.a, e.b
+		if e.side {
+			fmt.Fprintf(&b, `<path class="smp" d="M%d %dH%dV%dH%d" stroke="%s" stroke-width="2" stroke-dasharray="6 4"/>`+"\n",
+				a.x, e.ya, e.x, e.yb, z.x, smpColor)
+			continue
+		}
 		if a.x > z.x {
 			a, z = z, a
 		}
@@ -70,8 +80,9 @@ func render(p *picture) []byte {
 	}
 	for _, e := range p.nvlinks {
 		if e.b == nil {
+			from, to := nvlinkToBar(p, e)
 			fmt.Fprintf(&b, `<path class="nvlink" d="M%d %dV%d" stroke="%s" stroke-width="3"/>`+"\n",
-				e.xa, e.a.bottom(), p.nvswitch.y, nvlinkColor)
+				e.xa, from, to, nvlinkColor)
 			continue
 		}
 		y := p.laneTop + (e.lane+1)*laneGap
@@ -108,12 +119,28 @@ func render(p *picture) []byte {
 	// Labels last, on a white halo, so lines never hide them.
 	b.WriteString(`<g class="labels">` + "\n")
 	for _, c := range p.boxes {
-		if l := pcieLabel(c.uplink); l != "" && c.parent != nil {
-			label(&b, c.cx()+5, c.y-6, "start", pcieColor, l)
+		if c.busLabel != "" {
+			// Beside the drop to the bus, between the box and the bus.
+			y := c.bottom() + busDrop - 3
+			if c.children[0].y < c.y {
+				y = c.y - 3
+			}
+			label(&b, c.cx()+5, y, "start", pcieColor, c.busLabel)
+		}
+		if l := pcieLabel(c.uplink); l != "" && c.parent != nil && c.parent.busLabel == "" {
+			y := c.y - 6
+			if c.y < c.parent.y {
+				y = c.bottom() + 6 + labelSize
+			}
+			label(&b, c.cx()+5, y, "start", pcieColor, l)
 		}
 	}
 	for _, e := range p.smp {
 		a, z := e.a, e.b
+		if e.side {
+			label(&b, a.x-4, e.ya-4, "end", smpColor, "SYS (UPI/xGMI)")
+			continue
+		}
 		if a.x > z.x {
 			a, z = z, a
 		}
@@ -130,7 +157,8 @@ func render(p *picture) []byte {
 		}
 		nv := "NV" + strconv.Itoa(e.count)
 		if e.b == nil {
-			label(&b, e.xa+5, (e.a.bottom()+p.nvswitch.y)/2+labelSize/2, "start", nvlinkColor, nv)
+			from, to := nvlinkToBar(p, e)
+			label(&b, e.xa+5, (from+to)/2+labelSize/2, "start", nvlinkColor, nv)
 			continue
 		}
 		y := p.laneTop + (e.lane+1)*laneGap
@@ -144,6 +172,15 @@ func render(p *picture) []byte {
 	}
 	b.WriteString("</svg>\n")
 	return b.Bytes()
+}
+
+// nvlinkToBar is where a GPU's link to the NVSwitch bar starts and ends:
+// down from the GPU's bottom, or up from its top in an upside-down band.
+func nvlinkToBar(p *picture, e nvlinkEdge) (from, to int) {
+	if e.a.y > p.nvswitch.y {
+		return e.a.y, p.nvswitch.bottom()
+	}
+	return e.a.bottom(), p.nvswitch.y
 }
 
 func text(b *bytes.Buffer, x, y, size int, anchor, color, extra, s string) {

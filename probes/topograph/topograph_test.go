@@ -64,6 +64,7 @@ type parsed struct {
 	style         string // the root element's
 	boxes         []rect
 	labels        []rect // edge labels, by their estimated extent
+	textRects     []rect // every text, by its estimated extent; id is the text
 	texts         []string
 }
 
@@ -110,17 +111,31 @@ func parseSVG(t *testing.T, svg []byte) parsed {
 				if group == "labels" {
 					p.labels = append(p.labels, rect{x: num("x"), y: num("y") - labelSize, h: labelSize, class: attr["text-anchor"]})
 				}
+				size := num("font-size")
+				p.textRects = append(p.textRects, rect{x: num("x"), y: num("y") - size, h: size, w: size, class: attr["text-anchor"]})
 			}
 		case xml.CharData:
 			if open != nil {
 				s := string(el)
 				p.texts = append(p.texts, s)
+				r := &p.textRects[len(p.textRects)-1]
+				r.id = s
+				r.w = float64(textWidth(s, int(r.w))) // r.w held the font size
+				switch r.class {
+				case "middle":
+					r.x -= r.w / 2
+				case "end":
+					r.x -= r.w
+				}
 				if group == "labels" {
 					l := &p.labels[len(p.labels)-1]
 					l.id = s
 					l.w = float64(textWidth(s, labelSize))
-					if l.class == "middle" {
+					switch l.class {
+					case "middle":
 						l.x -= l.w / 2
+					case "end":
+						l.x -= l.w
 					}
 				}
 			}
@@ -160,8 +175,8 @@ func checkDrawing(t *testing.T, topo *probes.Topology, svg []byte) parsed {
 	if p.width <= 0 || p.height <= 0 || p.viewBox != fmt.Sprintf("0 0 %g %g", p.width, p.height) {
 		t.Errorf("svg size %gx%g, viewBox %q", p.width, p.height, p.viewBox)
 	}
-	// A wide node (8 GPUs: some 2,000 px) scales down to the notebook cell
-	// instead of overflowing it.
+	// A drawing wider than the notebook cell scales down to it instead of
+	// overflowing it.
 	if !strings.Contains(p.style, "max-width:100%") || !strings.Contains(p.style, "height:auto") {
 		t.Errorf("svg style %q does not scale the drawing to the cell", p.style)
 	}
@@ -207,7 +222,7 @@ func TestSVGGolden(t *testing.T) {
 		texts []string // must be drawn
 	}{
 		{"hgx-h200", func(t *testing.T) *probes.Topology { return fakeTopology(t, fake.HGXH200()) },
-			[]string{"GPU0 H200", "NIC0 mlx5_1", "400 Gb/s NDR IB", "NVSwitch fabric", "NV18", "PCIe switch", "SYS (UPI/xGMI)", "NUMA 1 · CPU", "cores 48-95,144-191"}},
+			[]string{"GPU0 H200", "NIC0 mlx5_1", "400 Gb/s IB", "18:00.0", "NVSwitch fabric", "NV18", "PCIe switch", "SYS (UPI/xGMI)", "NUMA 1 · CPU", "cores 48-95,144-191"}},
 		{"pcie-box", func(t *testing.T) *probes.Topology { return fakeTopology(t, fake.PCIeBox()) },
 			[]string{"GPU7", "CPU socket 1", "PCIe switch", "(inferred)", "SYS (UPI/xGMI)"}},
 		{"h200-recorded", func(t *testing.T) *probes.Topology { return loadRecorded(t) },
@@ -247,9 +262,10 @@ func TestSVGGolden(t *testing.T) {
 	}
 }
 
-// TestHGXLayers checks the drawing is built like the machine: CPUs above
-// switches above devices above the NVSwitch bar, each GPU beside its NIC,
-// and NUMA 0's devices left of NUMA 1's.
+// TestHGXLayers checks the drawing is built like the machine, one band a
+// socket: NUMA 0 on top with its switches, then GPU0-3 each beside its
+// NIC, the NVSwitch bar, GPU4-7, their switches and NUMA 1 upside down
+// below, so both sockets' GPUs face the fabric.
 func TestHGXLayers(t *testing.T) {
 	topo := fakeTopology(t, fake.HGXH200())
 	svg, err := SVG(context.Background(), topo)
@@ -265,18 +281,19 @@ func TestHGXLayers(t *testing.T) {
 		return r
 	}
 	cpu0, cpu1, nvs := get("NUMA0"), get("NUMA1"), get(probes.NVSwitchID)
-	if cpu0.y != cpu1.y || cpu0.x >= cpu1.x {
-		t.Errorf("NUMA nodes not side by side on top: %+v %+v", cpu0, cpu1)
+	if cpu0.y+cpu0.h >= nvs.y || nvs.y+nvs.h >= cpu1.y {
+		t.Errorf("NUMA 0 %+v, the NVSwitch bar %+v and NUMA 1 %+v not stacked", cpu0, nvs, cpu1)
 	}
 	for _, s := range topo.Switches {
 		sw := get(s.ID)
-		if sw.y <= cpu0.y+cpu0.h {
-			t.Errorf("%s not below the CPUs", s.ID)
+		above := sw.y < nvs.y
+		if above && sw.y <= cpu0.y+cpu0.h || !above && sw.y+sw.h >= cpu1.y {
+			t.Errorf("%s %+v not between its CPU and the bar", s.ID, sw)
 		}
 		for _, m := range s.Members {
 			d := get(m)
-			if d.y <= sw.y+sw.h {
-				t.Errorf("%s not below its switch %s", m, s.ID)
+			if above && (d.y <= sw.y+sw.h || d.y+d.h >= nvs.y) || !above && (d.y+d.h >= sw.y || d.y <= nvs.y+nvs.h) {
+				t.Errorf("%s %+v not between its switch %s %+v and the bar", m, d, s.ID, sw)
 			}
 		}
 	}
@@ -285,12 +302,96 @@ func TestHGXLayers(t *testing.T) {
 		if g.y != n.y || n.x-(g.x+g.w) > float64(hGap) || n.x < g.x {
 			t.Errorf("GPU%d and NIC%d not adjacent: %+v %+v", i, i, g, n)
 		}
-		if nvs.y <= g.y+g.h || nvs.x > g.x || nvs.x+nvs.w < g.x+g.w {
-			t.Errorf("NVSwitch bar %+v not under GPU%d %+v", nvs, i, g)
+		if nvs.x > g.x || nvs.x+nvs.w < g.x+g.w {
+			t.Errorf("NVSwitch bar %+v not beside GPU%d %+v", nvs, i, g)
 		}
-		if i < 4 && g.x >= cpu1.x || i >= 4 && g.x+g.w <= cpu0.x+cpu0.w {
-			t.Errorf("GPU%d on the wrong socket's side", i)
+		if i < 4 && g.y+g.h >= nvs.y || i >= 4 && g.y <= nvs.y+nvs.h {
+			t.Errorf("GPU%d %+v on the wrong socket's side of the bar %+v", i, g, nvs)
 		}
+	}
+}
+
+// TestFakeMachinesFitCell holds every fake machine's drawing to what a
+// notebook cell shows at natural size: at most 1,000 px wide, every text
+// inside the picture and clear of every other.
+func TestFakeMachinesFitCell(t *testing.T) {
+	for _, name := range fake.Names() {
+		t.Run(name, func(t *testing.T) {
+			m, err := fake.ByName(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			topo := fakeTopology(t, m)
+			svg, err := SVG(context.Background(), topo)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkFits(t, checkDrawing(t, topo, svg))
+		})
+	}
+}
+
+// checkFits holds a drawing to the cell: at most maxWidth wide, every text
+// inside the picture and clear of every other.
+func checkFits(t *testing.T, p parsed) {
+	t.Helper()
+	if p.width > maxWidth {
+		t.Errorf("%g px wide, want at most %d", p.width, maxWidth)
+	}
+	t.Logf("%gx%g", p.width, p.height)
+	for i, a := range p.textRects {
+		if a.x < 0 || a.y < 0 || a.x+a.w > p.width || a.y+a.h > p.height {
+			t.Errorf("text %q at %+v lies outside the %gx%g picture", a.id, a, p.width, p.height)
+		}
+		for _, b := range p.textRects[i+1:] {
+			if a.overlaps(b) {
+				t.Errorf("texts overlap: %q %+v and %q %+v", a.id, a, b.id, b)
+			}
+		}
+	}
+}
+
+// TestStackedSockets: sockets too wide side by side are stacked even
+// without an NVSwitch fabric, each SMP link in its own lane on the left.
+func TestStackedSockets(t *testing.T) {
+	for _, sockets := range []int{2, 3} {
+		topo := &probes.Topology{Source: "synthetic: PCIe sockets"}
+		for s := 0; s < sockets; s++ {
+			numa := "NUMA" + strconv.Itoa(s)
+			topo.NUMANodes = append(topo.NUMANodes, probes.NUMANode{ID: s, CPUs: "0-63"})
+			for o := 0; o < s; o++ {
+				topo.Links = append(topo.Links, probes.Link{Kind: probes.LinkSMP, A: "NUMA" + strconv.Itoa(o), B: numa})
+			}
+			for i := 0; i < 8; i++ {
+				g := s*8 + i
+				topo.GPUs = append(topo.GPUs, probes.GPU{Index: g, Name: "NVIDIA L40S", NUMANode: s})
+				sw := "PCISW" + strconv.Itoa(g/2)
+				if g%2 == 0 {
+					topo.Switches = append(topo.Switches, probes.PCISwitch{ID: sw})
+					topo.Links = append(topo.Links, probes.Link{Kind: probes.LinkPCIe, A: sw, B: numa, Version: 5, Width: 16})
+				}
+				topo.Links = append(topo.Links, probes.Link{Kind: probes.LinkPCIe, A: "GPU" + strconv.Itoa(g), B: sw, Version: 4, Width: 16})
+			}
+		}
+		t.Run(strconv.Itoa(sockets), func(t *testing.T) {
+			svg, err := SVG(context.Background(), topo)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := checkDrawing(t, topo, svg)
+			checkFits(t, p)
+			if n := strings.Count(string(svg), `class="smp"`); n != sockets*(sockets-1)/2 {
+				t.Errorf("%d SMP links drawn, want %d", n, sockets*(sockets-1)/2)
+			}
+			prev := -1.0
+			for s := 0; s < sockets; s++ {
+				b, _ := p.box("NUMA" + strconv.Itoa(s))
+				if b.y <= prev {
+					t.Errorf("NUMA%d at y %g, not below the one before (%g)", s, b.y, prev)
+				}
+				prev = b.y
+			}
+		})
 	}
 }
 
