@@ -136,16 +136,16 @@ class KernelBehaviour(unittest.TestCase):
         results = [m for m in outs if m["msg_type"] == "execute_result"]
         self.assertEqual(results[0]["content"]["data"]["text/plain"], "hello gopher")
 
-    def test_stop_on_error_aborts_queued(self):
-        first = self.kc.execute('panic("first")')
-        second = self.kc.execute("1+1")
-        replies = {}
-        while len(replies) < 2:
-            r = self.kc.get_shell_msg(timeout=10)
-            replies[r["parent_header"]["msg_id"]] = r["content"]
-        self.assertEqual(replies[first]["status"], "error")
-        self.assertEqual(replies[second]["status"], "aborted")
-        collect(self.kc, first)
+    def test_stop_on_error_runs_what_comes_after_the_reply(self):
+        # A client cannot see when the kernel has read a request off its
+        # socket, so whether a request sent while a cell runs is "queued"
+        # when the error reply goes out is a race here; the kernel's own
+        # test (kernel/abort_test.go) waits for that condition. What a
+        # client can rely on: a cell sent after the error reply arrived runs.
+        content, _ = self.execute('panic("first")')
+        self.assertEqual(content["status"], "error")
+        after, _ = self.execute("1+1")
+        self.assertEqual(after["status"], "ok")
 
     def test_silent_and_store_history(self):
         before, _ = self.execute("0")
