@@ -198,8 +198,23 @@ func runModel(args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
-	printModel(stdout, header, p, rows, *sweep != "")
+	crossover := ""
+	if !tuned {
+		crossover = crossoverLine(p)
+	}
+	printModel(stdout, header, crossover, p, rows, *sweep != "")
 	return 0
+}
+
+// crossoverLine says where the alpha-beta model of p turns from latency-
+// to bandwidth-bound, e.g. "crossover 1 MB: below it the latency term
+// dominates"; the tuner's pick changes with size, so it has none.
+func crossoverLine(p costmodel.Params) string {
+	x, err := costmodel.Crossover(p)
+	if err != nil {
+		return "crossover none: " + strings.TrimPrefix(err.Error(), "costmodel: bad parameters: ")
+	}
+	return fmt.Sprintf("crossover %v: below it the latency term dominates", costmodel.Bytes(x))
 }
 
 func presetNames() string {
@@ -248,7 +263,7 @@ func modelTuner(node costmodel.Node, p costmodel.Params, family string, sizes []
 	return out, nil
 }
 
-func printModel(w io.Writer, header string, p costmodel.Params, rows []modelResult, sweep bool) {
+func printModel(w io.Writer, header, crossover string, p costmodel.Params, rows []modelResult, sweep bool) {
 	r0 := rows[0]
 	if header != "" {
 		fmt.Fprintln(w, header)
@@ -258,6 +273,10 @@ func printModel(w io.Writer, header string, p costmodel.Params, rows []modelResu
 			costmodel.Seconds(p.Alpha), costmodel.Bandwidth{BytesPerSecond: p.Beta})
 		if p.Nodes > 1 {
 			fmt.Fprintf(w, "; between nodes alpha %v, beta %v per GPU", costmodel.Seconds(p.InterAlpha), costmodel.Bandwidth{BytesPerSecond: p.InterBeta})
+		}
+		if sweep && crossover != "" {
+			// On the header, so the table's rows stay last.
+			fmt.Fprintf(w, "; %s", strings.SplitN(crossover, ":", 2)[0])
 		}
 		fmt.Fprintln(w)
 	}
@@ -271,6 +290,9 @@ func printModel(w io.Writer, header string, p costmodel.Params, rows []modelResu
 		fmt.Fprintf(w, "algbw   %.4g GB/s\nbusbw   %.4g GB/s\n", r0.AlgBWGBps, r0.BusBWGBps)
 		if r0.ForcedRatio != 0 {
 			fmt.Fprintf(w, "forcing %s/%s costs %.3gx the tuner's free pick\n", r0.Algorithm, r0.Protocol, r0.ForcedRatio)
+		}
+		if crossover != "" {
+			fmt.Fprintln(w, crossover)
 		}
 		return
 	}

@@ -3,9 +3,12 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/commlab/commlab/costmodel"
 )
 
 func runModelCLI(args ...string) (int, string, string) {
@@ -199,5 +202,50 @@ func TestModelCLISweepSizes(t *testing.T) {
 	_, out, _ := runModelCLI("all_reduce", "--size", "1MiB", "--bw", "25GB/s")
 	if !strings.Contains(out, "size    1 MiB (1048576 bytes)") {
 		t.Errorf("single size:\n%s", out)
+	}
+}
+
+// Issue 13: the model says where its latency term stops dominating, and a
+// ring over nodes pays the network only on the hops that leave a node.
+func TestModelCLICrossover(t *testing.T) {
+	// 2(n-1) alpha = 2(n-1)/n S/beta at S = n alpha beta = 8 x 5 us x 25 GB/s.
+	_, out, _ := runModelCLI("all_reduce", "--size", "64KB", "-n", "8", "--bw", "25GB/s", "--lat", "5us")
+	if !strings.Contains(out, "\ncrossover 1 MB: below it the latency term dominates\n") {
+		t.Errorf("chapter 1:\n%s", out)
+	}
+	_, out, _ = runModelCLI("all_reduce", "--sweep", "1KB:1GB:1000", "--bw", "25GB/s")
+	if first := strings.SplitN(out, "\n", 2)[0]; !strings.HasSuffix(first, "; crossover 1 MB") {
+		t.Errorf("sweep header: %q", first)
+	}
+	_, out, _ = runModelCLI("all_reduce", "--size", "1MB", "-n", "1", "--bw", "25GB/s")
+	if !strings.Contains(out, "crossover none: one rank moves nothing") {
+		t.Errorf("one rank:\n%s", out)
+	}
+	_, out, _ = runModelCLI("all_reduce", "--size", "1GiB", "--preset", "hgx-h100", "--algo", "auto")
+	if strings.Contains(out, "crossover") {
+		t.Errorf("the tuner's pick changes with size; no one crossover:\n%s", out)
+	}
+
+	// 32 hgx-h100 nodes, 1 GiB: (510-64) x 3.4 us + 64 x 14 us of latency,
+	// 510/256 S / min(450, 8 x 50) GB/s of bandwidth.
+	code, out, errs := runModelCLI("all_reduce", "--preset", "hgx-h100", "--nodes", "32", "--size", "1GiB", "--algo", "ring", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var r map[string]any
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	const S = 1 << 30
+	lat := 446*3.4e-6 + 64*14e-6
+	bw := 510.0 / 256 * S / 400e9
+	bus := S / (lat + bw) * 510 / 256 / 1e9
+	if math.Abs(r["latency_s"].(float64)/lat-1) > 1e-12 || math.Abs(r["bandwidth_s"].(float64)/bw-1) > 1e-12 ||
+		math.Abs(r["busbw_gbps"].(float64)/bus-1) > 1e-12 {
+		t.Errorf("32 nodes: %v; want latency %g s, bandwidth %g s, busbw %g GB/s", r, lat, bw, bus)
+	}
+	_, out, _ = runModelCLI("all_reduce", "--preset", "hgx-h100", "--nodes", "32", "--size", "1GiB", "--algo", "ring")
+	if want := fmt.Sprintf("crossover %v: below it", costmodel.Bytes(lat/(510.0/256/400e9))); !strings.Contains(out, want) {
+		t.Errorf("32 nodes: want %q in\n%s", want, out)
 	}
 }

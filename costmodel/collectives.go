@@ -196,8 +196,10 @@ type Params struct {
 	Beta  float64 `unit:"B/s"`
 	// InterAlpha and InterBeta describe the network between nodes, Beta
 	// being each rank's share (a rail NIC per GPU gives the NIC's rate).
-	// Zero means the same as Alpha and Beta. Flat algorithms (ring, tree,
-	// dbtree, rhd) over several nodes run at the slower of the two links.
+	// Zero means the same as Alpha and Beta. Over several nodes, rings and
+	// trees pay InterAlpha only on the hops that leave a node and share
+	// the node's NICs (Predict lists how); rhd and the binomial tree
+	// scatter/gather still run every step at the slower of the two links.
 	InterAlpha float64 `unit:"s"`
 	InterBeta  float64 `unit:"B/s"`
 	// Protocol scales Beta and adds latency per step; zero means ideal.
@@ -275,12 +277,13 @@ func (p Params) validate() error {
 }
 
 // Predict returns the cost of one collective under the alpha-beta model.
-// Formulas, with n ranks, S bytes, alpha and beta of the link (per rank,
-// full duplex), h = floor(log2 n), L = ceil(log2 n):
+// Formulas on one node, with n ranks, S bytes, alpha and beta of the link
+// (per rank, full duplex), h = floor(log2 n), L = ceil(log2 n):
 //
 //	ring     all_reduce 2(n-1) a + 2(n-1)/n S/b; all_gather, reduce_scatter,
 //	         all_to_all (pairwise), scatter, gather (n-1) a + (n-1)/n S/b;
-//	         broadcast, reduce (pipelined chain) (n-1) a + S/b
+//	         broadcast, reduce (pipelined chain) (n-1) a + S/b;
+//	         send/recv a + S/b
 //	tree     pipelined binary tree: broadcast, reduce h a + 2 S/b;
 //	         all_reduce 2h a + 3 S/b (an inner node sends S up and 2S down);
 //	         scatter, gather (binomial) L a + (n-1)/n S/b
@@ -291,11 +294,36 @@ func (p Params) validate() error {
 //	         recursive halving / doubling reduce_scatter, all_gather;
 //	         broadcast and reduce as scatter + all_gather; Bruck all_to_all
 //	         L a + L S/(2b)
-//	hier     g = n/nodes GPUs per node: intra reduce_scatter, inter ring on
-//	         S/g per rail, intra all_gather (and the analogues)
 //	nvls     NVLink SHARP in one node: all_reduce 2a + (n+1)/n S/b
+//
+// Across m > 1 nodes of g = n/m GPUs, a and b being the link inside a node
+// and a' and b' each rank's share of the network (InterAlpha, InterBeta),
+// k = min(m, n-1) and H = floor(log2 m):
+//
+//	ring     NCCL runs one ring per NIC and only node-boundary hops cross
+//	         the network: g rings share each GPU's b and each has one NIC,
+//	         so B = min(b, g b'). all_reduce (2(n-1)-2k) a + 2k a' +
+//	         2(n-1)/n S/B; all_gather, reduce_scatter (n-1-k) a + k a' +
+//	         (n-1)/n S/B; broadcast, reduce that latency + S/B; scatter,
+//	         gather that latency + (n-1)/n S/min(b, b') (the root's one
+//	         port); all_to_all (pairwise exchange) (g-1) a + (n-g) a' +
+//	         (g-1)/n S/b + (n-g)/n S/b' (the rank's own NIC);
+//	         send/recv a' + S/b'
+//	tree,    as NCCL builds them: a chain inside each node, a binary (or
+//	dbtree   double binary) tree of nodes. all_reduce 2((g-1) a + H a') +
+//	         max(2 S/b, l S/(g b')), node egress over its g NICs with
+//	         l = 3 for tree and 2 for dbtree (a dbtree node is inner in one
+//	         tree and a leaf in the other; l = 1 for m = 2, tree 2 for
+//	         m = 3); broadcast, reduce (g-1) a + H a' + max(S/b, f S/(g b'))
+//	         with f = min(2, m-1) for tree, 1 for dbtree; no S/b term when
+//	         g = 1
+//	rhd      and the binomial tree scatter/gather: the one-node formulas
+//	         with every step at the slower link, max(a, a') and min(b, b')
+//	hier     intra reduce_scatter, inter ring on S/g per rail, intra
+//	         all_gather (and the analogues), one phase after another
 //	collnet  in-network reduction between nodes: intra reduce_scatter and
 //	         all_gather plus 2a' + (S/g)/b' through the switch
+//	nvls     one node only
 //
 // Combinations that do not exist return an error wrapping ErrUnsupported.
 func Predict(p Params) (Cost, error) {
@@ -323,6 +351,39 @@ func Predict(p Params) (Cost, error) {
 		c.Bound = "latency"
 	}
 	return c, nil
+}
+
+// Crossover returns the message size in bytes at which p's latency term
+// equals its bandwidth term, for p's collective under p's algorithm,
+// protocol, channels and nodes; p.Bytes is ignored. Smaller messages are
+// latency-bound, larger ones bandwidth-bound. A ring all_reduce on one node
+// crosses over where 2(n-1) a = 2(n-1)/n S/b, at S = n a b; a send/recv at
+// AlphaBeta's a b. One rank has no crossover: it moves nothing.
+func Crossover(p Params) (float64, error) {
+	if p.Ranks == 1 && p.Collective != SendRecv {
+		return 0, fmt.Errorf("%w: one rank moves nothing, so %s has no crossover", ErrParams, p.Collective)
+	}
+	// Both terms are affine in S: read them at 0 and at a power of two,
+	// which divides exactly.
+	const ref = 1 << 30
+	p.Bytes = 0
+	if err := p.validate(); err != nil {
+		return 0, err
+	}
+	_, lat0, bw0, err := terms(p)
+	if err != nil {
+		return 0, err
+	}
+	p.Bytes = ref
+	_, lat1, bw1, err := terms(p)
+	if err != nil {
+		return 0, err
+	}
+	grow := (bw1-bw0)/ref - (lat1-lat0)/ref
+	if !(grow > 0) || math.IsInf(grow, 0) {
+		return 0, fmt.Errorf("%w: the bandwidth term of %s %s does not grow faster than its latency term, so they never cross", ErrParams, p.Algorithm, p.Collective)
+	}
+	return math.Max(0, (lat0-bw0)/grow), nil
 }
 
 func unsupported(p Params, why string) error {
@@ -353,6 +414,18 @@ func terms(p Params) (int, float64, float64, error) {
 	}
 	if !knownCollective(p.Collective) {
 		return 0, 0, 0, fmt.Errorf("%w: unknown collective %q", ErrParams, p.Collective)
+	}
+	if nodes > 1 {
+		switch p.Algorithm {
+		case Ring:
+			if steps, lat, bw, ok := ringAcrossNodes(p.Collective, n, nodes, S, intra, inter); ok {
+				return steps, lat, bw, nil
+			}
+		case Tree, DoubleBinaryTree:
+			if steps, lat, bw, ok := treeAcrossNodes(p.Collective, p.Algorithm, n, nodes, S, intra, inter); ok {
+				return steps, lat, bw, nil
+			}
+		}
 	}
 	a, b := flat.alpha, flat.beta
 	h := float64(floorLog2(n))
@@ -464,6 +537,74 @@ func terms(p Params) (int, float64, float64, error) {
 		return 0, 0, 0, fmt.Errorf("%w: unknown algorithm %q", ErrParams, p.Algorithm)
 	}
 	return 0, 0, 0, unsupported(p, "no such combination")
+}
+
+// ringAcrossNodes models NCCL's rings over m > 1 nodes: one ring per NIC,
+// so a node of g GPUs runs g rings, each with one NIC for its boundary hop
+// and a 1/g share of every GPU's intra bandwidth; only the boundary hops
+// pay the network latency. ok is false for collectives it does not cover.
+func ringAcrossNodes(c Collective, n, m int, S float64, intra, inter link) (steps int, lat, bw float64, ok bool) {
+	nf, g := float64(n), n/m
+	gf := float64(g)
+	B := math.Min(intra.beta, gf*inter.beta)
+	k := min(m, n-1) // boundary hops in one pass; all of them when g = 1
+	pass := float64(n-1-k)*intra.alpha + float64(k)*inter.alpha
+	switch c {
+	case AllReduce:
+		return 2 * (n - 1), 2 * pass, 2 * (nf - 1) / nf * S / B, true
+	case AllGather, ReduceScatter:
+		return n - 1, pass, (nf - 1) / nf * S / B, true
+	case Broadcast, Reduce:
+		return n - 1, pass, S / B, true
+	case Scatter, Gather:
+		// Every byte leaves (or reaches) the root through its own port.
+		return n - 1, pass, (nf - 1) / nf * S / math.Min(intra.beta, inter.beta), true
+	case AllToAll:
+		// Pairwise exchange, not a ring: the node's peers over the intra
+		// link, everyone else through the rank's own NIC.
+		return n - 1, (gf-1)*intra.alpha + (nf-gf)*inter.alpha,
+			(gf-1)/nf*S/intra.beta + (nf-gf)/nf*S/inter.beta, true
+	}
+	return 0, 0, 0, false
+}
+
+// treeAcrossNodes models NCCL's trees over m > 1 nodes: a chain through
+// the g GPUs of each node and a binary (or double binary) tree of nodes,
+// whose traffic leaves a node through its g NICs. ok is false for
+// collectives it does not cover.
+func treeAcrossNodes(c Collective, alg Algorithm, n, m int, S float64, intra, inter link) (steps int, lat, bw float64, ok bool) {
+	g := n / m
+	H := floorLog2(m)
+	chain := float64(g-1)*intra.alpha + float64(H)*inter.alpha
+	nics := float64(g) * inter.beta
+	// Each GPU of the chain forwards every byte once per phase; a node of
+	// one GPU has no chain.
+	perGPU := S / intra.beta
+	if g == 1 {
+		perGPU = 0
+	}
+	switch c {
+	case AllReduce:
+		// Node egress: an inner node of a binary tree sends S up and 2S
+		// down; a dbtree node is inner in one tree and a leaf in the other.
+		load := 3.0
+		if alg == DoubleBinaryTree {
+			load = 2
+		}
+		if m == 2 {
+			load = 1
+		} else if m == 3 && alg == Tree {
+			load = 2
+		}
+		return 2 * (g - 1 + H), 2 * chain, math.Max(2*perGPU, load*S/nics), true
+	case Broadcast, Reduce:
+		fan := math.Min(2, float64(m-1)) // children of an inner node
+		if alg == DoubleBinaryTree {
+			fan = 1 // each tree carries half the data
+		}
+		return g - 1 + H, chain, math.Max(perGPU, fan*S/nics), true
+	}
+	return 0, 0, 0, false
 }
 
 func knownCollective(c Collective) bool {

@@ -10,7 +10,7 @@
 //   - the Hockney alpha-beta model (AlphaBeta) and, built on it, the latency
 //     and bandwidth terms of every primitive under ring, tree, double binary
 //     tree, recursive halving-doubling, two-level hierarchical, NVLS and
-//     CollNet (Predict);
+//     CollNet (Predict), and the size where the two terms cross (Crossover);
 //   - protocols (Simple, LL, LL128) and channels;
 //   - algbw and busbw exactly as nccl-tests defines them (BusBWFactor);
 //   - an NCCL-like tuner that evaluates NCCL's own latency and bandwidth

@@ -83,3 +83,36 @@ func ExampleSweepSizes() {
 	// 10 MB    770 us     busbw  22.73 GB/s bandwidth
 	// 1 GB     70.07 ms   busbw  24.98 GB/s bandwidth
 }
+
+// Where latency stops dominating: one message at alpha x beta, a ring
+// all_reduce on 8 GPUs at n x alpha x beta, and 32 hgx-h100 nodes, where
+// a ring pays (510-64) x 3.4 us + 64 x 14 us = 2.4124 ms of latency against
+// 510/256 S / 400 GB/s, and NCCL's tree shape 2 (7 x 3.4 + 5 x 14) us
+// against 2 S / 400 GB/s.
+func ExampleCrossover() {
+	one := costmodel.AlphaBeta{Alpha: 5e-6, Beta: 25e9}
+	fmt.Println("one message:", costmodel.Bytes(one.Crossover()))
+	ring, _ := costmodel.Crossover(costmodel.Params{
+		Collective: costmodel.AllReduce, Algorithm: costmodel.Ring, Ranks: 8, Alpha: 5e-6, Beta: 25e9,
+	})
+	fmt.Println("ring all_reduce, 8 GPUs:", costmodel.Bytes(ring))
+	node, _ := costmodel.NodeByName("hgx-h100")
+	for _, a := range []costmodel.Algorithm{costmodel.Ring, costmodel.DoubleBinaryTree} {
+		x, err := costmodel.Crossover(node.Params(costmodel.AllReduce, a, 32, 0))
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Printf("%s all_reduce, 32 x hgx-h100: %v\n", a, costmodel.Bytes(x))
+	}
+	_, err := costmodel.Crossover(costmodel.Params{
+		Collective: costmodel.AllReduce, Algorithm: costmodel.Ring, Ranks: 1, Alpha: 5e-6, Beta: 25e9,
+	})
+	fmt.Println(err)
+	// Output:
+	// one message: 125 KB
+	// ring all_reduce, 8 GPUs: 1 MB
+	// ring all_reduce, 32 x hgx-h100: 484.372 MB
+	// dbtree all_reduce, 32 x hgx-h100: 37.52 MB
+	// costmodel: bad parameters: one rank moves nothing, so all_reduce has no crossover
+}

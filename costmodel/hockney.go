@@ -20,7 +20,10 @@ func (m AlphaBeta) Time(size float64) float64 {
 
 // Crossover returns S* = Alpha*Beta in bytes: the size whose transfer time
 // equals the start-up latency. Below it a message is latency-bound, above
-// it bandwidth-bound.
+// it bandwidth-bound. This is the one-message case; a collective pays
+// alpha and moves bytes a different number of times (a ring all_reduce
+// crosses over at n Alpha Beta), which the package function Crossover
+// computes.
 func (m AlphaBeta) Crossover() float64 { return m.Alpha * m.Beta }
 
 // Bound names the term that dominates for a message of the given size:

@@ -19,6 +19,7 @@ func init() {
 		"BusBWFactor":              reflect.ValueOf(costmodel.BusBWFactor),
 		"CollNet":                  reflect.ValueOf(costmodel.CollNet),
 		"Collectives":              reflect.ValueOf(costmodel.Collectives),
+		"Crossover":                reflect.ValueOf(costmodel.Crossover),
 		"CustomNode":               reflect.ValueOf(costmodel.CustomNode),
 		"DoubleBinaryTree":         reflect.ValueOf(costmodel.DoubleBinaryTree),
 		"ErrParams":                reflect.ValueOf(&costmodel.ErrParams).Elem(),
