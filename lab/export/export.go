@@ -255,4 +255,10 @@ th{background:#f6f8fa}
 .run-failed,.status-failed{color:#cf222e;font-weight:600}
 .run-ok,.status-ok{color:#1a7f37}
 .run-errors,.status-errors{color:#9a6700}
+.paths dt{font-weight:600;margin-top:.75rem}
+.paths dd{margin:0 0 0 1rem}
+.paths p{margin:.15rem 0}
+.path{font-size:15px}
+.unwritten{color:#6e7781}
+.optional{color:#57606a;font-size:14px}
 `

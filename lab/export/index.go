@@ -63,7 +63,9 @@ type Entry struct {
 	Run   Run
 }
 
-// Index writes a page listing the entries with status and run time.
+// Index writes a page listing the entries with status and run time, then
+// the series' reading paths (ReadingPaths): an entry whose page is named
+// NN-slug.html is chapter NN, and the paths link it.
 func Index(w io.Writer, title string, entries []Entry) error {
 	var total time.Duration
 	fmt.Fprintf(w, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>%s</title>\n<style>\n%s</style>\n</head>\n<body>\n<main>\n<h1>%s</h1>\n",
@@ -79,6 +81,8 @@ func Index(w io.Writer, title string, entries []Entry) error {
 			html.EscapeString(e.Href), html.EscapeString(e.Title), strings.ReplaceAll(html.EscapeString(status), " ", "-"), html.EscapeString(status),
 			e.Run.Duration.Round(time.Millisecond), e.Run.Executed, e.Run.Cells, html.EscapeString(e.Run.Started))
 	}
-	_, err := fmt.Fprintf(w, "</tbody>\n</table>\n<p>%d notebooks, %s in total.</p>\n</main>\n</body>\n</html>\n", len(entries), total.Round(time.Millisecond))
+	fmt.Fprintf(w, "</tbody>\n</table>\n<p>%d notebooks, %s in total.</p>\n", len(entries), total.Round(time.Millisecond))
+	writePaths(w, entries)
+	_, err := fmt.Fprint(w, "</main>\n</body>\n</html>\n")
 	return err
 }

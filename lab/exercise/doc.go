@@ -1,0 +1,23 @@
+// Package exercise owns the check cells of a chapter's exercises: a
+// learner completes an answer cell, and the check cell after it compares
+// the answer with the chapter's reference and shows a verdict box (HTML
+// in a notebook, text elsewhere) saying right, wrong (what was expected,
+// how far off, and why) or not answered yet.
+//
+//	answer := 0.0 // seconds: your answer here
+//	exercise.Duration("ring all_reduce, 16 GPUs, 256 MB", answer, want, 0.01,
+//		"2(n-1) alpha + 2(n-1)/n S/beta: ...")
+//
+// A chapter ships with the reference answer in the answer cell, so a
+// headless run checks it and passes. A check never panics and never fails
+// its cell: a wrong answer is a verdict, not an error, and a malformed
+// exercise (a reference that is not a number, a negative tolerance) says so
+// in its box.
+//
+// exercise does not know the chapters' models: the reference answer is
+// computed by the chapter (costmodel, a recorded run) and handed in. It
+// uses only the standard library and package units (for values with
+// units) and exports no generic functions, so cells import it through the
+// yaegi symbol tables; display renders a Check by its HTML and String
+// methods, so exercise does not import display.
+package exercise

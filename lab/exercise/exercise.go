@@ -1,0 +1,262 @@
+package exercise
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/commlab/commlab/units"
+)
+
+// Status is a check's verdict.
+type Status int
+
+const (
+	// NotAnswered: the answer cell is still blank (NaN, 0 or "").
+	NotAnswered Status = iota
+	// Right: the answer matches the reference within the tolerance.
+	Right
+	// Wrong: the answer was given and does not match.
+	Wrong
+	// Broken: the exercise itself is malformed (its reference answer is
+	// not a number, its tolerance is negative); the answer is not judged.
+	Broken
+)
+
+func (s Status) String() string {
+	switch s {
+	case NotAnswered:
+		return "not answered yet"
+	case Right:
+		return "right"
+	case Wrong:
+		return "wrong"
+	case Broken:
+		return "cannot check"
+	}
+	return "status(" + strconv.Itoa(int(s)) + ")"
+}
+
+// Check is the verdict on one answer. As a cell's result it renders as a
+// box (HTML) or a line or two of text (String).
+type Check struct {
+	Name   string // the question, short: "ring all_reduce, 16 GPUs, 256 MB"
+	Status Status
+	Got    string // the answer as shown, with its unit; "" when not answered
+	Want   string // the reference answer, with its unit
+	Accept string // what counts as right: "within 1%", "exactly", "one of: a, b"
+	Detail string // wrong: how far off and a hint; broken: what is malformed
+	Why    string // how the reference answer follows, shown with a wrong answer
+}
+
+// Passed reports whether the answer is right.
+func (c Check) Passed() bool { return c.Status == Right }
+
+// Answered reports whether the learner gave an answer the check judged.
+func (c Check) Answered() bool { return c.Status == Right || c.Status == Wrong }
+
+// Number checks a plain number: right when got is within tol of want,
+// relative (0.01 is 1%); when want is 0, tol is absolute. got NaN, or 0
+// where want is not 0, is a blank answer: not answered yet.
+func Number(name string, got, want, tol float64, why string) Check {
+	return Quantity(name, got, want, tol, "", why)
+}
+
+// Quantity is Number for a value in unit, any unit units.Readable prints
+// ("s", "us", "B", "B/s", "GB/s", "x", "%"); values show at readable
+// precision with their unit.
+func Quantity(name string, got, want, tol float64, unit, why string) Check {
+	c := Check{Name: name, Why: why}
+	if math.IsNaN(want) || math.IsInf(want, 0) {
+		return c.broken(fmt.Sprintf("its reference answer is %v, not a number", want))
+	}
+	if math.IsNaN(tol) || math.IsInf(tol, 0) || tol < 0 {
+		return c.broken(fmt.Sprintf("its tolerance is %v; want 0 or more", tol))
+	}
+	c.Want = format(want, unit)
+	c.Accept = accept(want, tol, unit)
+	if math.IsNaN(got) || got == 0 && want != 0 {
+		return c
+	}
+	c.Got = format(got, unit)
+	if matches(got, want, tol) {
+		c.Status = Right
+		return c
+	}
+	c.Status = Wrong
+	c.Got, c.Want = distinct(got, want, unit)
+	c.Detail = off(got, want, tol, unit)
+	return c
+}
+
+// Duration checks a time in seconds.
+func Duration(name string, got, want, tol float64, why string) Check {
+	return Quantity(name, got, want, tol, "s", why)
+}
+
+// Bytes checks a size in bytes.
+func Bytes(name string, got, want, tol float64, why string) Check {
+	return Quantity(name, got, want, tol, "B", why)
+}
+
+// Rate checks a bandwidth in bytes per second (GB/s is 1e9 B/s).
+func Rate(name string, got, want, tol float64, why string) Check {
+	return Quantity(name, got, want, tol, "B/s", why)
+}
+
+// Choice checks a word among options, ignoring case and extra spaces:
+// "Latency " is "latency". An empty got is a blank answer. With options,
+// an answer outside them is wrong and the box lists them; with none, any
+// word is compared with want.
+func Choice(name, got, want string, options []string, why string) Check {
+	c := Check{Name: name, Why: why, Want: strings.TrimSpace(want)}
+	w := normal(want)
+	if w == "" {
+		return c.broken("its reference answer is empty")
+	}
+	if len(options) > 0 {
+		if !among(w, options) {
+			return c.broken(fmt.Sprintf("its reference answer %q is not among its options (%s)", c.Want, strings.Join(options, ", ")))
+		}
+		c.Accept = "one of: " + strings.Join(options, ", ")
+	}
+	g := normal(got)
+	if g == "" {
+		return c
+	}
+	c.Got = strings.TrimSpace(got)
+	if g == w {
+		c.Status = Right
+		return c
+	}
+	c.Status = Wrong
+	if len(options) > 0 && !among(g, options) {
+		c.Detail = fmt.Sprintf("%q is not one of the options (%s)", c.Got, strings.Join(options, ", "))
+	}
+	return c
+}
+
+func (c Check) broken(why string) Check {
+	c.Status, c.Detail, c.Got, c.Want = Broken, "the exercise is malformed: "+why, "", ""
+	return c
+}
+
+func normal(s string) string { return strings.ToLower(strings.Join(strings.Fields(s), " ")) }
+
+func among(w string, options []string) bool {
+	for _, o := range options {
+		if normal(o) == w {
+			return true
+		}
+	}
+	return false
+}
+
+// matches allows a relative rounding slack so that tol 0 accepts the same
+// float computed two ways.
+func matches(got, want, tol float64) bool {
+	d := math.Abs(got - want)
+	if want == 0 {
+		return d <= tol
+	}
+	return d <= (tol+1e-12)*math.Abs(want)
+}
+
+func format(v float64, unit string) string { return units.Readable(v, unit) }
+
+func accept(want, tol float64, unit string) string {
+	switch {
+	case tol == 0:
+		return "exactly"
+	case want == 0:
+		return "within ±" + format(tol, unit)
+	}
+	return "within " + units.Readable(tol, "%")
+}
+
+// distinct formats got and want so that they read differently: a wrong
+// answer within the readable precision of the reference gets more digits.
+func distinct(got, want float64, unit string) (string, string) {
+	g, w := format(got, unit), format(want, unit)
+	for prec := 6; g == w && prec <= 17; prec++ {
+		g, w = precise(got, unit, prec), precise(want, unit, prec)
+	}
+	return g, w
+}
+
+func precise(v float64, unit string, prec int) string {
+	s := strconv.FormatFloat(v, 'g', prec, 64)
+	switch unit {
+	case "":
+		return s
+	case "%":
+		return strconv.FormatFloat(v*100, 'g', prec, 64) + "%"
+	case "x":
+		return s + "x"
+	}
+	return s + " " + unit
+}
+
+// slips are factors a reader's answer is often off by, with what usually
+// causes them.
+var slips = []struct {
+	factor float64
+	hint   string
+}{
+	{2, "a factor of 2: one direction against both, or a term counted once instead of twice?"},
+	{8, "a factor of 8: bits against bytes (Gb/s against GB/s)?"},
+	{1e3, "a factor of 1000: one unit prefix off (ms against us, MB against KB)?"},
+	{1e6, "a factor of 10^6: two unit prefixes off?"},
+	{1e9, "a factor of 10^9: seconds against nanoseconds, or bytes against GB?"},
+	{1.024, "binary against decimal prefixes (KiB against KB)?"},
+	{1.048576, "binary against decimal prefixes (MiB against MB)?"},
+	{1.073741824, "binary against decimal prefixes (GiB against GB)?"},
+}
+
+// off says how far got is from want, and names a likely slip.
+func off(got, want, tol float64, unit string) string {
+	if math.IsInf(got, 0) {
+		return "the answer is not a finite number"
+	}
+	diff := format(got-want, unit)
+	if got > want {
+		diff = "+" + diff
+	}
+	if want == 0 {
+		return "off by " + diff
+	}
+	r := got / want
+	var s string
+	switch {
+	case r < 0:
+		return "the sign is wrong (off by " + diff + ")"
+	case r >= 2:
+		s = units.Readable(r, "x") + " too high"
+	case r <= 0.5:
+		s = units.Readable(1/r, "x") + " too low"
+	case r > 1:
+		s = units.Readable(r-1, "%") + " too high"
+	default:
+		s = units.Readable(1-r, "%") + " too low"
+	}
+	s += " (" + diff + ")"
+	if h := slip(r, tol); h != "" {
+		s += "; " + h
+	}
+	return s
+}
+
+// slip names the slip whose factor (or its inverse) is nearest r, if one
+// lies within the tolerance (at least 0.2%).
+func slip(r, tol float64) string {
+	best, hint := math.Max(tol, 0.002), ""
+	for _, sl := range slips {
+		for _, f := range []float64{sl.factor, 1 / sl.factor} {
+			if d := math.Abs(r/f - 1); d <= best {
+				best, hint = d, sl.hint
+			}
+		}
+	}
+	return hint
+}

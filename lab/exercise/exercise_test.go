@@ -1,0 +1,187 @@
+package exercise
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+func TestQuantity(t *testing.T) {
+	nan, inf := math.NaN(), math.Inf(1)
+	tests := []struct {
+		name           string
+		got, want, tol float64
+		unit           string
+		status         Status
+		detail         string // in Detail
+		gotText        string // Got, when not ""
+	}{
+		{name: "exact", got: 1, want: 1, tol: 0, status: Right},
+		{name: "within tolerance", got: 1.009, want: 1, tol: 0.01, status: Right},
+		{name: "just outside", got: 1.011, want: 1, tol: 0.01, status: Wrong, detail: "1.1% too high"},
+		{name: "low", got: 0.9, want: 1, tol: 0.01, status: Wrong, detail: "10% too low (-0.1)"},
+		{name: "negative reference", got: -1.005, want: -1, tol: 0.01, status: Right},
+		{name: "sign", got: 1, want: -1, tol: 0.01, status: Wrong, detail: "the sign is wrong"},
+		{name: "NaN is blank", got: nan, want: 1, tol: 0.01, status: NotAnswered},
+		{name: "0 is blank", got: 0, want: 1, tol: 0.01, status: NotAnswered},
+		{name: "0 answers a 0 reference", got: 0, want: 0, tol: 0, status: Right},
+		{name: "absolute tolerance at 0", got: 0.004, want: 0, tol: 0.005, status: Right},
+		{name: "off a 0 reference", got: 0.5, want: 0, tol: 0.005, status: Wrong, detail: "off by +0.5"},
+		{name: "infinite answer", got: inf, want: 1, tol: 0.01, status: Wrong, detail: "not a finite number"},
+		{name: "NaN reference", got: 1, want: nan, tol: 0.01, status: Broken, detail: "malformed: its reference answer is NaN"},
+		{name: "infinite reference", got: 1, want: -inf, tol: 0.01, status: Broken, detail: "reference answer is -Inf"},
+		{name: "negative tolerance", got: 1, want: 1, tol: -0.1, status: Broken, detail: "tolerance is -0.1"},
+		{name: "NaN tolerance", got: 1, want: 1, tol: nan, status: Broken, detail: "tolerance is NaN"},
+		{name: "prefix slip", got: 70e-3, want: 70e-6, tol: 0.01, unit: "s", status: Wrong, detail: "1000x too high (+69.93 ms); a factor of 1000"},
+		{name: "both ways", got: 900e9, want: 450e9, tol: 0.01, unit: "B/s", status: Wrong, detail: "2x too high (+450 GB/s); a factor of 2"},
+		{name: "MiB for MB", got: 1 << 20, want: 1e6, tol: 0.01, unit: "B", status: Wrong, detail: "binary against decimal prefixes (MiB against MB)"},
+		{name: "no slip named", got: 3, want: 1, tol: 0.01, status: Wrong, detail: "3x too high (+2)"},
+		{name: "more digits when readable forms agree", got: 1.0002, want: 1, tol: 0.0001, unit: "s", status: Wrong, gotText: "1.0002 s"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := Quantity("q", tt.got, tt.want, tt.tol, tt.unit, "because")
+			if c.Status != tt.status {
+				t.Fatalf("status %v, want %v: %+v", c.Status, tt.status, c)
+			}
+			if !strings.Contains(c.Detail, tt.detail) {
+				t.Errorf("detail %q lacks %q", c.Detail, tt.detail)
+			}
+			if tt.gotText != "" && c.Got != tt.gotText {
+				t.Errorf("got shown as %q, want %q", c.Got, tt.gotText)
+			}
+			if c.Status == Wrong && c.Got == c.Want {
+				t.Errorf("a wrong answer reads as the reference: %q", c.Got)
+			}
+			if tt.detail == "" && c.Status != Wrong && c.Detail != "" {
+				t.Errorf("unexpected detail %q", c.Detail)
+			}
+		})
+	}
+}
+
+func TestChoice(t *testing.T) {
+	opts := []string{"Ring", "Tree", "NVLS"}
+	tests := []struct {
+		name, got, want string
+		options         []string
+		status          Status
+		detail          string
+	}{
+		{name: "same", got: "Ring", want: "ring", options: opts, status: Right},
+		{name: "case and spaces", got: "  nvls ", want: "NVLS", options: opts, status: Right},
+		{name: "inner spaces", got: "double  binary tree", want: "double binary tree", status: Right},
+		{name: "another option", got: "tree", want: "ring", options: opts, status: Wrong},
+		{name: "not an option", got: "CollNet", want: "ring", options: opts, status: Wrong, detail: `"CollNet" is not one of the options (Ring, Tree, NVLS)`},
+		{name: "blank", got: " ", want: "ring", options: opts, status: NotAnswered},
+		{name: "no options", got: "PAT", want: "ring", status: Wrong},
+		{name: "empty reference", got: "ring", want: "", options: opts, status: Broken, detail: "reference answer is empty"},
+		{name: "reference outside options", got: "ring", want: "LL128", options: opts, status: Broken, detail: `"LL128" is not among its options`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := Choice("algorithm", tt.got, tt.want, tt.options, "why")
+			if c.Status != tt.status {
+				t.Fatalf("status %v, want %v: %+v", c.Status, tt.status, c)
+			}
+			if !strings.Contains(c.Detail, tt.detail) {
+				t.Errorf("detail %q lacks %q", c.Detail, tt.detail)
+			}
+		})
+	}
+}
+
+func TestRendering(t *testing.T) {
+	tests := []struct {
+		name    string
+		check   Check
+		html    []string // in HTML()
+		notHTML []string
+		text    string // String(), whole
+	}{
+		{
+			name:    "right",
+			check:   Duration("a <b> & c", 70e-6, 70e-6, 0.01, "why <i>"),
+			html:    []string{"exercise-right", "#1a7f37", "✓ right</strong> · a &lt;b&gt; &amp; c", "<b>70 us</b>"},
+			notHTML: []string{"<b> &", "why"},
+			text:    "✓ right: a <b> & c: 70 us",
+		},
+		{
+			name:  "wrong",
+			check: Duration("t", 35e-6, 70e-6, 0.01, "2(n-1) alpha\n+ 2(n-1)/n S/beta"),
+			html:  []string{"exercise-wrong", "#cf222e", "got <b>35 us</b>, expected <b>70 us</b> (within 1%): 2x too low", "<em>why:</em> 2(n-1) alpha\n+ 2(n-1)/n S/beta"},
+			text:  "✗ wrong: t: got 35 us, expected 70 us (within 1%): 2x too low (-35 us); a factor of 2: one direction against both, or a term counted once instead of twice?\n  why: 2(n-1) alpha\n+ 2(n-1)/n S/beta",
+		},
+		{
+			name:    "not answered",
+			check:   Number("n", math.NaN(), 3, 0, "the answer is 3"),
+			html:    []string{"exercise-not-answered-yet", "… not answered yet</strong> · n", "complete the answer cell above"},
+			notHTML: []string{"the answer is 3", ">3<"},
+			text:    "… not answered yet: n: complete the answer cell above, then run this cell again",
+		},
+		{
+			name:  "broken",
+			check: Number("", 1, math.NaN(), 0, ""),
+			html:  []string{"exercise-cannot-check", "the exercise is malformed"},
+			text:  "! cannot check: the exercise is malformed: its reference answer is NaN, not a number",
+		},
+		{
+			name:  "zero value",
+			check: Check{},
+			html:  []string{"not answered yet"},
+			text:  "… not answered yet: complete the answer cell above, then run this cell again",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := tt.check.HTML()
+			for _, want := range tt.html {
+				if !strings.Contains(h, want) {
+					t.Errorf("HTML lacks %q:\n%s", want, h)
+				}
+			}
+			for _, not := range tt.notHTML {
+				if strings.Contains(h, not) {
+					t.Errorf("HTML has %q:\n%s", not, h)
+				}
+			}
+			if got := tt.check.String(); got != tt.text {
+				t.Errorf("String:\n got %q\nwant %q", got, tt.text)
+			}
+		})
+	}
+}
+
+func TestChecks(t *testing.T) {
+	cs := Checks{Number("a", 1, 1, 0, ""), Number("b", 2, 1, 0, ""), Number("c", 0, 1, 0, "")}
+	if r, n := cs.Score(); r != 1 || n != 3 {
+		t.Errorf("score %d of %d", r, n)
+	}
+	if h := cs.HTML(); !strings.Contains(h, "1 of 3 right") || strings.Count(h, "commlab-exercise ") != 3 {
+		t.Errorf("HTML: %s", h)
+	}
+	if !cs[0].Passed() || cs[1].Passed() || !cs[1].Answered() || cs[2].Answered() {
+		t.Errorf("Passed/Answered wrong: %+v", cs)
+	}
+	if s := (Checks{}).String(); s != "0 of 0 right" {
+		t.Errorf("empty: %q", s)
+	}
+}
+
+// FuzzQuantity holds that no input makes a check panic, leave its status
+// unknown, or show a wrong answer as the reference.
+func FuzzQuantity(f *testing.F) {
+	for _, seed := range [][3]float64{{1, 1, 0.01}, {0, 0, 0}, {math.NaN(), 1, 0}, {1e308, -1e308, 1e-300}, {5e-324, 1e-323, 0}, {math.Inf(-1), 1, 2}} {
+		f.Add(seed[0], seed[1], seed[2], "s")
+	}
+	f.Fuzz(func(t *testing.T, got, want, tol float64, unit string) {
+		c := Quantity("q", got, want, tol, unit, "")
+		if _, ok := looks[c.Status]; !ok {
+			t.Fatalf("status %d", c.Status)
+		}
+		if c.Status == Wrong && c.Got == c.Want && !math.IsInf(got, 0) {
+			t.Errorf("wrong answer %v reads as reference %v: %q", got, want, c.Got)
+		}
+		_ = c.HTML() + c.String()
+	})
+}

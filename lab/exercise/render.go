@@ -1,0 +1,138 @@
+package exercise
+
+import (
+	"fmt"
+	"html"
+	"strings"
+)
+
+// look is how a status shows: a mark and the box's colours. Colours are
+// inline so the box reads the same in JupyterLab, the classic Notebook and
+// exported pages, on light and dark themes (the box sets its own text colour).
+type look struct {
+	mark, accent, background string
+}
+
+var looks = map[Status]look{
+	Right:       {"✓", "#1a7f37", "#dafbe1"},
+	Wrong:       {"✗", "#cf222e", "#ffebe9"},
+	NotAnswered: {"…", "#9a6700", "#fff8c5"},
+	Broken:      {"!", "#57606a", "#eaeef2"},
+}
+
+func (c Check) look() look {
+	if l, ok := looks[c.Status]; ok {
+		return l
+	}
+	return looks[Broken]
+}
+
+// verdict is what the box says after its heading.
+func (c Check) verdict() string {
+	switch c.Status {
+	case Right:
+		return c.Got
+	case Wrong:
+		s := "got " + c.Got + ", expected " + c.Want
+		if c.Accept != "" && !strings.HasPrefix(c.Accept, "one of") {
+			s += " (" + c.Accept + ")"
+		}
+		if c.Detail != "" {
+			s += ": " + c.Detail
+		}
+		return s
+	case NotAnswered:
+		s := "complete the answer cell above, then run this cell again"
+		if strings.HasPrefix(c.Accept, "one of") {
+			s += " (answer " + c.Accept + ")"
+		}
+		return s
+	}
+	return c.Detail
+}
+
+// String is the verdict as text: one line, and the why of a wrong answer
+// on the next.
+func (c Check) String() string {
+	var b strings.Builder
+	b.WriteString(c.look().mark + " " + c.Status.String() + ": ")
+	if c.Name != "" {
+		b.WriteString(c.Name + ": ")
+	}
+	b.WriteString(c.verdict())
+	if c.Status == Wrong && c.Why != "" {
+		b.WriteString("\n  why: " + c.Why)
+	}
+	return b.String()
+}
+
+// HTML is the verdict as a box.
+func (c Check) HTML() string {
+	l := c.look()
+	var b strings.Builder
+	fmt.Fprintf(&b, `<div class="commlab-exercise exercise-%s" style="margin:.25rem 0;padding:.4rem .75rem;border-left:4px solid %s;border-radius:4px;background:%s;color:#1f2328">`,
+		strings.ReplaceAll(c.Status.String(), " ", "-"), l.accent, l.background)
+	fmt.Fprintf(&b, `<p style="margin:.2rem 0"><strong style="color:%s">%s %s</strong>`, l.accent, l.mark, html.EscapeString(c.Status.String()))
+	if c.Name != "" {
+		b.WriteString(" · " + html.EscapeString(c.Name))
+	}
+	b.WriteString("</p>")
+	switch c.Status {
+	case Right:
+		fmt.Fprintf(&b, `<p style="margin:.2rem 0"><b>%s</b></p>`, html.EscapeString(c.Got))
+	case Wrong:
+		fmt.Fprintf(&b, `<p style="margin:.2rem 0">got <b>%s</b>, expected <b>%s</b>`, html.EscapeString(c.Got), html.EscapeString(c.Want))
+		if c.Accept != "" && !strings.HasPrefix(c.Accept, "one of") {
+			b.WriteString(" (" + html.EscapeString(c.Accept) + ")")
+		}
+		if c.Detail != "" {
+			b.WriteString(": " + html.EscapeString(c.Detail))
+		}
+		b.WriteString("</p>")
+		if c.Why != "" {
+			fmt.Fprintf(&b, `<p style="margin:.2rem 0;white-space:pre-wrap"><em>why:</em> %s</p>`, html.EscapeString(c.Why))
+		}
+	default:
+		fmt.Fprintf(&b, `<p style="margin:.2rem 0">%s</p>`, html.EscapeString(c.verdict()))
+	}
+	b.WriteString("</div>")
+	return b.String()
+}
+
+// Checks shows several checks of one exercise together, under a score.
+type Checks []Check
+
+// Score counts the right answers among all.
+func (cs Checks) Score() (right, total int) {
+	for _, c := range cs {
+		if c.Passed() {
+			right++
+		}
+	}
+	return right, len(cs)
+}
+
+func (cs Checks) summary() string {
+	right, total := cs.Score()
+	return fmt.Sprintf("%d of %d right", right, total)
+}
+
+// String is the score, then each check.
+func (cs Checks) String() string {
+	lines := []string{cs.summary()}
+	for _, c := range cs {
+		lines = append(lines, c.String())
+	}
+	return strings.Join(lines, "\n")
+}
+
+// HTML is the score, then each check's box.
+func (cs Checks) HTML() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, `<div class="commlab-exercises"><p style="margin:.2rem 0"><strong>%s</strong></p>`, cs.summary())
+	for _, c := range cs {
+		b.WriteString(c.HTML())
+	}
+	b.WriteString("</div>")
+	return b.String()
+}
