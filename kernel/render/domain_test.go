@@ -13,6 +13,7 @@ import (
 	"github.com/commlab/commlab/costmodel"
 	"github.com/commlab/commlab/kernel/display"
 	"github.com/commlab/commlab/probes/fake"
+	"github.com/commlab/commlab/probes/measure"
 	"github.com/commlab/commlab/probes/parse/flightrec"
 	"github.com/commlab/commlab/probes/parse/nccllog"
 	"github.com/commlab/commlab/probes/parse/nccltests"
@@ -97,6 +98,10 @@ func domainValues(t *testing.T) map[string]any {
 	if err != nil {
 		t.Fatal(err)
 	}
+	measured, err := measure.Recorded("nccl-h200x2-proto-auto")
+	if err != nil {
+		t.Fatal(err)
+	}
 	dump, err := flightrec.LoadDump(filepath.Join("..", "..", "probes/parse/flightrec/testdata/h200/flight-recorder-rank0.pickle"))
 	if err != nil {
 		t.Fatal(err)
@@ -112,6 +117,7 @@ func domainValues(t *testing.T) map[string]any {
 		"probes.Topology":         topo,
 		"probes.Run":              run,
 		"probes.Sample":           run.Samples[0],
+		"measure.Measurement":     measured,
 		"nccltests.Result":        tests,
 		"nccltests.Run":           tests.Runs[0],
 		"nccltests rows []Row":    tests.Runs[0].Rows,

@@ -40,6 +40,7 @@ var preloaded = []string{
 	"github.com/commlab/commlab/probes/cuda",
 	"github.com/commlab/commlab/probes/nccl",
 	"github.com/commlab/commlab/probes/recorded",
+	"github.com/commlab/commlab/probes/measure",
 	"github.com/commlab/commlab/lab/chart",
 	"github.com/commlab/commlab/lab/exercise",
 	"github.com/commlab/commlab/units",

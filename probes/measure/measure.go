@@ -1,0 +1,427 @@
+package measure
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/commlab/commlab/probes"
+	"github.com/commlab/commlab/probes/cuda"
+	"github.com/commlab/commlab/probes/nccl"
+	"github.com/commlab/commlab/probes/recorded"
+)
+
+// Mode says where a measurement's numbers come from.
+type Mode string
+
+// The modes a parameters cell may name.
+const (
+	// ModeAuto measures live when the GPU and the library are present and
+	// shows the recording otherwise, saying why in the banner.
+	ModeAuto Mode = "auto"
+	// ModeLive measures live and fails plainly when that is not possible.
+	ModeLive Mode = "live"
+	// ModeRecorded shows the recording without touching the GPU.
+	ModeRecorded Mode = "recorded"
+)
+
+// ErrMode says a mode is none of auto, live and recorded.
+var ErrMode = errors.New("measure: unknown mode")
+
+// ParseMode reads a mode as a parameters cell holds it: "auto", "live" or
+// "recorded", in any case, with spaces around ignored; empty means auto.
+func ParseMode(s string) (Mode, error) {
+	switch m := Mode(strings.ToLower(strings.TrimSpace(s))); m {
+	case "":
+		return ModeAuto, nil
+	case ModeAuto, ModeLive, ModeRecorded:
+		return m, nil
+	}
+	return "", fmt.Errorf("%w %q: want auto, live or recorded", ErrMode, s)
+}
+
+// Measurement is one measured or recorded run and where it came from.
+type Measurement struct {
+	Run *probes.Run
+	// Live is true when Run was measured just now on this machine.
+	Live bool
+	// Fallback says, in one line, why auto mode showed the recording:
+	// "no GPU here: ...", "no NCCL here: ...", "live run failed: ...".
+	// Empty when the mode asked for the recording or the run is live.
+	Fallback string
+	// LiveError is the live failure behind Fallback, whole.
+	LiveError error
+	// Recorded is the recorded run's name (probes/recorded) when not live.
+	Recorded string
+}
+
+// Runner holds the settings of live measurements. The zero Runner is what
+// the package functions use.
+type Runner struct {
+	// NCCLCommand is the command that starts the NCCL worker child
+	// (nccl.MeasureInChild): an executable whose main calls
+	// nccl.ServeWorker when nccl.IsWorker, with its arguments. Nil means
+	// this executable with "probe", "nccl" when it is the commlab binary;
+	// elsewhere the live NCCL path says that a command is needed.
+	NCCLCommand []string
+}
+
+// NCCL sweeps collectives through NCCL (see nccl.Config), live in a child
+// process or from the recorded run named recorded, as mode says.
+func NCCL(ctx context.Context, mode Mode, cfg nccl.Config, recorded string) (*Measurement, error) {
+	return Runner{}.NCCL(ctx, mode, cfg, recorded)
+}
+
+// Bandwidth times copies (see cuda.BandwidthConfig), live in this process
+// or from the recorded run named recorded, as mode says.
+func Bandwidth(ctx context.Context, mode Mode, cfg cuda.BandwidthConfig, recorded string) (*Measurement, error) {
+	return Runner{}.Bandwidth(ctx, mode, cfg, recorded)
+}
+
+// Latency times kernel launches and graph replays (see
+// cuda.LatencyConfig), live in this process or from the recorded run named
+// recorded, as mode says.
+func Latency(ctx context.Context, mode Mode, cfg cuda.LatencyConfig, recorded string) (*Measurement, error) {
+	return Runner{}.Latency(ctx, mode, cfg, recorded)
+}
+
+// Recorded shows the recorded run called name: for runs that exist only
+// recorded here (two GPUs on a one-GPU machine, a tool not installed).
+func Recorded(name string) (*Measurement, error) {
+	r, err := load(name, "")
+	if err != nil {
+		return nil, err
+	}
+	return &Measurement{Run: r, Recorded: name}, nil
+}
+
+// NCCL is the package function NCCL with r's settings.
+func (r Runner) NCCL(ctx context.Context, mode Mode, cfg nccl.Config, recorded string) (*Measurement, error) {
+	return choose(ctx, "nccl", mode, recorded, func() (*probes.Run, string, error) {
+		if _, err := cudaInit(); err != nil {
+			if cuda.IsUnavailable(err) {
+				return nil, noGPU, err
+			}
+			return nil, failed, err
+		}
+		if _, _, err := ncclVersion(); err != nil {
+			if errors.Is(err, probes.ErrUnavailable) {
+				return nil, noNCCL, err
+			}
+			return nil, failed, err
+		}
+		argv, err := r.ncclCommand()
+		if err != nil {
+			return nil, noWorker, err
+		}
+		run, err := measureInChild(ctx, cfg, argv)
+		return run, failed, err
+	})
+}
+
+// Bandwidth is the package function Bandwidth with r's settings.
+func (r Runner) Bandwidth(ctx context.Context, mode Mode, cfg cuda.BandwidthConfig, recorded string) (*Measurement, error) {
+	return choose(ctx, "bandwidth", mode, recorded, func() (*probes.Run, string, error) {
+		info, err := cudaOpen()
+		if err != nil {
+			if cuda.IsUnavailable(err) {
+				return nil, noGPU, err
+			}
+			return nil, failed, err
+		}
+		run := &probes.Run{Kind: "bandwidth", Date: time.Now().UTC(), Settings: map[string]string{
+			"library": info.Library, "sizes": sizes(cfg.Sizes), "ops": list(cfg.Ops), "devices": ints(cfg.Devices),
+			"warmup": count(cfg.Warmup), "iters": count(cfg.Iters), "reps": count(cfg.Reps),
+			"timing": "CUDA events around iters back-to-back copies; median over reps",
+		}}
+		info.Describe(run)
+		run.Samples, err = inProcess(ctx, func() ([]probes.Sample, error) { return cudaBandwidth(cfg) })
+		return run, failed, err
+	})
+}
+
+// Latency is the package function Latency with r's settings.
+func (r Runner) Latency(ctx context.Context, mode Mode, cfg cuda.LatencyConfig, recorded string) (*Measurement, error) {
+	return choose(ctx, "latency", mode, recorded, func() (*probes.Run, string, error) {
+		info, err := cudaOpen()
+		if err != nil {
+			if cuda.IsUnavailable(err) {
+				return nil, noGPU, err
+			}
+			return nil, failed, err
+		}
+		run := &probes.Run{Kind: "latency", Date: time.Now().UTC(), Settings: map[string]string{
+			"device": strconv.Itoa(cfg.Device), "warmup": count(cfg.Warmup), "iters": count(cfg.Iters),
+			"reps": count(cfg.Reps), "graph_kernels": count(cfg.GraphKernels),
+			"kernel": "empty PTX kernel (1 block, 1 thread) launched with cuLaunchKernel",
+		}}
+		info.Describe(run)
+		run.Samples, err = inProcess(ctx, func() ([]probes.Sample, error) { return cudaLatency(cfg) })
+		return run, failed, err
+	})
+}
+
+// Why a live run did not happen; the first words of Fallback.
+const (
+	noGPU    = "no GPU here"
+	noNCCL   = "no NCCL here"
+	noWorker = "no NCCL worker"
+	failed   = "live run failed"
+)
+
+// The calls the live paths make; tests replace them.
+var (
+	cudaInit       = cuda.Init
+	cudaOpen       = cuda.Open
+	ncclVersion    = nccl.Version
+	measureInChild = nccl.MeasureInChild
+	cudaBandwidth  = cuda.Bandwidth
+	cudaLatency    = cuda.Latency
+	executable     = os.Executable
+)
+
+// commlabBinary is the base name of the commlab command.
+const commlabBinary = "commlab"
+
+// ncclCommand is the worker's command: NCCLCommand, or this executable
+// with "probe", "nccl" when it is commlab.
+func (r Runner) ncclCommand() ([]string, error) {
+	if len(r.NCCLCommand) > 0 {
+		return append([]string(nil), r.NCCLCommand...), nil
+	}
+	exe, err := executable()
+	if err != nil {
+		return nil, fmt.Errorf("cannot find this executable to start the NCCL worker: %w", err)
+	}
+	if filepath.Base(exe) != commlabBinary {
+		return nil, fmt.Errorf("live NCCL runs in a child process started from the commlab binary, and this process is %s: run the notebook in the commlab kernel or `commlab run`, or set Runner.NCCLCommand", filepath.Base(exe))
+	}
+	return []string{exe, "probe", "nccl"}, nil
+}
+
+// choose runs live or loads the recording, as mode says. live returns the
+// run, the reason to give if it failed, and the failure.
+func choose(ctx context.Context, kind string, mode Mode, name string, live func() (*probes.Run, string, error)) (*Measurement, error) {
+	mode, err := ParseMode(string(mode))
+	if err != nil {
+		return nil, err
+	}
+	// A wrong name fails on every machine, not only on those without a GPU.
+	if name != "" {
+		if _, err := lookup(name); err != nil {
+			return nil, err
+		}
+	}
+	if mode == ModeRecorded {
+		if name == "" {
+			return nil, fmt.Errorf("measure: recorded %s: no recorded run named", kind)
+		}
+		r, err := load(name, kind)
+		if err != nil {
+			return nil, err
+		}
+		return &Measurement{Run: r, Recorded: name}, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("measure: %s: %w", kind, err)
+	}
+	run, reason, lerr := live()
+	if lerr == nil {
+		return &Measurement{Run: run, Live: true}, nil
+	}
+	if cerr := ctx.Err(); cerr != nil {
+		// An interrupt stops the cell: no recording in its place.
+		if errors.Is(lerr, cerr) {
+			return nil, fmt.Errorf("measure: live %s: interrupted: %w", kind, lerr)
+		}
+		return nil, fmt.Errorf("measure: live %s: interrupted: %w (%w)", kind, cerr, lerr)
+	}
+	if mode == ModeLive {
+		return nil, fmt.Errorf("measure: live %s: %s: %w", kind, reason, lerr)
+	}
+	fallback := reason + ": " + oneLine(lerr.Error())
+	if name == "" {
+		return nil, fmt.Errorf("measure: %s: %s, and no recorded run is named to show instead: %w", kind, reason, lerr)
+	}
+	r, err := load(name, kind)
+	if err != nil {
+		return nil, fmt.Errorf("%w (after %s)", err, fallback)
+	}
+	return &Measurement{Run: r, Recorded: name, Fallback: fallback, LiveError: lerr}, nil
+}
+
+// kinds are the recorded kinds each measurement may show.
+var kinds = map[string][]string{
+	"nccl":      {"nccl", "nccl-tests"},
+	"bandwidth": {"bandwidth"},
+	"latency":   {"latency"},
+}
+
+// load reads the recorded run called name; a non-empty kind must match.
+func load(name, kind string) (*probes.Run, error) {
+	name, err := lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	r, err := recorded.Load(name)
+	if err != nil {
+		return nil, fmt.Errorf("measure: %w", err)
+	}
+	if want, ok := kinds[kind]; ok {
+		match := false
+		for _, k := range want {
+			match = match || r.Kind == k
+		}
+		if !match {
+			return nil, fmt.Errorf("measure: recorded run %q is a %s run, not %s", name, r.Kind, strings.Join(want, " or "))
+		}
+	}
+	return r, nil
+}
+
+// lookup returns name as probes/recorded lists it, or an error naming the
+// recorded runs closest to it.
+func lookup(name string) (string, error) {
+	name = strings.TrimSuffix(strings.TrimSpace(name), ".json")
+	all := recorded.List()
+	for _, n := range all {
+		if n == name {
+			return n, nil
+		}
+	}
+	if near := closest(name, all); len(near) > 0 {
+		return "", fmt.Errorf("measure: %w: %q; did you mean %s?", recorded.ErrNotFound, name, strings.Join(near, ", "))
+	}
+	return "", fmt.Errorf("measure: %w: %q (have %s)", recorded.ErrNotFound, name, strings.Join(all, ", "))
+}
+
+// closest returns up to five names within a small edit distance of name
+// (case ignored), nearest first.
+func closest(name string, names []string) []string {
+	limit := 2 + len(name)/4
+	type cand struct {
+		name string
+		d    int
+	}
+	var cs []cand
+	for _, n := range names {
+		if d := distance(strings.ToLower(name), strings.ToLower(n)); d <= limit {
+			cs = append(cs, cand{n, d})
+		}
+	}
+	// Insertion sort: the list is short and stays in name order on ties.
+	for i := 1; i < len(cs); i++ {
+		for j := i; j > 0 && cs[j].d < cs[j-1].d; j-- {
+			cs[j], cs[j-1] = cs[j-1], cs[j]
+		}
+	}
+	var out []string
+	for i := 0; i < len(cs) && i < 5; i++ {
+		out = append(out, cs[i].name)
+	}
+	return out
+}
+
+// distance is the Levenshtein distance between a and b, in bytes.
+func distance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// busy is held while an in-process measurement uses the GPU, also one an
+// interrupt stopped waiting for.
+var busy = make(chan struct{}, 1)
+
+// inProcess runs f on the GPU in this process, and stops waiting for it
+// when ctx ends: CUDA work cannot be cancelled, so f finishes in the
+// background and the next measurement waits for it.
+func inProcess(ctx context.Context, f func() ([]probes.Sample, error)) ([]probes.Sample, error) {
+	select {
+	case busy <- struct{}{}:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("waiting for an earlier measurement to leave the GPU: %w", ctx.Err())
+	}
+	type result struct {
+		s   []probes.Sample
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		defer func() { <-busy }()
+		s, err := f()
+		done <- result{s, err}
+	}()
+	select {
+	case r := <-done:
+		return r.s, r.err
+	case <-ctx.Done():
+		return nil, fmt.Errorf("stopped waiting; the work already on the GPU finishes in the background: %w", ctx.Err())
+	}
+}
+
+// oneLine joins a message's lines and cuts it to a banner's length.
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	const maxRunes = 300
+	if r := []rune(s); len(r) > maxRunes {
+		s = string(r[:maxRunes]) + "…"
+	}
+	return s
+}
+
+// count prints a count where zero means the probe's default.
+func count(n int) string {
+	if n <= 0 {
+		return "default"
+	}
+	return strconv.Itoa(n)
+}
+
+func sizes(s []int64) string {
+	if len(s) == 0 {
+		return "default"
+	}
+	f := make([]string, len(s))
+	for i, v := range s {
+		f[i] = strconv.FormatInt(v, 10)
+	}
+	return strings.Join(f, ",")
+}
+
+func list(s []string) string {
+	if len(s) == 0 {
+		return "default"
+	}
+	return strings.Join(s, ",")
+}
+
+func ints(s []int) string {
+	if len(s) == 0 {
+		return "all"
+	}
+	f := make([]string, len(s))
+	for i, v := range s {
+		f[i] = strconv.Itoa(v)
+	}
+	return strings.Join(f, ",")
+}
