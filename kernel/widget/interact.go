@@ -76,7 +76,8 @@ func Interact(f any, controls ...*Widget) (*Interaction, error) {
 	if currentTransport() == nil {
 		// Headless: the output at the controls' current values, as a
 		// reader first sees it, below a text form of the controls.
-		display.Plain(VBox(controls...).String())
+		box := VBox(controls...)
+		display.Show(display.Bundle{Data: map[string]any{display.MIMEPlain: box.String(), display.MIMEHTML: box.HTML()}})
 	} else {
 		ui.Box.Show()
 	}

@@ -25,6 +25,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"html"
 	"maps"
 	"math"
 	"reflect"
@@ -427,7 +428,7 @@ func copyState(s map[string]any) map[string]any {
 // MIMEBundle shows the widget: a view of its model on a live front end,
 // and in any case a text form of its state.
 func (w *Widget) MIMEBundle() map[string]any {
-	b := map[string]any{display.MIMEPlain: w.String()}
+	b := map[string]any{display.MIMEPlain: w.String(), display.MIMEHTML: w.HTML()}
 	if t := currentTransport(); t != nil {
 		w.open(t)
 		b[ViewMIME] = map[string]any{"model_id": w.ID, "version_major": 2, "version_minor": 0}
@@ -467,6 +468,57 @@ func (w *Widget) String() string {
 		}
 	}
 	return w.kind + "(" + strings.Join(parts, ", ") + ")"
+}
+
+// HTML is the widget as a page without a widget manager shows it (an
+// exported notebook, a headless run): the controls' values as a static
+// table, saying that they move only in Jupyter. Front ends with a widget
+// manager rank the widget view above it.
+func (w *Widget) HTML() string {
+	var rows strings.Builder
+	w.writeHTMLRows(&rows)
+	return `<div class="commlab-controls" style="display:inline-block;border:1px solid #d0d7de;border-radius:4px;padding:4px 10px;background:#f6f8fa;font-size:90%">` +
+		`<div style="color:#57606a">controls (interactive in Jupyter; this page shows the values it ran with)</div>` +
+		`<table style="border-collapse:collapse">` + rows.String() + `</table></div>`
+}
+
+func (w *Widget) writeHTMLRows(b *strings.Builder) {
+	w.mu.Lock()
+	kind, children := w.kind, w.children
+	desc, _ := w.state["description"].(string)
+	value := fmt.Sprint(w.valueLocked())
+	var detail string
+	switch kind {
+	case "HBox", "VBox", "Output":
+	case "Dropdown":
+		detail = fmt.Sprintf("one of %v", w.state["_options_labels"])
+	case "FloatLogSlider":
+		detail = fmt.Sprintf("%v to %v", math.Pow(10, toFloat64(w.state["min"])), math.Pow(10, toFloat64(w.state["max"])))
+	case "Button":
+		value = ""
+	default:
+		if _, ok := w.state["min"]; ok {
+			detail = fmt.Sprintf("%v to %v, step %v", w.state["min"], w.state["max"], w.state["step"])
+		}
+	}
+	w.mu.Unlock()
+	switch kind {
+	case "HBox", "VBox":
+		for _, c := range children {
+			c.writeHTMLRows(b)
+		}
+		return
+	case "Output":
+		return
+	}
+	fmt.Fprintf(b, `<tr><td style="padding:1px 8px 1px 0">%s</td><td style="padding:1px 8px;font-weight:600">%s</td><td style="padding:1px 0;color:#57606a">%s</td></tr>`,
+		html.EscapeString(desc), html.EscapeString(value), html.EscapeString(detail))
+}
+
+func toFloat64(v any) float64 {
+	f, _ := toFloat(v)
+	x, _ := f.(float64)
+	return x
 }
 
 // ErrUnknownComm reports a message for a comm this kernel did not open.

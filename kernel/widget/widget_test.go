@@ -182,3 +182,19 @@ func ExampleIntSlider() {
 	fmt.Println(n, n.Int())
 	// Output: IntSlider(description="GPUs", value=8, min=2, max=64, step=1) 8
 }
+
+// TestHTMLShowsValuesWhereNoWidgetManagerRuns: an exported page or a
+// headless run shows the controls' values as a table, not a Go-like dump.
+func TestHTMLShowsValuesWhereNoWidgetManagerRuns(t *testing.T) {
+	box := VBox(IntSlider("GPUs", 8, 2, 64, 1), FloatLogSlider("alpha <s>", 5e-6, -7, -3, 0.1),
+		Dropdown("algo", []string{"ring", "tree"}, "tree"), Output())
+	got := box.HTML()
+	for _, want := range []string{"interactive in Jupyter", ">GPUs<", ">8<", "2 to 64, step 1", "alpha &lt;s&gt;", "1e-07 to 0.001", ">tree<", "one of [ring tree]"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("HTML lacks %q:\n%s", want, got)
+		}
+	}
+	if b := box.MIMEBundle(); b[display.MIMEHTML] != got || b[display.MIMEPlain] != box.String() {
+		t.Errorf("bundle without a front end: %v", b)
+	}
+}
