@@ -9,11 +9,12 @@ import (
 
 // declaration is one top-level declaration as last defined in the session.
 type declaration struct {
-	name   string // "f", "T", "T.M", "x"
-	kind   string // "func", "method", "type", "var", "const"
-	src    string // the declaration's own text, ready for "package main;"
-	uses   map[string]bool
-	serial int // order of first definition, kept on redefinition
+	name    string // "f", "T", "T.M", "x"
+	kind    string // "func", "method", "type", "var", "const"
+	src     string // the declaration's own text, ready for "package main;"
+	uses    map[string]bool
+	serial  int  // order of first definition, kept on redefinition
+	generic bool // a function with type parameters
 }
 
 // declTable remembers every top-level declaration so that a redefinition
@@ -47,7 +48,9 @@ func (t *declTable) record(src string) (changed []string) {
 			d = &declaration{name: name, serial: t.next}
 			t.byName[name] = d
 		}
+		fd, isFunc := node.(*ast.FuncDecl)
 		d.kind, d.src, d.uses = kind, src, identifiers(node)
+		d.generic = isFunc && fd.Type.TypeParams != nil
 		changed = append(changed, name)
 	}
 	for _, decl := range f.Decls {

@@ -6,9 +6,11 @@
 // A cell may mix imports, declarations and statements in any order; session
 // splits it into groups yaegi accepts, keeps the cell's own line and column
 // in every error, polyfills what yaegi v0.16.1 lacks (min, max, clear, range
-// over an integer), adds missing imports of known packages as goimports
-// would, recovers panics (also in goroutines a cell starts) into error
-// events, and makes a redefinition reach code compiled before it: functions
+// over an integer, the generic functions of slices, maps and cmp), gives
+// generic calls the type arguments go/types infers (yaegi infers them by
+// position), adds missing imports of known packages as goimports would,
+// recovers panics (also in goroutines a cell starts) into error events,
+// and makes a redefinition reach code compiled before it: functions
 // that call a redefined function are compiled again, and a redefined type
 // rebuilds the interpreter from the recorded declarations, keeping the
 // values of variables whose types did not change.

@@ -77,7 +77,7 @@ func (s *Session) runCell(ctx context.Context, code string) error {
 	if err != nil {
 		return splitError(code, err)
 	}
-	groups := varsAsStatements(groupItems(items), s.sessionVars())
+	groups := varsAsStatements(groupItems(items), s.sessionVars(), s.namedGeneric(s.globals()))
 	for gi, g := range groups {
 		final := gi == len(groups)-1
 		if err := s.runGroup(ctx, code, g, final); err != nil {
@@ -130,12 +130,13 @@ func (s *Session) runStatements(ctx context.Context, cell string, rw rewriteResu
 		ran = rw.src
 	}
 	if err != nil {
-		return s.compileError(cell, err)
+		return s.compileError(cell, rw.explainCrash(err))
 	}
 	// What the statements computed on the way is not kept once they ran.
 	defer release(s.in, ran, from, replaced)
 	s.stderrW.takeTrace()
 	err = s.runProgram(ctx, prog)
+	s.recordVarTypes(rw)
 	if err != nil {
 		if ctx.Err() != nil {
 			return &cellError{ename: "Interrupted", evalue: "the cell was interrupted",

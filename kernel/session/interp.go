@@ -310,6 +310,8 @@ func (s *Session) scope() scopeInfo {
 			_, ok := s.known[name]
 			return ok
 		},
+		namedGeneric: s.namedGeneric(globals),
+		check:        s.checkGroup,
 	}
 }
 

@@ -46,7 +46,7 @@ func (s *Session) runDecls(cell string, rw rewriteResult) error {
 		}
 	}
 	if _, err := s.eval(rw.src); err != nil {
-		return s.compileError(cell, err)
+		return s.compileError(cell, rw.explainCrash(err))
 	}
 	changed := s.decls.record(rw.src)
 	var redefined []string
@@ -137,6 +137,9 @@ func (s *Session) rebuild(decls *declTable) error {
 			}
 			continue
 		}
+		// Declared again from its reflect type, it no longer has the
+		// type the statement that defined it gave it.
+		delete(s.types.varTypes, name)
 		ts := ov.Type().String()
 		if !restorable(ts, s.imports) {
 			dropped = append(dropped, name)

@@ -51,6 +51,7 @@ type edit struct {
 }
 
 func applyEdits(src string, edits []edit) string {
+	edits = append([]edit(nil), edits...) // the caller's order stays
 	// Insertions go before a replacement that starts at the same place.
 	sort.SliceStable(edits, func(i, j int) bool {
 		if edits[i].start != edits[j].start {
@@ -80,6 +81,16 @@ type rewriteResult struct {
 	typeNames    []string // the subset that are types
 	missingPkgs  []string // package names used but not imported (goimports-style candidates)
 	finalIsPrint bool     // final expression is a fmt.Print* call: no result shown
+	// varTypes are the types of the names the statements define, as the
+	// cell writes them (see goTypes.varTypes).
+	varTypes map[string]recordedType
+	// firstGeneric is the first call of a generic function, "L:C: name",
+	// for an interpreter failure to name (see interpreterCrash).
+	firstGeneric string
+	// unnamedTypeArg says why a generic call was left to yaegi's
+	// inference (see genericRewrite.unnamed).
+	unnamedTypeArg string
+	typeError      string // go/types' error on a generic call (see typedGroup.inferError)
 }
 
 // scopeInfo is what the rewriter knows of the session when it rewrites.
@@ -91,6 +102,12 @@ type scopeInfo struct {
 	pkgPath    func(name string) string                     // the path a package name refers to in the cell, "" if none
 	constDecls []string                                     // earlier const declarations, for typing
 	known      func(name string) bool                       // a package the session can import
+	// namedGeneric reports a generic function by its name (qualifier ""
+	// for the session's own): a polyfill's or one the session declared.
+	namedGeneric func(qualifier, name string) bool
+	// check types a group with go/types (see checkGroup); nil if it
+	// cannot.
+	check func(fset *token.FileSet, f *ast.File, declared []string) *typedGroup
 }
 
 var builtinFuncs = map[string]bool{
@@ -220,6 +237,35 @@ func rewrite(kind itemKind, src string, final bool, sc scopeInfo) (rewriteResult
 
 	intExprs := integerExpressions(fset, f, sc)
 
+	// Generic calls yaegi cannot run as written (see generic.go).
+	var gen genericRewrite
+	ownGeneric := genericFuncs(f)
+	generic := func(qualifier, name string) bool {
+		if qualifier == "" {
+			return ownGeneric[name] || (!local[name] && sc.namedGeneric != nil && sc.namedGeneric("", name))
+		}
+		return !userDefined(qualifier) && sc.namedGeneric != nil && sc.namedGeneric(qualifier, name)
+	}
+	if sc.check != nil && (callsGeneric(f, generic, true) || (kind == itemStmt && len(res.declared) > 0)) {
+		if tg := sc.check(fset, f, res.declared); tg != nil {
+			if gen, err = rewriteGenerics(kind, f, body, tg, fset, src, off); err != nil {
+				return res, err
+			}
+			res.varTypes = gen.varTypes
+			res.unnamedTypeArg = gen.unnamed
+			res.typeError = tg.inferError
+		}
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		if call, ok := n.(*ast.CallExpr); ok && res.firstGeneric == "" {
+			if q, name := calleeName(call); name != "" && generic(q, name) {
+				p := fset.Position(call.Pos())
+				res.firstGeneric = fmt.Sprintf("%d:%d: %s", p.Line, p.Column, strings.TrimPrefix(q+"."+name, "."))
+			}
+		}
+		return res.firstGeneric == ""
+	})
+
 	var edits []edit
 	var iterErr error
 	missing := map[string]bool{}
@@ -269,6 +315,12 @@ func rewrite(kind itemKind, src string, final bool, sc scopeInfo) (rewriteResult
 	if iterErr != nil {
 		return res, iterErr
 	}
+	edits = append(edits, gen.edits...)
+	for p := range gen.pkgs {
+		if !sc.imported(p) {
+			missing[p] = true
+		}
+	}
 	finalBlock := 0 // edits that wrap the final statement in a block
 	if kind == itemStmt {
 		conv, pkgs := convertCompiledValues(body.List, sc, off)
@@ -288,10 +340,11 @@ func rewrite(kind itemKind, src string, final bool, sc scopeInfo) (rewriteResult
 		}
 		for _, st := range body.List {
 			switch {
-			case needsClosure(st):
+			case needsClosure(st) || gen.closures[st]:
 				// yaegi v0.16.1 loses the names of a multi-value := in a
-				// block at the top level of a cell ("undefined: x"), but
-				// not inside a function: run such a statement in one.
+				// block at the top level of a cell ("undefined: x"), and
+				// cannot declare one from a generic call there, but does
+				// inside a function: run such a statement in one.
 				// The block around it avoids the next bug.
 				edits = append(edits, edit{off(st.Pos()), off(st.Pos()), "{ func() { "}, edit{off(st.End()), off(st.End()), " }() }"})
 			case isFuncLitCall(st):
@@ -314,7 +367,7 @@ func rewrite(kind itemKind, src string, final bool, sc scopeInfo) (rewriteResult
 	// or statements: a leading empty statement keeps a var statement one.
 	lead := ""
 	if kind == itemStmt && len(body.List) > 0 {
-		if _, ok := body.List[0].(*ast.DeclStmt); ok {
+		if _, ok := body.List[0].(*ast.DeclStmt); ok || gen.leadVar {
 			lead = ";"
 			res.src = lead + res.src
 		}

@@ -61,6 +61,7 @@ type Session struct {
 	// name, redefined with :=, may still be what that function reads.
 	funcRefs  map[string]bool
 	packages  *packageTables // Options.Packages, handed to yaegi per import
+	types     *goTypes       // go/types view of the packages and variables, for generic calls
 	result    []reflect.Value
 	hasResult bool
 
@@ -84,6 +85,7 @@ func New(opts Options) (*Session, error) {
 	}
 	s.known = knownPackages(s.exported)
 	s.packages = newPackageTables(opts.Packages)
+	s.types = newGoTypes(s.exported, s.packageName)
 	if opts.CaptureProcessOutput {
 		var err error
 		if s.stdout, err = captureFD("stdout", 1, s.streamSink); err != nil {
@@ -147,6 +149,7 @@ func (s *Session) Restart() error {
 func (s *Session) forgetAll() error {
 	s.decls = newDeclTable()
 	s.imports = nil
+	clear(s.types.varTypes)
 	return s.start()
 }
 

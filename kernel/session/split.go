@@ -231,8 +231,10 @@ func (k itemKind) describe(it item) string {
 // one that indexes a compiled slice with "constant definition loop".
 // Evaluated as statements (at the top of the cell's function), both work.
 // An item that uses a name its own group declares stays, so declarations
-// may still refer to each other in any order.
-func varsAsStatements(groups []group, sessionVar func(name string) bool) []group {
+// may still refer to each other in any order. A var initialized by a
+// generic call (see generic.go) moves after the rest of its group instead,
+// so it may use any of them, unless another item uses it.
+func varsAsStatements(groups []group, sessionVar func(name string) bool, namedGeneric func(qualifier, name string) bool) []group {
 	var out []group
 	add := func(kind itemKind, it item) {
 		if n := len(out); n > 0 && out[n-1].kind == kind && kind != itemImport {
@@ -243,6 +245,7 @@ func varsAsStatements(groups []group, sessionVar func(name string) bool) []group
 	}
 	for _, g := range groups {
 		own := map[string]bool{}
+		ownGeneric := map[string]bool{}
 		parsed := make([]*ast.File, len(g.items))
 		for i, it := range g.items {
 			if g.kind != itemDecl {
@@ -253,17 +256,86 @@ func varsAsStatements(groups []group, sessionVar func(name string) bool) []group
 				for name := range declaredNames(f) {
 					own[name] = true
 				}
+				for name := range genericFuncs(f) {
+					ownGeneric[name] = true
+				}
 			}
 		}
+		generic := func(qualifier, name string) bool {
+			if qualifier == "" && own[name] {
+				return ownGeneric[name]
+			}
+			return !own[qualifier] && namedGeneric(qualifier, name)
+		}
+		var last []item
 		for i, it := range g.items {
 			kind := g.kind
-			if parsed[i] != nil && it.first == token.VAR && varNeedsStatement(parsed[i], own, sessionVar) {
-				kind = itemStmt
+			if parsed[i] != nil && it.first == token.VAR {
+				switch {
+				case varCallsGeneric(parsed[i], generic) && !usedBesides(parsed, i):
+					if usesOwn(parsed[i], own) {
+						last = append(last, it)
+						continue
+					}
+					kind = itemStmt
+				case varNeedsStatement(parsed[i], own, sessionVar):
+					kind = itemStmt
+				}
 			}
 			add(kind, it)
 		}
+		for _, it := range last {
+			add(itemStmt, it)
+		}
 	}
 	return out
+}
+
+// varCallsGeneric reports a var whose value calls a generic function.
+func varCallsGeneric(f *ast.File, generic func(qualifier, name string) bool) bool {
+	for _, d := range f.Decls {
+		if gd, ok := d.(*ast.GenDecl); ok {
+			for _, s := range gd.Specs {
+				if vs, ok := s.(*ast.ValueSpec); ok {
+					for _, v := range vs.Values {
+						if callsGeneric(v, generic, false) {
+							return true
+						}
+					}
+				}
+			}
+		}
+	}
+	return false
+}
+
+// usesOwn reports whether a declaration uses a name of its group besides
+// those it declares.
+func usesOwn(f *ast.File, own map[string]bool) bool {
+	names := declaredNames(f)
+	for id := range identifiers(f) {
+		if own[id] && !names[id] {
+			return true
+		}
+	}
+	return false
+}
+
+// usedBesides reports whether another item of a group uses a name item i
+// declares.
+func usedBesides(parsed []*ast.File, i int) bool {
+	names := declaredNames(parsed[i])
+	for j, f := range parsed {
+		if j == i || f == nil {
+			continue
+		}
+		for id := range identifiers(f) {
+			if names[id] {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func declaredNames(f *ast.File) map[string]bool {
