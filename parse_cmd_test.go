@@ -281,6 +281,10 @@ func TestParseTopoCLI(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "GPU pairs by path: NV18=28") || !strings.Contains(out, "nearest NIC NIC3 (PIX)") {
 		t.Errorf("exit %d %s\n%s", code, errs, out)
 	}
+	// The matrix has no link speeds: the NIC and GPUDirect, no ceiling.
+	if !strings.Contains(out, "GPU -> NIC (") || !strings.Contains(out, "  GPU5  NIC5 mlx5_6  PIX   ?        yes             -\n") {
+		t.Errorf("no GPU -> NIC section:\n%s", out)
+	}
 	code, out, _ = topoRunCLI("parse", "topo", "--json", topoHGX)
 	var one parsedTopo
 	if code != 0 || json.Unmarshal([]byte(out), &one) != nil || len(one.Topology.NICs) != 8 {
@@ -334,7 +338,7 @@ func TestParseCLIIssue12(t *testing.T) {
 		want     []string
 		notWant  []string
 	}{
-		{name: "topo from stdin", args: []string{"topo", "-"}, stdin: string(topo), want: []string{"GPUs: 4"}},
+		{name: "topo from stdin", args: []string{"topo", "-"}, stdin: string(topo), want: []string{"GPUs: 4", "  GPU1  NIC1 mlx5_1  NODE  ?        no "}},
 		{name: "topo json from stdin", args: []string{"topo", "-", "--json"}, stdin: string(topo), want: []string{`"file": "(stdin)"`}},
 		{name: "flight-recorder of a README", args: []string{"flight-recorder", "README.md"}, wantCode: 2, notWant: []string{"rank", "verdict", "Flight Recorder"}},
 		{name: "failed nccl-tests run", args: []string{"nccl-tests", "probes/parse/nccltests/testdata/allreduce_h200_mpirun_np2_failure.txt"}, wantCode: 1,

@@ -198,6 +198,9 @@ func finishRun(run, ref *probes.Run, mf measureFlags, stdout, stderr io.Writer, 
 		}
 	} else {
 		fmt.Fprintln(stdout, "#", run.Provenance())
+		if l2 := l2Line(run); l2 != "" {
+			fmt.Fprintln(stdout, "#", l2)
+		}
 		for _, n := range run.Notes {
 			fmt.Fprintln(stdout, "# note:", n)
 		}
@@ -215,6 +218,23 @@ func finishRun(run, ref *probes.Run, mf measureFlags, stdout, stderr io.Writer, 
 		return 1
 	}
 	return 0
+}
+
+// l2Line says how large the GPUs' L2 cache is, where copies stop fitting
+// in it; empty for runs that did not record it.
+func l2Line(run *probes.Run) string {
+	if run.L2Bytes() <= 0 {
+		return ""
+	}
+	var sizes []string
+	for _, f := range strings.Split(run.Settings[probes.SettingL2Bytes], ",") {
+		n, err := strconv.ParseInt(strings.TrimSpace(f), 10, 64)
+		if err != nil {
+			return ""
+		}
+		sizes = append(sizes, units.FormatSize(n))
+	}
+	return "L2 cache per GPU: " + strings.Join(sizes, ", ") + " (copies whose buffers fit may not reach HBM)"
 }
 
 func runProbeBandwidth(args []string, stdout, stderr io.Writer) int {
@@ -697,15 +717,29 @@ func runProbeNVBandwidth(args []string, stdout, stderr io.Writer) int {
 				continue
 			}
 			for _, c := range tc.Cells() {
-				run.Samples = append(run.Samples, probes.Sample{Op: tc.Name, Src: c.Row, Dst: c.Col, AlgBW: c.Value, BusBW: c.Value, Wrong: -1, Label: tc.Description})
+				run.Samples = append(run.Samples, probes.Sample{Op: tc.Name, Src: c.Row, Dst: c.Col, AlgBW: c.Value, BusBW: c.Value, Wrong: -1, Label: nvbandwidthLabel(tc)})
 			}
 		}
 		return rep, err
 	}, summary: func(w io.Writer, v any) {
 		for _, tc := range v.(*nvbandwidth.Report).Testcases {
-			fmt.Fprintf(w, "%-45s %-8s sum %.2f %s\n", tc.Name, tc.Status, tc.Sum, tc.Unit)
+			line := fmt.Sprintf("%-45s %-8s sum %.2f %s", tc.Name, tc.Status, tc.Sum, tc.Unit)
+			if tc.DirectionNote != "" {
+				line += " (" + tc.DirectionNote + ")"
+			}
+			fmt.Fprintln(w, line)
 		}
 	}})
+}
+
+// nvbandwidthLabel is a sample's label: the testcase's description and,
+// for a bidirectional one, what its number is (one direction while the
+// reverse runs, or both added), so no one reads a one-way rate as a total.
+func nvbandwidthLabel(tc nvbandwidth.Testcase) string {
+	if tc.DirectionNote == "" {
+		return tc.Description
+	}
+	return tc.Description + " [" + tc.DirectionNote + "]"
 }
 
 func runProbePerftest(args []string, stdout, stderr io.Writer) int {
@@ -848,9 +882,26 @@ func writeTopologyText(w io.Writer, t *probes.Topology) {
 		}
 		fmt.Fprintln(w, line)
 	}
+	if len(t.GPUs) > 0 {
+		writeNICPaths(w, t)
+	}
 	gd := t.GPUDirect
 	if gd.DMABuf != "" || gd.PeerMem || gd.NvidiaVersion != "" {
 		fmt.Fprintf(w, "\nGPUDirect RDMA: nvidia_peermem %s; DMA-BUF: %s\n", topoLoaded(gd.PeerMem, gd.PeerMemVersion), topoOrDash(gd.DMABuf))
+	}
+}
+
+// writeNICPaths prints the NIC each GPU would use under NCCL's defaults
+// (NCCL_NET_GDR_LEVEL unset, PXN on), as probes.NICPaths models it.
+func writeNICPaths(w io.Writer, t *probes.Topology) {
+	paths := t.NICPaths(probes.LevelUnknown)
+	if len(t.NICs) == 0 {
+		fmt.Fprintf(w, "\nGPU -> NIC: %s\n", paths)
+		return
+	}
+	fmt.Fprintln(w, "\nGPU -> NIC (modelled from the matrix as NCCL picks; NCCL_NET_GDR_LEVEL=PXB, PXN on; ceiling one way):")
+	for _, l := range strings.Split(paths.String(), "\n") {
+		fmt.Fprintln(w, "  "+l)
 	}
 }
 

@@ -287,7 +287,8 @@ func TestProbeTopoCLIFake(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	for _, want := range []string{"GPU0\t X \tNV18", "nearest NIC NIC0 (PIX)", "NIC7 mlx5_8", "PCIe Gen5 x16 = 63.0 GB/s"} {
+	for _, want := range []string{"GPU0\t X \tNV18", "nearest NIC NIC0 (PIX)", "NIC7 mlx5_8", "PCIe Gen5 x16 = 63.0 GB/s",
+		"GPU -> NIC (modelled from the matrix as NCCL picks", "  GPU3  NIC3 mlx5_4  PIX   50 GB/s  yes             -\n"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
@@ -296,6 +297,10 @@ func TestProbeTopoCLIFake(t *testing.T) {
 	var topo probes.Topology
 	if code != 0 || json.Unmarshal([]byte(out), &topo) != nil || len(topo.GPUs) != 8 {
 		t.Errorf("--json: exit %d, %d GPUs", code, len(topo.GPUs))
+	}
+	code, out, _ = topoRunCLI("probe", "topo", "--fake", "pcie-box")
+	if code != 0 || !strings.Contains(out, "\nGPU -> NIC: no NIC in the topology") {
+		t.Errorf("pcie-box: exit %d, no GPU -> NIC line:\n%s", code, out)
 	}
 	code, out, _ = topoRunCLI("probe", "topo", "--dot", "--fake", "pcie-box")
 	if code != 0 || !strings.HasPrefix(out, "graph topology {") {
@@ -424,5 +429,81 @@ func TestProbeTopoFakeNamesArePresets(t *testing.T) {
 	}
 	if code, _, errs := topoRunCLI("probe", "topo", "--fake", "pcie-box"); code != 0 {
 		t.Errorf("--fake pcie-box: exit %d: %s", code, errs)
+	}
+}
+
+// The bandwidth probe prints the GPUs' L2 size under its device line when
+// the run recorded it; runs recorded before it load as they did.
+func TestProbeBandwidthL2Line(t *testing.T) {
+	const old = "probes/recorded/data/bandwidth-h200x1.json"
+	code, out, errs := topoRunCLI("probe", "bandwidth", "--load", old)
+	if code != 0 || !strings.HasPrefix(out, "# 1x NVIDIA H200") || strings.Contains(out, "L2 cache") {
+		t.Fatalf("old run: exit %d %s\n%.300s", code, errs, out)
+	}
+	run, err := probes.LoadRun(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ setting, want string }{
+		{"62914560", "\n# L2 cache per GPU: 60 MiB (copies whose buffers fit may not reach HBM)\n"},
+		{"62914560,52428800", "\n# L2 cache per GPU: 60 MiB, 50 MiB ("},
+	} {
+		run.Settings[probes.SettingL2Bytes] = tc.setting
+		path := filepath.Join(t.TempDir(), "l2.json")
+		if err := run.Save(path); err != nil {
+			t.Fatal(err)
+		}
+		code, out, errs := topoRunCLI("probe", "bandwidth", "--load", path)
+		if code != 0 || !strings.Contains(out, tc.want) {
+			t.Errorf("%s: exit %d %s\n%.400s", tc.setting, code, errs, out)
+		}
+	}
+}
+
+// nvbandwidth's bidirectional testcases say, in the summary and in each
+// sample's label, that their number is one direction measured while the
+// reverse runs; only the device-to-device Total matrices add both.
+func TestProbeNVBandwidthBidirectional(t *testing.T) {
+	abs, err := filepath.Abs("probes/parse/nvbandwidth/testdata/text_v0.8_synthetic_2gpu_bidir.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tool := filepath.Join(t.TempDir(), "nvbandwidth")
+	if err := os.WriteFile(tool, []byte("#!/bin/sh\ncat '"+abs+"'\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := topoRunCLI("probe", "nvbandwidth", "--tool", tool)
+	for _, want := range []string{
+		"host_to_device_bidirectional_memcpy_ce        Passed   sum 103.19 GB/s (one direction, measured while the reverse runs)\n",
+		"device_to_device_bidirectional_memcpy_read_ce_read1 Passed   sum 740.00 GB/s (one direction, measured while the reverse runs)\n",
+		"device_to_device_bidirectional_memcpy_read_ce_total Passed   sum 1481.52 GB/s (both directions added",
+		"device_to_device_memcpy_write_ce              Passed   sum 780.03 GB/s\n",
+	} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("exit %d %s: summary lacks %q:\n%s", code, errs, want, out)
+		}
+	}
+	code, out, _ = topoRunCLI("probe", "nvbandwidth", "--tool", tool, "--json")
+	var got struct {
+		Run probes.Run `json:"run"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil || code != 0 {
+		t.Fatalf("exit %d, not JSON: %v", code, err)
+	}
+	labels := map[string]string{}
+	for _, s := range got.Run.Samples {
+		labels[s.Op] = s.Label
+	}
+	for op, want := range map[string]string{
+		"host_to_device_bidirectional_memcpy_ce":              "memcpy CE CPU(row) <-> GPU(column) bandwidth (GB/s) [one direction, measured while the reverse runs]",
+		"device_to_device_bidirectional_memcpy_read_ce_read2": "memcpy CE GPU(row) <-> GPU(column) Read2 bandwidth (GB/s) [one direction, measured while the reverse runs]",
+		"device_to_device_memcpy_write_ce":                    "memcpy CE GPU(row) <- GPU(column) bandwidth (GB/s)",
+	} {
+		if labels[op] != want {
+			t.Errorf("%s label %q, want %q", op, labels[op], want)
+		}
+	}
+	if !strings.HasPrefix(labels["device_to_device_bidirectional_memcpy_read_ce_total"], "memcpy CE GPU(row) <-> GPU(column) Total bandwidth (GB/s) [both directions added") {
+		t.Errorf("total label %q", labels["device_to_device_bidirectional_memcpy_read_ce_total"])
 	}
 }

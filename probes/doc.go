@@ -6,7 +6,9 @@
 //
 // A Topology prints itself as the `nvidia-smi topo -m` matrix (Matrix) and
 // infers its graph of links from that matrix (InferGraph); drawing it, as
-// SVG or as Graphviz DOT text, is probes/topograph's.
+// SVG or as Graphviz DOT text, is probes/topograph's. NICPaths models from
+// the same matrix which NIC NCCL gives each GPU and whether GPUDirect RDMA
+// applies; Run.L2Bytes reads the GPUs' L2 size a measuring run recorded.
 //
 // probes uses the standard library only. It does not read hardware itself:
 // probes/nvml, probes/sysfs and probes/fake build Topologies; the parsers

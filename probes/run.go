@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -140,6 +142,22 @@ func (r *Run) Select(op, label string) []Sample {
 		}
 	}
 	return out
+}
+
+// SettingL2Bytes is the Settings key under which a run records its GPUs'
+// L2 cache size in bytes: one number, or one per device comma-separated
+// when they differ. Runs recorded before it have no such key.
+const SettingL2Bytes = "l2_bytes"
+
+// L2Bytes is the L2 cache size of the run's first GPU in bytes, from
+// Settings; 0 when the run did not record it.
+func (r *Run) L2Bytes() int64 {
+	first, _, _ := strings.Cut(r.Settings[SettingL2Bytes], ",")
+	n, err := strconv.ParseInt(strings.TrimSpace(first), 10, 64)
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n
 }
 
 // Provenance is the one-line origin a chapter prints under a recorded

@@ -94,3 +94,19 @@ func ExampleRun_Provenance() {
 	fmt.Println(r.Provenance())
 	// Output: 2x NVIDIA H200, driver 580.159.04, CUDA 13.0, NCCL 2.28.9, 2026-11-29, command ["commlab" "probe" "nccl"]
 }
+
+// Runs recorded before the L2 size was kept read 0; bad values read 0.
+func TestRunL2Bytes(t *testing.T) {
+	for setting, want := range map[string]int64{"": 0, "62914560": 62914560, "62914560,52428800": 62914560, " 1024 ": 1024, "x": 0, "-5": 0} {
+		r := Run{Settings: map[string]string{}}
+		if setting != "" {
+			r.Settings[SettingL2Bytes] = setting
+		}
+		if got := r.L2Bytes(); got != want {
+			t.Errorf("%q: %d, want %d", setting, got, want)
+		}
+	}
+	if got := (&Run{}).L2Bytes(); got != 0 {
+		t.Errorf("nil settings: %d", got)
+	}
+}

@@ -115,6 +115,7 @@ func domainValues(t *testing.T) map[string]any {
 		"costmodel.Link":          node.Intra,
 		"costmodel.Node":          node,
 		"probes.Topology":         topo,
+		"probes.NICPathTable":     topo.NICPaths(0),
 		"probes.Run":              run,
 		"probes.Sample":           run.Samples[0],
 		"measure.Measurement":     measured,
@@ -171,7 +172,7 @@ func TestEveryDomainTypeRenders(t *testing.T) {
 // them (go test -update rewrites them).
 func TestDomainGoldens(t *testing.T) {
 	values := domainValues(t)
-	for _, name := range []string{"costmodel.Cost", "costmodel.TunerChoice", "costmodel sweep []Row", "nvidiasmi.TopoMatrix", "nccllog rings []Ring", "probes.Sample"} {
+	for _, name := range []string{"costmodel.Cost", "costmodel.TunerChoice", "costmodel sweep []Row", "nvidiasmi.TopoMatrix", "nccllog rings []Ring", "probes.Sample", "probes.NICPathTable"} {
 		b := display.BundleOf(values[name])
 		var got bytes.Buffer
 		got.WriteString("== text/plain\n" + b.Data[display.MIMEPlain].(string) + "\n== text/html\n")

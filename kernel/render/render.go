@@ -13,8 +13,8 @@
 //
 //   - plain text: the domain package gives the type a String method that
 //     formats through units.Readable (costmodel.Cost, TunerChoice, Link,
-//     Node; probes.Sample, Run, Topology; each parser's result, whose
-//     String is its WriteSummary);
+//     Node; probes.Sample, Run, Topology, NICPathTable; each parser's
+//     result, whose String is its WriteSummary);
 //   - tables: number fields carry a `unit:"..."` struct tag ("s", "us",
 //     "B", "B/s", "GB/s", "%", "x"; see units.Readable), and fields a table
 //     should not show `table:"-"`; kernel/display then shows the struct, or
@@ -71,7 +71,11 @@ func renderTopology(v any) (display.Bundle, error) {
 	if err != nil {
 		return display.Bundle{}, err
 	}
-	return display.Bundle{Data: map[string]any{display.MIMESVG: string(svg), display.MIMEPlain: t.String() + "\n\n" + t.Matrix()}}, nil
+	plain := t.String() + "\n\n" + t.Matrix()
+	if len(t.GPUs) > 0 && len(t.NICs) > 0 {
+		plain += "\n\nGPU -> NIC (NCCL's choice modelled from the matrix):\n" + t.NICPaths(probes.LevelUnknown).String()
+	}
+	return display.Bundle{Data: map[string]any{display.MIMESVG: string(svg), display.MIMEPlain: plain}}, nil
 }
 
 // renderRun shows where a run's numbers come from, then its samples.

@@ -26,6 +26,9 @@ func TestTopologyRendersAsSVG(t *testing.T) {
 	if text, _ := b.Data[display.MIMEPlain].(string); !strings.Contains(text, "NV18") {
 		t.Errorf("text/plain is not the matrix: %.200s", text)
 	}
+	if text, _ := b.Data[display.MIMEPlain].(string); !strings.Contains(text, "GPU -> NIC") || !strings.Contains(text, "GPU7  NIC7 mlx5_8  PIX") {
+		t.Errorf("text/plain lacks the GPU -> NIC section: %s", text)
+	}
 }
 
 func TestRecordedRunShowsProvenance(t *testing.T) {

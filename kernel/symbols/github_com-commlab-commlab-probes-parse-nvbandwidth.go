@@ -14,6 +14,7 @@ func init() {
 		// function, constant and variable definitions
 		"ErrMalformed":     reflect.ValueOf(&nvbandwidth.ErrMalformed).Elem(),
 		"ErrTruncated":     reflect.ValueOf(&nvbandwidth.ErrTruncated).Elem(),
+		"OneWay":           reflect.ValueOf(constant.MakeFromLiteral("\"one direction, measured while the reverse runs\"", token.STRING, 0)),
 		"Parse":            reflect.ValueOf(nvbandwidth.Parse),
 		"ParseJSON":        reflect.ValueOf(nvbandwidth.ParseJSON),
 		"ParseText":        reflect.ValueOf(nvbandwidth.ParseText),
@@ -22,6 +23,8 @@ func init() {
 		"StatusNotFound":   reflect.ValueOf(constant.MakeFromLiteral("\"Not Found\"", token.STRING, 0)),
 		"StatusPassed":     reflect.ValueOf(constant.MakeFromLiteral("\"Passed\"", token.STRING, 0)),
 		"StatusWaived":     reflect.ValueOf(constant.MakeFromLiteral("\"Waived\"", token.STRING, 0)),
+		"TwoWayAggregate":  reflect.ValueOf(constant.MakeFromLiteral("\"both directions together: the bytes of both copies over their common time (nvbandwidth v0.5 and older)\"", token.STRING, 0)),
+		"TwoWaySum":        reflect.ValueOf(constant.MakeFromLiteral("\"both directions added: the sum of the two one-way rates, each measured while the other ran\"", token.STRING, 0)),
 
 		// type definitions
 		"Cell":     reflect.ValueOf((*nvbandwidth.Cell)(nil)),

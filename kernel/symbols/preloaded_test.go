@@ -126,3 +126,23 @@ func keys(m map[string]any) []string {
 	}
 	return k
 }
+
+// Chapter 2's cells: the NIC each GPU would use shows as a table, and
+// nvbandwidth's bidirectional testcases carry their note.
+func TestPreloadedChapter2Calls(t *testing.T) {
+	events := run(t, "import (\n\t\"context\"\n\t\"github.com/commlab/commlab/probes/fake\"\n)\ntopo, _ := fake.HGXH200().Topology(context.Background())\ntopo.NICPaths(0)")
+	e, ok := find(events, session.EventResult)
+	if !ok {
+		t.Fatalf("no result in %+v", events)
+	}
+	if h, _ := e.Data["text/html"].(string); !strings.Contains(h, "<th>GPUDirect RDMA</th>") || !strings.Contains(h, "<td>NIC7 mlx5_8</td>") {
+		t.Errorf("NICPaths html: %.300s", h)
+	}
+	if p, _ := e.Data["text/plain"].(string); !strings.Contains(p, "GPU0  NIC0 mlx5_1  PIX   50 GB/s  yes") {
+		t.Errorf("NICPaths text: %s", p)
+	}
+	events = run(t, "import (\n\t\"strings\"\n\t\"github.com/commlab/commlab/probes/parse/nvbandwidth\"\n)\nrep, _ := nvbandwidth.Parse(strings.NewReader(\"Running host_to_device_bidirectional_memcpy_ce.\\nmemcpy CE CPU(row) <-> GPU(column) bandwidth (GB/s)\\n           0\\n 0     51.67\\n\\nSUM host_to_device_bidirectional_memcpy_ce 51.67\\n\"))\nrep.Testcases[0].DirectionNote == nvbandwidth.OneWay")
+	if e, ok := find(events, session.EventResult); !ok || e.Data["text/plain"] != "true" {
+		t.Errorf("nvbandwidth note: %+v", events)
+	}
+}

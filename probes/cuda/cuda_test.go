@@ -31,6 +31,41 @@ func TestOpen(t *testing.T) {
 	if r.GPUCount != len(info.Devices) || r.GPUModel == "" || r.CUDA == "" {
 		t.Errorf("Describe gave %+v", r)
 	}
+	if len(info.L2Bytes) != len(info.Devices) || info.L2Bytes[0] <= 0 || r.L2Bytes() != info.L2Bytes[0] {
+		t.Errorf("L2: info %v, run %d", info.L2Bytes, r.L2Bytes())
+	}
+}
+
+// Describe records the L2 size without a GPU: Info is plain data. An H200
+// reports 62914560 bytes (60 MiB) for cudaDevAttrL2CacheSize (attribute 38
+// read through libcudart on the lab's H200, driver 580.159.04, 2026-12-01).
+func TestDescribeRecordsL2(t *testing.T) {
+	tests := []struct {
+		l2      []int64
+		setting string
+		first   int64
+	}{
+		{[]int64{62914560, 62914560}, "62914560", 62914560},
+		{[]int64{62914560, 52428800}, "62914560,52428800", 62914560},
+		{nil, "", 0},
+		{[]int64{0}, "", 0},
+	}
+	for _, tc := range tests {
+		info := &Info{Devices: make([]string, len(tc.l2)), Runtime: "13.0", Driver: "13.0", L2Bytes: tc.l2}
+		r := probes.Run{Settings: map[string]string{"iters": "10"}}
+		info.Describe(&r)
+		if got, ok := r.Settings[probes.SettingL2Bytes]; got != tc.setting || ok != (tc.setting != "") || r.L2Bytes() != tc.first {
+			t.Errorf("L2 %v: setting %q (set %v), L2Bytes %d; want %q, %d", tc.l2, got, ok, r.L2Bytes(), tc.setting, tc.first)
+		}
+		if r.Settings["iters"] != "10" {
+			t.Errorf("Describe dropped a setting: %v", r.Settings)
+		}
+	}
+	var bare probes.Run // Settings nil: Describe makes the map
+	(&Info{L2Bytes: []int64{1 << 20}}).Describe(&bare)
+	if bare.L2Bytes() != 1<<20 {
+		t.Errorf("nil settings: %v", bare.Settings)
+	}
 }
 
 func TestUnavailableEverywhere(t *testing.T) {

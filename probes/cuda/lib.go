@@ -141,6 +141,8 @@ import (
 	"os"
 	"regexp"
 	"runtime"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -230,7 +232,17 @@ type Info struct {
 	DriverRelease string   `json:"driver_release,omitempty"`
 	Devices       []string `json:"devices"`
 	SMCounts      []int    `json:"sm_counts"`
+	// L2Bytes is each device's L2 cache size (cudaDevAttrL2CacheSize):
+	// copies whose buffers fit in it need not reach HBM.
+	L2Bytes []int64 `json:"l2_bytes,omitempty"`
 }
+
+// Device attributes read with cudaDeviceGetAttribute (cudaDeviceAttr in
+// the runtime API's driver_types.h).
+const (
+	attrMultiProcessorCount = 16
+	attrL2CacheSize         = 38
+)
 
 func cudaVersion(v C.int) string { return fmt.Sprintf("%d.%d", int(v)/1000, (int(v)%1000)/10) }
 
@@ -272,12 +284,15 @@ func Open() (*Info, error) {
 			return nil, err
 		}
 		info.Devices = append(info.Devices, C.GoString((*C.char)(unsafe.Pointer(&buf[0]))))
-		var sms C.int
-		// 16 is cudaDevAttrMultiProcessorCount.
-		if err := check("cudaDeviceGetAttribute", C.c_deviceGetAttribute(&sms, 16, C.int(d))); err != nil {
+		var sms, l2 C.int
+		if err := check("cudaDeviceGetAttribute", C.c_deviceGetAttribute(&sms, attrMultiProcessorCount, C.int(d))); err != nil {
+			return nil, err
+		}
+		if err := check("cudaDeviceGetAttribute", C.c_deviceGetAttribute(&l2, attrL2CacheSize, C.int(d))); err != nil {
 			return nil, err
 		}
 		info.SMCounts = append(info.SMCounts, int(sms))
+		info.L2Bytes = append(info.L2Bytes, int64(l2))
 	}
 	return info, nil
 }
@@ -508,8 +523,15 @@ func driverRelease() string {
 }
 
 // Describe fills a run's machine fields (GPU model and count, driver and
-// CUDA versions, host) from Info.
+// CUDA versions, host) from Info, and records the devices' L2 cache size
+// in Settings (probes.SettingL2Bytes; Run.L2Bytes reads it back).
 func (i *Info) Describe(r *probes.Run) {
+	if l2 := l2Setting(i.L2Bytes); l2 != "" {
+		if r.Settings == nil {
+			r.Settings = map[string]string{}
+		}
+		r.Settings[probes.SettingL2Bytes] = l2
+	}
 	if len(i.Devices) > 0 {
 		r.GPUModel = i.Devices[0]
 	}
@@ -522,6 +544,27 @@ func (i *Info) Describe(r *probes.Run) {
 	if h, err := os.Hostname(); err == nil && r.Host == "" {
 		r.Host = h
 	}
+}
+
+// l2Setting is one size when every device has the same L2, else the sizes
+// in device order, comma-separated; empty when none is known.
+func l2Setting(sizes []int64) string {
+	if len(sizes) == 0 {
+		return ""
+	}
+	parts := make([]string, len(sizes))
+	same := true
+	for i, n := range sizes {
+		parts[i] = strconv.FormatInt(n, 10)
+		same = same && n == sizes[0]
+	}
+	switch {
+	case same && sizes[0] <= 0:
+		return ""
+	case same:
+		return parts[0]
+	}
+	return strings.Join(parts, ",")
 }
 
 func eventQuery(e event) C.int { return C.c_eventQuery(e) }

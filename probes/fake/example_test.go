@@ -35,3 +35,23 @@ func ExamplePCIeBox() {
 	// Output:
 	// GPU0-GPU1: PIX GPU0-GPU2: PHB switches: 4
 }
+
+// The NIC each GPU of the HGX H200 node would use for NCCL's traffic to
+// other nodes.
+func ExampleHGXH200_nicPaths() {
+	topo, _ := fake.HGXH200().Topology(context.Background())
+	paths := topo.NICPaths(0)
+	fmt.Println(paths)
+	fmt.Println(paths[0].Why)
+	// Output:
+	// GPU   NIC          path  ceiling  GPUDirect RDMA  PXN
+	// GPU0  NIC0 mlx5_1  PIX   50 GB/s  yes             -
+	// GPU1  NIC1 mlx5_2  PIX   50 GB/s  yes             -
+	// GPU2  NIC2 mlx5_3  PIX   50 GB/s  yes             -
+	// GPU3  NIC3 mlx5_4  PIX   50 GB/s  yes             -
+	// GPU4  NIC4 mlx5_5  PIX   50 GB/s  yes             -
+	// GPU5  NIC5 mlx5_6  PIX   50 GB/s  yes             -
+	// GPU6  NIC6 mlx5_7  PIX   50 GB/s  yes             -
+	// GPU7  NIC7 mlx5_8  PIX   50 GB/s  yes             -
+	// NIC0 (mlx5_1) is on the GPU's PCIe switch (PIX); the NIC reads and writes GPU memory directly (GPUDirect RDMA).
+}

@@ -3,6 +3,7 @@ package fake
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -90,5 +91,81 @@ func TestFakeHGXNVLinkBandwidth(t *testing.T) {
 	nics, level := topo.NearestNICs("GPU5")
 	if len(nics) != 1 || nics[0] != "NIC5" || level != probes.LevelPIX {
 		t.Errorf("GPU5 nearest %v at %v", nics, level)
+	}
+}
+
+// The NIC NCCL would give each GPU of the fake machines, checked against
+// their recorded matrices: on the HGX each GPU has a NIC on its own PCIe
+// switch (PIX), so GPUi takes NICi with GPUDirect RDMA at the NDR port's
+// 50 GB/s; the PCIe box has no NIC.
+func TestNICPathsFake(t *testing.T) {
+	type row struct {
+		nic, name, path string
+		gdr             bool
+		ceiling         float64
+	}
+	hgx := make([]row, 8)
+	for i := range hgx {
+		hgx[i] = row{fmt.Sprintf("NIC%d", i), fmt.Sprintf("mlx5_%d", i+1), "PIX", true, 50}
+	}
+	tests := []struct {
+		machine string
+		want    []row
+		text    string
+	}{
+		{"hgx-h200", hgx, "GPU7  NIC7 mlx5_8  PIX   50 GB/s  yes             -"},
+		{"pcie-8gpu", make([]row, 8), "no NIC in the topology"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.machine, func(t *testing.T) {
+			m, err := ByName(tc.machine)
+			if err != nil {
+				t.Fatal(err)
+			}
+			topo, err := m.Topology(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := topo.NICPaths(probes.LevelUnknown)
+			if len(got) != len(tc.want) {
+				t.Fatalf("%d rows, want %d", len(got), len(tc.want))
+			}
+			for i, w := range tc.want {
+				g := got[i]
+				if g.GPU != fmt.Sprintf("GPU%d", i) || g.NIC != w.nic || g.NICName != w.name || g.GDR != w.gdr || g.CeilingGBps != w.ceiling || g.PXN != "" {
+					t.Errorf("row %d = %+v, want %+v", i, g, w)
+				}
+				if w.nic != "" && g.Path.String() != w.path {
+					t.Errorf("%s path %s, want %s", g.GPU, g.Path, w.path)
+				}
+			}
+			if !strings.Contains(got.String(), tc.text) {
+				t.Errorf("String lacks %q:\n%s", tc.text, got)
+			}
+		})
+	}
+}
+
+// A recorded machine whose only NIC sits across the CPU sockets from every
+// GPU (8x P40, the old SOC level): every GPU uses it through host memory,
+// and no GPU is closer to relay through.
+func TestNICPathsSYSOnlyNIC(t *testing.T) {
+	text, err := os.ReadFile("../parse/nvidiasmi/testdata/topo/p40-8gpu-soc-mlx5.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := FromTopoM("p40", string(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	topo, _ := m.Topology(context.Background())
+	got := topo.NICPaths(probes.LevelUnknown)
+	if len(got) != 8 {
+		t.Fatalf("%d rows", len(got))
+	}
+	for _, p := range got {
+		if p.NIC != "NIC0" || p.NICName != "mlx5_0" || p.Path.Level != probes.LevelSYS || p.GDR || p.PXN != "" || !strings.Contains(p.Why, "host memory") {
+			t.Errorf("%+v", p)
+		}
 	}
 }

@@ -11,6 +11,15 @@
 // second (memcpy.cpp scales bytes/s by 1e-9), so BytesPerSecond multiplies
 // by 1e9.
 //
+// "Bidirectional" testcases copy both ways at once but, except where a
+// matrix says Total, report one direction, measured while the reverse runs:
+// Testcase.Bidirectional marks them and DirectionNote says which, so a
+// number is never read as a two-way total by mistake. From v0.6 a
+// device-to-device bidirectional testcase prints three matrices under one
+// "Running" line (each direction, then their total); each becomes its own
+// Testcase named by its SUM key, with Group naming the testcase run, in
+// text and in -j output alike.
+//
 // The package owns parsing only. It does not run nvbandwidth, does not know
 // the probes domain types, and draws nothing; callers turn a Report into
 // links and charts. Standard library only.

@@ -58,6 +58,18 @@ type Testcase struct {
 	RowLabel    string `json:"row_label,omitempty"`
 	ColumnLabel string `json:"column_label,omitempty"`
 	Direction   string `json:"direction,omitempty"`
+	// Bidirectional marks nvbandwidth's "bidirectional" testcases, which
+	// copy both ways at once. DirectionNote says what their numbers are:
+	// mostly OneWay (one direction, measured while the reverse runs), never
+	// a two-way total unless it says so (TwoWaySum, TwoWayAggregate).
+	Bidirectional bool   `json:"bidirectional,omitempty"`
+	DirectionNote string `json:"direction_note,omitempty"`
+	// Group is the testcase nvbandwidth ran ("Running <Group>.") when it
+	// printed several matrices under it: from v0.6 a device-to-device
+	// bidirectional testcase prints each direction and their total, and
+	// each becomes a Testcase named by its SUM key (<Group>_read1,
+	// <Group>_read2, <Group>_total; _write1, _write2 for write tests).
+	Group string `json:"group,omitempty"`
 	// Matrix[row][col] in Unit; N/A cells are NaN.
 	Matrix [][]float64 `json:"-"`
 	Sum    float64     `json:"sum"`
@@ -90,6 +102,66 @@ type Report struct {
 	Waived   int      `json:"waived,omitempty"`
 	Errors   []string `json:"errors,omitempty"`
 	Warnings []string `json:"warnings,omitempty"`
+}
+
+// What a bidirectional testcase's numbers are (DirectionNote), from
+// nvbandwidth's testcases_ce.cpp, testcases_sm.cpp and memcpy.cpp (v0.5 to
+// v0.8) and its testcase list (v0.10).
+const (
+	// OneWay: the copy in one direction, timed on its own stream while a
+	// copy the other way runs and is not counted (CE); for SM copies, half
+	// of a kernel whose warps copy both ways at once (v0.7+). Host-device
+	// testcases and the per-direction matrices of device-to-device ones.
+	OneWay = "one direction, measured while the reverse runs"
+	// TwoWaySum: the "Total" matrix of a device-to-device testcase (v0.6+),
+	// each cell the sum of the two one-way cells above it.
+	TwoWaySum = "both directions added: the sum of the two one-way rates, each measured while the other ran"
+	// TwoWayAggregate: device-to-device SM testcases up to v0.5, which
+	// divide the bytes of both copies by their common time.
+	TwoWayAggregate = "both directions together: the bytes of both copies over their common time (nvbandwidth v0.5 and older)"
+)
+
+// IsTwoWay reports whether the testcase's numbers count both directions.
+func (t Testcase) IsTwoWay() bool {
+	return t.DirectionNote == TwoWaySum || t.DirectionNote == TwoWayAggregate
+}
+
+// classify sets Bidirectional and DirectionNote from the name (or the
+// group), the description and the report's version.
+func classify(t *Testcase, version string) {
+	name := t.Name
+	if t.Group != "" {
+		name = t.Group
+	}
+	t.Bidirectional = strings.Contains(name, "bidirectional")
+	if !t.Bidirectional {
+		return
+	}
+	sm := t.Method == "SM" || (t.Method == "" && strings.HasSuffix(name, "_sm"))
+	switch {
+	case strings.HasSuffix(t.Name, "_total") || strings.Contains(t.Description, " Total bandwidth"):
+		t.DirectionNote = TwoWaySum
+	case strings.HasPrefix(name, "device_to_device_") && sm && t.Group == "" && !before06(version, true):
+		t.DirectionNote = OneWay
+	case strings.HasPrefix(name, "device_to_device_") && sm && t.Group == "":
+		t.DirectionNote = TwoWayAggregate
+	default:
+		t.DirectionNote = OneWay
+	}
+}
+
+var reVersion = regexp.MustCompile(`^v?(\d+)\.(\d+)`)
+
+// before06 reports whether version is older than v0.6, the release that
+// split device-to-device bidirectional results by direction; unknown
+// versions give ifUnknown.
+func before06(version string, ifUnknown bool) bool {
+	m := reVersion.FindStringSubmatch(strings.TrimSpace(version))
+	if m == nil {
+		return ifUnknown
+	}
+	major, minor := atoi(m[1]), atoi(m[2])
+	return major == 0 && minor < 6
 }
 
 // Cell is one measured matrix entry.
@@ -342,10 +414,54 @@ func parseJSON(data []byte, start int) (*Report, error) {
 			if t.Status == StatusWaived {
 				rep.Waived++
 			}
-			rep.Testcases = append(rep.Testcases, t)
+			rep.Testcases = append(rep.Testcases, splitParts(t)...)
 		}
 	}
+	for i := range rep.Testcases {
+		classify(&rep.Testcases[i], rep.Version)
+	}
 	return rep, nil
+}
+
+// splitParts undoes what -j does to a testcase that prints several
+// matrices: json_output.cpp appends each to one bandwidth_matrix and keeps
+// the last description and sum, so a v0.6+ device-to-device bidirectional
+// testcase holds three n x n matrices, the two directions then their
+// "Total". They come back as the three Testcases text output gives, named
+// by the keys its SUM lines use; the per-direction descriptions and sums
+// are rebuilt (sums as nvbandwidth adds them, N/A as 0).
+func splitParts(t Testcase) []Testcase {
+	rows := len(t.Matrix)
+	if !strings.Contains(t.Description, " Total bandwidth") || rows == 0 || rows != 3*len(t.Matrix[0]) {
+		return []Testcase{t}
+	}
+	kind := ""
+	switch {
+	case strings.Contains(t.Name, "_read_"):
+		kind = "read"
+	case strings.Contains(t.Name, "_write_"):
+		kind = "write"
+	default:
+		return []Testcase{t}
+	}
+	n := rows / 3
+	parts := make([]Testcase, 3)
+	for i, suffix := range []string{kind + "1", kind + "2", "total"} {
+		p := t
+		p.Name, p.Group = t.Name+"_"+suffix, t.Name
+		p.Matrix = t.Matrix[i*n : (i+1)*n]
+		if suffix != "total" {
+			word := strings.ToUpper(suffix[:1]) + suffix[1:]
+			p.Description = strings.Replace(t.Description, " Total bandwidth", " "+word+" bandwidth", 1)
+			p.Sum, p.HasSum = 0, true
+			for _, c := range p.Cells() {
+				p.Sum += c.Value
+			}
+			p.Min, p.Max, p.Average = 0, 0, 0
+		}
+		parts[i] = p
+	}
+	return parts
 }
 
 // jsonDevice reads "0: NVIDIA H200 (00000000:19:00): (host)".
@@ -413,10 +529,14 @@ func flip(dir string) string {
 func ParseText(r io.Reader) (*Report, error) {
 	rep := &Report{Format: "text"}
 	p := textParser{rep: rep}
-	if err := parse.ScanLines(r, "nvbandwidth", ErrMalformed, &p.line, p.feed); err != nil {
-		return rep, err
+	err := parse.ScanLines(r, "nvbandwidth", ErrMalformed, &p.line, p.feed)
+	if err == nil {
+		err = p.finish()
 	}
-	return rep, p.finish()
+	for i := range rep.Testcases {
+		classify(&rep.Testcases[i], rep.Version)
+	}
+	return rep, err
 }
 
 type textParser struct {
@@ -513,6 +633,13 @@ func (p *textParser) feed(raw string) error {
 		describe(p.cur, line)
 	case p.cur != nil && p.cur.Description != "" && p.cur.Matrix == nil && p.header == nil && isHeader(line):
 		p.header = headerIndices(line)
+	case p.cur != nil && p.cur.Matrix != nil && p.header == nil && p.cur.Group != "" && looksLikeDescription(line):
+		// The next matrix under the same "Running" line; its SUM line
+		// will name it.
+		group := p.cur.Group
+		p.rep.Testcases = append(p.rep.Testcases, Testcase{Status: StatusIncomplete, Line: p.line, Group: group})
+		p.cur = &p.rep.Testcases[len(p.rep.Testcases)-1]
+		describe(p.cur, line)
 	case p.cur != nil:
 		// An assertion or CUDA error printed inside a testcase.
 		p.cur.Status = StatusError
@@ -560,6 +687,12 @@ func (p *textParser) summary(line, key string, set func(*Testcase, float64)) err
 		return p.errorf(ErrMalformed, "%s value %q is not a number", key, fields[2])
 	}
 	t := p.find(fields[1])
+	if t == nil && p.cur != nil && p.cur.Name != "" && !p.cur.HasSum && strings.HasPrefix(fields[1], p.cur.Name+"_") {
+		// The first of several matrices under one "Running" line: its
+		// SUM key names it (device_to_device_..._read1).
+		p.cur.Group, p.cur.Name = p.cur.Name, fields[1]
+		t = p.cur
+	}
 	if t == nil && len(p.rep.Testcases) > 0 && p.rep.Testcases[len(p.rep.Testcases)-1].Name == "" {
 		t = &p.rep.Testcases[len(p.rep.Testcases)-1]
 		t.Name = fields[1]
@@ -688,7 +821,8 @@ func atoi(s string) int {
 
 // WriteSummary writes what a person reads first about an nvbandwidth report:
 // a line naming the input (file) and the versions, then the devices and, per
-// testcase, its status, sum and matrix. A nil Report writes "nothing
+// testcase, its status, sum, what a bidirectional testcase's numbers are
+// (its DirectionNote, in brackets) and matrix. A nil Report writes "nothing
 // parsed".
 func (rep *Report) WriteSummary(w io.Writer, file string) error {
 	if rep == nil {
@@ -730,6 +864,9 @@ func (rep *Report) WriteSummary(w io.Writer, file string) error {
 			}
 			if t.HasCoefficient {
 				fmt.Fprintf(w, ", CV %g", t.CoefficientOfVariation)
+			}
+			if t.DirectionNote != "" {
+				fmt.Fprintf(w, " [%s]", t.DirectionNote)
 			}
 			fmt.Fprintln(w)
 			if t.Error != "" {

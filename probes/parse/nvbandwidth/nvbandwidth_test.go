@@ -88,6 +88,90 @@ func TestParseFacts(t *testing.T) {
 	}
 }
 
+// Bidirectional testcases say what their numbers are: one direction while
+// the reverse runs, except the device-to-device "Total" matrices (v0.6+)
+// and device-to-device SM testcases up to v0.5, which count both ways.
+// Text and -j output of the same run agree.
+func TestParseBidirectional(t *testing.T) {
+	cases := []struct {
+		file, testcase string
+		group          string
+		note           string // "" for a unidirectional testcase
+		row, col       int
+		value, sum     float64
+	}{
+		{"text_v0.8_h200_1gpu.txt", "host_to_device_bidirectional_memcpy_ce", "", OneWay, 0, 0, 51.67, 51.67},
+		{"text_v0.8_h200_1gpu.txt", "host_to_device_memcpy_ce", "", "", 0, 0, 55.55, 55.55},
+		{"text_v0.1_readme_example.txt", "host_to_device_bidirectional_memcpy_ce", "", OneWay, 0, 1, 0.34, 0},
+		{"text_v0.8_synthetic_2gpu_bidir.txt", "device_to_device_bidirectional_memcpy_read_ce_read1", "device_to_device_bidirectional_memcpy_read_ce", OneWay, 0, 1, 370.12, 740},
+		{"text_v0.8_synthetic_2gpu_bidir.txt", "device_to_device_bidirectional_memcpy_read_ce_read2", "device_to_device_bidirectional_memcpy_read_ce", OneWay, 1, 0, 370.47, 741.52},
+		{"text_v0.8_synthetic_2gpu_bidir.txt", "device_to_device_bidirectional_memcpy_read_ce_total", "device_to_device_bidirectional_memcpy_read_ce", TwoWaySum, 0, 1, 741.17, 1481.52},
+		{"text_v0.8_synthetic_2gpu_bidir.txt", "device_to_device_bidirectional_memcpy_write_sm_write2", "device_to_device_bidirectional_memcpy_write_sm", OneWay, 1, 0, 375.61, 750.59},
+		{"text_v0.8_synthetic_2gpu_bidir.txt", "device_to_device_memcpy_write_ce", "", "", 1, 0, 390.12, 780.03},
+		{"json_v0.8_synthetic_2gpu_bidir.json", "device_to_device_bidirectional_memcpy_read_ce_read2", "device_to_device_bidirectional_memcpy_read_ce", OneWay, 1, 0, 370.466, 741.518},
+		{"json_v0.8_synthetic_2gpu_bidir.json", "device_to_device_bidirectional_memcpy_read_ce_total", "device_to_device_bidirectional_memcpy_read_ce", TwoWaySum, 1, 0, 740.35, 1481.52},
+		{"json_v0.8_synthetic_2gpu_bidir.json", "host_to_device_bidirectional_memcpy_ce", "", OneWay, 0, 1, 51.5213, 103.1915},
+		{"json_v0.5_dcgm_verbose.json", "device_to_device_bidirectional_memcpy_read_sm", "", TwoWayAggregate, -1, -1, 0, 0},
+		{"json_v0.5_dcgm_verbose.json", "device_to_device_bidirectional_memcpy_read_ce", "", OneWay, -1, -1, 0, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.file+"/"+c.testcase, func(t *testing.T) {
+			data, err := os.ReadFile(filepath.Join("testdata", c.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, err := Parse(bytes.NewReader(data))
+			if err != nil {
+				t.Fatalf("Parse: %v", err)
+			}
+			tc, ok := rep.Testcase(c.testcase)
+			if !ok {
+				t.Fatalf("testcase %s missing", c.testcase)
+			}
+			if tc.Bidirectional != (c.note != "") || tc.DirectionNote != c.note || tc.Group != c.group {
+				t.Errorf("bidirectional %v note %q group %q; want note %q group %q", tc.Bidirectional, tc.DirectionNote, tc.Group, c.note, c.group)
+			}
+			if tc.IsTwoWay() != (c.note == TwoWaySum || c.note == TwoWayAggregate) {
+				t.Errorf("IsTwoWay %v for note %q", tc.IsTwoWay(), c.note)
+			}
+			if c.row >= 0 {
+				if v := tc.Value(c.row, c.col); math.Abs(v-c.value) > 1e-9 {
+					t.Errorf("cell [%d][%d] = %v, want %v", c.row, c.col, v, c.value)
+				}
+				if math.Abs(tc.Sum-c.sum) > 1e-3 || tc.Status != StatusPassed {
+					t.Errorf("sum %v status %s, want %v Passed", tc.Sum, tc.Status, c.sum)
+				}
+			}
+		})
+	}
+}
+
+// The summary puts the note beside every bidirectional number.
+func TestSummaryNotesDirection(t *testing.T) {
+	data, err := os.ReadFile("testdata/text_v0.8_synthetic_2gpu_bidir.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Parse(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := rep.String()
+	for _, want := range []string{
+		"host_to_device_bidirectional_memcpy_ce: Passed, memcpy CE CPU(row) <-> GPU(column) bandwidth (GB/s), sum 103.19 GB/s [" + OneWay + "]",
+		"device_to_device_bidirectional_memcpy_read_ce_total: Passed, memcpy CE GPU(row) <-> GPU(column) Total bandwidth (GB/s), sum 1481.52 GB/s [" + TwoWaySum + "]",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("summary lacks %q:\n%s", want, text)
+		}
+	}
+	for _, line := range strings.Split(text, "\n") {
+		if strings.Contains(line, "bidirectional") && !strings.Contains(line, "[") {
+			t.Errorf("bidirectional line without its note: %q", line)
+		}
+	}
+}
+
 func TestParseHeader(t *testing.T) {
 	f, err := os.Open("testdata/text_v0.7_a100_issue34_assert.txt")
 	if err != nil {
