@@ -15,6 +15,9 @@
 //   - algbw and busbw exactly as nccl-tests defines them (BusBWFactor);
 //   - an NCCL-like tuner that evaluates NCCL's own latency and bandwidth
 //     tables (src/graph/tuning.cc) for a topology (Tune);
+//   - the paths of a transfer from a GPU to a GPU on another node (TCP,
+//     RDMA through host memory, GPUDirect RDMA): copies, PCIe crossings,
+//     host-memory traffic and ceilings (Transfers);
 //   - sweeps that turn any of the above into plain rows for tables and charts.
 //
 // It does not measure anything, parse tool output or know about probes:
