@@ -84,10 +84,10 @@ func Transfers(n TransferNode) ([]Transfer, error) {
 	// Host memory is quoted as reads and writes together; one end's share
 	// when every GPU on its socket streams at once.
 	memory := n.HostMemory.Beta()
-	gpuPCIe := "PCIe (" + n.GPULink.Description + ")"
-	nicPCIe := "PCIe to the NIC"
+	gpuPCIe := n.GPULink.Description + " to the root complex"
+	nicPCIe := "the NIC's PCIe link"
 	network := n.NIC.Description
-	host := "host memory (" + n.HostMemory.Description + ")"
+	host := n.HostMemory.Description
 	paths := []Transfer{
 		{Name: "TCP sockets", Copies: 4, CPUCopies: 2, PCIeCrossings: 4, HostMemoryPerByte: 4, Hops: []Hop{
 			{"cudaMemcpy device to host (copy engine)", gpuPCIe, pcie},
