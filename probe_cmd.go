@@ -27,6 +27,7 @@ import (
 	"github.com/commlab/commlab/probes/parse/nccltests"
 	"github.com/commlab/commlab/probes/parse/nvbandwidth"
 	"github.com/commlab/commlab/probes/parse/perftest"
+	"github.com/commlab/commlab/probes/rdma"
 	"github.com/commlab/commlab/probes/sysfs"
 	"github.com/commlab/commlab/probes/topograph"
 	"github.com/commlab/commlab/units"
@@ -34,7 +35,8 @@ import (
 
 // This file holds the probe verbs: topo reads the machine (NVML, sysfs);
 // bandwidth and latency measure through probes/cuda, nccl through
-// probes/nccl; nccl-tests, nvbandwidth and perftest run the external tools
+// probes/nccl; rdma-write builds and runs commlab's own verbs program
+// (probes/rdma); nccl-tests, nvbandwidth and perftest run the external tools
 // through probes/launch and parse their outputs; torch runs the PyTorch
 // reference that --compare reads.
 
@@ -920,4 +922,88 @@ func topoOrDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// runProbeRDMAWrite builds and runs commlab's own RDMA WRITE program
+// (probes/rdma): both sides here by default (a loopback through the NIC),
+// or one side per machine with --server and --connect.
+func runProbeRDMAWrite(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("commlab probe rdma-write", stderr,
+		"usage: commlab probe rdma-write [flags]                      both sides here (loopback through the NIC)",
+		"       commlab probe rdma-write --server :PORT [flags]       machine A: the target buffer",
+		"       commlab probe rdma-write --connect A:PORT [flags]     machine B: posts and times the writes",
+		"Builds probes/rdma's rdma_write.c (cc, libibverbs) into a cache and times RDMA WRITEs of each size.")
+	cfg := rdma.Config{}
+	fs.StringVar(&cfg.Device, "device", "", "RDMA device (default: the first with an ACTIVE port)")
+	fs.IntVar(&cfg.IBPort, "ib-port", 0, "device port (default: the first ACTIVE one)")
+	fs.IntVar(&cfg.GIDIndex, "gid-index", -1, "GID index for RoCE (show_gids lists them; -1: LID on InfiniBand, 0 on RoCE)")
+	sizes := fs.String("sizes", "", "comma-separated write sizes (overrides -b/-e/-f)")
+	lo := fs.String("b", "8", "smallest write size")
+	hi := fs.String("e", "8M", "largest write size")
+	factor := fs.Int64("f", 2, "size multiplication factor")
+	fs.IntVar(&cfg.Iters, "iters", 1000, "timed writes per size")
+	fs.IntVar(&cfg.Warmup, "warmup", 10, "untimed writes per size")
+	gpu := fs.Bool("gpu", false, "register GPU memory (cuMemAlloc; dma-buf, else nvidia-peermem) instead of host memory")
+	gpuIndex := fs.Int("gpu-index", 0, "CUDA device of --gpu")
+	fs.StringVar(&cfg.Listen, "server", "", "run only the server here, listening on HOST:PORT or :PORT")
+	fs.StringVar(&cfg.Connect, "connect", "", "run only the client here, against the server at HOST:PORT")
+	fs.IntVar(&cfg.Port, "port", 0, "TCP port of the exchange when both sides run here (default: a free one)")
+	fs.StringVar(&cfg.ServerHost, "server-host", "", "host the launched client connects to (default: this host's name)")
+	fs.BoolVar(&cfg.OOBOnly, "oob-only", false, "only exchange connection info over TCP (no device): checks the two machines reach each other")
+	fs.StringVar(&cfg.CacheDir, "cache-dir", "", "where the program is built (default: the user cache directory)")
+	fs.DurationVar(&cfg.Timeout, "timeout", 30*time.Second, "how long one side waits for the other")
+	cfg.Launch.AddFlags(fs)
+	mf := addMeasureFlags(fs, false)
+	if status, ok := parseOnlyFlags(fs, args, stderr); !ok {
+		return status
+	}
+	var err error
+	if cfg.Sizes, err = sizeSweep(*sizes, *lo, *hi, *factor); err != nil {
+		return fail(fs, stderr, 2, "%v", err)
+	}
+	if cfg.Iters <= 0 || cfg.Warmup < 0 || cfg.Timeout <= 0 || *gpuIndex < 0 {
+		return fail(fs, stderr, 2, "--iters and --timeout must be positive, --warmup and --gpu-index not negative")
+	}
+	if cfg.Listen != "" && cfg.Connect != "" {
+		return fail(fs, stderr, 2, "--server and --connect name the two machines' sides: give one")
+	}
+	if _, err := launch.Command(cfg.Launch, rdma.ProgramName, nil); err != nil {
+		return fail(fs, stderr, 2, "%v", err)
+	}
+	cfg.GPU = -1
+	if *gpu {
+		cfg.GPU = *gpuIndex
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	run, err := rdma.Measure(ctx, cfg)
+	if run == nil {
+		return fail(fs, stderr, 1, "%v", err)
+	}
+	run.Command = append([]string{"commlab", "probe", "rdma-write"}, args...)
+	if info, cerr := cuda.Open(); cerr == nil {
+		info.Describe(run)
+	}
+	if err != nil {
+		run.Error = err.Error()
+	}
+	return finishRun(run, nil, mf, stdout, stderr, func(w io.Writer, r *probes.Run) {
+		if cfg.OOBOnly {
+			for _, side := range []string{"server", "client"} {
+				for _, l := range strings.Split(r.Logs[side], "\n") {
+					if strings.HasPrefix(l, "oob ") {
+						fmt.Fprintf(w, "%-6s %s\n", side, l)
+					}
+				}
+			}
+			return
+		}
+		if d := r.Settings["device"]; d != "" {
+			fmt.Fprintf(w, "# %s port %s, %s, MTU %s, memory %s\n", d, r.Settings["port"], r.Settings["link_layer"], r.Settings["active_mtu"], r.Settings["memory"])
+		}
+		fmt.Fprintf(w, "%-10s %12s %8s %12s %10s %s\n", "op", "bytes", "iters", "time_us", "GB/s", "memory")
+		for _, s := range r.Samples {
+			fmt.Fprintf(w, "%-10s %12d %8d %12.3f %10.3f %s\n", s.Op, s.Bytes, s.Iters, s.MedianUS, s.AlgBW, s.Label)
+		}
+	})
 }

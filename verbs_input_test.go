@@ -55,6 +55,8 @@ func TestVerbsRejectBadInputInOneLine(t *testing.T) {
 		{"probe", "nccl-tests", "--load", missing},
 		{"probe", "nvbandwidth", "--load", badJSON},
 		{"probe", "perftest", "--load", junk},
+		{"probe", "rdma-write", "-b", "0"},
+		{"probe", "rdma-write", "--server", ":1", "--connect", "a:1"},
 		{"probe", "topo", "--fake", "nope"},
 		{"probe", "torch", "--per-node", "x"},
 		{"probe", "bandwidth", "--save", filepath.Join(out, "bad.ipynb"), "--load", missing},

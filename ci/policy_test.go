@@ -49,6 +49,7 @@ var levels = map[string]int{
 	"kernel/conn":                  10,
 	"kernel/session":               10,
 	"probes/nccl":                  15,
+	"probes/rdma":                  15, // commlab's own verbs program (program/rdma_write.c): builds it, runs it through probes/launch
 	"probes/measure":               17, // live-or-recorded over probes/nccl, probes/cuda and probes/recorded; below kernel/symbols, which extracts it
 	"kernel/symbols":               20,
 	"kernel/render":                20,

@@ -19,7 +19,8 @@ import (
 // without a GPU.
 type Run struct {
 	// Kind names the probe: "bandwidth", "latency", "nccl", "nccl-tests",
-	// "nvbandwidth", "perftest", or a reference such as "torch-nccl".
+	// "nvbandwidth", "perftest", "rdma-write", or a reference such as
+	// "torch-nccl".
 	Kind string `json:"kind"`
 	// Command is the command line that produced the run.
 	Command []string `json:"command,omitempty"`

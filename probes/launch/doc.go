@@ -10,5 +10,9 @@
 // probes.Run, so the run's provenance says exactly what ran. Parsing the
 // output is the parsers' business (probes/parse/...), not this package's.
 //
+// Start starts a program and returns without waiting, its output going to
+// the caller's writers: for probes that run two sides at once (probes/rdma's
+// server and client) or build a program first.
+//
 // launch is the one package of the probes that starts processes (os/exec).
 package launch

@@ -79,3 +79,18 @@ func TestTorchBench(t *testing.T) {
 		t.Error("srun accepted")
 	}
 }
+
+func TestStart(t *testing.T) {
+	var out, errb strings.Builder
+	p, err := launch.Start(t.Context(), launch.Options{}, "sh", []string{"-c", "echo out; echo err >&2; exit 3"}, &out, &errb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, err := p.Wait()
+	if code != 3 || err != nil || out.String() != "out\n" || errb.String() != "err\n" || p.Cmdline[0] != "sh" {
+		t.Errorf("exit %d, %v, stdout %q, stderr %q, cmdline %q", code, err, out.String(), errb.String(), p.Cmdline)
+	}
+	if _, err := launch.Start(t.Context(), launch.Options{}, "commlab-no-such-program", nil, &out, &errb); !errors.Is(err, launch.ErrNotInstalled) {
+		t.Errorf("missing program: %v", err)
+	}
+}

@@ -1,0 +1,33 @@
+package rdma_test
+
+import (
+	"fmt"
+
+	"github.com/commlab/commlab/probes/rdma"
+)
+
+// Parse reads what rdma_write's client printed; each result line becomes
+// one sample: the time of one write and its bandwidth in GB/s.
+func ExampleParse() {
+	out, err := rdma.Parse(`info device mlx5_0
+info link_layer InfiniBand
+info memory host
+# result size_bytes iters usec gbps (usec: all iters writes; gbps: GB/s, 1e9 bytes/s)
+result 65536 1000 2800.000 23.406
+result 1048576 1000 42500.000 24.672
+done
+`)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(out.Info["device"], out.Info["link_layer"], out.Done)
+	for _, r := range out.Results {
+		s := r.Sample(-1, -1, "host")
+		fmt.Printf("%s %d bytes: %.2f us per write, %.2f GB/s\n", s.Op, s.Bytes, s.MedianUS, s.AlgBW)
+	}
+	// Output:
+	// mlx5_0 InfiniBand true
+	// rdma_write 65536 bytes: 2.80 us per write, 23.41 GB/s
+	// rdma_write 1048576 bytes: 42.50 us per write, 24.67 GB/s
+}
