@@ -3,8 +3,8 @@ package rdmatools
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
