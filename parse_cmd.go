@@ -2,7 +2,8 @@ package main
 
 // `commlab parse <format> FILE... [--json]`: readable summaries of what
 // nccl-tests, NCCL_DEBUG, NCCL's topology XML, nvidia-smi, nvbandwidth,
-// perftest and Flight Recorder print, or the parsed data as JSON. The
+// perftest, the RDMA tools (ibstat, ibv_devinfo, show_gids, rdma link) and
+// Flight Recorder print, or the parsed data as JSON. The
 // parsers and their summaries live in probes/parse/*; this file reads the
 // files and prints. A file that fails to parse still shows what was read;
 // the command then exits 1 with the error naming the file and line.
@@ -29,6 +30,7 @@ import (
 	"github.com/commlab/commlab/probes/parse/nvbandwidth"
 	"github.com/commlab/commlab/probes/parse/nvidiasmi"
 	"github.com/commlab/commlab/probes/parse/perftest"
+	"github.com/commlab/commlab/probes/parse/rdmatools"
 )
 
 // parseVerbs are the formats `commlab parse` understands, each a verb of
@@ -50,6 +52,21 @@ var parseVerbs = []verb{
 	}),
 	parseVerb("perftest", "perftest ib_*_bw / ib_*_lat reports and --out_json files", func(files []string, jsonOut bool, stdout io.Writer) error {
 		return runFormat(files, jsonOut, stdout, "report", perftest.Parse)
+	}),
+	parseVerb("rdma", "ibstat, ibv_devinfo [-v], show_gids or rdma link output (which one is detected)", func(files []string, jsonOut bool, stdout io.Writer) error {
+		return runFormat(files, jsonOut, stdout, "report", rdmatools.Parse)
+	}),
+	parseVerb("ibstat", "ibstat output (infiniband-diags)", func(files []string, jsonOut bool, stdout io.Writer) error {
+		return runFormat(files, jsonOut, stdout, "report", rdmatools.ParseIBStat)
+	}),
+	parseVerb("ibv-devinfo", "ibv_devinfo or ibv_devinfo -v output (rdma-core), or its GID lines", func(files []string, jsonOut bool, stdout io.Writer) error {
+		return runFormat(files, jsonOut, stdout, "report", rdmatools.ParseIBVDevinfo)
+	}),
+	parseVerb("show-gids", "show_gids tables (MLNX_OFED)", func(files []string, jsonOut bool, stdout io.Writer) error {
+		return runFormat(files, jsonOut, stdout, "report", rdmatools.ParseShowGIDs)
+	}),
+	parseVerb("rdma-link", "rdma link show output (iproute2)", func(files []string, jsonOut bool, stdout io.Writer) error {
+		return runFormat(files, jsonOut, stdout, "report", rdmatools.ParseRDMALink)
 	}),
 	parseVerb("smi", "nvidia-smi -q reports", runParseSMI),
 	parseVerb("topo", "nvidia-smi topo -m matrices", runParseTopo),

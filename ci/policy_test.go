@@ -36,6 +36,7 @@ var levels = map[string]int{
 	"probes/parse/perftest":        2,
 	"probes/parse/flightrec":       2,
 	"probes/parse/nvidiasmi":       2,
+	"probes/parse/rdmatools":       2,
 	"costmodel/fit":                10,
 	"probes/nvml":                  10,
 	"probes/sysfs":                 10,

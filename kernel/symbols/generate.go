@@ -36,6 +36,7 @@ var preloaded = []string{
 	"github.com/commlab/commlab/probes/parse/nvidiasmi",
 	"github.com/commlab/commlab/probes/parse/nvbandwidth",
 	"github.com/commlab/commlab/probes/parse/perftest",
+	"github.com/commlab/commlab/probes/parse/rdmatools",
 	"github.com/commlab/commlab/probes/parse/flightrec",
 	"github.com/commlab/commlab/probes/cuda",
 	"github.com/commlab/commlab/probes/nccl",

@@ -1,0 +1,151 @@
+package rdmatools
+
+import (
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/commlab/commlab/probes/parse"
+)
+
+var (
+	reCA     = regexp.MustCompile(`^CA '([^']*)'$`)
+	reIBPort = regexp.MustCompile(`^Port (\d+):$`)
+)
+
+// ibstatPortKeys are the lines every ibstat port block prints before
+// "Link layer" (which ibstat before 2010 did not print).
+var ibstatPortKeys = []string{"State", "Physical state", "Rate", "Base lid", "LMC", "SM lid", "Capability mask", "Port GUID"}
+
+// ParseIBStat reads the output of ibstat (infiniband-diags).
+func ParseIBStat(r io.Reader) (*Report, error) {
+	rep := newReport(ToolIBStat)
+	p := &ibstatParser{rep: rep}
+	if err := parse.ScanLines(r, "ibstat", ErrMalformed, &p.line, p.feed); err != nil {
+		return rep, err
+	}
+	return rep, p.finish()
+}
+
+type ibstatParser struct {
+	rep      *Report
+	line     int
+	dev      *Device
+	port     *Port
+	first    int // first line that was not ibstat's, before any CA
+	lastText string
+}
+
+func (p *ibstatParser) errorf(line int, kind error, format string, args ...any) error {
+	return &parse.Error{Format: "ibstat", Line: line, Msg: fmt.Sprintf(format, args...), Err: kind}
+}
+
+func (p *ibstatParser) feed(raw string) error {
+	line := strings.TrimSpace(raw)
+	if line == "" {
+		return nil
+	}
+	p.lastText = line
+	if m := reCA.FindStringSubmatch(line); m != nil {
+		p.closePort()
+		p.rep.Devices = append(p.rep.Devices, Device{Name: m[1], Fields: map[string]string{}, Line: p.line})
+		p.dev = &p.rep.Devices[len(p.rep.Devices)-1]
+		return nil
+	}
+	if p.dev == nil {
+		if p.first == 0 {
+			p.first = p.line
+		}
+		p.rep.Warnings = append(p.rep.Warnings, fmt.Sprintf("line %d before the first CA skipped: %s", p.line, parse.Clip(line, 80)))
+		return nil
+	}
+	if m := reIBPort.FindStringSubmatch(line); m != nil {
+		p.closePort()
+		n, _ := strconv.Atoi(m[1])
+		p.port = &Port{Device: p.dev.Name, Number: n, Fields: map[string]string{}, Line: p.line}
+		return nil
+	}
+	key, value, ok := strings.Cut(line, ":")
+	if !ok {
+		return p.errorf(p.line, ErrMalformed, "not a \"key: value\" line: %q", parse.Clip(line, 80))
+	}
+	key, value = strings.TrimSpace(key), strings.TrimSpace(value)
+	if p.port != nil {
+		p.port.Fields[key] = value
+		p.setPort(key, value)
+		return nil
+	}
+	p.dev.Fields[key] = value
+	switch key {
+	case "CA type":
+		p.dev.CAType = value
+	case "Number of ports":
+		p.dev.NumPorts, _ = strconv.Atoi(value)
+	case "Firmware version":
+		p.dev.Firmware = value
+	case "Hardware version":
+		p.dev.Hardware = value
+	case "Node GUID":
+		p.dev.NodeGUID = value
+	case "System image GUID":
+		p.dev.SystemImageGUID = value
+	}
+	return nil
+}
+
+func (p *ibstatParser) setPort(key, value string) {
+	pt := p.port
+	switch key {
+	case "State":
+		pt.StateText, pt.State = value, normState(value)
+	case "Physical state":
+		pt.PhysStateText, pt.PhysState = value, normPhys(value)
+	case "Rate":
+		pt.Rate = value
+		pt.RateGbps, _ = strconv.ParseFloat(value, 64)
+	case "Base lid":
+		pt.LID = value
+	case "LMC":
+		pt.LMC = value
+	case "SM lid":
+		pt.SMLID = value
+	case "Capability mask":
+		pt.CapabilityMask = value
+	case "Port GUID":
+		pt.PortGUID = value
+	case "Link layer":
+		pt.LinkLayer = value
+	}
+}
+
+func (p *ibstatParser) closePort() {
+	if p.port != nil && p.dev != nil {
+		p.dev.Ports = append(p.dev.Ports, *p.port)
+	}
+	p.port = nil
+}
+
+func (p *ibstatParser) finish() error {
+	last := p.port
+	p.closePort()
+	if len(p.rep.Devices) == 0 {
+		return p.errorf(p.first, parse.ErrFormat, "not ibstat output (no \"CA '...'\" line)")
+	}
+	if last != nil {
+		for _, k := range ibstatPortKeys {
+			if v, ok := last.Fields[k]; !ok || v == "" {
+				return p.errorf(p.line, ErrTruncated, "%s port %d ends before %q", last.Device, last.Number, k)
+			}
+		}
+	}
+	d := p.rep.Devices[len(p.rep.Devices)-1]
+	if d.NumPorts > 0 && len(d.Ports) < d.NumPorts {
+		return p.errorf(p.line, ErrTruncated, "%s has %d of its %d ports", d.Name, len(d.Ports), d.NumPorts)
+	}
+	if len(d.Ports) == 0 {
+		return p.errorf(p.line, ErrTruncated, "%s ends before its ports", d.Name)
+	}
+	return nil
+}

@@ -1,0 +1,106 @@
+package rdmatools
+
+import (
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/commlab/commlab/probes/parse"
+)
+
+var reLinkLine = regexp.MustCompile(`^link (\S+)/(\d+)(?:\s+(.*))?$`)
+
+// ParseRDMALink reads the output of `rdma link` / `rdma link show`
+// (iproute2). Each line is one port; its "key value" pairs are kept in
+// Port.Fields and the known ones typed.
+func ParseRDMALink(r io.Reader) (*Report, error) {
+	rep := newReport(ToolRDMALink)
+	p := &rdmaLinkParser{rep: rep, index: map[string]int{}}
+	if err := parse.ScanLines(r, "rdma link", ErrMalformed, &p.line, p.feed); err != nil {
+		return rep, err
+	}
+	return rep, p.finish()
+}
+
+type rdmaLinkParser struct {
+	rep     *Report
+	line    int
+	index   map[string]int // device name -> index in rep.Devices
+	first   int
+	odd     int // line whose last key had no value
+	oddText string
+}
+
+func (p *rdmaLinkParser) errorf(line int, kind error, format string, args ...any) error {
+	return &parse.Error{Format: "rdma link", Line: line, Msg: fmt.Sprintf(format, args...), Err: kind}
+}
+
+func (p *rdmaLinkParser) feed(raw string) error {
+	line := strings.TrimSpace(raw)
+	if line == "" {
+		return nil
+	}
+	if p.odd > 0 {
+		return p.errorf(p.odd, ErrMalformed, "a key without a value: %q", parse.Clip(p.oddText, 80))
+	}
+	m := reLinkLine.FindStringSubmatch(line)
+	if m == nil {
+		if len(p.rep.Devices) == 0 {
+			if p.first == 0 {
+				p.first = p.line
+			}
+			p.rep.Warnings = append(p.rep.Warnings, fmt.Sprintf("line %d before the first link skipped: %s", p.line, parse.Clip(line, 80)))
+			return nil
+		}
+		return p.errorf(p.line, ErrMalformed, "not a \"link DEV/PORT ...\" line: %q", parse.Clip(line, 80))
+	}
+	n, _ := strconv.Atoi(m[2])
+	pt := Port{Device: m[1], Number: n, Fields: map[string]string{}, Line: p.line}
+	f := strings.Fields(m[3])
+	if len(f)%2 == 1 {
+		p.odd, p.oddText = p.line, line
+		f = f[:len(f)-1]
+	}
+	for i := 0; i+1 < len(f); i += 2 {
+		k, v := f[i], f[i+1]
+		pt.Fields[k] = v
+		switch k {
+		case "state":
+			pt.StateText, pt.State = v, normState(v)
+		case "physical_state":
+			pt.PhysStateText, pt.PhysState = v, normPhys(v)
+		case "netdev":
+			pt.Netdev = v
+		case "subnet_prefix":
+			pt.SubnetPrefix = v
+		case "lid":
+			pt.LID = v
+		case "sm_lid":
+			pt.SMLID = v
+		case "lmc":
+			pt.LMC = v
+		}
+	}
+	// rdma link prints subnet_prefix and lids only on InfiniBand ports and
+	// netdev on RoCE ones; it names no link layer, so none is guessed.
+	i, ok := p.index[pt.Device]
+	if !ok {
+		i = len(p.rep.Devices)
+		p.index[pt.Device] = i
+		p.rep.Devices = append(p.rep.Devices, Device{Name: pt.Device, Line: p.line})
+	}
+	p.rep.Devices[i].Ports = append(p.rep.Devices[i].Ports, pt)
+	return nil
+}
+
+func (p *rdmaLinkParser) finish() error {
+	if len(p.rep.Devices) == 0 {
+		return p.errorf(p.first, parse.ErrFormat, "not rdma link output (no \"link DEV/PORT\" line)")
+	}
+	if p.odd > 0 {
+		return p.errorf(p.odd, ErrTruncated, "the last line ends with a key and no value: %q", parse.Clip(p.oddText, 80))
+	}
+	return nil
+}

@@ -1,0 +1,133 @@
+package rdmatools
+
+import (
+	"fmt"
+	"io"
+	"net/netip"
+	"strconv"
+	"strings"
+
+	"github.com/commlab/commlab/probes/parse"
+)
+
+// isShowGIDsHeader reports whether line is show_gids' column header,
+// "DEV PORT INDEX GID IPv4 VER DEV" in any spacing.
+func isShowGIDsHeader(line string) bool {
+	return strings.Join(strings.Fields(line), " ") == "DEV PORT INDEX GID IPv4 VER DEV"
+}
+
+// ParseShowGIDs reads the output of show_gids (MLNX_OFED).
+func ParseShowGIDs(r io.Reader) (*Report, error) {
+	rep := newReport(ToolShowGIDs)
+	p := &showGIDsParser{rep: rep}
+	if err := parse.ScanLines(r, "show_gids", ErrMalformed, &p.line, p.feed); err != nil {
+		return rep, err
+	}
+	return rep, p.finish()
+}
+
+type showGIDsParser struct {
+	rep     *Report
+	line    int
+	header  bool
+	footer  bool
+	first   int
+	cut     int // line of a short row, an error unless it is the last
+	cutText string
+}
+
+func (p *showGIDsParser) errorf(line int, kind error, format string, args ...any) error {
+	return &parse.Error{Format: "show_gids", Line: line, Msg: fmt.Sprintf(format, args...), Err: kind}
+}
+
+func (p *showGIDsParser) feed(raw string) error {
+	line := strings.TrimSpace(raw)
+	if line == "" {
+		return nil
+	}
+	if p.cut > 0 {
+		return p.errorf(p.cut, ErrMalformed, "row has too few columns: %q", parse.Clip(p.cutText, 80))
+	}
+	if isShowGIDsHeader(line) {
+		p.header = true
+		return nil
+	}
+	if n, ok := strings.CutPrefix(line, "n_gids_found="); ok {
+		v, err := strconv.Atoi(strings.TrimSpace(n))
+		if err != nil {
+			return p.errorf(p.line, ErrMalformed, "n_gids_found is not a number: %q", n)
+		}
+		p.rep.GIDsFound, p.footer = v, true
+		return nil
+	}
+	if !p.header {
+		if p.first == 0 {
+			p.first = p.line
+		}
+		p.rep.Warnings = append(p.rep.Warnings, fmt.Sprintf("line %d before the header skipped: %s", p.line, parse.Clip(line, 80)))
+		return nil
+	}
+	if strings.Trim(strings.Join(strings.Fields(line), ""), "-") == "" {
+		return nil // the dashes under the header
+	}
+	return p.row(line)
+}
+
+// row reads "DEV PORT INDEX GID [IPv4] VER [DEV]": the IPv4 column is
+// blank for GIDs without one, the netdev blank when none is bound.
+func (p *showGIDsParser) row(line string) error {
+	f := strings.Fields(line)
+	if len(f) < 5 {
+		p.cut, p.cutText = p.line, line
+		return nil
+	}
+	port, err1 := strconv.Atoi(f[1])
+	index, err2 := strconv.Atoi(f[2])
+	if err1 != nil || err2 != nil || !strings.Contains(f[3], ":") {
+		return p.errorf(p.line, ErrMalformed, "not a show_gids row: %q", parse.Clip(line, 80))
+	}
+	g := GID{Device: f[0], Port: port, Index: index, GID: f[3], Line: p.line}
+	rest := f[4:]
+	if a, err := netip.ParseAddr(rest[0]); err == nil && a.Is4() {
+		g.IPv4, rest = rest[0], rest[1:]
+	}
+	if len(rest) == 0 {
+		p.cut, p.cutText = p.line, line
+		return nil
+	}
+	g.TypeText = rest[0]
+	switch rest[0] {
+	case "v1":
+		g.Type = GIDTypeRoCEv1
+	case "v2":
+		g.Type = GIDTypeRoCEv2
+	default:
+		return p.errorf(p.line, ErrMalformed, "GID version %q is not v1 or v2", rest[0])
+	}
+	if len(rest) > 1 {
+		g.Netdev = rest[1]
+	}
+	if len(rest) > 2 {
+		return p.errorf(p.line, ErrMalformed, "row has too many columns: %q", parse.Clip(line, 80))
+	}
+	if g.IPv4 == "" {
+		g.IPv4 = ipv4Of(g.GID)
+	}
+	p.rep.GIDs = append(p.rep.GIDs, g)
+	return nil
+}
+
+func (p *showGIDsParser) finish() error {
+	if !p.header && !p.footer {
+		return p.errorf(p.first, parse.ErrFormat, "not show_gids output (no DEV PORT INDEX GID header)")
+	}
+	if p.cut > 0 {
+		return p.errorf(p.cut, ErrTruncated, "last row is cut: %q", parse.Clip(p.cutText, 80))
+	}
+	if !p.footer {
+		p.rep.Warnings = append(p.rep.Warnings, "no n_gids_found footer: the paste may end early")
+	} else if p.rep.GIDsFound != len(p.rep.GIDs) {
+		p.rep.Warnings = append(p.rep.Warnings, fmt.Sprintf("n_gids_found=%d but %d rows", p.rep.GIDsFound, len(p.rep.GIDs)))
+	}
+	return nil
+}
