@@ -267,20 +267,12 @@ func runProbeBandwidth(args []string, stdout, stderr io.Writer) int {
 	if r != nil {
 		return finishRun(r, ref, mf, stdout, stderr, printCopyTable)
 	}
-	info, err := cuda.Open()
-	if err != nil {
+	cfg.Progress = newProgressBar(stderr).update
+	run, err := cuda.MeasureBandwidth(cfg)
+	if run == nil {
 		return fail(fs, stderr, 1, "%v", err)
 	}
-	pb := newProgressBar(stderr)
-	cfg.Progress = pb.update
-	run := &probes.Run{Kind: "bandwidth", Command: append([]string{"commlab", "probe", "bandwidth"}, args...), Date: time.Now().UTC(),
-		Settings: map[string]string{"warmup": strconv.Itoa(cfg.Warmup), "iters": strconv.Itoa(cfg.Iters), "reps": strconv.Itoa(cfg.Reps),
-			"library": info.Library, "timing": "CUDA events around iters back-to-back copies; median over reps; bytes counted once per copy (a device-local copy reads and writes them)", "pageable_host_memory": "posix_memalign 64 bytes, every page touched before timing (as PyTorch's CPU allocator)"}}
-	info.Describe(run)
-	run.Samples, err = cuda.Bandwidth(cfg)
-	if err != nil {
-		run.Error = err.Error()
-	}
+	run.Command = append([]string{"commlab", "probe", "bandwidth"}, args...)
 	return finishRun(run, ref, mf, stdout, stderr, printCopyTable)
 }
 
@@ -311,19 +303,11 @@ func runProbeLatency(args []string, stdout, stderr io.Writer) int {
 	if *iters <= 0 || *reps <= 0 || *graphK <= 0 || *device < 0 {
 		return fail(fs, stderr, 2, "--iters, --reps, --graph-kernels must be positive and --device not negative")
 	}
-	info, err := cuda.Open()
-	if err != nil {
+	run, err := cuda.MeasureLatency(cuda.LatencyConfig{Device: *device, Iters: *iters, Reps: *reps, GraphKernels: *graphK, Progress: newProgressBar(stderr).update})
+	if run == nil {
 		return fail(fs, stderr, 1, "%v", err)
 	}
-	pb := newProgressBar(stderr)
-	run := &probes.Run{Kind: "latency", Command: append([]string{"commlab", "probe", "latency"}, args...), Date: time.Now().UTC(),
-		Settings: map[string]string{"iters": strconv.Itoa(*iters), "reps": strconv.Itoa(*reps), "graph_kernels": strconv.Itoa(*graphK),
-			"kernel": "empty PTX kernel (1 block, 1 thread) JIT-compiled by the driver through cuModuleLoadData, launched with cuLaunchKernel"}}
-	info.Describe(run)
-	run.Samples, err = cuda.Latency(cuda.LatencyConfig{Device: *device, Iters: *iters, Reps: *reps, GraphKernels: *graphK, Progress: pb.update})
-	if err != nil {
-		run.Error = err.Error()
-	}
+	run.Command = append([]string{"commlab", "probe", "latency"}, args...)
 	return finishRun(run, nil, mf, stdout, stderr, func(w io.Writer, r *probes.Run) {
 		fmt.Fprintf(w, "%-26s %12s %10s %10s %s\n", "op", "median_us", "min_us", "max_us", "label")
 		for _, s := range r.Samples {

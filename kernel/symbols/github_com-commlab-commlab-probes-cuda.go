@@ -21,6 +21,8 @@ func init() {
 		"LastError":         reflect.ValueOf(cuda.LastError),
 		"Latency":           reflect.ValueOf(cuda.Latency),
 		"Malloc":            reflect.ValueOf(cuda.Malloc),
+		"MeasureBandwidth":  reflect.ValueOf(cuda.MeasureBandwidth),
+		"MeasureLatency":    reflect.ValueOf(cuda.MeasureLatency),
 		"NewEvent":          reflect.ValueOf(cuda.NewEvent),
 		"NewStream":         reflect.ValueOf(cuda.NewStream),
 		"OpD2D":             reflect.ValueOf(constant.MakeFromLiteral("\"d2d\"", token.STRING, 0)),

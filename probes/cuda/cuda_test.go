@@ -77,6 +77,20 @@ func TestUnavailableEverywhere(t *testing.T) {
 		"Init":      func() error { _, err := Init(); return err }(),
 		"Bandwidth": func() error { _, err := Bandwidth(BandwidthConfig{}); return err }(),
 		"Latency":   func() error { _, err := Latency(LatencyConfig{}); return err }(),
+		"MeasureBandwidth": func() error {
+			run, err := MeasureBandwidth(BandwidthConfig{})
+			if run != nil {
+				t.Errorf("MeasureBandwidth without CUDA gave a run: %+v", run)
+			}
+			return err
+		}(),
+		"MeasureLatency": func() error {
+			run, err := MeasureLatency(LatencyConfig{})
+			if run != nil {
+				t.Errorf("MeasureLatency without CUDA gave a run: %+v", run)
+			}
+			return err
+		}(),
 	} {
 		if !errors.Is(err, probes.ErrUnavailable) {
 			t.Errorf("%s: %v, want probes.ErrUnavailable", name, err)

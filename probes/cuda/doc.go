@@ -12,6 +12,13 @@
 // path can be forced with COMMLAB_CUDART. The cgo preamble declares the
 // functions used once (an X-macro list) and wraps the calls.
 //
+// Bandwidth and Latency return samples; MeasureBandwidth and MeasureLatency
+// return them as a probes.Run (as nccl.Measure does) with the provenance
+// written once, here: the machine and every setting used, defaults
+// resolved. `commlab probe bandwidth|latency` and probes/measure both call
+// them, so a chapter's live run carries the settings of the recorded run
+// it stands in for.
+//
 // Kernel launches are timed with a real (empty) kernel: its PTX is embedded
 // as text and handed to the driver's JIT with cuModuleLoadData, because no
 // CUDA compiler is needed to build commlab.

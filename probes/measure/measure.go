@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/commlab/commlab/probes"
 	"github.com/commlab/commlab/probes/cuda"
@@ -127,42 +125,16 @@ func (r Runner) NCCL(ctx context.Context, mode Mode, cfg nccl.Config, recorded s
 // Bandwidth is the package function Bandwidth with r's settings.
 func (r Runner) Bandwidth(ctx context.Context, mode Mode, cfg cuda.BandwidthConfig, recorded string) (*Measurement, error) {
 	return choose(ctx, "bandwidth", mode, recorded, func() (*probes.Run, string, error) {
-		info, err := cudaOpen()
-		if err != nil {
-			if cuda.IsUnavailable(err) {
-				return nil, noGPU, err
-			}
-			return nil, failed, err
-		}
-		run := &probes.Run{Kind: "bandwidth", Date: time.Now().UTC(), Settings: map[string]string{
-			"library": info.Library, "sizes": sizes(cfg.Sizes), "ops": list(cfg.Ops), "devices": ints(cfg.Devices),
-			"warmup": count(cfg.Warmup), "iters": count(cfg.Iters), "reps": count(cfg.Reps),
-			"timing": "CUDA events around iters back-to-back copies; median over reps",
-		}}
-		info.Describe(run)
-		run.Samples, err = inProcess(ctx, func() ([]probes.Sample, error) { return cudaBandwidth(cfg) })
-		return run, failed, err
+		run, err := inProcess(ctx, func() (*probes.Run, error) { return measureBandwidth(cfg) })
+		return run, cudaReason(run, err), err
 	})
 }
 
 // Latency is the package function Latency with r's settings.
 func (r Runner) Latency(ctx context.Context, mode Mode, cfg cuda.LatencyConfig, recorded string) (*Measurement, error) {
 	return choose(ctx, "latency", mode, recorded, func() (*probes.Run, string, error) {
-		info, err := cudaOpen()
-		if err != nil {
-			if cuda.IsUnavailable(err) {
-				return nil, noGPU, err
-			}
-			return nil, failed, err
-		}
-		run := &probes.Run{Kind: "latency", Date: time.Now().UTC(), Settings: map[string]string{
-			"device": strconv.Itoa(cfg.Device), "warmup": count(cfg.Warmup), "iters": count(cfg.Iters),
-			"reps": count(cfg.Reps), "graph_kernels": count(cfg.GraphKernels),
-			"kernel": "empty PTX kernel (1 block, 1 thread) launched with cuLaunchKernel",
-		}}
-		info.Describe(run)
-		run.Samples, err = inProcess(ctx, func() ([]probes.Sample, error) { return cudaLatency(cfg) })
-		return run, failed, err
+		run, err := inProcess(ctx, func() (*probes.Run, error) { return measureLatency(cfg) })
+		return run, cudaReason(run, err), err
 	})
 }
 
@@ -174,15 +146,24 @@ const (
 	failed   = "live run failed"
 )
 
+// cudaReason is why an in-process live run did not happen: no GPU when
+// CUDA could not be opened because it is absent (no run was begun), a
+// failed live run otherwise.
+func cudaReason(run *probes.Run, err error) string {
+	if run == nil && cuda.IsUnavailable(err) {
+		return noGPU
+	}
+	return failed
+}
+
 // The calls the live paths make; tests replace them.
 var (
-	cudaInit       = cuda.Init
-	cudaOpen       = cuda.Open
-	ncclVersion    = nccl.Version
-	measureInChild = nccl.MeasureInChild
-	cudaBandwidth  = cuda.Bandwidth
-	cudaLatency    = cuda.Latency
-	executable     = os.Executable
+	cudaInit         = cuda.Init
+	ncclVersion      = nccl.Version
+	measureInChild   = nccl.MeasureInChild
+	measureBandwidth = cuda.MeasureBandwidth
+	measureLatency   = cuda.MeasureLatency
+	executable       = os.Executable
 )
 
 // commlabBinary is the base name of the commlab command.
@@ -355,25 +336,25 @@ var busy = make(chan struct{}, 1)
 // inProcess runs f on the GPU in this process, and stops waiting for it
 // when ctx ends: CUDA work cannot be cancelled, so f finishes in the
 // background and the next measurement waits for it.
-func inProcess(ctx context.Context, f func() ([]probes.Sample, error)) ([]probes.Sample, error) {
+func inProcess(ctx context.Context, f func() (*probes.Run, error)) (*probes.Run, error) {
 	select {
 	case busy <- struct{}{}:
 	case <-ctx.Done():
 		return nil, fmt.Errorf("waiting for an earlier measurement to leave the GPU: %w", ctx.Err())
 	}
 	type result struct {
-		s   []probes.Sample
+		run *probes.Run
 		err error
 	}
 	done := make(chan result, 1)
 	go func() {
 		defer func() { <-busy }()
-		s, err := f()
-		done <- result{s, err}
+		run, err := f()
+		done <- result{run, err}
 	}()
 	select {
 	case r := <-done:
-		return r.s, r.err
+		return r.run, r.err
 	case <-ctx.Done():
 		return nil, fmt.Errorf("stopped waiting; the work already on the GPU finishes in the background: %w", ctx.Err())
 	}
@@ -387,41 +368,4 @@ func oneLine(s string) string {
 		s = string(r[:maxRunes]) + "…"
 	}
 	return s
-}
-
-// count prints a count where zero means the probe's default.
-func count(n int) string {
-	if n <= 0 {
-		return "default"
-	}
-	return strconv.Itoa(n)
-}
-
-func sizes(s []int64) string {
-	if len(s) == 0 {
-		return "default"
-	}
-	f := make([]string, len(s))
-	for i, v := range s {
-		f[i] = strconv.FormatInt(v, 10)
-	}
-	return strings.Join(f, ",")
-}
-
-func list(s []string) string {
-	if len(s) == 0 {
-		return "default"
-	}
-	return strings.Join(s, ",")
-}
-
-func ints(s []int) string {
-	if len(s) == 0 {
-		return "all"
-	}
-	f := make([]string, len(s))
-	for i, v := range s {
-		f[i] = strconv.Itoa(v)
-	}
-	return strings.Join(f, ",")
 }

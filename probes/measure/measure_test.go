@@ -65,7 +65,8 @@ func noLive(t *testing.T) {
 	fail := func(what string) error { t.Errorf("recorded mode called %s", what); return errors.New("called") }
 	hooks(t)
 	cudaInit = func() (int, error) { return 0, fail("cuda.Init") }
-	cudaOpen = func() (*cuda.Info, error) { return nil, fail("cuda.Open") }
+	measureBandwidth = func(cuda.BandwidthConfig) (*probes.Run, error) { return nil, fail("cuda.MeasureBandwidth") }
+	measureLatency = func(cuda.LatencyConfig) (*probes.Run, error) { return nil, fail("cuda.MeasureLatency") }
 	ncclVersion = func() (string, string, error) { return "", "", fail("nccl.Version") }
 	measureInChild = func(context.Context, nccl.Config, []string) (*probes.Run, error) {
 		return nil, fail("nccl.MeasureInChild")
@@ -75,9 +76,9 @@ func noLive(t *testing.T) {
 // hooks restores the live calls when the test ends.
 func hooks(t *testing.T) {
 	t.Helper()
-	ci, co, nv, mc, cb, cl, ex := cudaInit, cudaOpen, ncclVersion, measureInChild, cudaBandwidth, cudaLatency, executable
+	ci, nv, mc, mb, ml, ex := cudaInit, ncclVersion, measureInChild, measureBandwidth, measureLatency, executable
 	t.Cleanup(func() {
-		cudaInit, cudaOpen, ncclVersion, measureInChild, cudaBandwidth, cudaLatency, executable = ci, co, nv, mc, cb, cl, ex
+		cudaInit, ncclVersion, measureInChild, measureBandwidth, measureLatency, executable = ci, nv, mc, mb, ml, ex
 	})
 }
 
@@ -211,12 +212,24 @@ func liveRun() *probes.Run {
 		Samples: []probes.Sample{{Op: "all_reduce", Bytes: 8, MedianUS: 9}, {Op: "all_reduce", Bytes: 1 << 20, MedianUS: 20}}}
 }
 
+// cudaRun is a copy or latency run as cuda.MeasureBandwidth and
+// cuda.MeasureLatency return it on one H200, with samples.
+func cudaRun(kind string, samples ...probes.Sample) *probes.Run {
+	r := &probes.Run{Kind: kind, Date: time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC), Settings: map[string]string{"library": "libcudart.so.13"},
+		Samples: samples}
+	(&cuda.Info{Library: "libcudart.so.13", Driver: "13.0", Runtime: "13.0", DriverRelease: "580.159.04", Devices: []string{"NVIDIA H200"}}).Describe(r)
+	return r
+}
+
 // gpu makes CUDA and NCCL present.
 func gpu(t *testing.T) {
 	hooks(t)
 	cudaInit = func() (int, error) { return 1, nil }
-	cudaOpen = func() (*cuda.Info, error) {
-		return &cuda.Info{Library: "libcudart.so.13", Driver: "13.0", Runtime: "13.0", DriverRelease: "580.159.04", Devices: []string{"NVIDIA H200"}}, nil
+	measureBandwidth = func(cuda.BandwidthConfig) (*probes.Run, error) {
+		return cudaRun("bandwidth", probes.Sample{Op: cuda.OpD2D, Bytes: 1 << 20, MedianUS: 1}), nil
+	}
+	measureLatency = func(cuda.LatencyConfig) (*probes.Run, error) {
+		return cudaRun("latency", probes.Sample{Op: cuda.OpLaunchHost, MedianUS: 2.5}), nil
 	}
 	ncclVersion = func() (string, string, error) { return "2.28.9", "/usr/lib/libnccl.so.2", nil }
 	executable = func() (string, error) { return "/usr/local/bin/commlab", nil }
@@ -299,7 +312,9 @@ func TestNCCLLivePaths(t *testing.T) {
 
 func TestAutoWithoutRecordingReportsTheLiveFailure(t *testing.T) {
 	gpu(t)
-	cudaOpen = func() (*cuda.Info, error) { return nil, fmt.Errorf("cuda: %w: no CUDA device", probes.ErrUnavailable) }
+	measureBandwidth = func(cuda.BandwidthConfig) (*probes.Run, error) {
+		return nil, fmt.Errorf("cuda: %w: no CUDA device", probes.ErrUnavailable)
+	}
 	_, err := Bandwidth(context.Background(), ModeAuto, cuda.BandwidthConfig{}, "")
 	if !errors.Is(err, probes.ErrUnavailable) || !strings.Contains(err.Error(), "no recorded run is named") {
 		t.Errorf("auto with no recording and no GPU: %v", err)
@@ -317,10 +332,10 @@ func TestInterruptStopsWaiting(t *testing.T) {
 	}
 	release := make(chan struct{})
 	started := make(chan struct{}, 1)
-	cudaBandwidth = func(cuda.BandwidthConfig) ([]probes.Sample, error) {
+	measureBandwidth = func(cuda.BandwidthConfig) (*probes.Run, error) {
 		started <- struct{}{}
 		<-release // the GPU work an interrupt cannot stop
-		return []probes.Sample{{Op: "d2d", Bytes: 1 << 20, MedianUS: 1}}, nil
+		return cudaRun("bandwidth", probes.Sample{Op: "d2d", Bytes: 1 << 20, MedianUS: 1}), nil
 	}
 	for name, call := range map[string]func(context.Context) (*Measurement, error){
 		"nccl": func(ctx context.Context) (*Measurement, error) {
@@ -379,18 +394,23 @@ func TestInterruptStopsWaiting(t *testing.T) {
 
 func TestCudaLivePaths(t *testing.T) {
 	gpu(t)
-	cudaLatency = func(cfg cuda.LatencyConfig) ([]probes.Sample, error) {
-		return []probes.Sample{{Op: cuda.OpLaunchHost, MedianUS: 2.5}}, nil
+	var got cuda.LatencyConfig
+	live := cudaRun("latency", probes.Sample{Op: cuda.OpLaunchHost, MedianUS: 2.5})
+	measureLatency = func(cfg cuda.LatencyConfig) (*probes.Run, error) {
+		got = cfg
+		return live, nil
 	}
 	m, err := Latency(context.Background(), ModeAuto, cuda.LatencyConfig{Device: 0, Iters: 100}, "latency-h200x1")
-	if err != nil || !m.Live || m.Run.Kind != "latency" || m.Run.GPUModel != "NVIDIA H200" || m.Run.Settings["iters"] != "100" || m.Run.Settings["reps"] != "default" {
-		t.Fatalf("%+v, %v", m, err)
+	if err != nil || !m.Live || m.Run != live || got.Iters != 100 || got.Reps != 0 {
+		t.Fatalf("%+v, %v; cuda.MeasureLatency given %+v", m, err, got)
 	}
 	if b := m.Banner(); !strings.HasPrefix(b, "live on 1x NVIDIA H200, driver 580.159.04, CUDA 13.0, ") || strings.Contains(b, "command") {
 		t.Errorf("banner %q", b)
 	}
-	cudaBandwidth = func(cuda.BandwidthConfig) ([]probes.Sample, error) {
-		return nil, errors.New("cuda: cudaMalloc: error 2 (out of memory)")
+	measureBandwidth = func(cuda.BandwidthConfig) (*probes.Run, error) {
+		r := cudaRun("bandwidth")
+		r.Error = "cuda: cudaMalloc: error 2 (out of memory)"
+		return r, errors.New(r.Error)
 	}
 	m, err = Bandwidth(context.Background(), ModeAuto, cuda.BandwidthConfig{}, "bandwidth-h200x1")
 	if err != nil || m.Live || m.Fallback != "live run failed: cuda: cudaMalloc: error 2 (out of memory)" {
@@ -398,6 +418,22 @@ func TestCudaLivePaths(t *testing.T) {
 	}
 	if _, err := Bandwidth(context.Background(), ModeLive, cuda.BandwidthConfig{}, "bandwidth-h200x1"); err == nil || err.Error() != "measure: live bandwidth: live run failed: cuda: cudaMalloc: error 2 (out of memory)" {
 		t.Errorf("a failing live bandwidth in live mode: %v", err)
+	}
+	// CUDA absent when opened is no GPU here; a run that began and then
+	// lost CUDA is a failed live run.
+	gone := fmt.Errorf("cuda: %w: no CUDA device", probes.ErrUnavailable)
+	for _, tt := range []struct {
+		run      *probes.Run
+		fallback string
+	}{
+		{nil, "no GPU here: cuda: "},
+		{cudaRun("latency"), "live run failed: cuda: "},
+	} {
+		measureLatency = func(cuda.LatencyConfig) (*probes.Run, error) { return tt.run, gone }
+		m, err := Latency(context.Background(), ModeAuto, cuda.LatencyConfig{}, "latency-h200x1")
+		if err != nil || m.Live || !strings.HasPrefix(m.Fallback, tt.fallback) || !errors.Is(m.LiveError, probes.ErrUnavailable) {
+			t.Errorf("run %v, CUDA unavailable: %+v, %v; want Fallback %q", tt.run != nil, m, err, tt.fallback)
+		}
 	}
 }
 
