@@ -42,6 +42,7 @@ var preloaded = []string{
 	"github.com/commlab/commlab/probes/nccl",
 	"github.com/commlab/commlab/probes/recorded",
 	"github.com/commlab/commlab/probes/measure",
+	"github.com/commlab/commlab/probes/rdma",
 	"github.com/commlab/commlab/lab/chart",
 	"github.com/commlab/commlab/lab/exercise",
 	"github.com/commlab/commlab/units",

@@ -414,15 +414,20 @@ static void open_device(struct rdma *r, const struct opts *o) {
 	ibv_free_device_list(list);
 }
 
+static double now_us(void);
+
 /* setup allocates the PD, registers the buffer (MR), makes the CQ and the
- * RC QP, and moves the QP to INIT. */
+ * RC QP, and moves the QP to INIT. It prints how long the registration
+ * took: pinning and translating every page of the buffer. */
 static void setup(struct rdma *r, const struct opts *o) {
 	int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
 	if (!(r->pd = ibv_alloc_pd(r->ctx)))
 		die(1, "ibv_alloc_pd: %s", strerror(errno));
+	double reg_start;
 	if (o->gpu >= 0) {
 		gpu_alloc(&r->gpu, o->gpu, r->len);
 		r->buf = (void *)(uintptr_t)r->gpu.ptr;
+		reg_start = now_us();
 		if (r->gpu.dmabuf_fd >= 0) {
 			/* dma-buf: the upstream path, no extra kernel module */
 			r->mr = ibv_reg_dmabuf_mr(r->pd, 0, r->gpu.len, (uint64_t)r->gpu.ptr, r->gpu.dmabuf_fd, access);
@@ -438,10 +443,12 @@ static void setup(struct rdma *r, const struct opts *o) {
 		if (posix_memalign(&r->buf, 4096, r->len))
 			die(1, "allocate %zu bytes", r->len);
 		memset(r->buf, o->server ? 0 : 0x5a, r->len);
+		reg_start = now_us();
 		if (!(r->mr = ibv_reg_mr(r->pd, r->buf, r->len, access)))
 			die(1, "ibv_reg_mr: %s", strerror(errno));
 		printf("info memory host\n");
 	}
+	printf("info reg_mr_usec %.1f\ninfo reg_mr_bytes %zu\n", now_us() - reg_start, r->len);
 	if (!(r->cq = ibv_create_cq(r->ctx, TX_DEPTH * 2, NULL, NULL, 0)))
 		die(1, "ibv_create_cq: %s", strerror(errno));
 	struct ibv_qp_init_attr qa = {
