@@ -26,7 +26,6 @@ import (
 	"github.com/commlab/commlab/probes/nvml"
 	"github.com/commlab/commlab/probes/parse/nccltests"
 	"github.com/commlab/commlab/probes/parse/nvbandwidth"
-	"github.com/commlab/commlab/probes/parse/perftest"
 	"github.com/commlab/commlab/probes/rdma"
 	"github.com/commlab/commlab/probes/sysfs"
 	"github.com/commlab/commlab/probes/topograph"
@@ -36,8 +35,9 @@ import (
 // This file holds the probe verbs: topo reads the machine (NVML, sysfs);
 // bandwidth and latency measure through probes/cuda, nccl through
 // probes/nccl; rdma-write builds and runs commlab's own verbs program
-// (probes/rdma); nccl-tests, nvbandwidth and perftest run the external tools
-// through probes/launch and parse their outputs; torch runs the PyTorch
+// (probes/rdma), and perftest runs ib_write_bw and its kin through it too;
+// nccl-tests and nvbandwidth run the external tools through probes/launch
+// and parse their outputs; torch runs the PyTorch
 // reference that --compare reads.
 
 // measureFlags are the output flags every measuring kind shares.
@@ -728,31 +728,122 @@ func nvbandwidthLabel(tc nvbandwidth.Testcase) string {
 	return tc.Description + " [" + tc.DirectionNote + "]"
 }
 
+// runProbePerftest runs a perftest tool (probes/rdma.Perftest): the
+// server and then the client here by default, one side per machine with
+// --server and --connect, or the client through the user's launcher.
 func runProbePerftest(args []string, stdout, stderr io.Writer) int {
-	return toolRun("perftest", "ib_write_bw", args, stdout, stderr, toolParser{parse: func(out string, run *probes.Run) (any, error) {
-		rep, err := perftest.Parse(strings.NewReader(out))
-		if rep == nil {
-			return nil, err
+	fs := newFlags("commlab probe perftest", stderr,
+		"usage: commlab probe perftest [flags] [-- tool arguments]           server and client here (loopback through the NIC)",
+		"       commlab probe perftest --server :PORT [flags]                 machine A: the server",
+		"       commlab probe perftest --connect A:PORT [flags]               machine B: the client, which reports",
+		"Runs perftest's "+strings.Join(rdma.PerftestTools, ", ")+" (package perftest) and parses the client's report.")
+	cfg := rdma.PerftestConfig{}
+	fs.StringVar(&cfg.Tool, "tool", "ib_write_bw", "the perftest tool: "+strings.Join(rdma.PerftestTools, ", ")+" (a name on PATH or a path)")
+	fs.StringVar(&cfg.Device, "device", "", "RDMA device, perftest -d (default: perftest's first)")
+	fs.IntVar(&cfg.IBPort, "ib-port", 0, "device port, perftest -i")
+	fs.IntVar(&cfg.GIDIndex, "gid-index", -1, "GID index for RoCE, perftest -x (show_gids lists them; -1: none)")
+	fs.IntVar(&cfg.UseCUDA, "use-cuda", -1, "CUDA device of both buffers, perftest --use_cuda=N (-1: host memory)")
+	sizes := fs.String("sizes", "", "comma-separated message sizes, one run each (overrides -b/-e/-f)")
+	lo := fs.String("b", "", "smallest message size (default: the tool's, 65536)")
+	hi := fs.String("e", "", "largest message size")
+	factor := fs.Int64("f", 2, "size multiplication factor")
+	fs.BoolVar(&cfg.All, "all", false, "every size from 2 bytes to 8 MiB in one run (perftest -a)")
+	fs.IntVar(&cfg.Iters, "iters", 0, "iterations per size, perftest -n (default: the tool's)")
+	fs.BoolVar(&cfg.ReportGbits, "report-gbits", false, "the tool prints Gb/s (--report_gbits); samples are GB/s either way")
+	fs.StringVar(&cfg.Listen, "server", "", "run only the server here, listening on HOST:PORT or :PORT")
+	fs.StringVar(&cfg.Connect, "connect", "", "run only the client here, against the server at HOST:PORT")
+	fs.IntVar(&cfg.Port, "port", 0, "perftest -p when both sides run here (default: a free one)")
+	fs.StringVar(&cfg.ServerHost, "server-host", "", "host the launched client connects to (default: this host's name)")
+	fs.StringVar(&cfg.CacheDir, "cache-dir", "", "where the device check builds rdma_write (default: the user cache directory)")
+	fs.DurationVar(&cfg.Timeout, "timeout", 2*time.Minute, "how long one server and client pair may take")
+	reparse := fs.String("load", "", "parse again the output kept in a saved run instead of running the tool")
+	dryRun := fs.Bool("dry-run", false, "print the server's and client's commands instead of running them")
+	cfg.Launch.AddFlags(fs)
+	mf := addMeasureFlags(fs, false)
+	args, cfg.Extra = toolArgs(args)
+	if status, ok := parseOnlyFlags(fs, args, stderr); !ok {
+		return status
+	}
+	printTable := func(w io.Writer, r *probes.Run) {
+		if d := r.Settings["device"]; d != "" {
+			fmt.Fprintf(w, "# %s, %s, MTU %s, memory %s\n", d, r.Settings["link_type"], r.Settings["mtu"], r.Settings["memory"])
 		}
-		run.Tool = "perftest " + rep.Title
-		for _, b := range rep.Bandwidth {
-			run.Samples = append(run.Samples, probes.Sample{Op: "rdma_" + rep.Verb + "_bw", Bytes: b.Bytes, Iters: int(b.Iterations),
-				Src: -1, Dst: -1, AlgBW: b.AverageBytesPerSecond / 1e9, BusBW: b.AverageBytesPerSecond / 1e9, Wrong: -1, Label: b.Side})
+		fmt.Fprintf(w, "%-14s %12s %10s %12s %10s %s\n", "op", "bytes", "iters", "time_us", "GB/s", "memory")
+		for _, s := range r.Samples {
+			fmt.Fprintf(w, "%-14s %12d %10d %12.3f %10.3f %s\n", s.Op, s.Bytes, s.Iters, s.MedianUS, s.AlgBW, s.Label)
 		}
-		for _, l := range rep.Latency {
-			run.Samples = append(run.Samples, probes.Sample{Op: "rdma_" + rep.Verb + "_lat", Bytes: l.Bytes, Iters: int(l.Iterations),
-				Src: -1, Dst: -1, MedianUS: l.Typical, MinUS: l.Min, MaxUS: l.Max, Wrong: -1, Label: rep.LatencyUnit})
+	}
+	if *reparse != "" {
+		if len(cfg.Extra) > 0 {
+			return fail(fs, stderr, 2, "--load takes no tool arguments")
 		}
-		return rep, err
-	}, summary: func(w io.Writer, v any) {
-		rep := v.(*perftest.Report)
-		if b, ok := rep.PeakBandwidth(); ok {
-			fmt.Fprintf(w, "%s on %s: peak average %.2f %s at %d bytes\n", rep.Title, rep.Device, b.Average, rep.Unit, b.Bytes)
+		run, err := probes.LoadRun(*reparse)
+		if err != nil {
+			return fail(fs, stderr, exitBadInput, "%v", err)
 		}
-		for _, l := range rep.Latency {
-			fmt.Fprintf(w, "%s: %d bytes typical %.2f %s\n", rep.Title, l.Bytes, l.Typical, rep.LatencyUnit)
+		if run.Kind != rdma.PerftestKind {
+			return fail(fs, stderr, exitBadInput, "%s is a %q run, not a perftest run", *reparse, run.Kind)
 		}
-	}})
+		if _, err := rdma.PerftestReparse(run); err != nil {
+			return fail(fs, stderr, 1, "%v", err)
+		}
+		return finishRun(run, nil, mf, stdout, stderr, printTable)
+	}
+	if *sizes != "" || *lo != "" || *hi != "" {
+		if *lo == "" {
+			*lo = *hi
+		}
+		if *hi == "" {
+			*hi = *lo
+		}
+		var err error
+		if cfg.Sizes, err = sizeSweep(*sizes, *lo, *hi, *factor); err != nil {
+			return fail(fs, stderr, 2, "%v", err)
+		}
+	}
+	if cfg.Iters < 0 || cfg.Timeout <= 0 || cfg.UseCUDA < -1 {
+		return fail(fs, stderr, 2, "--iters must not be negative, --timeout must be positive, --use-cuda a CUDA device or -1")
+	}
+	if cfg.Listen != "" && cfg.Connect != "" {
+		return fail(fs, stderr, 2, "--server and --connect name the two machines' sides: give one")
+	}
+	if cfg.All && len(cfg.Sizes) > 0 {
+		return fail(fs, stderr, 2, "--all runs every size: give it or sizes, not both")
+	}
+	if _, err := cfg.Check(); err != nil && !errors.Is(err, probes.ErrUnavailable) {
+		return fail(fs, stderr, 2, "%v", err)
+	}
+	if *dryRun {
+		size := int64(0)
+		if len(cfg.Sizes) > 0 {
+			size = cfg.Sizes[0]
+		}
+		port := cfg.Port
+		if port == 0 {
+			port = 18515
+		}
+		fmt.Fprintln(stdout, "server:", launch.ShellJoin(append([]string{cfg.Tool}, cfg.ServerArgs(size, port)...)))
+		client, err := launch.Command(cfg.Launch, cfg.Tool, cfg.ClientArgs("127.0.0.1", size, port))
+		if err != nil {
+			return fail(fs, stderr, 2, "%v", err)
+		}
+		fmt.Fprintln(stdout, "client:", launch.ShellJoin(client))
+		return 0
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	run, err := rdma.Perftest(ctx, cfg)
+	if run == nil {
+		return fail(fs, stderr, 1, "%v", err)
+	}
+	run.Command = append([]string{"commlab", "probe", "perftest"}, args...)
+	if info, cerr := cuda.Open(); cerr == nil {
+		info.Describe(run)
+	}
+	if err != nil {
+		run.Error = err.Error()
+	}
+	return finishRun(run, nil, mf, stdout, stderr, printTable)
 }
 
 // topoSource is where probe topo reads from; tests replace it.

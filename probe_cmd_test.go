@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -125,11 +126,53 @@ func TestProbeMeasureBadFlags(t *testing.T) {
 }
 
 func TestProbeMeasureToolNotInstalled(t *testing.T) {
-	for _, kind := range []string{"nccl-tests", "nvbandwidth", "perftest"} {
+	for _, args := range [][]string{{"nccl-tests", "--tool", "commlab-no-such-tool"}, {"nvbandwidth", "--tool", "commlab-no-such-tool"}, {"perftest", "--tool", "/nonexistent/ib_write_bw"}} {
+		kind := args[0]
 		var out, errb bytes.Buffer
-		code := dispatch([]string{"probe", kind, "--tool", "commlab-no-such-tool"}, &out, &errb)
+		code := dispatch(append([]string{"probe"}, args...), &out, &errb)
 		if code != 1 || !strings.Contains(errb.String(), "not installed") {
 			t.Errorf("%s: exit %d, stderr %q", kind, code, errb.String())
+		}
+	}
+}
+
+// TestProbePerftestUnavailable runs commlab probe perftest where perftest
+// or an RDMA device is missing: exit 1 and one line saying which.
+func TestProbePerftestUnavailable(t *testing.T) {
+	if _, err := exec.LookPath("ib_write_bw"); err == nil {
+		if _, err := os.Stat("/sys/class/infiniband"); err == nil {
+			t.Skip("perftest and an RDMA device are both here")
+		}
+	}
+	var out, errb bytes.Buffer
+	code := dispatch([]string{"probe", "perftest", "--use-cuda", "0", "--gid-index", "3", "-b", "4K", "-e", "64K", "--cache-dir", t.TempDir()}, &out, &errb)
+	msg := errb.String()
+	if code != 1 || !strings.Contains(msg, "unavailable") || strings.Count(msg, "\n") != 1 || out.Len() != 0 {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out.String(), msg)
+	}
+	if !strings.Contains(msg, "ib_write_bw is not installed") && !strings.Contains(msg, "no RDMA device") {
+		t.Errorf("stderr %q names neither the tool nor the device", msg)
+	}
+}
+
+func TestProbePerftestFlags(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := dispatch([]string{"probe", "perftest", "--dry-run", "--use-cuda", "0", "--gid-index", "3", "--sizes", "64K", "--port", "7000", "--", "-q", "2"}, &out, &errb)
+	want := "server: ib_write_bw -x 3 -s 65536 --use_cuda=0 -p 7000 -F -q 2\nclient: ib_write_bw -x 3 -s 65536 --use_cuda=0 -p 7000 -F -q 2 127.0.0.1\n"
+	if code != 0 || out.String() != want {
+		t.Errorf("exit %d, output %q, want %q (%s)", code, out.String(), want, errb.String())
+	}
+	for _, args := range [][]string{
+		{"--tool", "ib_atomic_lat"},
+		{"--server", ":1", "--connect", "a:1"},
+		{"--all", "-b", "8"},
+		{"--iters", "-1"},
+		{"--launcher", "pdsh"},
+		{"stray"},
+	} {
+		var out, errb bytes.Buffer
+		if code := dispatch(append([]string{"probe", "perftest"}, args...), &out, &errb); code != 2 || errb.Len() == 0 {
+			t.Errorf("%v: exit %d, stderr %q", args, code, errb.String())
 		}
 	}
 }

@@ -14,19 +14,26 @@ func init() {
 		// function, constant and variable definitions
 		"Build":           reflect.ValueOf(rdma.Build),
 		"BuildCommand":    reflect.ValueOf(rdma.BuildCommand),
+		"CheckDevice":     reflect.ValueOf(rdma.CheckDevice),
 		"DefaultCacheDir": reflect.ValueOf(rdma.DefaultCacheDir),
 		"Kind":            reflect.ValueOf(constant.MakeFromLiteral("\"rdma-write\"", token.STRING, 0)),
 		"Measure":         reflect.ValueOf(rdma.Measure),
 		"MeasureWith":     reflect.ValueOf(rdma.MeasureWith),
 		"Op":              reflect.ValueOf(constant.MakeFromLiteral("\"rdma_write\"", token.STRING, 0)),
 		"Parse":           reflect.ValueOf(rdma.Parse),
+		"Perftest":        reflect.ValueOf(rdma.Perftest),
+		"PerftestKind":    reflect.ValueOf(constant.MakeFromLiteral("\"perftest\"", token.STRING, 0)),
+		"PerftestReparse": reflect.ValueOf(rdma.PerftestReparse),
+		"PerftestSamples": reflect.ValueOf(rdma.PerftestSamples),
+		"PerftestTools":   reflect.ValueOf(&rdma.PerftestTools).Elem(),
 		"ProgramName":     reflect.ValueOf(constant.MakeFromLiteral("\"rdma_write\"", token.STRING, 0)),
 		"Source":          reflect.ValueOf(&rdma.Source).Elem(),
 		"SourceHash":      reflect.ValueOf(rdma.SourceHash),
 
 		// type definitions
-		"Config": reflect.ValueOf((*rdma.Config)(nil)),
-		"Output": reflect.ValueOf((*rdma.Output)(nil)),
-		"Result": reflect.ValueOf((*rdma.Result)(nil)),
+		"Config":         reflect.ValueOf((*rdma.Config)(nil)),
+		"Output":         reflect.ValueOf((*rdma.Output)(nil)),
+		"PerftestConfig": reflect.ValueOf((*rdma.PerftestConfig)(nil)),
+		"Result":         reflect.ValueOf((*rdma.Result)(nil)),
 	}
 }

@@ -18,4 +18,15 @@
 // are started through probes/launch. Without an RDMA device (or a C
 // compiler, or the libibverbs headers) Build and Measure return an error
 // wrapping probes.ErrUnavailable with the reason in one line.
+//
+// The package also runs perftest's ib_write_bw, ib_read_bw, ib_send_bw and
+// ib_write_lat (Perftest): the tool is found on PATH (missing: an error
+// wrapping probes.ErrUnavailable that names the perftest package), the
+// device is checked with rdma_write's server (CheckDevice; the same
+// one-line reason as Measure, or /sys/class/infiniband where rdma_write
+// cannot be built), then server and client are started as for rdma_write
+// and the client's report is parsed by probes/parse/perftest into samples.
+// perftest's client tries its connection once and the server's "Waiting
+// for client" line stays in its pipe's buffer, so the client is started
+// again while it cannot connect and the server still runs.
 package rdma

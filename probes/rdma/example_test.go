@@ -2,6 +2,7 @@ package rdma_test
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/commlab/commlab/probes/rdma"
 )
@@ -30,4 +31,15 @@ done
 	// mlx5_0 InfiniBand true
 	// rdma_write 65536 bytes: 2.80 us per write, 23.41 GB/s
 	// rdma_write 1048576 bytes: 42.50 us per write, 24.67 GB/s
+}
+
+// ServerArgs and ClientArgs are the two sides' perftest flags: the same
+// test settings on both, the client naming the server last.
+func ExamplePerftestConfig_ClientArgs() {
+	cfg := rdma.PerftestConfig{Device: "mlx5_0", GIDIndex: 3, UseCUDA: 0, Iters: 1000}
+	fmt.Println("ib_write_bw", strings.Join(cfg.ServerArgs(65536, 18515), " "))
+	fmt.Println("ib_write_bw", strings.Join(cfg.ClientArgs("node-a", 65536, 18515), " "))
+	// Output:
+	// ib_write_bw -d mlx5_0 -x 3 -s 65536 -n 1000 --use_cuda=0 -p 18515 -F
+	// ib_write_bw -d mlx5_0 -x 3 -s 65536 -n 1000 --use_cuda=0 -p 18515 -F node-a
 }
