@@ -69,7 +69,7 @@ func Links() []Link {
 			l := pcie(g.gen, g.gtps, g.enc, w)
 			if g.gen == 5 && w == 16 {
 				l.Efficiency = 55e9 / l.Beta()
-				l.EfficiencySource = "pinned host-to-device copy on the H200 machine, about 55 GB/s (REFERENCE.md)"
+				l.EfficiencySource = "pinned host-to-device copy measured on the project's H200 machine, about 55 GB/s (recorded run copies-h200x1)"
 			}
 			ls = append(ls, l)
 		}
@@ -99,7 +99,7 @@ func Links() []Link {
 			Source: srcNVLink + "; NVSwitch: 4 chips of 64 NVLink 4 ports on an HGX H100 board"},
 		Link{Name: "ib-hdr", Kind: "ib", Description: "InfiniBand HDR 4x port", Bandwidth: Bandwidth{BytesPerSecond: 200e9 / 8},
 			Alpha: ncclNetHop, Source: srcIB, Efficiency: 24 / 25.0,
-			EfficiencySource: "about 24 GB/s busbw per 200G NIC in nccl-tests practice (REFERENCE.md)"},
+			EfficiencySource: "24 GB/s nccl-tests busbw per 200G NIC, NVIDIA's expectation (NVIDIA/nccl-tests#119, 2022-11-17)"},
 		Link{Name: "ib-ndr", Kind: "ib", Description: "InfiniBand NDR 4x port", Bandwidth: Bandwidth{BytesPerSecond: 400e9 / 8},
 			Alpha: ncclNetHop, Source: srcIB, Efficiency: 47 / 50.0,
 			EfficiencySource: "46-48 GB/s per NDR NIC expected by NVIDIA (NVIDIA/nccl-tests#290)"},
