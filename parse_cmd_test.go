@@ -41,7 +41,7 @@ func TestParseNCCLCLISummaries(t *testing.T) {
 			name:     "nccl-log summary",
 			args:     []string{"nccl-log", "probes/parse/nccllog/testdata/h200_torch_allreduce_2.28.9.log", "probes/parse/nccllog/testdata/nccl1453_3node_h100_rings_algo_excerpt.log"},
 			wantCode: 0,
-			want:     []string{"NCCL version: 2.28.9+cuda13.0", "init rank 0/1: 0.43 s", "graph search: pattern 4 RING, 32 channels", "1 GiB    RING  SIMPLE"},
+			want:     []string{"NCCL version: 2.28.9+cuda13.0", "init rank 0/1: 0.43 s", "graph search: pattern 4 RING, 32 channels", "1 GiB    RING  SIMPLE", "network: Socket", "why: NCCL found no InfiniBand or RoCE device"},
 		},
 		{
 			name:     "nccl-xml topology and graphs",

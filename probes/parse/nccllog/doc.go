@@ -15,7 +15,11 @@
 // forms without the operation name), the tuning table NCCL prints at init
 // (`Algorithm |` / `Latency/AlgBw |`), collective calls (NCCL_DEBUG_SUBSYS
 // =COLL), init timings, channel counts, environment overrides and WARN
-// lines. Every record keeps the host, pid, device and line it came from,
+// lines. Log.Network gathers what the log says about the network between
+// nodes: the net plugin found or not, IB devices or "No device found",
+// "Using network IB|Socket|...", GPUDirect RDMA per NIC and per GPU/NIC
+// pair, transport kinds with their counts, network WARN lines, and a
+// plain-words Why. Every record keeps the host, pid, device and line it came from,
 // so callers group by host:pid and rank.
 //
 // The package owns the parsed form of a log (Log and its records). It does

@@ -116,6 +116,8 @@ type parser struct {
 	rankIdx  map[string]int
 	versions map[string]bool
 	procIdx  map[string]int
+	// network lines seen so far (nil until the first).
+	net *netState
 }
 
 type stackEntry struct {
@@ -287,6 +289,9 @@ func (p *parser) info(src Source, msg string) bool {
 		p.log.Topology = append(p.log.Topology, TopoDump{Source: src, MaxBW: atof(m[1]), TotalBW: atof(m[2])})
 		p.dump[proc] = len(p.log.Topology) - 1
 		p.dumpStack[proc] = nil
+		return true
+	}
+	if p.networkLine(trimmed) {
 		return true
 	}
 	if m := guarded(strings.HasPrefix(trimmed, "Pattern "), rePattern, trimmed); m != nil {
@@ -635,6 +640,7 @@ func (p *parser) finish() {
 	for _, r := range p.log.RingLinks {
 		addRank(r.Source, r.Rank)
 	}
+	p.finishNetwork()
 	open := make([]int, 0, len(p.dump))
 	for _, idx := range p.dump {
 		open = append(open, idx)

@@ -57,8 +57,12 @@ type Log struct {
 	ChannelCounts []ChannelCount `json:"channel_counts,omitempty"`
 	Env           []EnvSetting   `json:"env,omitempty"`
 	Warnings      []Message      `json:"warnings,omitempty"`
-	Lines         int            `json:"lines"`
-	NCCLLines     int            `json:"nccl_lines"`
+	// Network is the network NCCL used and why (plugin, devices, chosen
+	// network, GPUDirect RDMA, transport kinds); nil when the log has no
+	// network line and no connection.
+	Network   *Network `json:"network,omitempty"`
+	Lines     int      `json:"lines"`
+	NCCLLines int      `json:"nccl_lines"`
 	// Unrecognized counts NCCL lines no record type matched (allocation
 	// traces, plugin messages, ...).
 	Unrecognized int `json:"unrecognized"`
@@ -382,7 +386,7 @@ func normalizeOp(s string) string {
 // line naming the input (file), then the versions, hosts, ranks, init
 // timings, channels, topology, graphs, rings, transports, the algorithm and
 // protocol chosen per operation (repeats folded), the tuning table, the
-// environment and the warnings.
+// environment, the network NCCL used and why, and the warnings.
 func (l *Log) WriteSummary(w io.Writer, file string) error {
 	return parse.WriteBuffered(w, func(w io.Writer) {
 		fmt.Fprintf(w, "%s: %d lines, %d from NCCL (%d not recognised)\n", file, l.Lines, l.NCCLLines, l.Unrecognized)
@@ -503,6 +507,9 @@ func (l *Log) WriteSummary(w io.Writer, file string) error {
 		}
 		for _, e := range l.Env {
 			fmt.Fprintf(w, "env: %s=%s\n", e.Name, e.Value)
+		}
+		if l.Network != nil {
+			l.Network.writeSummary(w)
 		}
 		for i, m := range l.Warnings {
 			if i == 10 {
