@@ -10,9 +10,10 @@ import (
 func init() {
 	Symbols["github.com/commlab/commlab/probes/parse/nccllog/nccllog"] = map[string]reflect.Value{
 		// function, constant and variable definitions
-		"ErrTruncated": reflect.ValueOf(&nccllog.ErrTruncated).Elem(),
-		"Parse":        reflect.ValueOf(nccllog.Parse),
-		"ParseBytes":   reflect.ValueOf(nccllog.ParseBytes),
+		"ErrTruncated":  reflect.ValueOf(&nccllog.ErrTruncated).Elem(),
+		"Parse":         reflect.ValueOf(nccllog.Parse),
+		"ParseBytes":    reflect.ValueOf(nccllog.ParseBytes),
+		"TransportKind": reflect.ValueOf(nccllog.TransportKind),
 
 		// type definitions
 		"ChannelCount": reflect.ValueOf((*nccllog.ChannelCount)(nil)),
@@ -20,10 +21,14 @@ func init() {
 		"Connection":   reflect.ValueOf((*nccllog.Connection)(nil)),
 		"EnvSetting":   reflect.ValueOf((*nccllog.EnvSetting)(nil)),
 		"FoldedChoice": reflect.ValueOf((*nccllog.FoldedChoice)(nil)),
+		"GDRNIC":       reflect.ValueOf((*nccllog.GDRNIC)(nil)),
+		"GDRPath":      reflect.ValueOf((*nccllog.GDRPath)(nil)),
 		"GraphSearch":  reflect.ValueOf((*nccllog.GraphSearch)(nil)),
 		"InitTiming":   reflect.ValueOf((*nccllog.InitTiming)(nil)),
 		"Log":          reflect.ValueOf((*nccllog.Log)(nil)),
 		"Message":      reflect.ValueOf((*nccllog.Message)(nil)),
+		"NICUse":       reflect.ValueOf((*nccllog.NICUse)(nil)),
+		"Network":      reflect.ValueOf((*nccllog.Network)(nil)),
 		"Operation":    reflect.ValueOf((*nccllog.Operation)(nil)),
 		"Phase":        reflect.ValueOf((*nccllog.Phase)(nil)),
 		"Process":      reflect.ValueOf((*nccllog.Process)(nil)),
