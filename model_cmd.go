@@ -53,6 +53,9 @@ func runModel(args []string, stdout, stderr io.Writer) int {
 	proto := fs.String("proto", "", "simple|ll|ll128|auto (default: ideal, no protocol cost)")
 	preset := fs.String("preset", "", "node preset: "+presetNames())
 	family := fs.String("nccl", "2.23", "NCCL version family of the tuner: 2.19, 2.23 or 2.28")
+	link := fs.String("link", "", "with --algo auto: in-node path, pcie|nvlink (default: the preset's; with --bw alone, pcie up to 64 GB/s one way, else nvlink)")
+	nicPath := fs.String("nic-path", "", "with --algo auto: GPU-to-NIC distance as nvidia-smi topo -m prints it, pix|pxb|pxn|phb|sys (default: pix on NVSwitch boards, else phb)")
+	nvls := fs.Bool("nvls", true, "with --algo auto: NVLS where the node has it; --nvls=false is NCCL_NVLS_ENABLE=0 (the lab's H200s run so)")
 	table := fs.Bool("table", false, "with --algo auto: also print NCCL's init tuning table")
 	jsonOut := fs.Bool("json", false, "print JSON: an object, or a list for --sweep")
 	pos, status, ok := parseFlags(fs, args)
@@ -124,6 +127,26 @@ func runModel(args []string, stdout, stderr io.Writer) int {
 	if n%*nodes != 0 {
 		return usageErr("-n %d does not spread evenly over %d nodes", n, *nodes)
 	}
+	if *preset != "" && n/(*nodes) < node.GPUs {
+		// Part of each board: the preset's links, n/nodes GPUs per node.
+		if node, err = node.WithGPUs(n / *nodes); err != nil {
+			return usageErr("-n: %v", err)
+		}
+	}
+	*link = strings.ToLower(strings.TrimSpace(*link))
+	if *link != "" && *link != "pcie" && *link != "nvlink" {
+		return usageErr("--link %q: want pcie or nvlink", *link)
+	}
+	if *nicPath != "" {
+		if !tuned {
+			return usageErr("--nic-path applies to the tuner (--algo auto or --proto auto)")
+		}
+		switch strings.ToUpper(*nicPath) {
+		case "PIX", "PXB", "PXN", "PHB", "SYS":
+		default:
+			return usageErr("--nic-path %q: want pix, pxb, pxn, phb or sys", *nicPath)
+		}
+	}
 	p.Ranks, p.Nodes = n, *nodes
 	p.Alpha, p.Beta, p.InterAlpha, p.InterBeta = node.Intra.Alpha, node.Intra.Beta(), node.NIC.Alpha, node.InterBeta()
 	if *preset == "" {
@@ -173,10 +196,46 @@ func runModel(args []string, stdout, stderr io.Writer) int {
 	var rows []modelResult
 	header := ""
 	if tuned {
+		linkNote := ""
 		if *preset == "" {
-			node = costmodel.CustomNode(p)
+			if node, err = costmodel.CustomNode(p, *link); err != nil {
+				return usageErr("--link: %v", err)
+			}
+			if *link == "" {
+				linkNote = fmt.Sprintf(" (assumed from --bw %v; set --link)", costmodel.Bandwidth{BytesPerSecond: p.Beta})
+			}
+		} else if *link != "" {
+			node.Intra.Kind = *link
+			node.NVSwitch = *link == "nvlink"
+			node.NVLS = node.NVLS && node.NVSwitch
 		}
-		header = fmt.Sprintf("%s, NCCL %s-family tuner, %d node(s) of %s", coll, *family, *nodes, node.Name)
+		if *nicPath != "" {
+			node.NICPath = strings.ToUpper(*nicPath)
+		}
+		nvlsNote := "no NVLS"
+		switch {
+		case node.NVLS && !*nvls:
+			node.NVLS = false
+			nvlsNote = "NVLS off (NCCL_NVLS_ENABLE=0)"
+		case node.NVLS:
+			nvlsNote = "NVLS on"
+		}
+		kind := node.Intra.Kind
+		if kind != "pcie" {
+			kind = "nvlink"
+		}
+		header = fmt.Sprintf("%s, NCCL %s-family tuner, %d node(s) of %s: %d GPUs each, in-node link %s%s, %s",
+			coll, *family, *nodes, node.Name, node.GPUs, kind, linkNote, nvlsNote)
+		if *nodes > 1 {
+			path := node.NICPath
+			if path == "" {
+				path = "PIX"
+				if !node.NVSwitch {
+					path = "PHB"
+				}
+			}
+			header += ", NIC " + path
+		}
 		rows, err = modelTuner(node, p, *family, sizes, *algo, *proto, *table && !*jsonOut, stdout)
 	} else {
 		rows, err = modelAlphaBeta(p, sizes)
@@ -245,7 +304,7 @@ func modelAlphaBeta(p costmodel.Params, sizes []float64) ([]modelResult, error) 
 // prints its table first when asked.
 func modelTuner(node costmodel.Node, p costmodel.Params, family string, sizes []float64, algo, proto string, printTable bool, w io.Writer) ([]modelResult, error) {
 	if p.Ranks != node.GPUs*p.Nodes {
-		return nil, fmt.Errorf("the tuner models whole nodes: -n %d is not %d GPUs x %d nodes of %s (drop -n)", p.Ranks, node.GPUs, p.Nodes, node.Name)
+		return nil, fmt.Errorf("the tuner models whole nodes of at most %d GPUs: -n %d over %d node(s) of %s is %d per node", node.GPUs, p.Ranks, p.Nodes, node.Name, p.Ranks/p.Nodes)
 	}
 	T, rows, err := costmodel.TuneSweep(node, p.Nodes, family, p.Collective, sizes, algo, proto)
 	if err != nil {

@@ -79,7 +79,7 @@ func TestModelCLITuner(t *testing.T) {
 		t.Errorf("auto pick: %v", r)
 	}
 	code, out, _ = runModelCLI("all_reduce", "--size", "1GiB", "--preset", "hgx-h100", "--algo", "ring", "--proto", "auto")
-	if code != 0 || !strings.Contains(out, "pick    Ring/Simple") || !strings.Contains(out, "forcing Ring/Simple costs 1.46x") {
+	if code != 0 || !strings.Contains(out, "pick    Ring/Simple") || !strings.Contains(out, "forcing Ring/Simple costs 1.5x") {
 		t.Errorf("forced ring:\n%s", out)
 	}
 	code, out, _ = runModelCLI("all_reduce", "--sweep", "4B:1GB:16", "--preset", "pcie-8gpu", "--algo", "auto", "--table")
@@ -118,7 +118,10 @@ func TestModelCLIErrors(t *testing.T) {
 		{[]string{"all_reduce", "--preset", "dgx-z", "--size", "1MB"}, "unknown node preset"},
 		{[]string{"all_reduce", "-n", "7", "--nodes", "2", "--size", "1MB", "--bw", "25GB/s"}, "evenly"},
 		{[]string{"all_reduce", "--algo", "rhd", "--proto", "auto", "--size", "1MB", "--preset", "hgx-h100"}, "not one of NCCL's"},
-		{[]string{"all_reduce", "--algo", "auto", "--size", "1MB", "--preset", "hgx-h100", "-n", "4"}, "whole nodes"},
+		{[]string{"all_reduce", "--algo", "auto", "--size", "1MB", "--preset", "hgx-h100", "-n", "16"}, "whole nodes of at most 8 GPUs"},
+		{[]string{"all_reduce", "--algo", "auto", "--size", "1MB", "--bw", "25GB/s", "--link", "ethernet"}, "want pcie or nvlink"},
+		{[]string{"all_reduce", "--algo", "auto", "--size", "1MB", "--preset", "hgx-h100", "--nodes", "2", "--nic-path", "far"}, "want pix, pxb"},
+		{[]string{"all_reduce", "--size", "1MB", "--bw", "25GB/s", "--nic-path", "phb"}, "applies to the tuner"},
 		{[]string{"all_to_all", "--algo", "auto", "--size", "1MB", "--preset", "hgx-h100"}, "tuner covers"},
 		{[]string{"all_reduce", "--size", "1MB", "--bw", "25GB/s", "--bogus"}, "flag provided but not defined"},
 		{[]string{"all_reduce", "--sweep", "8GB:8B", "--bw", "25GB/s"}, "MIN <= MAX"},
@@ -247,5 +250,60 @@ func TestModelCLICrossover(t *testing.T) {
 	_, out, _ = runModelCLI("all_reduce", "--preset", "hgx-h100", "--nodes", "32", "--size", "1GiB", "--algo", "ring")
 	if want := fmt.Sprintf("crossover %v: below it", costmodel.Bytes(lat/(510.0/256/400e9))); !strings.Contains(out, want) {
 		t.Errorf("32 nodes: want %q in\n%s", want, out)
+	}
+}
+
+// Issue 16: a custom --bw no longer becomes NVLink silently (25 GB/s is
+// taken as PCIe, and said so; --link names it), --nvls=false is
+// NCCL_NVLS_ENABLE=0, and a preset runs on fewer GPUs than its board has.
+func TestModelCLIIssue16(t *testing.T) {
+	code, out, errs := runModelCLI("all_reduce", "--algo", "auto", "-n", "8", "--bw", "25GB/s", "--size", "1MiB")
+	if code != 0 || !strings.Contains(out, "in-node link pcie (assumed from --bw 25 GB/s; set --link)") || strings.Contains(out, "LL128") {
+		t.Errorf("custom 25 GB/s: %d %s\n%s", code, errs, out)
+	}
+	_, out, _ = runModelCLI("all_reduce", "--algo", "auto", "-n", "8", "--bw", "25GB/s", "--size", "1MiB", "--link", "nvlink")
+	if !strings.Contains(out, "in-node link nvlink, no NVLS\n") || !strings.Contains(out, "pick    Ring/LL128") {
+		t.Errorf("custom NVLink 25 GB/s:\n%s", out)
+	}
+	_, out, _ = runModelCLI("all_reduce", "--algo", "auto", "--preset", "hgx-h100", "--sweep", "4B:8GiB:8", "--link", "pcie", "--json")
+	if strings.Contains(out, "LL128") || strings.Contains(out, "NVLS") {
+		t.Errorf("hgx-h100 over PCIe gets neither LL128 nor NVLS:\n%s", out)
+	}
+	// NIC distance across nodes: with the NIC under the GPU's switch
+	// (PIX) 4 NVLink nodes pick LL128 (Tree at 8 MiB); at SYS NCCL turns
+	// LL128 off, so forcing it fails.
+	_, near, _ := runModelCLI("all_reduce", "--algo", "auto", "--proto", "ll128", "--preset", "hgx-h200", "--nodes", "4", "--size", "8MiB", "--nvls=false")
+	code, far, errs := runModelCLI("all_reduce", "--algo", "auto", "--proto", "ll128", "--preset", "hgx-h200", "--nodes", "4", "--size", "8MiB", "--nvls=false", "--nic-path", "sys")
+	if !strings.Contains(near, "NIC PIX") || !strings.Contains(near, "pick    Tree/LL128") || code != 2 || !strings.Contains(errs, "LL128 is not available") {
+		t.Errorf("NIC PIX:\n%s\nNIC SYS: %d %s%s", near, code, errs, far)
+	}
+
+	_, on, _ := runModelCLI("all_reduce", "--algo", "auto", "--preset", "hgx-h200", "--size", "1GiB")
+	_, off, _ := runModelCLI("all_reduce", "--algo", "auto", "--preset", "hgx-h200", "--size", "1GiB", "--nvls=false")
+	if !strings.Contains(on, "NVLS on\n") || !strings.Contains(on, "pick    NVLS/Simple") ||
+		!strings.Contains(off, "NVLS off (NCCL_NVLS_ENABLE=0)") || !strings.Contains(off, "pick    Ring/Simple") {
+		t.Errorf("NVLS on:\n%s\nNVLS off:\n%s", on, off)
+	}
+
+	// The lab's 2xH200: NCCL 2.28.9 logs Ring/LL up to 1 MiB, Ring/Simple
+	// from 2 MiB (probes/recorded/data/nccl-h200x2-tuning.json; compared
+	// size by size in costmodel's TestTunerPresetTwoH200AgreesWithLog).
+	code, out, errs = runModelCLI("all_reduce", "--algo", "auto", "--preset", "hgx-h200", "-n", "2", "--nvls=false", "--nccl", "2.28", "--sweep", "8B:8GiB:2", "--json")
+	var rows []map[string]any
+	if err := json.Unmarshal([]byte(out), &rows); code != 0 || err != nil || len(rows) != 31 {
+		t.Fatalf("2xH200: %d %v %s", code, err, errs)
+	}
+	for _, r := range rows {
+		want := "LL"
+		if r["bytes"].(float64) >= 2<<20 {
+			want = "Simple"
+		}
+		if r["algorithm"] != "Ring" || r["protocol"] != want || r["ranks"].(float64) != 2 {
+			t.Errorf("2xH200 %v B: %v/%v on %v ranks, NCCL Ring/%s", r["bytes"], r["algorithm"], r["protocol"], r["ranks"], want)
+		}
+	}
+	_, out, _ = runModelCLI("all_reduce", "--algo", "auto", "--preset", "hgx-h200", "-n", "2", "--size", "1MiB")
+	if !strings.Contains(out, "of hgx-h200: 2 GPUs each") {
+		t.Errorf("2 of 8:\n%s", out)
 	}
 }

@@ -62,7 +62,7 @@ func ExampleTunerTable_Pick() {
 	// Output:
 	// 4 KiB: Ring/LL 15.1 us
 	// 1 GiB: NVLS/Simple 3511.2 us
-	// NCCL_ALGO=Ring costs 1.46x
+	// NCCL_ALGO=Ring costs 1.50x
 }
 
 func ExampleSweepSizes() {

@@ -141,6 +141,11 @@ type Node struct {
 	// NICs and NIC describe the network ports used for GPU traffic.
 	NICs int
 	NIC  Link
+	// NICPath is how far each GPU is from its NIC, as nvidia-smi topo -m
+	// and NCCL's graph print it: "PIX", "PXB", "PXN", "PHB" or "SYS" (see
+	// TunerTopology.NICPath). "" is PIX on an NVSwitch board (a NIC per
+	// GPU under its PCIe switch) and PHB otherwise.
+	NICPath string
 	// ComputeCapability is the GPUs' SM version times 10 (80 A100, 90 H100).
 	ComputeCapability int
 	Source            string
@@ -152,6 +157,26 @@ func (n Node) InterBeta() float64 {
 		return 0
 	}
 	return n.NIC.Beta() * float64(n.NICs) / float64(n.GPUs)
+}
+
+// WithGPUs returns one node of this kind with only gpus of its GPUs in
+// use (a communicator over part of the board): the same links, and the
+// NICs that serve those GPUs (NICs x gpus / GPUs, rounded up). gpus must
+// be between 1 and GPUs.
+func (n Node) WithGPUs(gpus int) (Node, error) {
+	if gpus < 1 || gpus > n.GPUs {
+		return Node{}, fmt.Errorf("%w: %s has %d GPUs, not %d", ErrParams, n.Name, n.GPUs, gpus)
+	}
+	if gpus == n.GPUs {
+		return n, nil
+	}
+	m := n
+	m.GPUs = gpus
+	if n.NICs > 0 {
+		m.NICs = (n.NICs*gpus + n.GPUs - 1) / n.GPUs
+	}
+	m.Description = fmt.Sprintf("%d of %s", gpus, n.Description)
+	return m, nil
 }
 
 // Params fills the link parts of Params for nodes of this kind:

@@ -192,16 +192,36 @@ type TunerTopology struct {
 	IntraNVLink bool
 	// ComputeCapability is the SM version x 10 (70, 80, 90, 100).
 	ComputeCapability int
+	// MinComputeCapability is the lowest SM version x 10 among the GPUs
+	// when they differ; 0 means every GPU has ComputeCapability. NCCL up
+	// to 2.28 enables LL128 only when all GPUs share one (tuning.cc,
+	// ncclTopoTuneModel: minCompCap == maxCompCap).
+	MinComputeCapability int
 	// CPUVendor is "intel" (default), "amd" or "arm"; it sets NCCL's
 	// network overhead and its multi-node LL limits.
 	CPUVendor string
+	// NICPath is how far each GPU is from its NIC, as NCCL's graph
+	// "type NVL/PIX" and nvidia-smi topo -m name it: "PIX", "PXB", "PXN",
+	// "PHB" or "SYS" (NCCL's graph typeInter). "" takes NICFar ("PHB"
+	// when set, else "PIX"). It is a separate input from IntraNVLink: it
+	// matters across nodes only, since on one node NCCL removes the NICs
+	// and searches with typeInter PIX (paths.cc ncclTopoTrimSystem sets
+	// system->inter 0; search.cc ncclTopoCompute starts minTypeInter at
+	// PATH_PIX and only reads NIC paths when system->inter is set).
+	NICPath string
 	// NICFar is true when GPUs reach their NIC through the CPU (PHB/SYS
-	// paths), which keeps NCCL from enabling LL128.
+	// paths), which keeps NCCL from enabling LL128 across nodes. NICPath,
+	// when set, takes precedence.
 	NICFar bool
 	// NVLSSupport: NVSwitch multicast (NVLink SHARP) is usable.
 	// CollNetSupport: a CollNet (SHARP) network plugin is loaded.
 	NVLSSupport    bool
 	CollNetSupport bool
+	// NVLSDisable is NCCL_NVLS_ENABLE=0: NVLS and NVLSTree stay off even
+	// where the switch supports them, as on the lab's H200 machines, whose
+	// logs say "0 nvls channels" (NCCL then builds no NVLS graph:
+	// init.cc skips ncclNvlsInit's channels, tuning.cc sees nChannels 0).
+	NVLSDisable bool
 	// TreePattern is true when the tree graph's pattern is
 	// NCCL_TOPO_PATTERN_TREE (log: "Pattern 3": all NIC traffic through
 	// one GPU), which NCCL discounts by 0.85.
@@ -258,6 +278,92 @@ func (t TunerTopology) family() (*tuningTables, error) {
 	return nil, fmt.Errorf("%w: unknown NCCL family %q (want 2.19, 2.23 or 2.28)", ErrParams, t.Family)
 }
 
+// minor returns the NCCL minor version the family string names: "2.19"
+// to "2.28" name themselves, "" is 2.23.
+func (t TunerTopology) minor() int {
+	if t.Family == "" {
+		return 23
+	}
+	var m int
+	if _, err := fmt.Sscanf(t.Family, "2.%d", &m); err != nil {
+		return 23
+	}
+	return m
+}
+
+// NCCL's path types in its order (src/include/graph.h, PATH_LOC ...
+// PATH_SYS); the tuner reads only where the NIC lies among them.
+var ncclPathTypes = []string{"LOC", "NVL", "NVB", "C2C", "PIX", "PXB", "P2C", "PXN", "PHB", "SYS"}
+
+func pathIndex(s string) int {
+	for i, p := range ncclPathTypes {
+		if strings.EqualFold(p, strings.TrimSpace(s)) {
+			return i
+		}
+	}
+	return -1
+}
+
+// nicPath is the NIC's path type index; "" takes NICFar.
+func (t TunerTopology) nicPath() int {
+	if t.NICPath == "" {
+		if t.NICFar {
+			return pathIndex("PHB")
+		}
+		return pathIndex("PIX")
+	}
+	return pathIndex(t.NICPath)
+}
+
+// ll128Default is ncclTopoTuneModel's default LL128 rule (src/graph/
+// tuning.cc; checked at v2.19.3-1, v2.23.4-1, v2.25.1-1, v2.27.3-1,
+// v2.28.9-1 and 2.30.7): LL128 is on only when
+//   - the graph's intra-node path is NVLink (typeIntra <= PATH_NVB): a
+//     PCIe node never gets it;
+//   - across nodes, the NIC is within PXB, or within PXN on sm90+
+//     (typeInter <= PATH_PXB || (minCompCap >= 90 && typeInter <=
+//     PATH_PXN)); on one node typeInter is PIX (see NICPath);
+//   - every GPU has the same compute capability (minCompCap ==
+//     maxCompCap; 2.29+ also accept mixed sm90+, a family not modelled);
+//   - the compute capability is one NCCL lists: 70, 80 and 90 up to
+//     2.24, plus 100 and 120 in 2.25 and 2.26, any from 70 on since 2.27
+//     (the CUDA 11.8 two-rank Hopper exception is not modelled).
+func (t TunerTopology) ll128Default() bool {
+	cc := t.ComputeCapability
+	minCC := t.MinComputeCapability
+	if minCC == 0 || minCC > cc {
+		minCC = cc
+	}
+	if !t.IntraNVLink || minCC != cc {
+		return false
+	}
+	if t.Nodes > 1 {
+		path := t.nicPath()
+		if !(path <= pathIndex("PXB") || (minCC >= 90 && path <= pathIndex("PXN"))) {
+			return false
+		}
+	}
+	switch m := t.minor(); {
+	case m <= 24:
+		return cc == 70 || cc == 80 || cc == 90
+	case m <= 26:
+		return cc == 70 || cc == 80 || cc == 90 || cc == 100 || cc == 120
+	}
+	return cc >= 70
+}
+
+// patFactor is the share of the ring bandwidth NCCL gives PAT
+// (ncclTopoTuneModel, "if (a == NCCL_ALGO_PAT) busBw *= ..."): 0.85 in
+// v2.23.4-1, 0.75 from v2.24.3-1 on (checked in tuning.cc at v2.23.4-1,
+// v2.24.3-1, v2.27.7-1, v2.28.9-1 and 2.30.7). So family "2.23" (and "")
+// is 2.23 itself here; give "2.24" to "2.27" for the later factor.
+func (t TunerTopology) patFactor() float64 {
+	if t.minor() <= 23 {
+		return .85
+	}
+	return .75
+}
+
 func log2i(n int) int { return floorLog2(n) }
 
 // Tune computes NCCL's latency and bandwidth for every collective,
@@ -270,6 +376,9 @@ func Tune(t TunerTopology) (TunerTable, error) {
 	}
 	if t.Nodes < 1 || t.GPUsPerNode < 1 {
 		return TunerTable{}, fmt.Errorf("%w: tuner needs nodes >= 1 and GPUs per node >= 1", ErrParams)
+	}
+	if t.nicPath() < 0 {
+		return TunerTable{}, fmt.Errorf("%w: unknown NIC path %q (want PIX, PXB, PXN, PHB or SYS)", ErrParams, t.NICPath)
 	}
 	if t.Ring.Channels < 0 || t.Tree.Channels < 0 || t.NVLS.Channels < 0 || t.CollNet.Channels < 0 || t.CollChannels < 0 {
 		return TunerTable{}, fmt.Errorf("%w: negative channel count", ErrParams)
@@ -288,7 +397,7 @@ func Tune(t TunerTopology) (TunerTable, error) {
 		T.nChannel = T.commChannels
 	}
 	graphs := [7]TunerGraph{t.Tree, t.Ring, t.CollNet, t.CollNet, t.NVLS, t.NVLS, t.Ring}
-	if !t.NVLSSupport {
+	if !t.NVLSSupport || t.NVLSDisable {
 		graphs[aNVLS].Channels, graphs[aNVLSTree].Channels = 0, 0
 	}
 	if !t.CollNetSupport {
@@ -470,7 +579,7 @@ func (T *TunerTable) compute(t TunerTopology, graphs [7]TunerGraph, since223 boo
 					busBw *= .85
 				}
 				if a == aPAT {
-					busBw *= .75
+					busBw *= t.patFactor()
 				}
 				if collnet && p != pSimple {
 					busBw = 0
@@ -596,10 +705,7 @@ func (T *TunerTable) compute(t TunerTopology, graphs [7]TunerGraph, since223 boo
 	// Default enables: LL128 only where NCCL trusts it, NVLSTree only
 	// across nodes, CollNet only with a plugin, CollNetDirect only on
 	// NVSwitch systems (approximated by NVLink inside the node).
-	ll128 := t.IntraNVLink && !t.NICFar && cc >= 70
-	if !since223 {
-		ll128 = ll128 && (cc == 70 || cc == 80 || cc == 90)
-	}
+	ll128 := t.ll128Default()
 	for c := range ncclFuncs {
 		for a := 0; a < T.nAlgos; a++ {
 			off := (a == aNVLSTree && nNodes == 1) ||
@@ -937,7 +1043,10 @@ func protoIndex(s string) int {
 
 // NCCLTopology builds a tuner topology for nodes of a preset. NCCL's
 // graph search result (channels and per-channel bandwidth) is
-// approximated: rings and trees get NCCL's default channel count with the
+// approximated. On one node whose GPUs talk over NVLink it is
+// ncclRingSearch's and ncclTreeSearch's emulation of NCCL's own search
+// (for two H200s: ring 12 x 30, tree 12 x 60, as the lab's log prints);
+// otherwise rings and trees get NCCL's default channel count with the
 // node's intra bandwidth shared among them, and the network share of the
 // NICs between nodes. Where a real log is at hand, set the graphs from its
 // "Pattern ..., nChannels N, bw X/Y" lines instead.
@@ -949,11 +1058,12 @@ func NCCLTopology(n Node, nodes int, family string) TunerTopology {
 	if !n.NVSwitch {
 		channels = 4
 	}
+	nvlink := n.Intra.Kind == "nvlink" || n.Intra.Kind == "nvswitch"
 	// NCCL's own link speeds: NVLink per link on sm90 20.6 GB/s (18 links
 	// = 370.8 GB/s), sm80 20 GB/s; PCIe Gen4 x16 24 GB/s, Gen5 48 GB/s
 	// (src/graph/topo.h); here the preset's one-way rate scaled alike.
 	intra := n.Intra.Beta() * 0.824 / 1e9 // 370.8 / 450 for NVLink 4
-	if n.Intra.Kind == "pcie" {
+	if !nvlink {
 		intra = n.Intra.Beta() * 0.762 / 1e9 // 24 / 31.5 for PCIe Gen4 x16
 	}
 	inter := n.NIC.Beta() * float64(n.NICs) / 1e9
@@ -967,10 +1077,15 @@ func NCCLTopology(n Node, nodes int, family string) TunerTopology {
 		ring.BwInterGBps = perCh(math.Min(intra, inter))
 		ring.BwIntraGBps = ring.BwInterGBps
 		tree.BwInterGBps = perCh(inter)
+	} else if nvlink && n.GPUs > 1 {
+		ch, bw := ncclRingSearch(intra, n.ComputeCapability)
+		ring = TunerGraph{Channels: ch, BwIntraGBps: bw, BwInterGBps: bw, SameChannels: true}
+		tbw := ncclTreeSearch(intra, n.GPUs, ch, n.ComputeCapability)
+		tree = TunerGraph{Channels: ch, BwIntraGBps: tbw, BwInterGBps: tbw}
 	}
-	tt := TunerTopology{Family: family, Nodes: nodes, GPUsPerNode: n.GPUs, IntraNVLink: n.Intra.Kind == "nvlink" || n.Intra.Kind == "nvswitch",
-		ComputeCapability: n.ComputeCapability, CPUVendor: "intel", NICFar: !n.NVSwitch, NVLSSupport: n.NVLS,
-		Ring: ring, Tree: tree}
+	tt := TunerTopology{Family: family, Nodes: nodes, GPUsPerNode: n.GPUs, IntraNVLink: nvlink,
+		ComputeCapability: n.ComputeCapability, CPUVendor: "intel", NICPath: n.NICPath, NICFar: !n.NVSwitch,
+		NVLSSupport: n.NVLS, Ring: ring, Tree: tree}
 	if n.NVLS {
 		// NVLS uses one channel per NVSwitch-reachable slice; NCCL 2.2x
 		// defaults to 16 NVLS channels on H100 with the full NVLink rate.
@@ -980,4 +1095,79 @@ func NCCLTopology(n Node, nodes int, family string) TunerTopology {
 		}
 	}
 	return tt
+}
+
+// NCCL's per-channel speeds for the search on one node (src/graph/
+// search.cc, speedArrayIntra, sm90SpeedArrayIntra, sm100SpeedArrayIntra;
+// v2.28.9-1).
+var (
+	ncclSpeedsIntra      = []float64{40.0, 30.0, 20.0, 18.0, 15.0, 12.0, 10.0, 9.0, 7.0, 6.0, 5.0, 4.0, 3.0}
+	ncclSpeedsIntraSM90  = []float64{60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 15.0, 12.0, 11.0, 6.0, 3.0}
+	ncclSpeedsIntraSM100 = []float64{90.0, 80.0, 70.0, 60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 19.0, 18.0}
+)
+
+func ncclSpeedsIntraFor(cc int) []float64 {
+	switch {
+	case cc >= 100:
+		return ncclSpeedsIntraSM100
+	case cc >= 90:
+		return ncclSpeedsIntraSM90
+	}
+	return ncclSpeedsIntra
+}
+
+// ncclRingSearch emulates search.cc's ncclTopoCompute for the ring
+// pattern on one node where every GPU reaches every other over links of
+// total GB/s each way (an NVSwitch board; NCCL's maxBw = totalBw): pass 1
+// starts at the fastest speed not above it, fits as many channels as the
+// link carries (each ring channel crosses every GPU's link once each way),
+// and lowers the speed while the next is more than 0.49 of the best found,
+// keeping a later result only when channels x speed is strictly larger
+// (ncclTopoCompareGraphs); then ncclTopoDupChannels doubles the channels
+// and halves their speed unless the speed is under 25 GB/s, or under 50
+// with more than 4 channels on sm90+. Pass 2's try at a higher speed with
+// as many channels never fits on such a link. Two H200s: 6 x 60 GB/s, then
+// 12 x 30 (the lab's log: "Pattern 4, ... nChannels 12, bw 30/30").
+func ncclRingSearch(total float64, cc int) (channels int, bw float64) {
+	const maxChannels = 16 // MAXCHANNELS/2 in 2.19 (32 later); never reached here
+	speeds := ncclSpeedsIntraFor(cc)
+	i := 0
+	for i < len(speeds)-1 && speeds[i] > total {
+		i++
+	}
+	for ; i < len(speeds); i++ {
+		s := speeds[i]
+		if channels > 0 && s/bw <= .49 {
+			break
+		}
+		n := min(int(total/s+1e-9), maxChannels)
+		if float64(n)*s > float64(channels)*bw {
+			channels, bw = n, s
+		}
+	}
+	if channels == 0 {
+		return 1, 0.1 // NCCL's fallback: one channel at 0.1 GB/s
+	}
+	if bw >= 25 && !(cc > 80 && bw < 50 && channels > 4) {
+		dup := min(2*channels, 2*maxChannels)
+		bw /= float64((dup + channels - 1) / channels)
+		channels = dup
+	}
+	return channels, bw
+}
+
+// ncclTreeSearch is the tree graph's speed on one node with the ring's
+// channel count (init.cc: treeGraph min and max channels are the ring's):
+// search.cc scales totalBw by gpus/(gpus-1) for patterns other than the
+// ring and starts at the fastest speed s with s <= maxBw and s x channels
+// <= that total. Two H200s: 12 x 60 GB/s, as the lab's log prints
+// ("Pattern 1, ... nChannels 12, bw 60/60").
+func ncclTreeSearch(total float64, gpus, channels, cc int) float64 {
+	speeds := ncclSpeedsIntraFor(cc)
+	budget := total * float64(gpus) / float64(gpus-1)
+	i := 0
+	for i < len(speeds)-1 && (speeds[i] > total || speeds[i]*float64(channels) > budget+1e-9) {
+		i++
+	}
+	return speeds[i]
 }

@@ -104,12 +104,13 @@ func TestTunerNVSwitchNode(t *testing.T) {
 		t.Errorf("NVLS off: %s, want Ring", c.Algorithm)
 	}
 	// What forcing NCCL_ALGO=Ring costs at 1 GiB: the ratio of the two
-	// algorithm bandwidths, 308 / 211.2 GB/s, almost exactly.
+	// algorithm bandwidths, 308 / 205.7 GB/s (ring 12 x 30 GB/s, as NCCL's
+	// search finds on an H100/H200 NVSwitch board), almost exactly.
 	f, err := T.Force(AllReduce, 1<<30, "Ring", "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.Forced.Algorithm != "Ring" || f.Forced.Protocol != "Simple" || f.Slowdown < 1.4 || f.Slowdown > 1.5 {
+	if f.Forced.Algorithm != "Ring" || f.Forced.Protocol != "Simple" || f.Slowdown < 1.45 || f.Slowdown > 1.55 {
 		t.Errorf("forcing Ring: %+v", f)
 	}
 	if f, _ := T.Force(AllReduce, 1<<30, "", ""); f.Slowdown != 1 {
@@ -564,7 +565,7 @@ func TestTunerChannelsBounds(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, c := range []Collective{AllReduce, AllGather, ReduceScatter, Broadcast} {
-			prev := 0
+			prev, prevProto := 0, ""
 			for _, s := range Sizes(8, 8<<30, 2) {
 				p, err := T.Pick(c, s)
 				if err != nil {
@@ -574,11 +575,15 @@ func TestTunerChannelsBounds(t *testing.T) {
 				switch {
 				case !modelled && p.Channels != 0:
 					t.Errorf("%s %s %v B: %s has %d channels, want 0 (not modelled)", fam, c, s, p.Algorithm, p.Channels)
-				case modelled && (p.Channels < prev || p.Channels < 1 || p.Channels > 2*topo.Ring.Channels):
+				// A change of protocol may drop a few channels: on 24
+				// channels, 2 MiB of Simple splits into 16 KiB cells as
+				// 6 + 20 x 6 + 2 over 22 (the split the lab's 24-channel
+				// log confirms for all_reduce, TestTunerReproducesH200x2Log).
+				case modelled && ((p.Channels < prev && p.Protocol == prevProto) || p.Channels < 1 || p.Channels > 2*topo.Ring.Channels):
 					t.Errorf("%s %s %v B: %d channels after %d (at most %d)", fam, c, s, p.Channels, prev, 2*topo.Ring.Channels)
 				}
 				if modelled {
-					prev = p.Channels
+					prev, prevProto = p.Channels, p.Protocol
 				}
 			}
 		}

@@ -46,13 +46,36 @@ var (
 )
 
 // CustomNode is the node the tuner models when no preset is named: p.Ranks
-// / p.Nodes GPUs behind an NVSwitch at p.Beta one way with latency p.Alpha,
-// and one NIC per GPU at p.InterBeta with latency p.InterAlpha.
-func CustomNode(p Params) Node {
+// / p.Nodes GPUs whose in-node link is link at p.Beta one way with latency
+// p.Alpha, and one NIC per GPU at p.InterBeta with latency p.InterAlpha.
+// link is "nvlink" (GPUs behind an NVSwitch, every pair at the full rate;
+// no NVLS), "pcie" (no NVLink: NCCL runs PCIe paths, never LL128), or ""
+// for CustomLinkFor(p.Beta). The NIC is taken to sit under the GPU's PCIe
+// switch (NICPath "PIX"); set the returned node's NICPath otherwise.
+func CustomNode(p Params, link string) (Node, error) {
 	gpus := p.Ranks / max(p.Nodes, 1)
-	return Node{Name: "custom", GPUs: gpus, NVSwitch: true, NICs: gpus, ComputeCapability: 90,
-		Intra: Link{Kind: "nvlink", Bandwidth: Bandwidth{BytesPerSecond: p.Beta}, Alpha: p.Alpha},
-		NIC:   Link{Kind: "ib", Bandwidth: Bandwidth{BytesPerSecond: p.InterBeta}, Alpha: p.InterAlpha}}
+	kind := strings.ToLower(strings.TrimSpace(link))
+	if kind == "" {
+		kind = CustomLinkFor(p.Beta)
+	}
+	if kind != "nvlink" && kind != "pcie" {
+		return Node{}, fmt.Errorf("%w: unknown in-node link %q (want pcie or nvlink)", ErrParams, link)
+	}
+	return Node{Name: "custom", GPUs: gpus, NVSwitch: kind == "nvlink", NICs: gpus, NICPath: "PIX", ComputeCapability: 90,
+		Intra: Link{Kind: kind, Bandwidth: Bandwidth{BytesPerSecond: p.Beta}, Alpha: p.Alpha},
+		NIC:   Link{Kind: "ib", Bandwidth: Bandwidth{BytesPerSecond: p.InterBeta}, Alpha: p.InterAlpha}}, nil
+}
+
+// CustomLinkFor is the in-node link CustomNode assumes for a one-way rate
+// in bytes per second when none is named: "pcie" up to 64 GB/s (PCIe 6.0
+// x16 carries about 60.5 GB/s one way), "nvlink" above it (one NVLink 4
+// GPU carries 450 GB/s one way). A rate says nothing certain about the
+// link; callers should say which was assumed.
+func CustomLinkFor(beta float64) string {
+	if beta > 64e9 {
+		return "nvlink"
+	}
+	return "pcie"
 }
 
 // TuneSweep tunes nodes of node for NCCL's version family and predicts

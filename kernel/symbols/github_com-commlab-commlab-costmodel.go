@@ -20,6 +20,7 @@ func init() {
 		"CollNet":                  reflect.ValueOf(costmodel.CollNet),
 		"Collectives":              reflect.ValueOf(costmodel.Collectives),
 		"Crossover":                reflect.ValueOf(costmodel.Crossover),
+		"CustomLinkFor":            reflect.ValueOf(costmodel.CustomLinkFor),
 		"CustomNode":               reflect.ValueOf(costmodel.CustomNode),
 		"DefaultTransferNode":      reflect.ValueOf(costmodel.DefaultTransferNode),
 		"DoubleBinaryTree":         reflect.ValueOf(costmodel.DoubleBinaryTree),
