@@ -26,34 +26,20 @@ var devinfoPortKeys = []string{"state", "max_mtu", "active_mtu", "sm_lid", "port
 // or only its GID lines (`ibv_devinfo -v | grep GID`): those go to an
 // unnamed device's port 0, with a warning.
 func ParseIBVDevinfo(r io.Reader) (*Report, error) {
-	rep := newReport(ToolIBVDevinfo)
-	p := &devinfoParser{rep: rep}
-	if err := parse.ScanLines(r, "ibv_devinfo", ErrMalformed, &p.line, p.feed); err != nil {
-		return rep, err
-	}
-	return rep, p.finish()
+	p := &devinfoParser{lineParser: lineParser{tool: "ibv_devinfo", rep: newReport(ToolIBVDevinfo)}}
+	return p.run(r, p)
 }
 
 type devinfoParser struct {
-	rep   *Report
-	line  int
-	dev   *Device
-	port  *Port
-	first int
+	lineParser
+	dev  *Device
+	port *Port
 	// pending holds lines before any hca_id, kept in case a port's lines
 	// follow without one (a grep).
 	pending []string
 }
 
-func (p *devinfoParser) errorf(line int, kind error, format string, args ...any) error {
-	return &parse.Error{Format: "ibv_devinfo", Line: line, Msg: fmt.Sprintf(format, args...), Err: kind}
-}
-
-func (p *devinfoParser) feed(raw string) error {
-	line := strings.TrimSpace(raw)
-	if line == "" {
-		return nil
-	}
+func (p *devinfoParser) feed(line string) error {
 	if m := reHCA.FindStringSubmatch(line); m != nil {
 		p.closePort()
 		p.rep.Devices = append(p.rep.Devices, Device{Name: m[1], Fields: map[string]string{}, Line: p.line})
@@ -63,10 +49,7 @@ func (p *devinfoParser) feed(raw string) error {
 	if p.dev == nil {
 		key, _, _ := strings.Cut(line, ":")
 		if !reGIDLine.MatchString(line) && !isPortKey(key) {
-			if p.first == 0 {
-				p.first = p.line
-			}
-			p.rep.Warnings = append(p.rep.Warnings, fmt.Sprintf("line %d before the first hca_id skipped: %s", p.line, parse.Clip(line, 80)))
+			p.skip("first hca_id", line)
 			return nil
 		}
 		// A paste that starts inside a port (a grep of -v).

@@ -1,7 +1,6 @@
 package rdmatools
 
 import (
-	"fmt"
 	"io"
 	"regexp"
 	"strconv"
@@ -21,32 +20,18 @@ var ibstatPortKeys = []string{"State", "Physical state", "Rate", "Base lid", "LM
 
 // ParseIBStat reads the output of ibstat (infiniband-diags).
 func ParseIBStat(r io.Reader) (*Report, error) {
-	rep := newReport(ToolIBStat)
-	p := &ibstatParser{rep: rep}
-	if err := parse.ScanLines(r, "ibstat", ErrMalformed, &p.line, p.feed); err != nil {
-		return rep, err
-	}
-	return rep, p.finish()
+	p := &ibstatParser{lineParser: lineParser{tool: "ibstat", rep: newReport(ToolIBStat)}}
+	return p.run(r, p)
 }
 
 type ibstatParser struct {
-	rep      *Report
-	line     int
+	lineParser
 	dev      *Device
 	port     *Port
-	first    int // first line that was not ibstat's, before any CA
 	lastText string
 }
 
-func (p *ibstatParser) errorf(line int, kind error, format string, args ...any) error {
-	return &parse.Error{Format: "ibstat", Line: line, Msg: fmt.Sprintf(format, args...), Err: kind}
-}
-
-func (p *ibstatParser) feed(raw string) error {
-	line := strings.TrimSpace(raw)
-	if line == "" {
-		return nil
-	}
+func (p *ibstatParser) feed(line string) error {
 	p.lastText = line
 	if m := reCA.FindStringSubmatch(line); m != nil {
 		p.closePort()
@@ -55,10 +40,7 @@ func (p *ibstatParser) feed(raw string) error {
 		return nil
 	}
 	if p.dev == nil {
-		if p.first == 0 {
-			p.first = p.line
-		}
-		p.rep.Warnings = append(p.rep.Warnings, fmt.Sprintf("line %d before the first CA skipped: %s", p.line, parse.Clip(line, 80)))
+		p.skip("first CA", line)
 		return nil
 	}
 	if m := reIBPort.FindStringSubmatch(line); m != nil {

@@ -1,7 +1,6 @@
 package rdmatools
 
 import (
-	"fmt"
 	"io"
 	"regexp"
 	"strconv"
@@ -16,42 +15,25 @@ var reLinkLine = regexp.MustCompile(`^link (\S+)/(\d+)(?:\s+(.*))?$`)
 // (iproute2). Each line is one port; its "key value" pairs are kept in
 // Port.Fields and the known ones typed.
 func ParseRDMALink(r io.Reader) (*Report, error) {
-	rep := newReport(ToolRDMALink)
-	p := &rdmaLinkParser{rep: rep, index: map[string]int{}}
-	if err := parse.ScanLines(r, "rdma link", ErrMalformed, &p.line, p.feed); err != nil {
-		return rep, err
-	}
-	return rep, p.finish()
+	p := &rdmaLinkParser{lineParser: lineParser{tool: "rdma link", rep: newReport(ToolRDMALink)}, index: map[string]int{}}
+	return p.run(r, p)
 }
 
 type rdmaLinkParser struct {
-	rep     *Report
-	line    int
+	lineParser
 	index   map[string]int // device name -> index in rep.Devices
-	first   int
-	odd     int // line whose last key had no value
+	odd     int            // line whose last key had no value
 	oddText string
 }
 
-func (p *rdmaLinkParser) errorf(line int, kind error, format string, args ...any) error {
-	return &parse.Error{Format: "rdma link", Line: line, Msg: fmt.Sprintf(format, args...), Err: kind}
-}
-
-func (p *rdmaLinkParser) feed(raw string) error {
-	line := strings.TrimSpace(raw)
-	if line == "" {
-		return nil
-	}
+func (p *rdmaLinkParser) feed(line string) error {
 	if p.odd > 0 {
 		return p.errorf(p.odd, ErrMalformed, "a key without a value: %q", parse.Clip(p.oddText, 80))
 	}
 	m := reLinkLine.FindStringSubmatch(line)
 	if m == nil {
 		if len(p.rep.Devices) == 0 {
-			if p.first == 0 {
-				p.first = p.line
-			}
-			p.rep.Warnings = append(p.rep.Warnings, fmt.Sprintf("line %d before the first link skipped: %s", p.line, parse.Clip(line, 80)))
+			p.skip("first link", line)
 			return nil
 		}
 		return p.errorf(p.line, ErrMalformed, "not a \"link DEV/PORT ...\" line: %q", parse.Clip(line, 80))

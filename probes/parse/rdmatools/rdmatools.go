@@ -414,3 +414,48 @@ func plural(n int) string {
 }
 
 func formatGbps(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+// lineParser is what the four tools' parsers share: the report they fill,
+// the line ScanLines is on, and the first line that was not the tool's
+// (where "not this format" points).
+type lineParser struct {
+	tool  string // the format name errors carry
+	rep   *Report
+	line  int
+	first int
+}
+
+// toolParser is one tool's parser: feed gets each non-blank line, trimmed;
+// finish checks what a complete output must have.
+type toolParser interface {
+	feed(line string) error
+	finish() error
+}
+
+// run feeds r to tp and returns the report filled so far, with the first
+// error.
+func (p *lineParser) run(r io.Reader, tp toolParser) (*Report, error) {
+	err := parse.ScanLines(r, p.tool, ErrMalformed, &p.line, func(raw string) error {
+		if line := strings.TrimSpace(raw); line != "" {
+			return tp.feed(line)
+		}
+		return nil
+	})
+	if err != nil {
+		return p.rep, err
+	}
+	return p.rep, tp.finish()
+}
+
+func (p *lineParser) errorf(line int, kind error, format string, args ...any) error {
+	return &parse.Error{Format: p.tool, Line: line, Msg: fmt.Sprintf(format, args...), Err: kind}
+}
+
+// skip keeps a line met before the tool's first record (a shell prompt,
+// an ibwarn line) as a warning.
+func (p *lineParser) skip(before, line string) {
+	if p.first == 0 {
+		p.first = p.line
+	}
+	p.rep.Warnings = append(p.rep.Warnings, fmt.Sprintf("line %d before the %s skipped: %s", p.line, before, parse.Clip(line, 80)))
+}

@@ -18,33 +18,19 @@ func isShowGIDsHeader(line string) bool {
 
 // ParseShowGIDs reads the output of show_gids (MLNX_OFED).
 func ParseShowGIDs(r io.Reader) (*Report, error) {
-	rep := newReport(ToolShowGIDs)
-	p := &showGIDsParser{rep: rep}
-	if err := parse.ScanLines(r, "show_gids", ErrMalformed, &p.line, p.feed); err != nil {
-		return rep, err
-	}
-	return rep, p.finish()
+	p := &showGIDsParser{lineParser: lineParser{tool: "show_gids", rep: newReport(ToolShowGIDs)}}
+	return p.run(r, p)
 }
 
 type showGIDsParser struct {
-	rep     *Report
-	line    int
+	lineParser
 	header  bool
 	footer  bool
-	first   int
 	cut     int // line of a short row, an error unless it is the last
 	cutText string
 }
 
-func (p *showGIDsParser) errorf(line int, kind error, format string, args ...any) error {
-	return &parse.Error{Format: "show_gids", Line: line, Msg: fmt.Sprintf(format, args...), Err: kind}
-}
-
-func (p *showGIDsParser) feed(raw string) error {
-	line := strings.TrimSpace(raw)
-	if line == "" {
-		return nil
-	}
+func (p *showGIDsParser) feed(line string) error {
 	if p.cut > 0 {
 		return p.errorf(p.cut, ErrMalformed, "row has too few columns: %q", parse.Clip(p.cutText, 80))
 	}
@@ -61,10 +47,7 @@ func (p *showGIDsParser) feed(raw string) error {
 		return nil
 	}
 	if !p.header {
-		if p.first == 0 {
-			p.first = p.line
-		}
-		p.rep.Warnings = append(p.rep.Warnings, fmt.Sprintf("line %d before the header skipped: %s", p.line, parse.Clip(line, 80)))
+		p.skip("header", line)
 		return nil
 	}
 	if strings.Trim(strings.Join(strings.Fields(line), ""), "-") == "" {
