@@ -1,0 +1,88 @@
+package doctor
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// Status is a check's outcome. The zero value is OK.
+type Status int
+
+const (
+	OK Status = iota
+	Warn
+	Fail
+	// Skipped: the evidence the check needs is absent (no GPU, no log given).
+	Skipped
+)
+
+var statusNames = [...]string{OK: "ok", Warn: "warn", Fail: "fail", Skipped: "skipped"}
+
+func (s Status) String() string {
+	if s < 0 || int(s) >= len(statusNames) {
+		return fmt.Sprintf("status(%d)", int(s))
+	}
+	return statusNames[s]
+}
+
+// MarshalJSON writes the status as its name ("ok", "warn", "fail", "skipped").
+func (s Status) MarshalJSON() ([]byte, error) { return json.Marshal(s.String()) }
+
+// UnmarshalJSON reads a status name.
+func (s *Status) UnmarshalJSON(b []byte) error {
+	var name string
+	if err := json.Unmarshal(b, &name); err != nil {
+		return fmt.Errorf("doctor: status: %w", err)
+	}
+	for i, n := range statusNames {
+		if n == strings.ToLower(name) {
+			*s = Status(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("doctor: unknown status %q (want ok, warn, fail or skipped)", name)
+}
+
+// Layer names the layer of the stack a check looks at.
+type Layer string
+
+const (
+	LayerTopology   Layer = "topology"   // PCIe, NUMA, ACS, IOMMU, NIC placement
+	LayerNVLink     Layer = "nvlink"     // NVLink state, P2P capability and bandwidth
+	LayerNIC        Layer = "nic"        // RDMA devices, GIDs, GPUDirect RDMA
+	LayerNCCL       Layer = "nccl"       // version, network, transports, channels, tuner pick
+	LayerCollective Layer = "collective" // the busbw curve against the model
+	LayerFramework  Layer = "framework"  // overlap, environment
+	LayerHang       Layer = "hang"       // Flight Recorder dumps
+)
+
+// Verdict is one check's result.
+type Verdict struct {
+	Layer    Layer    `json:"layer"`
+	Check    string   `json:"check"`
+	Status   Status   `json:"status"`
+	Summary  string   `json:"summary"`
+	Evidence []string `json:"evidence,omitempty"`
+	Next     string   `json:"next,omitempty"`
+	Chapter  string   `json:"chapter,omitempty"` // e.g. "06-nccl-tests"
+}
+
+func (v Verdict) String() string {
+	return fmt.Sprintf("[%s] %s/%s: %s", v.Status, v.Layer, v.Check, v.Summary)
+}
+
+// ExitCode is the job-prolog exit status of a set of verdicts: 0 when all
+// are ok or skipped, 1 with warnings, 2 with any failure.
+func ExitCode(vs []Verdict) int {
+	code := 0
+	for _, v := range vs {
+		switch v.Status {
+		case Fail:
+			return 2
+		case Warn:
+			code = 1
+		}
+	}
+	return code
+}
