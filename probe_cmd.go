@@ -24,7 +24,9 @@ import (
 	"github.com/commlab/commlab/probes/launch"
 	"github.com/commlab/commlab/probes/nccl"
 	"github.com/commlab/commlab/probes/nvml"
+	"github.com/commlab/commlab/probes/parse/nccllog"
 	"github.com/commlab/commlab/probes/parse/nccltests"
+	"github.com/commlab/commlab/probes/parse/ncclxml"
 	"github.com/commlab/commlab/probes/parse/nvbandwidth"
 	"github.com/commlab/commlab/probes/rdma"
 	"github.com/commlab/commlab/probes/sysfs"
@@ -344,6 +346,9 @@ func runProbeNCCL(args []string, stdout, stderr io.Writer) int {
 	debug := fs.String("debug", "INFO", "NCCL_DEBUG level for the captured log (empty: none)")
 	subsys := fs.String("debug-subsys", "INIT,GRAPH,ENV", "NCCL_DEBUG_SUBSYS")
 	inProcess := fs.Bool("in-process", false, "measure in this process (NCCL_* settings of later runs are then ignored)")
+	topoDump := fs.Bool("topo-dump", false, "keep NCCL's topology and graph dumps (NCCL_TOPO_DUMP_FILE, NCCL_GRAPH_DUMP_FILE) in the run")
+	topoFile := fs.String("topo-file", "", "run with this topology instead of NCCL's own detection (NCCL_TOPO_FILE), kept in the run")
+	topoEdit := fs.String("topo-edit", "", "run twice: dump the topology, edit it (`EDIT`: "+topoEditNames()+"), run again on the edited file, and print both graph searches")
 	var env []string
 	fs.Func("env", "NAME=VALUE for the run (repeatable)", func(kv string) error { env = append(env, kv); return nil })
 	mf := addMeasureFlags(fs, true)
@@ -402,6 +407,25 @@ func runProbeNCCL(args []string, stdout, stderr io.Writer) int {
 		cfg.Env["NCCL_DEBUG"] = *debug
 		cfg.Env["NCCL_DEBUG_SUBSYS"] = *subsys
 	}
+	cfg.DumpTopology = *topoDump
+	if *topoFile != "" {
+		b, err := os.ReadFile(*topoFile)
+		if err != nil {
+			return fail(fs, stderr, exitBadInput, "%v", err)
+		}
+		cfg.TopoXML = string(b)
+	}
+	if *inProcess && (*topoDump || *topoFile != "" || *topoEdit != "") {
+		return bad(errors.New("--topo-dump, --topo-file and --topo-edit need the child process NCCL reads its settings in (drop --in-process)"))
+	}
+	if *topoEdit != "" {
+		if err := ncclxml.CheckEdit(*topoEdit); err != nil {
+			return bad(err)
+		}
+	}
+	if *topoEdit != "" && *topoFile != "" {
+		return bad(errors.New("--topo-edit edits the topology NCCL dumps; it does not take --topo-file"))
+	}
 	r, ref, err := mf.inputs()
 	if err != nil {
 		return fail(fs, stderr, exitBadInput, "%v", err)
@@ -428,7 +452,13 @@ func runProbeNCCL(args []string, stdout, stderr io.Writer) int {
 		if xerr != nil {
 			return fail(fs, stderr, 1, "%v", xerr)
 		}
-		run, err = nccl.MeasureInChild(context.Background(), cfg, []string{exe, "probe", "nccl"})
+		argv := []string{exe, "probe", "nccl"}
+		if *topoEdit != "" {
+			run, err = nccl.MeasureTopologyEdit(context.Background(), cfg, *topoEdit, argv)
+			printGraphSearches(stdout, run)
+		} else {
+			run, err = nccl.MeasureInChild(context.Background(), cfg, argv)
+		}
 	}
 	if run == nil {
 		return fail(fs, stderr, 1, "%v", err)
@@ -438,6 +468,42 @@ func runProbeNCCL(args []string, stdout, stderr io.Writer) int {
 		run.Error = err.Error()
 	}
 	return finishRun(run, ref, mf, stdout, stderr, printNCCLTable)
+}
+
+func topoEditNames() string {
+	var names []string
+	for _, e := range ncclxml.Edits {
+		names = append(names, e.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// printGraphSearches prints the graph search lines of a topology edit's
+// two runs, the first run's above the edited one's.
+func printGraphSearches(w io.Writer, run *probes.Run) {
+	if run == nil {
+		return
+	}
+	for _, side := range []struct{ title, log string }{{"detected topology", "base-nccl-debug"}, {"edited topology", "nccl-debug"}} {
+		text, ok := run.Logs[side.log]
+		if !ok {
+			continue
+		}
+		fmt.Fprintf(w, "# %s: graph searches (NCCL_DEBUG_SUBSYS must include GRAPH)\n", side.title)
+		lg, _ := nccllog.Parse(strings.NewReader(text))
+		if lg == nil || len(lg.GraphSearches) == 0 {
+			fmt.Fprintln(w, "#   none in the log")
+			continue
+		}
+		for _, g := range lg.GraphSearches {
+			fmt.Fprintf(w, "#   pattern %d (%s): %d channels, bw %.1f/%.1f GB/s, type %s/%s\n", g.Pattern, g.PatternName, g.NChannels, g.BWIntra, g.BWInter, g.TypeIntra, g.TypeInter)
+		}
+	}
+	for _, n := range run.Notes {
+		if strings.HasPrefix(n, "NCCL_TOPO_FILE:") {
+			fmt.Fprintln(w, "#", n)
+		}
+	}
 }
 
 func printNCCLTable(w io.Writer, run *probes.Run) {

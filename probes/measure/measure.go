@@ -100,6 +100,25 @@ func Recorded(name string) (*Measurement, error) {
 
 // NCCL is the package function NCCL with r's settings.
 func (r Runner) NCCL(ctx context.Context, mode Mode, cfg nccl.Config, recorded string) (*Measurement, error) {
+	return r.nccl(ctx, mode, recorded, func(argv []string) (*probes.Run, error) { return measureInChild(ctx, cfg, argv) })
+}
+
+// NCCLTopologyEdit runs the seed's topology exercise (nccl.MeasureTopologyEdit:
+// dump NCCL's topology, apply edit, run again on the edited file), live or
+// from the recorded run named recorded, as mode says.
+func NCCLTopologyEdit(ctx context.Context, mode Mode, cfg nccl.Config, edit, recorded string) (*Measurement, error) {
+	return Runner{}.NCCLTopologyEdit(ctx, mode, cfg, edit, recorded)
+}
+
+// NCCLTopologyEdit is the package function NCCLTopologyEdit with r's settings.
+func (r Runner) NCCLTopologyEdit(ctx context.Context, mode Mode, cfg nccl.Config, edit, recorded string) (*Measurement, error) {
+	return r.nccl(ctx, mode, recorded, func(argv []string) (*probes.Run, error) {
+		return measureTopologyEdit(ctx, cfg, edit, argv)
+	})
+}
+
+// nccl runs do in the NCCL worker child when a live run can happen.
+func (r Runner) nccl(ctx context.Context, mode Mode, recorded string, do func(argv []string) (*probes.Run, error)) (*Measurement, error) {
 	return choose(ctx, "nccl", mode, recorded, func() (*probes.Run, string, error) {
 		if _, err := cudaInit(); err != nil {
 			if cuda.IsUnavailable(err) {
@@ -117,7 +136,7 @@ func (r Runner) NCCL(ctx context.Context, mode Mode, cfg nccl.Config, recorded s
 		if err != nil {
 			return nil, noWorker, err
 		}
-		run, err := measureInChild(ctx, cfg, argv)
+		run, err := do(argv)
 		return run, failed, err
 	})
 }
@@ -158,12 +177,13 @@ func cudaReason(run *probes.Run, err error) string {
 
 // The calls the live paths make; tests replace them.
 var (
-	cudaInit         = cuda.Init
-	ncclVersion      = nccl.Version
-	measureInChild   = nccl.MeasureInChild
-	measureBandwidth = cuda.MeasureBandwidth
-	measureLatency   = cuda.MeasureLatency
-	executable       = os.Executable
+	cudaInit            = cuda.Init
+	ncclVersion         = nccl.Version
+	measureInChild      = nccl.MeasureInChild
+	measureTopologyEdit = nccl.MeasureTopologyEdit
+	measureBandwidth    = cuda.MeasureBandwidth
+	measureLatency      = cuda.MeasureLatency
+	executable          = os.Executable
 )
 
 // commlabBinary is the base name of the commlab command.

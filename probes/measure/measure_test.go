@@ -71,14 +71,17 @@ func noLive(t *testing.T) {
 	measureInChild = func(context.Context, nccl.Config, []string) (*probes.Run, error) {
 		return nil, fail("nccl.MeasureInChild")
 	}
+	measureTopologyEdit = func(context.Context, nccl.Config, string, []string) (*probes.Run, error) {
+		return nil, fail("nccl.MeasureTopologyEdit")
+	}
 }
 
 // hooks restores the live calls when the test ends.
 func hooks(t *testing.T) {
 	t.Helper()
-	ci, nv, mc, mb, ml, ex := cudaInit, ncclVersion, measureInChild, measureBandwidth, measureLatency, executable
+	ci, nv, mc, mt, mb, ml, ex := cudaInit, ncclVersion, measureInChild, measureTopologyEdit, measureBandwidth, measureLatency, executable
 	t.Cleanup(func() {
-		cudaInit, ncclVersion, measureInChild, measureBandwidth, measureLatency, executable = ci, nv, mc, mb, ml, ex
+		cudaInit, ncclVersion, measureInChild, measureTopologyEdit, measureBandwidth, measureLatency, executable = ci, nv, mc, mt, mb, ml, ex
 	})
 }
 

@@ -68,6 +68,15 @@ type Config struct {
 	// Env is applied to the child process by MeasureInChild; Measure
 	// itself only records it (NCCL has read its variables by then).
 	Env map[string]string `json:"env,omitempty"`
+	// DumpTopology makes MeasureInChild have NCCL write its topology and
+	// graph search results (NCCL_TOPO_DUMP_FILE, NCCL_GRAPH_DUMP_FILE of
+	// rank 0) and keep them in the run's Logs["nccl-topo-dump"] and
+	// Logs["nccl-graph-dump"].
+	DumpTopology bool `json:"dump_topology,omitempty"`
+	// TopoXML, when set, is the topology NCCL reads instead of detecting
+	// its own (NCCL_TOPO_FILE), kept in Logs["nccl-topo-file"]: the seed's
+	// exercise of editing a dumped topology and running again.
+	TopoXML string `json:"topo_xml,omitempty"`
 	// Progress, when set, is called after each size.
 	Progress func(done, total int, what string) `json:"-"`
 	// beat, when set, is called after every batch of operations; the

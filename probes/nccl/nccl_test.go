@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/commlab/commlab/probes"
+	"github.com/commlab/commlab/probes/parse/ncclxml"
 )
 
 // TestMain lets the test binary stand in for the commlab child: with
@@ -20,6 +21,34 @@ func TestMain(m *testing.M) {
 		if err := ServeWorker(os.Stderr); err != nil {
 			os.Stderr.WriteString(err.Error() + "\n")
 			os.Exit(1)
+		}
+		os.Exit(0)
+	case "topo":
+		// Stands in for NCCL: writes the dumps where NCCL would, the topology
+		// dump echoing the NCCL_TOPO_FILE it was given.
+		given, _ := os.ReadFile(os.Getenv("NCCL_TOPO_FILE"))
+		os.WriteFile(os.Getenv("NCCL_TOPO_DUMP_FILE"), append([]byte("dumped from "), given...), 0o600)
+		os.WriteFile(os.Getenv("NCCL_GRAPH_DUMP_FILE"), []byte("<graphs rank="+os.Getenv("NCCL_GRAPH_DUMP_FILE_RANK")+"/>"), 0o600)
+		if err := ServeWorker(os.Stderr); err != nil {
+			os.Stderr.WriteString(err.Error() + "\n")
+		}
+		os.Exit(0)
+	case "topo-dump":
+		// Stands in for NCCL on a one-GPU machine with a socket NIC: the
+		// topology dump, or the given file when there is one.
+		topo := `<system version="1">
+  <cpu numaid="-1" host_hash="0x1">
+    <pci busid="0000:00:06.0" class="0x030200"><gpu dev="0" sm="90" rank="0" gdr="1"/></pci>
+    <nic><net name="eth0" dev="0" speed="10000"/></nic>
+  </cpu>
+</system>
+`
+		if given, err := os.ReadFile(os.Getenv("NCCL_TOPO_FILE")); err == nil {
+			topo = string(given)
+		}
+		os.WriteFile(os.Getenv("NCCL_TOPO_DUMP_FILE"), []byte(topo), 0o600)
+		if err := ServeWorker(os.Stderr); err != nil {
+			os.Stderr.WriteString(err.Error() + "\n")
 		}
 		os.Exit(0)
 	case "hang":
@@ -249,6 +278,49 @@ func TestMeasureInChildProtocol(t *testing.T) {
 	}
 	if err != nil && !errors.Is(err, probes.ErrUnavailable) && !strings.Contains(err.Error(), "unavailable") {
 		t.Fatalf("child run failed: %v", err)
+	}
+}
+
+// TestMeasureInChildKeepsTopologyFiles: the dumps NCCL writes and the
+// topology it was given come back in the run's logs.
+func TestMeasureInChildKeepsTopologyFiles(t *testing.T) {
+	argv := testChild(t, "topo")
+	cfg := Config{Sizes: []int64{8}, Warmup: 1, Iters: 1, Reps: 1, DumpTopology: true, TopoXML: "<system edited/>"}
+	run, _ := MeasureInChild(context.Background(), cfg, argv)
+	if run == nil {
+		t.Fatal("no run back")
+	}
+	for name, want := range map[string]string{
+		"nccl-topo-file":  "<system edited/>",
+		"nccl-topo-dump":  "dumped from <system edited/>",
+		"nccl-graph-dump": "<graphs rank=0/>",
+	} {
+		if got := run.Logs[name]; got != want {
+			t.Errorf("Logs[%q] = %q, want %q", name, got, want)
+		}
+	}
+}
+
+// TestMeasureTopologyEdit: the second run reads the first run's dump,
+// edited, and the first run's files ride along.
+func TestMeasureTopologyEdit(t *testing.T) {
+	argv := testChild(t, "topo-dump")
+	cfg := Config{Sizes: []int64{8}, Warmup: 1, Iters: 1, Reps: 1}
+	run, _ := MeasureTopologyEdit(context.Background(), cfg, "no-nic", argv)
+	if run == nil {
+		t.Fatal("no run back")
+	}
+	if got := run.Logs["nccl-topo-file"]; strings.Contains(got, "<nic") || !strings.Contains(got, "<gpu") {
+		t.Errorf("edited topology still has its NIC or lost its GPU:\n%s", got)
+	}
+	if !strings.Contains(run.Logs["base-nccl-topo-dump"], "<nic>") {
+		t.Errorf("base dump not kept: %q", run.Logs["base-nccl-topo-dump"])
+	}
+	if run.Settings["topo_edit"] != "no-nic" {
+		t.Errorf("settings %v", run.Settings)
+	}
+	if _, err := MeasureTopologyEdit(context.Background(), cfg, "nvlink-count=1", argv); !errors.Is(err, ncclxml.ErrEdit) {
+		t.Errorf("an edit with nothing to change: err %v, want ncclxml.ErrEdit", err)
 	}
 }
 

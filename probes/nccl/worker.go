@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -134,6 +135,29 @@ func MeasureInChild(ctx context.Context, cfg Config, argv []string) (*probes.Run
 		debugFile = filepath.Join(dir, "nccl-debug.log")
 		env["NCCL_DEBUG_FILE"] = debugFile
 	}
+	kept := map[string]string{} // Logs key -> file NCCL writes or reads
+	if cfg.DumpTopology {
+		for _, f := range []struct{ env, file, log string }{
+			{"NCCL_TOPO_DUMP_FILE", "topo-dump.xml", "nccl-topo-dump"},
+			{"NCCL_GRAPH_DUMP_FILE", "graph-dump.xml", "nccl-graph-dump"},
+		} {
+			if env[f.env] == "" {
+				env[f.env] = filepath.Join(dir, f.file)
+			}
+			kept[f.log] = env[f.env]
+		}
+		if env["NCCL_GRAPH_DUMP_FILE_RANK"] == "" {
+			env["NCCL_GRAPH_DUMP_FILE_RANK"] = "0"
+		}
+	}
+	if cfg.TopoXML != "" {
+		topoFile := filepath.Join(dir, "topo-file.xml")
+		if err := os.WriteFile(topoFile, []byte(cfg.TopoXML), 0o600); err != nil {
+			return nil, fmt.Errorf("nccl: child: %w", err)
+		}
+		env["NCCL_TOPO_FILE"] = topoFile
+		kept["nccl-topo-file"] = topoFile
+	}
 	env[envWorkerConfig], env[envWorkerResult] = cfgPath, outPath
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	for _, k := range slices.Sorted(maps.Keys(env)) {
@@ -216,6 +240,7 @@ wait:
 			prev.Command, prev.Logs = run.Command, run.Logs
 			run = prev
 		}
+		keepFiles(run, kept)
 		run.Error = fmt.Sprintf("child killed after %s without a heartbeat: the operations hung and ncclCommAbort did not end them", silence)
 		return run, fmt.Errorf("%w: %s", ErrTimeout, run.Error)
 	}
@@ -240,6 +265,7 @@ wait:
 			run.Logs["nccl-debug"] = s
 		}
 	}
+	keepFiles(run, kept)
 	if run.Error != "" {
 		return run, fmt.Errorf("nccl: child: %s", run.Error)
 	}
@@ -278,6 +304,22 @@ func (l *lockedBuffer) Len() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.Len()
+}
+
+// keepFiles puts the files NCCL wrote or read beside the run into its
+// Logs; a dump NCCL did not write is noted, not an error.
+func keepFiles(run *probes.Run, files map[string]string) {
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		b, err := os.ReadFile(files[name])
+		if err != nil {
+			run.Notes = append(run.Notes, fmt.Sprintf("%s: NCCL wrote no file (%v)", name, errors.Unwrap(err)))
+			continue
+		}
+		if run.Logs == nil {
+			run.Logs = map[string]string{}
+		}
+		run.Logs[name] = tail(string(b), maxLogBytes)
+	}
 }
 
 func tail(s string, n int) string {

@@ -25,6 +25,10 @@
 // A machine's topology is a fixed hierarchy, not a general graph, so a
 // layered tree layout needs no general graph layout engine.
 //
+// FromNCCL maps the topology NCCL itself detected (an NCCL_TOPO_DUMP_FILE
+// read by probes/parse/ncclxml) onto a probes.Topology, so NCCL's view of a
+// machine is drawn the same way as the probed one.
+//
 // DOT writes the same graph as Graphviz text, for those who lay it out
 // with their own Graphviz (`commlab probe topo --dot`).
 //
