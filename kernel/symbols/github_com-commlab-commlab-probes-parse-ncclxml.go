@@ -10,11 +10,16 @@ import (
 func init() {
 	Symbols["github.com/commlab/commlab/probes/parse/ncclxml/ncclxml"] = map[string]reflect.Value{
 		// function, constant and variable definitions
+		"ApplyEdit":     reflect.ValueOf(ncclxml.ApplyEdit),
+		"CheckEdit":     reflect.ValueOf(ncclxml.CheckEdit),
+		"Edits":         reflect.ValueOf(&ncclxml.Edits).Elem(),
+		"ErrEdit":       reflect.ValueOf(&ncclxml.ErrEdit).Elem(),
 		"ErrMalformed":  reflect.ValueOf(&ncclxml.ErrMalformed).Elem(),
 		"ErrTruncated":  reflect.ValueOf(&ncclxml.ErrTruncated).Elem(),
 		"Parse":         reflect.ValueOf(ncclxml.Parse),
 		"ParseGraphs":   reflect.ValueOf(ncclxml.ParseGraphs),
 		"ParseTopology": reflect.ValueOf(ncclxml.ParseTopology),
+		"ReadTree":      reflect.ValueOf(ncclxml.ReadTree),
 
 		// type definitions
 		"CPU":       reflect.ValueOf((*ncclxml.CPU)(nil)),

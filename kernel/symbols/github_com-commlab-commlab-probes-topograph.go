@@ -13,6 +13,7 @@ func init() {
 	Symbols["github.com/commlab/commlab/probes/topograph/topograph"] = map[string]reflect.Value{
 		// function, constant and variable definitions
 		"DOT":        reflect.ValueOf(topograph.DOT),
+		"FromNCCL":   reflect.ValueOf(topograph.FromNCCL),
 		"SVG":        reflect.ValueOf(topograph.SVG),
 		"ScaleToFit": reflect.ValueOf(constant.MakeFromLiteral("\"max-width:100%;height:auto\"", token.STRING, 0)),
 		"WriteSVG":   reflect.ValueOf(topograph.WriteSVG),
