@@ -484,7 +484,13 @@ func printGraphSearches(w io.Writer, run *probes.Run) {
 	if run == nil {
 		return
 	}
-	for _, side := range []struct{ title, log string }{{"detected topology", "base-nccl-debug"}, {"edited topology", "nccl-debug"}} {
+	sides := []struct{ title, log string }{{"detected topology", "base-nccl-debug"}, {"edited topology", "nccl-debug"}}
+	if _, edited := run.Logs["base-nccl-debug"]; !edited {
+		// The edit did not apply: the run is the first one, on the detected topology.
+		sides = sides[:1]
+		sides[0].log = "nccl-debug"
+	}
+	for _, side := range sides {
 		text, ok := run.Logs[side.log]
 		if !ok {
 			continue

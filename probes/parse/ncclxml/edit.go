@@ -129,9 +129,9 @@ func ApplyEdit(root *Node, edit string) (string, error) {
 			return "", fmt.Errorf("%w: no <nvlink> in this topology (one GPU, or GPUs without NVLink): nothing to lower", ErrEdit)
 		}
 		if count == 0 {
-			return fmt.Sprintf("removed %d <nvlink> elements", changed), nil
+			return fmt.Sprintf("removed %s", elements(changed, "nvlink")), nil
 		}
-		return fmt.Sprintf("set count=%d on %d <nvlink> elements", count, changed), nil
+		return fmt.Sprintf("set count=%d on %s", count, elements(changed, "nvlink")), nil
 	case "nic-speed":
 		speed, err := number()
 		if err != nil {
@@ -147,15 +147,23 @@ func ApplyEdit(root *Node, edit string) (string, error) {
 		if changed == 0 {
 			return "", fmt.Errorf("%w: no <net> in this topology", ErrEdit)
 		}
-		return fmt.Sprintf("set speed=%d Mb/s on %d <net> elements", speed, changed), nil
+		return fmt.Sprintf("set speed=%d Mb/s on %s", speed, elements(changed, "net")), nil
 	case "no-nic":
 		n := removeAll(root, "nic")
 		if n == 0 {
 			return "", fmt.Errorf("%w: no <nic> in this topology", ErrEdit)
 		}
-		return fmt.Sprintf("removed %d <nic> elements", n), nil
+		return fmt.Sprintf("removed %s", elements(n, "nic")), nil
 	}
 	return moveNICsToNewCPU(root) // nic-remote-cpu, the one edit left
+}
+
+// elements counts elements by name: "1 <nic> element", "2 <nic> elements".
+func elements(n int, name string) string {
+	if n == 1 {
+		return "1 <" + name + "> element"
+	}
+	return fmt.Sprintf("%d <%s> elements", n, name)
 }
 
 func walk(n, parent *Node, f func(n, parent *Node)) {
@@ -227,5 +235,5 @@ func moveNICsToNewCPU(root *Node) (string, error) {
 	cpu.Attrs["numaid"] = strconv.Itoa(maxNUMA + 1)
 	cpu.Children = nics
 	root.Children = append(root.Children, cpu)
-	return fmt.Sprintf("moved %d <nic> elements under a new <cpu numaid=%q>%s", len(nics), cpu.Attrs["numaid"], note), nil
+	return fmt.Sprintf("moved %s under a new <cpu numaid=%q>%s", elements(len(nics), "nic"), cpu.Attrs["numaid"], note), nil
 }
