@@ -286,10 +286,10 @@ func familyOf(version string) string {
 
 // PickRow is NCCL's logged pick for one size beside the tuner's.
 type PickRow struct {
-	Bytes       int64  `json:"bytes" unit:"B"`
-	NCCL        string `json:"nccl"`  // "Ring/LL"
-	Model       string `json:"model"` // "Ring/LL"
-	Agree       bool   `json:"agree"`
+	Bytes       int64   `json:"bytes" unit:"B"`
+	NCCL        string  `json:"nccl"`  // "Ring/LL"
+	Model       string  `json:"model"` // "Ring/LL"
+	Agree       bool    `json:"agree"`
 	ModelTimeUS float64 `json:"model_time_us" unit:"us"`
 	// Bound is "latency" or "bandwidth": which term of the model's time
 	// dominates at this size.
