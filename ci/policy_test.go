@@ -58,6 +58,7 @@ var levels = map[string]int{
 	"kernel/render":                20,
 	"lab/literate":                 20,
 	"lab/export":                   20,
+	"lab/doctor/report":            25, // the doctor's HTML page, through lab/export
 	"kernel":                       30,
 	"lab":                          30,
 	"install":                      40,

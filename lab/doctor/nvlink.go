@@ -114,7 +114,7 @@ func checkP2P(t *probes.Topology) Verdict {
 		return v
 	}
 	v.Status = OK
-	v.Summary = fmt.Sprintf("peer-to-peer read and write supported on all %d GPU pairs", len(t.P2P))
+	v.Summary = fmt.Sprintf("peer-to-peer read and write supported on %d GPU pair%s", len(t.P2P), plural(len(t.P2P)))
 	return v
 }
 

@@ -239,7 +239,11 @@ func answers(r *Report, ev *Evidence, nodes int) []Answer {
 		}
 		gap = strings.Join(parts, "\n")
 	}
-	out = append(out, answer(6, gap, bad))
+	ga := answer(6, gap, bad)
+	if len(bad) == 0 {
+		ga.Status = OK
+	}
+	out = append(out, ga)
 
 	// 8. Who hung.
 	hang := get("hang")

@@ -23,7 +23,7 @@ const ncclACSDoc = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/tr
 func sizeText(b float64) string { return units.Readable(b, "B") }
 func gbpsText(v float64) string { return units.Readable(v, "GB/s") }
 func usText(v float64) string   { return units.Readable(v, "us") }
-func pctText(v float64) string  { return units.Readable(v, "%") }
+func pctText(v float64) string  { return fmt.Sprintf("%.0f%%", v*100) }
 
 // busKey is a PCI address in sysfs form ("0000:18:00.0") from NVML's
 // ("00000000:18:00.0") or the matrix's.
