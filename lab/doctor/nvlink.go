@@ -92,7 +92,7 @@ func checkNVLinkState(t *probes.Topology) Verdict {
 func checkP2P(t *probes.Topology) Verdict {
 	v := Verdict{Layer: LayerNVLink, Check: "p2p", Chapter: chapterInterconnect}
 	if len(t.GPUs) < 2 {
-		v.Status, v.Summary = Skipped, "one GPU: no peer-to-peer pairs"
+		v.Status, v.Summary = Skipped, "fewer than two GPUs: no peer-to-peer pairs"
 		return v
 	}
 	if len(t.P2P) == 0 {

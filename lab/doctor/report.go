@@ -142,6 +142,9 @@ func metrics(ev *Evidence) map[string]float64 {
 				continue
 			}
 			m["all_reduce_busbw_gbps"] = math.Max(m["all_reduce_busbw_gbps"], s.BusBW)
+			if float64(s.Bytes) >= m["all_reduce_large_bytes"] {
+				m["all_reduce_large_bytes"], m["all_reduce_large_us"] = float64(s.Bytes), s.MedianUS
+			}
 			if f, ok := m["all_reduce_floor_us"]; (!ok || s.MedianUS < f) && s.MedianUS > 0 {
 				m["all_reduce_floor_us"] = s.MedianUS
 			}
@@ -472,7 +475,7 @@ func (r *Report) CompareBaseline(base *Report, name string) {
 	sort.Strings(keys)
 	for _, k := range keys {
 		was, now := base.Metrics[k], r.Metrics[k]
-		if _, ok := r.Metrics[k]; !ok || was <= 0 {
+		if _, ok := r.Metrics[k]; !ok || was <= 0 || k == "all_reduce_large_bytes" || (k == "all_reduce_large_us" && base.Metrics["all_reduce_large_bytes"] != r.Metrics["all_reduce_large_bytes"]) {
 			continue
 		}
 		v := Verdict{Layer: metricLayer(k), Check: "baseline-" + k, Chapter: chapterTroubleshoot, Status: OK,
