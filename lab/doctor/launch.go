@@ -75,7 +75,9 @@ func (l Launch) Plan() (Plan, error) {
 		p.Commands = append(p.Commands, append(c, coll...))
 	case "srun":
 		p.Commands = append(p.Commands, append([]string{"srun", "-N", n, "--ntasks-per-node=1"}, doctor...))
-		c := []string{"srun", "-N", n, "--ntasks-per-node=" + strconv.Itoa(l.PerNode), "--export=ALL," + strings.Join(ncclLogEnv(l.Out), ",")}
+		// srun's --export splits on commas, which NCCL_DEBUG_SUBSYS holds:
+		// the settings go through env(1) on each rank instead.
+		c := append([]string{"srun", "-N", n, "--ntasks-per-node=" + strconv.Itoa(l.PerNode), "env"}, ncclLogEnv(l.Out)...)
 		p.Commands = append(p.Commands, append(c, coll...))
 	case "torchrun":
 		if l.Master == "" {

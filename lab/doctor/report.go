@@ -361,8 +361,8 @@ func boundAnswer(r *Report, ev *Evidence) string {
 		}
 		for _, s := range samples {
 			if s.BusBW >= peak/2 {
-				return fmt.Sprintf("measured all_reduce: below about %s the time is mostly the fixed cost (latency-bound, floor %s); from there busbw climbs to %s (bandwidth-bound); half the peak is reached at %s",
-					sizeText(float64(s.Bytes)), usText(floor), gbpsText(peak), sizeText(float64(s.Bytes)))
+				return fmt.Sprintf("measured all_reduce: busbw reaches half its peak at %s, where the fixed cost and the transfer take equal time; below it latency-bound (floor %s), above it bandwidth-bound (up to %s)",
+					sizeText(float64(s.Bytes)), usText(floor), gbpsText(peak))
 			}
 		}
 	}
