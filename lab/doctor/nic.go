@@ -224,7 +224,22 @@ func checkGDR(t *probes.Topology, pci *probes.PCIFacts, lg *nccllog.Log, nodes i
 			v.Evidence = append(v.Evidence, n+": "+strings.Join(dedupe(why[n]), "; "))
 		}
 	}
+	sockOnly := false
+	if net != nil {
+		sock, rdma := 0, 0
+		for _, u := range net.NICs {
+			if u.Net == "Socket" {
+				sock += u.Connections
+			} else {
+				rdma += u.Connections
+			}
+		}
+		sockOnly = sock > 0 && rdma == 0
+	}
 	switch {
+	case sockOnly:
+		v.Status = Warn
+		v.Summary = "GPUDirect RDMA not in effect: NCCL's inter-node traffic went over TCP sockets (the nccl-network check says why)"
 	case len(nics) == 0:
 		v.Status, v.Summary = Skipped, "no RDMA NIC in the evidence: GPUDirect RDMA does not apply"
 	case len(usedNoGDR) > 0:

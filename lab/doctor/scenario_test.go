@@ -147,7 +147,7 @@ var scenarios = []scenario{
 		ev.NCCLLog = loadLog(t, "nccl398_2node_p2p_ipc_socket_excerpt.log") // two nodes over NET/Socket
 		ev.Env["NCCL_IB_DISABLE"] = "1"
 		return ev
-	}, fail: []string{"nccl-network"}, warn: []string{"env-masking"}},
+	}, fail: []string{"nccl-network"}, warn: []string{"env-masking", "gdr"}},
 	{name: "slow-rank", build: func(t *testing.T) *Evidence {
 		ev := healthy(t)
 		ev.RankTimes = []RankTime{

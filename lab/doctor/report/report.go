@@ -80,7 +80,7 @@ func Notebook(r *doctor.Report) (*notebook.Notebook, error) {
 	add := func(c *notebook.Cell) { nb.Cells = append(nb.Cells, c) }
 	host := r.Host
 	if host == "" {
-		host = "this machine"
+		host = "the evidence given"
 	}
 	add(md(fmt.Sprintf("# commlab doctor: %s\n\n%s. %d ok, %d warn, %d fail, %d skipped; exit status %d (0 all ok, 1 warnings, 2 failures).",
 		host, r.Date.UTC().Format("2006-01-02 15:04 UTC"), r.Counts["ok"], r.Counts["warn"], r.Counts["fail"], r.Counts["skipped"], r.ExitCode)))
