@@ -7,6 +7,7 @@ import (
 
 	"github.com/commlab/commlab/probes"
 	"github.com/commlab/commlab/probes/fake"
+	"github.com/commlab/commlab/probes/parse/flightrec"
 	"github.com/commlab/commlab/probes/parse/nccllog"
 )
 
@@ -195,5 +196,37 @@ func TestLaunchPlan(t *testing.T) {
 	}
 	if _, err := (Launch{Launcher: "pdsh", Nodes: 2, PerNode: 8, Out: "/x"}).Plan(); err == nil {
 		t.Error("unknown launcher accepted")
+	}
+}
+
+func TestStraggler(t *testing.T) {
+	// Four ranks, eight timed all_reduces; rank 2 arrives late every time,
+	// so its own collective is short and the others wait.
+	var dumps []*flightrec.Dump
+	for r := 0; r < 4; r++ {
+		d := &flightrec.Dump{Rank: r}
+		for seq := int64(1); seq <= 8; seq++ {
+			dur := 40.0
+			if r == 2 {
+				dur = 3
+			}
+			d.Entries = append(d.Entries, flightrec.Entry{PGID: 0, CollectiveSeqID: seq, Op: "all_reduce", State: flightrec.StateCompleted, DurationMs: dur + float64(seq%3), HasDuration: true})
+		}
+		dumps = append(dumps, d)
+	}
+	v := CheckStraggler(dumps)
+	if v.Status != Warn || !strings.Contains(v.Summary, "rank 2 arrives last at 8 of 8") {
+		t.Errorf("straggler: %v %s", v.Status, v.Summary)
+	}
+	for _, d := range dumps {
+		for i := range d.Entries {
+			d.Entries[i].DurationMs = 10 + float64((d.Rank+int(d.Entries[i].CollectiveSeqID))%4)
+		}
+	}
+	if v := CheckStraggler(dumps); v.Status != OK {
+		t.Errorf("even ranks: %v %s", v.Status, v.Summary)
+	}
+	if v := CheckStraggler(dumps[:1]); v.Status != Skipped {
+		t.Errorf("one dump: %v %s", v.Status, v.Summary)
 	}
 }

@@ -94,3 +94,86 @@ func CheckRanks(times []RankTime) Verdict {
 	v.Next = "run the node's own checks (this report on that node: PCIe width, NVLink, NIC rate, clocks and thermals in nvidia-smi -q) and a pairwise run between it and a good node"
 	return v
 }
+
+// minStragglerOps is how many completed, timed collectives the straggler
+// reading needs before it says anything.
+const minStragglerOps = 5
+
+// CheckStraggler reads the Flight Recorder's per-collective durations
+// (recorded when TORCH_NCCL_ENABLE_TIMING=1) across ranks. In a
+// collective every rank waits for the last to arrive, so the late rank
+// shows the shortest duration and the others the longest: the rank whose
+// duration is the shortest in most collectives, by a wide margin, is the
+// one the others wait for (a slow data loader, a slow GPU, a busy CPU).
+func CheckStraggler(dumps []*flightrec.Dump) Verdict {
+	v := Verdict{Layer: LayerHang, Check: "straggler", Chapter: chapterTroubleshoot}
+	type key struct {
+		pg  int64
+		seq int64
+	}
+	durs := map[key]map[int]float64{}
+	for _, d := range dumps {
+		for _, e := range d.Entries {
+			if !e.HasDuration || e.IsP2P || e.State != flightrec.StateCompleted || e.CollectiveSeqID == 0 {
+				continue
+			}
+			k := key{e.PGID, e.CollectiveSeqID}
+			if durs[k] == nil {
+				durs[k] = map[int]float64{}
+			}
+			durs[k][d.Rank] = e.DurationMs
+		}
+	}
+	shortest := map[int]int{}
+	var ratios []float64
+	ops := 0
+	for _, byRank := range durs {
+		if len(byRank) < 2 || len(byRank) < len(dumps) {
+			continue
+		}
+		ops++
+		minR, minD := -1, 0.0
+		var others []float64
+		for r, d := range byRank {
+			if minR < 0 || d < minD || (d == minD && r < minR) {
+				minR, minD = r, d
+			}
+		}
+		for r, d := range byRank {
+			if r != minR {
+				others = append(others, d)
+			}
+		}
+		sort.Float64s(others)
+		shortest[minR]++
+		if minD > 0 {
+			ratios = append(ratios, others[len(others)/2]/minD)
+		}
+	}
+	if ops < minStragglerOps {
+		v.Status = Skipped
+		v.Summary = fmt.Sprintf("%d collectives timed on every rank (TORCH_NCCL_ENABLE_TIMING=1 records durations); %d needed", ops, minStragglerOps)
+		return v
+	}
+	rank, n := -1, 0
+	for r, c := range shortest {
+		if c > n || (c == n && r < rank) {
+			rank, n = r, c
+		}
+	}
+	sort.Float64s(ratios)
+	ratio := 0.0
+	if len(ratios) > 0 {
+		ratio = ratios[len(ratios)/2]
+	}
+	v.Evidence = append(v.Evidence, fmt.Sprintf("%d collectives timed on all %d ranks; rank %d had the shortest duration in %d; the others' median duration is %.1fx its own", ops, len(dumps), rank, n, ratio))
+	if float64(n) >= 0.8*float64(ops) && ratio >= 2 {
+		v.Status = Warn
+		v.Summary = fmt.Sprintf("rank %d arrives last at %d of %d collectives: the other ranks wait for it (their collectives take %.1fx as long)", rank, n, ops, ratio)
+		v.Next = "profile rank " + fmt.Sprint(rank) + " between collectives (data loading, host work, its GPU's clocks); a pairwise or per-node run tells a slow node from slow work"
+		return v
+	}
+	v.Status = OK
+	v.Summary = fmt.Sprintf("no rank is consistently last in %d timed collectives", ops)
+	return v
+}

@@ -86,6 +86,9 @@ func Diagnose(ev *Evidence) *Report {
 	vs = append(vs, LintEnv(env, ev.EnvSource, nil)...)
 	hang, analysis := CheckHang(ev.FlightRecorder)
 	vs = append(vs, hang)
+	if len(ev.FlightRecorder) > 1 {
+		vs = append(vs, CheckStraggler(ev.FlightRecorder))
+	}
 
 	r := &Report{Tool: "commlab doctor", Host: ev.Host, Date: ev.Date, Inputs: ev.Inputs, Verdicts: vs, Evidence: ev, Hang: analysis}
 	if ev.NCCLLog != nil && ev.NCCLLog.NRanks() > 1 {
@@ -249,7 +252,7 @@ func answers(r *Report, ev *Evidence, nodes int) []Answer {
 	out = append(out, ga)
 
 	// 8. Who hung.
-	hang := get("hang")
+	hang := get("hang", "straggler")
 	out = append(out, answer(7, summaries(hang, "no dumps"), hang))
 	return out
 }
