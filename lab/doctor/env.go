@@ -107,7 +107,8 @@ func lintRenamed(env map[string]string) Verdict {
 		return v
 	}
 	v.Status = Warn
-	v.Summary = "deprecated names set: " + strings.Join(found, ", ") + " (read today with a warning; a later PyTorch drops them and the setting silently stops working)"
+	v.Summary = "deprecated names set: " + strings.Join(found, ", ") + " (read today; a later PyTorch drops them and the setting silently stops working)"
+	v.Evidence = append(v.Evidence, "PyTorch 2.11 on the lab's H200 (2026-12-01, probes/testdata/h200/doctor/torch-env-lint.txt) printed one deprecation warning, for NCCL_ASYNC_ERROR_HANDLING, and none for TORCH_NCCL_TRACE_BUFFER_SIZE set in the same run: a log without the warning does not mean the names are current")
 	var fixes []string
 	for _, old := range found {
 		fixes = append(fixes, old+" -> "+renamed[old])
@@ -146,7 +147,7 @@ func lintTimeouts(env map[string]string) Verdict {
 	aeh, aehSet := lookup(env, "TORCH_NCCL_ASYNC_ERROR_HANDLING")
 	blocking, _ := lookup(env, "TORCH_NCCL_BLOCKING_WAIT")
 	v.Evidence = append(v.Evidence,
-		fmt.Sprintf("collective timeout: init_process_group(timeout=...), %d s (10 min) for NCCL unless the program sets it; no variable sets it", defaultCollectiveTimeoutS),
+		fmt.Sprintf("collective timeout: init_process_group(timeout=...), %d s (10 min) for NCCL and 30 min for other backends unless the program sets it (torch.distributed.constants in PyTorch 2.11, read on the lab's H200); no variable sets it", defaultCollectiveTimeoutS),
 		fmt.Sprintf("watchdog heartbeat monitor: %s, aborts after %d s without a heartbeat", onOff(monitor), heartbeat))
 	if aehSet {
 		v.Evidence = append(v.Evidence, "TORCH_NCCL_ASYNC_ERROR_HANDLING="+aeh)
@@ -240,21 +241,34 @@ func lintFlightRecorder(env map[string]string) Verdict {
 	return v
 }
 
+// pytorchOwn are NCCL_-prefixed names that are not NCCL settings:
+// PyTorch's own (its deprecated aliases are in renamed), and NCCL_VERSION,
+// which NVIDIA's CUDA container images set to label the NCCL they ship
+// (the lab's H200 machines have NCCL_VERSION=2.28.3-1).
+var pytorchOwn = map[string]bool{"NCCL_USE_TENSOR_REGISTER_ALLOCATOR_HOOK": true, "NCCL_VERSION": true}
+
 func lintUnknown(env map[string]string, known map[string]bool) Verdict {
 	v := Verdict{Layer: LayerFramework, Check: "env-unknown", Chapter: chapterNCCL}
 	var unknown []string
+	ncclKnown, torchKnown := false, false
+	for k := range known {
+		ncclKnown = ncclKnown || strings.HasPrefix(k, "NCCL_")
+		torchKnown = torchKnown || strings.HasPrefix(k, "TORCH_NCCL_")
+	}
 	for k := range env {
-		if strings.HasPrefix(k, "NCCL_") && !known[k] && renamed[k] == "" {
+		nccl := ncclKnown && strings.HasPrefix(k, "NCCL_") && renamed[k] == "" && !pytorchOwn[k]
+		torch := torchKnown && (strings.HasPrefix(k, "TORCH_NCCL_") || strings.HasPrefix(k, "TORCH_FR_"))
+		if (nccl || torch) && !known[k] {
 			unknown = append(unknown, k)
 		}
 	}
 	sort.Strings(unknown)
 	if len(unknown) == 0 {
-		v.Status, v.Summary = OK, fmt.Sprintf("every NCCL_* variable set is one this NCCL reads (%d names known)", len(known))
+		v.Status, v.Summary = OK, fmt.Sprintf("every NCCL_* and TORCH_NCCL_* variable set is one the NCCL and PyTorch in use read (%d names known)", len(known))
 		return v
 	}
 	v.Status = Warn
-	v.Summary = "NCCL_* variables this NCCL does not read (they do nothing): " + strings.Join(unknown, ", ")
+	v.Summary = "variables neither this NCCL nor this PyTorch reads (they do nothing): " + strings.Join(unknown, ", ")
 	v.Next = "check the spelling against NCCL's environment documentation; NCCL has no NCCL_TIMEOUT (the collective timeout is PyTorch's init_process_group(timeout=...))"
 	return v
 }

@@ -76,6 +76,18 @@ type RankTime struct {
 	TimeUS float64 `json:"time_us" unit:"us"`
 }
 
+// ncclVersion is the NCCL the evidence shows ("2.28.9"): the log's banner,
+// else the sweep's provenance.
+func (e *Evidence) ncclVersion() string {
+	if e.NCCLLog != nil && len(e.NCCLLog.Versions) > 0 {
+		return strings.TrimSpace(strings.SplitN(e.NCCLLog.Versions[0], "+", 2)[0])
+	}
+	if e.NCCL != nil {
+		return e.NCCL.NCCL
+	}
+	return ""
+}
+
 // AddInput records where a piece of evidence came from.
 func (e *Evidence) AddInput(what, source, note string) {
 	e.Inputs = append(e.Inputs, Input{What: what, Source: source, Note: note})

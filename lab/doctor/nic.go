@@ -184,6 +184,12 @@ func checkGDR(t *probes.Topology, pci *probes.PCIFacts, lg *nccllog.Log, nodes i
 	usedNoGDR := []string{}
 	if net != nil {
 		for _, g := range net.GDR {
+			if g.Net == "Socket" {
+				// NCCL 2.28 prints "NET/Socket : GPU Direct RDMA Disabled
+				// for HCA 0 'eth0'" for every socket interface: sockets never
+				// do GPUDirect, so the line says nothing about the NICs.
+				continue
+			}
 			if !g.Enabled {
 				r := "NCCL: GPU Direct RDMA disabled for HCA " + g.Device
 				if g.Reason != "" {

@@ -83,7 +83,7 @@ func Diagnose(ev *Evidence) *Report {
 	} else {
 		vs = append(vs, skipped(LayerFramework, "overlap", "no torch profiler trace: give --trace TRACE.json (overlap of NCCL kernels with compute)", chapterPyTorch))
 	}
-	vs = append(vs, LintEnv(env, ev.EnvSource, nil)...)
+	vs = append(vs, LintEnv(env, ev.EnvSource, KnownEnv(ev.ncclVersion(), ev.TorchVersion))...)
 	hang, analysis := CheckHang(ev.FlightRecorder)
 	vs = append(vs, hang)
 	if len(ev.FlightRecorder) > 1 {

@@ -14,6 +14,7 @@ import (
 	"github.com/commlab/commlab/probes/fake"
 	"github.com/commlab/commlab/probes/parse/flightrec"
 	"github.com/commlab/commlab/probes/parse/nccllog"
+	"github.com/commlab/commlab/probes/parse/nvidiasmi"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -229,4 +230,46 @@ func init() {
 		}
 		return ev
 	}})
+}
+
+// h200x1MaskedEnv is the lab's one-H200 machine as the capture recorded
+// it (probes/testdata/h200/doctor): its nvidia-smi topo -m, and the NCCL
+// 2.28.9 log of a one-rank PyTorch 2.11 job started with a deprecated name
+// and two masking settings, in the environment the capture script set.
+func h200x1MaskedEnv(t *testing.T) *Evidence {
+	t.Helper()
+	const dir = "../../probes/testdata/h200/doctor/"
+	topoM, err := os.ReadFile(dir + "nvidia-smi-topo-m.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := nvidiasmi.ParseTopoMatrixString(string(topoM))
+	if m == nil {
+		t.Fatal(err)
+	}
+	logText, err := os.ReadFile(dir + "torch-env-lint.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lg, err := nccllog.ParseBytes(logText)
+	if err != nil {
+		t.Fatal(err)
+	}
+	envText, err := os.ReadFile(dir + "env.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := EnvFromText(string(envText))
+	// What doctor_capture.sh set for the torch-env-lint step.
+	for k, v := range map[string]string{"TORCH_NCCL_TRACE_BUFFER_SIZE": "2000", "TORCH_NCCL_BLOCKING_WAIT": "1", "NCCL_ASYNC_ERROR_HANDLING": "1",
+		"TORCH_NCCL_ENABLE_MONITORING": "1", "TORCH_NCCL_HEARTBEAT_TIMEOUT_SEC": "600", "NCCL_P2P_DISABLE": "1", "NCCL_IB_DISABLE": "1",
+		"NCCL_DEBUG": "INFO", "NCCL_DEBUG_SUBSYS": "INIT,ENV,NET"} {
+		env[k] = v
+	}
+	return &Evidence{Host: "vm", Date: time.Date(2026, 12, 1, 21, 43, 16, 0, time.UTC), Topology: m.Topology(), NCCLLog: lg,
+		Env: env, EnvSource: "env.txt and doctor_capture.sh's torch-env-lint step", TorchVersion: "2.11.0"}
+}
+
+func init() {
+	scenarios = append(scenarios, scenario{name: "h200x1-masked-env", build: h200x1MaskedEnv, warn: []string{"env-renamed", "env-masking"}})
 }
