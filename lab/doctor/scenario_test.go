@@ -190,8 +190,11 @@ func TestScenarios(t *testing.T) {
 				t.Errorf("no %s verdict", c)
 			}
 			wantCode := 0
-			if len(sc.fail) > 0 {
+			switch {
+			case len(sc.fail) > 0:
 				wantCode = 2
+			case r.Counts["warn"] > 0:
+				wantCode = 1
 			}
 			if r.ExitCode != wantCode {
 				t.Errorf("exit code %d, want %d", r.ExitCode, wantCode)
