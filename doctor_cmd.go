@@ -19,6 +19,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/commlab/commlab/lab/atomicfile"
 	"github.com/commlab/commlab/lab/doctor"
@@ -45,11 +46,11 @@ var traceVerdicts = func(path string) ([]doctor.Verdict, error) { return nil, er
 var collectiveVerdicts func(ev *doctor.Evidence) []doctor.Verdict
 
 type doctorFlags struct {
-	out, nodeDir, topo, lspciFile, ncclLog, ncclRun, bandwidth, fr, trace, env, baseline, recorded, rankRuns, nodes *string
-	jsonOut, live, quick                                                                                            *bool
-	launcher, hostfile, master                                                                                      *string
-	numNodes, perNode                                                                                               *int
-	run                                                                                                             *bool
+	out, nodeDir, topo, lspciFile, ncclLog, ncclRun, bandwidth, fr, trace, torch, env, baseline, recorded, rankRuns, nodes *string
+	jsonOut, live, quick                                                                                                   *bool
+	launcher, hostfile, master                                                                                             *string
+	numNodes, perNode                                                                                                      *int
+	run                                                                                                                    *bool
 }
 
 func addDoctorFlags(fs *flag.FlagSet) doctorFlags {
@@ -64,6 +65,7 @@ func addDoctorFlags(fs *flag.FlagSet) doctorFlags {
 		bandwidth: fs.String("bandwidth", "", "a saved commlab probe bandwidth run"),
 		fr:        fs.String("fr", "", "Flight Recorder dumps: a directory, or a glob"),
 		trace:     fs.String("trace", "", "a torch.profiler Chrome trace (overlap)"),
+		torch:     fs.String("torch", "", "the job's PyTorch version (e.g. 2.11.0): the environment lint then knows which TORCH_* names it reads"),
 		env:       fs.String("env", "", "the job's environment (`env` output or NAME=VALUE lines)"),
 		baseline:  fs.String("baseline", "", "compare with a saved healthy report.json"),
 		recorded:  fs.String("recorded", "", "read one of the lab's recorded machines: "+strings.Join(doctor.RecordedMachines(), ", ")),
@@ -260,6 +262,9 @@ func gatherFiles(f doctorFlags) (*doctor.Evidence, error) {
 		ev.Env, ev.EnvSource = doctor.EnvFromText(string(data)), p
 		ev.AddInput("environment", p, fmt.Sprintf("%d variables", len(ev.Env)))
 	}
+	if *f.torch != "" {
+		ev.TorchVersion = *f.torch
+	}
 	if p := *f.trace; p != "" {
 		vs, err := traceVerdicts(p)
 		note := fmt.Sprintf("%d overlap verdicts", len(vs))
@@ -385,6 +390,17 @@ func gatherLive(ev *doctor.Evidence, out string, quick bool, stderr io.Writer) e
 			}
 		}
 		ev.AddInput("environment", "this process", fmt.Sprintf("%d NCCL/TORCH/CUDA variables", len(ev.Env)))
+	}
+	if ev.TorchVersion == "" {
+		if py, err := exec.LookPath("python3"); err == nil {
+			ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+			v, err := exec.CommandContext(ctx, py, "-c", "import torch; print(torch.__version__)").Output()
+			cancel()
+			if err == nil {
+				ev.TorchVersion = strings.TrimSpace(string(v))
+				ev.AddInput("pytorch", "python3 -c 'import torch'", "PyTorch "+ev.TorchVersion)
+			}
+		}
 	}
 	if ev.Topology == nil || len(ev.Topology.GPUs) == 0 {
 		pb.update(steps, steps, "no GPU: nothing to measure")

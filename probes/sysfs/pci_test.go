@@ -2,7 +2,10 @@ package sysfs
 
 import (
 	"encoding/binary"
+	"os"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"testing/fstest"
 
@@ -96,5 +99,60 @@ func TestIOMMUModes(t *testing.T) {
 	}
 	if got := probes.IOMMUWords("ro quiet intel_iommu=on iommu=pt pcie_acs_override=downstream"); !slices.Equal(got, []string{"intel_iommu=on", "iommu=pt", "pcie_acs_override=downstream"}) {
 		t.Errorf("IOMMUWords = %v", got)
+	}
+}
+
+// TestPCIFactsH200VM reads the config spaces recorded on the lab's H200 VM
+// (probes/testdata/h200/doctor/pci-config.txt, `od -An -v -tx1` of every
+// /sys/bus/pci/devices/*/config as root): the GPU sits on the root bus with
+// no bridge above it, its extended capabilities (which start with a null
+// capability, ID 0) hold no ACS, and the virtio functions show only the
+// 256-byte legacy space.
+func TestPCIFactsH200VM(t *testing.T) {
+	data, err := os.ReadFile("../testdata/h200/doctor/pci-config.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := fstest.MapFS{}
+	var addr string
+	var cfg []byte
+	flush := func() {
+		if addr != "" {
+			m["sys/bus/pci/devices/"+addr+"/config"] = &fstest.MapFile{Data: cfg}
+		}
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, "== "); ok {
+			flush()
+			f := strings.Fields(rest)
+			addr, cfg = f[0], nil
+			dir := "sys/devices/pci0000:00/" + addr
+			for _, kv := range f[1:] {
+				k, v, _ := strings.Cut(kv, "=")
+				m[dir+"/"+k] = &fstest.MapFile{Data: []byte(v + "\n")}
+			}
+			continue
+		}
+		for _, h := range strings.Fields(line) {
+			b, err := strconv.ParseUint(h, 16, 8)
+			if err != nil {
+				t.Fatalf("%s: %v", addr, err)
+			}
+			cfg = append(cfg, byte(b))
+		}
+	}
+	flush()
+	f, err := New(m).PCIFacts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !f.ACSRead || len(f.ACS) != 0 {
+		t.Errorf("ACS read %v, entries %v: want readable and none", f.ACSRead, f.ACS)
+	}
+	if c := f.Chains["0000:00:06.0"]; len(c) != 0 {
+		t.Errorf("GPU chain %v, want none (root bus)", c)
+	}
+	if f.IOMMU.Mode != probes.IOMMUOff {
+		t.Errorf("IOMMU %+v, want off", f.IOMMU)
 	}
 }
