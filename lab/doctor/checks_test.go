@@ -230,3 +230,21 @@ func TestStraggler(t *testing.T) {
 		t.Errorf("one dump: %v %s", v.Status, v.Summary)
 	}
 }
+
+func TestOneRankSweep(t *testing.T) {
+	ev := &Evidence{NCCL: &probes.Run{Kind: "nccl", GPUCount: 1, Samples: []probes.Sample{
+		{Op: "all_reduce", Bytes: 8, Ranks: 1, MedianUS: 6.1}, {Op: "all_reduce", Bytes: 1 << 30, Ranks: 1, MedianUS: 14},
+	}}}
+	r := Diagnose(ev)
+	if a := r.Answers[1].Answer; !strings.Contains(a, "launch and copy floor (6.1 us)") {
+		t.Errorf("one-rank answer: %s", a)
+	}
+}
+
+func FuzzEnvFromText(f *testing.F) {
+	f.Add("export NCCL_DEBUG=INFO\n# comment\nTORCH_FR_BUFFER_SIZE='2000'\nnot a setting\n=x\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		env := EnvFromText(text)
+		LintEnv(env, "fuzz", KnownEnv("2.28.9", "2.11.0"))
+	})
+}

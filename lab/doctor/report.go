@@ -348,6 +348,17 @@ func bytesAndRanks(ev *Evidence, nodes int) string {
 }
 
 func boundAnswer(r *Report, ev *Evidence) string {
+	if run := ev.NCCL; run != nil && oneRank(run) {
+		floor := math.Inf(1)
+		for _, s := range run.Samples {
+			if s.Op == "all_reduce" && s.MedianUS > 0 {
+				floor = math.Min(floor, s.MedianUS)
+			}
+		}
+		if !math.IsInf(floor, 1) {
+			return fmt.Sprintf("one rank: NCCL runs all_reduce as a device copy, nothing crosses a link; the sweep shows the launch and copy floor (%s), not a collective: run on two or more GPUs to see the curve", usText(floor))
+		}
+	}
 	if run := ev.NCCL; run != nil {
 		var samples []probes.Sample
 		peak := 0.0
@@ -388,6 +399,18 @@ func boundAnswer(r *Report, ev *Evidence) string {
 		return s
 	}
 	return "no sweep and no logged sizes: run on the GPU machine or give --nccl-log with NCCL_DEBUG_SUBSYS=TUNING"
+}
+
+// oneRank reports whether a sweep ran on one GPU only.
+func oneRank(run *probes.Run) bool {
+	ranks := 0
+	for _, s := range run.Samples {
+		ranks = max(ranks, s.Ranks)
+	}
+	if ranks == 0 {
+		ranks = run.GPUCount
+	}
+	return ranks == 1
 }
 
 func rangeText(xs []string) string {
