@@ -1,5 +1,6 @@
 // Package report renders a doctor.Report as one self-contained HTML page:
-// the seed's questions and their answers first, then every check by layer
+// the seed's questions and their answers first, the machine (its topology
+// drawn by probes/topograph, its matrix and NIC paths), then every check by layer
 // with its evidence, next step and chapter, the measured collective beside
 // the tuner's model as a chart, NCCL's picks beside the tuner's, and the
 // Flight Recorder's reading of a hang.
@@ -12,6 +13,7 @@
 package report
 
 import (
+	"context"
 	"fmt"
 	"html"
 	"io"
@@ -25,6 +27,7 @@ import (
 	"github.com/commlab/commlab/lab/export"
 	"github.com/commlab/commlab/lab/notebook"
 	"github.com/commlab/commlab/probes"
+	"github.com/commlab/commlab/probes/topograph"
 	"github.com/commlab/commlab/units"
 )
 
@@ -43,6 +46,7 @@ table.checks ul{margin:.25rem 0 .25rem 1rem;padding:0}
 .bar{background:#eaeef2;width:12rem;height:.8rem;display:inline-block;vertical-align:middle}
 .bar span{display:block;height:100%;background:#0969da}
 .small{color:#57606a;font-size:13px}
+.nicpaths td,.nicpaths th{text-align:left}
 </style>`
 
 // Page writes the report as an HTML document.
@@ -121,6 +125,10 @@ func Notebook(r *doctor.Report) (*notebook.Notebook, error) {
 	}
 	add(raw(qs.String()))
 
+	if t := topologySection(r); t != "" {
+		add(md("## The machine\n\nGPUs, PCIe switches, NICs and NUMA nodes as the evidence shows them, the `nvidia-smi topo -m` matrix, and the NIC NCCL gives each GPU."))
+		add(raw(t))
+	}
 	if c := busbwChart(r); c != "" {
 		add(md("## The collective against the model\n\nMeasured all_reduce bus bandwidth (points) beside the NCCL-like tuner's prediction for this machine (dashed). busbw compares directly with a link's one-way rate."))
 		add(raw(c))
@@ -202,6 +210,29 @@ func picksTable(rows []doctor.PickRow) string {
 			esc(units.Readable(float64(p.Bytes), "B")), esc(p.NCCL), esc(p.Model), esc(units.Readable(p.ModelTimeUS, "us")), esc(p.Bound), mark)
 	}
 	b.WriteString("</table>")
+	return b.String()
+}
+
+// topologySection draws the topology (probes/topograph), prints its
+// matrix and the GPU-to-NIC table; "" without a topology.
+func topologySection(r *doctor.Report) string {
+	ev := r.Evidence
+	if ev == nil || ev.Topology == nil || len(ev.Topology.GPUs) == 0 {
+		return ""
+	}
+	t := ev.Topology
+	var b strings.Builder
+	if svg, err := topograph.SVG(context.Background(), t); err == nil {
+		b.WriteString(`<div style="max-width:100%;overflow-x:auto">`)
+		b.Write(svg)
+		b.WriteString("</div>\n")
+	}
+	if len(t.Devices) > 0 {
+		b.WriteString(`<pre style="white-space:pre;overflow-x:auto;font-size:12px">` + esc(t.Matrix()) + "</pre>\n")
+	}
+	if len(t.NICs) > 0 {
+		b.WriteString(`<div class="nicpaths">` + t.NICPaths(probes.LevelPXB).HTML() + "</div>")
+	}
 	return b.String()
 }
 
