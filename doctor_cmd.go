@@ -29,8 +29,10 @@ import (
 	"github.com/commlab/commlab/probes/parse/flightrec"
 	"github.com/commlab/commlab/probes/parse/lspci"
 	"github.com/commlab/commlab/probes/parse/nccllog"
+	"github.com/commlab/commlab/probes/parse/nccltests"
 	"github.com/commlab/commlab/probes/parse/nvidiasmi"
 	"github.com/commlab/commlab/probes/sysfs"
+	"github.com/commlab/commlab/units"
 )
 
 // errNoTraceReader: the torch trace's overlap verdicts come from
@@ -46,11 +48,12 @@ var traceVerdicts = func(path string) ([]doctor.Verdict, error) { return nil, er
 var collectiveVerdicts func(ev *doctor.Evidence) []doctor.Verdict
 
 type doctorFlags struct {
-	out, nodeDir, topo, lspciFile, ncclLog, ncclRun, bandwidth, fr, trace, torch, env, baseline, recorded, rankRuns, nodes *string
-	jsonOut, live, quick                                                                                                   *bool
-	launcher, hostfile, master                                                                                             *string
-	numNodes, perNode                                                                                                      *int
-	run                                                                                                                    *bool
+	out, nodeDir, topo, lspciFile, ncclLog, ncclRun, bandwidth, fr, trace, torch, env, baseline, recorded, rankRuns, nodes, pairs, hosts *string
+	pairwise                                                                                                                             *bool
+	jsonOut, live, quick                                                                                                                 *bool
+	launcher, hostfile, master                                                                                                           *string
+	numNodes, perNode                                                                                                                    *int
+	run                                                                                                                                  *bool
 }
 
 func addDoctorFlags(fs *flag.FlagSet) doctorFlags {
@@ -79,11 +82,14 @@ func addDoctorFlags(fs *flag.FlagSet) doctorFlags {
 		numNodes:  fs.Int("num-nodes", 2, "nodes, with --launcher"),
 		perNode:   fs.Int("per-node", 8, "GPUs per node, with --launcher"),
 		run:       fs.Bool("run", false, "with --launcher: run the commands instead of printing them"),
+		pairwise:  fs.Bool("pairwise", false, "with --launcher mpirun or srun: also one two-node all_reduce per pair of hosts (finds a slow node)"),
+		hosts:     fs.String("hosts", "", "with --pairwise under srun: the hosts, comma-separated (mpirun reads --hostfile)"),
+		pairs:     fs.String("pairs", "", "directory of pairwise nccl-tests outputs (<a>+<b>.txt), to find a slow node"),
 	}
 }
 
 func (f doctorFlags) anyInput() bool {
-	for _, s := range []*string{f.topo, f.lspciFile, f.ncclLog, f.ncclRun, f.bandwidth, f.fr, f.trace, f.env, f.recorded, f.rankRuns, f.nodes} {
+	for _, s := range []*string{f.topo, f.lspciFile, f.ncclLog, f.ncclRun, f.bandwidth, f.fr, f.trace, f.env, f.recorded, f.rankRuns, f.nodes, f.pairs} {
 		if *s != "" {
 			return true
 		}
@@ -313,6 +319,31 @@ func gatherFiles(f doctorFlags) (*doctor.Evidence, error) {
 		ev.RankTimes = append(ev.RankTimes, doctor.RankTimesFromReports(reps)...)
 		ev.AddInput("per-node reports", p, fmt.Sprintf("%d nodes", len(reps)))
 	}
+	if p := *f.pairs; p != "" {
+		files, _ := filepath.Glob(filepath.Join(p, "*+*.txt"))
+		if len(files) == 0 {
+			return nil, fmt.Errorf("%s: no <a>+<b>.txt pairwise outputs: %w", p, os.ErrNotExist)
+		}
+		times := map[string]float64{}
+		what := ""
+		for _, name := range files {
+			fh, err := os.Open(name)
+			if err != nil {
+				return nil, err
+			}
+			res, err := nccltests.Parse(fh)
+			fh.Close()
+			if res == nil || len(res.Runs) == 0 || len(res.Runs[0].Rows) == 0 {
+				continue // a pair that failed to run leaves no rows: its log says why
+			}
+			rows := res.Runs[0].Rows
+			last := rows[len(rows)-1]
+			times[strings.TrimSuffix(filepath.Base(name), ".txt")] = last.OutOfPlace.TimeUs
+			what = fmt.Sprintf("%s %s between two nodes", res.Runs[0].Collective, units.FormatSize(last.SizeBytes))
+		}
+		ev.RankTimes = append(ev.RankTimes, doctor.NodeTimesFromPairs(times, what)...)
+		ev.AddInput("pairwise runs", p, fmt.Sprintf("%d pairs", len(times)))
+	}
 	return ev, nil
 }
 
@@ -524,6 +555,25 @@ func doctorLaunch(fs *flag.FlagSet, f doctorFlags, stdout, stderr io.Writer) int
 	plan, err := l.Plan()
 	if err != nil {
 		return fail(fs, stderr, exitBadInput, "%v", err)
+	}
+	if *f.pairwise {
+		var hosts []string
+		switch {
+		case *f.hosts != "":
+			hosts = strings.Split(*f.hosts, ",")
+		case *f.hostfile != "":
+			data, err := os.ReadFile(*f.hostfile)
+			if err != nil {
+				return fail(fs, stderr, exitBadInput, "%v", err)
+			}
+			hosts = doctor.ReadHostfile(string(data))
+		}
+		pp, err := l.PairwisePlan(hosts)
+		if err != nil {
+			return fail(fs, stderr, exitBadInput, "%v", err)
+		}
+		plan.Commands = append(plan.Commands, pp.Commands...)
+		plan.Notes = append(plan.Notes, pp.Notes...)
 	}
 	for _, n := range plan.Notes {
 		fmt.Fprintln(stdout, "# "+n)

@@ -80,3 +80,28 @@ func TestDoctorLauncher(t *testing.T) {
 		t.Errorf("plan:\n%s", out.String())
 	}
 }
+
+// Three pairs with the same recorded nccl-tests output: the reader places
+// each pair's time on its nodes and finds none slow.
+func TestDoctorPairs(t *testing.T) {
+	data, err := os.ReadFile("probes/parse/nccltests/testdata/allreduce_h100_2node_a3mega.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, p := range []string{"a+b", "a+c", "b+c"} {
+		if err := os.WriteFile(filepath.Join(dir, p+".txt"), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var out, errb bytes.Buffer
+	code := dispatch([]string{"doctor", "--pairs", dir}, &out, &errb)
+	if code != 0 || !strings.Contains(out.String(), "[ok  ] slow-rank              3 ranks") {
+		t.Errorf("exit %d: %s\n%s", code, errb.String(), out.String())
+	}
+	out.Reset()
+	code = dispatch([]string{"doctor", "--launcher", "srun", "--pairwise", "--hosts", "a,b,c", "--num-nodes", "3", "--per-node", "8", "--out", "/shared/d"}, &out, &errb)
+	if code != 0 || !strings.Contains(out.String(), "srun -N 2 -w a,c --ntasks-per-node=8 all_reduce_perf") {
+		t.Errorf("pairwise plan: exit %d\n%s", code, out.String())
+	}
+}

@@ -248,3 +248,23 @@ func FuzzEnvFromText(f *testing.F) {
 		LintEnv(env, "fuzz", KnownEnv("2.28.9", "2.11.0"))
 	})
 }
+
+func TestPairwise(t *testing.T) {
+	hosts := ReadHostfile("# cluster\nnode-a slots=8\nnode-b:8\nnode-c slots=8\nnode-a slots=8\n")
+	if strings.Join(hosts, ",") != "node-a,node-b,node-c" {
+		t.Fatalf("hosts %v", hosts)
+	}
+	p, err := Launch{Launcher: "mpirun", PerNode: 8, Out: "/shared/d"}.PairwisePlan(hosts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Commands) != 4 || !strings.Contains(ShellLine(p.Commands[1]), "mpirun --host node-a:8,node-b:8 -np 16 all_reduce_perf") {
+		t.Errorf("plan: %v", p.Commands)
+	}
+	// node-c is slow: both its pairs are.
+	times := NodeTimesFromPairs(map[string]float64{"node-a+node-b": 5000, "node-a+node-c": 8100, "node-b+node-c": 8000}, "all_reduce 1 GiB")
+	v := CheckRanks(times)
+	if v.Status == OK || !strings.Contains(v.Summary, "node-c") {
+		t.Errorf("pairs: %v %s (%v)", v.Status, v.Summary, times)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -125,6 +126,91 @@ func RankTimesFromReports(reports []*Report) []RankTime {
 			continue
 		}
 		out = append(out, RankTime{Rank: i, Host: r.Host, What: "all_reduce " + sizeText(r.Metrics["all_reduce_large_bytes"]) + " on the node", TimeUS: us})
+	}
+	return out
+}
+
+// ReadHostfile reads the hosts of an mpirun hostfile ("host slots=8",
+// "host:8", "# comments"), in order, once each.
+func ReadHostfile(text string) []string {
+	var hosts []string
+	seen := map[string]bool{}
+	for _, line := range strings.Split(text, "\n") {
+		line, _, _ = strings.Cut(line, "#")
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		h, _, _ := strings.Cut(f[0], ":")
+		if !seen[h] {
+			seen[h] = true
+			hosts = append(hosts, h)
+		}
+	}
+	return hosts
+}
+
+// pairFile is where one pairwise run's output goes: OUT/pairs/a+b.txt.
+func pairFile(out, a, b string) string { return filepath.Join(out, "pairs", a+"+"+b+".txt") }
+
+// PairwisePlan adds one two-node sweep per pair of hosts, each writing
+// nccl-tests' output to Out/pairs/<a>+<b>.txt: a slow node is slow in every
+// pair it is part of. Only mpirun and srun can place ranks on two chosen
+// hosts; the pairs run one after the other.
+func (l Launch) PairwisePlan(hosts []string) (Plan, error) {
+	if len(hosts) < 3 {
+		return Plan{}, fmt.Errorf("%w: pairwise runs need at least 3 hosts (got %d): with two, the pair is the job", ErrLaunch, len(hosts))
+	}
+	if l.PerNode < 1 || l.Out == "" {
+		return Plan{}, fmt.Errorf("%w: pairwise runs need --per-node and --out", ErrLaunch)
+	}
+	coll := []string{"all_reduce_perf", "-b", "1G", "-e", "1G", "-g", "1", "-n", "20"}
+	g := strconv.Itoa(l.PerNode)
+	var p Plan
+	p.Commands = append(p.Commands, []string{"mkdir", "-p", filepath.Join(l.Out, "pairs")})
+	for i, a := range hosts {
+		for _, b := range hosts[i+1:] {
+			var c []string
+			switch l.Launcher {
+			case "mpirun":
+				c = append([]string{"mpirun", "--host", a + ":" + g + "," + b + ":" + g, "-np", strconv.Itoa(2 * l.PerNode)}, coll...)
+			case "srun":
+				c = append([]string{"srun", "-N", "2", "-w", a + "," + b, "--ntasks-per-node=" + g}, coll...)
+			default:
+				return Plan{}, fmt.Errorf("%w: pairwise runs need mpirun or srun, not %q", ErrLaunch, l.Launcher)
+			}
+			p.Commands = append(p.Commands, []string{"sh", "-c", ShellLine(c) + " > " + ShellLine([]string{pairFile(l.Out, a, b)}) + " 2>&1"})
+		}
+	}
+	p.Notes = append(p.Notes, fmt.Sprintf("%d pairwise runs of all_reduce at 1 GiB, one after the other; then: commlab doctor --pairs %s", len(hosts)*(len(hosts)-1)/2, filepath.Join(l.Out, "pairs")))
+	return p, nil
+}
+
+// NodeTimesFromPairs turns pairwise results (the time of one all_reduce
+// between two nodes, by "a+b") into one time per node: the median of the
+// fastest pair it is part of. A slow node makes all its pairs slow, so even
+// its fastest is; a good node has at least one fast pair (with another good
+// node), and a slow link slows only one pair.
+func NodeTimesFromPairs(pairs map[string]float64, what string) []RankTime {
+	byNode := map[string][]float64{}
+	for k, us := range pairs {
+		a, b, ok := strings.Cut(k, "+")
+		if !ok {
+			continue
+		}
+		byNode[a] = append(byNode[a], us)
+		byNode[b] = append(byNode[b], us)
+	}
+	nodes := make([]string, 0, len(byNode))
+	for n := range byNode {
+		nodes = append(nodes, n)
+	}
+	sort.Strings(nodes)
+	var out []RankTime
+	for i, n := range nodes {
+		ts := byNode[n]
+		sort.Float64s(ts)
+		out = append(out, RankTime{Rank: i, Host: n, What: fmt.Sprintf("%s, fastest of its %d pairs", what, len(ts)), TimeUS: ts[0]})
 	}
 	return out
 }
