@@ -69,7 +69,7 @@ func checkNetwork(lg *nccllog.Log, t *probes.Topology, env map[string]string, no
 			masked = "the log says NCCL_IB_DISABLE set by environment to " + e.Value
 		}
 	}
-	haveRDMA := t != nil && len(rdmaNICs(t)) > 0
+	haveRDMA := t != nil && len(RDMANICs(t)) > 0
 	switch {
 	case socket && (sockConns > 0 || nodes > 1):
 		v.Status = Fail

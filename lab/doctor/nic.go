@@ -25,7 +25,7 @@ func checkRDMADevices(t *probes.Topology, nodes int) Verdict {
 		v.Status, v.Summary = Skipped, "no topology"
 		return v
 	}
-	nics := rdmaNICs(t)
+	nics := RDMANICs(t)
 	if len(nics) == 0 {
 		v.Status, v.Summary = Skipped, "no RDMA device (fine on one node; across nodes NCCL would use TCP sockets)"
 		if nodes > 1 {
@@ -124,7 +124,7 @@ func checkGDRModule(t *probes.Topology) Verdict {
 		v.Status, v.Summary = Skipped, why+" (run on the machine to read /sys/module)"
 	case ok:
 		v.Status, v.Summary = OK, "NICs can reach GPU memory: "+why
-	case len(rdmaNICs(t)) == 0:
+	case len(RDMANICs(t)) == 0:
 		v.Status, v.Summary = OK, "no RDMA NIC, so no GPUDirect RDMA needed: "+why
 	default:
 		v.Status = Fail
@@ -149,7 +149,7 @@ func checkGDR(t *probes.Topology, pci *probes.PCIFacts, lg *nccllog.Log, nodes i
 	var nics []string
 	if t != nil {
 		moduleOK, known, modWhy := gdrModule(t)
-		rdma := rdmaNICs(t)
+		rdma := RDMANICs(t)
 		names := map[string]string{}
 		for _, n := range rdma {
 			nics = append(nics, n.Name)

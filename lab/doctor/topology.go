@@ -58,11 +58,11 @@ func skipped(l Layer, check, why, chapter string) Verdict {
 	return Verdict{Layer: l, Check: check, Status: Skipped, Summary: why, Chapter: chapter}
 }
 
-// rdmaNICs are the NICs that are RDMA devices: they have ports (sysfs),
+// RDMANICs returns the NICs that are RDMA devices: they have ports (sysfs),
 // or carry an RDMA device name (nvidia-smi topo -m's "NIC0: mlx5_0"). A
 // plain Ethernet function, which sysfs names by its PCI address (a VM's
 // virtio NIC), carries no NCCL IB traffic.
-func rdmaNICs(t *probes.Topology) []probes.NIC {
+func RDMANICs(t *probes.Topology) []probes.NIC {
 	var out []probes.NIC
 	for _, n := range t.NICs {
 		if len(n.Ports) > 0 || (n.Name != "" && n.Name != n.BusID && strings.Count(n.Name, ":") < 2) {
@@ -78,7 +78,7 @@ func checkNICAffinity(t *probes.Topology, nodes int) Verdict {
 		v.Status, v.Summary = Skipped, "no GPU in the topology"
 		return v
 	}
-	if len(rdmaNICs(t)) == 0 {
+	if len(RDMANICs(t)) == 0 {
 		v.Status = Skipped
 		v.Summary = "no RDMA NIC: GPUs have no network path of their own (fine on one node)"
 		if nodes > 1 {
@@ -210,7 +210,7 @@ func checkACS(t *probes.Topology, pci *probes.PCIFacts) Verdict {
 	for _, g := range t.GPUs {
 		gpus = append(gpus, dev{g.ID(), busKey(g.BusID)})
 	}
-	for _, n := range rdmaNICs(t) {
+	for _, n := range RDMANICs(t) {
 		nics = append(nics, dev{n.ID(), busKey(n.BusID)})
 	}
 	var hits []string

@@ -230,7 +230,7 @@ func topologySection(r *doctor.Report) string {
 	if len(t.Devices) > 0 {
 		b.WriteString(`<pre style="white-space:pre;overflow-x:auto;font-size:12px">` + esc(t.Matrix()) + "</pre>\n")
 	}
-	if len(t.NICs) > 0 {
+	if len(doctor.RDMANICs(t)) > 0 {
 		b.WriteString(`<div class="nicpaths">` + t.NICPaths(probes.LevelPXB).HTML() + "</div>")
 	}
 	return b.String()
