@@ -46,6 +46,9 @@ func Recorded(name string) (*Evidence, error) {
 	dir := "recorded/" + name
 	topoJSON, err := recordedFS.ReadFile(dir + "/probe-topo.json")
 	if err != nil {
+		topoJSON, err = recordedFS.ReadFile(dir + "/topology.json") // written by commlab doctor --out
+	}
+	if err != nil {
 		return nil, fmt.Errorf("doctor: no recorded machine %q (known: %s): %w", name, strings.Join(RecordedMachines(), ", "), err)
 	}
 	var topo probes.Topology
@@ -68,6 +71,9 @@ func Recorded(name string) (*Evidence, error) {
 	}
 	if len(names) > 0 {
 		ev.AddInput("flight recorder", fmt.Sprintf("%d dumps (%s)", len(names), dir), "torch_capture.py, PyTorch 2.11")
+	}
+	if err := localRuns(ev, dir); err != nil {
+		return nil, err
 	}
 	runs := recordedRuns[name]
 	if runs[0] != "" {
@@ -96,4 +102,50 @@ func Recorded(name string) (*Evidence, error) {
 		ev.AddInput("nccl log", "recorded "+runs[2]+", NCCL_DEBUG_SUBSYS=INIT,GRAPH,TUNING", "")
 	}
 	return ev, nil
+}
+
+// localRuns loads the runs a doctor run kept beside its report
+// (bandwidth.json, nccl.json with its NCCL log) when the recorded machine
+// has them, and the date of the report.
+func localRuns(ev *Evidence, dir string) error {
+	load := func(file string) (*probes.Run, error) {
+		b, err := recordedFS.ReadFile(dir + "/" + file)
+		if err != nil {
+			return nil, nil
+		}
+		run, err := probes.ReadRun(bytes.NewReader(b))
+		if err != nil {
+			return nil, fmt.Errorf("doctor: recorded %s/%s: %w", dir, file, err)
+		}
+		return run, nil
+	}
+	bw, err := load("bandwidth.json")
+	if err != nil {
+		return err
+	}
+	if bw != nil {
+		ev.Bandwidth, ev.Date = bw, bw.Date
+		ev.AddInput("bandwidth", dir+"/bandwidth.json", bw.Provenance())
+	}
+	nc, err := load("nccl.json")
+	if err != nil {
+		return err
+	}
+	if nc != nil {
+		ev.NCCL = nc
+		ev.AddInput("nccl sweep", dir+"/nccl.json", nc.Provenance())
+		if lg := nc.Logs["nccl-debug"]; lg != "" {
+			if ev.NCCLLog, err = nccllog.ParseBytes([]byte(lg)); err != nil {
+				return fmt.Errorf("doctor: recorded %s nccl log: %w", dir, err)
+			}
+			ev.NCCLLogName = dir + "/nccl.json (nccl-debug)"
+		}
+		if ev.Env == nil {
+			ev.Env, ev.EnvSource = nc.Env, "the sweep's environment ("+dir+"/nccl.json)"
+		}
+	}
+	if b, err := recordedFS.ReadFile(dir + "/torch-version.txt"); err == nil {
+		ev.TorchVersion = strings.TrimSpace(string(b))
+	}
+	return nil
 }
