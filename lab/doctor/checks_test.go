@@ -268,3 +268,18 @@ func TestPairwise(t *testing.T) {
 		t.Errorf("pairs: %v %s (%v)", v.Status, v.Summary, times)
 	}
 }
+
+func TestDiagnoseNothing(t *testing.T) {
+	r := Diagnose(&Evidence{})
+	if r.ExitCode != 0 || r.Counts["ok"]+r.Counts["warn"]+r.Counts["fail"] != 0 {
+		t.Errorf("empty evidence: exit %d, counts %v", r.ExitCode, r.Counts)
+	}
+	if len(r.Answers) != len(Questions) {
+		t.Errorf("%d answers", len(r.Answers))
+	}
+	// A topology with GPUs and nothing else must not trip a check.
+	r = Diagnose(&Evidence{Topology: &probes.Topology{GPUs: []probes.GPU{{Index: 0}, {Index: 1}}}})
+	if r.ExitCode != 0 {
+		t.Errorf("bare topology: exit %d: %v", r.ExitCode, r.Verdicts)
+	}
+}
