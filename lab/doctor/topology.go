@@ -2,6 +2,7 @@ package doctor
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/commlab/commlab/probes"
@@ -268,8 +269,13 @@ func checkIOMMU(pci *probes.PCIFacts) Verdict {
 	}
 	s := pci.IOMMU
 	v.Evidence = append(v.Evidence, fmt.Sprintf("%d IOMMU groups", s.Groups))
-	for t, n := range s.Types {
-		v.Evidence = append(v.Evidence, fmt.Sprintf("%d groups of type %s", n, t))
+	types := make([]string, 0, len(s.Types))
+	for t := range s.Types {
+		types = append(types, t)
+	}
+	sort.Strings(types)
+	for _, t := range types {
+		v.Evidence = append(v.Evidence, fmt.Sprintf("%d groups of type %s", s.Types[t], t))
 	}
 	if len(s.Cmdline) > 0 {
 		v.Evidence = append(v.Evidence, "kernel command line: "+strings.Join(s.Cmdline, " "))
