@@ -411,15 +411,12 @@ func gatherLive(ev *doctor.Evidence, out string, quick bool, stderr io.Writer) e
 		}
 	}
 	if ev.Env == nil {
-		ev.Env, ev.EnvSource = map[string]string{}, "this process"
+		all := map[string]string{}
 		for _, kv := range os.Environ() {
 			k, v, _ := strings.Cut(kv, "=")
-			for _, p := range []string{"NCCL_", "TORCH_", "CUDA_", "NVSHMEM_", "PYTORCH_"} {
-				if strings.HasPrefix(k, p) {
-					ev.Env[k] = v
-				}
-			}
+			all[k] = v
 		}
+		ev.Env, ev.EnvSource = doctor.CommEnv(all), "this process"
 		ev.AddInput("environment", "this process", fmt.Sprintf("%d NCCL/TORCH/CUDA variables", len(ev.Env)))
 	}
 	if ev.TorchVersion == "" {

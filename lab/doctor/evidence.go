@@ -148,7 +148,7 @@ func RankTimesFromRuns(runs []*probes.Run, op string) []RankTime {
 	return out
 }
 
-// envFromLines reads NAME=VALUE lines (an env dump, a .env file, `export`
+// EnvFromText reads NAME=VALUE lines (an env dump, a .env file, `export`
 // lines); comments and other lines are skipped.
 func EnvFromText(text string) map[string]string {
 	env := map[string]string{}
@@ -166,9 +166,9 @@ func EnvFromText(text string) map[string]string {
 	return env
 }
 
-// commEnv keeps the variables the lint reads: NCCL_*, TORCH_*, CUDA_*,
-// NVSHMEM_* and the timeouts' neighbours.
-func commEnv(env map[string]string) map[string]string {
+// CommEnv keeps the variables the lint reads from a whole environment:
+// NCCL_*, TORCH_*, CUDA_*, NVSHMEM_* and PYTORCH_*.
+func CommEnv(env map[string]string) map[string]string {
 	out := map[string]string{}
 	for k, v := range env {
 		for _, p := range []string{"NCCL_", "TORCH_", "CUDA_", "NVSHMEM_", "PYTORCH_"} {
