@@ -153,6 +153,9 @@ func metrics(ev *Evidence) map[string]float64 {
 			}
 		}
 	}
+	if m["all_reduce_busbw_gbps"] == 0 {
+		delete(m, "all_reduce_busbw_gbps") // one rank: busbw factors are 0
+	}
 	if len(m) == 0 {
 		return nil
 	}
@@ -280,7 +283,7 @@ func summaries(vs []Verdict, none string) string {
 func bytesAndRanks(ev *Evidence, nodes int) string {
 	var parts []string
 	if lg := ev.NCCLLog; lg != nil && lg.NRanks() > 0 {
-		parts = append(parts, fmt.Sprintf("%d ranks on %d node(s) in the NCCL log", lg.NRanks(), nodes))
+		parts = append(parts, fmt.Sprintf("%d rank%s on %d node%s in the NCCL log", lg.NRanks(), plural(lg.NRanks()), nodes, plural(nodes)))
 		var lo, hi int64
 		for _, c := range lg.Choices {
 			if c.Bytes > 0 && (lo == 0 || c.Bytes < lo) {
@@ -311,7 +314,7 @@ func bytesAndRanks(ev *Evidence, nodes int) string {
 		if ranks == 0 {
 			ranks = run.GPUCount
 		}
-		parts = append(parts, fmt.Sprintf("the sweep: %d rank(s), %s to %s", ranks, sizeText(float64(lo)), sizeText(float64(hi))))
+		parts = append(parts, fmt.Sprintf("the sweep: %d rank%s, %s to %s", ranks, plural(ranks), sizeText(float64(lo)), sizeText(float64(hi))))
 	}
 	if len(ev.FlightRecorder) > 0 {
 		sizes := map[string]bool{}
@@ -349,14 +352,16 @@ func bytesAndRanks(ev *Evidence, nodes int) string {
 
 func boundAnswer(r *Report, ev *Evidence) string {
 	if run := ev.NCCL; run != nil && oneRank(run) {
+		// Out-of-place only: a one-rank in-place all_reduce does no work at
+		// all (CHAPTERS.md: 1 GiB in 14 us), so it shows no floor.
 		floor := math.Inf(1)
 		for _, s := range run.Samples {
-			if s.Op == "all_reduce" && s.MedianUS > 0 {
+			if s.Op == "all_reduce" && !s.InPlace && s.MedianUS > 0 {
 				floor = math.Min(floor, s.MedianUS)
 			}
 		}
 		if !math.IsInf(floor, 1) {
-			return fmt.Sprintf("one rank: NCCL runs all_reduce as a device copy, nothing crosses a link; the sweep shows the launch and copy floor (%s), not a collective: run on two or more GPUs to see the curve", usText(floor))
+			return fmt.Sprintf("one rank: NCCL runs all_reduce as a device copy, nothing crosses a link; the sweep shows the launch and copy floor (%s out of place), not a collective: run on two or more GPUs to see the curve", usText(floor))
 		}
 	}
 	if run := ev.NCCL; run != nil {
@@ -456,6 +461,13 @@ func linkAnswer(ev *Evidence, vs []Verdict) string {
 			parts = append(parts, "measured: "+v.Summary)
 		}
 	}
+	if t := ev.Topology; t != nil && len(t.GPUs) == 1 {
+		link := "PCIe"
+		if l := t.GPUs[0].PCIe; l.GenMax > 0 {
+			link = fmt.Sprintf("PCIe Gen%d x%d", l.GenMax, l.WidthMax)
+		}
+		parts = append([]string{"one GPU: no GPU-to-GPU traffic; its one link is " + link + " to the host"}, parts...)
+	}
 	if len(parts) == 0 {
 		return "not in the evidence"
 	}
@@ -463,6 +475,9 @@ func linkAnswer(ev *Evidence, vs []Verdict) string {
 }
 
 func algorithmAnswer(r *Report, vs []Verdict) string {
+	if ev := r.Evidence; len(r.Picks) == 0 && ev != nil && ((ev.NCCL != nil && oneRank(ev.NCCL)) || (ev.NCCLLog != nil && ev.NCCLLog.NRanks() == 1)) {
+		return "one rank: NCCL picks no algorithm or protocol (the collective is a device copy); " + summaries(vs, "")
+	}
 	if len(r.Picks) == 0 {
 		return summaries(vs, "no per-operation picks in the evidence (NCCL_DEBUG_SUBSYS=TUNING prints them)")
 	}
@@ -585,11 +600,15 @@ func (r *Report) WriteText(w io.Writer) error {
 		}
 		b.WriteByte('\n')
 	}
-	layer := Layer("")
+	layer := ""
 	for _, v := range r.Verdicts {
-		if v.Layer != layer {
-			layer = v.Layer
-			fmt.Fprintf(&b, "\n%s\n", strings.ToUpper(string(layer)))
+		group := strings.ToUpper(string(v.Layer))
+		if strings.HasPrefix(v.Check, "baseline-") {
+			group = "BASELINE (" + r.Baseline + ")"
+		}
+		if group != layer {
+			layer = group
+			fmt.Fprintf(&b, "\n%s\n", group)
 		}
 		fmt.Fprintf(&b, "  [%s] %-22s %s\n", statusMark[v.Status], v.Check, v.Summary)
 		if v.Status == Fail || v.Status == Warn {

@@ -226,6 +226,13 @@ func checkGolden(t *testing.T, path string, got []byte) {
 }
 
 func init() {
+	scenarios = append(scenarios, scenario{name: "h200x1-live", build: func(t *testing.T) *Evidence {
+		ev, err := Recorded("h200x1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ev
+	}})
 	scenarios = append(scenarios, scenario{name: "h200x2-recorded", build: func(t *testing.T) *Evidence {
 		ev, err := Recorded("h200x2")
 		if err != nil {

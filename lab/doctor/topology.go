@@ -179,7 +179,7 @@ func checkPCIeLinks(t *probes.Topology) Verdict {
 		v.Summary = "GPU links run below their maximum generation now (" + strings.Join(idleGPU, ", ") + "): idle GPUs lower it to save power; the host-device bandwidth check says whether it holds under load"
 	default:
 		v.Status = OK
-		v.Summary = fmt.Sprintf("all %d PCIe links at their maximum width and generation", known)
+		v.Summary = fmt.Sprintf("%s at %s maximum width and generation", countText(known, "PCIe link"), pick(known == 1, "its", "their"))
 	}
 	return v
 }
@@ -327,9 +327,24 @@ func checkNUMA(t *probes.Topology, allowed string) Verdict {
 			}
 		}
 		v.Status = OK
-		v.Summary = fmt.Sprintf("%d GPUs on %d NUMA node(s); CPU affinity known for each", known, len(nodes))
+		v.Summary = fmt.Sprintf("%s on %s; CPU affinity known for each", countText(known, "GPU"), countText(len(nodes), "NUMA node"))
 	}
 	return v
+}
+
+// countText is "1 GPU", "8 GPUs".
+func countText(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+func pick(c bool, a, b string) string {
+	if c {
+		return a
+	}
+	return b
 }
 
 func orDash(s string) string {
