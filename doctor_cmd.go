@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 	"time"
@@ -531,13 +532,20 @@ func writeDoctorOutputs(dir string, r *doctor.Report) error {
 			return err
 		}
 	}
-	if ev := r.Evidence; ev != nil && ev.Topology != nil {
-		b, err := json.MarshalIndent(ev.Topology, "", "  ")
-		if err != nil {
-			return err
-		}
-		if err := atomicfile.Write(filepath.Join(dir, "topology.json"), append(b, '\n'), 0o644); err != nil {
-			return err
+	// The evidence the probes gathered, so the run can be read again
+	// (lab/doctor's recorded machines are such directories).
+	if ev := r.Evidence; ev != nil {
+		for name, v := range map[string]any{"topology.json": ev.Topology, "pci.json": ev.PCI} {
+			if reflect.ValueOf(v).IsNil() {
+				continue
+			}
+			b, err := json.MarshalIndent(v, "", "  ")
+			if err != nil {
+				return err
+			}
+			if err := atomicfile.Write(filepath.Join(dir, name), append(b, '\n'), 0o644); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

@@ -72,6 +72,14 @@ func Recorded(name string) (*Evidence, error) {
 	if len(names) > 0 {
 		ev.AddInput("flight recorder", fmt.Sprintf("%d dumps (%s)", len(names), dir), "torch_capture.py, PyTorch 2.11")
 	}
+	if b, err := recordedFS.ReadFile(dir + "/pci.json"); err == nil {
+		var pci probes.PCIFacts
+		if err := json.Unmarshal(b, &pci); err != nil {
+			return nil, fmt.Errorf("doctor: recorded %s pci facts: %w", name, err)
+		}
+		ev.PCI = &pci
+		ev.AddInput("pci", dir+"/pci.json", pci.Source)
+	}
 	if err := localRuns(ev, dir); err != nil {
 		return nil, err
 	}

@@ -9,6 +9,22 @@ import (
 	"github.com/commlab/commlab/lab/doctor"
 )
 
+func TestPageLiveH200(t *testing.T) {
+	ev, err := doctor.Recorded("h200x1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := Page(&b, doctor.Diagnose(ev)); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"launch and copy floor", "The machine", "GPU0 H200", "host-device-bandwidth"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+}
+
 func TestPageRecorded(t *testing.T) {
 	ev, err := doctor.Recorded("h200x2")
 	if err != nil {
