@@ -18,7 +18,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -474,6 +476,17 @@ func gatherLive(ev *doctor.Evidence, out string, quick bool, stderr io.Writer) e
 	} else {
 		ev.AddInput("nccl sweep", "probed: commlab "+strings.Join(ncArgs, " "), "failed: "+err.Error())
 	}
+	// nccl-tests when installed: its output is what the curve doctor reads.
+	if _, err := exec.LookPath("all_reduce_perf"); err == nil {
+		pb.update(4, steps, "nccl-tests")
+		ntArgs := []string{"probe", "nccl-tests", "--", "-b", "8", "-e", "1G", "-f", "2", "-g", strconv.Itoa(len(ev.Topology.GPUs))}
+		if run, err := childRun(exe, ntArgs, filepath.Join(dir, "nccl-tests.json")); err == nil {
+			ev.NCCLTests = run
+			ev.AddInput("nccl-tests", "probed: commlab "+strings.Join(ntArgs, " "), run.Provenance())
+		} else {
+			ev.AddInput("nccl-tests", "probed: commlab "+strings.Join(ntArgs, " "), "failed: "+err.Error())
+		}
+	}
 	pb.update(steps, steps, "done")
 	return nil
 }
@@ -486,7 +499,14 @@ func childRun(exe string, args []string, path string) (*probes.Run, error) {
 		return nil, err
 	}
 	defer logf.Close()
-	cmd := exec.Command(exe, append(args, "--save", path)...)
+	// --save goes before a "--" (the tool's arguments follow it).
+	full := append([]string(nil), args...)
+	if i := slices.Index(full, "--"); i >= 0 {
+		full = append(full[:i], append([]string{"--save", path}, args[i:]...)...)
+	} else {
+		full = append(full, "--save", path)
+	}
+	cmd := exec.Command(exe, full...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	runErr := cmd.Run()
 	run, err := probes.LoadRun(path)

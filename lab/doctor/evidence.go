@@ -32,6 +32,9 @@ type Evidence struct {
 	// into a Run) whose "nccl-debug" log, when present, also fills
 	// NCCLLog.
 	NCCL *probes.Run `json:"-"`
+	// NCCLTests is an nccl-tests run read into a Run (commlab probe
+	// nccl-tests; its raw output in Logs["output"]), for the curve doctor.
+	NCCLTests *probes.Run `json:"-"`
 	// NCCLLog is a parsed NCCL_DEBUG=INFO log.
 	NCCLLog     *nccllog.Log `json:"-"`
 	NCCLLogName string       `json:"nccl_log,omitempty"`
