@@ -44,9 +44,11 @@ var recordedRuns = map[string][3]string{
 // with NCCL's log, and the environment the sweep ran in.
 func Recorded(name string) (*Evidence, error) {
 	dir := "recorded/" + name
-	topoJSON, err := recordedFS.ReadFile(dir + "/probe-topo.json")
+	topoFile := dir + "/probe-topo.json" // commlab probe topo --json
+	topoJSON, err := recordedFS.ReadFile(topoFile)
 	if err != nil {
-		topoJSON, err = recordedFS.ReadFile(dir + "/topology.json") // written by commlab doctor --out
+		topoFile = dir + "/topology.json" // written by commlab doctor --out
+		topoJSON, err = recordedFS.ReadFile(topoFile)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("doctor: no recorded machine %q (known: %s): %w", name, strings.Join(RecordedMachines(), ", "), err)
@@ -56,7 +58,7 @@ func Recorded(name string) (*Evidence, error) {
 		return nil, fmt.Errorf("doctor: recorded %s topology: %w", name, err)
 	}
 	ev := &Evidence{Host: topo.Host, Topology: &topo}
-	ev.AddInput("topology", "commlab probe topo --json ("+dir+")", topo.Source)
+	ev.AddInput("topology", topoFile, topo.Source)
 	names, _ := fs.Glob(recordedFS, dir+"/flight-recorder-rank*.json")
 	for _, n := range names {
 		b, err := recordedFS.ReadFile(n)
@@ -147,6 +149,7 @@ func localRuns(ev *Evidence, dir string) error {
 				return fmt.Errorf("doctor: recorded %s nccl log: %w", dir, err)
 			}
 			ev.NCCLLogName = dir + "/nccl.json (nccl-debug)"
+			ev.AddInput("nccl log", ev.NCCLLogName, fmt.Sprintf("%d NCCL lines", ev.NCCLLog.NCCLLines))
 		}
 		if ev.Env == nil {
 			ev.Env, ev.EnvSource = nc.Env, "the sweep's environment ("+dir+"/nccl.json)"
@@ -154,6 +157,7 @@ func localRuns(ev *Evidence, dir string) error {
 	}
 	if b, err := recordedFS.ReadFile(dir + "/torch-version.txt"); err == nil {
 		ev.TorchVersion = strings.TrimSpace(string(b))
+		ev.AddInput("pytorch", dir+"/torch-version.txt", "PyTorch "+ev.TorchVersion)
 	}
 	return nil
 }
