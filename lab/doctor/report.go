@@ -71,7 +71,17 @@ func Diagnose(ev *Evidence) *Report {
 	vs = append(vs, CheckTopology(ev.Topology, ev.PCI, ev.AllowedCPUs, nodes)...)
 	vs = append(vs, CheckNVLink(ev.Topology, ev.Bandwidth)...)
 	vs = append(vs, CheckNIC(ev.Topology, ev.PCI, ev.NCCLLog, nodes)...)
-	vs = append(vs, CheckNCCL(ev.NCCLLog, ev.Topology, mergedEnv(env, ev), nodes)...)
+	ncclVs := CheckNCCL(ev.NCCLLog, ev.Topology, mergedEnv(env, ev), nodes)
+	if run := ev.NCCL; run != nil && run.Settings["library"] != "" {
+		// Which NCCL the sweep loaded: PyTorch's wheel and the system's
+		// libnccl often differ (2.28.9 and 2.28.3 on the lab's H200).
+		for i := range ncclVs {
+			if ncclVs[i].Check == "nccl-version" {
+				ncclVs[i].Evidence = append(ncclVs[i].Evidence, fmt.Sprintf("the sweep loaded %s (NCCL %s)", run.Settings["library"], orDash(run.NCCL)))
+			}
+		}
+	}
+	vs = append(vs, ncclVs...)
 	if len(ev.Collective) > 0 {
 		vs = append(vs, ev.Collective...)
 	} else {
