@@ -37,6 +37,7 @@ var levels = map[string]int{
 	"probes/parse/flightrec":       2,
 	"probes/parse/nvidiasmi":       2,
 	"probes/parse/rdmatools":       2,
+	"probes/parse/lspci":           2,
 	"costmodel/fit":                10,
 	"probes/nvml":                  10,
 	"probes/sysfs":                 10,
@@ -57,6 +58,7 @@ var levels = map[string]int{
 	"kernel/render":                20,
 	"lab/literate":                 20,
 	"lab/export":                   20,
+	"lab/doctor/report":            25, // the doctor's HTML page, through lab/export
 	"kernel":                       30,
 	"lab":                          30,
 	"install":                      40,

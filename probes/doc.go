@@ -16,5 +16,8 @@
 // nvidiasmi.TopoMatrix.Topology turns a parsed `nvidia-smi topo -m` into a
 // Topology. Run records and samples with their provenance are in run.go;
 // Compare sets a run beside a reference run (PyTorch's, or an earlier one)
-// and Judge holds the criteria each matched sample must meet.
+// and Judge holds the criteria each matched sample must meet. pci.go holds
+// the PCIe facts beyond the topology (ACS flags, the IOMMU state, bridge
+// chains) that probes/sysfs and probes/parse/lspci read and lab/doctor
+// checks.
 package probes

@@ -11,4 +11,10 @@
 // cpulist, sys/class/infiniband/*/{device/uevent,ports/*/...},
 // sys/module/{nvidia,nvidia_peermem}/version, proc/sys/kernel/osrelease and
 // proc/driver/nvidia/version. It knows nothing of NVLink; probes/nvml does.
+//
+// PCIFacts (pci.go) adds what the doctor's topology checks read: each
+// function's ACS capability and control from its config space
+// (sys/bus/pci/devices/*/config; beyond the first 256 bytes only root sees
+// it), the bridges above every device, and the IOMMU mode from
+// sys/kernel/iommu_groups/*/type and proc/cmdline.
 package sysfs

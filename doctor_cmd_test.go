@@ -1,0 +1,127 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestDoctorRecorded(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := dispatch([]string{"doctor", "--recorded", "h200x2", "--json"}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	var r struct {
+		Tool     string `json:"tool"`
+		ExitCode int    `json:"exit_code"`
+		Answers  []any  `json:"answers"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil || r.Tool != "commlab doctor" || len(r.Answers) != 8 {
+		t.Fatalf("JSON report: %v %+v", err, r)
+	}
+}
+
+func TestDoctorFilesSocketFallback(t *testing.T) {
+	dir := t.TempDir()
+	var out, errb bytes.Buffer
+	code := dispatch([]string{"doctor",
+		"--topo", "probes/fake/recorded/hgx-8gpu-8nic-topo-m.txt",
+		"--nccl-log", "probes/parse/nccllog/testdata/nccl398_2node_p2p_ipc_socket_excerpt.log",
+		"--fr", "probes/parse/flightrec/testdata/missing_rank",
+		"--out", dir}, &out, &errb)
+	if code != 2 {
+		t.Fatalf("exit %d, want 2 (failures): %s\n%s", code, errb.String(), out.String())
+	}
+	for _, want := range []string{"[FAIL] nccl-network", "Socket fallback", "[FAIL] hang", "rank 3 never started all_reduce #3001"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("text report lacks %q", want)
+		}
+	}
+	for _, f := range []string{"report.html", "report.json", "report.txt", "topology.json"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	// The saved report is a baseline for the next run.
+	out.Reset()
+	errb.Reset()
+	code = dispatch([]string{"doctor", "--recorded", "h200x2", "--baseline", filepath.Join(dir, "report.json")}, &out, &errb)
+	if code != 0 || !strings.Contains(out.String(), "exit status 0") {
+		t.Errorf("with baseline: exit %d: %s", code, errb.String())
+	}
+}
+
+func TestDoctorBadInput(t *testing.T) {
+	for _, args := range [][]string{
+		{"doctor", "--nccl-log", "no/such/file.log"},
+		{"doctor", "--recorded", "no-such-machine"},
+		{"doctor", "--recorded", "h200x2", "--baseline", "probes/recorded/data/latency-h200x1.json"},
+		{"doctor", "--launcher", "pdsh", "--out", "/tmp/x"},
+		{"doctor", "stray"},
+	} {
+		var out, errb bytes.Buffer
+		if code := dispatch(args, &out, &errb); code != 2 {
+			t.Errorf("%v: exit %d, want 2 (%s)", args, code, errb.String())
+		}
+	}
+}
+
+func TestDoctorLauncher(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := dispatch([]string{"doctor", "--launcher", "mpirun", "--hostfile", "hosts", "--num-nodes", "2", "--per-node", "4", "--out", "/shared/d"}, &out, &errb)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if !strings.Contains(out.String(), "mpirun --hostfile hosts -np 8 --map-by ppr:4:node -x NCCL_DEBUG=INFO") ||
+		!strings.Contains(out.String(), "doctor --node-dir /shared/d/nodes") {
+		t.Errorf("plan:\n%s", out.String())
+	}
+}
+
+// Three pairs with the same recorded nccl-tests output: the reader places
+// each pair's time on its nodes and finds none slow.
+func TestDoctorPairs(t *testing.T) {
+	data, err := os.ReadFile("probes/parse/nccltests/testdata/allreduce_h100_2node_a3mega.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, p := range []string{"a+b", "a+c", "b+c"} {
+		if err := os.WriteFile(filepath.Join(dir, p+".txt"), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var out, errb bytes.Buffer
+	code := dispatch([]string{"doctor", "--pairs", dir}, &out, &errb)
+	if code != 0 || !strings.Contains(out.String(), "[ok  ] slow-rank              3 ranks") {
+		t.Errorf("exit %d: %s\n%s", code, errb.String(), out.String())
+	}
+	out.Reset()
+	code = dispatch([]string{"doctor", "--launcher", "srun", "--pairwise", "--hosts", "a,b,c", "--num-nodes", "3", "--per-node", "8", "--out", "/shared/d"}, &out, &errb)
+	if code != 0 || !strings.Contains(out.String(), "srun -N 2 -w a,c --ntasks-per-node=8 all_reduce_perf") {
+		t.Errorf("pairwise plan: exit %d\n%s", code, out.String())
+	}
+}
+
+// childRun puts --save before the tool's arguments.
+func TestChildRunSaveBeforeToolArgs(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "fake.sh")
+	// A stand-in for the commlab binary: it writes its arguments where --save points.
+	body := "#!/bin/sh\nwhile [ $# -gt 0 ]; do if [ \"$1\" = --save ]; then out=$2; fi; echo \"$1\" >> " + filepath.Join(dir, "args") + "; shift; done\n" +
+		"printf '{\"kind\":\"nccl-tests\",\"date\":\"2026-12-01T00:00:00Z\",\"gpu_count\":1,\"samples\":[]}' > \"$out\"\n"
+	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := childRun(script, []string{"probe", "nccl-tests", "--", "-b", "8"}, filepath.Join(dir, "run.json")); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(filepath.Join(dir, "args"))
+	want := "probe\nnccl-tests\n--save\n" + filepath.Join(dir, "run.json") + "\n--\n-b\n8\n"
+	if string(got) != want {
+		t.Errorf("arguments:\n%s\nwant\n%s", got, want)
+	}
+}

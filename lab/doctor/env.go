@@ -1,0 +1,274 @@
+package doctor
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// pytorchEnvSource is where the renames and defaults below are read:
+// ProcessGroupNCCL.hpp lists each setting's names, the current one first,
+// deprecated aliases after it (getCvar reads them in order and warns about
+// the old ones); FlightRecorder.hpp lists TORCH_FR_BUFFER_SIZE before
+// TORCH_NCCL_TRACE_BUFFER_SIZE; ProcessGroupNCCL.cpp sets the heartbeat
+// default (60 * 8 s) and ProcessGroupNCCL.hpp the collective timeout
+// (kProcessGroupNCCLDefaultTimeout, 10 minutes). PyTorch 2.11 on the lab's
+// H200 prints "TORCH_NCCL_TRACE_BUFFER_SIZE is deprecated" (REFERENCE.md).
+const pytorchEnvSource = "pytorch/pytorch torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp, ProcessGroupNCCL.cpp, FlightRecorder.hpp"
+
+// renamed maps a deprecated variable to the name PyTorch reads first.
+var renamed = map[string]string{
+	"TORCH_NCCL_TRACE_BUFFER_SIZE":    "TORCH_FR_BUFFER_SIZE",
+	"TORCH_NCCL_TRACE_CPP_STACK":      "TORCH_FR_CPP_STACK",
+	"NCCL_BLOCKING_WAIT":              "TORCH_NCCL_BLOCKING_WAIT",
+	"NCCL_ASYNC_ERROR_HANDLING":       "TORCH_NCCL_ASYNC_ERROR_HANDLING",
+	"NCCL_DESYNC_DEBUG":               "TORCH_NCCL_DESYNC_DEBUG",
+	"NCCL_ENABLE_TIMING":              "TORCH_NCCL_ENABLE_TIMING",
+	"TORCH_NCCL_DEBUG_INFO_TEMP_FILE": "TORCH_FR_DUMP_TEMP_FILE",
+}
+
+// Defaults PyTorch uses when the variables are unset (pytorchEnvSource).
+const (
+	defaultCollectiveTimeoutS = 600 // kProcessGroupNCCLDefaultTimeout
+	defaultHeartbeatS         = 480 // TORCH_NCCL_HEARTBEAT_TIMEOUT_SEC default, 8 minutes
+)
+
+// masking lists settings that hide a fault rather than fix it: each turns
+// off a path NCCL would use, so the job runs, slower, and the broken path
+// stays broken. The reason says what is lost (NCCL environment variables,
+// https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html).
+var masking = []struct {
+	name string
+	bad  func(v string) bool
+	lost string
+}{
+	{"NCCL_P2P_DISABLE", truthy, "GPU peer-to-peer (NVLink and PCIe P2P): traffic between GPUs goes through host memory (SHM)"},
+	{"NCCL_IB_DISABLE", truthy, "InfiniBand/RoCE: inter-node traffic falls back to TCP sockets"},
+	{"NCCL_SHM_DISABLE", truthy, "shared-memory transport: GPUs without P2P then go through the network stack"},
+	{"NCCL_NET_GDR_LEVEL", func(v string) bool { return v == "LOC" || v == "0" }, "GPUDirect RDMA: network traffic is staged through host memory"},
+	{"NCCL_P2P_LEVEL", func(v string) bool { return v == "LOC" || v == "0" }, "peer-to-peer between GPUs"},
+	{"NCCL_NVLS_ENABLE", func(v string) bool { return v == "0" }, "NVLink SHARP (NVLS) on NVSwitch machines (the lab's H200 machines set it on purpose)"},
+	{"NCCL_CUMEM_ENABLE", func(v string) bool { return v == "0" }, "cuMem-based buffers (NCCL 2.19+ default), needed for NVLS and some P2P paths"},
+	{"NCCL_ALGO", nonEmpty, "the tuner's choice of algorithm at every size"},
+	{"NCCL_PROTO", nonEmpty, "the tuner's choice of protocol at every size"},
+	{"NCCL_MAX_NCHANNELS", func(v string) bool { n, err := strconv.Atoi(v); return err == nil && n < 4 }, "channels (SMs moving data): bandwidth drops with few channels"},
+	{"CUDA_LAUNCH_BLOCKING", truthy, "asynchrony: every kernel launch waits, so communication cannot overlap compute"},
+}
+
+func truthy(v string) bool {
+	v = strings.ToLower(strings.TrimSpace(v))
+	return v != "" && v != "0" && v != "false" && v != "no"
+}
+
+func nonEmpty(v string) bool { return strings.TrimSpace(v) != "" }
+
+// LintEnv reads a job's environment as PyTorch and NCCL would: deprecated
+// names (env-renamed), the timeouts and heartbeat in effect
+// (env-timeouts), settings that mask a fault (env-masking), and whether a
+// hang would leave a Flight Recorder dump (env-flight-recorder). known,
+// when given, holds the NCCL_* names the NCCL in use reads: anything else
+// starting NCCL_ is flagged as doing nothing (env-unknown).
+func LintEnv(env map[string]string, source string, known map[string]bool) []Verdict {
+	if env == nil {
+		return []Verdict{skipped(LayerFramework, "env", "no environment: on the machine the doctor reads its own; elsewhere give --env FILE (the job's `env` output)", chapterPyTorch)}
+	}
+	out := []Verdict{lintRenamed(env), lintTimeouts(env), lintMasking(env), lintFlightRecorder(env)}
+	if known != nil {
+		out = append(out, lintUnknown(env, known))
+	}
+	for i := range out {
+		if source != "" {
+			out[i].Evidence = append(out[i].Evidence, "environment from "+source)
+		}
+	}
+	return out
+}
+
+func lintRenamed(env map[string]string) Verdict {
+	v := Verdict{Layer: LayerFramework, Check: "env-renamed", Chapter: chapterPyTorch}
+	var found []string
+	for _, old := range sortedKeys(renamed) {
+		val, ok := env[old]
+		if !ok {
+			continue
+		}
+		now := renamed[old]
+		line := fmt.Sprintf("%s=%s: deprecated, PyTorch reads %s first", old, val, now)
+		if nv, both := env[now]; both && nv != val {
+			line += fmt.Sprintf(" (%s=%s is set too and wins)", now, nv)
+		}
+		found = append(found, old)
+		v.Evidence = append(v.Evidence, line)
+	}
+	v.Evidence = append(v.Evidence, "names from "+pytorchEnvSource)
+	if len(found) == 0 {
+		v.Status, v.Summary = OK, "no deprecated PyTorch variable names"
+		return v
+	}
+	v.Status = Warn
+	v.Summary = "deprecated names set: " + strings.Join(found, ", ") + " (read today; a later PyTorch drops them and the setting silently stops working)"
+	v.Evidence = append(v.Evidence, "PyTorch 2.11 on the lab's H200 (2026-12-01, probes/testdata/h200/doctor/torch-env-lint.txt) printed one deprecation warning, for NCCL_ASYNC_ERROR_HANDLING, and none for TORCH_NCCL_TRACE_BUFFER_SIZE set in the same run: a log without the warning does not mean the names are current")
+	var fixes []string
+	for _, old := range found {
+		fixes = append(fixes, old+" -> "+renamed[old])
+	}
+	v.Next = "rename: " + strings.Join(fixes, ", ")
+	return v
+}
+
+// lookup reads a PyTorch setting by its current name, then its old one.
+func lookup(env map[string]string, name string) (string, bool) {
+	if v, ok := env[name]; ok {
+		return v, true
+	}
+	for old, now := range renamed {
+		if now == name {
+			if v, ok := env[old]; ok {
+				return v, true
+			}
+		}
+	}
+	return "", false
+}
+
+func lintTimeouts(env map[string]string) Verdict {
+	v := Verdict{Layer: LayerFramework, Check: "env-timeouts", Chapter: chapterTroubleshoot, Status: OK}
+	heartbeat := defaultHeartbeatS
+	if s, ok := env["TORCH_NCCL_HEARTBEAT_TIMEOUT_SEC"]; ok {
+		if n, err := strconv.Atoi(s); err == nil {
+			heartbeat = n
+		}
+	}
+	monitor := true
+	if s, ok := env["TORCH_NCCL_ENABLE_MONITORING"]; ok {
+		monitor = truthy(s)
+	}
+	aeh, aehSet := lookup(env, "TORCH_NCCL_ASYNC_ERROR_HANDLING")
+	blocking, _ := lookup(env, "TORCH_NCCL_BLOCKING_WAIT")
+	v.Evidence = append(v.Evidence,
+		fmt.Sprintf("collective timeout: init_process_group(timeout=...), %d s (10 min) for NCCL and 30 min for other backends unless the program sets it (torch.distributed.constants in PyTorch 2.11, read on the lab's H200); no variable sets it", defaultCollectiveTimeoutS),
+		fmt.Sprintf("watchdog heartbeat monitor: %s, aborts after %d s without a heartbeat", onOff(monitor), heartbeat))
+	if aehSet {
+		v.Evidence = append(v.Evidence, "TORCH_NCCL_ASYNC_ERROR_HANDLING="+aeh)
+	} else {
+		v.Evidence = append(v.Evidence, "TORCH_NCCL_ASYNC_ERROR_HANDLING unset: 3 (tear the process down without aborting the communicator; PyTorch docs)")
+	}
+	if truthy(blocking) {
+		v.Evidence = append(v.Evidence, "TORCH_NCCL_BLOCKING_WAIT set: wait() blocks the CPU and raises at the timeout")
+	}
+	v.Summary = fmt.Sprintf("a stuck collective is torn down after the process group's timeout (%d s unless the program sets one); a stuck watchdog after %d s", defaultCollectiveTimeoutS, heartbeat)
+	var problems []string
+	if aehSet && strings.TrimSpace(aeh) == "0" && !truthy(blocking) {
+		v.Status = Fail
+		problems = append(problems, "TORCH_NCCL_ASYNC_ERROR_HANDLING=0 without blocking wait: a timed-out collective is noticed but the job is not torn down, so a hang lasts until someone kills it")
+	}
+	if !monitor {
+		if v.Status != Fail {
+			v.Status = Warn
+		}
+		problems = append(problems, "TORCH_NCCL_ENABLE_MONITORING=0: a watchdog stuck in a CUDA or NCCL call is never aborted")
+	}
+	if heartbeat > 0 && heartbeat < 60 {
+		if v.Status != Fail {
+			v.Status = Warn
+		}
+		problems = append(problems, fmt.Sprintf("TORCH_NCCL_HEARTBEAT_TIMEOUT_SEC=%d: a slow but healthy watchdog (a large Flight Recorder dump, a slow store) gets the job killed", heartbeat))
+	}
+	if len(problems) > 0 {
+		v.Summary = strings.Join(problems, "; ")
+		v.Next = "leave TORCH_NCCL_ASYNC_ERROR_HANDLING and the monitor at their defaults; set the collective timeout in init_process_group to a few times the slowest step"
+	}
+	return v
+}
+
+func lintMasking(env map[string]string) Verdict {
+	v := Verdict{Layer: LayerFramework, Check: "env-masking", Chapter: chapterTroubleshoot}
+	var set, deliberate []string
+	for _, m := range masking {
+		val, ok := env[m.name]
+		if !ok || !m.bad(val) {
+			continue
+		}
+		line := fmt.Sprintf("%s=%s turns off %s", m.name, val, m.lost)
+		v.Evidence = append(v.Evidence, line)
+		if m.name == "NCCL_NVLS_ENABLE" {
+			deliberate = append(deliberate, m.name+"="+val)
+			continue
+		}
+		set = append(set, m.name+"="+val)
+	}
+	switch {
+	case len(set) > 0:
+		v.Status = Warn
+		v.Summary = "settings that mask a fault rather than fix it: " + strings.Join(set, ", ")
+		v.Next = "remove them one at a time and find what they hide (the topology, NIC and NCCL checks above name it); keep one only with a measurement that shows why"
+	case len(deliberate) > 0:
+		v.Status = OK
+		v.Summary = "only " + strings.Join(deliberate, ", ") + " (NVLS off; the lab's H200 machines run so on purpose)"
+	default:
+		v.Status = OK
+		v.Summary = "no setting that turns off a transport or forces NCCL's choice"
+	}
+	return v
+}
+
+func lintFlightRecorder(env map[string]string) Verdict {
+	v := Verdict{Layer: LayerFramework, Check: "env-flight-recorder", Chapter: chapterTroubleshoot}
+	size, sizeSet := lookup(env, "TORCH_FR_BUFFER_SIZE")
+	dump, _ := env["TORCH_NCCL_DUMP_ON_TIMEOUT"]
+	file, _ := lookup(env, "TORCH_FR_DUMP_TEMP_FILE")
+	n, err := strconv.Atoi(strings.TrimSpace(size))
+	switch {
+	case sizeSet && err == nil && n <= 0:
+		v.Status = Warn
+		v.Summary = "the Flight Recorder is off (buffer size " + size + "): a hang leaves no record of which rank stopped where"
+		v.Next = "set TORCH_FR_BUFFER_SIZE=2000 and TORCH_NCCL_DUMP_ON_TIMEOUT=1"
+	case !truthy(dump):
+		v.Status = OK
+		v.Summary = "the Flight Recorder records, but no dump is written at a timeout unless the program asks (TORCH_NCCL_DUMP_ON_TIMEOUT unset)"
+		v.Next = "set TORCH_NCCL_DUMP_ON_TIMEOUT=1 and TORCH_FR_DUMP_TEMP_FILE=/shared/path/fr_ so a hang leaves one dump per rank"
+	default:
+		v.Status = OK
+		v.Summary = "a timeout leaves one Flight Recorder dump per rank"
+		if file != "" {
+			v.Summary += " at " + file + "<rank>"
+		}
+	}
+	if sizeSet {
+		v.Evidence = append(v.Evidence, "buffer size "+size)
+	}
+	return v
+}
+
+// pytorchOwn are NCCL_-prefixed names that are not NCCL settings:
+// PyTorch's own (its deprecated aliases are in renamed), and NCCL_VERSION,
+// which NVIDIA's CUDA container images set to label the NCCL they ship
+// (the lab's H200 machines have NCCL_VERSION=2.28.3-1).
+var pytorchOwn = map[string]bool{"NCCL_USE_TENSOR_REGISTER_ALLOCATOR_HOOK": true, "NCCL_VERSION": true}
+
+func lintUnknown(env map[string]string, known map[string]bool) Verdict {
+	v := Verdict{Layer: LayerFramework, Check: "env-unknown", Chapter: chapterNCCL}
+	var unknown []string
+	ncclKnown, torchKnown := false, false
+	for k := range known {
+		ncclKnown = ncclKnown || strings.HasPrefix(k, "NCCL_")
+		torchKnown = torchKnown || strings.HasPrefix(k, "TORCH_NCCL_")
+	}
+	for k := range env {
+		nccl := ncclKnown && strings.HasPrefix(k, "NCCL_") && renamed[k] == "" && !pytorchOwn[k]
+		torch := torchKnown && (strings.HasPrefix(k, "TORCH_NCCL_") || strings.HasPrefix(k, "TORCH_FR_"))
+		if (nccl || torch) && !known[k] {
+			unknown = append(unknown, k)
+		}
+	}
+	sort.Strings(unknown)
+	if len(unknown) == 0 {
+		v.Status, v.Summary = OK, fmt.Sprintf("every NCCL_* and TORCH_NCCL_* variable set is one the NCCL and PyTorch in use read (%d names known)", len(known))
+		return v
+	}
+	v.Status = Warn
+	v.Summary = "variables neither this NCCL nor this PyTorch reads (they do nothing): " + strings.Join(unknown, ", ")
+	v.Next = "check the spelling against NCCL's environment documentation; NCCL has no NCCL_TIMEOUT (the collective timeout is PyTorch's init_process_group(timeout=...))"
+	return v
+}

@@ -1,0 +1,375 @@
+package doctor
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/commlab/commlab/costmodel"
+	"github.com/commlab/commlab/probes"
+	"github.com/commlab/commlab/probes/parse/nccllog"
+)
+
+// CheckNCCL reads NCCL's own log: the version (nccl-version), the network
+// it chose, IB or a Socket fallback (nccl-network), the transports its
+// channels took (nccl-transports), NVLS and channel counts (nccl-channels)
+// and its algorithm and protocol per size beside the NCCL-like tuner's
+// pick for this topology (tuner-pick).
+func CheckNCCL(lg *nccllog.Log, t *probes.Topology, env map[string]string, nodes int) []Verdict {
+	if lg == nil {
+		return []Verdict{skipped(LayerNCCL, "nccl-log", "no NCCL log: on a GPU machine the doctor runs NCCL with NCCL_DEBUG=INFO; elsewhere give --nccl-log", chapterNCCL)}
+	}
+	return []Verdict{
+		checkNCCLVersion(lg),
+		checkNetwork(lg, t, env, nodes),
+		checkTransports(lg, t),
+		checkChannels(lg, t, env),
+		checkTunerPick(lg, t, env, nodes),
+	}
+}
+
+func checkNCCLVersion(lg *nccllog.Log) Verdict {
+	v := Verdict{Layer: LayerNCCL, Check: "nccl-version", Chapter: chapterNCCL}
+	switch len(lg.Versions) {
+	case 0:
+		v.Status, v.Summary = Skipped, "the log has no NCCL version banner (NCCL_DEBUG=INFO prints it at init)"
+	case 1:
+		v.Status, v.Summary = OK, "NCCL "+lg.Versions[0]
+	default:
+		v.Status = Warn
+		v.Summary = "ranks run different NCCL builds: " + strings.Join(lg.Versions, "; ")
+		v.Next = "one NCCL for every rank (PyTorch bundles its own; LD_LIBRARY_PATH or NCCL from the system can override it on some nodes)"
+	}
+	v.Evidence = append(v.Evidence, fmt.Sprintf("%d ranks, %d processes on %d host(s)", lg.NRanks(), len(lg.Processes), len(lg.Hosts())))
+	return v
+}
+
+func checkNetwork(lg *nccllog.Log, t *probes.Topology, env map[string]string, nodes int) Verdict {
+	v := Verdict{Layer: LayerNCCL, Check: "nccl-network", Chapter: chapterNCCL}
+	n := lg.Network
+	if n == nil {
+		v.Status, v.Summary = Skipped, "the log says nothing about the network (NCCL_DEBUG_SUBSYS without INIT and NET, or an excerpt)"
+		return v
+	}
+	v.Evidence = append(v.Evidence, n.Why)
+	sockConns := 0
+	for _, u := range n.NICs {
+		if u.Net == "Socket" {
+			sockConns += u.Connections
+		}
+	}
+	socket := strings.Contains(n.Using, "Socket") || sockConns > 0
+	masked := ""
+	if val, ok := env["NCCL_IB_DISABLE"]; ok && val != "0" {
+		masked = "NCCL_IB_DISABLE=" + val + " is set"
+	}
+	for _, e := range lg.Env {
+		if e.Name == "NCCL_IB_DISABLE" && e.Value != "0" {
+			masked = "the log says NCCL_IB_DISABLE set by environment to " + e.Value
+		}
+	}
+	haveRDMA := t != nil && len(RDMANICs(t)) > 0
+	switch {
+	case socket && (sockConns > 0 || nodes > 1):
+		v.Status = Fail
+		v.Summary = fmt.Sprintf("Socket fallback: %d inter-node connections go over TCP sockets (no RDMA, no GPUDirect)", sockConns)
+		switch {
+		case masked != "":
+			v.Summary += "; " + masked
+			v.Next = "unset NCCL_IB_DISABLE: it masks whatever made IB fail instead of fixing it; then read the IB warnings in the log"
+		case n.NoIBDevice || contains(n.Failed, "IB"):
+			v.Next = "NCCL found no usable IB device: check ibv_devinfo, the RDMA driver (mlx5_ib) and that the container sees /dev/infiniband"
+		default:
+			v.Next = "read the NET/IB warnings in the log; check NCCL_SOCKET_IFNAME, NCCL_IB_HCA and the net plugin"
+		}
+		if haveRDMA {
+			v.Summary += "; this machine has RDMA NICs NCCL did not use"
+		}
+	case socket:
+		v.Status = OK
+		v.Summary = "one node: NCCL chose the Socket network but sent nothing over it (intra-node traffic uses P2P or SHM)"
+		if masked != "" {
+			v.Summary += "; " + masked + " (masking, not fixing, once the job spans nodes)"
+		}
+	case n.Using != "":
+		v.Status, v.Summary = OK, "network "+n.Using+" (RDMA)"
+	case len(n.NICs) > 0:
+		conns := 0
+		for _, u := range n.NICs {
+			conns += u.Connections
+		}
+		v.Status, v.Summary = OK, fmt.Sprintf("network %s (RDMA): %d inter-node connections", n.NICs[0].Net, conns)
+	default:
+		v.Status, v.Summary = OK, "no network connection in the log"
+	}
+	for _, w := range n.Warnings {
+		v.Evidence = append(v.Evidence, "WARN "+w)
+	}
+	return v
+}
+
+func checkTransports(lg *nccllog.Log, t *probes.Topology) Verdict {
+	v := Verdict{Layer: LayerNCCL, Check: "nccl-transports", Chapter: chapterNCCL}
+	counts := lg.TransportCounts()
+	if len(counts) == 0 {
+		v.Status, v.Summary = Skipped, "no channel connections in the log (one rank, or NCCL_DEBUG_SUBSYS without INIT)"
+		return v
+	}
+	kinds := make([]string, 0, len(counts))
+	for k := range counts {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	shm := 0
+	for _, k := range kinds {
+		v.Evidence = append(v.Evidence, fmt.Sprintf("%s: %d connections", k, counts[k]))
+		if strings.HasPrefix(k, "SHM") {
+			shm += counts[k]
+		}
+	}
+	nvlink := false
+	if t != nil {
+		for i, g := range t.GPUs {
+			for _, h := range t.GPUs[i+1:] {
+				if p, ok := t.PathBetween(g.ID(), h.ID()); ok && p.Level == probes.LevelNVLink {
+					nvlink = true
+				}
+			}
+		}
+	}
+	switch {
+	case shm > 0 && nvlink:
+		v.Status = Fail
+		v.Summary = fmt.Sprintf("%d connections use SHM (through host memory) between GPUs joined by NVLink: P2P is off", shm)
+		v.Next = "look for NCCL_P2P_DISABLE or NCCL_P2P_LEVEL in the environment, and the p2p, acs and iommu checks"
+	case shm > 0:
+		v.Status = Warn
+		v.Summary = fmt.Sprintf("%d connections use SHM (through host memory): the GPUs have no P2P path NCCL will use", shm)
+		v.Next = "check P2P capability (nvidia-smi topo -p2p r) and ACS; on PCIe across sockets SHM is expected"
+	default:
+		v.Status = OK
+		v.Summary = "transports: " + strings.Join(kinds, ", ")
+	}
+	return v
+}
+
+func checkChannels(lg *nccllog.Log, t *probes.Topology, env map[string]string) Verdict {
+	v := Verdict{Layer: LayerNCCL, Check: "nccl-channels", Chapter: chapterNCCL}
+	cc := lg.DistinctChannelCounts()
+	if len(cc) == 0 {
+		v.Status, v.Summary = Skipped, "no channel counts in the log (NCCL 2.19+ prints them at init with INIT)"
+		return v
+	}
+	nvls := 0
+	for _, c := range cc {
+		v.Evidence = append(v.Evidence, fmt.Sprintf("%d coll channels, %d collnet, %d nvls, %d p2p (%d per peer)", c.Coll, c.CollNet, c.NVLS, c.P2P, c.P2PPerPeer))
+		nvls = max(nvls, c.NVLS)
+	}
+	c := cc[0]
+	v.Status = OK
+	v.Summary = fmt.Sprintf("%d collective channels", c.Coll)
+	switch {
+	case nvls == 0 && env["NCCL_NVLS_ENABLE"] == "0":
+		v.Summary += "; NVLS off (NCCL_NVLS_ENABLE=0 is set, as on the lab's H200 machines)"
+	case nvls == 0 && t != nil && hasNVSwitch(t) && len(t.GPUs) > 2:
+		v.Status = Warn
+		v.Summary += "; no NVLS channels on an NVSwitch node: NVLink SHARP is off"
+		v.Next = "NVLS needs the fabric manager and IMEX/multicast support; NCCL_NVLS_ENABLE=0 turns it off on purpose"
+	case nvls == 0:
+		v.Summary += "; no NVLS channels"
+	default:
+		v.Summary += fmt.Sprintf("; %d NVLS channels (NVLink SHARP)", nvls)
+	}
+	if c.Coll > 0 && c.Coll < 2 && lg.NRanks() > 1 {
+		v.Status = Warn
+		v.Summary += "; one channel only: one SM moves all the data"
+		v.Next = "look for NCCL_MAX_NCHANNELS / NCCL_MIN_NCHANNELS in the environment"
+	}
+	return v
+}
+
+func hasNVSwitch(t *probes.Topology) bool {
+	for _, g := range t.GPUs {
+		for _, p := range g.NVLinks {
+			if p.RemoteKind == "NVSwitch" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// TunerFor returns the NCCL-like tuner's table for the machine the
+// evidence describes: the node preset matching the GPU model (H200, H100,
+// A100, else a PCIe box), cut to the ranks per node, NVLS off where the
+// log or the environment says so. ok is false when the GPU model is not
+// known.
+func TunerFor(t *probes.Topology, lg *nccllog.Log, env map[string]string, nodes int) (costmodel.TunerTable, string, bool) {
+	name := ""
+	if t != nil && len(t.GPUs) > 0 {
+		name = t.GPUs[0].Name
+	}
+	preset := ""
+	switch {
+	case strings.Contains(name, "H200"):
+		preset = "hgx-h200"
+	case strings.Contains(name, "H100"):
+		preset = "hgx-h100"
+	case strings.Contains(name, "A100"):
+		preset = "dgx-a100"
+	default:
+		return costmodel.TunerTable{}, "", false
+	}
+	node, err := costmodel.NodeByName(preset)
+	if err != nil {
+		return costmodel.TunerTable{}, "", false
+	}
+	perNode := len(t.GPUs)
+	if lg != nil && lg.NRanks() > 0 && nodes > 0 {
+		perNode = max(1, lg.NRanks()/nodes)
+	}
+	if perNode < node.GPUs {
+		if node, err = node.WithGPUs(perNode); err != nil {
+			return costmodel.TunerTable{}, "", false
+		}
+	}
+	family := "2.28"
+	if lg != nil && len(lg.Versions) > 0 {
+		family = familyOf(lg.Versions[0])
+	}
+	topo := costmodel.NCCLTopology(node, nodes, family)
+	nvlsOff := env["NCCL_NVLS_ENABLE"] == "0"
+	if lg != nil {
+		for _, c := range lg.DistinctChannelCounts() {
+			if c.NVLS == 0 {
+				nvlsOff = true
+			}
+		}
+	}
+	topo.NVLSDisable = nvlsOff
+	table, err := costmodel.Tune(topo)
+	if err != nil {
+		return costmodel.TunerTable{}, "", false
+	}
+	desc := fmt.Sprintf("%d node(s) of %s cut to %d GPUs, NCCL %s-family constants, NVLS %s", nodes, preset, perNode, family, onOff(!nvlsOff))
+	return table, desc, true
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
+}
+
+// familyOf maps an NCCL version ("2.28.9+cuda13.0") to the tuner's
+// constant family: 2.19, 2.23, ... 2.28.
+func familyOf(version string) string {
+	f := strings.FieldsFunc(version, func(r rune) bool { return r == '.' || r == '+' || r == ' ' })
+	if len(f) < 2 {
+		return "2.28"
+	}
+	minor, err := strconv.Atoi(f[1])
+	if err != nil {
+		return "2.28"
+	}
+	switch {
+	case minor >= 28:
+		return "2.28"
+	case minor >= 23:
+		return "2." + strconv.Itoa(minor)
+	default:
+		return "2.19"
+	}
+}
+
+// PickRow is NCCL's logged pick for one size beside the tuner's.
+type PickRow struct {
+	Bytes       int64   `json:"bytes" unit:"B"`
+	NCCL        string  `json:"nccl"`  // "Ring/LL"
+	Model       string  `json:"model"` // "Ring/LL"
+	Agree       bool    `json:"agree"`
+	ModelTimeUS float64 `json:"model_time_us" unit:"us"`
+	// Bound is "latency" or "bandwidth": which term of the model's time
+	// dominates at this size.
+	Bound string `json:"bound"`
+}
+
+// ComparePicks sets NCCL's logged all_reduce picks beside the tuner's, one
+// row per size.
+func ComparePicks(lg *nccllog.Log, table costmodel.TunerTable) []PickRow {
+	var rows []PickRow
+	seen := map[int64]bool{}
+	for _, c := range lg.ChoicesFor("AllReduce") {
+		if seen[c.Bytes] || c.Bytes <= 0 {
+			continue
+		}
+		seen[c.Bytes] = true
+		pick, err := table.Pick(costmodel.AllReduce, float64(c.Bytes))
+		if err != nil {
+			continue
+		}
+		r := PickRow{Bytes: c.Bytes, NCCL: c.Algorithm + "/" + c.Protocol, Model: pick.Algorithm + "/" + pick.Protocol, ModelTimeUS: pick.TimeUs}
+		r.Agree = strings.EqualFold(r.NCCL, r.Model)
+		r.Bound = "bandwidth"
+		if pick.LatencyUs >= pick.TimeUs-pick.LatencyUs {
+			r.Bound = "latency"
+		}
+		rows = append(rows, r)
+	}
+	sort.Slice(rows, func(i, j int) bool { return rows[i].Bytes < rows[j].Bytes })
+	return rows
+}
+
+func checkTunerPick(lg *nccllog.Log, t *probes.Topology, env map[string]string, nodes int) Verdict {
+	v := Verdict{Layer: LayerNCCL, Check: "tuner-pick", Chapter: chapterNCCL}
+	if len(lg.ChoicesFor("AllReduce")) == 0 {
+		v.Status, v.Summary = Skipped, "the log has no per-operation picks (NCCL_DEBUG_SUBSYS=TUNING or COLL prints them)"
+		return v
+	}
+	if lg.NRanks() < 2 {
+		v.Status, v.Summary = Skipped, "one rank: NCCL runs its collectives as device copies, no algorithm to compare"
+		return v
+	}
+	table, desc, ok := TunerFor(t, lg, env, nodes)
+	if !ok {
+		v.Status, v.Summary = Skipped, "the GPU model is not one the tuner has a preset for"
+		return v
+	}
+	rows := ComparePicks(lg, table)
+	agree := 0
+	var differ []string
+	for _, r := range rows {
+		if r.Agree {
+			agree++
+		} else {
+			differ = append(differ, fmt.Sprintf("%s: NCCL %s, model %s", sizeText(float64(r.Bytes)), r.NCCL, r.Model))
+		}
+	}
+	v.Evidence = append([]string{"tuner: " + desc}, differ...)
+	forced := []string{}
+	for _, k := range []string{"NCCL_ALGO", "NCCL_PROTO"} {
+		if val := env[k]; val != "" {
+			forced = append(forced, k+"="+val)
+		}
+	}
+	for _, e := range lg.Env {
+		if (e.Name == "NCCL_ALGO" || e.Name == "NCCL_PROTO") && !contains(forced, e.Name+"="+e.Value) {
+			forced = append(forced, e.Name+"="+e.Value)
+		}
+	}
+	switch {
+	case len(forced) > 0:
+		v.Status = Warn
+		v.Summary = fmt.Sprintf("NCCL's choice is forced (%s): the model's free pick agrees at %d of %d sizes", strings.Join(forced, ", "), agree, len(rows))
+		v.Next = "unset the forcing variables unless a measurement shows they help: they hold at every size"
+	case len(rows) > 0 && agree == len(rows):
+		v.Status = OK
+		v.Summary = fmt.Sprintf("NCCL's all_reduce picks agree with the tuner at all %d sizes", len(rows))
+	default:
+		v.Status = OK
+		v.Summary = fmt.Sprintf("NCCL's all_reduce picks agree with the tuner at %d of %d sizes (the tuner approximates NCCL's graph search; a difference is a question, not a fault)", agree, len(rows))
+	}
+	return v
+}

@@ -1,0 +1,59 @@
+package report
+
+import (
+	"bytes"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/commlab/commlab/lab/doctor"
+)
+
+func TestPageLiveH200(t *testing.T) {
+	ev, err := doctor.Recorded("h200x1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := Page(&b, doctor.Diagnose(ev)); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"launch and copy floor", "The machine", "GPU0 H200", "host-device-bandwidth"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+}
+
+func TestPageRecorded(t *testing.T) {
+	ev, err := doctor.Recorded("h200x2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := doctor.Diagnose(ev)
+	var b bytes.Buffer
+	if err := Page(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	for _, want := range append(doctor.Questions[:0:0], "<svg", "all_reduce bus bandwidth", "pick against the tuner", "check-nccl-tuner-pick", "badge ok", "Flight Recorder") {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	for _, q := range doctor.Questions {
+		if !strings.Contains(page, strings.ReplaceAll(q, "'", "&#39;")) {
+			t.Errorf("page lacks the question %q", q)
+		}
+	}
+	for _, bad := range []string{`src="http`, `href="http`, "<script"} {
+		if strings.Contains(page, bad) {
+			t.Errorf("page loads from elsewhere: %q", bad)
+		}
+	}
+	if dir := os.Getenv("DOCTOR_HTML_OUT"); dir != "" { // for looking at the page in a browser
+		if err := os.WriteFile(dir+"/doctor-h200x2.html", b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
