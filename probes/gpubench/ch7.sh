@@ -86,6 +86,11 @@ if [ -x "$B" ]; then
 fi
 fi
 
+# 4. the same program through commlab, when a commlab built from this branch is at .devicebin/commlab
+if [ -x .devicebin/commlab ] && .devicebin/commlab probe custom-allreduce -h > /dev/null 2>&1; then
+	step commlab-customar 90 .devicebin/commlab probe custom-allreduce --ranks 2 --iters 5 --warmup 1 --timeout 15s --save "$R/commlab-customar-ws2.json"
+fi
+
 echo "=== $(date -u +%FT%TZ) end" | tee -a "$R/steps.log" >> "$P"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu --format=csv >> "$P" 2>&1
 rm -rf "$W"
