@@ -26,7 +26,7 @@ func runProbeCustomAllReduce(args []string, stdout, stderr io.Writer) int {
 		"checking every sum. Ranks that share a GPU time-slice: such a run proves the sums, not speed or cross-GPU ordering.")
 	cfg := customar.Config{}
 	fs.IntVar(&cfg.Ranks, "ranks", 2, "processes (ranks), at most 8")
-	fs.IntVar(&cfg.Device, "device", -1, "put every rank on this GPU (-1: rank r on GPU r modulo the GPUs present)")
+	device := fs.Int("device", -1, "put every rank on this GPU (-1: rank r on GPU r modulo the GPUs present)")
 	lo := fs.String("b", "8", "smallest size")
 	hi := fs.String("e", "8M", "largest size (sizes double)")
 	fs.IntVar(&cfg.Iters, "iters", 20, "timed calls per size")
@@ -76,6 +76,9 @@ func runProbeCustomAllReduce(args []string, stdout, stderr io.Writer) int {
 		}
 		cfg.MinBytes, cfg.MaxBytes = a, b
 		cfg.Algos = strings.Split(*algos, ",")
+		if *device >= 0 {
+			cfg.SameGPU, cfg.Device = true, *device
+		}
 		if cfg.Iters <= 0 || cfg.Warmup < 0 || cfg.Timeout <= 0 || cfg.Ranks <= 0 {
 			return fail(fs, stderr, 2, "--ranks, --iters and --timeout must be positive, --warmup not negative")
 		}

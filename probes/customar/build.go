@@ -56,7 +56,11 @@ func BuildCommand(nvcc, arch, src, out string) []string {
 // there is none.
 func FindNVCC() (string, error) {
 	if n := os.Getenv("NVCC"); n != "" {
-		return exec.LookPath(n)
+		p, err := exec.LookPath(n)
+		if err != nil {
+			return "", fmt.Errorf("customar: %w: $NVCC is %q: %v", probes.ErrUnavailable, n, err)
+		}
+		return p, nil
 	}
 	if p, err := exec.LookPath("nvcc"); err == nil {
 		return p, nil

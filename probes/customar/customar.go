@@ -60,9 +60,10 @@ var ErrWrongSum = errors.New("customar: wrong sums")
 type Config struct {
 	// Ranks is the number of processes; 0 means 2.
 	Ranks int
-	// Device, when 0 or more, puts every rank on that GPU (two processes
-	// sharing one GPU); -1 puts rank r on GPU r modulo the GPUs present.
-	Device int
+	// SameGPU puts every rank on GPU Device (processes sharing one GPU);
+	// otherwise rank r runs on GPU r modulo the GPUs present.
+	SameGPU bool
+	Device  int
 	// MinBytes and MaxBytes bound the sizes, doubling; 0 means 8 B and
 	// 8 MiB.
 	MinBytes, MaxBytes int64
@@ -117,8 +118,8 @@ func (c Config) Args(r int, dir string) []string {
 	if c.Ranks > 1 {
 		a = append(a, "--dir", dir)
 	}
-	if c.Device >= 0 {
-		a = append(a, "--device", strconv.Itoa(c.Device))
+	if c.SameGPU {
+		a = append(a, "--device", strconv.Itoa(max(c.Device, 0)))
 	}
 	return append(a,
 		"--min", strconv.FormatInt(c.MinBytes, 10), "--max", strconv.FormatInt(c.MaxBytes, 10),
@@ -203,7 +204,9 @@ func MeasureWith(ctx context.Context, bin string, c Config) (*probes.Run, error)
 			mu.Lock()
 			defer mu.Unlock()
 			rk.code, rk.err = code, err
-			if (code != 0 || err != nil) && firstFail < 0 {
+			// Wrong sums end a rank only after every rank has finished:
+			// nobody waits for it.
+			if (err != nil || (code != 0 && code != exitWrong)) && firstFail < 0 {
 				firstFail = r
 				cancel()
 			}
@@ -254,6 +257,9 @@ func reason(stderr, def string) string {
 		s = s[i+1:]
 	}
 	s = strings.TrimPrefix(s, ProgramName+": ")
+	if f := strings.Fields(s); len(f) > 2 && f[0] == "rank" && strings.HasSuffix(f[1], ":") {
+		s = strings.TrimSpace(strings.TrimPrefix(s, f[0]+" "+f[1]))
+	}
 	s = strings.TrimPrefix(s, "unavailable: ")
 	if s == "" {
 		return def
