@@ -376,7 +376,7 @@ func FromLogs(logs []string) (*probes.Run, error) {
 		for _, t := range a.times[1:] {
 			slowest = max(slowest, t)
 		}
-		s := probes.Sample{Op: Op, Label: k.algo, Bytes: k.bytes, Count: k.bytes / 4, DType: "float32",
+		s := probes.Sample{Op: Op, Label: k.algo, Bytes: k.bytes, Count: k.bytes / 4,
 			Src: first.Device, Dst: first.Device, Ranks: n, Iters: a.iters, Wrong: -1}
 		if a.checked > 0 {
 			s.Wrong = int64(a.wrong)
