@@ -48,14 +48,14 @@ type ModelShape struct {
 // srcLlama31 is Meta's own table of the Llama 3.1 model arguments.
 const srcLlama31 = "meta-llama/llama-models, models/llama3_1/api/sku_list.py at 1768925a9d343b19459b5bc2acc893c842874179: model_args dim, n_layers, n_heads, n_kv_heads; head_dim = dim / n_heads"
 
-// ModelShapes returns the named model shapes, sorted by name.
+// ModelShapes returns the named model shapes, smallest first.
 func ModelShapes() []ModelShape {
 	ms := []ModelShape{
 		{Name: "llama-3.1-8b", Layers: 32, Hidden: 4096, Heads: 32, KVHeads: 8, HeadDim: 128, Source: srcLlama31 + " (meta-llama/Meta-Llama-3.1-8B)"},
 		{Name: "llama-3.1-70b", Layers: 80, Hidden: 8192, Heads: 64, KVHeads: 8, HeadDim: 128, Source: srcLlama31 + " (meta-llama/Meta-Llama-3.1-70B)"},
 		{Name: "llama-3.1-405b", Layers: 126, Hidden: 16384, Heads: 128, KVHeads: 8, HeadDim: 128, Source: srcLlama31 + " (meta-llama/Meta-Llama-3.1-405B)"},
 	}
-	sort.Slice(ms, func(i, j int) bool { return ms[i].Name < ms[j].Name })
+	sort.SliceStable(ms, func(i, j int) bool { return ms[i].Layers*ms[i].Hidden < ms[j].Layers*ms[j].Hidden })
 	return ms
 }
 
