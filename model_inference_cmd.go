@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/commlab/commlab/costmodel"
@@ -202,9 +203,9 @@ type kvResult struct {
 	BytesPerToken float64  `json:"bytes_per_token"`
 	Bytes         float64  `json:"bytes"`
 	PerLayerBytes float64  `json:"per_layer_bytes"`
-	BWBytesPerS   float64  `json:"bw_bytes_per_s,omitempty"`
-	TimeS         float64  `json:"time_s,omitempty"`
-	PerLayerTimeS float64  `json:"per_layer_time_s,omitempty"`
+	BWBytesPerS   float64  `json:"bw_bytes_per_s"`
+	TimeS         float64  `json:"time_s"`
+	PerLayerTimeS float64  `json:"per_layer_time_s"`
 	Links         []kvLink `json:"links,omitempty"`
 	Sources       []string `json:"sources,omitempty"`
 }
@@ -219,9 +220,9 @@ type kvLink struct {
 // runModelKV is `commlab model kv`.
 func runModelKV(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("commlab model kv", stderr,
-		"usage: commlab model kv [--model NAME] [--layers L --kv-heads H --head-dim D] [--dtype bf16] --tokens T [--bw B] [--lat L] [--json]",
+		"usage: commlab model kv [--model NAME] [--layers L --kv-heads H --head-dim D] [--dtype bf16] [--tokens T] [--bw B] [--lat L] [--json]",
 		"KV cache bytes per token (layers x 2 x kv_heads x head_dim x dtype), per sequence and per layer, and the time to move them",
-		"over a link (--bw), or over the link presets when --bw is not given.",
+		"over a link (--bw), and over every link preset.",
 		"models: "+modelNames())
 	model := fs.String("model", "", "named model shape (sets --layers, --kv-heads, --head-dim)")
 	r := kvResult{}
@@ -230,7 +231,7 @@ func runModelKV(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&r.HeadDim, "head-dim", 0, "head dimension")
 	fs.StringVar(&r.DType, "dtype", "bf16", "cache dtype: bf16, fp16, fp8")
 	fs.IntVar(&r.Tokens, "tokens", 4096, "tokens of the sequence")
-	bwFlag := fs.String("bw", "", "link bandwidth, e.g. 50GB/s or 400Gb/s (default: every link preset)")
+	bwFlag := fs.String("bw", "400Gb/s", "link bandwidth, e.g. 50GB/s or 400Gb/s (default: one NDR InfiniBand port, a GPU's own NIC)")
 	lat := fs.String("lat", "0s", "cost per message (with --bw: one message whole, or one per layer)")
 	jsonOut := fs.Bool("json", false, "print JSON")
 	if status, ok := parseOnlyFlags(fs, args, stderr); !ok {
@@ -266,30 +267,30 @@ func runModelKV(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(fs, stderr, 2, "--lat: %v", err)
 	}
-	if *bwFlag != "" {
-		bw, err := costmodel.ParseBandwidth(*bwFlag)
-		if err != nil {
-			return fail(fs, stderr, 2, "--bw: %v", err)
+	bw, err := costmodel.ParseBandwidth(*bwFlag)
+	if err != nil {
+		return fail(fs, stderr, 2, "--bw: %v", err)
+	}
+	r.BWBytesPerS = bw.OneWay()
+	r.TimeS, _ = costmodel.TransferTime(r.Bytes, 1, float64(alpha), r.BWBytesPerS)
+	r.PerLayerTimeS, _ = costmodel.TransferTime(r.Bytes, r.Layers, float64(alpha), r.BWBytesPerS)
+	for _, l := range costmodel.Links() {
+		// One rate per kind of path a KV cache takes: per-GPU NVLink, the
+		// network ports, PCIe x16; single NVLink links and host memory are
+		// parts of those paths, not paths.
+		if l.Kind == "memory" || (l.Kind == "pcie" && l.Name != "pcie5x16" && l.Name != "pcie4x16") || strings.HasSuffix(l.Name, "-link") {
+			continue
 		}
-		r.BWBytesPerS = bw.OneWay()
-		r.TimeS, _ = costmodel.TransferTime(r.Bytes, 1, float64(alpha), r.BWBytesPerS)
-		r.PerLayerTimeS, _ = costmodel.TransferTime(r.Bytes, r.Layers, float64(alpha), r.BWBytesPerS)
-	} else {
-		for _, l := range costmodel.Links() {
-			if l.Kind == "memory" || (l.Kind == "pcie" && l.Name != "pcie5x16" && l.Name != "pcie4x16") || l.Name == "nvlink4-link" || l.Name == "nvlink3-link" || l.Name == "nvlink2-link" || l.Name == "nvlink5-link" {
-				continue
-			}
-			beta := l.Beta()
-			if l.Efficiency > 0 {
-				beta *= l.Efficiency
-			}
-			t, _ := costmodel.TransferTime(r.Bytes, 1, float64(alpha), beta)
-			src := l.Source
-			if l.EfficiencySource != "" {
-				src += "; efficiency: " + l.EfficiencySource
-			}
-			r.Links = append(r.Links, kvLink{Name: l.Name, BWBytesPerS: beta, TimeS: t, Source: src})
+		beta := l.Beta()
+		if l.Efficiency > 0 {
+			beta *= l.Efficiency
 		}
+		t, _ := costmodel.TransferTime(r.Bytes, 1, float64(alpha), beta)
+		src := l.Source
+		if l.EfficiencySource != "" {
+			src += "; efficiency: " + l.EfficiencySource
+		}
+		r.Links = append(r.Links, kvLink{Name: l.Name, BWBytesPerS: beta, TimeS: t, Source: src})
 	}
 	if *jsonOut {
 		enc := json.NewEncoder(stdout)
@@ -306,10 +307,7 @@ func runModelKV(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "%s KV cache, %s: %d layers x 2 x %d kv heads x %d x %d B = %s per token\n", name, r.DType, r.Layers, r.KVHeads, r.HeadDim, db, formatBytes(r.BytesPerToken))
 	fmt.Fprintf(stdout, "%d tokens: %s (%s per layer)\n", r.Tokens, formatBytes(r.Bytes), formatBytes(r.PerLayerBytes))
-	if r.BWBytesPerS > 0 {
-		fmt.Fprintf(stdout, "at %s: %s at once, %s layer by layer (%d messages)\n", units.FormatRate(r.BWBytesPerS), costmodel.Seconds(r.TimeS).String(), costmodel.Seconds(r.PerLayerTimeS).String(), r.Layers)
-		return 0
-	}
+	fmt.Fprintf(stdout, "at %s: %s at once, %s layer by layer (%d messages)\n\nover the link presets (at once):\n", units.FormatRate(r.BWBytesPerS), costmodel.Seconds(r.TimeS).String(), costmodel.Seconds(r.PerLayerTimeS).String(), r.Layers)
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "link\trate (one way)\ttime\t")
 	for _, l := range r.Links {
