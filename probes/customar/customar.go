@@ -219,6 +219,9 @@ func MeasureWith(ctx context.Context, bin string, c Config) (*probes.Run, error)
 	}
 	run, perr := FromLogs(logs)
 	if run != nil {
+		if b, err := os.ReadFile(driverVersionFile); err == nil {
+			run.Driver = driverRelease(string(b))
+		}
 		run.Command = append([]string{bin}, c.Args(0, dir)...)
 		run.Settings["command_rank_r"] = launch.ShellJoin(run.Command) + " (each rank r with --rank r)"
 		run.Settings["program"] = bin
@@ -388,6 +391,27 @@ func FromLogs(logs []string) (*probes.Run, error) {
 		run.Samples = append(run.Samples, s)
 	}
 	return run, nil
+}
+
+// driverVersionFile is where the NVIDIA kernel module says its version.
+const driverVersionFile = "/proc/driver/nvidia/version"
+
+// driverRelease reads the driver release ("580.159.04") from the text of
+// /proc/driver/nvidia/version ("NVRM version: NVIDIA UNIX x86_64 Kernel
+// Module  580.159.04  Thu ..."); "" when it is not there. The program's
+// own cudaDriverGetVersion gives only the CUDA API version (13000).
+func driverRelease(text string) string {
+	for _, line := range strings.Split(text, "\n") {
+		if !strings.HasPrefix(line, "NVRM version:") {
+			continue
+		}
+		for _, f := range strings.Fields(line) {
+			if strings.Count(f, ".") >= 1 && f[0] >= '0' && f[0] <= '9' {
+				return f
+			}
+		}
+	}
+	return ""
 }
 
 // cudaVersion turns 13000 into "13.0".

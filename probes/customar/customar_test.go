@@ -244,3 +244,16 @@ func TestBuildAndRunOnGPU(t *testing.T) {
 		}
 	}
 }
+
+func TestDriverRelease(t *testing.T) {
+	for text, want := range map[string]string{
+		"NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Thu Oct 30 00:00:00 UTC 2025\nGCC version:  gcc version 12.2.0\n": "580.159.04",
+		"NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  570.86.15  Release Build\n":                                          "570.86.15",
+		"":                      "",
+		"GCC version: 12.2.0\n": "",
+	} {
+		if got := driverRelease(text); got != want {
+			t.Errorf("%q: %q, want %q", text, got, want)
+		}
+	}
+}
