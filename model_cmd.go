@@ -38,9 +38,18 @@ func resultOf(r costmodel.Row) modelResult {
 }
 
 func runModel(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		switch args[0] {
+		case "tp-allreduce":
+			return runModelTPAllReduce(args[1:], stdout, stderr)
+		case "kv":
+			return runModelKV(args[1:], stdout, stderr)
+		}
+	}
 	fs := newFlags("commlab model", stderr,
 		"usage: commlab model <collective> [--algo A] [-n N] [--nodes M] [--size S | --sweep 8B:8GB] [--bw B] [--lat L] [--proto P] [--preset NAME] [--json]",
-		"collectives: broadcast, reduce, all_reduce, all_gather, reduce_scatter, all_to_all, scatter, gather, sendrecv")
+		"collectives: broadcast, reduce, all_reduce, all_gather, reduce_scatter, all_to_all, scatter, gather, sendrecv",
+		"inference: commlab model tp-allreduce ... (decode all_reduces, backend choice), commlab model kv ... (KV cache bytes and transfer time)")
 	algo := fs.String("algo", "ring", "ring|tree|dbtree|rhd|hier|nvls|collnet|auto (auto: NCCL-like tuner)")
 	ranks := fs.Int("n", 0, "number of GPUs (default: preset GPUs x nodes, else 8)")
 	nodes := fs.Int("nodes", 1, "number of nodes the GPUs spread over")

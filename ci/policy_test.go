@@ -52,6 +52,7 @@ var levels = map[string]int{
 	"kernel/session":               10,
 	"probes/nccl":                  15,
 	"probes/rdma":                  15, // commlab's own verbs program (program/rdma_write.c): builds it, runs it through probes/launch
+	"probes/customar":              15, // commlab's own custom all-reduce over CUDA IPC (program/customar.cu): builds it with nvcc, runs its ranks through probes/launch
 	"probes/measure":               17,
 	"lab/doctor":                   18, // the checks and verdicts over probes, parsers and costmodel; below kernel/symbols, which extracts it // live-or-recorded over probes/nccl, probes/cuda and probes/recorded; below kernel/symbols, which extracts it
 	"kernel/symbols":               20,

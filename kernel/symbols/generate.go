@@ -44,6 +44,7 @@ var preloaded = []string{
 	"github.com/commlab/commlab/probes/recorded",
 	"github.com/commlab/commlab/probes/measure",
 	"github.com/commlab/commlab/probes/rdma",
+	"github.com/commlab/commlab/probes/customar",
 	"github.com/commlab/commlab/lab/chart",
 	"github.com/commlab/commlab/lab/doctor",
 	"github.com/commlab/commlab/lab/exercise",

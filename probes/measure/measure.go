@@ -261,6 +261,8 @@ var kinds = map[string][]string{
 	"nccl":      {"nccl", "nccl-tests"},
 	"bandwidth": {"bandwidth"},
 	"latency":   {"latency"},
+	// customar.Kind
+	"custom-allreduce": {"custom-allreduce"},
 }
 
 // load reads the recorded run called name; a non-empty kind must match.

@@ -1,0 +1,183 @@
+package costmodel
+
+import (
+	"errors"
+	"math"
+	"strings"
+	"testing"
+)
+
+func TestTPDecodeAccount(t *testing.T) {
+	m, err := ModelShapeByName("llama-3-70b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		batch, tp          int
+		arBytes, stepBytes float64
+	}{
+		// 8 sequences x 8192 x 2 B = 128 KiB, the core question's all_reduce.
+		{8, 8, 131072, 131072 * 160},
+		{1, 8, 16384, 16384 * 160},
+		{64, 4, 1048576, 1048576 * 160},
+	} {
+		a, err := TPDecode{Batch: c.batch, Hidden: m.Hidden, DTypeBytes: 2, TP: c.tp, Layers: m.Layers}.Account()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.AllReduceBytes != c.arBytes || a.PerStepBytes != c.stepBytes || a.AllReducesPerStep != 160 || a.AllReducesPerLayer != 2 {
+			t.Errorf("batch %d: %+v", c.batch, a)
+		}
+		if a.PerTokenBytes != c.stepBytes/float64(c.batch) {
+			t.Errorf("batch %d: per token %v", c.batch, a.PerTokenBytes)
+		}
+		n := float64(c.tp)
+		if a.OneShotWireBytes != a.PerStepBytes*(n-1) || math.Abs(a.RingWireBytes-a.PerStepBytes*2*(n-1)/n) > 1e-6 {
+			t.Errorf("wire bytes %+v", a)
+		}
+	}
+	if _, err := (TPDecode{}).Account(); !errors.Is(err, ErrParams) {
+		t.Errorf("zero decode: %v", err)
+	}
+}
+
+func TestKVAccount(t *testing.T) {
+	for name, want := range map[string]float64{
+		// REFERENCE.md: 80 x 2 x 8 x 128 x 2 = 327,680 B per token.
+		"llama-3.1-70b":  327680,
+		"llama-3.1-8b":   32 * 2 * 8 * 128 * 2,
+		"llama-3.1-405b": 126 * 2 * 8 * 128 * 2,
+	} {
+		m, err := ModelShapeByName(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := KVCache{Layers: m.Layers, KVHeads: m.KVHeads, HeadDim: m.HeadDim, DTypeBytes: 2, Tokens: 4096}.Account()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.BytesPerToken != want || a.Bytes != want*4096 || a.PerLayerBytes != want*4096/float64(m.Layers) {
+			t.Errorf("%s: %+v", name, a)
+		}
+		if m.Hidden != m.Heads*m.HeadDim || m.Source == "" {
+			t.Errorf("%s: shape %+v", name, m)
+		}
+	}
+	if _, err := ModelShapeByName("gpt-5"); err == nil {
+		t.Error("unknown model accepted")
+	}
+	// One 1.25 GiB message at 50 GB/s against 80 messages of 10 us each.
+	one, _ := TransferTime(1.25*(1<<30), 1, 10e-6, 50e9)
+	per, _ := TransferTime(1.25*(1<<30), 80, 10e-6, 50e9)
+	if math.Abs(per-one-79*10e-6) > 1e-12 {
+		t.Errorf("transfer %v %v", one, per)
+	}
+	if _, err := TransferTime(1, 0, 0, 1); !errors.Is(err, ErrParams) {
+		t.Errorf("0 messages: %v", err)
+	}
+}
+
+func TestCustomAllReduceModel(t *testing.T) {
+	c := CustomAllReduce{Ranks: 8, Launch: 4e-6, Flag: 1e-6, Beta: 400e9}
+	s := 128.0 * 1024
+	one, _ := c.OneShot(s)
+	two, _ := c.TwoShot(s)
+	if math.Abs(one-(4e-6+2e-6+7*s/400e9)) > 1e-15 || math.Abs(two-(4e-6+3e-6+2*7*s/(8*400e9))) > 1e-15 {
+		t.Errorf("one %v two %v", one, two)
+	}
+	x, _ := c.Crossover()
+	o, _ := c.OneShot(x)
+	w, _ := c.TwoShot(x)
+	if math.Abs(o-w) > 1e-12 {
+		t.Errorf("at the crossover %v: one-shot %v, two-shot %v", x, o, w)
+	}
+	if x2, _ := (CustomAllReduce{Ranks: 2, Flag: 1e-6, Beta: 1}).Crossover(); !math.IsInf(x2, 1) {
+		t.Errorf("two ranks cross at %v, want +Inf", x2)
+	}
+	for _, c := range []struct {
+		algo string
+		want float64
+	}{{"oneshot", 7 * s}, {"twoshot", 2 * 7 * s / 8}, {"ring", 2 * 7 * s / 8}} {
+		if got, _ := WireBytes(c.algo, 8, s); got != c.want {
+			t.Errorf("%s: %v want %v", c.algo, got, c.want)
+		}
+	}
+	if _, err := (CustomAllReduce{}).OneShot(1); !errors.Is(err, ErrParams) {
+		t.Errorf("zero model: %v", err)
+	}
+}
+
+func TestChooseBackend(t *testing.T) {
+	q := func(ws int, bytes float64, f func(*BackendQuery)) BackendQuery {
+		b := DefaultBackendQuery(ws, bytes)
+		if f != nil {
+			f(&b)
+		}
+		return b
+	}
+	noMC := func(b *BackendQuery) { b.Multicast = false }
+	for _, c := range []struct {
+		name    string
+		q       BackendQuery
+		backend string
+		algo    string
+	}{
+		{"8 GPUs 128 KiB: under the 256 KiB cap, one-shot", q(8, 128*kib, nil), BackendCustom, "oneshot"},
+		{"8 GPUs 512 KiB: over the cap, torch symm mem multimem", q(8, 512*kib, nil), BackendTorchSymm, "multimem"},
+		{"8 GPUs 128 MiB: past everything, PyNccl", q(8, 128*mib, nil), BackendPyNccl, ""},
+		{"no multicast: cap 8 MiB, 512 KiB two-shot", q(8, 512*kib, noMC), BackendCustom, "twoshot"},
+		{"no multicast: 8 MiB is not under the cap", q(8, 8*mib, noMC), BackendPyNccl, ""},
+		{"2 GPUs 4 MiB: always one-shot", q(2, 4*mib, noMC), BackendCustom, "oneshot"},
+		{"4 GPUs 256 KiB one-shot", q(4, 256*kib, noMC), BackendCustom, "oneshot"},
+		{"4 GPUs 512 KiB two-shot", q(4, 512*kib, noMC), BackendCustom, "twoshot"},
+		{"3 GPUs: no custom, no symm mem", q(3, 64*kib, nil), BackendPyNccl, ""},
+		{"size not a multiple of 16", q(8, 1000, noMC), BackendPyNccl, ""},
+		{"PCIe-only 4 GPUs", q(4, 64*kib, func(b *BackendQuery) { b.FullNVLink, b.Multicast = false, false }), BackendPyNccl, ""},
+		{"PCIe pair keeps custom", q(2, 64*kib, func(b *BackendQuery) { b.FullNVLink, b.Multicast = false, false }), BackendCustom, "oneshot"},
+		{"two nodes", q(8, 64*kib, func(b *BackendQuery) { b.MultiNode = true; b.Multicast = false }), BackendPyNccl, ""},
+		{"NCCL symm mem on, 8 KiB", q(8, 8*kib, func(b *BackendQuery) { b.NCCLSymmMem = true }), BackendNCCLSymmMem, ""},
+		{"NCCL symm mem on, 64 KiB left to custom", q(8, 64*kib, func(b *BackendQuery) { b.NCCLSymmMem = true }), BackendCustom, "oneshot"},
+		{"NCCL symm mem on, 2 GPUs", q(2, 8*kib, func(b *BackendQuery) { b.NCCLSymmMem = true }), BackendCustom, "oneshot"},
+		{"fp16 over the custom cap: no symm mem", q(8, 512*kib, func(b *BackendQuery) { b.BF16 = false }), BackendPyNccl, ""},
+		{"ROCm", q(8, 64*kib, func(b *BackendQuery) { b.ROCm = true }), BackendQuickReduce, ""},
+		{"FlashInfer on", q(8, 64*kib, func(b *BackendQuery) { b.FlashInfer = true }), BackendFlashInfer, ""},
+		{"custom off", q(8, 64*kib, func(b *BackendQuery) { b.CustomAR = false }), BackendTorchSymm, "multimem"},
+		{"A100: no tables, cap 8 MiB", q(8, 1*mib, func(b *BackendQuery) { b.Capability = "8.0" }), BackendCustom, "twoshot"},
+	} {
+		got, err := ChooseBackend(c.q)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if got.Backend != c.backend || got.Algorithm != c.algo {
+			t.Errorf("%s: %s/%s, want %s/%s (%s)", c.name, got.Backend, got.Algorithm, c.backend, c.algo, got.Reason())
+		}
+	}
+	g, _ := ChooseBackend(q(8, 64*kib, func(b *BackendQuery) { b.CUDAGraph = true }))
+	if !strings.Contains(g.Reason(), "register_graph_buffers") {
+		t.Errorf("graph capture note missing: %s", g.Reason())
+	}
+	if _, err := ChooseBackend(BackendQuery{}); !errors.Is(err, ErrParams) {
+		t.Errorf("zero query: %v", err)
+	}
+}
+
+func TestNCCLAllReduceTime(t *testing.T) {
+	node, err := NodeByName("hgx-h200")
+	if err != nil {
+		t.Fatal(err)
+	}
+	small, err := NCCLAllReduceTime(node, 8, 128*kib, false, "2.28")
+	if err != nil {
+		t.Fatal(err)
+	}
+	big, err := NCCLAllReduceTime(node, 8, 1<<30, false, "2.28")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if small.TimeUs <= 0 || big.TimeUs <= small.TimeUs || strings.HasPrefix(small.Algorithm, "NVLS") {
+		t.Errorf("128 KiB %+v, 1 GiB %+v", small, big)
+	}
+	if _, err := NCCLAllReduceTime(node, 9, 1, false, "2.28"); err == nil {
+		t.Error("9 of 8 GPUs accepted")
+	}
+}
