@@ -10,7 +10,8 @@ import (
 func init() {
 	Symbols["github.com/commlab/commlab/probes/sysfs/sysfs"] = map[string]reflect.Value{
 		// function, constant and variable definitions
-		"New": reflect.ValueOf(sysfs.New),
+		"ACSFromConfig": reflect.ValueOf(sysfs.ACSFromConfig),
+		"New":           reflect.ValueOf(sysfs.New),
 
 		// type definitions
 		"Device":     reflect.ValueOf((*sysfs.Device)(nil)),
