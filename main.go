@@ -41,6 +41,7 @@ type verb struct {
 
 // verbs is the command table, in the order usage lists it.
 var verbs = []verb{
+	{name: "doctor", summary: "read a busbw curve (nccl-tests output or a commlab run) against the model: plateau, floor, dips", run: runDoctorCurve},
 	{name: "export", summary: "write executed notebooks as self-contained HTML with an index", run: runExport},
 	{name: "install", summary: "install the Jupyter kernelspec (Go (commlab))", run: runInstall},
 	{name: "kernel", summary: "run the Jupyter kernel on a connection file", run: runKernel},
