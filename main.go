@@ -49,6 +49,7 @@ var verbs = []verb{
 	{name: "parse", summary: "parse tool outputs (nccl-tests, NCCL logs, topo, ...)", sub: parseVerbs},
 	{name: "probe", summary: "read this machine's topology or measure it", sub: []verb{
 		{name: "bandwidth", summary: "copy bandwidth: host<->device, device-local, peer to peer", run: runProbeBandwidth},
+		{name: "hang", summary: "stage a collective hang on CPU ranks (hang_torch.py, embedded): Flight Recorder dumps, stacks, fr_trace", run: runProbeHang},
 		{name: "latency", summary: "kernel launch, event and CUDA-graph latency", run: runProbeLatency},
 		{name: "nccl", summary: "NCCL collectives over the local GPUs, nccl-tests style", run: runProbeNCCL},
 		{name: "nccl-tests", summary: "run an nccl-tests binary (locally or through mpirun/srun) and parse it", run: runProbeNCCLTests},
