@@ -55,6 +55,15 @@ func (c Curve) Sizes() []float64 {
 	return out
 }
 
+// BusBWs returns the curve's busbw (GB/s) per size, for a chart.
+func (c Curve) BusBWs() []float64 {
+	out := make([]float64, len(c.Points))
+	for i, p := range c.Points {
+		out[i] = p.BusBW
+	}
+	return out
+}
+
 // CurveFromNCCLTests reads the out-of-place half of an nccl-tests run (the
 // in-place half where the out-of-place one was not printed). Ranks and
 // nodes come from its device lines.
@@ -161,6 +170,24 @@ type ModelPoint struct {
 type Model struct {
 	Source string       `json:"source"`
 	Points []ModelPoint `json:"points"`
+}
+
+// Sizes returns the model's message sizes in bytes.
+func (m Model) Sizes() []float64 {
+	out := make([]float64, len(m.Points))
+	for i, p := range m.Points {
+		out[i] = p.Bytes
+	}
+	return out
+}
+
+// BusBWs returns the model's busbw (GB/s) per size, for a chart.
+func (m Model) BusBWs() []float64 {
+	out := make([]float64, len(m.Points))
+	for i, p := range m.Points {
+		out[i] = p.BusBW
+	}
+	return out
 }
 
 // ExpectedCurve tunes the machine with costmodel's NCCL-like tuner and
