@@ -101,3 +101,23 @@ func RunHangLab(ctx context.Context, o HangOptions, stdout, stderr io.Writer) er
 	}
 	return nil
 }
+
+// TorchAvailable says whether python3 here imports torch with the gloo
+// backend, which the hang lab needs; the error says what is missing.
+func TorchAvailable(ctx context.Context) error {
+	cmd, _, err := command(ctx, Options{}, []string{"python3", "-c", "import torch.distributed as d; import sys; sys.exit(0 if d.is_gloo_available() else 3)"})
+	if err != nil {
+		return err
+	}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		last := strings.TrimSpace(string(out))
+		if i := strings.LastIndexByte(last, '\n'); i >= 0 {
+			last = last[i+1:]
+		}
+		if last == "" {
+			last = err.Error()
+		}
+		return fmt.Errorf("launch: python3 has no torch with gloo: %s", last)
+	}
+	return nil
+}
