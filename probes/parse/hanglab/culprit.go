@@ -1,0 +1,237 @@
+package hanglab
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/commlab/commlab/probes/parse/flightrec"
+)
+
+// Culprit is the answer to "who, which collective, and how long did the
+// others wait", read from the dumps (flightrec's analysis), the stacks and
+// the ranks' own results.
+type Culprit struct {
+	// Found is false when the dumps show nothing wrong.
+	Found bool `json:"found"`
+	// Kind is flightrec's finding kind: "missing", "op-mismatch",
+	// "size-mismatch", "dtype-mismatch", "unpaired-p2p".
+	Kind string `json:"kind"`
+	PG   string `json:"pg"`
+	// Seq is the collective (or p2p) sequence number of the finding; Op,
+	// Sizes and Dtypes describe that call as the waiting ranks recorded it.
+	Seq    int64  `json:"seq"`
+	Op     string `json:"op"`
+	Sizes  string `json:"sizes,omitempty"`
+	Dtypes string `json:"dtypes,omitempty"`
+	// Ranks are the culprits, Others the rest of the group.
+	Ranks  []int `json:"ranks"`
+	Others []int `json:"others"`
+	// Ahead is the one rank left waiting alone when the culprit skipped
+	// a call (a count mismatch on two ranks); -1 otherwise.
+	Ahead int `json:"ahead"`
+	// LastSeq is the culprit's last completed collective.
+	LastSeq int64 `json:"last_seq"`
+	// Where is the culprit's innermost stack frame, Blocking what it said
+	// it was about to do.
+	Where    string `json:"where,omitempty"`
+	Blocking string `json:"blocking,omitempty"`
+	// TimeoutS is the run's timeout; WaitedS the median time the other
+	// ranks spent in their call before it raised, and Error what it said.
+	TimeoutS float64 `json:"timeout_s" unit:"s"`
+	WaitedS  float64 `json:"waited_s" unit:"s"`
+	Error    string  `json:"error,omitempty"`
+	// Detail is flightrec's sentence for the finding.
+	Detail string `json:"detail"`
+}
+
+var kindOrder = map[string]int{flightrec.FindingMissing: 0, flightrec.FindingSizeMismatch: 1, flightrec.FindingDtypeMismatch: 2,
+	flightrec.FindingOpMismatch: 3, flightrec.FindingUnpairedP2P: 4, flightrec.FindingNotStarted: 5, flightrec.FindingNoDump: 6}
+
+// Culprit reads the lab's dumps, stacks and results into one answer.
+func (l *Lab) Culprit() Culprit {
+	c := Culprit{Ahead: -1, TimeoutS: l.TimeoutS}
+	a := l.Analysis()
+	if len(a.Findings) == 0 {
+		return c
+	}
+	fs := append([]flightrec.Finding(nil), a.Findings...)
+	sort.SliceStable(fs, func(i, j int) bool { return kindOrder[fs[i].Kind] < kindOrder[fs[j].Kind] })
+	f := fs[0]
+	c.Found, c.Kind, c.PG, c.Seq, c.Op, c.Ranks, c.Others, c.Detail = true, f.Kind, f.PG, f.SeqID, f.Op, f.Ranks, f.Others, f.Detail
+	if f.Kind == flightrec.FindingMissing && len(f.Others) == 1 {
+		c.Ahead = f.Others[0]
+	}
+	// The call as the others recorded it (the culprit's own for p2p).
+	look := f.Others
+	if f.Kind == flightrec.FindingUnpairedP2P || len(look) == 0 {
+		look = f.Ranks
+	}
+	for _, d := range l.Dumps {
+		if !contains(look, d.Rank) {
+			continue
+		}
+		if e, ok := entryAt(d, f); ok {
+			c.Sizes = fmt.Sprint(e.InputSizes)
+			c.Dtypes = strings.Join(e.InputDtypes, ",")
+			if c.Op == "" {
+				c.Op = e.Op
+			}
+			break
+		}
+	}
+	for _, g := range a.Groups {
+		if g.PG != f.PG {
+			continue
+		}
+		for _, s := range g.States {
+			if len(f.Ranks) > 0 && s.Rank == f.Ranks[0] {
+				c.LastSeq = s.LastCompleted
+			}
+		}
+	}
+	if len(f.Ranks) > 0 {
+		for _, s := range l.Stacks {
+			if s.Rank == f.Ranks[0] {
+				if fr := s.Where(); fr.Func != "" {
+					c.Where = fmt.Sprintf("%s (%s:%d)", fr.Func, baseName(fr.File), fr.Line)
+				}
+			}
+		}
+		for _, r := range l.Ranks {
+			if r.Rank == f.Ranks[0] {
+				c.Blocking = r.BlockingCall
+			}
+		}
+	}
+	var waited []float64
+	for _, r := range l.Ranks {
+		if contains(f.Others, r.Rank) && r.Outcome == "raised" {
+			waited = append(waited, r.EndedAfterS)
+			if c.Error == "" {
+				c.Error = firstLine(r.Error)
+			}
+		}
+	}
+	if len(waited) > 0 {
+		sort.Float64s(waited)
+		c.WaitedS = waited[len(waited)/2]
+	}
+	return c
+}
+
+func entryAt(d *flightrec.Dump, f flightrec.Finding) (flightrec.Entry, bool) {
+	for i := len(d.Entries) - 1; i >= 0; i-- {
+		e := d.Entries[i]
+		if e.PGName != f.PG {
+			continue
+		}
+		if f.Kind == flightrec.FindingUnpairedP2P {
+			if e.IsP2P && e.P2PSeqID == f.SeqID {
+				return e, true
+			}
+			continue
+		}
+		if !e.IsP2P && e.CollectiveSeqID == f.SeqID {
+			return e, true
+		}
+	}
+	return flightrec.Entry{}, false
+}
+
+func contains(xs []int, x int) bool {
+	for _, v := range xs {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
+
+func baseName(p string) string {
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}
+
+func ranksPhrase(rs []int) string {
+	if len(rs) == 1 {
+		return fmt.Sprintf("rank %d", rs[0])
+	}
+	return "ranks " + flightrec.RankRanges(rs)
+}
+
+// Answer writes the culprit as the chapter's core question asks: who,
+// which collective, and why only at the timeout, with the numbers.
+func (c Culprit) Answer() string {
+	if !c.Found {
+		return "the dumps show no rank behind and no mismatch"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "who: %s (%s)", ranksPhrase(c.Ranks), c.Kind)
+	if c.Where != "" {
+		fmt.Fprintf(&b, "; its stack: in %s", c.Where)
+	}
+	b.WriteString("\n")
+	fmt.Fprintf(&b, "which: %s #%d of process group %s", c.Op, c.Seq, c.PG)
+	if c.Sizes != "" {
+		fmt.Fprintf(&b, ", input sizes %s %s", c.Sizes, c.Dtypes)
+	}
+	if c.Kind == flightrec.FindingMissing {
+		fmt.Fprintf(&b, "; %s last completed #%d, %d other rank(s) entered #%d", ranksPhrase(c.Ranks), c.LastSeq, len(c.Others), c.Seq)
+	}
+	b.WriteString("\n")
+	if c.WaitedS > 0 {
+		fmt.Fprintf(&b, "why only at the timeout: the others waited %.1f s in the call (timeout %g s) before it raised: %s\n", c.WaitedS, c.TimeoutS, c.Error)
+	}
+	fmt.Fprintf(&b, "Flight Recorder: %s", c.Detail)
+	return b.String()
+}
+
+// Outcome says in one line how the ranks ended: who raised what after how
+// long, who returned.
+func (l *Lab) Outcome() string {
+	var parts []string
+	for _, g := range l.Groups() {
+		p := ranksPhrase(g.Ranks) + ": "
+		switch {
+		case g.Outcome == "raised" && g.EndedAfterS < 1:
+			p += fmt.Sprintf("raised at once (%s: %s)", g.Exception, clip(g.Error, 90))
+		case g.Outcome == "raised":
+			p += fmt.Sprintf("raised after %.1f s (%s: %s)", g.EndedAfterS, g.Exception, clip(g.Error, 90))
+		case g.Outcome == "returned":
+			p += fmt.Sprintf("returned (%s)", orDash(g.Blocking))
+		default:
+			p += orDash(g.Outcome)
+		}
+		parts = append(parts, p)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// FRTraceSummary returns the lines of PyTorch's fr_trace output (its
+// plain run) that carry a finding, without its progress lines.
+func (l *Lab) FRTraceSummary() []string {
+	for _, t := range l.FRTraces {
+		if strings.Contains(t.File, "entries") || strings.Contains(t.File, "incomplete") {
+			continue
+		}
+		var out []string
+		for _, line := range strings.Split(t.Text, "\n") {
+			line = strings.TrimSpace(line)
+			if line == "" || strings.HasPrefix(line, "--- stderr") {
+				continue
+			}
+			out = append(out, clip(line, 200))
+			if len(out) == 8 {
+				break
+			}
+		}
+		if len(out) == 0 {
+			out = append(out, fmt.Sprintf("(no output; exit %v)", t.Exit))
+		}
+		return out
+	}
+	return []string{"(fr_trace did not run)"}
+}
