@@ -9,7 +9,9 @@
 # exit status goes to steps.log, its output to a log of its own.
 #
 # Run from the repository root with the commlab binary at .devicebin/commlab
-# (or B=path): bash probes/gpubench/record_ch6.sh. Writes under $OUT/h-ch6/:
+# (or B=path): bash probes/gpubench/record_ch6.sh. PARTS picks the parts
+# (default "hang nccl core"; the sources torch ships for the Flight
+# Recorder are always copied). Writes under $OUT/h-ch6/:
 # provenance.txt, steps.log, and three archives (hang-small.tar.xz,
 # hang-core.tar.xz, nccl.tar.xz) that keep the file tree whole.
 set -u
@@ -20,6 +22,8 @@ R="$OUT/h-ch6"
 W=$(mktemp -d /tmp/ch6.XXXXXX)
 mkdir -p "$R" "$W/hang" "$W/nccl" "$W/logs"
 T0=$(date +%s)
+PARTS=${PARTS:-hang nccl core}
+part() { case " $PARTS " in *" $1 "*) return 0;; esac; return 1; }
 PROV="$R/provenance.txt"
 el() { echo $(( $(date +%s) - T0 )); }
 note() { echo "=== $(date -u +%H:%M:%S) +$(el)s $*" | tee -a "$R/steps.log"; }
@@ -52,12 +56,29 @@ TORCH_NCCL=$(python3 -c 'import nvidia.nccl, os; print(os.path.join(list(nvidia.
 export COMMLAB_NCCL=${COMMLAB_NCCL:-$TORCH_NCCL}
 echo "COMMLAB_NCCL=$COMMLAB_NCCL" >> "$PROV"
 echo "environment: NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1" >> "$PROV"
+echo "parts: $PARTS" >> "$PROV"
+# torch's own defaults and Flight Recorder sources, as installed (the
+# chapter cites them by this version).
+python3 - >> "$PROV" 2>&1 <<'PY'
+import torch, torch.distributed.constants as c, inspect, os
+print("default_pg_timeout", c.default_pg_timeout)
+print("default_pg_nccl_timeout", getattr(c, "default_pg_nccl_timeout", None))
+import torch.distributed.flight_recorder as fr
+print("flight_recorder package", os.path.dirname(fr.__file__))
+try:
+    print("_dump_fr_trace doc:", torch._C._distributed_c10d._dump_fr_trace.__doc__.splitlines()[0])
+except Exception as e:
+    print("_dump_fr_trace doc:", e)
+PY
+FRDIR=$(python3 -c 'import torch.distributed.flight_recorder as fr, os; print(os.path.dirname(fr.__file__))' 2>/dev/null)
+[ -n "$FRDIR" ] && (cd "$(dirname "$FRDIR")" && tar -cf "$W/fr-sources.tar" --exclude=__pycache__ flight_recorder) 2>>"$PROV"
 
 # 1. The five small hangs, two ranks each (one with two groups), all at once:
 # they spend their time blocked, waiting for a 10 s timeout.
 note "hang lab: 5 scenarios in parallel, gloo, 2 ranks, timeout 10 s"
 pids=""
-for s in size order count unpaired two_comms; do
+part hang || note "hang lab: skipped (PARTS)"
+for s in $(part hang && echo size order count unpaired two_comms); do
   step "hang-$s" timeout 75 python3 "$HANG" run --scenario "$s" --out "$W/hang/$s" --timeout 10 --deadline 55 --fr-trace-timeout 15 &
   pids="$pids $!"
 done
@@ -67,6 +88,7 @@ done
 # not a ring, whatever NCCL_ALGO says; the logs show what NCCL read.
 NARGS="--coll all_reduce -b 8 -e 256M -f 4 --debug INFO --debug-subsys INIT,ENV,TUNING"
 nccl() { local name=$1; shift; step "nccl-$name" timeout 40 $B probe nccl $NARGS "$@" --save "$W/nccl/$name.json"; }
+if part nccl; then
 nccl auto
 nccl algo-Ring --algo Ring
 nccl algo-Tree --algo Tree
@@ -78,19 +100,23 @@ nccl nchannels-4 --nchannels 4
 # NCCL_DEBUG_FILE: one file per process (%h host, %p pid).
 mkdir -p "$W/nccl/debugfile"
 nccl debugfile --env "NCCL_DEBUG_FILE=$W/nccl/debugfile/nccl.%h.%p.log"
+fi
 note "waiting for the hang lab"
 wait $pids
 note "hang lab done"
 
 # 3. The core question at its own scale: 64 CPU ranks, 3000 all_reduces, rank
 # 37 stuck in its data loader at step 3000; timeout 20 s.
-step hang-core timeout 150 python3 "$HANG" run --scenario core --nproc 64 --steps ${CORE_STEPS:-3000} --hang-at ${CORE_STEPS:-3000} --stuck-rank 37 --timeout 20 --stuck-extra 6 --deadline 95 --fr-trace-timeout 20 --out "$W/hang/core"
+# Steps before the hang run as async all_reduces (a window of 16) and get
+# 45 s; slower than that, rank 0 moves the hang earlier and says so.
+part core && step hang-core timeout 200 python3 "$HANG" run --scenario core --nproc 64 --steps ${CORE_STEPS:-3000} --hang-at ${CORE_STEPS:-3000} --stuck-rank 37 --timeout 20 --stuck-extra 6 --step-budget 45 --deadline 130 --fr-trace-timeout 20 --out "$W/hang/core"
 
 # 4. Pack: few files come back, so archives keep the trees.
 cp "$W/commands.txt" "$R/commands.txt"
 note "packing"
-( cd "$W" && XZ_OPT="-T0 -6" tar -cJf "$R/hang-small.tar.xz" hang/size hang/order hang/count hang/unpaired hang/two_comms logs/hang-size.log logs/hang-order.log logs/hang-count.log logs/hang-unpaired.log logs/hang-two_comms.log commands.txt ) 2>&1 | tail -3
-( cd "$W" && XZ_OPT="-T0 -6" tar -cJf "$R/hang-core.tar.xz" hang/core logs/hang-core.log ) 2>&1 | tail -3
-( cd "$W" && XZ_OPT="-T0 -6" tar -cJf "$R/nccl.tar.xz" nccl logs/nccl-*.log ) 2>&1 | tail -3
+part hang && ( cd "$W" && XZ_OPT="-T0 -6" tar -cJf "$R/hang-small.tar.xz" hang/size hang/order hang/count hang/unpaired hang/two_comms logs/hang-size.log logs/hang-order.log logs/hang-count.log logs/hang-unpaired.log logs/hang-two_comms.log commands.txt ) 2>&1 | tail -3
+part core && ( cd "$W" && XZ_OPT="-T0 -6" tar -cJf "$R/hang-core.tar.xz" hang/core logs/hang-core.log ) 2>&1 | tail -3
+part nccl && ( cd "$W" && XZ_OPT="-T0 -6" tar -cJf "$R/nccl.tar.xz" nccl logs/nccl-*.log ) 2>&1 | tail -3
+[ -f "$W/fr-sources.tar" ] && xz -T0 -6 -c "$W/fr-sources.tar" > "$R/fr-sources.tar.xz"
 ls -l "$R" | tee -a "$R/steps.log"
 note "done"

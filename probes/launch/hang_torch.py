@@ -219,26 +219,59 @@ def scenario_two_comms(r, dist, torch):
 
 
 def scenario_core(r, dist, torch):
+    """3000 training steps of one all_reduce each; at step --hang-at rank
+    --stuck-rank is stuck in its data loader. Steps before it run with
+    async_op and a window of in-flight all_reduces, as DDP's gradient
+    buckets do, so that 64 ranks on a few cores get there in time; each
+    call still takes the next sequence number. Should the steps still be
+    too slow for --step-budget seconds, rank 0 moves the hang to an
+    earlier step (a file every rank reads at every 100th step) and the
+    result says so."""
     a = r.args
     t = torch.ones(256, dtype=torch.float32)
     stuck = threading.Event()
     r.result["step_times"] = {}
+    hang_at = a.hang_at
+    moved = os.path.join(r.dir, "hang_at")
+    window = []
     t0 = now()
     for step in range(1, a.steps + 1):
-        if step == a.hang_at and r.rank == a.stuck_rank:
-            # The data loader (or a checkpoint write, or anything outside
-            # torch.distributed) never returns: this rank never calls the
-            # collective the others are waiting in.
-            r.mark("load_batch(step %d) stuck, all_reduce #%d never called" % (step, step))
-            r.result["stuck_in"] = "load_batch"
-            load_batch_stuck(stuck, a.timeout + a.stuck_extra)
-            r.result["stuck_released_after_s"] = now() - r.result["blocking_since"]
-            return
-        if step == a.hang_at:
+        if step % 100 == 0:
+            if r.rank == 0:
+                rate = (now() - t0) / step
+                with open(os.path.join(r.dir, "progress.txt"), "a") as f:
+                    f.write("step %d at %.2f s (%.2f ms per step)\n" % (step, now() - t0, 1e3 * rate))
+                left = a.step_budget - (now() - t0)
+                if hang_at > step + 300 and (hang_at - step) * rate > left and not os.path.exists(moved):
+                    new = max(step + 300, step + int(left / rate) // 100 * 100)
+                    if new < hang_at:
+                        write_atomic(moved, str(new))
+            if os.path.exists(moved):
+                try:
+                    hang_at = min(hang_at, int(open(moved).read()))
+                except ValueError:
+                    pass
+        if step == hang_at:
+            for w in window:
+                w.wait()
+            window = []
+            r.result["hang_at"] = hang_at
+            r.result["steps_s"] = now() - t0
+            if r.rank == a.stuck_rank:
+                # The data loader (or a checkpoint write, or anything outside
+                # torch.distributed) never returns: this rank never calls the
+                # collective the others are waiting in.
+                r.mark("load_batch(step %d) stuck, all_reduce #%d never called" % (step, step))
+                r.result["stuck_in"] = "load_batch"
+                load_batch_stuck(stuck, a.timeout + a.stuck_extra)
+                r.result["stuck_released_after_s"] = now() - r.result["blocking_since"]
+                return
             r.mark("all_reduce #%d" % step)
             r.call("all_reduce #%d" % step, lambda: dist.all_reduce(t))
-        else:
-            dist.all_reduce(t)
+            return
+        window.append(dist.all_reduce(t, async_op=True))
+        if len(window) >= a.window:
+            window.pop(0).wait()
         if step % 500 == 0:
             r.result["step_times"][step] = now() - t0
 
@@ -256,6 +289,9 @@ def worker(args):
         os.makedirs(os.path.join(args.dir, sub), exist_ok=True)
     stacks = open(r.path("stacks", "rank_%d.txt" % r.rank), "w")
     faulthandler.register(signal.SIGUSR1, file=stacks, all_threads=True, chain=False)
+    # A fatal signal (gloo aborts the process on some mismatches) writes
+    # the stacks too.
+    faulthandler.enable(file=stacks, all_threads=True)
     write_atomic(r.path("pids", "rank_%d" % r.rank), str(os.getpid()))
     import torch
     import torch.distributed as dist
@@ -323,7 +359,8 @@ def drive(args):
            "--log-dir", os.path.join(d, "torchrun"), "--redirects", "3",
            os.path.abspath(__file__), "worker", "--scenario", args.scenario, "--dir", d,
            "--timeout", str(args.timeout), "--steps", str(args.steps), "--hang-at", str(args.hang_at),
-           "--stuck-rank", str(args.stuck_rank), "--stuck-extra", str(args.stuck_extra)]
+           "--stuck-rank", str(args.stuck_rank), "--stuck-extra", str(args.stuck_extra),
+           "--window", str(args.window), "--step-budget", str(args.step_budget)]
     summary = {"scenario": args.scenario, "nproc": nproc, "timeout_s": args.timeout, "command": cmd,
                "env": {k: env[k] for k in sorted(env) if k.startswith(("TORCH_FR", "TORCH_NCCL", "NCCL_", "OMP_"))},
                "date": datetime.datetime.now(datetime.timezone.utc).isoformat(), "events": []}
@@ -378,16 +415,22 @@ def drive(args):
     event("torchrun exited %s; %d dumps, %d results" % (p.returncode, count(d, "fr"), count(d, "result")))
     summary["wall_s"] = round(now() - t0, 2)
     write_atomic(os.path.join(d, "summary.json"), json.dumps(summary, indent=1))
-    # 4. PyTorch's own analyzer on the same dumps.
+    # 4. PyTorch's own analyzer on the same dumps, and on a copy whose
+    # pg_config is repaired (see repair_pg_config).
     summary["fr_trace"] = []
     if count(d, "fr") > 0:
-        runs = [("fr_trace.txt", []), ("fr_trace-entries.txt", ["-j"])]
-        if nproc > 8:
-            runs = [("fr_trace.txt", []), ("fr_trace-entries.txt", ["-j", "--selected-ranks", "0", str(args.stuck_rank)])]
+        try:
+            summary["fr_fixed"] = repair_pg_config(os.path.join(d, "fr"), os.path.join(d, "fr_fixed"), nproc)
+        except Exception as e:
+            summary["fr_fixed"] = "repair failed: %s: %s" % (type(e).__name__, e)
+        sel = ["--selected-ranks", "0", str(args.stuck_rank)] if nproc > 8 else []
+        runs = [("fr_trace.txt", "fr", []), ("fr_trace-fixed.txt", "fr_fixed", []), ("fr_trace-fixed-entries.txt", "fr_fixed", ["-j"] + sel)]
         if count(d, "fr") < nproc:
-            runs.append(("fr_trace-incomplete.txt", ["--allow-incomplete-ranks"]))
-        for name, extra in runs:
-            fcmd = [sys.executable, "-m", "torch.distributed.flight_recorder.fr_trace", os.path.join(d, "fr"), "-p", "rank_"] + extra
+            runs.append(("fr_trace-fixed-incomplete.txt", "fr_fixed", ["--allow-incomplete-ranks"]))
+        for name, sub, extra in runs:
+            if count(d, sub) == 0:
+                continue
+            fcmd = [sys.executable, "-m", "torch.distributed.flight_recorder.fr_trace", os.path.join(d, sub), "-p", "rank_"] + extra
             try:
                 res = subprocess.run(fcmd, capture_output=True, text=True, timeout=args.fr_trace_timeout)
                 text, rc = res.stdout + ("\n--- stderr ---\n" + res.stderr if res.stderr else ""), res.returncode
@@ -396,11 +439,49 @@ def drive(args):
             with open(os.path.join(d, name), "w") as f:
                 f.write(text)
             summary["fr_trace"].append({"file": name, "command": fcmd, "exit": rc})
-            event("fr_trace %s exit %s" % (" ".join(extra), rc))
+            event("fr_trace %s %s exit %s" % (sub, " ".join(extra), rc))
             write_atomic(os.path.join(d, "summary.json"), json.dumps(summary, indent=1))
     summary["wall_s"] = round(now() - t0, 2)
     write_atomic(os.path.join(d, "summary.json"), json.dumps(summary, indent=1))
     return 0
+
+
+def repair_pg_config(src, dst, world):
+    """Copy the dumps with their pg_config made to match their entries:
+    torch 2.11's gloo dumps name the default group "" in pg_config while
+    the entries say "0", and leave groups made with new_group out of it,
+    which stops fr_trace with a KeyError. The "" group becomes "0" (its
+    ranks kept, or all ranks when it lists none) and a group only the
+    entries name gets all ranks: true for every group this lab makes."""
+    import pickle
+    os.makedirs(dst, exist_ok=True)
+    changed = []
+    for f in sorted(os.listdir(src)):
+        if f.endswith(".tmp"):
+            continue
+        with open(os.path.join(src, f), "rb") as fh:
+            dump = pickle.load(fh)
+        cfg = dict(dump.get("pg_config") or {})
+        seen = {}
+        for e in dump.get("entries", []):
+            pg = e.get("process_group")
+            if isinstance(pg, (list, tuple)) and len(pg) >= 2:
+                seen.setdefault(str(pg[0]), str(pg[1]))
+        everyone = str(list(range(world)))
+        if "" in cfg and "" not in seen:
+            old = cfg.pop("")
+            ranks = old.get("ranks") if old.get("ranks") not in (None, "", "[]") else everyone
+            if "0" in seen and "0" not in cfg:
+                cfg["0"] = {"name": "0", "desc": seen["0"], "ranks": ranks}
+                changed.append("%s: '' -> '0'" % f)
+        for name, desc in seen.items():
+            if name not in cfg:
+                cfg[name] = {"name": name, "desc": desc, "ranks": everyone}
+                changed.append("%s: added %s (%s)" % (f, name, desc))
+        dump["pg_config"] = cfg
+        with open(os.path.join(dst, f), "wb") as fh:
+            pickle.dump(dump, fh)
+    return changed
 
 
 def main():
@@ -415,6 +496,8 @@ def main():
     p.add_argument("--hang-at", type=int, default=3000, help="core: the step whose all_reduce one rank never calls")
     p.add_argument("--stuck-rank", type=int, default=37, help="core: the rank stuck in its data loader")
     p.add_argument("--stuck-extra", type=float, default=8, help="core: how much longer than the timeout the stuck rank stays stuck")
+    p.add_argument("--window", type=int, default=16, help="core: async all_reduces in flight before the hang step")
+    p.add_argument("--step-budget", type=float, default=60, help="core: seconds the steps before the hang may take")
     p.add_argument("--buffer", type=int, default=2000, help="TORCH_FR_BUFFER_SIZE when not set already")
     p.add_argument("--settle", type=float, default=2, help="run: seconds between the last mark and the stack dumps")
     p.add_argument("--fr-trace-timeout", type=float, default=60, help="run: seconds each fr_trace run may take")
