@@ -45,7 +45,7 @@ type Culprit struct {
 	Detail string `json:"detail"`
 }
 
-var kindOrder = map[string]int{flightrec.FindingMissing: 0, flightrec.FindingSizeMismatch: 1, flightrec.FindingDtypeMismatch: 2,
+var kindOrder = map[string]int{flightrec.FindingCrossGroup: -1, flightrec.FindingMissing: 0, flightrec.FindingSizeMismatch: 1, flightrec.FindingDtypeMismatch: 2,
 	flightrec.FindingOpMismatch: 3, flightrec.FindingUnpairedP2P: 4, flightrec.FindingNotStarted: 5, flightrec.FindingNoDump: 6}
 
 // Culprit reads the lab's dumps, stacks and results into one answer.
