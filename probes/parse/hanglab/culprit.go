@@ -2,6 +2,7 @@ package hanglab
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -87,6 +88,9 @@ func (l *Lab) Culprit() Culprit {
 		for _, s := range g.States {
 			if len(f.Ranks) > 0 && s.Rank == f.Ranks[0] {
 				c.LastSeq = s.LastCompleted
+				if g.NoEvents {
+					c.LastSeq = s.LastEnqueued // no completions recorded: its last call
+				}
 			}
 		}
 	}
@@ -179,7 +183,7 @@ func (c Culprit) Answer() string {
 		fmt.Fprintf(&b, ", input sizes %s %s", c.Sizes, c.Dtypes)
 	}
 	if c.Kind == flightrec.FindingMissing {
-		fmt.Fprintf(&b, "; %s last completed #%d, %d other rank(s) entered #%d", ranksPhrase(c.Ranks), c.LastSeq, len(c.Others), c.Seq)
+		fmt.Fprintf(&b, "; %s last collective was #%d, %d other rank(s) called #%d", ranksPhrase(c.Ranks), c.LastSeq, len(c.Others), c.Seq)
 	}
 	b.WriteString("\n")
 	if c.WaitedS > 0 {
@@ -202,6 +206,8 @@ func (l *Lab) Outcome() string {
 			p += fmt.Sprintf("raised after %.1f s (%s: %s)", g.EndedAfterS, g.Exception, clip(g.Error, 90))
 		case g.Outcome == "returned":
 			p += fmt.Sprintf("returned (%s)", orDash(g.Blocking))
+		case g.Outcome == "died":
+			p += fmt.Sprintf("process ended (%s): %s", g.Exception, clip(g.Error, 120))
 		default:
 			p += orDash(g.Outcome)
 		}
@@ -210,28 +216,60 @@ func (l *Lab) Outcome() string {
 	return strings.Join(parts, "; ")
 }
 
-// FRTraceSummary returns the lines of PyTorch's fr_trace output (its
-// plain run) that carry a finding, without its progress lines.
+// FRTraceSummary returns what PyTorch's fr_trace said on the dumps as they
+// were, and on the copy with a repaired pg_config when the driver made one:
+// per run its finding lines, or the exception it stopped with and where.
 func (l *Lab) FRTraceSummary() []string {
+	var out []string
 	for _, t := range l.FRTraces {
 		if strings.Contains(t.File, "entries") || strings.Contains(t.File, "incomplete") {
 			continue
 		}
-		var out []string
-		for _, line := range strings.Split(t.Text, "\n") {
-			line = strings.TrimSpace(line)
-			if line == "" || strings.HasPrefix(line, "--- stderr") {
-				continue
-			}
-			out = append(out, clip(line, 200))
-			if len(out) == 8 {
-				break
-			}
+		which := "dumps as written"
+		if strings.Contains(t.File, "fixed") {
+			which = "pg_config repaired"
 		}
-		if len(out) == 0 {
-			out = append(out, fmt.Sprintf("(no output; exit %v)", t.Exit))
-		}
-		return out
+		out = append(out, which+": "+frTraceGist(t))
 	}
-	return []string{"(fr_trace did not run)"}
+	if len(out) == 0 {
+		return []string{"(fr_trace did not run: no dumps)"}
+	}
+	return out
+}
+
+var rePyFrame = regexp.MustCompile(`File "([^"]+)", line (\d+), in (\S+)`)
+
+// frTraceGist is one line for one fr_trace run.
+func frTraceGist(t FRTrace) string {
+	text := t.Text
+	if i := strings.Index(text, "Traceback (most recent call last)"); i >= 0 {
+		tb := text[i:]
+		var last string
+		for _, line := range strings.Split(tb, "\n") {
+			if s := strings.TrimSpace(line); s != "" && !strings.HasPrefix(s, "^") && !strings.HasPrefix(s, "~") {
+				last = s
+			}
+		}
+		where := ""
+		if m := rePyFrame.FindAllStringSubmatch(tb, -1); m != nil {
+			f := m[len(m)-1]
+			where = fmt.Sprintf(" in %s (%s:%s)", f[3], baseName(f[1]), f[2])
+		}
+		return fmt.Sprintf("exit %v, stopped with %s%s", t.Exit, last, where)
+	}
+	var lines []string
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "--- stderr") {
+			continue
+		}
+		lines = append(lines, clip(line, 200))
+		if len(lines) == 6 {
+			break
+		}
+	}
+	if len(lines) == 0 {
+		return fmt.Sprintf("exit %v, no output", t.Exit)
+	}
+	return strings.Join(lines, " | ")
 }

@@ -81,6 +81,12 @@ type Rank struct {
 		Tries  []string `json:"tries"`
 	} `json:"fr_dump"`
 	FRPickleBytes int `json:"fr_pickle_bytes"`
+	// HangAt is the step the core scenario hung at, when it reports one.
+	HangAt int `json:"hang_at,omitempty"`
+	// Died is set for a rank that left no result: its process ended
+	// (Error then holds the C++ abort message from its stderr, Exception
+	// how torchrun saw it end).
+	Died bool `json:"died,omitempty"`
 }
 
 // Frame is one line of a faulthandler traceback.
@@ -105,8 +111,10 @@ type Stack struct {
 }
 
 // Where is the innermost frame of the main thread (the "Current thread"
-// when the signal landed on it, else the first thread) outside the Python
-// standard library's threading module: the function the rank is in.
+// when the signal landed on it, else the first thread) that is the
+// program's own or torch.distributed's: frames of the import machinery,
+// of threading.py and of other installed packages are skipped, so a rank
+// waiting on a threading.Event shows the function that waits.
 func (s Stack) Where() Frame {
 	if len(s.Threads) == 0 {
 		return Frame{}
@@ -119,7 +127,7 @@ func (s Stack) Where() Frame {
 		}
 	}
 	for _, f := range t.Frames {
-		if !strings.HasSuffix(f.File, "/threading.py") {
+		if ownFrame(f.File) {
 			return f
 		}
 	}
@@ -127,6 +135,21 @@ func (s Stack) Where() Frame {
 		return t.Frames[0]
 	}
 	return Frame{}
+}
+
+// ownFrame says whether a frame is worth naming: not the import
+// machinery, not the threading module, and not an installed package other
+// than torch/distributed.
+func ownFrame(file string) bool {
+	switch {
+	case strings.HasPrefix(file, "<frozen"), strings.HasSuffix(file, "/threading.py"):
+		return false
+	case strings.Contains(file, "/torch/distributed/"):
+		return true
+	case strings.Contains(file, "/site-packages/"), strings.Contains(file, "/dist-packages/"), strings.HasPrefix(file, "/usr/lib/python"):
+		return false
+	}
+	return true
 }
 
 // Lab is one hang lab run read back.
@@ -232,6 +255,12 @@ func Load(fsys fs.FS) (*Lab, error) {
 			l.Dumps = append(l.Dumps, d)
 		}
 	}
+	l.addDied(fsys)
+	for _, r := range l.Ranks {
+		if r.HangAt > 0 {
+			l.HangAt = r.HangAt // the core scenario may have moved it earlier
+		}
+	}
 	for i := range l.FRTraces {
 		t := &l.FRTraces[i]
 		b, err := fs.ReadFile(fsys, t.File)
@@ -242,6 +271,83 @@ func Load(fsys fs.FS) (*Lab, error) {
 		t.Text = string(b)
 	}
 	return l, nil
+}
+
+var (
+	reFailure  = regexp.MustCompile(`(?m)^\s*rank\s*:\s*(\d+) \(local_rank.*\n\s*exitcode\s*:\s*(-?\d+).*\n(?:.*\n)?\s*traceback\s*:\s*(.*)$`)
+	reAbortMsg = regexp.MustCompile(`(?m)^\s*what\(\):\s*(.*)$`)
+)
+
+// addDied adds a Rank for every rank that left no result but a mark, a
+// stderr or a line in torchrun's failure report: a process that ended
+// (gloo aborts the process on some mismatches).
+func (l *Lab) addDied(fsys fs.FS) {
+	have := map[int]bool{}
+	for _, r := range l.Ranks {
+		have[r.Rank] = true
+	}
+	died := map[int]*Rank{}
+	get := func(r int) *Rank {
+		if d, ok := died[r]; ok {
+			return d
+		}
+		d := &Rank{Rank: r, World: l.NProc, Outcome: "died", Died: true}
+		died[r] = d
+		return d
+	}
+	names, ranks := rankFiles(fsys, "marks")
+	for i, n := range names {
+		if have[ranks[i]] {
+			continue
+		}
+		var m struct {
+			What string  `json:"what"`
+			T    float64 `json:"t"`
+		}
+		if b, err := fs.ReadFile(fsys, n); err == nil && json.Unmarshal(b, &m) == nil {
+			d := get(ranks[i])
+			d.BlockingCall, d.BlockingSince = m.What, m.T
+		}
+	}
+	names, ranks = rankFiles(fsys, "stderr")
+	for i, n := range names {
+		if have[ranks[i]] {
+			continue
+		}
+		b, err := fs.ReadFile(fsys, n)
+		if err != nil {
+			continue
+		}
+		if m := reAbortMsg.FindAllStringSubmatch(string(b), -1); m != nil {
+			d := get(ranks[i])
+			d.Error = strings.TrimSpace(m[len(m)-1][1])
+			if strings.Contains(string(b), "terminate called") {
+				d.Exception = "C++ exception, std::terminate"
+			}
+		}
+	}
+	if b, err := fs.ReadFile(fsys, "torchrun.txt"); err == nil {
+		for _, m := range reFailure.FindAllStringSubmatch(string(b), -1) {
+			r, _ := strconv.Atoi(m[1])
+			if have[r] {
+				continue
+			}
+			d := get(r)
+			how := strings.TrimSpace(m[3])
+			if d.Exception == "" {
+				d.Exception = how
+			} else {
+				d.Exception += "; " + how
+			}
+			if d.Error == "" {
+				d.Error = "exit code " + m[2] + ": " + how
+			}
+		}
+	}
+	for _, d := range died {
+		l.Ranks = append(l.Ranks, *d)
+	}
+	sort.Slice(l.Ranks, func(i, j int) bool { return l.Ranks[i].Rank < l.Ranks[j].Rank })
 }
 
 var (
@@ -345,7 +451,7 @@ func (l *Lab) Text() string {
 	if l.Scenario == "core" {
 		fmt.Fprintf(&b, ", %d steps, rank %d stuck at step %d", l.Steps, l.StuckRank, l.HangAt)
 	}
-	fmt.Fprintf(&b, "; %d results, %d stacks, %d dumps\n", len(l.Ranks), len(l.Stacks), len(l.Dumps))
+	fmt.Fprintf(&b, "; %d ranks reported, %d stacks, %d dumps\n", len(l.Ranks), len(l.Stacks), len(l.Dumps))
 	for _, g := range l.Groups() {
 		who := "rank " + flightrec.RankRanges(g.Ranks)
 		if len(g.Ranks) > 1 {
@@ -357,6 +463,8 @@ func (l *Lab) Text() string {
 			fmt.Fprintf(&b, " -> %s after %.1f s: %s", g.Exception, g.EndedAfterS, clip(g.Error, 160))
 		case "returned":
 			fmt.Fprintf(&b, " -> returned after %.1f s", g.EndedAfterS)
+		case "died":
+			fmt.Fprintf(&b, " -> process ended (%s): %s", g.Exception, clip(g.Error, 160))
 		default:
 			fmt.Fprintf(&b, " -> %s", orDash(g.Outcome))
 		}
