@@ -12,6 +12,7 @@ func init() {
 		// function, constant and variable definitions
 		"Bandwidth":    reflect.ValueOf(measure.Bandwidth),
 		"ErrMode":      reflect.ValueOf(&measure.ErrMode).Elem(),
+		"HangLab":      reflect.ValueOf(measure.HangLab),
 		"Latency":      reflect.ValueOf(measure.Latency),
 		"ModeAuto":     reflect.ValueOf(measure.ModeAuto),
 		"ModeLive":     reflect.ValueOf(measure.ModeLive),
@@ -21,6 +22,7 @@ func init() {
 		"Recorded":     reflect.ValueOf(measure.Recorded),
 
 		// type definitions
+		"Hang":        reflect.ValueOf((*measure.Hang)(nil)),
 		"Measurement": reflect.ValueOf((*measure.Measurement)(nil)),
 		"Mode":        reflect.ValueOf((*measure.Mode)(nil)),
 		"Runner":      reflect.ValueOf((*measure.Runner)(nil)),
