@@ -119,10 +119,14 @@ func liveHang(ctx context.Context, scenario string, timeout float64) (*Hang, str
 	if err != nil {
 		return nil, "live run failed", err
 	}
+	// The ranks ran on CPUs: the banner says so where a GPU run names its
+	// GPUs, driver and CUDA.
 	run := &probes.Run{Kind: "hang-lab", Command: append([]string{"python3", launch.HangLabName}, args...), Date: start,
+		GPUCount: lab.NProc, GPUModel: "CPU ranks (gloo)", Driver: "-", CUDA: "-",
 		Settings: map[string]string{"scenario": scenario}, Logs: map[string]string{"driver": log.String()}}
-	if len(lab.Ranks) > 0 {
+	if len(lab.Ranks) > 0 && lab.Ranks[0].Torch != "" {
 		run.Settings["torch"] = lab.Ranks[0].Torch
+		run.Tool = "PyTorch " + lab.Ranks[0].Torch + ", gloo"
 	}
 	if h, err := os.Hostname(); err == nil {
 		run.Host = h
