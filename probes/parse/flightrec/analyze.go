@@ -557,6 +557,18 @@ func majorityOp(seq int64, views map[int]*rankView, present []int) string {
 	return best
 }
 
+// callOf describes collective seq as the ranks that made it recorded it:
+// its input sizes and dtypes ("input [[256]] Float").
+func callOf(seq int64, views map[int]*rankView, present []int) string {
+	for _, r := range present {
+		if es, ok := views[r].seqs[seq]; ok && len(es) > 0 {
+			e := es[0]
+			return fmt.Sprintf("input %v %s", e.InputSizes, strings.Join(e.InputDtypes, ","))
+		}
+	}
+	return ""
+}
+
 // stuckFindings sorts the ranks of the group by what they did with the
 // stuck collective.
 func stuckFindings(g *GroupReport, views map[int]*rankView, present []int) {
@@ -591,6 +603,9 @@ func stuckFindings(g *GroupReport, views map[int]*rankView, present []int) {
 		detail := fmt.Sprintf("%s never started %s #%d of pg %s", ranksPhrase(missing), g.StuckOp, seq, label)
 		if g.NoEvents {
 			detail = fmt.Sprintf("%s never called %s #%d of pg %s", ranksPhrase(missing), g.StuckOp, seq, label)
+		}
+		if call := callOf(seq, views, present); call != "" {
+			detail = strings.Replace(detail, fmt.Sprintf("%s #%d", g.StuckOp, seq), fmt.Sprintf("%s #%d (%s)", g.StuckOp, seq, call), 1)
 		}
 		if lastSeen > 0 {
 			detail += fmt.Sprintf(": %s last enqueued collective is #%d", possessive(missing), lastSeen)

@@ -57,7 +57,7 @@ func TestAnalyzeVerdicts(t *testing.T) {
 		want     []string // substrings of the first verdict line
 	}{
 		{"missing_rank", []string{FindingMissing}, []int{3},
-			[]string{"rank 3 never started all_reduce #3001 of pg 0 (default_pg): its last enqueued collective is #3000", "ranks 0-2,4-7 are waiting in all_reduce #3001"}},
+			[]string{"rank 3 never started all_reduce #3001 (input [[4096 1024]] BFloat16) of pg 0 (default_pg): its last enqueued collective is #3000", "ranks 0-2,4-7 are waiting in all_reduce #3001"}},
 		{"size_mismatch_json", []string{FindingSizeMismatch}, []int{1},
 			[]string{"rank 1 calls all_reduce #5 of pg 0 (default_pg) with sizes [[2048]]->[[2048]]", "ranks 0,2,3 use [[1024]]->[[1024]]"}},
 		{"order_mismatch", []string{FindingOpMismatch}, []int{2},
@@ -68,7 +68,7 @@ func TestAnalyzeVerdicts(t *testing.T) {
 		// Real gloo dumps (torch 2.11 on the H200 machine, CPU ranks): no
 		// start or end events, the default group unnamed in pg_config.
 		{"gloo_count", []string{FindingMissing}, []int{1},
-			[]string{"rank 1 never called all_reduce #5 of pg 0 (default_pg): its last enqueued collective is #4", "rank 0 called all_reduce #5 (gloo records no completion)"}},
+			[]string{"rank 1 never called all_reduce #5 (input [[1024]] Float) of pg 0 (default_pg): its last enqueued collective is #4", "rank 0 called all_reduce #5 (gloo records no completion)"}},
 		{"gloo_order", []string{FindingOpMismatch}, []int{1},
 			[]string{"rank 1 runs all_gather as collective #2 of pg 0 (default_pg) while rank 0 runs all_reduce"}},
 		{"gloo_unpaired", []string{FindingMissing}, []int{0},
