@@ -22,6 +22,14 @@ func TestDoctorCurveCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	a3 := "probes/parse/nccltests/testdata/allreduce_h100_2node_a3mega.txt"
+	autoRun, err := recorded.Load("nccl-h200x2-proto-auto")
+	if err != nil {
+		t.Fatal(err)
+	}
+	auto := filepath.Join(dir, "auto.json")
+	if err := autoRun.Save(auto); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name   string
 		args   []string
@@ -32,6 +40,10 @@ func TestDoctorCurveCommand(t *testing.T) {
 			[]string{"[fail] collective/large-plateau: large-message plateau too low: 121.7 GB/s", "next: check the path"}},
 		{"nccl-tests text, 2 nodes", []string{"--nccl-tests", a3, "--preset", "hgx-h100"}, 2,
 			[]string{"16 rank(s), 2 node(s)", "[fail] collective/multi-node", "[warn] collective/dip: dip at 8 MiB to 32 MiB"}},
+		// The public 2-node run against the recorded 2-GPU one as its
+		// single-node reference.
+		{"multi-node against single-node", []string{"--nccl-tests", a3, "--preset", "hgx-h100", "--single-node", auto}, 2,
+			[]string{"[fail] collective/multi-node: multi-node plateau too low", "[ok] collective/multi-node: multi-node keeps 96% of the single-node busbw (model 159%)"}},
 		{"no file", nil, 2, []string{"--nccl-tests FILE is required"}},
 		{"missing file", []string{"--nccl-tests", filepath.Join(dir, "none")}, 2, []string{"no such file"}},
 		{"not a curve", []string{"--nccl-tests", "go.mod"}, 2, []string{"no nccl-tests output found"}},
