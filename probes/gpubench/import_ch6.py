@@ -73,7 +73,14 @@ def import_hang(src, name, prov, keep):
         if os.path.isdir(os.path.join(s, sub)):
             shutil.copytree(os.path.join(s, sub), os.path.join(dst, sub))
     for f in sorted(glob.glob(os.path.join(s, "fr_trace*.txt"))):
-        shutil.copyfile(f, os.path.join(dst, os.path.basename(f)))
+        text = open(f).read()
+        if len(text) > 200000:
+            # fr_trace -j on 2000-entry dumps prints every entry: keep its
+            # head and tail
+            lines = text.splitlines(True)
+            text = "".join(lines[:150]) + "... %d lines cut by import_ch6.py ...\n" % (len(lines) - 300) + "".join(lines[-150:])
+            notes.append("%s: %d lines, kept the first and last 150" % (os.path.basename(f), len(lines)))
+        open(os.path.join(dst, os.path.basename(f)), "w").write(text)
     # each rank's stderr (torchrun --redirects 3 keeps it per local rank)
     errs = glob.glob(os.path.join(s, "torchrun", "*", "attempt_0", "*", "stderr.log"))
     if errs:
@@ -142,9 +149,12 @@ def import_hang(src, name, prov, keep):
              "own output without its per-process SIGTERM lines; marks/ holds what each rank said it was about to do.",
              "Left out: pid files, fr_json/ (the same dumps in",
              "JSON, without stacks), torchrun's stdout logs.", ""]
+    if notes:
+        lines += ["Cut: " + "; ".join(notes) + ".", ""]
     if trimmed:
-        lines += ["Each Flight Recorder dump keeps only its last %d entries (the full dumps held 2000 each, the ring" % keep,
-                  "buffer's size, and would add tens of MB); entries are dropped, none is changed:", ""]
+        lines += ["Each Flight Recorder dump keeps only its last %d entries (the full ring buffers would add tens of MB);" % keep,
+                  "older entries are dropped, none is changed, and the dump is pickled again with Python's pickle,",
+                  "protocol 2. The full dumps, with their entry counts and sha256 prefixes:", ""]
         lines += ["- " + t for t in trimmed] + [""]
     lines += ["The machine's provenance file, whole:", "", "```", prov["text"].rstrip(), "```", ""]
     open(os.path.join(dst, "PROVENANCE.md"), "w").write("\n".join(lines))
