@@ -88,6 +88,10 @@ def import_hang(src, name, prov, keep):
         for f in errs:
             rank = os.path.basename(os.path.dirname(f))
             shutil.copyfile(f, os.path.join(dst, "stderr", "rank_%s.txt" % rank))
+    for f in ("progress.txt", "hang_at"):
+        # the core scenario's step log, and the step it moved the hang to
+        if os.path.exists(os.path.join(s, f)):
+            shutil.copyfile(os.path.join(s, f), os.path.join(dst, f))
     if os.path.exists(os.path.join(s, "torchrun.log")):
         # torchrun's own failure report: the exit codes and signals
         lines = [l for l in open(os.path.join(s, "torchrun.log")) if "closing signal" not in l]

@@ -49,11 +49,33 @@ type Culprit struct {
 var kindOrder = map[string]int{flightrec.FindingCrossGroup: -1, flightrec.FindingMissing: 0, flightrec.FindingSizeMismatch: 1, flightrec.FindingDtypeMismatch: 2,
 	flightrec.FindingOpMismatch: 3, flightrec.FindingUnpairedP2P: 4, flightrec.FindingNotStarted: 5, flightrec.FindingNoDump: 6}
 
+// KindDied is a Culprit's Kind when a rank's process ended (no dump).
+const KindDied = "died"
+
 // Culprit reads the lab's dumps, stacks and results into one answer.
 func (l *Lab) Culprit() Culprit {
 	c := Culprit{Ahead: -1, TimeoutS: l.TimeoutS}
 	a := l.Analysis()
 	if len(a.Findings) == 0 {
+		// No dump says anything: a process that died first (gloo aborts on
+		// a size mismatch) is the answer, from its stderr and stack.
+		for _, r := range l.Ranks {
+			if r.Died && strings.Contains(r.Exception, "terminate") {
+				c.Found, c.Kind, c.Ranks, c.Blocking, c.Error = true, KindDied, []int{r.Rank}, r.BlockingCall, r.Error
+				for _, o := range l.Ranks {
+					if o.Rank != r.Rank {
+						c.Others = append(c.Others, o.Rank)
+					}
+				}
+				for _, st := range l.Stacks {
+					if fr := st.Where(); st.Rank == r.Rank && fr.Func != "" {
+						c.Where = fmt.Sprintf("%s (%s:%d)", fr.Func, baseName(fr.File), fr.Line)
+					}
+				}
+				c.Detail = fmt.Sprintf("rank %d's process ended in %s: %s", r.Rank, orDash(r.BlockingCall), r.Error)
+				return c
+			}
+		}
 		return c
 	}
 	fs := append([]flightrec.Finding(nil), a.Findings...)
@@ -186,8 +208,15 @@ func (c Culprit) Answer() string {
 		fmt.Fprintf(&b, "; %s last collective was #%d, %d other rank(s) called #%d", ranksPhrase(c.Ranks), c.LastSeq, len(c.Others), c.Seq)
 	}
 	b.WriteString("\n")
+	if c.Kind == KindDied {
+		fmt.Fprintf(&b, "its process ended: %s\n", c.Error)
+	}
 	if c.WaitedS > 0 {
 		fmt.Fprintf(&b, "why only at the timeout: the others waited %.1f s in the call (timeout %g s) before it raised: %s\n", c.WaitedS, c.TimeoutS, c.Error)
+	}
+	if c.Kind == KindDied {
+		b.WriteString("Flight Recorder: no dump (a process that dies writes none)")
+		return b.String()
 	}
 	fmt.Fprintf(&b, "Flight Recorder: %s", c.Detail)
 	return b.String()

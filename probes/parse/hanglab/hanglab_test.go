@@ -36,7 +36,7 @@ func TestRecordedHangs(t *testing.T) {
 		{"order", flightrec.FindingOpMismatch, []int{1}, 2, "all_gather", []string{"rank 1 runs all_gather as collective #2"}},
 		{"unpaired", flightrec.FindingMissing, []int{0}, 2, "send", []string{"rank 0: send 64 MiB to rank 1", "Connection closed by peer"}},
 		{"two_comms", flightrec.FindingCrossGroup, []int{0, 1}, 2, "all_reduce", []string{"wait on each other across process groups"}},
-		{"size", "", nil, 0, "", []string{"process ended", "Received data size doesn't match expected size", "SIGABRT"}},
+		{"size", hanglab.KindDied, []int{0}, 0, "all_reduce", []string{"process ended", "Received data size doesn't match expected size", "SIGABRT"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -137,4 +137,27 @@ func FuzzParseStack(f *testing.F) {
 		}
 		_ = s.Where()
 	})
+}
+
+// The core question as recorded: 64 gloo ranks, rank 37 stuck in its data
+// loader at the hang step (moved to 400 to fit the device time).
+func TestRecordedCore(t *testing.T) {
+	l := load(t, "core")
+	if l.NProc != 64 || len(l.Dumps) != 64 || len(l.Stacks) != 64 || l.HangAt != 400 || l.TimeoutS != 20 {
+		t.Fatalf("core: %d ranks, %d dumps, %d stacks, hang at %d, timeout %g", l.NProc, len(l.Dumps), len(l.Stacks), l.HangAt, l.TimeoutS)
+	}
+	c := l.Culprit()
+	if c.Kind != flightrec.FindingMissing || !reflect.DeepEqual(c.Ranks, []int{37}) || c.Seq != 400 || c.LastSeq != 399 || len(c.Others) != 63 {
+		t.Errorf("culprit %+v", c)
+	}
+	if c.Op != "all_reduce" || c.Sizes != "[[256]]" || c.Dtypes != "Float" || !strings.HasPrefix(c.Where, "load_batch_stuck ") {
+		t.Errorf("call %s %s %s, where %q", c.Op, c.Sizes, c.Dtypes, c.Where)
+	}
+	if c.WaitedS < c.TimeoutS || c.WaitedS > c.TimeoutS+5 {
+		t.Errorf("the others waited %.1f s with a %g s timeout", c.WaitedS, c.TimeoutS)
+	}
+	got := l.FRTraceSummary()
+	if len(got) != 2 || !strings.Contains(got[0], "KeyError: ('0', 19)") || !strings.Contains(got[1], "gloo != 'nccl' or 'xccl'") {
+		t.Errorf("fr_trace: %q", got)
+	}
 }
