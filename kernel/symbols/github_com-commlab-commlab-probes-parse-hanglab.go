@@ -4,6 +4,8 @@ package symbols
 
 import (
 	"github.com/commlab/commlab/probes/parse/hanglab"
+	"go/constant"
+	"go/token"
 	"reflect"
 )
 
@@ -11,6 +13,7 @@ func init() {
 	Symbols["github.com/commlab/commlab/probes/parse/hanglab/hanglab"] = map[string]reflect.Value{
 		// function, constant and variable definitions
 		"ErrNoLab":   reflect.ValueOf(&hanglab.ErrNoLab).Elem(),
+		"KindDied":   reflect.ValueOf(constant.MakeFromLiteral("\"died\"", token.STRING, 0)),
 		"Load":       reflect.ValueOf(hanglab.Load),
 		"ParseStack": reflect.ValueOf(hanglab.ParseStack),
 
