@@ -574,6 +574,15 @@ func (r CurveReport) Text() string {
 	if r.Model.Source != "" {
 		fmt.Fprintf(&b, "model: %s\n", r.Model.Source)
 	}
+	if same := sameSkip(r.Verdicts); same != "" {
+		// one reason for every check (one rank): say it once
+		var checks []string
+		for _, v := range r.Verdicts {
+			checks = append(checks, v.Check)
+		}
+		fmt.Fprintf(&b, "[skipped] %s/%s: %s\n", LayerCollective, strings.Join(checks, ", "), same)
+		return b.String()
+	}
 	for _, v := range r.Verdicts {
 		fmt.Fprintln(&b, v)
 		for _, e := range v.Evidence {
@@ -584,6 +593,20 @@ func (r CurveReport) Text() string {
 		}
 	}
 	return b.String()
+}
+
+// sameSkip returns the summary every verdict shares when all are skipped
+// for one reason, else "".
+func sameSkip(vs []Verdict) string {
+	if len(vs) < 2 {
+		return ""
+	}
+	for _, v := range vs {
+		if v.Status != Skipped || v.Summary != vs[0].Summary || len(v.Evidence) > 0 {
+			return ""
+		}
+	}
+	return vs[0].Summary
 }
 
 // String is Text without its trailing newline.
