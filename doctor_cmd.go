@@ -45,10 +45,55 @@ var errNoTraceReader = errors.New("the torch trace reader (probes/parse/torchtra
 
 var traceVerdicts = func(path string) ([]doctor.Verdict, error) { return nil, errNoTraceReader }
 
-// collectiveVerdicts is where the curve doctor's verdicts on a busbw curve
-// (lab/doctor curve*.go, commlab doctor --nccl-tests) join the report; nil
-// until merged.
-var collectiveVerdicts func(ev *doctor.Evidence) []doctor.Verdict
+// collectiveVerdicts reads the busbw curves the evidence holds (the
+// nccl-tests run, else the NCCL sweep) with the curve doctor (lab/doctor
+// curve*.go), against the tuner built for this machine: the same verdicts
+// `commlab doctor --nccl-tests FILE` gives for one curve.
+func collectiveVerdicts(ev *doctor.Evidence) []doctor.Verdict {
+	var out []doctor.Verdict
+	for _, run := range []*probes.Run{ev.NCCLTests, ev.NCCL} {
+		if run == nil {
+			continue
+		}
+		c, err := doctor.CurveFromRun(run, "all_reduce", false)
+		if err != nil {
+			continue // no all_reduce in this run: the other may have one
+		}
+		T, source, ok := doctor.TunerFor(ev.Topology, ev.NCCLLog, ev.Env, max(c.Nodes, 1))
+		if !ok {
+			out = append(out, doctor.Verdict{Layer: doctor.LayerCollective, Check: "busbw curve", Status: doctor.Skipped,
+				Summary: "no tuner model for this machine (its topology matches no preset), so the curve has nothing to be read against",
+				Next:    "read it against a preset you choose: commlab doctor --nccl-tests FILE --preset P", Chapter: "06-nccl-tests"})
+			break
+		}
+		model, err := doctor.ExpectedFromTuner(T, c.Collective, c.Ranks, c.Sizes(), source)
+		if err != nil {
+			continue
+		}
+		rep, err := doctor.DiagnoseCurve(c, model, doctor.DefaultCurveOptions())
+		if err != nil {
+			continue
+		}
+		out = append(out, rep.Verdicts...)
+		break // one curve is enough: nccl-tests when it ran, else commlab's sweep
+	}
+	return out
+}
+
+// curveOnly says whether the arguments ask for the curve doctor alone
+// (--nccl-tests FILE), which has its own flags (commlab doctor --nccl-tests -h).
+func curveOnly(args []string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if strings.HasPrefix(a, "-") && name == "nccl-tests" {
+			return true
+		}
+	}
+	return false
+}
 
 type doctorFlags struct {
 	out, nodeDir, topo, lspciFile, ncclLog, ncclRun, bandwidth, fr, trace, torch, env, baseline, recorded, rankRuns, nodes, pairs, hosts *string
@@ -101,8 +146,12 @@ func (f doctorFlags) anyInput() bool {
 }
 
 func runDoctor(args []string, stdout, stderr io.Writer) int {
+	if curveOnly(args) {
+		return runDoctorCurve(args, stdout, stderr)
+	}
 	fs := newFlags("commlab doctor", stderr,
 		"usage: commlab doctor [--out DIR] [--json] [--topo FILE --lspci FILE --nccl-log LOG --fr DIR --trace TRACE.json --env ENVFILE --baseline FILE]",
+		"       commlab doctor --nccl-tests FILE [--json] [--preset P ...]   (one busbw curve: see commlab doctor --nccl-tests -h)",
 		"       commlab doctor --launcher mpirun|srun|torchrun --num-nodes N --per-node G --out SHARED_DIR [--hostfile F | --master H:P] [--run]",
 		"On a GPU machine with no files given it probes: topology (NVML, sysfs), PCI facts, copy bandwidth, an NCCL sweep with its log.",
 		"Exit status: 0 every check ok or skipped, 1 warnings, 2 failures (or bad input).")
@@ -132,9 +181,7 @@ func runDoctor(args []string, stdout, stderr io.Writer) int {
 			return fail(fs, stderr, exitFailed, "%v", err)
 		}
 	}
-	if collectiveVerdicts != nil {
-		ev.Collective = append(ev.Collective, collectiveVerdicts(ev)...)
-	}
+	ev.Collective = append(ev.Collective, collectiveVerdicts(ev)...)
 	r := doctor.Diagnose(ev)
 	if *f.baseline != "" {
 		bf, err := os.Open(*f.baseline)

@@ -41,7 +41,7 @@ type verb struct {
 
 // verbs is the command table, in the order usage lists it.
 var verbs = []verb{
-	{name: "doctor", summary: "check this machine layer by layer (or the files you bring) and report: HTML, JSON, exit 0/1/2", run: runDoctor},
+	{name: "doctor", summary: "check this machine layer by layer (or the files you bring; --nccl-tests FILE: one busbw curve) and report: HTML, JSON, exit 0/1/2", run: runDoctor},
 	{name: "export", summary: "write executed notebooks as self-contained HTML with an index", run: runExport},
 	{name: "install", summary: "install the Jupyter kernelspec (Go (commlab))", run: runInstall},
 	{name: "kernel", summary: "run the Jupyter kernel on a connection file", run: runKernel},
@@ -50,6 +50,7 @@ var verbs = []verb{
 	{name: "probe", summary: "read this machine's topology or measure it", sub: []verb{
 		{name: "bandwidth", summary: "copy bandwidth: host<->device, device-local, peer to peer", run: runProbeBandwidth},
 		{name: "custom-allreduce", summary: "commlab's own one-shot and two-shot all-reduce over CUDA IPC (nvcc): sums checked, times per size", run: runProbeCustomAllReduce},
+		{name: "hang", summary: "stage a collective hang on CPU ranks (hang_torch.py, embedded): Flight Recorder dumps, stacks, fr_trace", run: runProbeHang},
 		{name: "latency", summary: "kernel launch, event and CUDA-graph latency", run: runProbeLatency},
 		{name: "nccl", summary: "NCCL collectives over the local GPUs, nccl-tests style", run: runProbeNCCL},
 		{name: "nccl-tests", summary: "run an nccl-tests binary (locally or through mpirun/srun) and parse it", run: runProbeNCCLTests},

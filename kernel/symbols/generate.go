@@ -39,6 +39,7 @@ var preloaded = []string{
 	"github.com/commlab/commlab/probes/parse/rdmatools",
 	"github.com/commlab/commlab/probes/parse/flightrec",
 	"github.com/commlab/commlab/probes/parse/lspci",
+	"github.com/commlab/commlab/probes/parse/hanglab",
 	"github.com/commlab/commlab/probes/cuda",
 	"github.com/commlab/commlab/probes/nccl",
 	"github.com/commlab/commlab/probes/recorded",

@@ -13,8 +13,10 @@ func init() {
 	Symbols["github.com/commlab/commlab/probes/parse/flightrec/flightrec"] = map[string]reflect.Value{
 		// function, constant and variable definitions
 		"Analyze":              reflect.ValueOf(flightrec.Analyze),
+		"DefaultGroup":         reflect.ValueOf(constant.MakeFromLiteral("\"0\"", token.STRING, 0)),
 		"ErrMalformed":         reflect.ValueOf(&flightrec.ErrMalformed).Elem(),
 		"ErrTruncated":         reflect.ValueOf(&flightrec.ErrTruncated).Elem(),
+		"FindingCrossGroup":    reflect.ValueOf(constant.MakeFromLiteral("\"cross-group\"", token.STRING, 0)),
 		"FindingDtypeMismatch": reflect.ValueOf(constant.MakeFromLiteral("\"dtype-mismatch\"", token.STRING, 0)),
 		"FindingMissing":       reflect.ValueOf(constant.MakeFromLiteral("\"missing\"", token.STRING, 0)),
 		"FindingNoDump":        reflect.ValueOf(constant.MakeFromLiteral("\"no-dump\"", token.STRING, 0)),

@@ -1,8 +1,10 @@
 // Package launch runs the programs commlab measures with but does not
 // contain: external tools (nccl-tests, nvbandwidth, perftest), through the
 // user's own launcher (mpirun, srun or torchrun) when a run spans processes
-// or nodes, and the PyTorch reference script, which it embeds so that the
-// commlab binary alone is enough on a GPU machine.
+// or nodes, and the PyTorch scripts it embeds so that the commlab binary
+// alone is enough on a GPU machine: the reference benchmark
+// (bench_torch.py) and chapter 6's hang lab (hang_torch.py: staged hangs on
+// gloo CPU ranks with Flight Recorder dumps, stacks and fr_trace).
 //
 // commlab never grows a launcher of its own: Command only builds the
 // command line the user's launcher would be given, and a Tool run keeps

@@ -28,6 +28,9 @@ const (
 	FindingUnpairedP2P = "unpaired-p2p"
 	// FindingNoDump: member ranks left no dump file.
 	FindingNoDump = "no-dump"
+	// FindingCrossGroup: ranks wait on each other across process groups,
+	// each in a collective of one group that the other never called.
+	FindingCrossGroup = "cross-group"
 )
 
 // Finding is one thing the analysis found wrong in a process group.
@@ -63,8 +66,18 @@ type RankState struct {
 
 // GroupReport is the analysis of one process group across the dumps.
 type GroupReport struct {
-	PG       string      `json:"pg"`
-	Desc     string      `json:"desc,omitempty"`
+	PG   string `json:"pg"`
+	Desc string `json:"desc,omitempty"`
+	// Backend is the profiling names' prefix ("nccl", "gloo").
+	Backend string `json:"backend,omitempty"`
+	// NoEvents is set when no entry of the group, on any rank, went past
+	// "scheduled": a CPU backend such as gloo records no start or end
+	// events, so its entries never say started or completed and its
+	// pg_status counts a collective that failed as completed. Then only
+	// the enqueued sequence ids are evidence: a rank that never called a
+	// collective the others called is behind, and "never started on the
+	// GPU" is no verdict.
+	NoEvents bool        `json:"no_events,omitempty"`
 	Members  []int       `json:"members"`
 	NoDump   []int       `json:"no_dump,omitempty"`
 	States   []RankState `json:"states"`
@@ -115,7 +128,13 @@ func Analyze(dumps []*Dump) *Analysis {
 		a.Groups = append(a.Groups, g)
 		a.Findings = append(a.Findings, g.Findings...)
 	}
+	if f, ok := crossGroup(a.Groups); ok {
+		a.Findings = append([]Finding{f}, a.Findings...)
+	}
 	var bad, good []string
+	if len(a.Findings) > 0 && a.Findings[0].Kind == FindingCrossGroup {
+		bad = append(bad, a.Findings[0].Detail)
+	}
 	for _, g := range a.Groups {
 		if len(g.Findings) > 0 || g.StuckSeq > 0 {
 			bad = append(bad, g.Verdict)
@@ -130,12 +149,68 @@ func Analyze(dumps []*Dump) *Analysis {
 	return a
 }
 
+// crossGroup finds two groups each stuck in a collective that the other
+// group's waiting ranks never called: rank A waits in group 1 for rank B,
+// who waits in group 2 for rank A. Neither group alone shows more than a
+// rank missing; together they are a deadlock across communicators.
+func crossGroup(groups []GroupReport) (Finding, bool) {
+	type miss struct {
+		g       GroupReport
+		culprit []int
+		waiting []int
+		f       Finding
+	}
+	var ms []miss
+	for _, g := range groups {
+		for _, f := range g.Findings {
+			if f.Kind == FindingMissing {
+				ms = append(ms, miss{g, f.Ranks, f.Others, f})
+			}
+		}
+	}
+	subset := func(a, b []int) bool {
+		for _, x := range a {
+			if !contains(b, x) {
+				return false
+			}
+		}
+		return len(a) > 0
+	}
+	for i := range ms {
+		for j := i + 1; j < len(ms); j++ {
+			a, b := ms[i], ms[j]
+			if !subset(a.culprit, b.waiting) || !subset(b.culprit, a.waiting) {
+				continue
+			}
+			ranks := append(append([]int(nil), a.culprit...), b.culprit...)
+			sort.Ints(ranks)
+			detail := fmt.Sprintf("%s and %s wait on each other across process groups: %s %s in %s #%d of pg %s, which %s never called, and %s %s in %s #%d of pg %s, which %s never called",
+				ranksPhrase(a.waiting), ranksPhrase(b.waiting),
+				ranksPhrase(a.waiting), verbFor(a.waiting, "is", "are"), a.g.StuckOp, a.g.StuckSeq, pgLabel(a.g.PG, a.g.Desc), ranksPhrase(a.culprit),
+				ranksPhrase(b.waiting), verbFor(b.waiting, "is", "are"), b.g.StuckOp, b.g.StuckSeq, pgLabel(b.g.PG, b.g.Desc), ranksPhrase(b.culprit))
+			return Finding{Kind: FindingCrossGroup, PG: a.g.PG + "," + b.g.PG, Op: a.g.StuckOp, SeqID: a.g.StuckSeq,
+				Ranks: ranks, Detail: detail}, true
+		}
+	}
+	return Finding{}, false
+}
+
 // groupNames lists every process group named in pg_config or in entries,
 // numeric names in numeric order.
 func groupNames(byRank map[int]*Dump) []string {
 	seen := map[string]bool{}
 	for _, d := range byRank {
 		for _, g := range d.ProcessGroups {
+			if g.Name == "" {
+				// torch 2.11's gloo dumps name the default group "" in
+				// pg_config while their entries say "0": it is the default
+				// group, not a second one, and without ranks it says nothing.
+				if len(g.Ranks) == 0 {
+					continue
+				}
+				seen[DefaultGroup] = true
+				continue
+			}
 			seen[g.Name] = true
 		}
 		for _, e := range d.Entries {
@@ -158,6 +233,25 @@ func groupNames(byRank map[int]*Dump) []string {
 		return names[i] < names[j]
 	})
 	return names
+}
+
+// DefaultGroup is the name Flight Recorder's entries give the default
+// process group.
+const DefaultGroup = "0"
+
+// groupConfig is d's pg_config entry for pg; for the default group, an
+// unnamed entry stands in when none is named "0".
+func groupConfig(d *Dump, pg string) (ProcessGroup, bool) {
+	if g, ok := d.Group(pg); ok {
+		return g, true
+	}
+	if pg == DefaultGroup {
+		if g, ok := d.Group(""); ok && len(g.Ranks) > 0 {
+			g.Name = DefaultGroup
+			return g, true
+		}
+	}
+	return ProcessGroup{}, false
 }
 
 // opKey is what ranks must agree on for one collective sequence id.
@@ -185,7 +279,7 @@ type rankView struct {
 func analyzeGroup(pg string, byRank map[int]*Dump, dumped []int) GroupReport {
 	g := GroupReport{PG: pg}
 	for _, r := range dumped {
-		if cfg, ok := byRank[r].Group(pg); ok {
+		if cfg, ok := groupConfig(byRank[r], pg); ok {
 			if g.Desc == "" {
 				g.Desc = cfg.Desc
 			}
@@ -216,6 +310,13 @@ func analyzeGroup(pg string, byRank map[int]*Dump, dumped []int) GroupReport {
 	sort.Ints(members)
 	g.Members = members
 
+	g.Backend, g.NoEvents = eventsOf(views)
+	if g.NoEvents {
+		for _, v := range views {
+			v.state.LastStarted, v.state.LastCompleted = -1, -1
+		}
+	}
+
 	var present []int
 	for _, r := range members {
 		v, ok := views[r]
@@ -242,9 +343,10 @@ func analyzeGroup(pg string, byRank map[int]*Dump, dumped []int) GroupReport {
 		return g
 	}
 
-	// The stuck collective: the first one not completed everywhere.
+	// The stuck collective: the first one not completed everywhere (on a
+	// backend without events, the first one not called everywhere).
 	var maxEnq int64
-	minDone := int64(-1)
+	minDone, minEnq := int64(-1), int64(-1)
 	for _, r := range present {
 		s := views[r].state
 		if s.LastEnqueued > maxEnq {
@@ -253,8 +355,14 @@ func analyzeGroup(pg string, byRank map[int]*Dump, dumped []int) GroupReport {
 		if minDone < 0 || s.LastCompleted < minDone {
 			minDone = s.LastCompleted
 		}
+		if minEnq < 0 || s.LastEnqueued < minEnq {
+			minEnq = s.LastEnqueued
+		}
 	}
-	if maxEnq > minDone {
+	switch {
+	case g.NoEvents && maxEnq > minEnq:
+		g.StuckSeq = minEnq + 1
+	case !g.NoEvents && maxEnq > minDone:
 		g.StuckSeq = minDone + 1
 	}
 
@@ -278,6 +386,37 @@ func analyzeGroup(pg string, byRank map[int]*Dump, dumped []int) GroupReport {
 	g.Findings = append(g.Findings, unpairedP2P(pg, g.Desc, views, present, groupRanks)...)
 	g.Verdict = verdict(g, views, present)
 	return g
+}
+
+// eventsOf returns the group's backend (the commonest profiling-name
+// prefix) and whether no entry went past "scheduled" on any rank.
+func eventsOf(views map[int]*rankView) (backend string, noEvents bool) {
+	count := map[string]int{}
+	any := false
+	noEvents = true
+	for _, v := range views {
+		for _, es := range v.seqs {
+			for _, e := range es {
+				any = true
+				count[e.Backend]++
+				if e.State != StateScheduled || e.TimeDiscoveredStartedNs != 0 || e.TimeDiscoveredCompletedNs != 0 {
+					noEvents = false
+				}
+			}
+		}
+		for _, e := range v.p2p {
+			count[e.Backend]++
+			if e.State != StateScheduled {
+				noEvents = false
+			}
+		}
+	}
+	for b, n := range count {
+		if n > count[backend] || (n == count[backend] && b < backend) {
+			backend = b
+		}
+	}
+	return backend, any && noEvents
 }
 
 func viewOf(d *Dump, rank int, pg string) *rankView {
@@ -418,6 +557,18 @@ func majorityOp(seq int64, views map[int]*rankView, present []int) string {
 	return best
 }
 
+// callOf describes collective seq as the ranks that made it recorded it:
+// its input sizes and dtypes ("input [[256]] Float").
+func callOf(seq int64, views map[int]*rankView, present []int) string {
+	for _, r := range present {
+		if es, ok := views[r].seqs[seq]; ok && len(es) > 0 {
+			e := es[0]
+			return fmt.Sprintf("input %v %s", e.InputSizes, strings.Join(e.InputDtypes, ","))
+		}
+	}
+	return ""
+}
+
 // stuckFindings sorts the ranks of the group by what they did with the
 // stuck collective.
 func stuckFindings(g *GroupReport, views map[int]*rankView, present []int) {
@@ -444,9 +595,18 @@ func stuckFindings(g *GroupReport, views map[int]*rankView, present []int) {
 		return out
 	}
 	label := pgLabel(g.PG, g.Desc)
+	if g.NoEvents {
+		scheduled = nil // no events: "scheduled" is all a CPU backend ever says
+	}
 	if len(missing) > 0 {
 		lastSeen := views[missing[0]].state.LastEnqueued
 		detail := fmt.Sprintf("%s never started %s #%d of pg %s", ranksPhrase(missing), g.StuckOp, seq, label)
+		if g.NoEvents {
+			detail = fmt.Sprintf("%s never called %s #%d of pg %s", ranksPhrase(missing), g.StuckOp, seq, label)
+		}
+		if call := callOf(seq, views, present); call != "" {
+			detail = strings.Replace(detail, fmt.Sprintf("%s #%d", g.StuckOp, seq), fmt.Sprintf("%s #%d (%s)", g.StuckOp, seq, call), 1)
+		}
 		if lastSeen > 0 {
 			detail += fmt.Sprintf(": %s last enqueued collective is #%d", possessive(missing), lastSeen)
 		}
@@ -543,18 +703,31 @@ func verdict(g GroupReport, views map[int]*rankView, present []int) string {
 		var waiting []int
 		for _, r := range present {
 			s := views[r].state
-			if s.LastStarted >= g.StuckSeq && s.LastCompleted < g.StuckSeq {
+			if g.NoEvents && s.LastEnqueued >= g.StuckSeq || !g.NoEvents && s.LastStarted >= g.StuckSeq && s.LastCompleted < g.StuckSeq {
 				waiting = append(waiting, r)
 			}
 		}
 		if len(waiting) > 0 {
-			parts = append(parts, fmt.Sprintf("%s %s waiting in %s #%d", ranksPhrase(waiting), verbFor(waiting, "is", "are"), g.StuckOp, g.StuckSeq))
+			phrase := fmt.Sprintf("%s %s waiting in %s #%d", ranksPhrase(waiting), verbFor(waiting, "is", "are"), g.StuckOp, g.StuckSeq)
+			if g.NoEvents {
+				phrase = fmt.Sprintf("%s called %s #%d (%s records no completion)", ranksPhrase(waiting), g.StuckOp, g.StuckSeq, orBackend(g.Backend))
+			}
+			parts = append(parts, phrase)
 		}
 	}
 	for _, f := range g.Findings {
 		if f.Kind == FindingNoDump {
 			parts = append(parts, f.Detail)
 		}
+	}
+	if len(parts) == 0 && g.NoEvents {
+		var last int64
+		for _, r := range present {
+			if s := views[r].state; s.LastEnqueued > last {
+				last = s.LastEnqueued
+			}
+		}
+		return fmt.Sprintf("pg %s: %s called every collective up to #%d alike (%s records no completion)", label, ranksPhrase(present), last, orBackend(g.Backend))
 	}
 	if len(parts) == 0 {
 		var last int64
@@ -572,6 +745,13 @@ func verdict(g GroupReport, views map[int]*rankView, present []int) string {
 		return fmt.Sprintf("pg %s: all %d dumped ranks completed every collective up to #%d", label, len(present), last)
 	}
 	return strings.Join(parts, "; ")
+}
+
+func orBackend(b string) string {
+	if b == "" {
+		return "the backend"
+	}
+	return b
 }
 
 func pgLabel(pg, desc string) string {
@@ -664,13 +844,20 @@ func (a *Analysis) Text() string {
 			if s.FromStatus {
 				src = "pg_status"
 			}
-			fmt.Fprintf(&b, "  %4d  %8d  %7d  %9d  %7d  %s\n", s.Rank, s.LastEnqueued, s.LastStarted, s.LastCompleted, s.Entries, src)
+			fmt.Fprintf(&b, "  %4d  %8d  %7s  %9s  %7d  %s\n", s.Rank, s.LastEnqueued, seqOrDash(s.LastStarted), seqOrDash(s.LastCompleted), s.Entries, src)
 		}
 		for _, f := range g.Findings {
 			fmt.Fprintf(&b, "  %s: %s\n", f.Kind, f.Detail)
 		}
 	}
 	return b.String()
+}
+
+func seqOrDash(v int64) string {
+	if v < 0 {
+		return "-"
+	}
+	return strconv.FormatInt(v, 10)
 }
 
 // String is Text without its trailing newline, as fmt.Println and a

@@ -23,7 +23,13 @@
 // started it, ranks that disagree on operation, sizes or dtypes under one
 // sequence id, and unpaired sends and receives, with a readable verdict
 // ("rank 3 never started all_reduce #3001 of pg 0; ranks 0-2,4-7 are
-// waiting in all_reduce #3001").
+// waiting in all_reduce #3001"), and two groups whose ranks wait on each
+// other. It fits the backend it reads: a CPU backend (gloo) records no
+// start or end events, so its entries stay "scheduled" and its pg_status
+// counts a failed collective as completed; there only the enqueued
+// sequence ids count, and "the GPU never started it" is no verdict. A
+// pg_config entry named "" (torch 2.11's gloo dumps name the default group
+// so, while their entries say "0") is the default group, not a second one.
 //
 // Pickles are decoded by this package's own reader (pickle.go), standard
 // library only. ARCHITECTURE suggests nlpodyssey/gopickle for these files;

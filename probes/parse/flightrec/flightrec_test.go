@@ -14,7 +14,8 @@ import (
 )
 
 // scenarios are the synthetic dump sets gen_fixtures.py writes.
-var scenarios = []string{"missing_rank", "size_mismatch_json", "order_mismatch", "unpaired_send", "healthy_json", "h200"}
+var scenarios = []string{"missing_rank", "size_mismatch_json", "order_mismatch", "unpaired_send", "healthy_json", "h200",
+	"gloo_count", "gloo_order", "gloo_unpaired", "gloo_two_comms"}
 
 func loadScenario(t testing.TB, name string) []*Dump {
 	t.Helper()
@@ -56,7 +57,7 @@ func TestAnalyzeVerdicts(t *testing.T) {
 		want     []string // substrings of the first verdict line
 	}{
 		{"missing_rank", []string{FindingMissing}, []int{3},
-			[]string{"rank 3 never started all_reduce #3001 of pg 0 (default_pg): its last enqueued collective is #3000", "ranks 0-2,4-7 are waiting in all_reduce #3001"}},
+			[]string{"rank 3 never started all_reduce #3001 (input [[4096 1024]] BFloat16) of pg 0 (default_pg): its last enqueued collective is #3000", "ranks 0-2,4-7 are waiting in all_reduce #3001"}},
 		{"size_mismatch_json", []string{FindingSizeMismatch}, []int{1},
 			[]string{"rank 1 calls all_reduce #5 of pg 0 (default_pg) with sizes [[2048]]->[[2048]]", "ranks 0,2,3 use [[1024]]->[[1024]]"}},
 		{"order_mismatch", []string{FindingOpMismatch}, []int{2},
@@ -64,6 +65,16 @@ func TestAnalyzeVerdicts(t *testing.T) {
 		{"unpaired_send", []string{FindingUnpairedP2P}, []int{0},
 			[]string{"rank 0 posted 3 send(s) to rank 1", "rank 1 posted 2 receive(s)", "send p2p #3 is unpaired (started)"}},
 		{"healthy_json", nil, nil, []string{"all 2 dumped ranks completed every collective up to #3"}},
+		// Real gloo dumps (torch 2.11 on the H200 machine, CPU ranks): no
+		// start or end events, the default group unnamed in pg_config.
+		{"gloo_count", []string{FindingMissing}, []int{1},
+			[]string{"rank 1 never called all_reduce #5 (input [[1024]] Float) of pg 0 (default_pg): its last enqueued collective is #4", "rank 0 called all_reduce #5 (gloo records no completion)"}},
+		{"gloo_order", []string{FindingOpMismatch}, []int{1},
+			[]string{"rank 1 runs all_gather as collective #2 of pg 0 (default_pg) while rank 0 runs all_reduce"}},
+		{"gloo_unpaired", []string{FindingMissing}, []int{0},
+			[]string{"rank 0 never called all_reduce #2"}},
+		{"gloo_two_comms", []string{FindingCrossGroup, FindingMissing, FindingMissing}, []int{0, 1},
+			[]string{"rank 0 and rank 1 wait on each other across process groups", "pg 1 (pg_a), which rank 1 never called", "pg 2 (pg_b), which rank 0 never called"}},
 	}
 	for _, c := range cases {
 		t.Run(c.scenario, func(t *testing.T) {
@@ -87,6 +98,27 @@ func TestAnalyzeVerdicts(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A CPU backend's dump: every entry "scheduled", pg_status counting the
+// timed-out collective as completed, the default group named "" in
+// pg_config. No "not started" verdict, no second group.
+func TestAnalyzeGlooDumps(t *testing.T) {
+	a := Analyze(loadScenario(t, "gloo_count"))
+	if len(a.Groups) != 1 || a.Groups[0].PG != "0" || a.Groups[0].Backend != "gloo" || !a.Groups[0].NoEvents {
+		t.Fatalf("groups = %+v", a.Groups)
+	}
+	if !reflect.DeepEqual(a.Groups[0].Members, []int{0, 1}) {
+		t.Errorf("members %v: the unnamed default group's ranks belong to pg 0", a.Groups[0].Members)
+	}
+	for _, f := range a.Findings {
+		if f.Kind == FindingNotStarted {
+			t.Errorf("a gloo dump got a not-started finding: %+v", f)
+		}
+	}
+	if g := a.Groups[0]; g.StuckSeq != 5 || g.States[0].LastCompleted != -1 {
+		t.Errorf("stuck #%d, rank 0 %+v", g.StuckSeq, g.States[0])
 	}
 }
 

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/commlab/commlab/probes/recorded"
+)
+
+func TestDoctorCurveCommand(t *testing.T) {
+	dir := t.TempDir()
+	run, err := recorded.Load("nccl-h200x2-proto-LL")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ll := filepath.Join(dir, "ll.json")
+	if err := run.Save(ll); err != nil {
+		t.Fatal(err)
+	}
+	a3 := "probes/parse/nccltests/testdata/allreduce_h100_2node_a3mega.txt"
+	autoRun, err := recorded.Load("nccl-h200x2-proto-auto")
+	if err != nil {
+		t.Fatal(err)
+	}
+	auto := filepath.Join(dir, "auto.json")
+	if err := autoRun.Save(auto); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name   string
+		args   []string
+		status int
+		want   []string
+	}{
+		{"commlab run, LL forced", []string{"--nccl-tests", ll, "--nvls=false"}, 2,
+			[]string{"[fail] collective/large-plateau: large-message plateau too low: 121.7 GB/s", "next: check the path"}},
+		{"nccl-tests text, 2 nodes", []string{"--nccl-tests", a3, "--preset", "hgx-h100"}, 2,
+			[]string{"16 rank(s), 2 node(s)", "[fail] collective/multi-node", "[warn] collective/dip: dip at 8 MiB to 32 MiB"}},
+		// The public 2-node run against the recorded 2-GPU one as its
+		// single-node reference.
+		{"multi-node against single-node", []string{"--nccl-tests", a3, "--preset", "hgx-h100", "--single-node", auto}, 2,
+			[]string{"[fail] collective/multi-node: multi-node plateau too low", "[ok] collective/multi-node: multi-node keeps 96% of the single-node busbw (model 159%)"}},
+		{"no file", nil, 2, []string{"--nccl-tests FILE is required"}},
+		{"missing file", []string{"--nccl-tests", filepath.Join(dir, "none")}, 2, []string{"no such file"}},
+		{"not a curve", []string{"--nccl-tests", "go.mod"}, 2, []string{"no nccl-tests output found"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			status := runDoctorCurve(tc.args, &out, &errb)
+			if status != tc.status {
+				t.Errorf("status %d, want %d; stderr %s", status, tc.status, errb.String())
+			}
+			all := out.String() + errb.String()
+			for _, w := range tc.want {
+				if !strings.Contains(all, w) {
+					t.Errorf("output lacks %q:\n%s", w, all)
+				}
+			}
+		})
+	}
+}
+
+func TestDoctorCurveJSON(t *testing.T) {
+	run, err := recorded.Load("nccl-h200x2-proto-auto")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "auto.json")
+	if err := run.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	if status := runDoctorCurve([]string{"--nccl-tests", path, "--nvls=false", "--json"}, &out, &errb); status != 0 {
+		t.Fatalf("status %d: %s", status, errb.String())
+	}
+	var got struct {
+		Verdicts []struct {
+			Check, Status string
+		}
+		Exit int
+	}
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Verdicts) != 3 || got.Exit != 0 {
+		t.Errorf("verdicts %+v exit %d", got.Verdicts, got.Exit)
+	}
+	for _, v := range got.Verdicts {
+		if v.Status != "ok" {
+			t.Errorf("healthy 2xH200: %s is %s", v.Check, v.Status)
+		}
+	}
+	_ = os.Remove(path)
+}

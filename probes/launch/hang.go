@@ -1,0 +1,123 @@
+package launch
+
+import (
+	"context"
+	_ "embed"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// hangLab is chapter 6's hang lab: collective hangs staged on purpose on
+// CPU ranks (gloo) with PyTorch's Flight Recorder on; its driver starts the
+// ranks with torchrun, takes every rank's stack with faulthandler, lets the
+// ranks time out and dump, and runs PyTorch's fr_trace on the dumps.
+//
+//go:embed hang_torch.py
+var hangLab []byte
+
+// HangLabName is the file name the hang lab script is written under.
+const HangLabName = "hang_torch.py"
+
+// HangScenarios are the hangs the script stages: sizes that differ,
+// collectives in a different order, a different count, a send without its
+// receive, two process groups waiting on each other, and the core question
+// (64 ranks, one stuck in its data loader at step 3000).
+var HangScenarios = []string{"size", "order", "count", "unpaired", "two_comms", "core"}
+
+// HangLab returns the hang lab script's source.
+func HangLab() []byte { return append([]byte(nil), hangLab...) }
+
+// HangOptions are the driver's flags (hang_torch.py run ...). Zero values
+// leave the script's defaults.
+type HangOptions struct {
+	Scenario string
+	// Out is the folder everything is written under.
+	Out string
+	// NProc is the number of ranks (2; 64 for core).
+	NProc int
+	// TimeoutS is init_process_group's timeout, seconds (15).
+	TimeoutS float64
+	// Steps, HangAt and StuckRank shape the core scenario (3000, 3000, 37).
+	Steps, HangAt, StuckRank int
+	// DeadlineS ends the ranks after this many seconds (150).
+	DeadlineS float64
+}
+
+// Args returns the driver's command-line arguments after the script name.
+func (o HangOptions) Args() ([]string, error) {
+	if !slices.Contains(HangScenarios, o.Scenario) {
+		return nil, fmt.Errorf("launch: hang scenario %q: want one of %s", o.Scenario, strings.Join(HangScenarios, ", "))
+	}
+	if o.Out == "" {
+		return nil, fmt.Errorf("launch: hang lab: an output folder is needed")
+	}
+	args := []string{"run", "--scenario", o.Scenario, "--out", o.Out}
+	num := func(flag string, v float64) {
+		if v > 0 {
+			args = append(args, flag, strconv.FormatFloat(v, 'g', -1, 64))
+		}
+	}
+	num("--nproc", float64(o.NProc))
+	num("--timeout", o.TimeoutS)
+	num("--steps", float64(o.Steps))
+	num("--hang-at", float64(o.HangAt))
+	if o.StuckRank > 0 {
+		args = append(args, "--stuck-rank", strconv.Itoa(o.StuckRank))
+	}
+	num("--deadline", o.DeadlineS)
+	return args, nil
+}
+
+// RunHangLab writes the script into a temporary folder and runs its driver
+// with python3 (which must have torch), its progress going to stdout and
+// stderr and its results under o.Out. It fails with ErrNotInstalled when
+// python3 is absent; a python3 without torch fails when the ranks start.
+func RunHangLab(ctx context.Context, o HangOptions, stdout, stderr io.Writer) error {
+	args, err := o.Args()
+	if err != nil {
+		return err
+	}
+	dir, err := os.MkdirTemp("", "commlab-hang-")
+	if err != nil {
+		return fmt.Errorf("launch: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, HangLabName)
+	if err := os.WriteFile(path, hangLab, 0o644); err != nil {
+		return fmt.Errorf("launch: %w", err)
+	}
+	cmd, _, err := command(ctx, Options{}, append([]string{"python3", path}, args...))
+	if err != nil {
+		return err
+	}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("launch: %s: %w", HangLabName, err)
+	}
+	return nil
+}
+
+// TorchAvailable says whether python3 here imports torch with the gloo
+// backend, which the hang lab needs; the error says what is missing.
+func TorchAvailable(ctx context.Context) error {
+	cmd, _, err := command(ctx, Options{}, []string{"python3", "-c", "import torch.distributed as d; import sys; sys.exit(0 if d.is_gloo_available() else 3)"})
+	if err != nil {
+		return err
+	}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		last := strings.TrimSpace(string(out))
+		if i := strings.LastIndexByte(last, '\n'); i >= 0 {
+			last = last[i+1:]
+		}
+		if last == "" {
+			last = err.Error()
+		}
+		return fmt.Errorf("launch: python3 has no torch with gloo: %s", last)
+	}
+	return nil
+}

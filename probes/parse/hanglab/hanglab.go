@@ -1,0 +1,497 @@
+// Package hanglab reads back what chapter 6's hang lab left in its output
+// folder (probes/launch's hang_torch.py, `commlab probe hang`): the
+// driver's summary.json (scenario, command, settings, timeline), each
+// rank's result/rank_N.json (the call it blocked in, the exception it got
+// and after how long), each rank's faulthandler stack (stacks/rank_N.txt),
+// the Flight Recorder dumps (fr/rank_N, read by probes/parse/flightrec) and
+// PyTorch's own analyzer's output (fr_trace*.txt).
+//
+// It reads from an fs.FS, so a live run's folder (os.DirFS) and a recorded
+// one (probes/recorded) read alike. It owns reading that folder and
+// summing it up; it does not run anything (probes/launch does) or analyse
+// dumps (flightrec does).
+package hanglab
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/commlab/commlab/probes/parse"
+	"github.com/commlab/commlab/probes/parse/flightrec"
+)
+
+// ErrNoLab is wrapped when the folder holds no hang lab run.
+var ErrNoLab = errors.New("hanglab: no hang lab run")
+
+// Event is one step of the driver's timeline.
+type Event struct {
+	AtS  float64 `json:"t" unit:"s"`
+	What string  `json:"what"`
+}
+
+// FRTrace is one run of PyTorch's fr_trace on the dumps.
+type FRTrace struct {
+	File    string   `json:"file"`
+	Command []string `json:"command"`
+	Exit    any      `json:"exit"`
+	Text    string   `json:"-"`
+}
+
+// Call is one collective a rank made through the lab's wrapper, with its
+// start and end (Unix seconds).
+type Call struct {
+	Call string  `json:"call"`
+	T0   float64 `json:"t0"`
+	T1   float64 `json:"t1"`
+}
+
+// Rank is what one rank reported in result/rank_N.json.
+type Rank struct {
+	Rank  int    `json:"rank"`
+	World int    `json:"world"`
+	PID   int    `json:"pid"`
+	Torch string `json:"torch"`
+	// BlockingCall is the call the rank was about to make when it might
+	// block ("all_reduce #3000", "load_batch(step 3000) stuck ...").
+	BlockingCall  string  `json:"blocking_call"`
+	BlockingSince float64 `json:"blocking_since"`
+	// Outcome is "raised" (the call ended in an exception) or "returned".
+	Outcome   string `json:"outcome"`
+	Exception string `json:"exception"`
+	Error     string `json:"error"`
+	// EndedAfterS is how long after BlockingSince the rank's scenario
+	// ended: the timeout, or at once for an error gloo raises immediately.
+	EndedAfterS float64 `json:"ended_after_s" unit:"s"`
+	StuckIn     string  `json:"stuck_in,omitempty"`
+	InitS       float64 `json:"init_s" unit:"s"`
+	Calls       []Call  `json:"calls"`
+	// StepTimes are seconds since the first step at every 500th step
+	// (core scenario).
+	StepTimes map[string]float64 `json:"step_times,omitempty"`
+	FRDump    struct {
+		Pickle string   `json:"pickle"`
+		JSON   string   `json:"json"`
+		Tries  []string `json:"tries"`
+	} `json:"fr_dump"`
+	FRPickleBytes int `json:"fr_pickle_bytes"`
+	// HangAt is the step the core scenario hung at, when it reports one.
+	HangAt int `json:"hang_at,omitempty"`
+	// Died is set for a rank that left no result: its process ended
+	// (Error then holds the C++ abort message from its stderr, Exception
+	// how torchrun saw it end).
+	Died bool `json:"died,omitempty"`
+}
+
+// Frame is one line of a faulthandler traceback.
+type Frame struct {
+	File string `json:"file"`
+	Line int    `json:"line"`
+	Func string `json:"func"`
+}
+
+// Thread is one thread of a faulthandler dump, innermost frame first.
+type Thread struct {
+	ID      string  `json:"id"`
+	Current bool    `json:"current"`
+	Frames  []Frame `json:"frames"`
+}
+
+// Stack is one rank's faulthandler dump (Python threads only: faulthandler
+// does not see the backend's C++ threads).
+type Stack struct {
+	Rank    int      `json:"rank"`
+	Threads []Thread `json:"threads"`
+}
+
+// Where is the innermost frame of the main thread (the "Current thread"
+// when the signal landed on it, else the first thread) that is the
+// program's own or torch.distributed's: frames of the import machinery,
+// of threading.py and of other installed packages are skipped, so a rank
+// waiting on a threading.Event shows the function that waits.
+func (s Stack) Where() Frame {
+	if len(s.Threads) == 0 {
+		return Frame{}
+	}
+	t := s.Threads[0]
+	for _, th := range s.Threads {
+		if th.Current {
+			t = th
+			break
+		}
+	}
+	for _, f := range t.Frames {
+		if ownFrame(f.File) {
+			return f
+		}
+	}
+	if len(t.Frames) > 0 {
+		return t.Frames[0]
+	}
+	return Frame{}
+}
+
+// ownFrame says whether a frame is worth naming: not the import
+// machinery, not the threading module, and not an installed package other
+// than torch/distributed.
+func ownFrame(file string) bool {
+	switch {
+	case strings.HasPrefix(file, "<frozen"), strings.HasSuffix(file, "/threading.py"):
+		return false
+	case strings.Contains(file, "/torch/distributed/"):
+		return true
+	case strings.Contains(file, "/site-packages/"), strings.Contains(file, "/dist-packages/"), strings.HasPrefix(file, "/usr/lib/python"):
+		return false
+	}
+	return true
+}
+
+// Lab is one hang lab run read back.
+type Lab struct {
+	Scenario  string            `json:"scenario"`
+	NProc     int               `json:"nproc"`
+	TimeoutS  float64           `json:"timeout_s" unit:"s"`
+	Steps     int               `json:"steps,omitempty"`
+	HangAt    int               `json:"hang_at,omitempty"`
+	StuckRank int               `json:"stuck_rank,omitempty"`
+	Command   []string          `json:"command"`
+	Env       map[string]string `json:"env"`
+	Date      string            `json:"date"`
+	Events    []Event           `json:"events"`
+	Exit      *int              `json:"torchrun_exit"`
+	Killed    bool              `json:"killed,omitempty"`
+	WallS     float64           `json:"wall_s" unit:"s"`
+	FRTraces  []FRTrace         `json:"fr_trace"`
+	Ranks     []Rank            `json:"-"`
+	Stacks    []Stack           `json:"-"`
+	Dumps     []*flightrec.Dump `json:"-"`
+	// Warnings name files that did not read.
+	Warnings []string `json:"-"`
+}
+
+var reRankFile = regexp.MustCompile(`^rank_(\d+)(?:\.json|\.txt)?$`)
+
+// rankFiles lists dir's rank_N files in rank order.
+func rankFiles(fsys fs.FS, dir string) ([]string, []int) {
+	entries, err := fs.ReadDir(fsys, dir)
+	if err != nil {
+		return nil, nil
+	}
+	type rf struct {
+		name string
+		rank int
+	}
+	var files []rf
+	for _, e := range entries {
+		m := reRankFile.FindStringSubmatch(e.Name())
+		if m == nil || e.IsDir() {
+			continue
+		}
+		r, _ := strconv.Atoi(m[1])
+		files = append(files, rf{e.Name(), r})
+	}
+	sort.Slice(files, func(i, j int) bool { return files[i].rank < files[j].rank })
+	names, ranks := make([]string, len(files)), make([]int, len(files))
+	for i, f := range files {
+		names[i], ranks[i] = path.Join(dir, f.name), f.rank
+	}
+	return names, ranks
+}
+
+// Load reads a hang lab folder: summary.json at its root, and whatever of
+// result/, stacks/, fr/ and fr_trace*.txt is there. Files that do not
+// read become Warnings; only a missing or malformed summary.json fails.
+func Load(fsys fs.FS) (*Lab, error) {
+	b, err := fs.ReadFile(fsys, "summary.json")
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrNoLab, err)
+	}
+	l := &Lab{}
+	if err := json.Unmarshal(b, l); err != nil {
+		return nil, fmt.Errorf("hanglab: summary.json: %w: %w", parse.ErrFormat, err)
+	}
+	names, _ := rankFiles(fsys, "result")
+	for _, n := range names {
+		var r Rank
+		b, err := fs.ReadFile(fsys, n)
+		if err == nil {
+			err = json.Unmarshal(b, &r)
+		}
+		if err != nil {
+			l.Warnings = append(l.Warnings, fmt.Sprintf("%s: %v", n, err))
+			continue
+		}
+		l.Ranks = append(l.Ranks, r)
+	}
+	names, ranks := rankFiles(fsys, "stacks")
+	for i, n := range names {
+		b, err := fs.ReadFile(fsys, n)
+		if err != nil {
+			l.Warnings = append(l.Warnings, fmt.Sprintf("%s: %v", n, err))
+			continue
+		}
+		l.Stacks = append(l.Stacks, ParseStack(ranks[i], string(b)))
+	}
+	names, ranks = rankFiles(fsys, "fr")
+	for i, n := range names {
+		f, err := fsys.Open(n)
+		if err != nil {
+			l.Warnings = append(l.Warnings, fmt.Sprintf("%s: %v", n, err))
+			continue
+		}
+		d, err := flightrec.ParseDump(f, n)
+		f.Close()
+		if err != nil {
+			l.Warnings = append(l.Warnings, fmt.Sprintf("%s: %v", n, err))
+		}
+		if d != nil {
+			d.Rank = ranks[i]
+			l.Dumps = append(l.Dumps, d)
+		}
+	}
+	l.addDied(fsys)
+	for _, r := range l.Ranks {
+		if r.HangAt > 0 {
+			l.HangAt = r.HangAt // the core scenario may have moved it earlier
+		}
+	}
+	for i := range l.FRTraces {
+		t := &l.FRTraces[i]
+		b, err := fs.ReadFile(fsys, t.File)
+		if err != nil {
+			l.Warnings = append(l.Warnings, fmt.Sprintf("%s: %v", t.File, err))
+			continue
+		}
+		t.Text = string(b)
+	}
+	return l, nil
+}
+
+var (
+	reFailure  = regexp.MustCompile(`(?m)^\s*rank\s*:\s*(\d+) \(local_rank.*\n\s*exitcode\s*:\s*(-?\d+).*\n(?:.*\n)?\s*traceback\s*:\s*(.*)$`)
+	reAbortMsg = regexp.MustCompile(`(?m)^\s*what\(\):\s*(.*)$`)
+)
+
+// addDied adds a Rank for every rank that left no result but a mark, a
+// stderr or a line in torchrun's failure report: a process that ended
+// (gloo aborts the process on some mismatches).
+func (l *Lab) addDied(fsys fs.FS) {
+	have := map[int]bool{}
+	for _, r := range l.Ranks {
+		have[r.Rank] = true
+	}
+	died := map[int]*Rank{}
+	get := func(r int) *Rank {
+		if d, ok := died[r]; ok {
+			return d
+		}
+		d := &Rank{Rank: r, World: l.NProc, Outcome: "died", Died: true}
+		died[r] = d
+		return d
+	}
+	names, ranks := rankFiles(fsys, "marks")
+	for i, n := range names {
+		if have[ranks[i]] {
+			continue
+		}
+		var m struct {
+			What string  `json:"what"`
+			T    float64 `json:"t"`
+		}
+		if b, err := fs.ReadFile(fsys, n); err == nil && json.Unmarshal(b, &m) == nil {
+			d := get(ranks[i])
+			d.BlockingCall, d.BlockingSince = m.What, m.T
+		}
+	}
+	names, ranks = rankFiles(fsys, "stderr")
+	for i, n := range names {
+		if have[ranks[i]] {
+			continue
+		}
+		b, err := fs.ReadFile(fsys, n)
+		if err != nil {
+			continue
+		}
+		if m := reAbortMsg.FindAllStringSubmatch(string(b), -1); m != nil {
+			d := get(ranks[i])
+			d.Error = strings.TrimSpace(m[len(m)-1][1])
+			if strings.Contains(string(b), "terminate called") {
+				d.Exception = "C++ exception, std::terminate"
+			}
+		}
+	}
+	if b, err := fs.ReadFile(fsys, "torchrun.txt"); err == nil {
+		for _, m := range reFailure.FindAllStringSubmatch(string(b), -1) {
+			r, _ := strconv.Atoi(m[1])
+			if have[r] {
+				continue
+			}
+			d := get(r)
+			how := strings.TrimSpace(m[3])
+			if d.Exception == "" {
+				d.Exception = how
+			} else {
+				d.Exception += "; " + how
+			}
+			if d.Error == "" {
+				d.Error = "exit code " + m[2] + ": " + how
+			}
+		}
+	}
+	for _, d := range died {
+		l.Ranks = append(l.Ranks, *d)
+	}
+	sort.Slice(l.Ranks, func(i, j int) bool { return l.Ranks[i].Rank < l.Ranks[j].Rank })
+}
+
+var (
+	reThread = regexp.MustCompile(`^(Current thread|Thread) (0x[0-9a-fA-F]+)`)
+	reFrame  = regexp.MustCompile(`^\s+File "([^"]*)", line (\d+) in (\S+)`)
+)
+
+// ParseStack reads a faulthandler dump: "Thread 0x... (most recent call
+// first):" or "Current thread 0x...", then `  File "f", line N in func`
+// lines. Several dumps in one file (the signal sent twice) keep the last.
+func ParseStack(rank int, text string) Stack {
+	s := Stack{Rank: rank}
+	var cur *Thread
+	for _, line := range strings.Split(text, "\n") {
+		if m := reThread.FindStringSubmatch(line); m != nil {
+			for _, t := range s.Threads {
+				if t.ID == m[2] {
+					// the same thread again: a later dump starts
+					s.Threads = nil
+					break
+				}
+			}
+			s.Threads = append(s.Threads, Thread{ID: m[2], Current: m[1] == "Current thread"})
+			cur = &s.Threads[len(s.Threads)-1]
+			continue
+		}
+		if m := reFrame.FindStringSubmatch(line); m != nil && cur != nil {
+			n, _ := strconv.Atoi(m[2])
+			cur.Frames = append(cur.Frames, Frame{File: m[1], Line: n, Func: m[3]})
+		}
+	}
+	return s
+}
+
+// Analysis runs flightrec's cross-rank analysis on the lab's dumps.
+func (l *Lab) Analysis() *flightrec.Analysis { return flightrec.Analyze(l.Dumps) }
+
+// Group is a set of ranks that ended alike: same outcome, exception and
+// blocking call, and the same innermost stack frame.
+type Group struct {
+	Ranks       []int   `json:"ranks"`
+	Blocking    string  `json:"blocking"`
+	Outcome     string  `json:"outcome"`
+	Exception   string  `json:"exception,omitempty"`
+	Error       string  `json:"error,omitempty"`
+	EndedAfterS float64 `json:"ended_after_s" unit:"s"` // the median over the group
+	Where       string  `json:"where,omitempty"`        // innermost frame, "func (file:line)"
+}
+
+// Groups sorts the ranks by how they ended, smallest group first (the odd
+// rank out leads).
+func (l *Lab) Groups() []Group {
+	where := map[int]string{}
+	for _, s := range l.Stacks {
+		if f := s.Where(); f.Func != "" {
+			where[s.Rank] = fmt.Sprintf("%s (%s:%d)", f.Func, path.Base(f.File), f.Line)
+		}
+	}
+	type key struct{ blocking, outcome, exc, err, where string }
+	idx := map[key]int{}
+	var out []Group
+	var ends [][]float64
+	for _, r := range l.Ranks {
+		k := key{normalizeCall(r.BlockingCall), r.Outcome, r.Exception, firstLine(r.Error), where[r.Rank]}
+		i, ok := idx[k]
+		if !ok {
+			i = len(out)
+			idx[k] = i
+			out = append(out, Group{Blocking: k.blocking, Outcome: r.Outcome, Exception: r.Exception, Error: k.err, Where: k.where})
+			ends = append(ends, nil)
+		}
+		out[i].Ranks = append(out[i].Ranks, r.Rank)
+		ends[i] = append(ends[i], r.EndedAfterS)
+	}
+	for i := range out {
+		sort.Float64s(ends[i])
+		out[i].EndedAfterS = ends[i][len(ends[i])/2]
+	}
+	sort.SliceStable(out, func(i, j int) bool { return len(out[i].Ranks) < len(out[j].Ranks) })
+	return out
+}
+
+// normalizeCall keeps a blocking call as it is; ranks that differ only in
+// their rank number would be told apart by the callers' text already.
+func normalizeCall(s string) string { return strings.TrimSpace(s) }
+
+// firstLine keeps an error's first line, without gloo's source position
+// ("[../third_party/gloo/...:84]"), so that ranks group by the message.
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return strings.TrimSpace(reSourcePos.ReplaceAllString(s, ""))
+}
+
+var reSourcePos = regexp.MustCompile(`\[[^\]]*\.(?:cc|cpp|h|hpp):\d+\]\s*`)
+
+// Text sums the run up: what was staged, how each group of ranks ended
+// and where its stack was.
+func (l *Lab) Text() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "hang lab %s: %d ranks (gloo), timeout %gs", l.Scenario, l.NProc, l.TimeoutS)
+	if l.Scenario == "core" {
+		fmt.Fprintf(&b, ", %d steps, rank %d stuck at step %d", l.Steps, l.StuckRank, l.HangAt)
+	}
+	fmt.Fprintf(&b, "; %d ranks reported, %d stacks, %d dumps\n", len(l.Ranks), len(l.Stacks), len(l.Dumps))
+	for _, g := range l.Groups() {
+		who := "rank " + flightrec.RankRanges(g.Ranks)
+		if len(g.Ranks) > 1 {
+			who = "ranks " + flightrec.RankRanges(g.Ranks)
+		}
+		fmt.Fprintf(&b, "  %s: %s", who, orDash(g.Blocking))
+		switch g.Outcome {
+		case "raised":
+			fmt.Fprintf(&b, " -> %s after %.1f s: %s", g.Exception, g.EndedAfterS, clip(g.Error, 160))
+		case "returned":
+			fmt.Fprintf(&b, " -> returned after %.1f s", g.EndedAfterS)
+		case "died":
+			fmt.Fprintf(&b, " -> process ended (%s): %s", g.Exception, clip(g.Error, 160))
+		default:
+			fmt.Fprintf(&b, " -> %s", orDash(g.Outcome))
+		}
+		b.WriteString("\n")
+		if g.Where != "" {
+			fmt.Fprintf(&b, "      stack: in %s\n", g.Where)
+		}
+	}
+	for _, w := range l.Warnings {
+		fmt.Fprintf(&b, "  warning: %s\n", w)
+	}
+	return b.String()
+}
+
+// String is Text without its trailing newline.
+func (l *Lab) String() string { return strings.TrimRight(l.Text(), "\n") }
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
+}
