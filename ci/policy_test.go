@@ -37,6 +37,7 @@ var levels = map[string]int{
 	"probes/parse/flightrec":       2,
 	"probes/parse/nvidiasmi":       2,
 	"probes/parse/rdmatools":       2,
+	"probes/parse/torchtrace":      2,
 	"costmodel/fit":                10,
 	"probes/nvml":                  10,
 	"probes/sysfs":                 10,
