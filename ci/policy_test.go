@@ -53,6 +53,7 @@ var levels = map[string]int{
 	"probes/nccl":                  15,
 	"probes/rdma":                  15, // commlab's own verbs program (program/rdma_write.c): builds it, runs it through probes/launch
 	"probes/measure":               17,
+	"probes/overlap":               18, // the overlap benchmark's runs: launch, recorded, torchtrace, and measure's banner
 	"lab/doctor":                   18, // the checks and verdicts over probes, parsers and costmodel; below kernel/symbols, which extracts it // live-or-recorded over probes/nccl, probes/cuda and probes/recorded; below kernel/symbols, which extracts it
 	"kernel/symbols":               20,
 	"kernel/render":                20,

@@ -3,6 +3,7 @@
 // numbers, with their provenance, on machines without a GPU.
 //
 // Each file in data/ is a probes.Run saved by `commlab probe ... --save`;
-// List names them and Load decodes one. The package does not measure
+// List names them and Load decodes one. Folders beside the runs keep raw
+// files a run's reader needs (torch.profiler traces); Files serves them. The package does not measure
 // anything itself (probes/cuda and probes/nccl do).
 package recorded
