@@ -23,7 +23,7 @@ if [ "${NGPU:-0}" -gt 1 ]; then L="torchrun --standalone --nproc-per-node $NGPU"
   echo "--- nvidia-smi --query-gpu=name,driver_version --format=csv"
   nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv
   echo "--- torch"
-  python3 -c 'import torch, sys; print("python", sys.version.split()[0]); print("torch", torch.__version__); print("torch.version.cuda", torch.version.cuda); print("torch.cuda.nccl.version", torch.cuda.nccl.version()); print("gpus", torch.cuda.device_count())'
+  python3 -c 'import torch, sys; print("python", sys.version.split()[0]); print("torch", torch.__version__); print("torch.version.git_version", torch.version.git_version); print("torch.version.cuda", torch.version.cuda); print("torch.cuda.nccl.version", torch.cuda.nccl.version()); print("gpus", torch.cuda.device_count())'
   echo "--- nvcc --version"
   nvcc --version 2>&1 | tail -2
   echo "--- env"
