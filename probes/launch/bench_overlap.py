@@ -454,7 +454,7 @@ def main():
         "host": socket.gethostname(), "gpu_model": torch.cuda.get_device_name(local),
         "gpu_count": world, "cuda": torch.version.cuda, "driver": driver_version(),
         "nccl": ".".join(map(str, torch.cuda.nccl.version())), "tool": "torch " + torch.__version__,
-        "torch_git_version": getattr(torch.version, "git_version", ""),
+        "torch_git_version": str(getattr(torch.version, "git_version", "")),
         "init_process_group_s": init_s,
         "streams": {"compute": torch.cuda.current_stream().cuda_stream},
         "variants": [], "cases": [], "errors": [],
