@@ -44,10 +44,10 @@ step() { # name timeout env... -- args...
 }
 # 1. the variants, one rank: all_gather_into_tensor out of place (a device copy)
 step variants 80 MASTER_PORT=29541 -- --what variants
-# 2. the core question, three ways
-step cq-default 40 MASTER_PORT=29542 -- --what cq
-step cq-blocking-wait 40 MASTER_PORT=29543 TORCH_NCCL_BLOCKING_WAIT=1 -- --what cq
-step cq-avoid-record-streams 40 MASTER_PORT=29544 TORCH_NCCL_AVOID_RECORD_STREAMS=1 -- --what cq
+# 2. the core question, three ways; TORCH_CPP_LOG_LEVEL=INFO makes ProcessGroupNCCL log the settings it read
+step cq-default 40 MASTER_PORT=29542 TORCH_CPP_LOG_LEVEL=INFO -- --what cq
+step cq-blocking-wait 40 MASTER_PORT=29543 TORCH_CPP_LOG_LEVEL=INFO TORCH_NCCL_BLOCKING_WAIT=1 -- --what cq
+step cq-avoid-record-streams 40 MASTER_PORT=29544 TORCH_CPP_LOG_LEVEL=INFO TORCH_NCCL_AVOID_RECORD_STREAMS=1 -- --what cq
 # 3. the same overlap with an AVG all_reduce: on one rank NCCL's PreMulSum kernel runs on the SMs
 step variants-allreduce-avg 35 MASTER_PORT=29545 -- --what variants --coll all_reduce --variants compute_only,comm_only,overlap,wait_early,sync
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu,power.draw --format=csv >> "$D/provenance.txt" 2>&1
