@@ -19,7 +19,7 @@ import (
 func runProbeOverlap(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("commlab probe overlap", stderr,
 		"usage: commlab probe overlap [--launcher none|torchrun] [--per-node N] [--what variants,cq] [--keep DIR] [--json] [-- bench_overlap.py flags]",
-		"       commlab probe overlap --load DIR | --recorded [NAME] [--json]",
+		"       commlab probe overlap --load DIR | --recorded [NAME] [--json] [--save RUN.json]",
 		"       commlab probe overlap --script > bench_overlap.py",
 		"Runs the overlap micro-benchmark (GEMMs under a collective on ProcessGroupNCCL's stream, the variants that break",
 		"the overlap, the async/wait timestamps) with python3 or torchrun, and reads its torch.profiler traces.",
@@ -31,6 +31,7 @@ func runProbeOverlap(args []string, stdout, stderr io.Writer) int {
 	load := fs.String("load", "", "read a folder the script wrote instead of running it")
 	rec := fs.Bool("recorded", false, "show the recorded run ("+overlap.RecordedName+", or the name given)")
 	jsonOut := fs.Bool("json", false, "print the result as JSON")
+	save := fs.String("save", "", "save the run (provenance and per-variant step times) to this file, as the other probes do")
 	dryRun := fs.Bool("dry-run", false, "print the command instead of running it")
 	script := fs.Bool("script", false, "write bench_overlap.py to stdout")
 	args, scriptArgs := toolArgs(args)
@@ -84,6 +85,11 @@ func runProbeOverlap(args []string, stdout, stderr io.Writer) int {
 			}
 		} else if werr := res.WriteSummary(stdout); werr != nil {
 			return fail(fs, stderr, 1, "%v", werr)
+		}
+	}
+	if *save != "" && res != nil && res.Run != nil {
+		if serr := res.Run.Save(*save); serr != nil {
+			return fail(fs, stderr, 1, "%v", serr)
 		}
 	}
 	if err != nil {

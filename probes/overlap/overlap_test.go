@@ -1,0 +1,90 @@
+package overlap
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"math"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/commlab/commlab/probes/measure"
+)
+
+func near(a, b float64) bool { return math.Abs(a-b) < 1e-6 }
+
+func TestLoadHandmade(t *testing.T) {
+	res, err := Load(os.DirFS("testdata/handmade"), ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Run == nil || res.Run.Kind != "torch-overlap" || res.Run.GPUModel != "HANDMADE" {
+		t.Fatalf("run %+v", res.Run)
+	}
+	if len(res.Errors) != 1 || !strings.HasPrefix(res.Errors[0], "cq-default: ") {
+		t.Errorf("errors %q", res.Errors)
+	}
+	v := res.Variant("overlap")
+	if v == nil || v.Analysis == nil || !near(v.Analysis.OverlapFraction, 0.5) || v.StepMS != 0.06 || len(v.Timeline) != 3 {
+		t.Fatalf("variant %+v", v)
+	}
+	if len(res.Run.Samples) != 1 || res.Run.Samples[0].Op != "step:overlap" || !near(res.Run.Samples[0].MedianUS, 60) ||
+		res.Run.Samples[0].Label != "overlap_fraction=0.500" {
+		t.Errorf("samples %+v", res.Run.Samples)
+	}
+	c := res.Case("all_gather", "default")
+	if c == nil {
+		t.Fatal("no all_gather case")
+	}
+	// Times from the trace's first event (ts 1000): call 30..70, copy
+	// 411..911, wait 75..85, queued GEMM ends at 410, next kernel at 912.
+	for _, x := range [][2]float64{{c.CallStartUS, 30}, {c.CallReturnUS, 70}, {c.CommStartUS, 411}, {c.CommEndUS, 911},
+		{c.WaitStartUS, 75}, {c.WaitReturnUS, 85}, {c.QueuedEndUS, 410}, {c.AfterStartUS, 912}} {
+		if !near(x[0], x[1]) {
+			t.Errorf("case times %+v", c)
+			break
+		}
+	}
+	if c.StartedByReturn() || c.FinishedByWaitReturn() || c.ModifyRacesComm() || c.CommActivities != 1 {
+		t.Errorf("answers: started %v finished %v races %v", c.StartedByReturn(), c.FinishedByWaitReturn(), c.ModifyRacesComm())
+	}
+	if c.Facts["is_completed_after_wait"] != false {
+		t.Errorf("facts %v", c.Facts)
+	}
+	if b := res.Case("broken", "default"); b == nil || b.Error == "" {
+		t.Errorf("broken case %+v", b)
+	}
+	var buf bytes.Buffer
+	if err := res.WriteSummary(&buf); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"overlap", "0.500", "case all_gather [default]: call returned at +40.0 us", "started by return: false"} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("summary lacks %q:\n%s", want, buf.String())
+		}
+	}
+}
+
+func TestLoadVariantsOnly(t *testing.T) {
+	res, err := LoadVariants(os.DirFS("testdata/handmade"), "variants")
+	if err != nil || len(res.Variants) != 1 || len(res.Cases) != 0 {
+		t.Fatalf("%+v, %v", res, err)
+	}
+	if _, err := Load(os.DirFS("testdata"), "."); err == nil {
+		t.Error("a folder without summary.json loaded")
+	}
+}
+
+func TestMeasureRecordedMode(t *testing.T) {
+	m, err := Measure(context.Background(), measure.ModeRecorded, Config{}, RecordedName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Live || m.Recorded != RecordedName || !strings.HasPrefix(m.Banner(), "recorded on 1x NVIDIA H200") {
+		t.Errorf("banner %q", m.Banner())
+	}
+	if _, err := Measure(context.Background(), measure.Mode("sometimes"), Config{}, RecordedName); !errors.Is(err, measure.ErrMode) {
+		t.Errorf("bad mode: %v", err)
+	}
+}
