@@ -15,8 +15,9 @@
 // one-rank collective as a cudaMemcpyAsync (NVIDIA/nccl
 // src/device/onerank.cu, ncclLaunchOneRank), a plain "Memcpy DtoD" that
 // only its launching op tells from any other copy. An activity whose launch
-// is not in the trace falls back to its name (ncclDevKernel_*, ncclKernel_*)
-// and says so in Activity.By.
+// is not in the trace falls back to its name (ncclDevKernel_*, ncclKernel_*),
+// or to its stream when every activity there with a known launch is
+// communication, and says so in Activity.By.
 //
 // Kineto's categories are read in their current spelling (kernel,
 // gpu_memcpy, gpu_memset, cuda_runtime, cuda_driver, cpu_op,

@@ -42,6 +42,10 @@ const (
 	ByOp     = "op"     // the launch call's enclosing CPU op
 	ByLaunch = "launch" // the launch call was found, with no CPU op around it
 	ByName   = "name"   // no launch call in the trace: the activity's name
+	// ByStream: no launch call in the trace, on a stream whose every
+	// activity with a known launch is communication (ProcessGroupNCCL's
+	// internal stream).
+	ByStream = "stream"
 )
 
 // Activity is one GPU interval: a kernel, a copy or a memset.
@@ -332,6 +336,27 @@ func (t *Trace) classify() {
 		}
 		if a.Role != Comm && isCommKernel(a.Name) {
 			a.Role, a.By = Comm, ByName
+		}
+	}
+	// An activity whose launch is missing (a library's own runtime calls may
+	// escape the profiler) takes the role of its stream when every
+	// activity there with a known launch is communication.
+	type sk struct{ dev, stream int }
+	comm, known := map[sk]int{}, map[sk]int{}
+	for _, a := range t.Activities {
+		if a.By == ByOp || a.By == ByLaunch {
+			k := sk{a.Device, a.Stream}
+			known[k]++
+			if a.Role == Comm {
+				comm[k]++
+			}
+		}
+	}
+	for i := range t.Activities {
+		a := &t.Activities[i]
+		k := sk{a.Device, a.Stream}
+		if a.By == ByName && a.Role != Comm && known[k] > 0 && comm[k] == known[k] {
+			a.Role, a.By = Comm, ByStream
 		}
 	}
 }

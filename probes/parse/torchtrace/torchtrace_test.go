@@ -261,3 +261,31 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// A copy whose launch escaped the profiler, on the stream where NCCL's
+// copies run, is communication by its stream; on the compute stream it is
+// not.
+func TestStreamFallback(t *testing.T) {
+	in := `{"traceEvents": [
+ {"ph":"X","cat":"cpu_op","name":"nccl:_all_gather_base","pid":1,"tid":1,"ts":0,"dur":10},
+ {"ph":"X","cat":"cuda_runtime","name":"cudaMemcpyAsync","pid":1,"tid":1,"ts":1,"dur":2,"args":{"correlation":1}},
+ {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":20,"dur":10},
+ {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":21,"dur":2,"args":{"correlation":2}},
+ {"ph":"X","cat":"gpu_memcpy","name":"Memcpy DtoD (Device -> Device)","pid":0,"tid":13,"ts":30,"dur":10,"args":{"device":0,"stream":13,"correlation":1}},
+ {"ph":"X","cat":"gpu_memcpy","name":"Memcpy DtoD (Device -> Device)","pid":0,"tid":13,"ts":50,"dur":10,"args":{"device":0,"stream":13,"correlation":77}},
+ {"ph":"X","cat":"kernel","name":"gemm","pid":0,"tid":7,"ts":30,"dur":10,"args":{"device":0,"stream":7,"correlation":2}},
+ {"ph":"X","cat":"gpu_memcpy","name":"Memcpy DtoH (Device -> Pinned)","pid":0,"tid":7,"ts":45,"dur":1,"args":{"device":0,"stream":7,"correlation":78}}
+]}`
+	tr, err := Parse(strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[float64]string{}
+	for _, a := range tr.Activities {
+		got[a.StartUS] = a.Role + "/" + a.By
+	}
+	want := map[float64]string{30: "", 50: "comm/stream", 45: "other/name"}
+	if got[50] != want[50] || got[45] != want[45] {
+		t.Errorf("roles %v", got)
+	}
+}
