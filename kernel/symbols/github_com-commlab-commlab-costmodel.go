@@ -4,6 +4,8 @@ package symbols
 
 import (
 	"github.com/commlab/commlab/costmodel"
+	"go/constant"
+	"go/token"
 	"reflect"
 )
 
@@ -16,12 +18,16 @@ func init() {
 		"AllToAll":                 reflect.ValueOf(costmodel.AllToAll),
 		"Bidirectional":            reflect.ValueOf(costmodel.Bidirectional),
 		"Broadcast":                reflect.ValueOf(costmodel.Broadcast),
+		"BucketSweep":              reflect.ValueOf(costmodel.BucketSweep),
+		"Buckets":                  reflect.ValueOf(costmodel.Buckets),
 		"BusBWFactor":              reflect.ValueOf(costmodel.BusBWFactor),
 		"CollNet":                  reflect.ValueOf(costmodel.CollNet),
 		"Collectives":              reflect.ValueOf(costmodel.Collectives),
 		"Crossover":                reflect.ValueOf(costmodel.Crossover),
 		"CustomLinkFor":            reflect.ValueOf(costmodel.CustomLinkFor),
 		"CustomNode":               reflect.ValueOf(costmodel.CustomNode),
+		"DDPBucketBytes":           reflect.ValueOf(constant.MakeFromLiteral("26214400", token.INT, 0)),
+		"DDPFirstBucketBytes":      reflect.ValueOf(constant.MakeFromLiteral("1048576", token.INT, 0)),
 		"DefaultTransferNode":      reflect.ValueOf(costmodel.DefaultTransferNode),
 		"DoubleBinaryTree":         reflect.ValueOf(costmodel.DoubleBinaryTree),
 		"ErrParams":                reflect.ValueOf(&costmodel.ErrParams).Elem(),
@@ -58,6 +64,7 @@ func init() {
 		"Scatter":                  reflect.ValueOf(costmodel.Scatter),
 		"SendRecv":                 reflect.ValueOf(costmodel.SendRecv),
 		"Sizes":                    reflect.ValueOf(costmodel.Sizes),
+		"StepOverlap":              reflect.ValueOf(costmodel.StepOverlap),
 		"SweepAlgorithms":          reflect.ValueOf(costmodel.SweepAlgorithms),
 		"SweepParam":               reflect.ValueOf(costmodel.SweepParam),
 		"SweepRanks":               reflect.ValueOf(costmodel.SweepRanks),
@@ -73,6 +80,7 @@ func init() {
 		"Algorithm":     reflect.ValueOf((*costmodel.Algorithm)(nil)),
 		"AlphaBeta":     reflect.ValueOf((*costmodel.AlphaBeta)(nil)),
 		"Bandwidth":     reflect.ValueOf((*costmodel.Bandwidth)(nil)),
+		"Bucketing":     reflect.ValueOf((*costmodel.Bucketing)(nil)),
 		"Bytes":         reflect.ValueOf((*costmodel.Bytes)(nil)),
 		"Collective":    reflect.ValueOf((*costmodel.Collective)(nil)),
 		"Cost":          reflect.ValueOf((*costmodel.Cost)(nil)),
@@ -81,6 +89,7 @@ func init() {
 		"Hop":           reflect.ValueOf((*costmodel.Hop)(nil)),
 		"Link":          reflect.ValueOf((*costmodel.Link)(nil)),
 		"Node":          reflect.ValueOf((*costmodel.Node)(nil)),
+		"Overlap":       reflect.ValueOf((*costmodel.Overlap)(nil)),
 		"Params":        reflect.ValueOf((*costmodel.Params)(nil)),
 		"Protocol":      reflect.ValueOf((*costmodel.Protocol)(nil)),
 		"Row":           reflect.ValueOf((*costmodel.Row)(nil)),
