@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/commlab/commlab/probes/launch"
@@ -97,6 +98,9 @@ func runProbeOverlap(args []string, stdout, stderr io.Writer) int {
 	}
 	if res != nil && res.Run != nil && res.Run.Error != "" {
 		return fail(fs, stderr, 1, "%s", res.Run.Error)
+	}
+	if res != nil && len(res.Errors) > 0 {
+		return fail(fs, stderr, 1, "the benchmark reported %d error(s): %s", len(res.Errors), strings.Join(res.Errors, "; "))
 	}
 	return 0
 }
