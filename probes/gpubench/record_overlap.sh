@@ -18,7 +18,6 @@ if [ "${NGPU:-0}" -gt 1 ]; then L="torchrun --standalone --nproc-per-node $NGPU"
   echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo "script: $B sha256 $(sha256sum "$B" | cut -d' ' -f1)"
   echo "recorder: $0 sha256 $(sha256sum "$0" | cut -d' ' -f1)"
-  git rev-parse HEAD 2>/dev/null | sed 's/^/commit: /'
   echo "launcher: $L"
   echo "--- nvidia-smi --query-gpu=name,driver_version --format=csv"
   nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv
@@ -43,12 +42,13 @@ step() { # name timeout env... -- args...
   tail -4 "$D/$name.log"
 }
 # 1. the variants, one rank: all_gather_into_tensor out of place (a device copy)
-step variants 80 MASTER_PORT=29541 -- --what variants
+step variants 60 MASTER_PORT=29541 -- --what variants
 # 2. the core question, three ways; TORCH_CPP_LOG_LEVEL=INFO makes ProcessGroupNCCL log the settings it read
 step cq-default 40 MASTER_PORT=29542 TORCH_CPP_LOG_LEVEL=INFO -- --what cq
 step cq-blocking-wait 40 MASTER_PORT=29543 TORCH_CPP_LOG_LEVEL=INFO TORCH_NCCL_BLOCKING_WAIT=1 -- --what cq
 step cq-avoid-record-streams 40 MASTER_PORT=29544 TORCH_CPP_LOG_LEVEL=INFO TORCH_NCCL_AVOID_RECORD_STREAMS=1 -- --what cq
-# 3. the same overlap with an AVG all_reduce: on one rank NCCL's PreMulSum kernel runs on the SMs
-step variants-allreduce-avg 35 MASTER_PORT=29545 -- --what variants --coll all_reduce --variants compute_only,comm_only,overlap,wait_early,sync
+# 3. every variant again with an AVG all_reduce: on one rank NCCL's PreMulSum kernel runs on the
+# SMs beside the GEMMs, where the device copy of step 1 barely overlaps them
+step variants-allreduce-avg 60 MASTER_PORT=29545 -- --what variants --coll all_reduce
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu,power.draw --format=csv >> "$D/provenance.txt" 2>&1
 du -sh "$D" | tee -a "$D/steps.log"
