@@ -47,8 +47,14 @@ const Step = "bench:step"
 
 // Variant is one way of placing the collective and the GEMMs.
 type Variant struct {
+	// Set is the output folder the variant came from ("variants",
+	// "variants-allreduce-avg"): one collective for all its variants.
+	Set  string `json:"set"`
 	Name string `json:"name"`
 	What string `json:"what"`
+	// Coll is the collective the set used (all_gather, reduce_scatter,
+	// all_reduce).
+	Coll string `json:"coll"`
 	// StepMS is the median step time from CUDA events (unprofiled steps);
 	// WallMS the median wall time with a synchronize at each end.
 	StepMS  float64   `json:"step_ms"`
@@ -94,6 +100,10 @@ type Case struct {
 	// (the race cases); zero when the case has none.
 	ModifyStartUS float64 `json:"modify_start_us,omitempty"`
 	ModifyEndUS   float64 `json:"modify_end_us,omitempty"`
+	// NewStartUS and NewEndUS bound the fill of the tensor allocated after
+	// the input was dropped (the allocator cases); zero when none.
+	NewStartUS float64 `json:"new_start_us,omitempty"`
+	NewEndUS   float64 `json:"new_end_us,omitempty"`
 	// Facts are what the script checked on the data (elements modified,
 	// memory reused), as it wrote them.
 	Facts map[string]any `json:"facts,omitempty"`
@@ -118,17 +128,27 @@ func (c Case) ModifyRacesComm() bool {
 	return c.CommActivities > 0 && c.ModifyEndUS > 0 && c.ModifyStartUS < c.CommEndUS && c.ModifyEndUS > c.CommStartUS
 }
 
+// NewRacesComm says whether the fill of the tensor allocated after the
+// input was dropped ran while the collective (or the side copy) did: a
+// race only when the new tensor got the input's memory.
+func (c Case) NewRacesComm() bool {
+	return c.CommActivities > 0 && c.NewEndUS > 0 && c.NewStartUS < c.CommEndUS && c.NewEndUS > c.CommStartUS
+}
+
 // Result is one run of the benchmark: its provenance, the variants and the
 // core-question cases (of every setting loaded).
 type Result struct {
-	Run         *probes.Run        `json:"run"`
-	Calibration map[string]float64 `json:"calibration,omitempty"`
-	Variants    []Variant          `json:"variants"`
-	Cases       []Case             `json:"cases"`
-	Errors      []string           `json:"errors,omitempty"`
+	Run *probes.Run `json:"run"`
+	// Calibration holds, per variant set, one GEMM's and the collective's
+	// time alone (gemm_ms, comm_ms), the GEMMs per step and their rates.
+	Calibration map[string]map[string]float64 `json:"calibration,omitempty"`
+	Variants    []Variant                     `json:"variants"`
+	Cases       []Case                        `json:"cases"`
+	Errors      []string                      `json:"errors,omitempty"`
 }
 
-// Variant returns the variant called name, or nil.
+// Variant returns the variant called name of the first set that has it,
+// or nil.
 func (r *Result) Variant(name string) *Variant {
 	for i := range r.Variants {
 		if r.Variants[i].Name == name {
@@ -136,6 +156,28 @@ func (r *Result) Variant(name string) *Variant {
 		}
 	}
 	return nil
+}
+
+// VariantIn returns the variant called name of one set ("variants",
+// "variants-allreduce-avg"), or nil.
+func (r *Result) VariantIn(set, name string) *Variant {
+	for i := range r.Variants {
+		if r.Variants[i].Set == set && r.Variants[i].Name == name {
+			return &r.Variants[i]
+		}
+	}
+	return nil
+}
+
+// Sets returns the variant sets loaded, in order.
+func (r *Result) Sets() []string {
+	var out []string
+	for _, v := range r.Variants {
+		if len(out) == 0 || out[len(out)-1] != v.Set {
+			out = append(out, v.Set)
+		}
+	}
+	return out
 }
 
 // Case returns the case called name under setting ("default",
@@ -180,9 +222,8 @@ type summary struct {
 // Load reads the benchmark's output folders under dir in fsys: dir itself
 // when it holds summary.json, else each sub-folder that does (a recorded
 // run keeps variants/, cq-default/, cq-blocking-wait/, ...). A sub-folder's
-// name after "cq-" is its cases' Setting. Variants come from the first
-// folder that has them, unless a later one's are asked for by name with
-// LoadVariants. What parsed is returned with the errors of what did not.
+// name after "cq-" is its cases' Setting; its variants' Set is its name.
+// What parsed is returned with the errors of what did not.
 func Load(fsys fs.FS, dir string) (*Result, error) {
 	dirs := []string{dir}
 	if _, err := fs.Stat(fsys, path.Join(dir, "summary.json")); err != nil {
@@ -201,12 +242,29 @@ func Load(fsys fs.FS, dir string) (*Result, error) {
 		if len(dirs) == 0 {
 			return nil, fmt.Errorf("overlap: %s holds no summary.json, in itself or a sub-folder", dir)
 		}
-		sort.Strings(dirs)
+		// The variants' folders first (the run's provenance and settings
+		// come from the first folder read), then the default settings'
+		// cases, then the others.
+		rank := func(d string) int {
+			switch b := path.Base(d); {
+			case strings.HasPrefix(b, "variants"):
+				return 0
+			case b == "cq-default":
+				return 1
+			}
+			return 2
+		}
+		sort.Slice(dirs, func(i, j int) bool {
+			if ri, rj := rank(dirs[i]), rank(dirs[j]); ri != rj {
+				return ri < rj
+			}
+			return dirs[i] < dirs[j]
+		})
 	}
 	res := &Result{}
 	var errs []error
 	for _, d := range dirs {
-		if err := res.load(fsys, d, len(res.Variants) == 0); err != nil {
+		if err := res.load(fsys, d, true); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -237,9 +295,16 @@ func (res *Result) load(fsys fs.FS, dir string, variants bool) error {
 	}
 	var errs []error
 	if variants && len(s.Variants) > 0 {
-		res.Calibration = s.Calibration
+		set := path.Base(dir)
+		if set == "." {
+			set = "variants"
+		}
+		if res.Calibration == nil {
+			res.Calibration = map[string]map[string]float64{}
+		}
+		res.Calibration[set] = s.Calibration
 		for _, v := range s.Variants {
-			out := Variant{Name: v.Variant, What: v.What, StepMS: v.Median, WallMS: v.WallMedian, StepsMS: v.StepMS,
+			out := Variant{Set: set, Name: v.Variant, What: v.What, Coll: s.Settings["coll"], StepMS: v.Median, WallMS: v.WallMedian, StepsMS: v.StepMS,
 				AllocRetries: v.AllocRetries, Trace: v.Trace}
 			if v.Trace != "" {
 				if err := out.analyze(fsys, path.Join(dir, v.Trace)); err != nil {
@@ -267,6 +332,9 @@ func (res *Result) load(fsys fs.FS, dir string, variants bool) error {
 			case "error":
 				c.Error, _ = v.(string)
 			default:
+				if f, ok := v.(float64); ok && f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+					v = int64(f) // counts of elements, not measurements
+				}
 				c.Facts[k] = v
 			}
 		}
@@ -281,7 +349,13 @@ func (res *Result) load(fsys fs.FS, dir string, variants bool) error {
 }
 
 func runOf(s *summary) *probes.Run {
-	r := &probes.Run{Kind: "torch-overlap", Command: s.Command, Settings: s.Settings, Env: s.Env, Host: s.Host,
+	settings := map[string]string{}
+	for k, v := range s.Settings {
+		if k != "out" { // where the script wrote, on the machine that ran it
+			settings[k] = v
+		}
+	}
+	r := &probes.Run{Kind: "torch-overlap", Command: s.Command, Settings: settings, Env: s.Env, Host: s.Host,
 		GPUModel: s.GPUModel, GPUCount: s.GPUCount, Driver: s.Driver, CUDA: s.CUDA, NCCL: s.NCCL, Tool: s.Tool}
 	if t, err := time.Parse(time.RFC3339Nano, s.Date); err == nil {
 		r.Date = t.UTC()
@@ -294,14 +368,14 @@ func runOf(s *summary) *probes.Run {
 
 // sampleOf is a variant as a probes.Sample: its step times.
 func sampleOf(v Variant) probes.Sample {
-	s := probes.Sample{Op: "step:" + v.Name, Src: -1, Dst: -1, Wrong: -1}
+	s := probes.Sample{Op: "step:" + v.Name, Src: -1, Dst: -1, Wrong: -1, Label: "set=" + v.Set}
 	us := make([]float64, len(v.StepsMS))
 	for i, ms := range v.StepsMS {
 		us[i] = ms * 1e3
 	}
 	s.SetTimes(us)
 	if v.Analysis != nil {
-		s.Label = "overlap_fraction=" + strconv.FormatFloat(v.Analysis.OverlapFraction, 'f', 3, 64)
+		s.Label += " overlap_fraction=" + strconv.FormatFloat(v.Analysis.OverlapFraction, 'f', 3, 64)
 	}
 	return s
 }
@@ -340,6 +414,22 @@ func (v *Variant) analyze(fsys fs.FS, name string) error {
 	return err
 }
 
+// span bounds the GPU work launched inside the first range called name;
+// zeros when there is none.
+func span(tr *torchtrace.Trace, name string) (start, end float64) {
+	r, ok := first(tr, name)
+	if !ok {
+		return 0, 0
+	}
+	for _, a := range tr.LaunchedIn(r) {
+		if end == 0 || a.StartUS < start {
+			start = a.StartUS
+		}
+		end = math.Max(end, a.EndUS)
+	}
+	return start, end
+}
+
 // first returns the first range called name, and whether there is one.
 func first(tr *torchtrace.Trace, name string) (torchtrace.Range, bool) {
 	rs := tr.Ranges(name)
@@ -356,7 +446,10 @@ func (c *Case) read(fsys fs.FS, name string) error {
 	}
 	call, ok := first(tr, "cq:call")
 	if !ok {
-		return fmt.Errorf("overlap: %s: no cq:call range", name)
+		// The side-stream case issues a copy of its own instead.
+		if call, ok = first(tr, "cq:side_copy"); !ok {
+			return fmt.Errorf("overlap: %s: no cq:call or cq:side_copy range", name)
+		}
 	}
 	c.CallStartUS, c.CallReturnUS = call.StartUS, call.EndUS
 	if w, ok := first(tr, "cq:wait"); ok {
@@ -389,26 +482,8 @@ func (c *Case) read(fsys fs.FS, name string) error {
 			}
 		}
 	}
-	for _, n := range []string{"cq:modify", "cq:new_tensor"} {
-		if r, ok := first(tr, n); ok {
-			for _, a := range tr.LaunchedIn(r) {
-				if c.ModifyEndUS == 0 || a.StartUS < c.ModifyStartUS {
-					c.ModifyStartUS = a.StartUS
-				}
-				c.ModifyEndUS = math.Max(c.ModifyEndUS, a.EndUS)
-			}
-		}
-	}
-	if r, ok := first(tr, "cq:side_copy"); ok && c.CommActivities == 0 {
-		// The side-stream case's "collective" is its copy.
-		for _, a := range tr.LaunchedIn(r) {
-			if c.CommActivities == 0 || a.StartUS < c.CommStartUS {
-				c.CommStartUS = a.StartUS
-			}
-			c.CommEndUS = math.Max(c.CommEndUS, a.EndUS)
-			c.CommActivities++
-		}
-	}
+	c.ModifyStartUS, c.ModifyEndUS = span(tr, "cq:modify")
+	c.NewStartUS, c.NewEndUS = span(tr, "cq:new_tensor")
 	return err
 }
 

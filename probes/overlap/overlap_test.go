@@ -30,7 +30,7 @@ func TestLoadHandmade(t *testing.T) {
 		t.Fatalf("variant %+v", v)
 	}
 	if len(res.Run.Samples) != 1 || res.Run.Samples[0].Op != "step:overlap" || !near(res.Run.Samples[0].MedianUS, 60) ||
-		res.Run.Samples[0].Label != "overlap_fraction=0.500" {
+		res.Run.Samples[0].Label != "set=variants overlap_fraction=0.500" {
 		t.Errorf("samples %+v", res.Run.Samples)
 	}
 	c := res.Case("all_gather", "default")
@@ -86,5 +86,37 @@ func TestMeasureRecordedMode(t *testing.T) {
 	}
 	if _, err := Measure(context.Background(), measure.Mode("sometimes"), Config{}, RecordedName); !errors.Is(err, measure.ErrMode) {
 		t.Errorf("bad mode: %v", err)
+	}
+}
+
+// The recorded H200 run answers the core question the way the chapter
+// says: read from its traces, not from the script's arithmetic.
+func TestRecordedRunAnswers(t *testing.T) {
+	res, err := Recorded(RecordedName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Run.GPUModel != "NVIDIA H200" || res.Run.NCCL == "" || !strings.HasPrefix(res.Run.Tool, "torch 2.11") {
+		t.Errorf("provenance %s", res.Run.Provenance())
+	}
+	c := res.Case("all_gather", "default")
+	if c == nil || c.CommActivities != 1 || c.StartedByReturn() || c.FinishedByWaitReturn() || c.AfterStartUS < c.CommEndUS {
+		t.Errorf("default all_gather: %+v", c)
+	}
+	if b := res.Case("all_gather", "blocking-wait"); b == nil || !b.FinishedByWaitReturn() {
+		t.Errorf("blocking wait: %+v", b)
+	}
+	if s := res.Case("all_reduce_sum", "default"); s == nil || s.CommActivities != 0 {
+		t.Errorf("one-rank SUM all_reduce launched GPU work: %+v", s)
+	}
+	if m := res.Case("modify_after_wait", "default"); m == nil || m.Facts["out_modified_elements"] != int64(0) || m.ModifyRacesComm() {
+		t.Errorf("modify after wait: %+v", m)
+	}
+	over, early := res.VariantIn("variants-allreduce-avg", "overlap"), res.VariantIn("variants-allreduce-avg", "wait_early")
+	if over == nil || early == nil || over.Analysis.OverlapFraction < 0.5 || early.Analysis.OverlapFraction != 0 || over.StepMS >= early.StepMS {
+		t.Errorf("AVG all_reduce: overlap %+v, wait_early %+v", over, early)
+	}
+	if len(res.Sets()) != 2 {
+		t.Errorf("sets %v", res.Sets())
 	}
 }

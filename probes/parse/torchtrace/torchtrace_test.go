@@ -7,6 +7,7 @@ import (
 	"errors"
 	"math"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -234,6 +235,12 @@ func TestIsCommOp(t *testing.T) {
 func FuzzParse(f *testing.F) {
 	f.Add(readFixture(f, "handmade-step.json"))
 	f.Add(gz(readFixture(f, "handmade-step.json")))
+	recorded, _ := filepath.Glob("testdata/h200/*.json.gz")
+	for _, p := range recorded {
+		if b, err := os.ReadFile(p); err == nil && len(b) < 64<<10 {
+			f.Add(b) // the small ones: the fuzzer mutates every seed
+		}
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		tr, err := Parse(bytes.NewReader(data))
 		if tr == nil {
