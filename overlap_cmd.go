@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 
@@ -19,7 +20,7 @@ import (
 
 func runProbeOverlap(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("commlab probe overlap", stderr,
-		"usage: commlab probe overlap [--launcher none|torchrun] [--per-node N] [--what variants,cq] [--keep DIR] [--json] [-- bench_overlap.py flags]",
+		"usage: commlab probe overlap [--launcher none|torchrun] [--per-node N] [--what variants|cq|variants,cq] [--keep DIR] [--json] [--save RUN.json] [-- bench_overlap.py flags]",
 		"       commlab probe overlap --load DIR | --recorded [NAME] [--json] [--save RUN.json]",
 		"       commlab probe overlap --script > bench_overlap.py",
 		"Runs the overlap micro-benchmark (GEMMs under a collective on ProcessGroupNCCL's stream, the variants that break",
@@ -27,7 +28,7 @@ func runProbeOverlap(args []string, stdout, stderr io.Writer) int {
 		"bench_overlap.py flags: --variants LIST --coll all_gather|reduce_scatter|all_reduce --bytes B --gemm N --gemms K --steps N --trace-steps N --cq-bytes B --cq-gemms N")
 	var o launch.Options
 	o.AddFlags(fs)
-	what := fs.String("what", "variants,cq", "variants, cq (the core question's cases) or both")
+	what := fs.String("what", "", "variants, cq (the core question's cases) or variants,cq in one invocation; empty: the recording's four invocations (all_gather and AVG all_reduce variants, cases with and without TORCH_NCCL_BLOCKING_WAIT)")
 	keep := fs.String("keep", "", "keep the script's outputs (summary.json, traces) in this folder")
 	load := fs.String("load", "", "read a folder the script wrote instead of running it")
 	rec := fs.Bool("recorded", false, "show the recorded run ("+overlap.RecordedName+", or the name given)")
@@ -47,11 +48,18 @@ func runProbeOverlap(args []string, stdout, stderr io.Writer) int {
 		stdout.Write(launch.OverlapBench())
 		return 0
 	case *dryRun:
-		cmdline, err := launch.OverlapBenchCommand(o, launch.OverlapBenchName, append([]string{"--out", "DIR", "--what", *what}, scriptArgs...))
-		if err != nil {
-			return fail(fs, stderr, 2, "%v", err)
+		steps := overlap.Steps
+		if *what != "" {
+			steps = []overlap.Step{{Name: ".", Args: []string{"--what", *what}}}
 		}
-		fmt.Fprintln(stdout, launch.ShellJoin(cmdline))
+		for _, st := range steps {
+			args := append(append([]string{"--out", filepath.Join("DIR", st.Name)}, st.Args...), scriptArgs...)
+			cmdline, err := launch.OverlapBenchCommand(o, launch.OverlapBenchName, args)
+			if err != nil {
+				return fail(fs, stderr, 2, "%v", err)
+			}
+			fmt.Fprintln(stdout, strings.TrimSpace(strings.Join(st.Env, " ")+" "+launch.ShellJoin(cmdline)))
+		}
 		return 0
 	case *rec:
 		name := overlap.RecordedName

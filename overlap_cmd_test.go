@@ -40,9 +40,14 @@ func TestParseTorchTraceCLI(t *testing.T) {
 }
 
 func TestProbeOverlapCLI(t *testing.T) {
-	code, out, errs := runCLI("probe", "overlap", "--dry-run", "--", "--bytes", "1048576")
+	code, out, errs := runCLI("probe", "overlap", "--dry-run", "--what", "variants,cq", "--", "--bytes", "1048576")
 	if code != 0 || strings.TrimSpace(out) != "python3 bench_overlap.py --out DIR --what variants,cq --bytes 1048576" {
 		t.Errorf("dry run: exit %d, %q %s", code, out, errs)
+	}
+	code, out, _ = runCLI("probe", "overlap", "--dry-run")
+	if lines := strings.Split(strings.TrimSpace(out), "\n"); code != 0 || len(lines) != 4 ||
+		lines[3] != "TORCH_NCCL_BLOCKING_WAIT=1 python3 bench_overlap.py --out DIR/cq-blocking-wait --what cq" {
+		t.Errorf("the recording's steps: exit %d\n%s", code, out)
 	}
 	code, out, _ = runCLI("probe", "overlap", "--launcher", "torchrun", "--per-node", "2", "--dry-run")
 	if code != 0 || !strings.HasPrefix(out, "torchrun --nproc-per-node 2 bench_overlap.py") {

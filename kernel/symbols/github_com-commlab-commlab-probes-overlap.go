@@ -18,13 +18,15 @@ func init() {
 		"Recorded":     reflect.ValueOf(overlap.Recorded),
 		"RecordedName": reflect.ValueOf(constant.MakeFromLiteral("\"torch-overlap-h200x1\"", token.STRING, 0)),
 		"Run":          reflect.ValueOf(overlap.Run),
-		"Step":         reflect.ValueOf(constant.MakeFromLiteral("\"bench:step\"", token.STRING, 0)),
+		"StepRange":    reflect.ValueOf(constant.MakeFromLiteral("\"bench:step\"", token.STRING, 0)),
+		"Steps":        reflect.ValueOf(&overlap.Steps).Elem(),
 
 		// type definitions
 		"Case":        reflect.ValueOf((*overlap.Case)(nil)),
 		"Config":      reflect.ValueOf((*overlap.Config)(nil)),
 		"Measurement": reflect.ValueOf((*overlap.Measurement)(nil)),
 		"Result":      reflect.ValueOf((*overlap.Result)(nil)),
+		"Step":        reflect.ValueOf((*overlap.Step)(nil)),
 		"Variant":     reflect.ValueOf((*overlap.Variant)(nil)),
 	}
 }

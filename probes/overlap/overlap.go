@@ -29,6 +29,7 @@ import (
 	"math"
 	"os"
 	"path"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -41,9 +42,9 @@ import (
 	"github.com/commlab/commlab/probes/recorded"
 )
 
-// Step is the record_function annotation around each profiled step of a
+// StepRange is the record_function annotation around each profiled step of a
 // variant; Analyze windows use it.
-const Step = "bench:step"
+const StepRange = "bench:step"
 
 // Variant is one way of placing the collective and the GEMMs.
 type Variant struct {
@@ -88,8 +89,8 @@ type Case struct {
 	// QueuedEndUS is when the GEMMs queued before the call finished on the
 	// GPU (the collective waits for them).
 	QueuedEndUS float64 `json:"queued_end_us"`
-	// CommActivities counts the GPU activities the call launched;
-	// CommStartUS and CommEndUS bound them (NaN-free: zero when none).
+	// CommActivities counts the GPU activities the call launched, CommKinds
+	// names them; CommStartUS and CommEndUS bound them (zero when none).
 	CommActivities int     `json:"comm_activities"`
 	CommKinds      string  `json:"comm_kinds,omitempty"`
 	CommStartUS    float64 `json:"comm_start_us"`
@@ -398,12 +399,12 @@ func (v *Variant) analyze(fsys fs.FS, name string) error {
 	if tr == nil || (err != nil && len(tr.Activities) == 0) {
 		return err
 	}
-	an, aerr := tr.Analyze(torchtrace.Options{Within: Step, Device: -1})
+	an, aerr := tr.Analyze(torchtrace.Options{Within: StepRange, Device: -1})
 	if aerr != nil {
 		return errors.Join(err, fmt.Errorf("overlap: %s: %w", name, aerr))
 	}
 	v.Analysis = an
-	if steps := tr.Ranges(Step); len(steps) > 0 {
+	if steps := tr.Ranges(StepRange); len(steps) > 0 {
 		w := an.Windows[0]
 		for _, a := range tr.Activities {
 			if a.EndUS > w.StartUS && a.StartUS < w.EndUS && a.Device == an.Device {
@@ -467,7 +468,7 @@ func (c *Case) read(fsys fs.FS, name string) error {
 		}
 		c.CommEndUS = math.Max(c.CommEndUS, a.EndUS)
 		c.CommActivities++
-		kinds[a.Kind+" "+a.Name] = true
+		kinds[a.Name] = true
 	}
 	var ks []string
 	for k := range kinds {
@@ -510,12 +511,31 @@ func Recorded(name string) (*Result, error) {
 	return res, err
 }
 
+// Step is one invocation of the script in a live run: its output folder's
+// name (the variants' Set, or "cq-" and the cases' Setting), its flags and
+// its environment.
+type Step struct {
+	Name string
+	Args []string
+	Env  []string
+}
+
+// Steps are what Run does when Config.What is empty: the same folders as
+// the recording (record_overlap.sh), so a live run reads like it.
+var Steps = []Step{
+	{Name: "variants", Args: []string{"--what", "variants"}},
+	{Name: "variants-allreduce-avg", Args: []string{"--what", "variants", "--coll", "all_reduce"}},
+	{Name: "cq-default", Args: []string{"--what", "cq"}},
+	{Name: "cq-blocking-wait", Args: []string{"--what", "cq"}, Env: []string{"TORCH_NCCL_BLOCKING_WAIT=1"}},
+}
+
 // Config is a live run's settings.
 type Config struct {
 	// Launch is how to start the script: python3 (Launcher "none") on one
 	// GPU, or torchrun with PerNode GPUs.
 	Launch launch.Options
-	// What is "variants", "cq" or both ("variants,cq", the default).
+	// What is "variants", "cq" or "variants,cq" for one invocation of the
+	// script; empty runs Steps, one invocation each.
 	What string
 	// Args are more of the script's own flags (--bytes, --gemm, --variants,
 	// ...).
@@ -540,10 +560,6 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	} else if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("overlap: %w", err)
 	}
-	what := cfg.What
-	if what == "" {
-		what = "variants,cq"
-	}
 	stdout, stderr := cfg.Stdout, cfg.Stderr
 	if stdout == nil {
 		stdout = io.Discard
@@ -551,11 +567,29 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if stderr == nil {
 		stderr = io.Discard
 	}
-	args := append([]string{"--out", dir, "--what", what}, cfg.Args...)
-	cmdline, runErr := launch.RunOverlapBench(ctx, cfg.Launch, args, stdout, stderr)
+	steps := []Step{{Name: ".", Args: []string{"--what", cfg.What}}}
+	if cfg.What == "" {
+		steps = Steps
+	}
+	var commands []string
+	var runErrs []error
+	for _, st := range steps {
+		o := cfg.Launch
+		o.Env = append(append([]string(nil), o.Env...), st.Env...)
+		args := append(append([]string{"--out", filepath.Join(dir, st.Name)}, st.Args...), cfg.Args...)
+		cmdline, err := launch.RunOverlapBench(ctx, o, args, stdout, stderr)
+		commands = append(commands, strings.TrimSpace(strings.Join(st.Env, " ")+" "+launch.ShellJoin(cmdline)))
+		if err != nil {
+			runErrs = append(runErrs, fmt.Errorf("%s: %w", st.Name, err))
+			if ctx.Err() != nil {
+				break
+			}
+		}
+	}
+	runErr := errors.Join(runErrs...)
 	res, err := Load(os.DirFS(dir), ".")
 	if res != nil && res.Run != nil {
-		res.Run.Command = cmdline
+		res.Run.Command = []string{strings.Join(commands, "; ")}
 		if runErr != nil {
 			res.Run.Error = runErr.Error()
 		}
@@ -610,7 +644,11 @@ func Measure(ctx context.Context, mode measure.Mode, cfg Config, name string) (*
 	if mode == measure.ModeLive {
 		return nil, fmt.Errorf("overlap: live: %s: %w", reason, lerr)
 	}
-	return rec(reason+": "+oneLine(lerr.Error()), lerr)
+	fallback := reason + ": " + oneLine(lerr.Error())
+	if errors.Is(lerr, launch.ErrNoTorch) {
+		fallback = oneLine(strings.TrimPrefix(lerr.Error(), "launch: "))
+	}
+	return rec(fallback, lerr)
 }
 
 func oneLine(s string) string {
