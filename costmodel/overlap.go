@@ -68,8 +68,9 @@ func (o Overlap) String() string {
 // bucket_cap_mb=25 read as 25 x 1024 x 1024 bytes, and DDPFirstBucketBytes
 // the smaller cap of the first bucket it fills (the last layers' gradients,
 // ready first in backward), dist._DEFAULT_FIRST_BUCKET_BYTES: both from
-// torch/nn/parallel/distributed.py and torch/csrc/distributed/c10d/reducer.hpp
-// (PyTorch 2.11).
+// pytorch/pytorch torch/csrc/distributed/c10d/reducer.hpp
+// (kDefaultBucketBytesCap, kDefaultFirstBucketBytes), unchanged from v2.5.0
+// to the recent main-branch versions read for chapter 5.
 const (
 	DDPBucketBytes      = 25 * 1024 * 1024
 	DDPFirstBucketBytes = 1024 * 1024
