@@ -12,20 +12,22 @@ import (
 func init() {
 	Symbols["github.com/commlab/commlab/probes/overlap/overlap"] = map[string]reflect.Value{
 		// function, constant and variable definitions
-		"Load":         reflect.ValueOf(overlap.Load),
-		"LoadVariants": reflect.ValueOf(overlap.LoadVariants),
-		"Measure":      reflect.ValueOf(overlap.Measure),
-		"Recorded":     reflect.ValueOf(overlap.Recorded),
-		"RecordedName": reflect.ValueOf(constant.MakeFromLiteral("\"torch-overlap-h200x1\"", token.STRING, 0)),
-		"Run":          reflect.ValueOf(overlap.Run),
-		"StepRange":    reflect.ValueOf(constant.MakeFromLiteral("\"bench:step\"", token.STRING, 0)),
-		"Steps":        reflect.ValueOf(&overlap.Steps).Elem(),
+		"Load":           reflect.ValueOf(overlap.Load),
+		"LoadVariants":   reflect.ValueOf(overlap.LoadVariants),
+		"LoggedSettings": reflect.ValueOf(overlap.LoggedSettings),
+		"Measure":        reflect.ValueOf(overlap.Measure),
+		"Recorded":       reflect.ValueOf(overlap.Recorded),
+		"RecordedName":   reflect.ValueOf(constant.MakeFromLiteral("\"torch-overlap-h200x1\"", token.STRING, 0)),
+		"Run":            reflect.ValueOf(overlap.Run),
+		"StepRange":      reflect.ValueOf(constant.MakeFromLiteral("\"bench:step\"", token.STRING, 0)),
+		"Steps":          reflect.ValueOf(&overlap.Steps).Elem(),
 
 		// type definitions
 		"Case":        reflect.ValueOf((*overlap.Case)(nil)),
 		"Config":      reflect.ValueOf((*overlap.Config)(nil)),
 		"Measurement": reflect.ValueOf((*overlap.Measurement)(nil)),
 		"Result":      reflect.ValueOf((*overlap.Result)(nil)),
+		"Setting":     reflect.ValueOf((*overlap.Setting)(nil)),
 		"Step":        reflect.ValueOf((*overlap.Step)(nil)),
 		"Variant":     reflect.ValueOf((*overlap.Variant)(nil)),
 	}

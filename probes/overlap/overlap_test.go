@@ -120,3 +120,22 @@ func TestRecordedRunAnswers(t *testing.T) {
 		t.Errorf("sets %v", res.Sets())
 	}
 }
+
+func TestLoggedSettings(t *testing.T) {
+	log := "[I1201 22:03:56.205921544 ProcessGroupNCCL.cpp:1725] [PG ID 0 PG GUID 0 Rank 0] HeartbeatMonitor environments: TORCH_NCCL_ENABLE_MONITORING (Whether to kill program when no watchdog heartbeat detected): 1, TORCH_NCCL_HEARTBEAT_TIMEOUT_SEC: 480\n" +
+		"[I1201 22:03:56.206000325 ProcessGroupNCCL.cpp:988] [PG ID 0 PG GUID 0 Rank 0] ProcessGroupNCCL initialization options: size: 1, TIMEOUT(ms): 600000\n" +
+		"[W1201 22:04:14.976547079 ProcessGroupNCCL.cpp:932] Warning: TORCH_NCCL_AVOID_RECORD_STREAMS is the default now, this environment variable is thus deprecated. (function operator())\n"
+	settings, messages := LoggedSettings(log)
+	want := []Setting{{"TORCH_NCCL_ENABLE_MONITORING", "1"}, {"TORCH_NCCL_HEARTBEAT_TIMEOUT_SEC", "480"}, {"size", "1"}, {"TIMEOUT(ms)", "600000"}}
+	if len(settings) != len(want) {
+		t.Fatalf("settings %v", settings)
+	}
+	for i := range want {
+		if settings[i] != want[i] {
+			t.Errorf("setting %d = %v, want %v", i, settings[i], want[i])
+		}
+	}
+	if len(messages) != 1 || !strings.HasPrefix(messages[0], "Warning: TORCH_NCCL_AVOID_RECORD_STREAMS is the default now") {
+		t.Errorf("messages %q", messages)
+	}
+}
