@@ -28,7 +28,7 @@ func runProbeOverlap(args []string, stdout, stderr io.Writer) int {
 		"bench_overlap.py flags: --variants LIST --coll all_gather|reduce_scatter|all_reduce --bytes B --gemm N --gemms K --steps N --trace-steps N --cq-bytes B --cq-gemms N")
 	var o launch.Options
 	o.AddFlags(fs)
-	what := fs.String("what", "", "variants, cq (the core question's cases) or variants,cq in one invocation; empty: the recording's four invocations (all_gather and AVG all_reduce variants, cases with and without TORCH_NCCL_BLOCKING_WAIT)")
+	what := fs.String("what", "", "variants, cq (the core question's cases) or variants,cq in one invocation; empty: the recording's five invocations (all_gather and AVG all_reduce variants; the cases by default, with TORCH_NCCL_BLOCKING_WAIT=1 and with TORCH_NCCL_AVOID_RECORD_STREAMS=1)")
 	keep := fs.String("keep", "", "keep the script's outputs (summary.json, traces) in this folder")
 	load := fs.String("load", "", "read a folder the script wrote instead of running it")
 	rec := fs.Bool("recorded", false, "show the recorded run ("+overlap.RecordedName+", or the name given)")

@@ -45,8 +45,8 @@ func TestProbeOverlapCLI(t *testing.T) {
 		t.Errorf("dry run: exit %d, %q %s", code, out, errs)
 	}
 	code, out, _ = runCLI("probe", "overlap", "--dry-run")
-	if lines := strings.Split(strings.TrimSpace(out), "\n"); code != 0 || len(lines) != 4 ||
-		lines[3] != "TORCH_NCCL_BLOCKING_WAIT=1 python3 bench_overlap.py --out DIR/cq-blocking-wait --what cq" {
+	if lines := strings.Split(strings.TrimSpace(out), "\n"); code != 0 || len(lines) != 5 ||
+		lines[3] != "TORCH_CPP_LOG_LEVEL=INFO TORCH_NCCL_BLOCKING_WAIT=1 python3 bench_overlap.py --out DIR/cq-blocking-wait --what cq" {
 		t.Errorf("the recording's steps: exit %d\n%s", code, out)
 	}
 	code, out, _ = runCLI("probe", "overlap", "--launcher", "torchrun", "--per-node", "2", "--dry-run")

@@ -20,6 +20,7 @@
 package overlap
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -525,8 +526,32 @@ type Step struct {
 var Steps = []Step{
 	{Name: "variants", Args: []string{"--what", "variants"}},
 	{Name: "variants-allreduce-avg", Args: []string{"--what", "variants", "--coll", "all_reduce"}},
-	{Name: "cq-default", Args: []string{"--what", "cq"}},
-	{Name: "cq-blocking-wait", Args: []string{"--what", "cq"}, Env: []string{"TORCH_NCCL_BLOCKING_WAIT=1"}},
+	{Name: "cq-default", Args: []string{"--what", "cq"}, Env: []string{"TORCH_CPP_LOG_LEVEL=INFO"}},
+	{Name: "cq-blocking-wait", Args: []string{"--what", "cq"}, Env: []string{"TORCH_CPP_LOG_LEVEL=INFO", "TORCH_NCCL_BLOCKING_WAIT=1"}},
+	{Name: "cq-avoid-record-streams", Args: []string{"--what", "cq"}, Env: []string{"TORCH_CPP_LOG_LEVEL=INFO", "TORCH_NCCL_AVOID_RECORD_STREAMS=1"}},
+}
+
+// logMarks pick ProcessGroupNCCL's lines worth keeping from a step's
+// output: the settings it read and what it said about them (the same
+// choice import_overlap.sh makes for a recording).
+var logMarks = []string{"environments", "options", "Eagerly", "non-blocking", "Warning", "NO watchdog"}
+
+// keptLog returns the lines of out that ProcessGroupNCCL logged about its
+// settings.
+func keptLog(out string) string {
+	var keep []string
+	for _, line := range strings.Split(out, "\n") {
+		if !strings.Contains(line, "ProcessGroupNCCL") {
+			continue
+		}
+		for _, m := range logMarks {
+			if strings.Contains(line, m) {
+				keep = append(keep, strings.TrimRight(line, "\r"))
+				break
+			}
+		}
+	}
+	return strings.Join(keep, "\n")
 }
 
 // Config is a live run's settings.
@@ -573,11 +598,16 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	var commands []string
 	var runErrs []error
+	logs := map[string]string{}
 	for _, st := range steps {
 		o := cfg.Launch
 		o.Env = append(append([]string(nil), o.Env...), st.Env...)
 		args := append(append([]string{"--out", filepath.Join(dir, st.Name)}, st.Args...), cfg.Args...)
-		cmdline, err := launch.RunOverlapBench(ctx, o, args, stdout, stderr)
+		var captured bytes.Buffer
+		cmdline, err := launch.RunOverlapBench(ctx, o, args, io.MultiWriter(stdout, &captured), io.MultiWriter(stderr, &captured))
+		if kept := keptLog(captured.String()); kept != "" {
+			logs[st.Name] = kept
+		}
 		commands = append(commands, strings.TrimSpace(strings.Join(st.Env, " ")+" "+launch.ShellJoin(cmdline)))
 		if err != nil {
 			runErrs = append(runErrs, fmt.Errorf("%s: %w", st.Name, err))
@@ -590,6 +620,14 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	res, err := Load(os.DirFS(dir), ".")
 	if res != nil && res.Run != nil {
 		res.Run.Command = []string{strings.Join(commands, "; ")}
+		if len(logs) > 0 {
+			if res.Run.Logs == nil {
+				res.Run.Logs = map[string]string{}
+			}
+			for k, v := range logs {
+				res.Run.Logs[k] = v
+			}
+		}
 		if runErr != nil {
 			res.Run.Error = runErr.Error()
 		}

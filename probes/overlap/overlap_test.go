@@ -139,3 +139,14 @@ func TestLoggedSettings(t *testing.T) {
 		t.Errorf("messages %q", messages)
 	}
 }
+
+func TestKeptLog(t *testing.T) {
+	out := "[bench_overlap] calibration {}\n" +
+		"[I1201 22:04:04.807109005 ProcessGroupNCCL.cpp:939] [PG ID 0 PG GUID 0 Rank 0] TORCH_NCCL_BLOCKING_WAIT is enabled, NO watchdog thread is created.\n" +
+		"[I1201 22:04:00.546296044 ProcessGroupNCCL.cpp:1515] [PG ID 0 PG GUID 0(default_pg) Rank 0] Starting to destroy process group, flushing operations.\n" +
+		"[I1201 22:04:04.807135329 ProcessGroupNCCL.cpp:999] [PG ID 0 PG GUID 0 Rank 0] ProcessGroupNCCL environments: TORCH_NCCL_BLOCKING_WAIT: 1\r\n"
+	got := keptLog(out)
+	if strings.Count(got, "\n") != 1 || !strings.Contains(got, "NO watchdog") || !strings.HasSuffix(got, "TORCH_NCCL_BLOCKING_WAIT: 1") {
+		t.Errorf("kept %q", got)
+	}
+}
