@@ -55,6 +55,7 @@ var verbs = []verb{
 		{name: "nccl", summary: "NCCL collectives over the local GPUs, nccl-tests style", run: runProbeNCCL},
 		{name: "nccl-tests", summary: "run an nccl-tests binary (locally or through mpirun/srun) and parse it", run: runProbeNCCLTests},
 		{name: "nvbandwidth", summary: "run nvbandwidth and parse its output", run: runProbeNVBandwidth},
+		{name: "overlap", summary: "the overlap micro-benchmark (bench_overlap.py, embedded): GEMMs under a collective, torch.profiler traces read", run: runProbeOverlap},
 		{name: "perftest", summary: "run a perftest binary (ib_write_bw, ...) and parse it", run: runProbePerftest},
 		{name: "rdma-write", summary: "commlab's own RDMA WRITE program (libibverbs): build, run, time a size sweep", run: runProbeRDMAWrite},
 		{name: "topo", summary: "this machine's GPUs, NICs, PCIe and NVLink topology (NVML + sysfs)", run: runProbeTopo},

@@ -31,6 +31,7 @@ import (
 	"github.com/commlab/commlab/probes/parse/nvidiasmi"
 	"github.com/commlab/commlab/probes/parse/perftest"
 	"github.com/commlab/commlab/probes/parse/rdmatools"
+	"github.com/commlab/commlab/probes/parse/torchtrace"
 )
 
 // parseVerbs are the formats `commlab parse` understands, each a verb of
@@ -69,6 +70,7 @@ var parseVerbs = []verb{
 		return runFormat(files, jsonOut, stdout, "report", rdmatools.ParseRDMALink)
 	}),
 	parseVerb("smi", "nvidia-smi -q reports", runParseSMI),
+	{name: "torch-trace", summary: "torch.profiler Chrome traces (JSON or .json.gz): per-stream GPU intervals, communication under compute, overlap_fraction", run: runParseTorchTrace},
 	parseVerb("topo", "nvidia-smi topo -m matrices", runParseTopo),
 }
 
@@ -393,4 +395,56 @@ func runNVIDIASMI(files []string, jsonOut bool, stdout io.Writer, parseOne func(
 		return err
 	}
 	return first
+}
+
+// runParseTorchTrace is `commlab parse torch-trace FILE... [--within NAME]
+// [--json]`: each trace's streams and overlap, over the whole trace or
+// inside the CPU ranges called NAME (a record_function annotation).
+func runParseTorchTrace(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("commlab parse torch-trace", stderr,
+		"usage: commlab parse torch-trace FILE... [--within NAME] [--device N] [--json]",
+		"Reads torch.profiler Chrome traces (export_chrome_trace; gzipped too) and measures communication against compute.")
+	jsonOut := fs.Bool("json", false, "print the parsed data as JSON")
+	within := fs.String("within", "", "analyse only the GPU work launched inside the CPU ranges of this name (a record_function annotation)")
+	device := fs.Int("device", -1, "the GPU to analyse (-1: the lowest in the trace)")
+	files, status, ok := parseFlags(fs, args)
+	if !ok {
+		return status
+	}
+	if len(files) == 0 {
+		return fail(fs, stderr, exitBadInput, "no input files")
+	}
+	var out []parsedFile
+	var reports []*torchtrace.Report
+	var names []string
+	err := parseEach(files, func(name string, r io.Reader) error {
+		tr, perr := torchtrace.Parse(r)
+		if errors.Is(perr, parse.ErrFormat) {
+			out = append(out, parsedFile{file: name, err: errText(perr), key: "report", value: nil})
+			return perr
+		}
+		rep, aerr := tr.Report(torchtrace.Options{Within: *within, Device: *device})
+		err := errors.Join(perr, aerr)
+		out = append(out, parsedFile{file: name, err: errText(err), key: "report", value: rep})
+		reports, names = append(reports, rep), append(names, name)
+		return err
+	})
+	if *jsonOut {
+		if werr := writeJSON(stdout, out); werr != nil {
+			return fail(fs, stderr, 1, "%v", werr)
+		}
+	} else {
+		for i, rep := range reports {
+			if i > 0 {
+				fmt.Fprintln(stdout)
+			}
+			if werr := rep.WriteSummary(stdout, names[i]); werr != nil {
+				return fail(fs, stderr, 1, "%v", werr)
+			}
+		}
+	}
+	if err != nil {
+		return fail(fs, stderr, statusOf(err), "%v", err)
+	}
+	return 0
 }

@@ -39,6 +39,7 @@ var levels = map[string]int{
 	"probes/parse/nvidiasmi":       2,
 	"probes/parse/rdmatools":       2,
 	"probes/parse/lspci":           2,
+	"probes/parse/torchtrace":      2,
 	"costmodel/fit":                10,
 	"probes/nvml":                  10,
 	"probes/sysfs":                 10,
@@ -55,6 +56,7 @@ var levels = map[string]int{
 	"probes/rdma":                  15, // commlab's own verbs program (program/rdma_write.c): builds it, runs it through probes/launch
 	"probes/customar":              15, // commlab's own custom all-reduce over CUDA IPC (program/customar.cu): builds it with nvcc, runs its ranks through probes/launch
 	"probes/measure":               17,
+	"probes/overlap":               18, // the overlap benchmark's runs: launch, recorded, torchtrace, and measure's banner
 	"lab/doctor":                   18, // the checks and verdicts over probes, parsers and costmodel; below kernel/symbols, which extracts it // live-or-recorded over probes/nccl, probes/cuda and probes/recorded; below kernel/symbols, which extracts it
 	"kernel/symbols":               20,
 	"kernel/render":                20,

@@ -36,6 +36,7 @@ func init() {
 		"StackedBars":          reflect.ValueOf(chart.StackedBars),
 		"TimeVsSize":           reflect.ValueOf(chart.TimeVsSize),
 		"Timeline":             reflect.ValueOf(chart.Timeline),
+		"TraceSpans":           reflect.ValueOf(chart.TraceSpans),
 		"UnitBytes":            reflect.ValueOf(constant.MakeFromLiteral("\"B\"", token.STRING, 0)),
 		"UnitSeconds":          reflect.ValueOf(constant.MakeFromLiteral("\"s\"", token.STRING, 0)),
 

@@ -11,8 +11,7 @@ func init() {
 	Symbols["github.com/commlab/commlab/probes/recorded/recorded"] = map[string]reflect.Value{
 		// function, constant and variable definitions
 		"ErrNotFound": reflect.ValueOf(&recorded.ErrNotFound).Elem(),
-		"HangLab":     reflect.ValueOf(recorded.HangLab),
-		"HangLabs":    reflect.ValueOf(recorded.HangLabs),
+		"Files":       reflect.ValueOf(recorded.Files),
 		"List":        reflect.ValueOf(recorded.List),
 		"Load":        reflect.ValueOf(recorded.Load),
 		"Match":       reflect.ValueOf(recorded.Match),

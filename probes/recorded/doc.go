@@ -3,8 +3,9 @@
 // numbers, with their provenance, on machines without a GPU.
 //
 // Each file in data/ is a probes.Run saved by `commlab probe ... --save`;
-// List names them and Load decodes one. hang/ holds chapter 6's recorded
-// hang lab folders (HangLabs, HangLab), each with a run.json for its
-// provenance. The package does not measure anything itself (probes/cuda
-// and probes/nccl do).
+// List names them and Load decodes one. Folders beside the runs keep raw
+// files a run's reader needs: torch.profiler traces (Files serves them)
+// and hang/, chapter 6's recorded hang lab folders (HangLabs, HangLab),
+// each with a run.json for its provenance. The package does not measure
+// anything itself (probes/cuda and probes/nccl do).
 package recorded

@@ -13,7 +13,11 @@ import (
 	"github.com/commlab/commlab/probes"
 )
 
-//go:embed data/*.json
+// data holds the runs (data/*.json) and, in folders beside them, the raw
+// files a run's readers need (data/torch-overlap-h200x1/: torch.profiler
+// traces).
+//
+//go:embed data
 var data embed.FS
 
 // ErrNotFound says no recorded run has the name asked for.
@@ -59,4 +63,13 @@ func Match(prefix string) []string {
 		}
 	}
 	return out
+}
+
+// Files returns the recorded files that are not runs, rooted at data/: the
+// folders of raw outputs kept beside a run (the overlap benchmark's
+// torch.profiler traces under torch-overlap-h200x1/), for the package that
+// reads that format.
+func Files() fs.FS {
+	sub, _ := fs.Sub(data, "data") // fails only for an invalid path; "data" is valid
+	return sub
 }

@@ -1,0 +1,102 @@
+package launch
+
+import (
+	"context"
+	_ "embed"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// overlapBench is chapter 5's overlap micro-benchmark: GEMMs on the
+// compute stream under a collective on ProcessGroupNCCL's stream, the
+// variants that break the overlap, and the core question's cases, each
+// recorded as a torch.profiler trace. probes/overlap reads what it writes.
+//
+//go:embed bench_overlap.py
+var overlapBench []byte
+
+// OverlapBenchName is the file name the overlap benchmark is written under.
+const OverlapBenchName = "bench_overlap.py"
+
+// OverlapBench returns the overlap benchmark's source. Its flags: --out DIR
+// (required); --what variants,cq; --variants LIST; --coll; --bytes;
+// --gemm; --gemms; --steps; --trace-steps; --cq-bytes; --cq-gemms.
+func OverlapBench() []byte { return append([]byte(nil), overlapBench...) }
+
+// OverlapBenchCommand returns the command line that runs the overlap
+// benchmark at path: python3 on one GPU, or torchrun for several. Like the
+// PyTorch reference it reads torchrun's LOCAL_RANK, so mpirun and srun are
+// refused.
+func OverlapBenchCommand(o Options, path string, args []string) ([]string, error) {
+	switch o.Launcher {
+	case "none", "":
+		return Command(o, "python3", append([]string{path}, args...))
+	case "torchrun":
+		return Command(o, path, args)
+	}
+	return nil, fmt.Errorf("launch: %s reads torchrun's LOCAL_RANK; run it with --launcher none or torchrun, not %q", OverlapBenchName, o.Launcher)
+}
+
+// RunOverlapBench writes the benchmark into a temporary folder and runs it
+// with args (its own flags, --out among them), its output going to stdout
+// and stderr. It returns the command line it ran.
+func RunOverlapBench(ctx context.Context, o Options, args []string, stdout, stderr io.Writer) ([]string, error) {
+	dir, err := os.MkdirTemp("", "commlab-overlap-")
+	if err != nil {
+		return nil, fmt.Errorf("launch: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, OverlapBenchName)
+	if err := os.WriteFile(path, overlapBench, 0o644); err != nil {
+		return nil, fmt.Errorf("launch: %w", err)
+	}
+	cmdline, err := OverlapBenchCommand(o, path, args)
+	if err != nil {
+		return nil, err
+	}
+	cmd, _, err := command(ctx, o, cmdline)
+	if err != nil {
+		return cmdline, err
+	}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	if err := cmd.Run(); err != nil {
+		return cmdline, fmt.Errorf("launch: %s: %w", OverlapBenchName, err)
+	}
+	return cmdline, nil
+}
+
+// ErrNoTorch is wrapped by TorchCUDA's error when python3 has no PyTorch
+// or PyTorch sees no GPU.
+var ErrNoTorch = fmt.Errorf("no PyTorch with a GPU here")
+
+// TorchCUDA checks that python3 imports torch and that torch sees a GPU:
+// what a live run of the PyTorch scripts needs. It fails with
+// ErrNotInstalled when there is no python3, ErrNoTorch otherwise.
+func TorchCUDA(ctx context.Context) error {
+	cmd, _, err := command(ctx, Options{}, []string{"python3", "-c",
+		"import sys\ntry:\n import torch\nexcept Exception as e:\n print('no torch:', e); sys.exit(3)\n" +
+			"if not torch.cuda.is_available(): print('torch', torch.__version__, 'sees no GPU'); sys.exit(4)\n"})
+	if err != nil {
+		return err
+	}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("launch: %w: %s", ErrNoTorch, firstLine(string(out), err))
+	}
+	return nil
+}
+
+func firstLine(s string, err error) string {
+	for i, c := range s {
+		if c == '\n' {
+			s = s[:i]
+			break
+		}
+	}
+	if s == "" {
+		return err.Error()
+	}
+	return s
+}
