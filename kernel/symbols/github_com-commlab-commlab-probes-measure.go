@@ -10,16 +10,18 @@ import (
 func init() {
 	Symbols["github.com/commlab/commlab/probes/measure/measure"] = map[string]reflect.Value{
 		// function, constant and variable definitions
-		"Bandwidth":    reflect.ValueOf(measure.Bandwidth),
-		"ErrMode":      reflect.ValueOf(&measure.ErrMode).Elem(),
-		"HangLab":      reflect.ValueOf(measure.HangLab),
-		"Latency":      reflect.ValueOf(measure.Latency),
-		"ModeAuto":     reflect.ValueOf(measure.ModeAuto),
-		"ModeLive":     reflect.ValueOf(measure.ModeLive),
-		"ModeRecorded": reflect.ValueOf(measure.ModeRecorded),
-		"NCCL":         reflect.ValueOf(measure.NCCL),
-		"ParseMode":    reflect.ValueOf(measure.ParseMode),
-		"Recorded":     reflect.ValueOf(measure.Recorded),
+		"Bandwidth":        reflect.ValueOf(measure.Bandwidth),
+		"CustomAllReduce":  reflect.ValueOf(measure.CustomAllReduce),
+		"ErrMode":          reflect.ValueOf(&measure.ErrMode).Elem(),
+		"HangLab":          reflect.ValueOf(measure.HangLab),
+		"Latency":          reflect.ValueOf(measure.Latency),
+		"ModeAuto":         reflect.ValueOf(measure.ModeAuto),
+		"ModeLive":         reflect.ValueOf(measure.ModeLive),
+		"ModeRecorded":     reflect.ValueOf(measure.ModeRecorded),
+		"NCCL":             reflect.ValueOf(measure.NCCL),
+		"NCCLTopologyEdit": reflect.ValueOf(measure.NCCLTopologyEdit),
+		"ParseMode":        reflect.ValueOf(measure.ParseMode),
+		"Recorded":         reflect.ValueOf(measure.Recorded),
 
 		// type definitions
 		"Hang":        reflect.ValueOf((*measure.Hang)(nil)),

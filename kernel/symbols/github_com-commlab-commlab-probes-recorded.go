@@ -12,6 +12,8 @@ func init() {
 		// function, constant and variable definitions
 		"ErrNotFound": reflect.ValueOf(&recorded.ErrNotFound).Elem(),
 		"Files":       reflect.ValueOf(recorded.Files),
+		"HangLab":     reflect.ValueOf(recorded.HangLab),
+		"HangLabs":    reflect.ValueOf(recorded.HangLabs),
 		"List":        reflect.ValueOf(recorded.List),
 		"Load":        reflect.ValueOf(recorded.Load),
 		"Match":       reflect.ValueOf(recorded.Match),
