@@ -34,16 +34,29 @@ import (
 	"github.com/commlab/commlab/probes/parse/nccllog"
 	"github.com/commlab/commlab/probes/parse/nccltests"
 	"github.com/commlab/commlab/probes/parse/nvidiasmi"
+	"github.com/commlab/commlab/probes/parse/torchtrace"
 	"github.com/commlab/commlab/probes/sysfs"
 	"github.com/commlab/commlab/units"
 )
 
-// errNoTraceReader: the torch trace's overlap verdicts come from
-// probes/parse/torchtrace, built on another branch; traceVerdicts is where
-// they join the report (set it on merge).
-var errNoTraceReader = errors.New("the torch trace reader (probes/parse/torchtrace) is not in this build")
-
-var traceVerdicts = func(path string) ([]doctor.Verdict, error) { return nil, errNoTraceReader }
+// traceVerdicts reads a torch.profiler trace (JSON, gzipped or not) and
+// judges its overlap (doctor.CheckOverlap).
+func traceVerdicts(path string) ([]doctor.Verdict, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	tr, err := torchtrace.Parse(f)
+	if err != nil {
+		return nil, err
+	}
+	an, err := tr.Analyze(torchtrace.Options{Device: -1})
+	if err != nil {
+		return nil, err
+	}
+	return []doctor.Verdict{doctor.CheckOverlap(an, filepath.Base(path))}, nil
+}
 
 // collectiveVerdicts reads the busbw curves the evidence holds (the
 // nccl-tests run, else the NCCL sweep) with the curve doctor (lab/doctor

@@ -1,0 +1,45 @@
+package doctor
+
+import (
+	"fmt"
+
+	"github.com/commlab/commlab/probes/parse/torchtrace"
+)
+
+// Overlap thresholds: communication left exposed for more than
+// exposedWarn of the traced span, with less than overlapWarn of it under
+// compute, is time the step could get back (chapter 5's overlap model).
+const (
+	overlapWarn = 0.5
+	exposedWarn = 0.10
+)
+
+// CheckOverlap reads a torch.profiler trace's analysis: how much of the
+// communication ran under compute, and how much of the step it left
+// exposed.
+func CheckOverlap(an *torchtrace.Analysis, name string) Verdict {
+	v := Verdict{Layer: LayerFramework, Check: "overlap", Chapter: chapterPyTorch}
+	if an == nil || an.SpanUS <= 0 {
+		v.Status, v.Summary = Skipped, name+": no GPU activity to read"
+		return v
+	}
+	v.Evidence = []string{
+		fmt.Sprintf("%s: span %.3f ms on GPU %d, %d activities", name, an.SpanUS/1e3, an.Device, an.Activities),
+		fmt.Sprintf("communication %.3f ms, %.3f ms of it under compute, %.3f ms alone; compute %.3f ms; idle %.3f ms",
+			an.CommUS/1e3, an.CommUnderComputeUS/1e3, an.CommAloneUS/1e3, an.ComputeUS/1e3, an.IdleUS/1e3),
+	}
+	if an.CommUS <= 0 {
+		v.Status, v.Summary = Skipped, name+": no communication in the trace (no NCCL or c10d work launched)"
+		return v
+	}
+	exposed := an.CommAloneUS / an.SpanUS
+	v.Summary = fmt.Sprintf("overlap_fraction %.2f: %.0f%% of communication ran under compute; %.0f%% of the traced time is communication alone",
+		an.OverlapFraction, 100*an.OverlapFraction, 100*exposed)
+	if an.OverlapFraction < overlapWarn && exposed > exposedWarn {
+		v.Status = Warn
+		v.Next = "find what serialises the step (an .item(), a synchronize, a wait() before the compute, the allocator freeing) in the trace's CPU ops; chapter 5 measures each"
+		return v
+	}
+	v.Status = OK
+	return v
+}
