@@ -27,6 +27,7 @@ func init() {
 		"CheckNCCL":            reflect.ValueOf(doctor.CheckNCCL),
 		"CheckNIC":             reflect.ValueOf(doctor.CheckNIC),
 		"CheckNVLink":          reflect.ValueOf(doctor.CheckNVLink),
+		"CheckOverlap":         reflect.ValueOf(doctor.CheckOverlap),
 		"CheckRanks":           reflect.ValueOf(doctor.CheckRanks),
 		"CheckStraggler":       reflect.ValueOf(doctor.CheckStraggler),
 		"CheckTopology":        reflect.ValueOf(doctor.CheckTopology),
@@ -70,6 +71,7 @@ func init() {
 		"ShellLine":            reflect.ValueOf(doctor.ShellLine),
 		"Skipped":              reflect.ValueOf(doctor.Skipped),
 		"TunerFor":             reflect.ValueOf(doctor.TunerFor),
+		"TunerFromLog":         reflect.ValueOf(doctor.TunerFromLog),
 		"Warn":                 reflect.ValueOf(doctor.Warn),
 
 		// type definitions

@@ -200,6 +200,58 @@ func hasNVSwitch(t *probes.Topology) bool {
 	return false
 }
 
+// TunerFromLog builds the NCCL-like tuner's table for the machine an
+// NCCL_DEBUG=INFO log describes: ranks per node (its ranks over its hosts),
+// nodes, NCCL's version family, NVLS on or off (its "N nvls channels"
+// line), on nodes of preset. The in-node link type of the log's graph
+// searches (NVL or NVB on NVLink, PIX ... SYS on PCIe) must be the
+// preset's, or the table would model another machine: an error says so.
+func TunerFromLog(lg *nccllog.Log, preset string) (costmodel.TunerTable, string, error) {
+	if lg == nil || lg.NRanks() == 0 {
+		return costmodel.TunerTable{}, "", fmt.Errorf("doctor: tuner from log: the log names no ranks (NCCL_DEBUG=INFO with INIT)")
+	}
+	node, err := costmodel.NodeByName(preset)
+	if err != nil {
+		return costmodel.TunerTable{}, "", fmt.Errorf("doctor: tuner from log: %w", err)
+	}
+	nodes := max(1, len(lg.Hosts()))
+	perNode := max(1, lg.NRanks()/nodes)
+	intra := ""
+	for _, g := range lg.GraphSearches {
+		if g.NChannels > 0 && g.TypeIntra != "" && g.TypeIntra != "LOC" {
+			intra = g.TypeIntra
+			break
+		}
+	}
+	nvlinkLog := intra == "NVL" || intra == "NVB"
+	nvlinkPreset := node.Intra.Kind != "pcie"
+	if intra != "" && nvlinkLog != nvlinkPreset {
+		return costmodel.TunerTable{}, "", fmt.Errorf("doctor: tuner from log: the log's graph searches go over %s inside the node, but preset %s is %s (%s)", intra, preset, node.Intra.Name, node.Intra.Kind)
+	}
+	if perNode < node.GPUs {
+		if node, err = node.WithGPUs(perNode); err != nil {
+			return costmodel.TunerTable{}, "", fmt.Errorf("doctor: tuner from log: %w", err)
+		}
+	}
+	family := "2.28"
+	if len(lg.Versions) > 0 {
+		family = familyOf(lg.Versions[0])
+	}
+	topo := costmodel.NCCLTopology(node, nodes, family)
+	for _, c := range lg.DistinctChannelCounts() {
+		if c.NVLS == 0 {
+			topo.NVLSDisable = true
+		}
+	}
+	table, err := costmodel.Tune(topo)
+	if err != nil {
+		return costmodel.TunerTable{}, "", fmt.Errorf("doctor: tuner from log: %w", err)
+	}
+	desc := fmt.Sprintf("from the log: %d rank(s) on %d node(s), %s inside the node, NCCL %s-family constants, NVLS %s; nodes of %s cut to %d GPUs",
+		lg.NRanks(), nodes, orDash(intra), family, onOff(!topo.NVLSDisable), preset, perNode)
+	return table, desc, nil
+}
+
 // TunerFor returns the NCCL-like tuner's table for the machine the
 // evidence describes: the node preset matching the GPU model (H200, H100,
 // A100, else a PCIe box), cut to the ranks per node, NVLS off where the
