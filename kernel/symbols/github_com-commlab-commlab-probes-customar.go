@@ -14,7 +14,6 @@ func init() {
 		// function, constant and variable definitions
 		"Build":            reflect.ValueOf(customar.Build),
 		"BuildCommand":     reflect.ValueOf(customar.BuildCommand),
-		"DefaultCacheDir":  reflect.ValueOf(customar.DefaultCacheDir),
 		"ErrTimeout":       reflect.ValueOf(&customar.ErrTimeout).Elem(),
 		"ErrWrongSum":      reflect.ValueOf(&customar.ErrWrongSum).Elem(),
 		"FindNVCC":         reflect.ValueOf(customar.FindNVCC),

@@ -15,7 +15,6 @@ func init() {
 		"Build":           reflect.ValueOf(rdma.Build),
 		"BuildCommand":    reflect.ValueOf(rdma.BuildCommand),
 		"CheckDevice":     reflect.ValueOf(rdma.CheckDevice),
-		"DefaultCacheDir": reflect.ValueOf(rdma.DefaultCacheDir),
 		"Kind":            reflect.ValueOf(constant.MakeFromLiteral("\"rdma-write\"", token.STRING, 0)),
 		"Measure":         reflect.ValueOf(rdma.Measure),
 		"MeasureWith":     reflect.ValueOf(rdma.MeasureWith),

@@ -1,16 +1,12 @@
 package customar
 
 import (
-	"bytes"
 	"context"
-	"crypto/sha256"
 	_ "embed"
-	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"strings"
 
 	"github.com/commlab/commlab/probes"
 	"github.com/commlab/commlab/probes/launch"
@@ -26,20 +22,7 @@ const ProgramName = "customar"
 
 // SourceHash is the first 12 hex digits of the source's SHA-256: the cache
 // key of the built program and the version a run records.
-func SourceHash() string {
-	h := sha256.Sum256(Source)
-	return hex.EncodeToString(h[:])[:12]
-}
-
-// DefaultCacheDir is where Build puts the program when not told:
-// $XDG_CACHE_HOME/commlab (or ~/.cache/commlab), else the temporary
-// directory.
-func DefaultCacheDir() string {
-	if d, err := os.UserCacheDir(); err == nil {
-		return filepath.Join(d, "commlab")
-	}
-	return filepath.Join(os.TempDir(), "commlab-cache")
-}
+func SourceHash() string { return launch.SourceHash(Source) }
 
 // BuildCommand is the compiler command line Build runs, for the record.
 // arch is nvcc's -arch value; "" means "native" (the GPUs of this
@@ -73,65 +56,29 @@ func FindNVCC() (string, error) {
 }
 
 // Build compiles customar.cu with nvcc into
-// cacheDir/customar-<hash>-<arch>/customar, unless it is already there, and
-// returns its path. No nvcc wraps probes.ErrUnavailable; a failed
-// compilation is an error with nvcc's first lines.
+// cacheDir/customar-<hash>-<arch>/customar (launch.CachedProgram; "" is
+// launch.DefaultCacheDir), unless it is already there, and returns its
+// path. No nvcc wraps probes.ErrUnavailable; a failed compilation is an
+// error with nvcc's first lines.
 func Build(ctx context.Context, cacheDir, arch string) (string, error) {
-	if cacheDir == "" {
-		cacheDir = DefaultCacheDir()
-	}
 	if arch == "" {
 		arch = "native"
 	}
-	dir := filepath.Join(cacheDir, ProgramName+"-"+SourceHash()+"-"+arch)
-	bin := filepath.Join(dir, ProgramName)
-	if fi, err := os.Stat(bin); err == nil && fi.Mode().IsRegular() {
+	prog := launch.CachedProgram{Name: ProgramName, Source: Source, Ext: ".cu", Folder: ProgramName + "-" + SourceHash() + "-" + arch}
+	if bin, built := prog.Path(cacheDir); built {
 		return bin, nil
 	}
 	nvcc, err := FindNVCC()
 	if err != nil {
 		return "", err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", fmt.Errorf("customar: %w", err)
+	bin, err := prog.Build(ctx, cacheDir, func(src, out string) []string { return BuildCommand(nvcc, arch, src, out) })
+	var be *launch.BuildError
+	if errors.As(err, &be) {
+		return "", fmt.Errorf("customar: build %s failed (%s): %s", ProgramName, launch.ShellJoin(be.Command), launch.FirstLines(be.Output, 3))
 	}
-	src := filepath.Join(dir, ProgramName+".cu")
-	if err := os.WriteFile(src, Source, 0o644); err != nil {
-		return "", fmt.Errorf("customar: %w", err)
-	}
-	// Build beside the target and rename, so an interrupted or concurrent
-	// build never leaves a half-written program in the cache.
-	tmp, err := os.CreateTemp(dir, ProgramName+".tmp*")
 	if err != nil {
-		return "", fmt.Errorf("customar: %w", err)
-	}
-	tmp.Close()
-	defer os.Remove(tmp.Name())
-	var out bytes.Buffer
-	args := BuildCommand(nvcc, arch, src, tmp.Name())
-	p, err := launch.Start(ctx, launch.Options{}, args[0], args[1:], &out, &out)
-	if err != nil {
-		return "", fmt.Errorf("customar: build: %w", err)
-	}
-	code, err := p.Wait()
-	if err != nil {
-		return "", fmt.Errorf("customar: build: %w", err)
-	}
-	if code != 0 {
-		return "", fmt.Errorf("customar: build %s failed (%s): %s", ProgramName, launch.ShellJoin(args), firstLines(out.String(), 3))
-	}
-	if err := os.Rename(tmp.Name(), bin); err != nil {
 		return "", fmt.Errorf("customar: %w", err)
 	}
 	return bin, nil
-}
-
-// firstLines keeps the first n lines of s, joined by " | ", for a one-line
-// error.
-func firstLines(s string, n int) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	if len(lines) > n {
-		lines = lines[:n]
-	}
-	return strings.Join(lines, " | ")
 }

@@ -5,8 +5,6 @@ import (
 	_ "embed"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -82,24 +80,8 @@ func RunHangLab(ctx context.Context, o HangOptions, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	dir, err := os.MkdirTemp("", "commlab-hang-")
-	if err != nil {
-		return fmt.Errorf("launch: %w", err)
-	}
-	defer os.RemoveAll(dir)
-	path := filepath.Join(dir, HangLabName)
-	if err := os.WriteFile(path, hangLab, 0o644); err != nil {
-		return fmt.Errorf("launch: %w", err)
-	}
-	cmd, _, err := command(ctx, Options{}, append([]string{"python3", path}, args...))
-	if err != nil {
-		return err
-	}
-	cmd.Stdout, cmd.Stderr = stdout, stderr
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("launch: %s: %w", HangLabName, err)
-	}
-	return nil
+	_, err = Script{Name: HangLabName, Source: hangLab}.Run(ctx, Options{}, args, stdout, stderr)
+	return err
 }
 
 // TorchAvailable says whether python3 here imports torch with the gloo

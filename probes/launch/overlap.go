@@ -5,8 +5,6 @@ import (
 	_ "embed"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 )
 
 // overlapBench is chapter 5's overlap micro-benchmark: GEMMs on the
@@ -25,46 +23,21 @@ const OverlapBenchName = "bench_overlap.py"
 // --gemm; --gemms; --steps; --trace-steps; --cq-bytes; --cq-gemms.
 func OverlapBench() []byte { return append([]byte(nil), overlapBench...) }
 
+var overlapBenchScript = Script{Name: OverlapBenchName, Source: overlapBench, TorchrunOnly: "torchrun's LOCAL_RANK"}
+
 // OverlapBenchCommand returns the command line that runs the overlap
 // benchmark at path: python3 on one GPU, or torchrun for several. Like the
 // PyTorch reference it reads torchrun's LOCAL_RANK, so mpirun and srun are
 // refused.
 func OverlapBenchCommand(o Options, path string, args []string) ([]string, error) {
-	switch o.Launcher {
-	case "none", "":
-		return Command(o, "python3", append([]string{path}, args...))
-	case "torchrun":
-		return Command(o, path, args)
-	}
-	return nil, fmt.Errorf("launch: %s reads torchrun's LOCAL_RANK; run it with --launcher none or torchrun, not %q", OverlapBenchName, o.Launcher)
+	return overlapBenchScript.Command(o, path, args)
 }
 
 // RunOverlapBench writes the benchmark into a temporary folder and runs it
 // with args (its own flags, --out among them), its output going to stdout
 // and stderr. It returns the command line it ran.
 func RunOverlapBench(ctx context.Context, o Options, args []string, stdout, stderr io.Writer) ([]string, error) {
-	dir, err := os.MkdirTemp("", "commlab-overlap-")
-	if err != nil {
-		return nil, fmt.Errorf("launch: %w", err)
-	}
-	defer os.RemoveAll(dir)
-	path := filepath.Join(dir, OverlapBenchName)
-	if err := os.WriteFile(path, overlapBench, 0o644); err != nil {
-		return nil, fmt.Errorf("launch: %w", err)
-	}
-	cmdline, err := OverlapBenchCommand(o, path, args)
-	if err != nil {
-		return nil, err
-	}
-	cmd, _, err := command(ctx, o, cmdline)
-	if err != nil {
-		return cmdline, err
-	}
-	cmd.Stdout, cmd.Stderr = stdout, stderr
-	if err := cmd.Run(); err != nil {
-		return cmdline, fmt.Errorf("launch: %s: %w", OverlapBenchName, err)
-	}
-	return cmdline, nil
+	return overlapBenchScript.Run(ctx, o, args, stdout, stderr)
 }
 
 // ErrNoTorch is wrapped by TorchCUDA's error when python3 has no PyTorch

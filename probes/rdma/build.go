@@ -1,15 +1,12 @@
 package rdma
 
 import (
-	"bytes"
 	"context"
-	"crypto/sha256"
 	_ "embed"
-	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 
 	"github.com/commlab/commlab/probes"
@@ -26,20 +23,7 @@ const ProgramName = "rdma_write"
 
 // SourceHash is the first 12 hex digits of the source's SHA-256: the cache
 // key of the built program and the version a run records.
-func SourceHash() string {
-	h := sha256.Sum256(Source)
-	return hex.EncodeToString(h[:])[:12]
-}
-
-// DefaultCacheDir is where Build puts the program when not told:
-// $XDG_CACHE_HOME/commlab (or ~/.cache/commlab), else the temporary
-// directory.
-func DefaultCacheDir() string {
-	if d, err := os.UserCacheDir(); err == nil {
-		return filepath.Join(d, "commlab")
-	}
-	return filepath.Join(os.TempDir(), "commlab-cache")
-}
+func SourceHash() string { return launch.SourceHash(Source) }
 
 // BuildCommand is the compiler command line Build runs, for the record.
 func BuildCommand(cc, src, out string) []string {
@@ -47,74 +31,35 @@ func BuildCommand(cc, src, out string) []string {
 }
 
 // Build compiles rdma_write.c with the C compiler on PATH ($CC, else cc)
-// into cacheDir/rdma-<hash>/rdma_write, unless it is already there, and
-// returns its path. A missing compiler or missing libibverbs headers or
-// library wrap probes.ErrUnavailable.
+// into cacheDir/rdma-<hash>/rdma_write (launch.CachedProgram; "" is
+// launch.DefaultCacheDir), unless it is already there, and returns its
+// path. A missing compiler or missing libibverbs headers or library wrap
+// probes.ErrUnavailable.
 func Build(ctx context.Context, cacheDir string) (string, error) {
-	if cacheDir == "" {
-		cacheDir = DefaultCacheDir()
-	}
-	dir := filepath.Join(cacheDir, "rdma-"+SourceHash())
-	bin := filepath.Join(dir, ProgramName)
-	if fi, err := os.Stat(bin); err == nil && fi.Mode().IsRegular() {
-		return bin, nil
-	}
 	cc := os.Getenv("CC")
 	if cc == "" {
 		cc = "cc"
 	}
+	prog := launch.CachedProgram{Name: ProgramName, Source: Source, Ext: ".c", Folder: "rdma-" + SourceHash()}
+	if bin, built := prog.Path(cacheDir); built {
+		return bin, nil // the compiler is not needed
+	}
 	if _, err := exec.LookPath(cc); err != nil {
 		return "", fmt.Errorf("rdma: %w: no C compiler (%s) on PATH to build %s", probes.ErrUnavailable, cc, ProgramName)
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", fmt.Errorf("rdma: %w", err)
-	}
-	src := filepath.Join(dir, ProgramName+".c")
-	if err := os.WriteFile(src, Source, 0o644); err != nil {
-		return "", fmt.Errorf("rdma: %w", err)
-	}
-	// Build beside the target and rename, so a concurrent build or an
-	// interrupted one never leaves a half-written program in the cache.
-	tmp, err := os.CreateTemp(dir, ProgramName+".tmp*")
-	if err != nil {
-		return "", fmt.Errorf("rdma: %w", err)
-	}
-	tmp.Close()
-	defer os.Remove(tmp.Name())
-	var out bytes.Buffer
-	args := BuildCommand(cc, src, tmp.Name())
-	p, err := launch.Start(ctx, launch.Options{}, args[0], args[1:], &out, &out)
-	if err != nil {
-		return "", fmt.Errorf("rdma: build: %w", err)
-	}
-	code, err := p.Wait()
-	if err != nil {
-		return "", fmt.Errorf("rdma: build: %w", err)
-	}
-	if code != 0 {
-		msg := out.String()
-		switch {
-		case strings.Contains(msg, "infiniband/verbs.h"):
-			return "", fmt.Errorf("rdma: %w: the libibverbs headers are not installed (apt-get install libibverbs-dev)", probes.ErrUnavailable)
-		case strings.Contains(msg, "-libverbs"):
-			return "", fmt.Errorf("rdma: %w: libibverbs is not installed (apt-get install libibverbs-dev)", probes.ErrUnavailable)
-		}
-		return "", fmt.Errorf("rdma: build %s failed: %s", ProgramName, firstLines(msg, 3))
-	}
-	if err := os.Rename(tmp.Name(), bin); err != nil {
+	bin, err := prog.Build(ctx, cacheDir, func(src, out string) []string { return BuildCommand(cc, src, out) })
+	var be *launch.BuildError
+	switch {
+	case errors.As(err, &be) && strings.Contains(be.Output, "infiniband/verbs.h"):
+		return "", fmt.Errorf("rdma: %w: the libibverbs headers are not installed (apt-get install libibverbs-dev)", probes.ErrUnavailable)
+	case errors.As(err, &be) && strings.Contains(be.Output, "-libverbs"):
+		return "", fmt.Errorf("rdma: %w: libibverbs is not installed (apt-get install libibverbs-dev)", probes.ErrUnavailable)
+	case errors.As(err, &be):
+		return "", fmt.Errorf("rdma: build %s failed: %s", ProgramName, launch.FirstLines(be.Output, 3))
+	case err != nil:
 		return "", fmt.Errorf("rdma: %w", err)
 	}
 	return bin, nil
-}
-
-// firstLines keeps the first n lines of s, joined by " | ", for a one-line
-// error.
-func firstLines(s string, n int) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	if len(lines) > n {
-		lines = lines[:n]
-	}
-	return strings.Join(lines, " | ")
 }
 
 // errUnavailable is what the program's exit status 3 says; reason is its

@@ -68,7 +68,7 @@ type PerftestConfig struct {
 	// Port is perftest's -p when both sides run here; 0 picks a free one.
 	Port int
 	// CacheDir is where the device check builds rdma_write ("":
-	// DefaultCacheDir).
+	// launch.DefaultCacheDir).
 	CacheDir string
 	// Timeout bounds one server and client pair; 0 means 2 minutes.
 	Timeout time.Duration

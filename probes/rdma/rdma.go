@@ -57,7 +57,7 @@ type Config struct {
 	// Port is the TCP port of the out-of-band exchange when both sides
 	// are started here; 0 picks a free one.
 	Port int
-	// CacheDir is where Build puts the program ("" : DefaultCacheDir).
+	// CacheDir is where Build puts the program ("" : launch.DefaultCacheDir).
 	CacheDir string
 	// Timeout bounds the client's wait for the server, and each side's
 	// wait for the other's messages; 0 means 30 s.

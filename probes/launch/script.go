@@ -1,0 +1,66 @@
+package launch
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// Script is a Python program commlab embeds (the PyTorch reference, the
+// overlap benchmark, the hang lab) and runs from a temporary folder:
+// python3 runs it on one machine, torchrun (the user's launcher) across
+// GPUs when the script allows it.
+type Script struct {
+	Name   string // the file name it is written under: "bench_torch.py"
+	Source []byte
+	// TorchrunOnly names what the script reads from torchrun ("torchrun's
+	// LOCAL_RANK"); such a script refuses mpirun and srun. "" means the
+	// script starts its own ranks and runs under python3 alone.
+	TorchrunOnly string
+}
+
+// Command returns the command line that runs the script at path with args.
+func (s Script) Command(o Options, path string, args []string) ([]string, error) {
+	switch o.Launcher {
+	case "none", "":
+		return Command(o, "python3", append([]string{path}, args...))
+	case "torchrun":
+		if s.TorchrunOnly != "" {
+			return Command(o, path, args)
+		}
+	}
+	if s.TorchrunOnly == "" {
+		return nil, fmt.Errorf("launch: %s starts its own ranks; run it with --launcher none, not %q", s.Name, o.Launcher)
+	}
+	return nil, fmt.Errorf("launch: %s reads %s; run it with --launcher none or torchrun, not %q", s.Name, s.TorchrunOnly, o.Launcher)
+}
+
+// Run writes the script into a temporary folder and runs it with args (its
+// own flags), its output going to stdout and stderr. It returns the
+// command line it ran.
+func (s Script) Run(ctx context.Context, o Options, args []string, stdout, stderr io.Writer) ([]string, error) {
+	dir, err := os.MkdirTemp("", "commlab-script-")
+	if err != nil {
+		return nil, fmt.Errorf("launch: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, s.Name)
+	if err := os.WriteFile(path, s.Source, 0o644); err != nil {
+		return nil, fmt.Errorf("launch: %w", err)
+	}
+	cmdline, err := s.Command(o, path, args)
+	if err != nil {
+		return nil, err
+	}
+	cmd, _, err := command(ctx, o, cmdline)
+	if err != nil {
+		return cmdline, err
+	}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	if err := cmd.Run(); err != nil {
+		return cmdline, fmt.Errorf("launch: %s: %w", s.Name, err)
+	}
+	return cmdline, nil
+}
