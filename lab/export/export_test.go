@@ -3,6 +3,7 @@ package export
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"os"
 	"regexp"
 	"strings"
@@ -180,5 +181,22 @@ func TestReadingPathsName(t *testing.T) {
 		if (len(p.Optional) > 0) != (p.Note != "") {
 			t.Errorf("path %q: optional chapters need a note saying why, and only they", p.Name)
 		}
+	}
+}
+
+// TestIndexAllChapters: with every chapter's page present, the paths link
+// all of them and say nothing of missing ones.
+func TestIndexAllChapters(t *testing.T) {
+	var entries []Entry
+	for n, name := range SeriesChapters {
+		entries = append(entries, Entry{Title: name, Href: fmt.Sprintf("%02d-x.html", n), Run: Run{Status: "ok"}})
+	}
+	var b bytes.Buffer
+	if err := Index(&b, "commlab chapters", entries); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	if strings.Contains(page, `class="unwritten"`) || strings.Contains(page, "without a page") {
+		t.Errorf("every chapter is here, but the index names some as missing:\n%s", page[strings.Index(page, "<h2>Reading paths</h2>"):])
 	}
 }

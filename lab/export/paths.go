@@ -95,9 +95,16 @@ func writePaths(w io.Writer, entries []Entry) {
 		if e, ok := pages[n]; ok {
 			return fmt.Sprintf(`<a href="%s" title="%s">%s</a>`, html.EscapeString(e.Href), html.EscapeString(e.Title), html.EscapeString(label))
 		}
-		return fmt.Sprintf(`<span class="unwritten" title="not written yet">%s</span>`, html.EscapeString(label))
+		return fmt.Sprintf(`<span class="unwritten" title="no page in this folder">%s</span>`, html.EscapeString(label))
 	}
-	fmt.Fprint(w, "<h2>Reading paths</h2>\n<p>The series outline's suggested orders. Chapters not written yet are named without a link.</p>\n<dl class=\"paths\">\n")
+	intro := "The series outline's suggested orders."
+	for n := range SeriesChapters {
+		if _, ok := pages[n]; !ok {
+			intro += " Chapters without a page in this folder (not run into it, or not written yet) are named without a link."
+			break
+		}
+	}
+	fmt.Fprint(w, "<h2>Reading paths</h2>\n<p>"+intro+"</p>\n<dl class=\"paths\">\n")
 	for _, p := range ReadingPaths {
 		steps := make([]string, len(p.Chapters))
 		for i, n := range p.Chapters {
