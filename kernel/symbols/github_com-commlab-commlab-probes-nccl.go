@@ -20,6 +20,7 @@ func init() {
 		"Collectives":         reflect.ValueOf(&nccl.Collectives).Elem(),
 		"Counts":              reflect.ValueOf(nccl.Counts),
 		"DTypes":              reflect.ValueOf(&nccl.DTypes).Elem(),
+		"DebugFileName":       reflect.ValueOf(nccl.DebugFileName),
 		"ErrTimeout":          reflect.ValueOf(&nccl.ErrTimeout).Elem(),
 		"IsWorker":            reflect.ValueOf(nccl.IsWorker),
 		"LookupDType":         reflect.ValueOf(nccl.LookupDType),

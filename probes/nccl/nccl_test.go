@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -21,6 +22,13 @@ func TestMain(m *testing.M) {
 		if err := ServeWorker(os.Stderr); err != nil {
 			os.Stderr.WriteString(err.Error() + "\n")
 			os.Exit(1)
+		}
+		os.Exit(0)
+	case "debugfile":
+		// Stands in for NCCL writing its log where NCCL_DEBUG_FILE's pattern says.
+		os.WriteFile(DebugFileName(os.Getenv("NCCL_DEBUG_FILE"), os.Getpid()), []byte("host:1:1 [0] NCCL INFO hello\n"), 0o600)
+		if err := ServeWorker(os.Stderr); err != nil {
+			os.Stderr.WriteString(err.Error() + "\n")
 		}
 		os.Exit(0)
 	case "topo":
@@ -341,5 +349,31 @@ func TestMeasureInChildWatchdog(t *testing.T) {
 	}
 	if d := time.Since(start); d > 5*time.Second {
 		t.Errorf("watchdog took %v", d)
+	}
+}
+
+// TestMeasureInChildReadsUsersDebugFile: a run given its own
+// NCCL_DEBUG_FILE pattern still keeps the log NCCL wrote there.
+func TestMeasureInChildReadsUsersDebugFile(t *testing.T) {
+	argv := testChild(t, "debugfile")
+	pattern := filepath.Join(t.TempDir(), "nccl.%h.%p.log")
+	cfg := Config{Sizes: []int64{8}, Warmup: 1, Iters: 1, Reps: 1, Env: map[string]string{"NCCL_DEBUG": "INFO", "NCCL_DEBUG_FILE": pattern}}
+	run, _ := MeasureInChild(context.Background(), cfg, argv)
+	if run == nil || !strings.Contains(run.Logs["nccl-debug"], "NCCL INFO hello") {
+		t.Fatalf("the log NCCL wrote under %s is not in the run: %+v", pattern, run)
+	}
+}
+
+func TestDebugFileName(t *testing.T) {
+	host, _ := os.Hostname()
+	host, _, _ = strings.Cut(host, ".")
+	for pattern, want := range map[string]string{
+		"/tmp/nccl.%h.%p.log": "/tmp/nccl." + host + ".4242.log",
+		"/tmp/plain.log":      "/tmp/plain.log",
+		"/tmp/100%%-%x-%":     "/tmp/100%-%x-%",
+	} {
+		if got := DebugFileName(pattern, 4242); got != want {
+			t.Errorf("DebugFileName(%q) = %q, want %q", pattern, got, want)
+		}
 	}
 }

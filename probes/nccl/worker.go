@@ -99,9 +99,9 @@ func ServeWorker(progress io.Writer) error {
 // the child when it sends no heartbeat for cfg.Timeout plus the abort's
 // grace and some slack (a minute before the first): a hang that even
 // ncclCommAbort cannot end then costs a killed child, never a hung
-// notebook. When NCCL_DEBUG is set and
-// NCCL_DEBUG_FILE is not, the log goes to a temporary file and comes back
-// in the run's Logs["nccl-debug"]; the child's own output comes back in
+// notebook. When NCCL_DEBUG is set the log comes back in the run's
+// Logs["nccl-debug"]: from a temporary file, or from the file the user's
+// NCCL_DEBUG_FILE names for the child (DebugFileName); the child's own output comes back in
 // Logs["output"].
 func MeasureInChild(ctx context.Context, cfg Config, argv []string) (*probes.Run, error) {
 	if len(argv) == 0 {
@@ -130,10 +130,15 @@ func MeasureInChild(ctx context.Context, cfg Config, argv []string) (*probes.Run
 	for k, v := range cfg.Env {
 		env[k] = v
 	}
-	debugFile := ""
-	if env["NCCL_DEBUG"] != "" && env["NCCL_DEBUG_FILE"] == "" {
-		debugFile = filepath.Join(dir, "nccl-debug.log")
-		env["NCCL_DEBUG_FILE"] = debugFile
+	debugFile, userDebugFile := "", ""
+	if env["NCCL_DEBUG"] != "" {
+		if env["NCCL_DEBUG_FILE"] == "" {
+			debugFile = filepath.Join(dir, "nccl-debug.log")
+			env["NCCL_DEBUG_FILE"] = debugFile
+		} else {
+			// The user's own file: read back once the child's pid is known.
+			userDebugFile = env["NCCL_DEBUG_FILE"]
+		}
 	}
 	kept := map[string]string{} // Logs key -> file NCCL writes or reads
 	if cfg.DumpTopology {
@@ -200,6 +205,9 @@ func MeasureInChild(ctx context.Context, cfg Config, argv []string) (*probes.Run
 	beaten := false
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("nccl: child: %w", err)
+	}
+	if userDebugFile != "" {
+		debugFile = DebugFileName(userDebugFile, cmd.Process.Pid)
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
@@ -304,6 +312,35 @@ func (l *lockedBuffer) Len() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.Len()
+}
+
+// DebugFileName is the file NCCL writes its log to for an NCCL_DEBUG_FILE
+// pattern in a process of that pid: %h is the host name up to its first
+// dot, %p the pid, %% a percent sign, anything else kept as written
+// (src/debug.cc, NCCL 2.28.9).
+func DebugFileName(pattern string, pid int) string {
+	host, _ := os.Hostname()
+	host, _, _ = strings.Cut(host, ".")
+	var b strings.Builder
+	for i := 0; i < len(pattern); i++ {
+		if pattern[i] != '%' || i+1 >= len(pattern) {
+			b.WriteByte(pattern[i])
+			continue
+		}
+		i++
+		switch pattern[i] {
+		case '%':
+			b.WriteByte('%')
+		case 'h':
+			b.WriteString(host)
+		case 'p':
+			b.WriteString(strconv.Itoa(pid))
+		default:
+			b.WriteByte('%')
+			b.WriteByte(pattern[i])
+		}
+	}
+	return b.String()
 }
 
 // keepFiles puts the files NCCL wrote or read beside the run into its
