@@ -3,6 +3,7 @@ package sysfs
 import (
 	"bufio"
 	"context"
+	"github.com/commlab/commlab/probes"
 	"os"
 	"strings"
 	"testing"
@@ -55,5 +56,14 @@ func TestSysfsRecordedH200(t *testing.T) {
 	// The VM's virtio network function stands in as the only NIC.
 	if len(topo.NICs) != 1 || topo.NICs[0].BusID != "0000:00:03.0" {
 		t.Errorf("NICs %+v", topo.NICs)
+	}
+	// numa_node -1 on a machine of one NUMA node: the devices hang from it,
+	// not from a CPU of unknown NUMA node.
+	if len(topo.NUMANodes) == 1 {
+		for _, l := range topo.Links {
+			if l.Kind == probes.LinkPCIe && l.B == "CPU" {
+				t.Errorf("link %s -> CPU on a machine whose only NUMA node is %s", l.A, topo.NUMANodes[0].NodeID())
+			}
+		}
 	}
 }

@@ -409,7 +409,12 @@ func (s *Source) addSwitchesAndLinks(t *probes.Topology, devs []Device, byAddr m
 	for _, addr := range slices.Sorted(maps.Keys(ids)) {
 		d := byAddr[addr]
 		cpu := "NUMA" + strconv.Itoa(d.NUMA)
-		if d.NUMA < 0 {
+		switch {
+		case d.NUMA < 0 && len(t.NUMANodes) == 1:
+			// No NUMA node on the device (a VM's numa_node -1) and one in
+			// the machine: it can only hang from that one.
+			cpu = t.NUMANodes[0].NodeID()
+		case d.NUMA < 0:
 			cpu = "CPU"
 		}
 		node, pcie := ids[addr], d.PCIe
