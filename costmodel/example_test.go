@@ -116,3 +116,26 @@ func ExampleCrossover() {
 	// dbtree all_reduce, 32 x hgx-h100: 37.52 MB
 	// costmodel: bad parameters: one rank moves nothing, so all_reduce has no crossover
 }
+
+// Two GPUs of an HGX H200 board with NVLS off, as the lab's machines run:
+// NCCL's pick for a small and a large all_reduce.
+func ExampleTuneNodes() {
+	node, err := costmodel.NodeByName("hgx-h200")
+	if err != nil {
+		panic(err)
+	}
+	table, err := costmodel.TuneNodes(node, 2, 1, "2.28", false)
+	if err != nil {
+		panic(err)
+	}
+	for _, size := range []float64{64 << 10, 1 << 30} {
+		pick, err := table.Pick(costmodel.AllReduce, size)
+		if err != nil {
+			panic(err)
+		}
+		fmt.Printf("%s: %s/%s\n", costmodel.Bytes(size).IEC(), pick.Algorithm, pick.Protocol)
+	}
+	// Output:
+	// 64 KiB: Ring/LL
+	// 1 GiB: Ring/Simple
+}

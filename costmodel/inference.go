@@ -241,15 +241,7 @@ func WireBytes(algorithm string, ranks int, size float64) (float64, error) {
 // given preset, with NVLS off when nvls is false (NCCL_NVLS_ENABLE=0, as on
 // the lab's machines). It returns the tuner's pick with its time.
 func NCCLAllReduceTime(node Node, gpus int, size float64, nvls bool, family string) (TunerChoice, error) {
-	n, err := node.WithGPUs(gpus)
-	if err != nil {
-		return TunerChoice{}, err
-	}
-	tt := NCCLTopology(n, 1, family)
-	if !nvls {
-		tt.NVLSDisable = true
-	}
-	T, err := Tune(tt)
+	T, err := TuneNodes(node, gpus, 1, family, nvls)
 	if err != nil {
 		return TunerChoice{}, err
 	}

@@ -1041,6 +1041,22 @@ func protoIndex(s string) int {
 	return -1
 }
 
+// TuneNodes is NCCL's tuning table for nodes nodes of n, each cut to gpus
+// of its GPUs (0 keeps them all; see Node.WithGPUs), with the constants of
+// NCCL's version family and NVLS on or off (NCCL_NVLS_ENABLE) as nvls
+// says: NCCLTopology and Tune in one call.
+func TuneNodes(n Node, gpus, nodes int, family string, nvls bool) (TunerTable, error) {
+	if gpus > 0 {
+		var err error
+		if n, err = n.WithGPUs(gpus); err != nil {
+			return TunerTable{}, err
+		}
+	}
+	topo := NCCLTopology(n, nodes, family)
+	topo.NVLSDisable = !nvls
+	return Tune(topo)
+}
+
 // NCCLTopology builds a tuner topology for nodes of a preset. NCCL's
 // graph search result (channels and per-channel bandwidth) is
 // approximated. On one node whose GPUs talk over NVLink it is

@@ -197,24 +197,19 @@ func ExpectedCurve(m Machine, collective string, sizes []float64) (Model, error)
 	if err != nil {
 		return Model{}, fmt.Errorf("doctor: %w", err)
 	}
-	if m.GPUsPerNode > 0 && m.GPUsPerNode != node.GPUs {
-		if node, err = node.WithGPUs(m.GPUsPerNode); err != nil {
-			return Model{}, fmt.Errorf("doctor: %w", err)
-		}
+	if m.GPUsPerNode <= 0 {
+		m.GPUsPerNode = node.GPUs
 	}
-	nodes := max(m.Nodes, 1)
-	if node.GPUs*nodes <= 1 {
+	m.Nodes = max(m.Nodes, 1)
+	if m.GPUsPerNode*m.Nodes <= 1 {
 		// NCCL's tuner has no algorithm for one rank: nothing to price.
 		return Model{Source: "no model: one rank (" + m.Preset + ")"}, nil
 	}
-	topo := costmodel.NCCLTopology(node, nodes, m.Family)
-	topo.NVLSDisable = !m.NVLS
-	T, err := costmodel.Tune(topo)
+	T, err := costmodel.TuneNodes(node, m.GPUsPerNode, m.Nodes, m.Family, m.NVLS)
 	if err != nil {
 		return Model{}, fmt.Errorf("doctor: %w", err)
 	}
-	m.GPUsPerNode, m.Nodes = node.GPUs, nodes
-	return ExpectedFromTuner(T, collective, node.GPUs*nodes, sizes, "costmodel tuner: "+m.String())
+	return ExpectedFromTuner(T, collective, m.GPUsPerNode*m.Nodes, sizes, "costmodel tuner: "+m.String())
 }
 
 // ExpectedFromTuner prices collective on ranks GPUs at each size with the

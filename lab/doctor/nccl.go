@@ -228,28 +228,36 @@ func TunerFromLog(lg *nccllog.Log, preset string) (costmodel.TunerTable, string,
 	if intra != "" && nvlinkLog != nvlinkPreset {
 		return costmodel.TunerTable{}, "", fmt.Errorf("doctor: tuner from log: the log's graph searches go over %s inside the node, but preset %s is %s (%s)", intra, preset, node.Intra.Name, node.Intra.Kind)
 	}
-	if perNode < node.GPUs {
-		if node, err = node.WithGPUs(perNode); err != nil {
-			return costmodel.TunerTable{}, "", fmt.Errorf("doctor: tuner from log: %w", err)
-		}
-	}
-	family := "2.28"
-	if len(lg.Versions) > 0 {
-		family = familyOf(lg.Versions[0])
-	}
-	topo := costmodel.NCCLTopology(node, nodes, family)
-	for _, c := range lg.DistinctChannelCounts() {
-		if c.NVLS == 0 {
-			topo.NVLSDisable = true
-		}
-	}
-	table, err := costmodel.Tune(topo)
+	family, nvlsOff := logFamily(lg), logNVLSOff(lg)
+	table, err := costmodel.TuneNodes(node, min(perNode, node.GPUs), nodes, family, !nvlsOff)
 	if err != nil {
 		return costmodel.TunerTable{}, "", fmt.Errorf("doctor: tuner from log: %w", err)
 	}
 	desc := fmt.Sprintf("from the log: %d rank(s) on %d node(s), %s inside the node, NCCL %s-family constants, NVLS %s; nodes of %s cut to %d GPUs",
-		lg.NRanks(), nodes, orDash(intra), family, onOff(!topo.NVLSDisable), preset, perNode)
+		lg.NRanks(), nodes, orDash(intra), family, onOff(!nvlsOff), preset, perNode)
 	return table, desc, nil
+}
+
+// logFamily is the tuner's constant family of the log's NCCL version,
+// 2.28 when the log names none.
+func logFamily(lg *nccllog.Log) string {
+	if lg == nil || len(lg.Versions) == 0 {
+		return "2.28"
+	}
+	return familyOf(lg.Versions[0])
+}
+
+// logNVLSOff says whether the log's channel line reports 0 NVLS channels.
+func logNVLSOff(lg *nccllog.Log) bool {
+	if lg == nil {
+		return false
+	}
+	for _, c := range lg.DistinctChannelCounts() {
+		if c.NVLS == 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // TunerFor returns the NCCL-like tuner's table for the machine the
@@ -281,26 +289,9 @@ func TunerFor(t *probes.Topology, lg *nccllog.Log, env map[string]string, nodes 
 	if lg != nil && lg.NRanks() > 0 && nodes > 0 {
 		perNode = max(1, lg.NRanks()/nodes)
 	}
-	if perNode < node.GPUs {
-		if node, err = node.WithGPUs(perNode); err != nil {
-			return costmodel.TunerTable{}, "", false
-		}
-	}
-	family := "2.28"
-	if lg != nil && len(lg.Versions) > 0 {
-		family = familyOf(lg.Versions[0])
-	}
-	topo := costmodel.NCCLTopology(node, nodes, family)
-	nvlsOff := env["NCCL_NVLS_ENABLE"] == "0"
-	if lg != nil {
-		for _, c := range lg.DistinctChannelCounts() {
-			if c.NVLS == 0 {
-				nvlsOff = true
-			}
-		}
-	}
-	topo.NVLSDisable = nvlsOff
-	table, err := costmodel.Tune(topo)
+	family := logFamily(lg)
+	nvlsOff := env["NCCL_NVLS_ENABLE"] == "0" || logNVLSOff(lg)
+	table, err := costmodel.TuneNodes(node, min(perNode, node.GPUs), nodes, family, !nvlsOff)
 	if err != nil {
 		return costmodel.TunerTable{}, "", false
 	}
