@@ -502,7 +502,7 @@ func printGraphSearches(w io.Writer, run *probes.Run) {
 			continue
 		}
 		for _, g := range lg.GraphSearches {
-			fmt.Fprintf(w, "#   pattern %d (%s): %d channels, bw %.1f/%.1f GB/s, type %s/%s\n", g.Pattern, g.PatternName, g.NChannels, g.BWIntra, g.BWInter, g.TypeIntra, g.TypeInter)
+			fmt.Fprintln(w, "#  ", g)
 		}
 	}
 	for _, n := range run.Notes {

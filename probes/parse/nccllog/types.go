@@ -159,6 +159,11 @@ type GraphSearch struct {
 	Channels     [][]string `json:"channels,omitempty"`
 }
 
+// String reads "pattern 4 RING, 32 channels, bw 60/60 GB/s, type LOC/PIX".
+func (g GraphSearch) String() string {
+	return fmt.Sprintf("pattern %d %s, %d channels, bw %g/%g GB/s, type %s/%s", g.Pattern, g.PatternName, g.NChannels, g.BWIntra, g.BWInter, g.TypeIntra, g.TypeInter)
+}
+
 // Ring is the rank order of one ring channel as rank 0 prints it:
 // `Channel 00/08 :    0   5   4   7 ...`.
 type Ring struct {
@@ -445,7 +450,7 @@ func (l *Log) WriteSummary(w io.Writer, file string) error {
 			}
 		}
 		for _, g := range l.GraphSearches {
-			fmt.Fprintf(w, "graph search: pattern %d %s, %d channels, bw %g/%g GB/s, type %s/%s\n", g.Pattern, g.PatternName, g.NChannels, g.BWIntra, g.BWInter, g.TypeIntra, g.TypeInter)
+			fmt.Fprintf(w, "graph search: %s\n", g)
 		}
 		if len(l.Rings) > 0 {
 			fmt.Fprintf(w, "rings: %d channel lines\n", len(l.Rings))
