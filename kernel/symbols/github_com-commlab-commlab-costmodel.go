@@ -88,6 +88,7 @@ func init() {
 		"Transfers":                reflect.ValueOf(costmodel.Transfers),
 		"Tree":                     reflect.ValueOf(costmodel.Tree),
 		"Tune":                     reflect.ValueOf(costmodel.Tune),
+		"TuneNodes":                reflect.ValueOf(costmodel.TuneNodes),
 		"TuneSweep":                reflect.ValueOf(costmodel.TuneSweep),
 		"VLLMCommit":               reflect.ValueOf(constant.MakeFromLiteral("\"00d618aab60448acdf3fac3e9c4e2e22d0c6c753\"", token.STRING, 0)),
 		"VLLMEnvSource":            reflect.ValueOf(constant.MakeFromLiteral("\"vllm-project/vllm vllm/envs.py (VLLM_ALLREDUCE_USE_SYMM_MEM default \\\"1\\\", VLLM_USE_NCCL_SYMM_MEM default \\\"0\\\")\"", token.STRING, 0)),
