@@ -2,7 +2,6 @@ package customar
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -179,7 +178,7 @@ func MeasureWith(ctx context.Context, bin string, c Config) (*probes.Run, error)
 	defer cancel()
 	type rank struct {
 		p              *launch.Process
-		stdout, stderr lockedBuffer
+		stdout, stderr launch.SyncBuffer
 		code           int
 		err            error
 	}
@@ -469,22 +468,4 @@ func (p Provenance) Apply(run *probes.Run) {
 	if p.GPU != "" {
 		run.GPUModel = p.GPU
 	}
-}
-
-// lockedBuffer is a bytes.Buffer a process writes while we read it.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

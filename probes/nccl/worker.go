@@ -2,7 +2,6 @@ package nccl
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -19,6 +18,7 @@ import (
 	"time"
 
 	"github.com/commlab/commlab/probes"
+	"github.com/commlab/commlab/probes/launch"
 )
 
 // The child protocol: the parent writes the Config as JSON to a file and
@@ -168,7 +168,7 @@ func MeasureInChild(ctx context.Context, cfg Config, argv []string) (*probes.Run
 	for _, k := range slices.Sorted(maps.Keys(env)) {
 		cmd.Env = append(cmd.Env, k+"="+env[k])
 	}
-	var output lockedBuffer
+	var output launch.SyncBuffer
 	cmd.Stdout = &output
 	pr, pw := io.Pipe()
 	cmd.Stderr = pw
@@ -281,37 +281,6 @@ wait:
 		return run, fmt.Errorf("nccl: child: %w", runErr)
 	}
 	return run, nil
-}
-
-// lockedBuffer is a bytes.Buffer that the child's stdout copier and the
-// stderr scanner can both write.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) WriteString(s string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.b.WriteString(s)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
-func (l *lockedBuffer) Len() int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Len()
 }
 
 // DebugFileName is the file NCCL writes its log to for an NCCL_DEBUG_FILE

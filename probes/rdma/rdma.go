@@ -1,14 +1,12 @@
 package rdma
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"net"
 	"os"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/commlab/commlab/probes"
@@ -105,7 +103,7 @@ func (cfg Config) args() []string {
 type side struct {
 	name           string
 	p              *launch.Process
-	stdout, stderr lockedBuffer
+	stdout, stderr launch.SyncBuffer
 	exited         chan struct{}
 	err            error
 }
@@ -317,22 +315,4 @@ func freePort() (int, error) {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
-// lockedBuffer is a bytes.Buffer a process writes while we read it.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
