@@ -32,8 +32,7 @@ func ParseIBVDevinfo(r io.Reader) (*Report, error) {
 
 type devinfoParser struct {
 	lineParser
-	dev  *Device
-	port *Port
+	portCursor
 	// pending holds lines before any hca_id, kept in case a port's lines
 	// follow without one (a grep).
 	pending []string
@@ -187,13 +186,6 @@ func widthTimesSpeed(width, speed string) float64 {
 	lanes, _ := strconv.ParseFloat(w[1], 64)
 	per, _ := strconv.ParseFloat(s[1], 64)
 	return lanes * per
-}
-
-func (p *devinfoParser) closePort() {
-	if p.port != nil && p.dev != nil {
-		p.dev.Ports = append(p.dev.Ports, *p.port)
-	}
-	p.port = nil
 }
 
 func (p *devinfoParser) finish() error {

@@ -26,8 +26,7 @@ func ParseIBStat(r io.Reader) (*Report, error) {
 
 type ibstatParser struct {
 	lineParser
-	dev      *Device
-	port     *Port
+	portCursor
 	lastText string
 }
 
@@ -100,13 +99,6 @@ func (p *ibstatParser) setPort(key, value string) {
 	case "Link layer":
 		pt.LinkLayer = value
 	}
-}
-
-func (p *ibstatParser) closePort() {
-	if p.port != nil && p.dev != nil {
-		p.dev.Ports = append(p.dev.Ports, *p.port)
-	}
-	p.port = nil
 }
 
 func (p *ibstatParser) finish() error {

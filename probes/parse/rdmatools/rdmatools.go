@@ -425,6 +425,21 @@ type lineParser struct {
 	first int
 }
 
+// portCursor is the device and port a per-device tool's parser (ibstat,
+// ibv_devinfo) is filling in.
+type portCursor struct {
+	dev  *Device
+	port *Port
+}
+
+// closePort files the port being read under its device.
+func (c *portCursor) closePort() {
+	if c.port != nil && c.dev != nil {
+		c.dev.Ports = append(c.dev.Ports, *c.port)
+	}
+	c.port = nil
+}
+
 // toolParser is one tool's parser: feed gets each non-blank line, trimmed;
 // finish checks what a complete output must have.
 type toolParser interface {
