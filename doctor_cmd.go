@@ -34,64 +34,9 @@ import (
 	"github.com/commlab/commlab/probes/parse/nccllog"
 	"github.com/commlab/commlab/probes/parse/nccltests"
 	"github.com/commlab/commlab/probes/parse/nvidiasmi"
-	"github.com/commlab/commlab/probes/parse/torchtrace"
 	"github.com/commlab/commlab/probes/sysfs"
 	"github.com/commlab/commlab/units"
 )
-
-// traceVerdicts reads a torch.profiler trace (JSON, gzipped or not) and
-// judges its overlap (doctor.CheckOverlap).
-func traceVerdicts(path string) ([]doctor.Verdict, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	tr, err := torchtrace.Parse(f)
-	if err != nil {
-		return nil, err
-	}
-	an, err := tr.Analyze(torchtrace.Options{Device: -1})
-	if err != nil {
-		return nil, err
-	}
-	return []doctor.Verdict{doctor.CheckOverlap(an, filepath.Base(path))}, nil
-}
-
-// collectiveVerdicts reads the busbw curves the evidence holds (the
-// nccl-tests run, else the NCCL sweep) with the curve doctor (lab/doctor
-// curve*.go), against the tuner built for this machine: the same verdicts
-// `commlab doctor --nccl-tests FILE` gives for one curve.
-func collectiveVerdicts(ev *doctor.Evidence) []doctor.Verdict {
-	var out []doctor.Verdict
-	for _, run := range []*probes.Run{ev.NCCLTests, ev.NCCL} {
-		if run == nil {
-			continue
-		}
-		c, err := doctor.CurveFromRun(run, "all_reduce", false)
-		if err != nil {
-			continue // no all_reduce in this run: the other may have one
-		}
-		T, source, ok := doctor.TunerFor(ev.Topology, ev.NCCLLog, ev.Env, max(c.Nodes, 1))
-		if !ok {
-			out = append(out, doctor.Verdict{Layer: doctor.LayerCollective, Check: "busbw curve", Status: doctor.Skipped,
-				Summary: "no tuner model for this machine (its topology matches no preset), so the curve has nothing to be read against",
-				Next:    "read it against a preset you choose: commlab doctor --nccl-tests FILE --preset P", Chapter: "06-nccl-tests"})
-			break
-		}
-		model, err := doctor.ExpectedFromTuner(T, c.Collective, c.Ranks, c.Sizes(), source)
-		if err != nil {
-			continue
-		}
-		rep, err := doctor.DiagnoseCurve(c, model, doctor.DefaultCurveOptions())
-		if err != nil {
-			continue
-		}
-		out = append(out, rep.Verdicts...)
-		break // one curve is enough: nccl-tests when it ran, else commlab's sweep
-	}
-	return out
-}
 
 // curveOnly says whether the arguments ask for the curve doctor alone
 // (--nccl-tests FILE), which has its own flags (commlab doctor --nccl-tests -h).
@@ -194,7 +139,7 @@ func runDoctor(args []string, stdout, stderr io.Writer) int {
 			return fail(fs, stderr, exitFailed, "%v", err)
 		}
 	}
-	ev.Collective = append(ev.Collective, collectiveVerdicts(ev)...)
+	ev.Collective = append(ev.Collective, doctor.CheckCurves(ev)...)
 	r := doctor.Diagnose(ev)
 	if *f.baseline != "" {
 		bf, err := os.Open(*f.baseline)
@@ -335,12 +280,18 @@ func gatherFiles(f doctorFlags) (*doctor.Evidence, error) {
 		ev.TorchVersion = *f.torch
 	}
 	if p := *f.trace; p != "" {
-		vs, err := traceVerdicts(p)
-		note := fmt.Sprintf("%d overlap verdicts", len(vs))
-		if err != nil {
+		note := "1 overlap verdict"
+		if f, err := os.Open(p); err != nil {
 			note = err.Error()
+		} else {
+			v, err := doctor.TraceOverlap(f, filepath.Base(p))
+			f.Close()
+			if err != nil {
+				note = err.Error()
+			} else {
+				ev.Framework = append(ev.Framework, v)
+			}
 		}
-		ev.Framework = append(ev.Framework, vs...)
 		ev.AddInput("torch trace", p, note)
 	}
 	if p := *f.rankRuns; p != "" {

@@ -606,3 +606,36 @@ func sameSkip(vs []Verdict) string {
 
 // String is Text without its trailing newline.
 func (r CurveReport) String() string { return strings.TrimRight(r.Text(), "\n") }
+
+// CheckCurves reads the busbw curve the evidence holds (the nccl-tests
+// run, else the NCCL sweep; all_reduce, out of place) against the tuner
+// built for this machine (TunerFor): the verdicts `commlab doctor
+// --nccl-tests FILE` gives for one curve, or a skipped one when the
+// machine matches no preset. No curve gives no verdict.
+func CheckCurves(ev *Evidence) []Verdict {
+	for _, run := range []*probes.Run{ev.NCCLTests, ev.NCCL} {
+		if run == nil {
+			continue
+		}
+		c, err := CurveFromRun(run, "all_reduce", false)
+		if err != nil {
+			continue // no all_reduce in this run: the other may have one
+		}
+		T, source, ok := TunerFor(ev.Topology, ev.NCCLLog, ev.Env, max(c.Nodes, 1))
+		if !ok {
+			return []Verdict{{Layer: LayerCollective, Check: "busbw curve", Status: Skipped,
+				Summary: "no tuner model for this machine (its topology matches no preset), so the curve has nothing to be read against",
+				Next:    "read it against a preset you choose: commlab doctor --nccl-tests FILE --preset P", Chapter: chapterTroubleshoot}}
+		}
+		model, err := ExpectedFromTuner(T, c.Collective, c.Ranks, c.Sizes(), source)
+		if err != nil {
+			continue
+		}
+		rep, err := DiagnoseCurve(c, model, DefaultCurveOptions())
+		if err != nil {
+			continue
+		}
+		return rep.Verdicts // one curve is enough: nccl-tests when it ran, else commlab's sweep
+	}
+	return nil
+}

@@ -14,9 +14,9 @@
 // (evidence.go) is what they read, any subset; Diagnose (report.go) runs
 // them all and answers the series' closing questions in a Report, with
 // metrics for --baseline and the exit code for a job prolog. The
-// collective layer's busbw-curve verdicts (curve*.go) and the overlap
-// verdicts of a torch trace join through Evidence.Collective and
-// Evidence.Framework. launch.go builds the user's launcher's commands
+// collective layer's busbw-curve verdicts (CheckCurves, curve*.go) and the
+// overlap verdict of a torch trace (TraceOverlap, overlap.go) join through
+// Evidence.Collective and Evidence.Framework. launch.go builds the user's launcher's commands
 // across nodes; recorded.go holds the lab's recorded machines (recorded/)
 // as evidence, so the report can be read without a GPU. It reads what the probes
 // and parsers produce (probes.Topology, nccllog.Log, nccltests results,

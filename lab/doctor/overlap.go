@@ -2,6 +2,7 @@ package doctor
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/commlab/commlab/probes/parse/torchtrace"
 )
@@ -42,4 +43,18 @@ func CheckOverlap(an *torchtrace.Analysis, name string) Verdict {
 	}
 	v.Status = OK
 	return v
+}
+
+// TraceOverlap reads a torch.profiler Chrome trace (JSON, gzipped or not)
+// and judges its overlap on the lowest GPU it shows (CheckOverlap).
+func TraceOverlap(r io.Reader, name string) (Verdict, error) {
+	tr, err := torchtrace.Parse(r)
+	if err != nil {
+		return Verdict{}, fmt.Errorf("doctor: %s: %w", name, err)
+	}
+	an, err := tr.Analyze(torchtrace.Options{Device: -1})
+	if err != nil {
+		return Verdict{}, fmt.Errorf("doctor: %s: %w", name, err)
+	}
+	return CheckOverlap(an, name), nil
 }
