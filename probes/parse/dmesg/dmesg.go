@@ -197,7 +197,7 @@ func stamp(line string) (when, host string) {
 		return m[1], m[2]
 	}
 	if m := reBracket.FindStringSubmatch(line); m != nil {
-		return m[1], ""
+		return strings.TrimSpace(m[1]), ""
 	}
 	return "", ""
 }
