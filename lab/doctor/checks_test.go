@@ -132,8 +132,8 @@ host1:100:100 [0] NCCL INFO Channel 01 : 0[0] -> 1[1] via SHM/direct/direct
 }
 
 func TestLintEnv(t *testing.T) {
-	vs := LintEnv(map[string]string{"NCCL_ASYNC_ERROR_HANDLING": "0", "TORCH_NCCL_ENABLE_MONITORING": "0", "NCCL_TIMEOUT": "300", "NCCL_DEBUG": "INFO", "TORCH_FR_BUFFER_SIZE": "0"},
-		"test", map[string]bool{"NCCL_DEBUG": true})
+	vs := LintEnv(&Evidence{Env: map[string]string{"NCCL_ASYNC_ERROR_HANDLING": "0", "TORCH_NCCL_ENABLE_MONITORING": "0", "NCCL_TIMEOUT": "300", "NCCL_DEBUG": "INFO", "TORCH_FR_BUFFER_SIZE": "0"},
+		EnvSource: "test"})
 	if v := find(t, vs, "env-timeouts"); v.Status != Fail || !strings.Contains(v.Summary, "TORCH_NCCL_ASYNC_ERROR_HANDLING=0") {
 		t.Errorf("timeouts: %v %s", v.Status, v.Summary)
 	}
@@ -146,7 +146,7 @@ func TestLintEnv(t *testing.T) {
 	if v := find(t, vs, "env-flight-recorder"); v.Status != Warn {
 		t.Errorf("flight recorder off: %v %s", v.Status, v.Summary)
 	}
-	if vs := LintEnv(nil, "", nil); len(vs) != 1 || vs[0].Status != Skipped {
+	if vs := LintEnv(&Evidence{}); vs[0].Check != "env" || vs[0].Status != Skipped {
 		t.Errorf("no env: %v", vs)
 	}
 }
@@ -245,7 +245,7 @@ func FuzzEnvFromText(f *testing.F) {
 	f.Add("export NCCL_DEBUG=INFO\n# comment\nTORCH_FR_BUFFER_SIZE='2000'\nnot a setting\n=x\n")
 	f.Fuzz(func(t *testing.T, text string) {
 		env := EnvFromText(text)
-		LintEnv(env, "fuzz", KnownEnv("2.28.9", "2.11.0"))
+		LintEnv(&Evidence{Env: env, EnvSource: "fuzz", TorchVersion: "2.11.0"})
 	})
 }
 

@@ -159,5 +159,11 @@ func localRuns(ev *Evidence, dir string) error {
 		ev.TorchVersion = strings.TrimSpace(string(b))
 		ev.AddInput("pytorch", dir+"/torch-version.txt", "PyTorch "+ev.TorchVersion)
 	}
+	if b, err := recordedFS.ReadFile(dir + "/torch-capture-stdout.txt"); err == nil {
+		if l, why := launcherFromLog(string(b)); l != "" {
+			ev.Launcher, ev.LauncherWhy = l, why+" in "+dir+"/torch-capture-stdout.txt"
+			ev.AddInput("launcher", dir+"/torch-capture-stdout.txt", "the job's output: "+l)
+		}
+	}
 	return nil
 }

@@ -93,12 +93,13 @@ func Diagnose(ev *Evidence) *Report {
 	} else {
 		vs = append(vs, skipped(LayerFramework, "overlap", "no torch profiler trace: give --trace TRACE.json (overlap of NCCL kernels with compute)", chapterPyTorch))
 	}
-	vs = append(vs, LintEnv(env, ev.EnvSource, KnownEnv(ev.ncclVersion(), ev.TorchVersion))...)
-	hang, analysis := CheckHang(ev.FlightRecorder)
-	vs = append(vs, hang)
+	vs = append(vs, LintEnv(ev)...)
+	hang, analysis := CheckHang(ev)
+	vs = append(vs, hang, CheckProcesses(ev), CheckKernel(ev))
 	if len(ev.FlightRecorder) > 1 {
 		vs = append(vs, CheckStraggler(ev.FlightRecorder))
 	}
+	vs = append([]Verdict{CheckEvidence(ev)}, vs...)
 
 	r := &Report{Tool: "commlab doctor", Host: ev.Host, Date: ev.Date, Inputs: ev.Inputs, Verdicts: vs, Evidence: ev, Hang: analysis}
 	if ev.NCCLLog != nil && ev.NCCLLog.NRanks() > 1 {
