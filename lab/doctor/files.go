@@ -115,14 +115,16 @@ func readTopo(ev *Evidence, f Files) error {
 		}
 	} else {
 		m, err := nvidiasmi.ParseTopoMatrixString(string(data))
-		if m == nil {
+		if m != nil {
+			t = m.Topology()
+		}
+		if t == nil || len(t.GPUs) == 0 {
 			ev.AddProblem("topology", p, "not nvidia-smi topo -m output: "+errString(err))
 			return nil
 		}
 		if err != nil {
 			ev.AddProblem("topology", p, "read in part: "+err.Error())
 		}
-		t = m.Topology()
 	}
 	ev.Topology = t
 	ev.AddInput("topology", p, t.Source)

@@ -187,7 +187,9 @@ func ParseDump(r io.Reader, name string) (*Dump, error) {
 			return d, &parse.Error{Format: "flightrec", File: name, Binary: true, Offset: 0, Msg: fmt.Sprintf("pickle holds %T, not a dict", v), Err: ErrNotDump}
 		}
 		if root != nil {
-			if err := fill(d, genericOf(root, 0)); err != nil {
+			// A pickle cut short before its keys is a damaged dump, not
+			// another file: the pickle error below says so.
+			if err := fill(d, genericOf(root, 0)); err != nil && perr == nil {
 				return d, &parse.Error{Format: "flightrec", File: name, Msg: err.Error(), Err: ErrNotDump}
 			}
 		}
