@@ -96,7 +96,7 @@ func TestHangCases(t *testing.T) {
 			next: []string{"alive", "py-spy", "dmesg", "Xid", "ibstat", "counters", "NCCL WARN"}},
 		{name: "timing off: the dump cannot tell", files: Files{FlightRecorder: frData + "h200x4_timing_off"},
 			branch: BranchHangSame, start: "every rank with a dump (ranks 0-3) enqueued all_reduce #12",
-			want: []string{"cannot tell whether the GPUs started it", "points at the network or a dead rank"},
+			want:    []string{"cannot tell whether the GPUs started it", "points at the network or a dead rank"},
 			wantNot: []string{"never started", "stream is busy", "no rank behind"},
 			evid:    []string{"start events off"}},
 		{name: "one rank left no dump", files: Files{FlightRecorder: frData + "h200x4_no_dump"},
