@@ -409,3 +409,14 @@ func unwrapAll(err error) error {
 		err = u.Unwrap()
 	}
 }
+
+// NCCL's own defaults per release: NCCL_CUMEM_ENABLE=0 masks cuMem from
+// 2.19 on, and is the default before.
+func TestMaskingPerNCCLRelease(t *testing.T) {
+	for ver, want := range map[string]Status{"2.18.6": OK, "2.19.3": Warn, "2.28.9": Warn} {
+		ev := &Evidence{Env: map[string]string{"NCCL_CUMEM_ENABLE": "0"}, NCCL: &probes.Run{NCCL: ver}}
+		if v := find(t, LintEnv(ev), "env-masking"); v.Status != want {
+			t.Errorf("NCCL %s: %v %s %v", ver, v.Status, v.Summary, v.Evidence)
+		}
+	}
+}

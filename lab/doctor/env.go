@@ -77,7 +77,7 @@ func LintEnv(ev *Evidence) []Verdict {
 		return []Verdict{skipped(LayerFramework, "env", "no environment: on the machine the doctor reads its own; elsewhere give --env FILE (the job's `env` output)", chapterPyTorch),
 			checkWrongResults(ev, env)}
 	}
-	out := []Verdict{lintRenamed(env), lintTimeouts(ev), lintMasking(env), lintFlightRecorder(ev),
+	out := []Verdict{lintRenamed(env), lintTimeouts(ev), lintMasking(env, ev.ncclVersion()), lintFlightRecorder(ev),
 		lintUnknown(env, ev), lintNICs(ev, env), checkWrongResults(ev, env)}
 	for i := range out {
 		if len(sources) > 0 && out[i].Status != Skipped {
@@ -211,12 +211,24 @@ func lintTimeouts(ev *Evidence) Verdict {
 	return v
 }
 
-func lintMasking(env map[string]string) Verdict {
+// ncclDefaultOff are settings whose "off" was NCCL's own default up to a
+// release: setting them so there masks nothing (NVIDIA/nccl src/ at the
+// tags: NCCL_PARAM(CuMemEnable, "CUMEM_ENABLE", 0) at v2.18.6-1, -2, on
+// where the driver supports it, from v2.19.3-1).
+var ncclDefaultOff = map[string]struct{ until, source string }{
+	"NCCL_CUMEM_ENABLE": {"2.18", "NCCL_PARAM(CuMemEnable, \"CUMEM_ENABLE\", 0) at v2.18.6-1; on by default from v2.19.3-1"},
+}
+
+func lintMasking(env map[string]string, ncclVersion string) Verdict {
 	v := Verdict{Layer: LayerFramework, Check: "env-masking", Chapter: chapterTroubleshoot}
 	var set, deliberate []string
 	for _, m := range masking {
 		val, ok := env[m.name]
 		if !ok || !m.bad(val) {
+			continue
+		}
+		if d, ok := ncclDefaultOff[m.name]; ok && ncclVersion != "" && versionIn(ncclVersion, "", d.until) {
+			v.Evidence = append(v.Evidence, fmt.Sprintf("%s=%s is NCCL %s's default (%s): nothing masked", m.name, val, shortVersion(ncclVersion), d.source))
 			continue
 		}
 		line := fmt.Sprintf("%s=%s turns off %s", m.name, val, m.lost)
