@@ -63,3 +63,34 @@ func ExampleDiagnose() {
 	// Latency-bound or bandwidth-bound?
 	// measured all_reduce: busbw reaches half its peak at 16 MiB, where the fixed cost and the transfer take equal time; below it latency-bound (floor 20.16 us), above it bandwidth-bound (up to 349.1 GB/s)
 }
+
+// A hang as a user brings it: four ranks' Flight Recorder dumps, every rank
+// inside the same all_reduce, none done, start events off. The doctor says
+// what the dumps can and cannot know, and sends the reader down the tree's
+// network/dead-rank branch.
+func ExampleCheckHang() {
+	ev, err := doctor.ReadFiles(doctor.Files{FlightRecorder: "../../probes/parse/flightrec/testdata/h200x4_timing_off", Torch: "2.11.0"})
+	if err != nil {
+		panic(err)
+	}
+	v, _ := doctor.CheckHang(ev)
+	fmt.Println(v.Status, v.Branch)
+	fmt.Println(v.Summary)
+	// Output:
+	// fail hang-same-place
+	// every rank with a dump (ranks 0-3) enqueued all_reduce #12 of pg 0 (default_pg) and none completed it: no rank is behind; start events are off (TORCH_NCCL_ENABLE_TIMING unset), so the dump cannot tell whether the GPUs started it; this points at the network or a dead rank
+}
+
+// What a PyTorch setting was in the job: set, printed by PyTorch, set by
+// torchrun, or the version's default; unknown said so.
+func ExampleEvidence_TorchSetting() {
+	plain := &doctor.Evidence{TorchVersion: "2.11.0+cu130"}
+	torchrun := &doctor.Evidence{TorchVersion: "2.11.0+cu130", Env: map[string]string{"TORCHELASTIC_RUN_ID": "job-7"}, Launcher: "torchrun", LauncherWhy: "TORCHELASTIC_RUN_ID is set"}
+	fmt.Println(plain.TorchSetting("TORCH_NCCL_ASYNC_ERROR_HANDLING").Value, torchrun.TorchSetting("TORCH_NCCL_ASYNC_ERROR_HANDLING").Value)
+	fmt.Println(plain.TorchSetting("TORCH_NCCL_DUMP_ON_TIMEOUT").Value)
+	fmt.Println((&doctor.Evidence{}).TorchSetting("TORCH_NCCL_DUMP_ON_TIMEOUT"))
+	// Output:
+	// 3 1
+	// 1
+	// TORCH_NCCL_DUMP_ON_TIMEOUT unknown: the PyTorch version is not in the evidence (give --torch VERSION)
+}
