@@ -19,7 +19,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -29,78 +28,89 @@ import (
 	"github.com/commlab/commlab/lab/doctor/report"
 	"github.com/commlab/commlab/probes"
 	"github.com/commlab/commlab/probes/nvml"
-	"github.com/commlab/commlab/probes/parse/flightrec"
 	"github.com/commlab/commlab/probes/parse/lspci"
 	"github.com/commlab/commlab/probes/parse/nccllog"
-	"github.com/commlab/commlab/probes/parse/nccltests"
-	"github.com/commlab/commlab/probes/parse/nvidiasmi"
 	"github.com/commlab/commlab/probes/sysfs"
-	"github.com/commlab/commlab/units"
 )
 
+// fullDoctorFlags are the flags only the full doctor reads: with any of
+// them, --nccl-tests FILE is one more piece of its evidence rather than
+// the curve doctor's one input.
+var fullDoctorFlags = map[string]bool{"out": true, "node-dir": true, "topo": true, "lspci": true, "nccl-log": true, "nccl-run": true,
+	"bandwidth": true, "fr": true, "trace": true, "env": true, "baseline": true, "recorded": true, "rank-runs": true, "nodes": true,
+	"pairs": true, "stacks": true, "dmesg": true, "launcher": true, "torch": true, "live": true}
+
 // curveOnly says whether the arguments ask for the curve doctor alone
-// (--nccl-tests FILE), which has its own flags (commlab doctor --nccl-tests -h).
+// (--nccl-tests FILE and its own flags: commlab doctor --nccl-tests -h).
 func curveOnly(args []string) bool {
+	curve := false
 	for _, a := range args {
 		if a == "--" {
-			return false
+			break
+		}
+		if !strings.HasPrefix(a, "-") {
+			continue
 		}
 		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		if strings.HasPrefix(a, "-") && name == "nccl-tests" {
-			return true
+		if name == "nccl-tests" {
+			curve = true
+		}
+		if fullDoctorFlags[name] {
+			return false
 		}
 	}
-	return false
+	return curve
 }
 
 type doctorFlags struct {
-	out, nodeDir, topo, lspciFile, ncclLog, ncclRun, bandwidth, fr, trace, torch, env, baseline, recorded, rankRuns, nodes, pairs, hosts *string
-	pairwise                                                                                                                             *bool
-	jsonOut, live, quick                                                                                                                 *bool
-	launcher, hostfile, master                                                                                                           *string
-	numNodes, perNode                                                                                                                    *int
-	run                                                                                                                                  *bool
+	out, nodeDir, topo, lspciFile, ncclLog, ncclRun, ncclTests, bandwidth, fr, stacks, dmesgFile, trace, torch, env, baseline, recorded, rankRuns, nodes, pairs, hosts *string
+	pairwise                                                                                                                                                           *bool
+	jsonOut, live, quick                                                                                                                                               *bool
+	launcher, hostfile, master                                                                                                                                         *string
+	numNodes, perNode, gpusPerNode                                                                                                                                     *int
+	run                                                                                                                                                                *bool
 }
 
 func addDoctorFlags(fs *flag.FlagSet) doctorFlags {
 	return doctorFlags{
-		out:       fs.String("out", "", "write report.html, report.json, report.txt and the evidence into `DIR`"),
-		nodeDir:   fs.String("node-dir", "", "like --out, into DIR/<hostname> (what each node runs under a launcher)"),
-		jsonOut:   fs.Bool("json", false, "print the report as JSON (for CI) instead of text"),
-		topo:      fs.String("topo", "", "nvidia-smi topo -m output, or commlab probe topo --json"),
-		lspciFile: fs.String("lspci", "", "lspci -vvv output (as root: ACS, bridges, links)"),
-		ncclLog:   fs.String("nccl-log", "", "NCCL_DEBUG=INFO log; a glob reads several files as one (one per rank)"),
-		ncclRun:   fs.String("nccl-run", "", "a saved commlab probe nccl run (RUN.json, its log included)"),
-		bandwidth: fs.String("bandwidth", "", "a saved commlab probe bandwidth run"),
-		fr:        fs.String("fr", "", "Flight Recorder dumps: a directory, or a glob"),
-		trace:     fs.String("trace", "", "a torch.profiler Chrome trace (overlap)"),
-		torch:     fs.String("torch", "", "the job's PyTorch version (e.g. 2.11.0): the environment lint then knows which TORCH_* names it reads"),
-		env:       fs.String("env", "", "the job's environment (`env` output or NAME=VALUE lines)"),
-		baseline:  fs.String("baseline", "", "compare with a saved healthy report.json"),
-		recorded:  fs.String("recorded", "", "read one of the lab's recorded machines: "+strings.Join(doctor.RecordedMachines(), ", ")),
-		rankRuns:  fs.String("rank-runs", "", "directory of per-node commlab probe nccl runs (*.json), to find a slow node"),
-		nodes:     fs.String("nodes", "", "directory of per-node doctor reports (DIR/<host>/report.json), to find a slow node"),
-		live:      fs.Bool("live", false, "probe this machine even when files are given"),
-		quick:     fs.Bool("quick", true, "short live sweeps (bandwidth 64M-256M, NCCL 8B-1G by 4x)"),
-		launcher:  fs.String("launcher", "", "across nodes: print the commands for mpirun, srun or torchrun (--run runs them)"),
-		hostfile:  fs.String("hostfile", "", "mpirun's hostfile"),
-		master:    fs.String("master", "", "torchrun's rendezvous host:port"),
-		numNodes:  fs.Int("num-nodes", 2, "nodes, with --launcher"),
-		perNode:   fs.Int("per-node", 8, "GPUs per node, with --launcher"),
-		run:       fs.Bool("run", false, "with --launcher: run the commands instead of printing them"),
-		pairwise:  fs.Bool("pairwise", false, "with --launcher mpirun or srun: also one two-node all_reduce per pair of hosts (finds a slow node)"),
-		hosts:     fs.String("hosts", "", "with --pairwise under srun: the hosts, comma-separated (mpirun reads --hostfile)"),
-		pairs:     fs.String("pairs", "", "directory of pairwise nccl-tests outputs (<a>+<b>.txt), to find a slow node"),
+		out:         fs.String("out", "", "write report.html, report.json, report.txt and the evidence into `DIR`"),
+		nodeDir:     fs.String("node-dir", "", "like --out, into DIR/<node> (what each node runs under a launcher; the node is $COMMLAB_NODE_NAME, $SLURMD_NODENAME or the hostname)"),
+		jsonOut:     fs.Bool("json", false, "print the report as JSON (for CI) instead of text"),
+		topo:        fs.String("topo", "", "nvidia-smi topo -m output, or commlab probe topo --json"),
+		lspciFile:   fs.String("lspci", "", "lspci -vvv output (as root: ACS, bridges, links)"),
+		ncclLog:     fs.String("nccl-log", "", "NCCL_DEBUG=INFO log (the job's stderr will do); a directory or glob reads several files as one (one per rank)"),
+		ncclRun:     fs.String("nccl-run", "", "a saved commlab probe nccl run (RUN.json, its log included)"),
+		ncclTests:   fs.String("nccl-tests", "", "nccl-tests output (text or -J JSON) or a saved run: the busbw curve (alone, this flag runs the curve doctor)"),
+		bandwidth:   fs.String("bandwidth", "", "a saved commlab probe bandwidth run"),
+		fr:          fs.String("fr", "", "Flight Recorder dumps: a directory (other files in it are left out by content), or a glob"),
+		stacks:      fs.String("stacks", "", "the ranks' stacks: a directory of py-spy dump (or faulthandler) text, one rank_N.txt or rankN.txt per rank"),
+		dmesgFile:   fs.String("dmesg", "", "the nodes' kernel logs (dmesg -T, journalctl -k): a file, directory or glob; Xid events, GPUs off the bus, NIC ports down"),
+		trace:       fs.String("trace", "", "a torch.profiler Chrome trace (overlap)"),
+		torch:       fs.String("torch", "", "the job's PyTorch version (e.g. 2.11.0): the defaults it runs with and the TORCH_* names it reads"),
+		env:         fs.String("env", "", "the job's environment (`env` output or NAME=VALUE lines)"),
+		baseline:    fs.String("baseline", "", "compare with a saved healthy report.json"),
+		recorded:    fs.String("recorded", "", "read one of the lab's recorded machines: "+strings.Join(doctor.RecordedMachines(), ", ")),
+		rankRuns:    fs.String("rank-runs", "", "directory of per-node commlab probe nccl runs (*.json), to find a slow node"),
+		nodes:       fs.String("nodes", "", "directory of per-node doctor reports (DIR/<node>/report.json); with --launcher, the number of nodes"),
+		live:        fs.Bool("live", false, "probe this machine even when files are given"),
+		quick:       fs.Bool("quick", true, "short live sweeps (bandwidth 64M-256M, NCCL 8B-1G by 4x)"),
+		launcher:    fs.String("launcher", "", "across nodes: print the commands for mpirun, srun or torchrun (--run runs them)"),
+		hostfile:    fs.String("hostfile", "", "the nodes, one per line (mpirun's hostfile; srun's --nodelist and torchrun's rendezvous host come from it)"),
+		master:      fs.String("master", "", "torchrun's rendezvous host:port (default: the first host, port 29500)"),
+		numNodes:    fs.Int("num-nodes", 0, "nodes, with --launcher (also --nodes N; default: the hosts named, else 2)"),
+		perNode:     fs.Int("per-node", 8, "GPUs per node, with --launcher"),
+		gpusPerNode: fs.Int("gpus-per-node", 0, "the same as --per-node"),
+		run:         fs.Bool("run", false, "with --launcher: run the commands, then the follow-up that reads them into one report"),
+		pairwise:    fs.Bool("pairwise", false, "with --launcher mpirun or srun: also one two-node all_reduce per pair of hosts (finds a slow node)"),
+		hosts:       fs.String("hosts", "", "the nodes, comma-separated (instead of --hostfile)"),
+		pairs:       fs.String("pairs", "", "directory of pairwise nccl-tests outputs (<a>+<b>.txt), to find a slow node"),
 	}
 }
 
-func (f doctorFlags) anyInput() bool {
-	for _, s := range []*string{f.topo, f.lspciFile, f.ncclLog, f.ncclRun, f.bandwidth, f.fr, f.trace, f.env, f.recorded, f.rankRuns, f.nodes, f.pairs} {
-		if *s != "" {
-			return true
-		}
-	}
-	return false
+func (f doctorFlags) files() doctor.Files {
+	return doctor.Files{Recorded: *f.recorded, Topo: *f.topo, LSPCI: *f.lspciFile, NCCLLog: *f.ncclLog, NCCLRun: *f.ncclRun,
+		Bandwidth: *f.bandwidth, NCCLTests: *f.ncclTests, FlightRecorder: *f.fr, Stacks: *f.stacks, Dmesg: *f.dmesgFile,
+		Trace: *f.trace, Env: *f.env, Torch: *f.torch, RankRuns: *f.rankRuns, NodeReports: *f.nodes, Pairs: *f.pairs}
 }
 
 func runDoctor(args []string, stdout, stderr io.Writer) int {
@@ -108,9 +118,9 @@ func runDoctor(args []string, stdout, stderr io.Writer) int {
 		return runDoctorCurve(args, stdout, stderr)
 	}
 	fs := newFlags("commlab doctor", stderr,
-		"usage: commlab doctor [--out DIR] [--json] [--topo FILE --lspci FILE --nccl-log LOG --fr DIR --trace TRACE.json --env ENVFILE --baseline FILE]",
+		"usage: commlab doctor [--out DIR] [--json] [--topo F --lspci F --nccl-log LOG --nccl-tests F --fr DIR --stacks DIR --dmesg F --trace TRACE.json --env F --torch V --baseline F]",
 		"       commlab doctor --nccl-tests FILE [--json] [--preset P ...]   (one busbw curve: see commlab doctor --nccl-tests -h)",
-		"       commlab doctor --launcher mpirun|srun|torchrun --num-nodes N --per-node G --out SHARED_DIR [--hostfile F | --master H:P] [--run]",
+		"       commlab doctor --launcher mpirun|srun|torchrun --nodes N --per-node G --out SHARED_DIR [--hostfile F | --hosts a,b | --master H:P] [--run]",
 		"On a GPU machine with no files given it probes: topology (NVML, sysfs), PCI facts, copy bandwidth, an NCCL sweep with its log.",
 		"Exit status: 0 every check ok or skipped, 1 warnings, 2 failures (or bad input).")
 	f := addDoctorFlags(fs)
@@ -122,25 +132,26 @@ func runDoctor(args []string, stdout, stderr io.Writer) int {
 	}
 	out := *f.out
 	if *f.nodeDir != "" {
-		host, _ := os.Hostname()
-		out = filepath.Join(*f.nodeDir, host)
+		out = filepath.Join(*f.nodeDir, nodeName())
 	}
 	if out != "" {
 		if err := os.MkdirAll(out, 0o755); err != nil {
 			return fail(fs, stderr, exitBadInput, "%v", err)
 		}
 	}
-	ev, err := gatherFiles(f)
+	files := f.files()
+	ev, err := doctor.ReadFiles(files)
 	if err != nil {
 		return fail(fs, stderr, statusOf(err), "%v", err)
 	}
-	if *f.live || !f.anyInput() {
+	if *f.live || !files.Any() {
 		if err := gatherLive(ev, out, *f.quick, stderr); err != nil {
 			return fail(fs, stderr, exitFailed, "%v", err)
 		}
 	}
 	ev.Collective = append(ev.Collective, doctor.CheckCurves(ev)...)
 	r := doctor.Diagnose(ev)
+	r.Command = doctor.ShellLine(append([]string{"commlab", "doctor"}, args...))
 	if *f.baseline != "" {
 		bf, err := os.Open(*f.baseline)
 		if err != nil {
@@ -170,220 +181,20 @@ func runDoctor(args []string, stdout, stderr io.Writer) int {
 	return r.ExitCode
 }
 
-// gatherFiles reads the evidence a user brings.
-func gatherFiles(f doctorFlags) (*doctor.Evidence, error) {
-	ev := &doctor.Evidence{}
-	if *f.recorded != "" {
-		rec, err := doctor.Recorded(*f.recorded)
-		if err != nil {
-			return nil, err
-		}
-		ev = rec
-	}
-	if p := *f.topo; p != "" {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return nil, err
-		}
-		var t *probes.Topology
-		if bytes.HasPrefix(bytes.TrimSpace(data), []byte("{")) {
-			t = &probes.Topology{}
-			if err := json.Unmarshal(data, t); err != nil {
-				return nil, fmt.Errorf("%s: %w", p, err)
-			}
-		} else {
-			m, err := nvidiasmi.ParseTopoMatrixString(string(data))
-			if m == nil {
-				return nil, fmt.Errorf("%s: %w", p, err)
-			}
-			t = m.Topology()
-		}
-		ev.Topology = t
-		ev.AddInput("topology", p, t.Source)
-	}
-	if p := *f.lspciFile; p != "" {
-		fh, err := os.Open(p)
-		if err != nil {
-			return nil, err
-		}
-		rep, err := lspci.Parse(fh)
-		fh.Close()
-		if err != nil {
-			return nil, err
-		}
-		ev.PCI = rep.Facts()
-		ev.AddInput("pci", p, fmt.Sprintf("%d functions", len(rep.Devices)))
-	}
-	if p := *f.bandwidth; p != "" {
-		run, err := probes.LoadRun(p)
-		if err != nil {
-			return nil, err
-		}
-		ev.Bandwidth = run
-		ev.AddInput("bandwidth", p, run.Provenance())
-	}
-	if p := *f.ncclRun; p != "" {
-		run, err := probes.LoadRun(p)
-		if err != nil {
-			return nil, err
-		}
-		ev.NCCL = run
-		ev.AddInput("nccl sweep", p, run.Provenance())
-		if lg := run.Logs["nccl-debug"]; lg != "" && *f.ncclLog == "" {
-			if ev.NCCLLog, err = nccllog.ParseBytes([]byte(lg)); err != nil {
-				return nil, fmt.Errorf("%s: nccl-debug log: %w", p, err)
-			}
-			ev.NCCLLogName = p + " (nccl-debug)"
+// nodeName is this node's name for --node-dir: what the launcher says
+// ($SLURMD_NODENAME under srun), or $COMMLAB_NODE_NAME where hostnames
+// repeat (containers), else the hostname.
+func nodeName() string {
+	for _, k := range []string{"COMMLAB_NODE_NAME", "SLURMD_NODENAME"} {
+		if v := strings.TrimSpace(os.Getenv(k)); v != "" {
+			return v
 		}
 	}
-	if p := *f.ncclLog; p != "" {
-		files, err := globOrFile(p)
-		if err != nil {
-			return nil, err
-		}
-		var all []byte
-		for _, name := range files {
-			b, err := os.ReadFile(name)
-			if err != nil {
-				return nil, err
-			}
-			all = append(append(all, b...), '\n')
-		}
-		lg, err := nccllog.ParseBytes(all)
-		if lg == nil {
-			return nil, fmt.Errorf("%s: %w", p, err)
-		}
-		ev.NCCLLog, ev.NCCLLogName = lg, p
-		ev.AddInput("nccl log", p, fmt.Sprintf("%d file(s), %d NCCL lines", len(files), lg.NCCLLines))
+	host, _ := os.Hostname()
+	if host == "" {
+		host = "node"
 	}
-	if p := *f.fr; p != "" {
-		files, err := globOrFile(p)
-		if err != nil {
-			return nil, err
-		}
-		dumps, err := flightrec.LoadDumps(files)
-		if err != nil {
-			return nil, err
-		}
-		ev.FlightRecorder = dumps
-		ev.AddInput("flight recorder", p, fmt.Sprintf("%d dumps", len(dumps)))
-	}
-	if p := *f.env; p != "" {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return nil, err
-		}
-		ev.Env, ev.EnvSource = doctor.EnvFromText(string(data)), p
-		ev.AddInput("environment", p, fmt.Sprintf("%d variables", len(ev.Env)))
-	}
-	if *f.torch != "" {
-		ev.TorchVersion = *f.torch
-	}
-	if p := *f.trace; p != "" {
-		note := "1 overlap verdict"
-		if f, err := os.Open(p); err != nil {
-			note = err.Error()
-		} else {
-			v, err := doctor.TraceOverlap(f, filepath.Base(p))
-			f.Close()
-			if err != nil {
-				note = err.Error()
-			} else {
-				ev.Framework = append(ev.Framework, v)
-			}
-		}
-		ev.AddInput("torch trace", p, note)
-	}
-	if p := *f.rankRuns; p != "" {
-		files, err := filepath.Glob(filepath.Join(p, "*.json"))
-		if err != nil || len(files) == 0 {
-			return nil, fmt.Errorf("%s: no *.json runs: %w", p, os.ErrNotExist)
-		}
-		sort.Strings(files)
-		var runs []*probes.Run
-		for _, name := range files {
-			run, err := probes.LoadRun(name)
-			if err != nil {
-				return nil, err
-			}
-			runs = append(runs, run)
-		}
-		ev.RankTimes = doctor.RankTimesFromRuns(runs, "all_reduce")
-		ev.AddInput("per-node runs", p, fmt.Sprintf("%d runs", len(runs)))
-	}
-	if p := *f.nodes; p != "" {
-		files, _ := filepath.Glob(filepath.Join(p, "*", "report.json"))
-		if len(files) == 0 {
-			return nil, fmt.Errorf("%s: no */report.json: %w", p, os.ErrNotExist)
-		}
-		sort.Strings(files)
-		var reps []*doctor.Report
-		for _, name := range files {
-			fh, err := os.Open(name)
-			if err != nil {
-				return nil, err
-			}
-			rep, err := doctor.ReadReport(fh)
-			fh.Close()
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", name, err)
-			}
-			reps = append(reps, rep)
-		}
-		ev.RankTimes = append(ev.RankTimes, doctor.RankTimesFromReports(reps)...)
-		ev.AddInput("per-node reports", p, fmt.Sprintf("%d nodes", len(reps)))
-	}
-	if p := *f.pairs; p != "" {
-		files, _ := filepath.Glob(filepath.Join(p, "*+*.txt"))
-		if len(files) == 0 {
-			return nil, fmt.Errorf("%s: no <a>+<b>.txt pairwise outputs: %w", p, os.ErrNotExist)
-		}
-		times := map[string]float64{}
-		what := ""
-		for _, name := range files {
-			fh, err := os.Open(name)
-			if err != nil {
-				return nil, err
-			}
-			res, err := nccltests.Parse(fh)
-			fh.Close()
-			if res == nil || len(res.Runs) == 0 || len(res.Runs[0].Rows) == 0 {
-				continue // a pair that failed to run leaves no rows: its log says why
-			}
-			rows := res.Runs[0].Rows
-			last := rows[len(rows)-1]
-			times[strings.TrimSuffix(filepath.Base(name), ".txt")] = last.OutOfPlace.TimeUs
-			what = fmt.Sprintf("%s %s between two nodes", res.Runs[0].Collective, units.FormatSize(last.SizeBytes))
-		}
-		ev.RankTimes = append(ev.RankTimes, doctor.NodeTimesFromPairs(times, what)...)
-		ev.AddInput("pairwise runs", p, fmt.Sprintf("%d pairs", len(times)))
-	}
-	return ev, nil
-}
-
-func globOrFile(p string) ([]string, error) {
-	if st, err := os.Stat(p); err == nil && st.IsDir() {
-		entries, err := os.ReadDir(p)
-		if err != nil {
-			return nil, err
-		}
-		var out []string
-		for _, e := range entries {
-			if e.Type().IsRegular() {
-				out = append(out, filepath.Join(p, e.Name()))
-			}
-		}
-		return out, nil
-	}
-	files, err := filepath.Glob(p)
-	if err != nil {
-		return nil, err
-	}
-	if len(files) == 0 {
-		return nil, fmt.Errorf("%s: %w", p, os.ErrNotExist)
-	}
-	sort.Strings(files)
-	return files, nil
+	return host
 }
 
 // gatherLive probes this machine: topology, PCI facts, CPU affinity and
@@ -470,14 +281,14 @@ func gatherLive(ev *doctor.Evidence, out string, quick bool, stderr io.Writer) e
 	pb.update(2, steps, "copy bandwidth")
 	if run, err := childRun(exe, bwArgs, filepath.Join(dir, "bandwidth.json")); err == nil {
 		ev.Bandwidth = run
-		ev.AddInput("bandwidth", "probed: commlab "+strings.Join(bwArgs, " "), run.Provenance())
+		ev.AddInput("bandwidth", "probed: commlab "+strings.Join(bwArgs, " "), doctor.RunProvenance(run))
 	} else {
 		ev.AddInput("bandwidth", "probed: commlab "+strings.Join(bwArgs, " "), "failed: "+err.Error())
 	}
 	pb.update(3, steps, "NCCL sweep")
 	if run, err := childRun(exe, ncArgs, filepath.Join(dir, "nccl.json")); err == nil {
 		ev.NCCL = run
-		ev.AddInput("nccl sweep", "probed: commlab "+strings.Join(ncArgs, " "), run.Provenance())
+		ev.AddInput("nccl sweep", "probed: commlab "+strings.Join(ncArgs, " "), doctor.RunProvenance(run))
 		if lg := run.Logs["nccl-debug"]; lg != "" && ev.NCCLLog == nil {
 			if ev.NCCLLog, err = nccllog.ParseBytes([]byte(lg)); err == nil {
 				ev.NCCLLogName = "the sweep's NCCL_DEBUG=INFO log"
@@ -493,7 +304,7 @@ func gatherLive(ev *doctor.Evidence, out string, quick bool, stderr io.Writer) e
 		ntArgs := []string{"probe", "nccl-tests", "--", "-b", "8", "-e", "1G", "-f", "2", "-g", strconv.Itoa(len(ev.Topology.GPUs))}
 		if run, err := childRun(exe, ntArgs, filepath.Join(dir, "nccl-tests.json")); err == nil {
 			ev.NCCLTests = run
-			ev.AddInput("nccl-tests", "probed: commlab "+strings.Join(ntArgs, " "), run.Provenance())
+			ev.AddInput("nccl-tests", "probed: commlab "+strings.Join(ntArgs, " "), doctor.RunProvenance(run))
 		} else {
 			ev.AddInput("nccl-tests", "probed: commlab "+strings.Join(ntArgs, " "), "failed: "+err.Error())
 		}
@@ -583,47 +394,81 @@ func writeDoctorOutputs(dir string, r *doctor.Report) error {
 }
 
 // doctorLaunch prints (or, with --run, runs) the commands that take the
-// doctor across nodes through the user's launcher.
+// doctor across nodes through the user's launcher, and the follow-up that
+// reads what they leave into one report.
 func doctorLaunch(fs *flag.FlagSet, f doctorFlags, stdout, stderr io.Writer) int {
 	exe, _ := os.Executable()
-	l := doctor.Launch{Launcher: *f.launcher, Hostfile: *f.hostfile, Nodes: *f.numNodes, PerNode: *f.perNode,
+	nodes := *f.numNodes
+	if *f.nodes != "" {
+		n, err := strconv.Atoi(*f.nodes)
+		if err != nil || n < 1 {
+			return fail(fs, stderr, exitBadInput, "--nodes %q: with --launcher, the number of nodes", *f.nodes)
+		}
+		if nodes != 0 && nodes != n {
+			return fail(fs, stderr, exitBadInput, "--nodes %d and --num-nodes %d disagree", n, nodes)
+		}
+		nodes = n
+	}
+	perNode := *f.perNode
+	if *f.gpusPerNode > 0 {
+		perNode = *f.gpusPerNode
+	}
+	var hosts []string
+	switch {
+	case *f.hosts != "":
+		for _, h := range strings.Split(*f.hosts, ",") {
+			if h = strings.TrimSpace(h); h != "" {
+				hosts = append(hosts, h)
+			}
+		}
+	case *f.hostfile != "":
+		data, err := os.ReadFile(*f.hostfile)
+		if err != nil {
+			return fail(fs, stderr, exitBadInput, "%v", err)
+		}
+		hosts = doctor.ReadHostfile(string(data))
+	}
+	if nodes == 0 && len(hosts) == 0 {
+		nodes = 2
+	}
+	l := doctor.Launch{Launcher: *f.launcher, Hostfile: *f.hostfile, Hosts: hosts, Nodes: nodes, PerNode: perNode,
 		Binary: exe, Out: *f.out, Master: *f.master}
 	plan, err := l.Plan()
 	if err != nil {
 		return fail(fs, stderr, exitBadInput, "%v", err)
 	}
 	if *f.pairwise {
-		var hosts []string
-		switch {
-		case *f.hosts != "":
-			hosts = strings.Split(*f.hosts, ",")
-		case *f.hostfile != "":
-			data, err := os.ReadFile(*f.hostfile)
-			if err != nil {
-				return fail(fs, stderr, exitBadInput, "%v", err)
-			}
-			hosts = doctor.ReadHostfile(string(data))
-		}
 		pp, err := l.PairwisePlan(hosts)
 		if err != nil {
 			return fail(fs, stderr, exitBadInput, "%v", err)
 		}
 		plan.Commands = append(plan.Commands, pp.Commands...)
 		plan.Notes = append(plan.Notes, pp.Notes...)
+		plan.FollowUp = append(plan.FollowUp, "--pairs", filepath.Join(*f.out, "pairs"))
+	}
+	if *f.jsonOut {
+		plan.FollowUp = append(plan.FollowUp, "--json")
+	}
+	// With --run the plan goes to stderr beside the commands' own output,
+	// and stdout carries the one report the follow-up writes.
+	planOut := stdout
+	if *f.run {
+		planOut = stderr
 	}
 	for _, n := range plan.Notes {
-		fmt.Fprintln(stdout, "# "+n)
+		fmt.Fprintln(planOut, "# "+n)
 	}
 	for _, c := range plan.Commands {
-		fmt.Fprintln(stdout, doctor.ShellLine(c))
+		fmt.Fprintln(planOut, doctor.ShellLine(c))
 	}
+	fmt.Fprintln(planOut, doctor.ShellLine(plan.FollowUp))
 	if !*f.run {
 		return 0
 	}
 	for _, c := range plan.Commands {
 		fmt.Fprintf(stderr, "commlab doctor: running %s\n", doctor.ShellLine(c))
 		cmd := exec.Command(c[0], c[1:]...)
-		cmd.Stdout, cmd.Stderr = stdout, stderr
+		cmd.Stdout, cmd.Stderr = stderr, stderr
 		if err := cmd.Run(); err != nil {
 			// The doctor's own exit status 1 or 2 on a node is a finding, not a failure to run.
 			var ee *exec.ExitError
@@ -632,5 +477,6 @@ func doctorLaunch(fs *flag.FlagSet, f doctorFlags, stdout, stderr io.Writer) int
 			}
 		}
 	}
-	return 0
+	fmt.Fprintf(stderr, "commlab doctor: reading everything: %s\n", doctor.ShellLine(plan.FollowUp))
+	return runDoctor(plan.FollowUp[2:], stdout, stderr)
 }

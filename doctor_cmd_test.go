@@ -35,7 +35,7 @@ func TestDoctorFilesSocketFallback(t *testing.T) {
 	if code != 2 {
 		t.Fatalf("exit %d, want 2 (failures): %s\n%s", code, errb.String(), out.String())
 	}
-	for _, want := range []string{"[FAIL] nccl-network", "Socket fallback", "[FAIL] hang", "rank 3 never started all_reduce #3001"} {
+	for _, want := range []string{"[FAIL] nccl-network", "Socket fallback", "[FAIL] hang", "rank 3 never called all_reduce #3001"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("text report lacks %q", want)
 		}
@@ -70,14 +70,38 @@ func TestDoctorBadInput(t *testing.T) {
 }
 
 func TestDoctorLauncher(t *testing.T) {
+	hostfile := filepath.Join(t.TempDir(), "hosts")
+	if err := os.WriteFile(hostfile, []byte("gpu-a slots=4\ngpu-b slots=4\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	var out, errb bytes.Buffer
-	code := dispatch([]string{"doctor", "--launcher", "mpirun", "--hostfile", "hosts", "--num-nodes", "2", "--per-node", "4", "--out", "/shared/d"}, &out, &errb)
+	code := dispatch([]string{"doctor", "--launcher", "mpirun", "--hostfile", hostfile, "--num-nodes", "2", "--per-node", "4", "--out", "/shared/d"}, &out, &errb)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
-	if !strings.Contains(out.String(), "mpirun --hostfile hosts -np 8 --map-by ppr:4:node -x NCCL_DEBUG=INFO") ||
-		!strings.Contains(out.String(), "doctor --node-dir /shared/d/nodes") {
+	if !strings.Contains(out.String(), "mpirun --hostfile "+hostfile+" -np 8 --map-by ppr:4:node -x NCCL_DEBUG=INFO") ||
+		!strings.Contains(out.String(), "doctor --node-dir /shared/d/nodes") ||
+		!strings.Contains(out.String(), "doctor --nodes /shared/d/nodes --nccl-log '/shared/d/nccl.*.log' --out /shared/d/report --nccl-tests /shared/d/nccl-tests.txt") {
 		t.Errorf("plan:\n%s", out.String())
+	}
+	// --nodes N with --launcher is the node count (not a directory).
+	for _, args := range [][]string{
+		{"doctor", "--launcher", "srun", "--nodes", "4", "--out", "/shared/d"},
+		{"doctor", "--launcher", "srun", "--num-nodes", "4", "--gpus-per-node", "8", "--out", "/shared/d"},
+	} {
+		out.Reset()
+		if code := dispatch(args, &out, &errb); code != 0 || !strings.Contains(out.String(), "srun -N 4 --ntasks-per-node=8 env") || strings.Contains(out.String(), "srun -N 2") {
+			t.Errorf("%v: exit %d\n%s", args, code, out.String())
+		}
+	}
+	for _, args := range [][]string{
+		{"doctor", "--launcher", "srun", "--nodes", "four", "--out", "/x"},
+		{"doctor", "--launcher", "srun", "--nodes", "4", "--num-nodes", "3", "--out", "/x"},
+		{"doctor", "--launcher", "srun", "--nodes", "3", "--hosts", "a,b", "--out", "/x"},
+	} {
+		if code := dispatch(args, &out, &errb); code != 2 {
+			t.Errorf("%v: exit %d, want 2", args, code)
+		}
 	}
 }
 

@@ -35,6 +35,7 @@ var levels = map[string]int{
 	"probes/parse/nvbandwidth":     2,
 	"probes/parse/perftest":        2,
 	"probes/parse/flightrec":       2,
+	"probes/parse/dmesg":           2, // the kernel log's GPU and NIC events: Xid, fallen off the bus, mlx5 link state
 	"probes/parse/hanglab":         3, // chapter 6's hang lab folder: results, stacks, and flightrec's dumps
 	"probes/parse/nvidiasmi":       2,
 	"probes/parse/rdmatools":       2,

@@ -13,9 +13,12 @@ func init() {
 	Symbols["github.com/commlab/commlab/probes/parse/flightrec/flightrec"] = map[string]reflect.Value{
 		// function, constant and variable definitions
 		"Analyze":              reflect.ValueOf(flightrec.Analyze),
+		"AnalyzeWith":          reflect.ValueOf(flightrec.AnalyzeWith),
 		"DefaultGroup":         reflect.ValueOf(constant.MakeFromLiteral("\"0\"", token.STRING, 0)),
 		"ErrMalformed":         reflect.ValueOf(&flightrec.ErrMalformed).Elem(),
+		"ErrNotDump":           reflect.ValueOf(&flightrec.ErrNotDump).Elem(),
 		"ErrTruncated":         reflect.ValueOf(&flightrec.ErrTruncated).Elem(),
+		"FindingAllStuck":      reflect.ValueOf(constant.MakeFromLiteral("\"all-stuck\"", token.STRING, 0)),
 		"FindingCrossGroup":    reflect.ValueOf(constant.MakeFromLiteral("\"cross-group\"", token.STRING, 0)),
 		"FindingDtypeMismatch": reflect.ValueOf(constant.MakeFromLiteral("\"dtype-mismatch\"", token.STRING, 0)),
 		"FindingMissing":       reflect.ValueOf(constant.MakeFromLiteral("\"missing\"", token.STRING, 0)),
@@ -26,12 +29,16 @@ func init() {
 		"FindingUnpairedP2P":   reflect.ValueOf(constant.MakeFromLiteral("\"unpaired-p2p\"", token.STRING, 0)),
 		"LoadDump":             reflect.ValueOf(flightrec.LoadDump),
 		"LoadDumps":            reflect.ValueOf(flightrec.LoadDumps),
+		"LoadSet":              reflect.ValueOf(flightrec.LoadSet),
 		"ParseDump":            reflect.ValueOf(flightrec.ParseDump),
 		"RankFromName":         reflect.ValueOf(flightrec.RankFromName),
 		"RankRanges":           reflect.ValueOf(flightrec.RankRanges),
 		"StateCompleted":       reflect.ValueOf(constant.MakeFromLiteral("\"completed\"", token.STRING, 0)),
 		"StateScheduled":       reflect.ValueOf(constant.MakeFromLiteral("\"scheduled\"", token.STRING, 0)),
 		"StateStarted":         reflect.ValueOf(constant.MakeFromLiteral("\"started\"", token.STRING, 0)),
+		"TimingOff":            reflect.ValueOf(flightrec.TimingOff),
+		"TimingOn":             reflect.ValueOf(flightrec.TimingOn),
+		"TimingUnknown":        reflect.ValueOf(flightrec.TimingUnknown),
 		"WriteSummary":         reflect.ValueOf(flightrec.WriteSummary),
 
 		// type definitions
@@ -42,7 +49,11 @@ func init() {
 		"Frame":        reflect.ValueOf((*flightrec.Frame)(nil)),
 		"GroupReport":  reflect.ValueOf((*flightrec.GroupReport)(nil)),
 		"GroupStatus":  reflect.ValueOf((*flightrec.GroupStatus)(nil)),
+		"Options":      reflect.ValueOf((*flightrec.Options)(nil)),
 		"ProcessGroup": reflect.ValueOf((*flightrec.ProcessGroup)(nil)),
 		"RankState":    reflect.ValueOf((*flightrec.RankState)(nil)),
+		"Set":          reflect.ValueOf((*flightrec.Set)(nil)),
+		"Skipped":      reflect.ValueOf((*flightrec.Skipped)(nil)),
+		"Timing":       reflect.ValueOf((*flightrec.Timing)(nil)),
 	}
 }

@@ -15,6 +15,7 @@ func init() {
 		"ErrNoLab":   reflect.ValueOf(&hanglab.ErrNoLab).Elem(),
 		"KindDied":   reflect.ValueOf(constant.MakeFromLiteral("\"died\"", token.STRING, 0)),
 		"Load":       reflect.ValueOf(hanglab.Load),
+		"LoadStacks": reflect.ValueOf(hanglab.LoadStacks),
 		"ParseStack": reflect.ValueOf(hanglab.ParseStack),
 
 		// type definitions

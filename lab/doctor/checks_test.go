@@ -2,6 +2,7 @@ package doctor
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -132,8 +133,8 @@ host1:100:100 [0] NCCL INFO Channel 01 : 0[0] -> 1[1] via SHM/direct/direct
 }
 
 func TestLintEnv(t *testing.T) {
-	vs := LintEnv(map[string]string{"NCCL_ASYNC_ERROR_HANDLING": "0", "TORCH_NCCL_ENABLE_MONITORING": "0", "NCCL_TIMEOUT": "300", "NCCL_DEBUG": "INFO", "TORCH_FR_BUFFER_SIZE": "0"},
-		"test", map[string]bool{"NCCL_DEBUG": true})
+	vs := LintEnv(&Evidence{Env: map[string]string{"NCCL_ASYNC_ERROR_HANDLING": "0", "TORCH_NCCL_ENABLE_MONITORING": "0", "NCCL_TIMEOUT": "300", "NCCL_DEBUG": "INFO", "TORCH_FR_BUFFER_SIZE": "0"},
+		EnvSource: "test"})
 	if v := find(t, vs, "env-timeouts"); v.Status != Fail || !strings.Contains(v.Summary, "TORCH_NCCL_ASYNC_ERROR_HANDLING=0") {
 		t.Errorf("timeouts: %v %s", v.Status, v.Summary)
 	}
@@ -146,7 +147,7 @@ func TestLintEnv(t *testing.T) {
 	if v := find(t, vs, "env-flight-recorder"); v.Status != Warn {
 		t.Errorf("flight recorder off: %v %s", v.Status, v.Summary)
 	}
-	if vs := LintEnv(nil, "", nil); len(vs) != 1 || vs[0].Status != Skipped {
+	if vs := LintEnv(&Evidence{}); vs[0].Check != "env" || vs[0].Status != Skipped {
 		t.Errorf("no env: %v", vs)
 	}
 }
@@ -182,20 +183,78 @@ func TestBaseline(t *testing.T) {
 }
 
 func TestLaunchPlan(t *testing.T) {
-	p, err := Launch{Launcher: "srun", Nodes: 4, PerNode: 8, Binary: "/opt/commlab", Out: "/shared/doc"}.Plan()
-	if err != nil {
-		t.Fatal(err)
+	lines := func(p Plan) []string {
+		var out []string
+		for _, c := range p.Commands {
+			out = append(out, ShellLine(c))
+		}
+		return out
 	}
-	got := ShellLine(p.Commands[1])
-	want := "srun -N 4 --ntasks-per-node=8 env NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET,GRAPH,TUNING,ENV 'NCCL_DEBUG_FILE=/shared/doc/nccl.%h.%p.log' all_reduce_perf -b 8 -e 8G -f 2 -g 1"
-	if got != want {
-		t.Errorf("srun sweep:\n got %s\nwant %s", got, want)
+	cases := []struct {
+		name   string
+		l      Launch
+		want   []string // one per command
+		follow string
+	}{
+		{"srun, 4 nodes", Launch{Launcher: "srun", Nodes: 4, PerNode: 8, Binary: "/opt/commlab", Out: "/shared/doc"}, []string{
+			"mkdir -p /shared/doc/nodes",
+			"srun -N 4 --ntasks-per-node=1 /opt/commlab doctor --node-dir /shared/doc/nodes",
+			`sh -c 'srun -N 4 --ntasks-per-node=8 env NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET,GRAPH,TUNING,ENV '\''NCCL_DEBUG_FILE=/shared/doc/nccl.%h.%p.log'\'' all_reduce_perf -b 8 -e 8G -f 2 -g 1 > /shared/doc/nccl-tests.txt 2>&1'`,
+		}, "/opt/commlab doctor --nodes /shared/doc/nodes --nccl-log '/shared/doc/nccl.*.log' --out /shared/doc/report --nccl-tests /shared/doc/nccl-tests.txt"},
+		{"srun on named hosts", Launch{Launcher: "srun", Hosts: []string{"gpu-a", "gpu-b", "gpu-c"}, PerNode: 4, Out: "/s"}, []string{
+			"mkdir -p /s/nodes",
+			"srun -N 3 --nodelist=gpu-a,gpu-b,gpu-c --ntasks-per-node=1 commlab doctor --node-dir /s/nodes",
+			`sh -c 'srun -N 3 --nodelist=gpu-a,gpu-b,gpu-c --ntasks-per-node=4 env`,
+		}, "--nccl-tests /s/nccl-tests.txt"},
+		{"mpirun with a hostfile", Launch{Launcher: "mpirun", Hostfile: "hosts", Nodes: 2, PerNode: 4, Out: "/s"}, []string{
+			"mkdir -p /s/nodes",
+			"mpirun --hostfile hosts -np 2 --map-by ppr:1:node commlab doctor --node-dir /s/nodes",
+			`sh -c 'mpirun --hostfile hosts -np 8 --map-by ppr:4:node -x NCCL_DEBUG=INFO`,
+		}, "--nccl-tests /s/nccl-tests.txt"},
+		{"mpirun on named hosts", Launch{Launcher: "mpirun", Hosts: []string{"a", "b"}, PerNode: 8, Out: "/s"}, []string{
+			"mkdir -p /s/nodes",
+			"mpirun --host a:1,b:1 -np 2 --map-by ppr:1:node commlab doctor --node-dir /s/nodes",
+			`sh -c 'mpirun --host a:8,b:8 -np 16 --map-by ppr:8:node`,
+		}, "--nccl-tests /s/nccl-tests.txt"},
+		{"torchrun", Launch{Launcher: "torchrun", Nodes: 2, PerNode: 8, Hosts: []string{"m0", "m1"}, Out: "/s"}, []string{
+			"mkdir -p /s/nodes",
+			"commlab doctor --node-dir /s/nodes",
+			"sh -c 'commlab probe torch --script > /s/bench_torch.py'",
+			"mkdir -p /s/torch",
+			`torchrun --nnodes 2 --nproc-per-node 8 --rdzv-backend c10d --rdzv-endpoint m0:29500 /s/bench_torch.py --what nccl --out /s/torch/"$(hostname)".json'`,
+		}, "--rank-runs /s/torch"},
 	}
-	if _, err := (Launch{Launcher: "mpirun", Nodes: 2, PerNode: 8, Out: "/x"}).Plan(); err == nil {
-		t.Error("mpirun without a hostfile accepted")
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p, err := c.l.Plan()
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := lines(p)
+			if len(got) != len(c.want) {
+				t.Fatalf("%d commands, want %d:\n%s", len(got), len(c.want), strings.Join(got, "\n"))
+			}
+			for i, w := range c.want {
+				if !strings.Contains(got[i], w) {
+					t.Errorf("command %d:\n got %s\nwant %s", i, got[i], w)
+				}
+			}
+			if f := ShellLine(p.FollowUp); !strings.Contains(f, c.follow) {
+				t.Errorf("follow-up %s lacks %s", f, c.follow)
+			}
+		})
 	}
-	if _, err := (Launch{Launcher: "pdsh", Nodes: 2, PerNode: 8, Out: "/x"}).Plan(); err == nil {
-		t.Error("unknown launcher accepted")
+	for _, bad := range []Launch{
+		{Launcher: "mpirun", Nodes: 2, PerNode: 8, Out: "/x"},
+		{Launcher: "pdsh", Nodes: 2, PerNode: 8, Out: "/x"},
+		{Launcher: "srun", Nodes: 4, PerNode: 8, Hosts: []string{"a", "b"}, Out: "/x"},
+		{Launcher: "srun", Nodes: 2, PerNode: 0, Out: "/x"},
+		{Launcher: "srun", Nodes: 2, PerNode: 8},
+		{Launcher: "torchrun", Nodes: 2, PerNode: 8, Out: "/x"},
+	} {
+		if _, err := bad.Plan(); !errors.Is(err, ErrLaunch) {
+			t.Errorf("%+v: %v", bad, err)
+		}
 	}
 }
 
@@ -245,7 +304,7 @@ func FuzzEnvFromText(f *testing.F) {
 	f.Add("export NCCL_DEBUG=INFO\n# comment\nTORCH_FR_BUFFER_SIZE='2000'\nnot a setting\n=x\n")
 	f.Fuzz(func(t *testing.T, text string) {
 		env := EnvFromText(text)
-		LintEnv(env, "fuzz", KnownEnv("2.28.9", "2.11.0"))
+		LintEnv(&Evidence{Env: env, EnvSource: "fuzz", TorchVersion: "2.11.0"})
 	})
 }
 

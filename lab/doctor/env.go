@@ -2,7 +2,6 @@ package doctor
 
 import (
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 )
@@ -63,26 +62,56 @@ func truthy(v string) bool {
 
 func nonEmpty(v string) bool { return strings.TrimSpace(v) != "" }
 
-// LintEnv reads a job's environment as PyTorch and NCCL would: deprecated
-// names (env-renamed), the timeouts and heartbeat in effect
-// (env-timeouts), settings that mask a fault (env-masking), and whether a
-// hang would leave a Flight Recorder dump (env-flight-recorder). known,
-// when given, holds the NCCL_* names the NCCL in use reads: anything else
-// starting NCCL_ is flagged as doing nothing (env-unknown).
-func LintEnv(env map[string]string, source string, known map[string]bool) []Verdict {
-	if env == nil {
-		return []Verdict{skipped(LayerFramework, "env", "no environment: on the machine the doctor reads its own; elsewhere give --env FILE (the job's `env` output)", chapterPyTorch)}
+// LintEnv reads the job's environment as PyTorch and NCCL would, from
+// every source the evidence holds (an env file, this process, the NCCL
+// log's "set by environment" lines) and with the defaults of the versions
+// it names: deprecated names (env-renamed), the timeouts in effect
+// (env-timeouts), settings that mask a fault (env-masking), whether a hang
+// leaves a Flight Recorder dump (env-flight-recorder), names no NCCL or
+// PyTorch release we know reads, with the likely intended one
+// (env-unknown), NCCL_IB_HCA and NCCL_SOCKET_IFNAME against the NICs
+// (env-nics), and what the wrong-results branch needs (wrong-results).
+func LintEnv(ev *Evidence) []Verdict {
+	env, sources := jobEnv(ev)
+	if len(env) == 0 && len(ev.TorchSettings) == 0 {
+		return []Verdict{skipped(LayerFramework, "env", "no environment: on the machine the doctor reads its own; elsewhere give --env FILE (the job's `env` output)", chapterPyTorch),
+			checkWrongResults(ev, env)}
 	}
-	out := []Verdict{lintRenamed(env), lintTimeouts(env), lintMasking(env), lintFlightRecorder(env)}
-	if known != nil {
-		out = append(out, lintUnknown(env, known))
-	}
+	out := []Verdict{lintRenamed(env), lintTimeouts(ev), lintMasking(env, ev.ncclVersion()), lintFlightRecorder(ev),
+		lintUnknown(env, ev), lintNICs(ev, env), checkWrongResults(ev, env)}
 	for i := range out {
-		if source != "" {
-			out[i].Evidence = append(out[i].Evidence, "environment from "+source)
+		if len(sources) > 0 && out[i].Status != Skipped {
+			out[i].Evidence = append(out[i].Evidence, "environment from "+strings.Join(sources, ", "))
 		}
 	}
 	return out
+}
+
+// jobEnv is the job's environment as far as the evidence shows what was
+// set: the environment given (a file, this process), then what NCCL's log
+// says was "set by environment", then the sweep's environment.
+func jobEnv(ev *Evidence) (map[string]string, []string) {
+	env := map[string]string{}
+	var sources []string
+	if ev.NCCL != nil && len(ev.NCCL.Env) > 0 && ev.Env == nil {
+		for k, v := range ev.NCCL.Env {
+			env[k] = v
+		}
+		sources = append(sources, "the sweep's environment")
+	}
+	if ev.NCCLLog != nil && len(ev.NCCLLog.Env) > 0 {
+		for _, e := range ev.NCCLLog.Env {
+			env[e.Name] = e.Value
+		}
+		sources = append(sources, "NCCL's log (set by environment)")
+	}
+	if ev.Env != nil {
+		for k, v := range ev.Env {
+			env[k] = v
+		}
+		sources = append(sources, orDash(ev.EnvSource))
+	}
+	return env, sources
 }
 
 func lintRenamed(env map[string]string) Verdict {
@@ -132,38 +161,38 @@ func lookup(env map[string]string, name string) (string, bool) {
 	return "", false
 }
 
-func lintTimeouts(env map[string]string) Verdict {
+func lintTimeouts(ev *Evidence) Verdict {
 	v := Verdict{Layer: LayerFramework, Check: "env-timeouts", Chapter: chapterTroubleshoot, Status: OK}
-	heartbeat := defaultHeartbeatS
-	if s, ok := env["TORCH_NCCL_HEARTBEAT_TIMEOUT_SEC"]; ok {
-		if n, err := strconv.Atoi(s); err == nil {
+	hb := ev.TorchSetting("TORCH_NCCL_HEARTBEAT_TIMEOUT_SEC")
+	heartbeat := -1
+	if hb.Known {
+		if n, err := strconv.Atoi(strings.TrimSpace(hb.Value)); err == nil {
 			heartbeat = n
 		}
 	}
-	monitor := true
-	if s, ok := env["TORCH_NCCL_ENABLE_MONITORING"]; ok {
-		monitor = truthy(s)
-	}
-	aeh, aehSet := lookup(env, "TORCH_NCCL_ASYNC_ERROR_HANDLING")
-	blocking, _ := lookup(env, "TORCH_NCCL_BLOCKING_WAIT")
+	monitor := ev.TorchSetting("TORCH_NCCL_ENABLE_MONITORING")
+	aeh := ev.TorchSetting("TORCH_NCCL_ASYNC_ERROR_HANDLING")
+	blocking := ev.TorchSetting("TORCH_NCCL_BLOCKING_WAIT")
 	v.Evidence = append(v.Evidence,
 		fmt.Sprintf("collective timeout: init_process_group(timeout=...), %d s (10 min) for NCCL and 30 min for other backends unless the program sets it (torch.distributed.constants in PyTorch 2.11, read on the lab's H200); no variable sets it", defaultCollectiveTimeoutS),
-		fmt.Sprintf("watchdog heartbeat monitor: %s, aborts after %d s without a heartbeat", onOff(monitor), heartbeat))
-	if aehSet {
-		v.Evidence = append(v.Evidence, "TORCH_NCCL_ASYNC_ERROR_HANDLING="+aeh)
-	} else {
-		v.Evidence = append(v.Evidence, "TORCH_NCCL_ASYNC_ERROR_HANDLING unset: 3 (tear the process down without aborting the communicator; PyTorch docs)")
+		hb.String(), monitor.String(), aeh.String())
+	if aeh.Known {
+		v.Evidence = append(v.Evidence, "TORCH_NCCL_ASYNC_ERROR_HANDLING: 3 (tear the process down without aborting the communicator) is PyTorch's default under plain python; torchrun sets 1 (abort the communicator, then tear down)")
 	}
-	if truthy(blocking) {
+	if blocking.Known && truthy(blocking.Value) {
 		v.Evidence = append(v.Evidence, "TORCH_NCCL_BLOCKING_WAIT set: wait() blocks the CPU and raises at the timeout")
 	}
-	v.Summary = fmt.Sprintf("a stuck collective is torn down after the process group's timeout (%d s unless the program sets one); a stuck watchdog after %d s", defaultCollectiveTimeoutS, heartbeat)
+	hbText := "an unknown time (" + hb.Source + ")"
+	if heartbeat >= 0 {
+		hbText = fmt.Sprintf("%d s", heartbeat)
+	}
+	v.Summary = fmt.Sprintf("a stuck collective is torn down after the process group's timeout (%d s unless the program sets one); a stuck watchdog after %s", defaultCollectiveTimeoutS, hbText)
 	var problems []string
-	if aehSet && strings.TrimSpace(aeh) == "0" && !truthy(blocking) {
+	if aeh.Known && strings.TrimSpace(aeh.Value) == "0" && !(blocking.Known && truthy(blocking.Value)) {
 		v.Status = Fail
 		problems = append(problems, "TORCH_NCCL_ASYNC_ERROR_HANDLING=0 without blocking wait: a timed-out collective is noticed but the job is not torn down, so a hang lasts until someone kills it")
 	}
-	if !monitor {
+	if monitor.Known && !truthy(monitor.Value) {
 		if v.Status != Fail {
 			v.Status = Warn
 		}
@@ -182,12 +211,24 @@ func lintTimeouts(env map[string]string) Verdict {
 	return v
 }
 
-func lintMasking(env map[string]string) Verdict {
+// ncclDefaultOff are settings whose "off" was NCCL's own default up to a
+// release: setting them so there masks nothing (NVIDIA/nccl src/ at the
+// tags: NCCL_PARAM(CuMemEnable, "CUMEM_ENABLE", 0) at v2.18.6-1, -2, on
+// where the driver supports it, from v2.19.3-1).
+var ncclDefaultOff = map[string]struct{ until, source string }{
+	"NCCL_CUMEM_ENABLE": {"2.18", "NCCL_PARAM(CuMemEnable, \"CUMEM_ENABLE\", 0) at v2.18.6-1; on by default from v2.19.3-1"},
+}
+
+func lintMasking(env map[string]string, ncclVersion string) Verdict {
 	v := Verdict{Layer: LayerFramework, Check: "env-masking", Chapter: chapterTroubleshoot}
 	var set, deliberate []string
 	for _, m := range masking {
 		val, ok := env[m.name]
 		if !ok || !m.bad(val) {
+			continue
+		}
+		if d, ok := ncclDefaultOff[m.name]; ok && ncclVersion != "" && versionIn(ncclVersion, "", d.until) {
+			v.Evidence = append(v.Evidence, fmt.Sprintf("%s=%s is NCCL %s's default (%s): nothing masked", m.name, val, shortVersion(ncclVersion), d.source))
 			continue
 		}
 		line := fmt.Sprintf("%s=%s turns off %s", m.name, val, m.lost)
@@ -213,30 +254,32 @@ func lintMasking(env map[string]string) Verdict {
 	return v
 }
 
-func lintFlightRecorder(env map[string]string) Verdict {
+func lintFlightRecorder(ev *Evidence) Verdict {
 	v := Verdict{Layer: LayerFramework, Check: "env-flight-recorder", Chapter: chapterTroubleshoot}
-	size, sizeSet := lookup(env, "TORCH_FR_BUFFER_SIZE")
-	dump, _ := env["TORCH_NCCL_DUMP_ON_TIMEOUT"]
-	file, _ := lookup(env, "TORCH_FR_DUMP_TEMP_FILE")
-	n, err := strconv.Atoi(strings.TrimSpace(size))
+	size := ev.TorchSetting("TORCH_FR_BUFFER_SIZE")
+	dump := ev.TorchSetting("TORCH_NCCL_DUMP_ON_TIMEOUT")
+	file, _ := lookup(ev.Env, "TORCH_FR_DUMP_TEMP_FILE")
+	v.Evidence = append(v.Evidence, size.String(), dump.String())
+	n, err := strconv.Atoi(strings.TrimSpace(size.Value))
 	switch {
-	case sizeSet && err == nil && n <= 0:
+	case size.Known && err == nil && n <= 0:
 		v.Status = Warn
-		v.Summary = "the Flight Recorder is off (buffer size " + size + "): a hang leaves no record of which rank stopped where"
+		v.Summary = "the Flight Recorder is off (buffer size " + size.Value + "): a hang leaves no record of which rank stopped where"
 		v.Next = "set TORCH_FR_BUFFER_SIZE=2000 and TORCH_NCCL_DUMP_ON_TIMEOUT=1"
-	case !truthy(dump):
+	case dump.Known && truthy(dump.Value):
 		v.Status = OK
-		v.Summary = "the Flight Recorder records, but no dump is written at a timeout unless the program asks (TORCH_NCCL_DUMP_ON_TIMEOUT unset)"
-		v.Next = "set TORCH_NCCL_DUMP_ON_TIMEOUT=1 and TORCH_FR_DUMP_TEMP_FILE=/shared/path/fr_ so a hang leaves one dump per rank"
-	default:
-		v.Status = OK
-		v.Summary = "a timeout leaves one Flight Recorder dump per rank"
+		v.Summary = "a timeout leaves one Flight Recorder dump per rank (TORCH_NCCL_DUMP_ON_TIMEOUT=" + dump.Value + ")"
 		if file != "" {
 			v.Summary += " at " + file + "<rank>"
 		}
-	}
-	if sizeSet {
-		v.Evidence = append(v.Evidence, "buffer size "+size)
+	case dump.Known:
+		v.Status = OK
+		v.Summary = "the Flight Recorder records, but no dump is written at a timeout (TORCH_NCCL_DUMP_ON_TIMEOUT=" + dump.Value + ")"
+		v.Next = "set TORCH_NCCL_DUMP_ON_TIMEOUT=1 and TORCH_FR_DUMP_TEMP_FILE=/shared/path/fr_ so a hang leaves one dump per rank"
+	default:
+		v.Status = Skipped
+		v.Summary = "whether a timeout writes a Flight Recorder dump is not known: " + dump.Source
+		v.Next = "set TORCH_NCCL_DUMP_ON_TIMEOUT=1 explicitly, or give the PyTorch version (--torch) or its log (TORCH_CPP_LOG_LEVEL=INFO prints the settings)"
 	}
 	return v
 }
@@ -247,28 +290,65 @@ func lintFlightRecorder(env map[string]string) Verdict {
 // (the lab's H200 machines have NCCL_VERSION=2.28.3-1).
 var pytorchOwn = map[string]bool{"NCCL_USE_TENSOR_REGISTER_ALLOCATOR_HOOK": true, "NCCL_VERSION": true}
 
-func lintUnknown(env map[string]string, known map[string]bool) Verdict {
+func lintUnknown(env map[string]string, ev *Evidence) Verdict {
 	v := Verdict{Layer: LayerFramework, Check: "env-unknown", Chapter: chapterNCCL}
+	ncclVer, torchVer := ev.ncclVersion(), ev.TorchVersion
+	ncclList, ncclKnown := listFor("nccl", ncclVer)
+	torchList, torchKnown := listFor("torch", torchVer)
 	var unknown []string
-	ncclKnown, torchKnown := false, false
-	for k := range known {
-		ncclKnown = ncclKnown || strings.HasPrefix(k, "NCCL_")
-		torchKnown = torchKnown || strings.HasPrefix(k, "TORCH_NCCL_")
-	}
-	for k := range env {
-		nccl := ncclKnown && strings.HasPrefix(k, "NCCL_") && renamed[k] == "" && !pytorchOwn[k]
-		torch := torchKnown && (strings.HasPrefix(k, "TORCH_NCCL_") || strings.HasPrefix(k, "TORCH_FR_"))
-		if (nccl || torch) && !known[k] {
-			unknown = append(unknown, k)
+	for _, k := range sortedKeys(env) {
+		lib := envLibOf(k)
+		if lib == "" || renamed[k] != "" || pytorchOwn[k] {
+			continue
+		}
+		readers := envReaders(lib, k)
+		what, list, known, ver := "NCCL", ncclList, ncclKnown, ncclVer
+		if lib == "torch" {
+			what, list, known, ver = "PyTorch", torchList, torchKnown, torchVer
+		}
+		switch {
+		case readers == "":
+			line := fmt.Sprintf("%s: no %s release we know reads it (%s)", k, what, knownReleases(lib))
+			short := k
+			if near, _ := closestEnvName(lib, k); near != "" {
+				line += "; did you mean " + near + "?"
+				short += " (did you mean " + near + "?)"
+			}
+			unknown = append(unknown, short)
+			v.Evidence = append(v.Evidence, line)
+		case known && !list.names[k]:
+			unknown = append(unknown, k+" (not in "+what+" "+shortVersion(ver)+")")
+			v.Evidence = append(v.Evidence, fmt.Sprintf("%s: %s %s does not read it (%s %s do)", k, what, shortVersion(ver), what, readers))
 		}
 	}
-	sort.Strings(unknown)
+	if !ncclKnown {
+		v.Evidence = append(v.Evidence, "the NCCL version is not in the evidence: names are checked against every release from "+knownReleases("nccl"))
+	}
+	if !torchKnown {
+		v.Evidence = append(v.Evidence, "the PyTorch version is not in the evidence: names are checked against "+knownReleases("torch"))
+	}
 	if len(unknown) == 0 {
-		v.Status, v.Summary = OK, fmt.Sprintf("every NCCL_* and TORCH_NCCL_* variable set is one the NCCL and PyTorch in use read (%d names known)", len(known))
+		v.Status, v.Summary = OK, "every NCCL_* and TORCH_NCCL_* variable set is one the NCCL and PyTorch in use read"
 		return v
 	}
 	v.Status = Warn
-	v.Summary = "variables neither this NCCL nor this PyTorch reads (they do nothing): " + strings.Join(unknown, ", ")
-	v.Next = "check the spelling against NCCL's environment documentation; NCCL has no NCCL_TIMEOUT (the collective timeout is PyTorch's init_process_group(timeout=...))"
+	v.Summary = "variables the NCCL and PyTorch in use do not read (they do nothing): " + strings.Join(unknown, ", ")
+	v.Next = "fix the spelling (the likely name is given where one is near); NCCL has no NCCL_TIMEOUT (the collective timeout is PyTorch's init_process_group(timeout=...))"
 	return v
+}
+
+func knownReleases(lib string) string {
+	var vs []string
+	for _, l := range knownEnvLists() {
+		if l.lib == lib {
+			vs = append(vs, l.version)
+		}
+	}
+	switch len(vs) {
+	case 0:
+		return "none"
+	case 1, 2:
+		return strings.Join(vs, " and ")
+	}
+	return vs[0] + " to " + vs[len(vs)-1]
 }

@@ -6,7 +6,9 @@ import (
 	"time"
 
 	"github.com/commlab/commlab/probes"
+	"github.com/commlab/commlab/probes/parse/dmesg"
 	"github.com/commlab/commlab/probes/parse/flightrec"
+	"github.com/commlab/commlab/probes/parse/hanglab"
 	"github.com/commlab/commlab/probes/parse/nccllog"
 )
 
@@ -40,6 +42,24 @@ type Evidence struct {
 	NCCLLogName string       `json:"nccl_log,omitempty"`
 	// FlightRecorder are the ranks' Flight Recorder dumps of one job.
 	FlightRecorder []*flightrec.Dump `json:"-"`
+	// Stacks are the ranks' stack dumps (py-spy or faulthandler), read
+	// beside the dumps: where each process was, and which were gone.
+	Stacks []hanglab.Stack `json:"-"`
+	// Kernel are the kernel logs (dmesg) of the job's nodes: Xid events,
+	// GPUs fallen off the bus, NIC ports down.
+	Kernel []KernelLog `json:"-"`
+	// TorchSettings are the settings PyTorch's ProcessGroupNCCL printed
+	// when the job started (effective values, defaults included:
+	// "TORCH_NCCL_DUMP_ON_TIMEOUT": "1"), TorchSettingsSource where.
+	TorchSettings       map[string]string `json:"torch_settings,omitempty"`
+	TorchSettingsSource string            `json:"torch_settings_source,omitempty"`
+	// Launcher is what started the job's processes as the evidence shows
+	// it ("torchrun", "python"), LauncherWhy the evidence; "" when unknown.
+	Launcher    string `json:"launcher,omitempty"`
+	LauncherWhy string `json:"launcher_why,omitempty"`
+	// Problems are the inputs that could not be read, whole or in part,
+	// each with the reason (the "evidence" check reports them).
+	Problems []Input `json:"problems,omitempty"`
 	// Env is the job's environment (NCCL_*, TORCH_*, ...) and EnvSource
 	// where it came from ("this process", a file name).
 	Env       map[string]string `json:"env,omitempty"`
@@ -50,6 +70,9 @@ type Evidence struct {
 	// RankTimes are per-rank (or per-node) times of the same work, for
 	// finding a slow rank.
 	RankTimes []RankTime `json:"rank_times,omitempty"`
+	// NodeReports are the doctor's reports of each node of a run across
+	// nodes (--nodes DIR).
+	NodeReports []*Report `json:"-"`
 	// Collective are the curve doctor's verdicts on the busbw curve
 	// (plateau against ceiling, small-message floor, dips): the collective
 	// layer's checks, built in curve*.go and joined here as they come.
@@ -68,6 +91,13 @@ type Input struct {
 	What   string `json:"what"`   // "topology", "nccl log", ...
 	Source string `json:"source"` // file name or probe command
 	Note   string `json:"note,omitempty"`
+}
+
+// KernelLog is one node's kernel log, read by probes/parse/dmesg.
+type KernelLog struct {
+	Name string     `json:"name"`
+	Host string     `json:"host,omitempty"`
+	Log  *dmesg.Log `json:"-"`
 }
 
 // RankTime is one rank's time for a piece of work all ranks do alike (a
@@ -94,6 +124,12 @@ func (e *Evidence) ncclVersion() string {
 // AddInput records where a piece of evidence came from.
 func (e *Evidence) AddInput(what, source, note string) {
 	e.Inputs = append(e.Inputs, Input{What: what, Source: source, Note: note})
+}
+
+// AddProblem records an input, or a part of one, that could not be read,
+// and why.
+func (e *Evidence) AddProblem(what, source, why string) {
+	e.Problems = append(e.Problems, Input{What: what, Source: source, Note: why})
 }
 
 // Nodes is how many nodes the job spans as far as the evidence tells:

@@ -2,27 +2,68 @@ package doctor
 
 import (
 	"fmt"
+	"path"
 	"sort"
 	"strings"
 
 	"github.com/commlab/commlab/probes/parse/flightrec"
+	"github.com/commlab/commlab/probes/parse/hanglab"
 )
 
-// CheckHang reads the ranks' Flight Recorder dumps of one job through
-// flightrec.Analyze: the rank and the collective that fell behind, ranks
-// that disagree on a collective's sizes or order, unpaired sends.
-func CheckHang(dumps []*flightrec.Dump) (Verdict, *flightrec.Analysis) {
+// CheckHang reads a hang from what the evidence holds: the ranks' Flight
+// Recorder dumps through flightrec (timing on or off as the dumps, the
+// job's environment or its log say), their stacks (py-spy or
+// faulthandler), the nodes' kernel logs and NCCL's WARN lines. It follows
+// the decision tree: a rank that left no dump first (did it crash or get
+// killed?), every rank inside one collective with none done (the network
+// or a dead rank), ranks at different places (the alignment of sequence
+// ids), unpaired sends. The analysis is returned for the report.
+func CheckHang(ev *Evidence) (Verdict, *flightrec.Analysis) {
 	v := Verdict{Layer: LayerHang, Check: "hang", Chapter: chapterTroubleshoot}
+	dumps := ev.FlightRecorder
 	if len(dumps) == 0 {
-		v.Status, v.Summary = Skipped, "no Flight Recorder dumps: give --fr DIR with one dump per rank (TORCH_NCCL_DUMP_ON_TIMEOUT=1 writes them)"
+		v.Status = Skipped
+		v.Summary = "no Flight Recorder dumps: give --fr DIR with one dump per rank"
+		if d := ev.TorchSetting("TORCH_NCCL_DUMP_ON_TIMEOUT"); d.Known && truthy(d.Value) {
+			v.Summary += "; this job writes them at a timeout (" + d.String() + "), to TORCH_FR_DUMP_TEMP_FILE<rank> (default ~/.cache/fr_trace or /tmp, per PyTorch version)"
+		} else if d.Known {
+			v.Summary += "; this job writes none at a timeout (" + d.String() + "): set TORCH_NCCL_DUMP_ON_TIMEOUT=1"
+		} else {
+			v.Summary += "; whether this job writes them at a timeout is not known (" + d.Source + ")"
+		}
 		return v, nil
 	}
-	a := flightrec.Analyze(dumps)
+	opt := flightrec.Options{}
+	if t := ev.timingSetting(); t.Known {
+		opt.Timing, opt.TimingSource = flightrec.TimingOff, t.String()
+		if truthy(t.Value) {
+			opt.Timing = flightrec.TimingOn
+		}
+	}
+	a := flightrec.AnalyzeWith(dumps, opt)
 	v.Evidence = append(v.Evidence, fmt.Sprintf("%d dumps, ranks %s", len(dumps), flightrec.RankRanges(a.Ranks)))
 	for _, g := range a.Groups {
 		v.Evidence = append(v.Evidence, g.Verdict)
+		if !g.NoEvents && g.StuckSeq > 0 {
+			why := g.TimingWhy
+			if why == "" {
+				why = "neither the dumps nor the job's environment or log say"
+			}
+			v.Evidence = append(v.Evidence, fmt.Sprintf("pg %s: start events %s (%s)", g.PG, g.Timing, why))
+		}
 	}
 	v.Evidence = append(v.Evidence, a.Warnings...)
+	v.Evidence = append(v.Evidence, a.Notes...)
+	v.Evidence = append(v.Evidence, stackLines(ev.Stacks)...)
+
+	kinds := map[string]flightrec.Finding{}
+	var order []string
+	for _, f := range a.Findings {
+		if _, ok := kinds[f.Kind]; !ok {
+			order = append(order, f.Kind)
+		}
+		kinds[f.Kind] = f
+	}
 	if len(a.Findings) == 0 {
 		v.Status = OK
 		v.Summary = fmt.Sprintf("no rank behind and no mismatch in %d process group(s)", len(a.Groups))
@@ -30,12 +71,144 @@ func CheckHang(dumps []*flightrec.Dump) (Verdict, *flightrec.Analysis) {
 	}
 	v.Status = Fail
 	var parts []string
-	for _, f := range a.Findings {
-		parts = append(parts, f.Detail)
+	for _, line := range a.Verdict {
+		parts = append(parts, line)
 	}
 	v.Summary = strings.Join(parts, "; ")
-	v.Next = "look at what the culprit rank was doing before the collective (its stack in the dump, py-spy dump on the live process): a slow data loader, an exception, a branch the other ranks did not take"
+	causes := kernelCauses(ev)
+	warns := ncclWarnLines(ev, 5)
+	switch {
+	case has(kinds, flightrec.FindingNoDump):
+		f := kinds[flightrec.FindingNoDump]
+		v.Branch = BranchHangSame
+		v.Summary = fmt.Sprintf("%s left no dump: did %s crash or get killed? ", ranksText(f.Ranks), pronounOf(f.Ranks)) + v.Summary
+		v.Next = fmt.Sprintf("first find out whether %s process is alive: ps on its node, py-spy dump --pid (a dead process leaves no stack), its stderr for an exception or 'terminate called', the node's dmesg for an Xid or the OOM killer; the other ranks only wait for it", possessiveOf(f.Ranks))
+		v.Evidence = append(v.Evidence, aliveLines(ev.Stacks, f.Ranks)...)
+	case has(kinds, flightrec.FindingAllStuck):
+		v.Branch = BranchHangSame
+		v.Summary += "; this points at the network or a dead rank"
+		v.Next = "check, in order: every rank's process alive (py-spy dump on each; --stacks DIR reads them); dmesg on every node for NVRM Xid (a GPU fault) or a NIC port down (--dmesg FILE reads it); ibstat on each NIC: State Active, and the error counters (symbol errors, link downed, port rcv errors) not rising; the NCCL WARN lines just before the stop (NCCL_DEBUG=WARN)"
+		if g, ok := stuckGroup(a); ok && g.Timing != flightrec.TimingOn {
+			v.Evidence = append(v.Evidence, "the dump cannot tell whether the GPUs started the collective (start events "+g.Timing.String()+"); TORCH_NCCL_ENABLE_TIMING=1 records them next time")
+		}
+	case has(kinds, flightrec.FindingUnpairedP2P) || has(kinds, flightrec.FindingCrossGroup):
+		v.Branch = BranchHangSome
+		v.Next = "match every send with its receive (the p2p entries name the peer); for groups waiting on each other, call the collectives of each group in one order on every rank"
+	default:
+		v.Branch = BranchHangDiffer
+		v.Next = "look at what the culprit rank was doing before the collective (its stack: py-spy dump on the live process, --stacks DIR): a slow data loader, an exception, a branch the other ranks did not take"
+	}
+	if len(causes) > 0 {
+		v.Summary += "; the kernel log names a cause: " + causes[0]
+		v.Evidence = append(v.Evidence, causes...)
+	}
+	if len(warns) > 0 {
+		v.Evidence = append(v.Evidence, warns...)
+	}
+	v.Evidence = append(v.Evidence, "findings in order: "+strings.Join(order, ", "))
 	return v, a
+}
+
+func has(m map[string]flightrec.Finding, k string) bool {
+	_, ok := m[k]
+	return ok
+}
+
+func stuckGroup(a *flightrec.Analysis) (flightrec.GroupReport, bool) {
+	for _, g := range a.Groups {
+		if g.StuckSeq > 0 {
+			return g, true
+		}
+	}
+	return flightrec.GroupReport{}, false
+}
+
+func ranksText(rs []int) string {
+	if len(rs) == 1 {
+		return fmt.Sprintf("rank %d", rs[0])
+	}
+	return "ranks " + flightrec.RankRanges(rs)
+}
+
+func pronounOf(rs []int) string {
+	if len(rs) == 1 {
+		return "it"
+	}
+	return "they"
+}
+
+func possessiveOf(rs []int) string {
+	if len(rs) == 1 {
+		return fmt.Sprintf("rank %d's", rs[0])
+	}
+	return "their"
+}
+
+// stackLines sums the stacks up: ranks whose main thread stands in the
+// same place are one line.
+func stackLines(stacks []hanglab.Stack) []string {
+	where := map[string][]int{}
+	var keys []string
+	for _, s := range stacks {
+		k := ""
+		switch f := s.Where(); {
+		case s.Gone:
+			k = s.Source + " could not read the process: it was not running"
+		case f.Func != "":
+			k = fmt.Sprintf("%s: in %s (%s:%d)", s.Source, f.Func, path.Base(f.File), f.Line)
+		default:
+			continue
+		}
+		if _, ok := where[k]; !ok {
+			keys = append(keys, k)
+		}
+		where[k] = append(where[k], s.Rank)
+	}
+	var out []string
+	for _, k := range keys {
+		out = append(out, fmt.Sprintf("stack of %s, %s", ranksText(where[k]), k))
+	}
+	return out
+}
+
+// aliveLines say, from the stacks, whether the ranks without a dump were
+// running.
+func aliveLines(stacks []hanglab.Stack, ranks []int) []string {
+	var out []string
+	for _, r := range ranks {
+		found := false
+		for _, s := range stacks {
+			if s.Rank != r {
+				continue
+			}
+			found = true
+			if s.Gone {
+				out = append(out, fmt.Sprintf("rank %d's process was gone when its stack was taken (%s: %s)", r, s.Source, s.Error))
+			} else {
+				out = append(out, fmt.Sprintf("rank %d's process was alive when its stack was taken: %s", r, s))
+			}
+		}
+		if !found && len(stacks) > 0 {
+			out = append(out, fmt.Sprintf("rank %d left no stack either", r))
+		}
+	}
+	return out
+}
+
+// ncclWarnLines are the first n NCCL WARN lines of the log.
+func ncclWarnLines(ev *Evidence, n int) []string {
+	if ev.NCCLLog == nil {
+		return nil
+	}
+	var out []string
+	for _, w := range ev.NCCLLog.Warnings {
+		if len(out) == n {
+			out = append(out, fmt.Sprintf("... %d more NCCL WARN lines", len(ev.NCCLLog.Warnings)-n))
+			break
+		}
+		out = append(out, fmt.Sprintf("NCCL WARN (%s): %s", w.Source, w.Text))
+	}
+	return out
 }
 
 // Slow-rank thresholds: a rank this much slower than the median of the

@@ -16,23 +16,31 @@ var ErrLaunch = errors.New("doctor: bad launch request")
 // launcher: the doctor never starts one of its own.
 type Launch struct {
 	Launcher string // "mpirun", "srun" or "torchrun"
-	Hostfile string // mpirun's --hostfile
-	Nodes    int
+	// Hostfile is mpirun's --hostfile; Hosts the nodes by name (read from
+	// the hostfile, or given), for srun's --nodelist, mpirun's --host and
+	// torchrun's rendezvous host.
+	Hostfile string
+	Hosts    []string
+	Nodes    int    // nodes; 0 takes the number of Hosts
 	PerNode  int    // GPUs (ranks) per node
 	Binary   string // the commlab binary, as the nodes see it
 	Out      string // a directory every node can write (a shared file system)
 	// Collective is the program that runs the cross-node collective sweep
 	// (nccl-tests' all_reduce_perf by default).
 	Collective []string
-	// Master is torchrun's rendezvous host:port.
+	// Master is torchrun's rendezvous host:port (default: the first host,
+	// port 29500).
 	Master string
 }
 
-// Plan is the commands a Launch runs, in order, and what to know about
-// them.
+// Plan is the commands a Launch runs, in order, the one command that
+// reads everything they leave into one report, and what to know.
 type Plan struct {
 	Commands [][]string
+	FollowUp []string
 	Notes    []string
+	// Outputs are the files and folders the commands write under Out.
+	Outputs []string
 }
 
 // ncclLogEnv are the settings every rank of the sweep runs with: NCCL's
@@ -42,15 +50,33 @@ func ncclLogEnv(out string) []string {
 		"NCCL_DEBUG_FILE=" + filepath.Join(out, "nccl.%h.%p.log")}
 }
 
-// Plan builds the commands: first the doctor on every node (one process
-// per node, each writing its report under Out/nodes/<host>), then the
-// collective sweep over all ranks with NCCL's log.
+// Where a plan's outputs go under Out.
+func nodesDir(out string) string  { return filepath.Join(out, "nodes") }
+func sweepFile(out string) string { return filepath.Join(out, "nccl-tests.txt") }
+func torchDir(out string) string  { return filepath.Join(out, "torch") }
+func reportDir(out string) string { return filepath.Join(out, "report") }
+
+// Plan builds the commands: the doctor on every node (one process per
+// node, each writing its report under Out/nodes/<host>), the collective
+// sweep over all ranks with NCCL's log (its table saved to
+// Out/nccl-tests.txt), and the follow-up that reads both, with the NCCL
+// logs, into one report in Out/report.
 func (l Launch) Plan() (Plan, error) {
+	if l.Nodes == 0 {
+		l.Nodes = len(l.Hosts)
+	}
 	if l.Nodes < 1 || l.PerNode < 1 {
 		return Plan{}, fmt.Errorf("%w: nodes and GPUs per node must be positive (got %d, %d)", ErrLaunch, l.Nodes, l.PerNode)
 	}
 	if l.Out == "" {
 		return Plan{}, fmt.Errorf("%w: an output directory every node can write is needed", ErrLaunch)
+	}
+	if len(l.Hosts) > 0 && l.Nodes > len(l.Hosts) {
+		return Plan{}, fmt.Errorf("%w: %d nodes asked, but the hosts name %d (%s)", ErrLaunch, l.Nodes, len(l.Hosts), strings.Join(l.Hosts, ","))
+	}
+	hosts := l.Hosts
+	if len(hosts) > l.Nodes {
+		hosts = hosts[:l.Nodes]
 	}
 	bin := l.Binary
 	if bin == "" {
@@ -60,45 +86,82 @@ func (l Launch) Plan() (Plan, error) {
 	if len(coll) == 0 {
 		coll = []string{"all_reduce_perf", "-b", "8", "-e", "8G", "-f", "2", "-g", "1"}
 	}
-	doctor := []string{bin, "doctor", "--node-dir", filepath.Join(l.Out, "nodes")}
-	n, ranks := strconv.Itoa(l.Nodes), strconv.Itoa(l.Nodes*l.PerNode)
-	var p Plan
+	doctor := []string{bin, "doctor", "--node-dir", nodesDir(l.Out)}
+	n, ranks, g := strconv.Itoa(l.Nodes), strconv.Itoa(l.Nodes*l.PerNode), strconv.Itoa(l.PerNode)
+	p := Plan{Outputs: []string{nodesDir(l.Out) + "/<host>/report.json", filepath.Join(l.Out, "nccl.<host>.<pid>.log"), reportDir(l.Out)}}
+	p.Commands = append(p.Commands, []string{"mkdir", "-p", nodesDir(l.Out)})
+	save := func(c []string) []string {
+		return []string{"sh", "-c", ShellLine(c) + " > " + ShellLine([]string{sweepFile(l.Out)}) + " 2>&1"}
+	}
+	followUp := []string{bin, "doctor", "--nodes", nodesDir(l.Out), "--nccl-log", filepath.Join(l.Out, "nccl.*.log"), "--out", reportDir(l.Out)}
 	switch l.Launcher {
 	case "mpirun":
-		if l.Hostfile == "" {
-			return Plan{}, fmt.Errorf("%w: mpirun needs --hostfile", ErrLaunch)
+		place := func(per string) []string {
+			switch {
+			case l.Hostfile != "":
+				return []string{"--hostfile", l.Hostfile}
+			case len(hosts) > 0:
+				var hs []string
+				for _, h := range hosts {
+					hs = append(hs, h+":"+per)
+				}
+				return []string{"--host", strings.Join(hs, ",")}
+			}
+			return nil
 		}
-		p.Commands = append(p.Commands, append([]string{"mpirun", "--hostfile", l.Hostfile, "-np", n, "--map-by", "ppr:1:node"}, doctor...))
-		c := []string{"mpirun", "--hostfile", l.Hostfile, "-np", ranks, "--map-by", "ppr:" + strconv.Itoa(l.PerNode) + ":node"}
+		if l.Hostfile == "" && len(hosts) == 0 {
+			return Plan{}, fmt.Errorf("%w: mpirun needs --hostfile (or --hosts)", ErrLaunch)
+		}
+		c := append(append([]string{"mpirun"}, place("1")...), "-np", n, "--map-by", "ppr:1:node")
+		p.Commands = append(p.Commands, append(c, doctor...))
+		c = append(append([]string{"mpirun"}, place(g)...), "-np", ranks, "--map-by", "ppr:"+g+":node")
 		for _, e := range ncclLogEnv(l.Out) {
 			c = append(c, "-x", e)
 		}
-		p.Commands = append(p.Commands, append(c, coll...))
+		p.Commands = append(p.Commands, save(append(c, coll...)))
+		followUp = append(followUp, "--nccl-tests", sweepFile(l.Out))
+		p.Outputs = append(p.Outputs, sweepFile(l.Out))
 	case "srun":
-		p.Commands = append(p.Commands, append([]string{"srun", "-N", n, "--ntasks-per-node=1"}, doctor...))
+		c := []string{"srun", "-N", n}
+		if len(hosts) > 0 {
+			c = append(c, "--nodelist="+strings.Join(hosts, ","))
+		}
+		p.Commands = append(p.Commands, append(append(append([]string(nil), c...), "--ntasks-per-node=1"), doctor...))
 		// srun's --export splits on commas, which NCCL_DEBUG_SUBSYS holds:
 		// the settings go through env(1) on each rank instead.
-		c := append([]string{"srun", "-N", n, "--ntasks-per-node=" + strconv.Itoa(l.PerNode), "env"}, ncclLogEnv(l.Out)...)
-		p.Commands = append(p.Commands, append(c, coll...))
+		sweep := append(append(append([]string(nil), c...), "--ntasks-per-node="+g, "env"), ncclLogEnv(l.Out)...)
+		p.Commands = append(p.Commands, save(append(sweep, coll...)))
+		followUp = append(followUp, "--nccl-tests", sweepFile(l.Out))
+		p.Outputs = append(p.Outputs, sweepFile(l.Out))
 	case "torchrun":
-		if l.Master == "" {
-			return Plan{}, fmt.Errorf("%w: torchrun needs --master host:port for its rendezvous", ErrLaunch)
+		master := l.Master
+		if master == "" && len(hosts) > 0 {
+			master = hosts[0] + ":29500"
+		}
+		if master == "" {
+			return Plan{}, fmt.Errorf("%w: torchrun needs --master host:port (or --hosts) for its rendezvous", ErrLaunch)
 		}
 		p.Commands = append(p.Commands, doctor)
 		script := filepath.Join(l.Out, "bench_torch.py")
-		p.Commands = append(p.Commands, []string{"sh", "-c", bin + " probe torch --script > " + script})
+		p.Commands = append(p.Commands, []string{"sh", "-c", ShellLine([]string{bin, "probe", "torch", "--script"}) + " > " + ShellLine([]string{script})})
+		p.Commands = append(p.Commands, []string{"mkdir", "-p", torchDir(l.Out)})
 		c := []string{"env"}
 		c = append(c, ncclLogEnv(l.Out)...)
-		c = append(c, "torchrun", "--nnodes", n, "--nproc-per-node", strconv.Itoa(l.PerNode), "--rdzv-backend", "c10d", "--rdzv-endpoint", l.Master,
-			script, "--what", "nccl", "--out", filepath.Join(l.Out, "torch-nccl-%h.json"))
-		p.Commands = append(p.Commands, c)
-		p.Notes = append(p.Notes, "torchrun starts processes on its own node only: run these commands on every node (the same line on each)")
+		c = append(c, "torchrun", "--nnodes", n, "--nproc-per-node", g, "--rdzv-backend", "c10d", "--rdzv-endpoint", master,
+			script, "--what", "nccl", "--out")
+		// Each node's local rank 0 writes its run, named by the node.
+		p.Commands = append(p.Commands, []string{"sh", "-c", ShellLine(c) + " " + ShellLine([]string{torchDir(l.Out)}) + `/"$(hostname)".json`})
+		followUp = append(followUp, "--rank-runs", torchDir(l.Out))
+		p.Outputs = append(p.Outputs, torchDir(l.Out)+"/<host>.json")
+		p.Notes = append(p.Notes, fmt.Sprintf("torchrun starts processes on its own node only: run these commands on each of the %d nodes (the same lines on each), then the last one once", l.Nodes))
 	default:
 		return Plan{}, fmt.Errorf("%w: unknown launcher %q (mpirun, srun or torchrun)", ErrLaunch, l.Launcher)
 	}
+	p.FollowUp = followUp
 	p.Notes = append(p.Notes,
-		"each node's doctor writes "+filepath.Join(l.Out, "nodes", "<host>", "report.json")+"; the sweep leaves NCCL's log in "+filepath.Join(l.Out, "nccl.<host>.<pid>.log"),
-		"then read them together: "+bin+" doctor --nodes "+filepath.Join(l.Out, "nodes")+" --nccl-log '"+filepath.Join(l.Out, "nccl.*.log")+"'")
+		fmt.Sprintf("%d node(s) x %d GPU(s) = %d ranks; each node's doctor writes %s; the sweep leaves NCCL's log in %s",
+			l.Nodes, l.PerNode, l.Nodes*l.PerNode, filepath.Join(nodesDir(l.Out), "<host>", "report.json"), filepath.Join(l.Out, "nccl.<host>.<pid>.log")),
+		"then read everything into one report: "+ShellLine(followUp))
 	return p, nil
 }
 

@@ -22,6 +22,7 @@ func CheckNCCL(lg *nccllog.Log, t *probes.Topology, env map[string]string, nodes
 	}
 	return []Verdict{
 		checkNCCLVersion(lg),
+		checkNCCLWarnings(lg),
 		checkNetwork(lg, t, env, nodes),
 		checkTransports(lg, t),
 		checkChannels(lg, t, env),
@@ -42,6 +43,120 @@ func checkNCCLVersion(lg *nccllog.Log) Verdict {
 		v.Next = "one NCCL for every rank (PyTorch bundles its own; LD_LIBRARY_PATH or NCCL from the system can override it on some nodes)"
 	}
 	v.Evidence = append(v.Evidence, fmt.Sprintf("%d ranks, %d processes on %d host(s)", lg.NRanks(), len(lg.Processes), len(lg.Hosts())))
+	return v
+}
+
+// warnCause is what a kind of NCCL WARN line means, and what to do.
+type warnCause struct {
+	words []string // any of these, case folded, in the WARN text
+	fatal bool     // NCCL fails the call (the init or the collective)
+	cause string
+	next  string
+}
+
+// warnCauses read NCCL's WARN lines, in order: the first that matches
+// names the cause. Shared memory: transport/shm.cc and misc/shmutils.cc
+// ("Error while creating shared memory segment", "failed to extend
+// /dev/shm/...", older include/shm.h "Call to posix_fallocate failed");
+// CUDA IPC: transport/p2p ("failed to open CUDA IPC handle",
+// cuMemImportFromShareableHandle); libibverbs missing (misc/ibvwrap).
+var warnCauses = []warnCause{
+	{[]string{"shared memory segment", "/dev/shm", "posix_fallocate", "shm_open"}, true,
+		"shared memory (/dev/shm) is full or too small for NCCL's SHM buffers: a container gets 64 MiB by default",
+		"give the container more shared memory (docker run --shm-size=1g or --ipc=host; on Kubernetes an emptyDir of medium Memory mounted at /dev/shm), and remove stale /dev/shm/nccl-* files; NCCL_SHM_DISABLE=1 only hides it"},
+	{[]string{"cuda ipc handle", "cudaipcopenmemhandle", "cudaipcgetmemhandle", "importfromshareablehandle", "ipc handle"}, true,
+		"CUDA IPC between the ranks' processes failed: GPUs without peer access to each other, processes in separate containers or PID namespaces, or a GPU hidden from one of them (CUDA_VISIBLE_DEVICES)",
+		"check peer access between the GPUs (nvidia-smi topo -p2p r), run the ranks in one container or share the IPC and PID namespaces, and show every rank the GPUs it talks to"},
+	{[]string{"libibverbs"}, false,
+		"libibverbs could not be loaded: NCCL cannot use InfiniBand or RoCE and falls back to TCP sockets across nodes",
+		"install rdma-core (libibverbs) in the image and give the container /dev/infiniband"},
+	{[]string{"failed", "error", "unhandled", "abort", "timeout", "timed out", "invalid"}, true,
+		"NCCL reported a failure",
+		"read the WARN line and the INFO lines around it (NCCL_DEBUG=INFO, NCCL_DEBUG_SUBSYS=INIT,NET): they name the call that failed"},
+}
+
+// checkNCCLWarnings reads NCCL's WARN lines: one that makes NCCL fail a
+// call (shared memory full, a CUDA IPC handle that does not open, any WARN
+// that says failed or error) is a failure with its cause; others warn.
+func checkNCCLWarnings(lg *nccllog.Log) Verdict {
+	v := Verdict{Layer: LayerNCCL, Check: "nccl-warnings", Chapter: chapterTroubleshoot}
+	if len(lg.Warnings) == 0 {
+		v.Status, v.Summary = OK, "no NCCL WARN line"
+		if lg.NCCLLines == 0 {
+			v.Status, v.Summary = Skipped, "no NCCL line in the log"
+		}
+		return v
+	}
+	type hit struct {
+		c     warnCause
+		count int
+		first nccllog.Message
+	}
+	var hits []*hit
+	byCause := map[string]*hit{}
+	other := 0
+	for _, w := range lg.Warnings {
+		text := strings.ToLower(w.Text)
+		matched := false
+		for _, c := range warnCauses {
+			for _, word := range c.words {
+				if strings.Contains(text, word) {
+					h := byCause[c.cause]
+					if h == nil {
+						h = &hit{c: c, first: w}
+						byCause[c.cause] = h
+						hits = append(hits, h)
+					}
+					h.count++
+					matched = true
+					break
+				}
+			}
+			if matched {
+				break
+			}
+		}
+		if !matched {
+			other++
+		}
+	}
+	for i, w := range lg.Warnings {
+		if i == 8 {
+			v.Evidence = append(v.Evidence, fmt.Sprintf("... %d more WARN lines", len(lg.Warnings)-i))
+			break
+		}
+		where := ""
+		if w.Where != "" {
+			where = " " + w.Where
+		}
+		v.Evidence = append(v.Evidence, fmt.Sprintf("%s%s NCCL WARN %s", w.Source, where, w.Text))
+	}
+	if len(hits) == 0 {
+		v.Status = Warn
+		v.Summary = fmt.Sprintf("%d NCCL WARN line(s): %s", len(lg.Warnings), lg.Warnings[0].Text)
+		v.Next = "read the WARN lines: NCCL prints them for what it could not do as configured"
+		return v
+	}
+	first := hits[0]
+	for _, h := range hits {
+		if h.c.fatal && !first.c.fatal {
+			first = h
+		}
+	}
+	v.Status = Warn
+	if first.c.fatal {
+		v.Status = Fail
+	}
+	v.Summary = fmt.Sprintf("%s (%d WARN line(s), first on %s: %s)", first.c.cause, first.count, first.first.Source, first.first.Text)
+	v.Next = first.c.next
+	for _, h := range hits {
+		if h != first {
+			v.Evidence = append(v.Evidence, fmt.Sprintf("also: %s (%d WARN line(s))", h.c.cause, h.count))
+		}
+	}
+	if other > 0 {
+		v.Evidence = append(v.Evidence, fmt.Sprintf("%d other WARN line(s)", other))
+	}
 	return v
 }
 

@@ -16,7 +16,24 @@ import (
 // module missing, distance beyond NCCL_NET_GDR_LEVEL, ACS), from the
 // topology and, when given, NCCL's own log.
 func CheckNIC(t *probes.Topology, pci *probes.PCIFacts, lg *nccllog.Log, nodes int) []Verdict {
-	return []Verdict{checkRDMADevices(t, nodes), checkGDRModule(t), checkGDR(t, pci, lg, nodes)}
+	return []Verdict{checkRDMADevices(t, nodes), checkGDRModule(t, lg, nodes), checkGDR(t, pci, lg, nodes)}
+}
+
+// networkUse counts NCCL's network connections in its log (NET/IB/...,
+// not sockets) and those through GPUDirect RDMA (.../GDRDMA), and says
+// whether the job sends anything over the network at all: it spans nodes,
+// or the log shows network connections.
+func networkUse(lg *nccllog.Log, nodes int) (conns, gdr int, traffic bool) {
+	if lg != nil && lg.Network != nil {
+		for _, u := range lg.Network.NICs {
+			if u.Net == "Socket" || strings.HasPrefix(u.Net, "NET/Socket") {
+				continue
+			}
+			conns += u.Connections
+			gdr += u.GDR
+		}
+	}
+	return conns, gdr, nodes > 1 || conns > 0
 }
 
 func checkRDMADevices(t *probes.Topology, nodes int) Verdict {
@@ -111,7 +128,7 @@ func versionSuffix(v string) string {
 	return " (" + v + ")"
 }
 
-func checkGDRModule(t *probes.Topology) Verdict {
+func checkGDRModule(t *probes.Topology, lg *nccllog.Log, nodes int) Verdict {
 	v := Verdict{Layer: LayerNIC, Check: "gpudirect-module", Chapter: chapterRDMA}
 	if t == nil {
 		v.Status, v.Summary = Skipped, "no topology"
@@ -119,7 +136,14 @@ func checkGDRModule(t *probes.Topology) Verdict {
 	}
 	ok, known, why := gdrModule(t)
 	v.Evidence = []string{why}
+	_, gdrConns, traffic := networkUse(lg, nodes)
 	switch {
+	case gdrConns > 0 && !ok:
+		v.Status, v.Summary = OK, fmt.Sprintf("NCCL's log shows %d network connection(s) through GPUDirect RDMA (GDRDMA), so NICs reach GPU memory (%s)", gdrConns, why)
+	case known && !ok && len(RDMANICs(t)) > 0 && !traffic:
+		v.Status = Warn
+		v.Summary = "GPUDirect RDMA would be off once the job spans nodes: " + why + " (one node: nothing crosses the network now)"
+		v.Next = "modprobe nvidia_peermem (driver package nvidia-peermem), or use the open kernel modules on Linux 5.12+ for DMA-BUF"
 	case !known:
 		v.Status, v.Summary = Skipped, why+" (run on the machine to read /sys/module)"
 	case ok:
@@ -144,6 +168,7 @@ func checkGDR(t *probes.Topology, pci *probes.PCIFacts, lg *nccllog.Log, nodes i
 		v.Status, v.Summary = Skipped, "no topology and no NCCL log"
 		return v
 	}
+	netConns, gdrConns, traffic := networkUse(lg, nodes)
 	why := map[string][]string{} // NIC name -> reasons GDR is off
 	hard := map[string]bool{}    // NICs off for a reason other than distance (module, ACS, NCCL)
 	var nics []string
@@ -154,7 +179,7 @@ func checkGDR(t *probes.Topology, pci *probes.PCIFacts, lg *nccllog.Log, nodes i
 		for _, n := range rdma {
 			nics = append(nics, n.Name)
 			names[n.ID()] = n.Name
-			if known && !moduleOK {
+			if known && !moduleOK && gdrConns == 0 { // GDRDMA in NCCL's log: the NIC does reach GPU memory
 				why[n.Name] = append(why[n.Name], modWhy)
 				hard[n.Name] = true
 			}
@@ -220,6 +245,9 @@ func checkGDR(t *probes.Topology, pci *probes.PCIFacts, lg *nccllog.Log, nodes i
 			}
 		}
 	}
+	if gdrConns > 0 {
+		v.Evidence = append(v.Evidence, fmt.Sprintf("NCCL's transports: %d of %d network connections via .../GDRDMA (GPUDirect RDMA in use)", gdrConns, netConns))
+	}
 	var off, offHard []string
 	for _, n := range nics {
 		if hard[n] {
@@ -246,20 +274,23 @@ func checkGDR(t *probes.Topology, pci *probes.PCIFacts, lg *nccllog.Log, nodes i
 	case sockOnly:
 		v.Status = Warn
 		v.Summary = "GPUDirect RDMA not in effect: NCCL's inter-node traffic went over TCP sockets (the nccl-network check says why)"
-	case len(nics) == 0:
-		v.Status, v.Summary = Skipped, "no RDMA NIC in the evidence: GPUDirect RDMA does not apply"
 	case len(usedNoGDR) > 0:
 		v.Status = Fail
 		v.Summary = "NCCL sent over " + strings.Join(usedNoGDR, ", ") + " without GPUDirect RDMA: network traffic is staged through host memory"
-	case len(offHard) > 0 && (nodes > 1 || net != nil):
+	case len(offHard) > 0 && traffic:
 		v.Status = Fail
 		v.Summary = fmt.Sprintf("GPUDirect RDMA is off or detoured for %d of %d NICs: %s", len(offHard), len(nics), strings.Join(offHard, ", "))
 	case len(offHard) > 0:
 		v.Status = Warn
-		v.Summary = fmt.Sprintf("GPUDirect RDMA would be off or detoured for %d of %d NICs (%s) once the job spans nodes", len(offHard), len(nics), strings.Join(offHard, ", "))
+		v.Summary = fmt.Sprintf("GPUDirect RDMA would be off or detoured for %d of %d NICs (%s) once the job spans nodes (one node: nothing crosses the network now)", len(offHard), len(nics), strings.Join(offHard, ", "))
 	case len(off) > 0:
 		v.Status = Warn
 		v.Summary = fmt.Sprintf("some GPUs are too far from their NIC for GPUDirect RDMA (beyond PXB; the nic-affinity check places them): %s", strings.Join(off, ", "))
+	case gdrConns > 0:
+		v.Status = OK
+		v.Summary = fmt.Sprintf("GPUDirect RDMA in use: all %d network connections in NCCL's log go through .../GDRDMA", netConns)
+	case len(nics) == 0:
+		v.Status, v.Summary = Skipped, "no RDMA NIC in the evidence: GPUDirect RDMA does not apply"
 	default:
 		v.Status = OK
 		v.Summary = fmt.Sprintf("GPUDirect RDMA in effect for all %d NICs", len(nics))

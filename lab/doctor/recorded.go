@@ -90,14 +90,14 @@ func Recorded(name string) (*Evidence, error) {
 		if ev.Bandwidth, err = recorded.Load(runs[0]); err != nil {
 			return nil, fmt.Errorf("doctor: %w", err)
 		}
-		ev.AddInput("bandwidth", "recorded "+runs[0], ev.Bandwidth.Provenance())
+		ev.AddInput("bandwidth", "recorded "+runs[0], RunProvenance(ev.Bandwidth))
 		ev.Date = ev.Bandwidth.Date
 	}
 	if runs[1] != "" {
 		if ev.NCCL, err = recorded.Load(runs[1]); err != nil {
 			return nil, fmt.Errorf("doctor: %w", err)
 		}
-		ev.AddInput("nccl sweep", "recorded "+runs[1], ev.NCCL.Provenance())
+		ev.AddInput("nccl sweep", "recorded "+runs[1], RunProvenance(ev.NCCL))
 		ev.Env, ev.EnvSource = ev.NCCL.Env, "the sweep's environment ("+runs[1]+")"
 	}
 	if runs[2] != "" {
@@ -135,7 +135,7 @@ func localRuns(ev *Evidence, dir string) error {
 	}
 	if bw != nil {
 		ev.Bandwidth, ev.Date = bw, bw.Date
-		ev.AddInput("bandwidth", dir+"/bandwidth.json", bw.Provenance())
+		ev.AddInput("bandwidth", dir+"/bandwidth.json", RunProvenance(bw))
 	}
 	nc, err := load("nccl.json")
 	if err != nil {
@@ -143,7 +143,7 @@ func localRuns(ev *Evidence, dir string) error {
 	}
 	if nc != nil {
 		ev.NCCL = nc
-		ev.AddInput("nccl sweep", dir+"/nccl.json", nc.Provenance())
+		ev.AddInput("nccl sweep", dir+"/nccl.json", RunProvenance(nc))
 		if lg := nc.Logs["nccl-debug"]; lg != "" {
 			if ev.NCCLLog, err = nccllog.ParseBytes([]byte(lg)); err != nil {
 				return fmt.Errorf("doctor: recorded %s nccl log: %w", dir, err)
@@ -158,6 +158,12 @@ func localRuns(ev *Evidence, dir string) error {
 	if b, err := recordedFS.ReadFile(dir + "/torch-version.txt"); err == nil {
 		ev.TorchVersion = strings.TrimSpace(string(b))
 		ev.AddInput("pytorch", dir+"/torch-version.txt", "PyTorch "+ev.TorchVersion)
+	}
+	if b, err := recordedFS.ReadFile(dir + "/torch-capture-stdout.txt"); err == nil {
+		if l, why := launcherFromLog(string(b)); l != "" {
+			ev.Launcher, ev.LauncherWhy = l, why+" in "+dir+"/torch-capture-stdout.txt"
+			ev.AddInput("launcher", dir+"/torch-capture-stdout.txt", "the job's output: "+l)
+		}
 	}
 	return nil
 }

@@ -28,9 +28,15 @@ type Report struct {
 	// Metrics are the measured numbers --baseline compares: peak
 	// host-device and peer-to-peer bandwidth, the collective's busbw
 	// plateau and small-message floor.
-	Metrics  map[string]float64 `json:"metrics,omitempty"`
-	Counts   map[string]int     `json:"counts"`
-	ExitCode int                `json:"exit_code"`
+	Metrics map[string]float64 `json:"metrics,omitempty"`
+	// Gaps are the warnings and failures, causes first (RankGaps); Tree
+	// is chapter 6's decision tree marked by the verdicts (MarkTree).
+	Gaps     []Gap          `json:"gaps"`
+	Tree     []TreeMark     `json:"tree"`
+	Counts   map[string]int `json:"counts"`
+	ExitCode int            `json:"exit_code"`
+	// Command is the command line that made the report, when known.
+	Command string `json:"command,omitempty"`
 	// Baseline names the saved report this one was compared with.
 	Baseline string `json:"baseline,omitempty"`
 
@@ -93,12 +99,13 @@ func Diagnose(ev *Evidence) *Report {
 	} else {
 		vs = append(vs, skipped(LayerFramework, "overlap", "no torch profiler trace: give --trace TRACE.json (overlap of NCCL kernels with compute)", chapterPyTorch))
 	}
-	vs = append(vs, LintEnv(env, ev.EnvSource, KnownEnv(ev.ncclVersion(), ev.TorchVersion))...)
-	hang, analysis := CheckHang(ev.FlightRecorder)
-	vs = append(vs, hang)
+	vs = append(vs, LintEnv(ev)...)
+	hang, analysis := CheckHang(ev)
+	vs = append(vs, hang, CheckProcesses(ev), CheckKernel(ev))
 	if len(ev.FlightRecorder) > 1 {
 		vs = append(vs, CheckStraggler(ev.FlightRecorder))
 	}
+	vs = append([]Verdict{CheckEvidence(ev)}, vs...)
 
 	r := &Report{Tool: "commlab doctor", Host: ev.Host, Date: ev.Date, Inputs: ev.Inputs, Verdicts: vs, Evidence: ev, Hang: analysis}
 	if ev.NCCLLog != nil && ev.NCCLLog.NRanks() > 1 {
@@ -133,6 +140,8 @@ func mergedEnv(env map[string]string, ev *Evidence) map[string]string {
 }
 
 func (r *Report) finish() {
+	r.Gaps = RankGaps(r.Verdicts)
+	r.Tree = MarkTree(r.Verdicts)
 	r.Counts = map[string]int{}
 	for _, v := range r.Verdicts {
 		r.Counts[v.Status.String()]++
@@ -242,23 +251,18 @@ func answers(r *Report, ev *Evidence, nodes int) []Answer {
 	}
 	out = append(out, answer(5, summaries(ov, "not measured"), ov))
 
-	// 7. Where is the gap.
+	// 7. Where is the gap: causes first.
 	var bad []Verdict
 	for _, v := range r.Verdicts {
 		if v.Status == Fail || v.Status == Warn {
 			bad = append(bad, v)
 		}
 	}
-	sort.SliceStable(bad, func(i, j int) bool { return bad[i].Status > bad[j].Status })
-	gap := "no check found a fault in the evidence given"
-	if len(bad) > 0 {
-		var parts []string
-		for _, v := range bad {
-			parts = append(parts, fmt.Sprintf("%s (%s/%s): %s", v.Status, v.Layer, v.Check, v.Summary))
-		}
-		gap = strings.Join(parts, "\n")
+	ga := answer(6, GapsText(RankGaps(r.Verdicts)), nil)
+	for _, g := range RankGaps(r.Verdicts) {
+		ga.Checks = append(ga.Checks, g.Check)
 	}
-	ga := answer(6, gap, bad)
+	ga.Status = worst(bad...)
 	if len(bad) == 0 {
 		ga.Status = OK
 	}
@@ -603,6 +607,9 @@ var statusMark = map[Status]string{OK: "ok  ", Warn: "WARN", Fail: "FAIL", Skipp
 func (r *Report) WriteText(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "commlab doctor: %s, %s\n", orDash(r.Host), r.Date.Format(time.RFC3339))
+	if r.Command != "" {
+		fmt.Fprintf(&b, "  command: %s\n", r.Command)
+	}
 	for _, in := range r.Inputs {
 		fmt.Fprintf(&b, "  %s: %s", in.What, in.Source)
 		if in.Note != "" {
@@ -629,6 +636,14 @@ func (r *Report) WriteText(w io.Writer) error {
 				fmt.Fprintf(&b, "         next: %s\n", v.Next)
 			}
 		}
+	}
+	b.WriteString("\nDECISION TREE (chapter 6; marked where the evidence reaches)\n")
+	for _, line := range strings.Split(strings.TrimRight(TreeText(r.Tree), "\n"), "\n") {
+		if strings.TrimSpace(line) == "" {
+			b.WriteString("\n")
+			continue
+		}
+		fmt.Fprintf(&b, "  %s\n", line)
 	}
 	b.WriteString("\nQUESTIONS\n")
 	for _, a := range r.Answers {

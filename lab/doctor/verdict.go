@@ -54,7 +54,8 @@ const (
 	LayerNCCL       Layer = "nccl"       // version, network, transports, channels, tuner pick
 	LayerCollective Layer = "collective" // the busbw curve against the model
 	LayerFramework  Layer = "framework"  // overlap, environment
-	LayerHang       Layer = "hang"       // Flight Recorder dumps
+	LayerHang       Layer = "hang"       // Flight Recorder dumps, stacks, kernel log
+	LayerEvidence   Layer = "evidence"   // what the inputs held and what could not be read
 )
 
 // Verdict is one check's result.
@@ -66,6 +67,9 @@ type Verdict struct {
 	Evidence []string `json:"evidence,omitempty"`
 	Next     string   `json:"next,omitempty"`
 	Chapter  string   `json:"chapter,omitempty"` // e.g. "06-nccl-tests"
+	// Branch is the leaf of chapter 6's decision tree this verdict marks
+	// (BranchHangSame, ...), when it marks one.
+	Branch string `json:"branch,omitempty"`
 }
 
 func (v Verdict) String() string {

@@ -88,6 +88,9 @@ func Notebook(r *doctor.Report) (*notebook.Notebook, error) {
 	}
 	add(md(fmt.Sprintf("# commlab doctor: %s\n\n%s. %d ok, %d warn, %d fail, %d skipped; exit status %d (0 all ok, 1 warnings, 2 failures).",
 		host, r.Date.UTC().Format("2006-01-02 15:04 UTC"), r.Counts["ok"], r.Counts["warn"], r.Counts["fail"], r.Counts["skipped"], r.ExitCode)))
+	if r.Command != "" {
+		add(raw("<p class=\"small\">made by <code>" + esc(r.Command) + "</code></p>"))
+	}
 	add(raw(css))
 
 	var in strings.Builder
@@ -142,6 +145,11 @@ func Notebook(r *doctor.Report) (*notebook.Notebook, error) {
 		add(raw(picksTable(r.Picks)))
 	}
 
+	add(md("## Where to look first\n\nThe warnings and failures, causes before what they explain (a Socket fallback before the GPUDirect RDMA it turns off)."))
+	add(raw(gapsList(r.Gaps)))
+	add(md("## The decision tree\n\nChapter 6's tree from the symptom to the checks, marked where this evidence reaches (`ok`, `warn`, `fail`; unmarked: nothing here speaks to it)."))
+	add(raw(treeTable(r.Tree)))
+
 	add(md("## The checks, layer by layer\n\nOpen a row for its evidence. The chapter column names the chapter that explains the check."))
 	add(raw(checksTable(r.Verdicts)))
 
@@ -155,7 +163,7 @@ func Notebook(r *doctor.Report) (*notebook.Notebook, error) {
 
 func anchor(ref string) string { return strings.NewReplacer("/", "-", " ", "-").Replace(ref) }
 
-var layerOrder = []doctor.Layer{doctor.LayerTopology, doctor.LayerNVLink, doctor.LayerNIC, doctor.LayerNCCL, doctor.LayerCollective, doctor.LayerFramework, doctor.LayerHang}
+var layerOrder = []doctor.Layer{doctor.LayerEvidence, doctor.LayerTopology, doctor.LayerNVLink, doctor.LayerNIC, doctor.LayerNCCL, doctor.LayerCollective, doctor.LayerFramework, doctor.LayerHang}
 
 func checksTable(vs []doctor.Verdict) string {
 	var b strings.Builder
@@ -186,6 +194,57 @@ func checksTable(vs []doctor.Verdict) string {
 			}
 			fmt.Fprintf(&b, "</td><td class=\"small\">%s</td></tr>\n", esc(v.Chapter))
 		}
+	}
+	b.WriteString("</table>")
+	return b.String()
+}
+
+// gapsList is the ranked gaps as an ordered list linking to the checks.
+func gapsList(gaps []doctor.Gap) string {
+	if len(gaps) == 0 {
+		return "<p>No check found a fault in the evidence given.</p>"
+	}
+	var b strings.Builder
+	b.WriteString("<ol>\n")
+	for _, g := range gaps {
+		fmt.Fprintf(&b, "<li>%s <a href=\"#check-%s\">%s</a>: %s", badge(g.Status), anchor(g.Check), esc(g.Check), esc(g.Summary))
+		if len(g.ExplainedBy) > 0 {
+			var links []string
+			for _, e := range g.ExplainedBy {
+				links = append(links, fmt.Sprintf("<a href=\"#check-%s\">%s</a>", anchor(e), esc(e)))
+			}
+			fmt.Fprintf(&b, " <span class=\"small\">(follows from %s)</span>", strings.Join(links, ", "))
+		}
+		b.WriteString("</li>\n")
+	}
+	b.WriteString("</ol>")
+	return b.String()
+}
+
+// treeTable draws the decision tree as chapter 6 does: symptom, what you
+// see, the mark here, the checks in order, and the verdicts that marked it.
+func treeTable(marks []doctor.TreeMark) string {
+	var b strings.Builder
+	b.WriteString("<table class=\"checks\"><tr><th>symptom</th><th>what you see</th><th>here</th><th>check, in order</th><th>from</th></tr>\n")
+	last := ""
+	for _, m := range marks {
+		sym := ""
+		if m.Branch.Symptom != last {
+			sym, last = "<b>"+esc(m.Branch.Symptom)+"</b>", m.Branch.Symptom
+		}
+		mark := ""
+		if m.Reached {
+			mark = badge(m.Status)
+		}
+		var checks, from []string
+		for _, c := range m.Branch.Checks {
+			checks = append(checks, "<li>"+esc(c)+"</li>")
+		}
+		for _, c := range m.Checks {
+			from = append(from, fmt.Sprintf("<a href=\"#check-%s\">%s</a>", anchor(c), esc(c)))
+		}
+		fmt.Fprintf(&b, "<tr><td>%s</td><td>%s</td><td class=\"st\">%s</td><td><ol style=\"margin:0\">%s</ol></td><td class=\"small\">%s</td></tr>\n",
+			sym, esc(m.Branch.Sign), mark, strings.Join(checks, ""), strings.Join(from, ", "))
 	}
 	b.WriteString("</table>")
 	return b.String()

@@ -57,3 +57,38 @@ func TestPageRecorded(t *testing.T) {
 		}
 	}
 }
+
+// A hang whose ranks all stopped in one collective, and a Socket fallback
+// with the GDR warning it explains: the page shows the tree marked on the
+// hang and multi-node leaves and the gaps causes first.
+func TestPageTreeAndGaps(t *testing.T) {
+	ev, err := doctor.ReadFiles(doctor.Files{
+		FlightRecorder: "../../../probes/parse/flightrec/testdata/h200x4_timing_off",
+		NCCLLog:        "../../../probes/parse/nccllog/testdata/nccl398_2node_p2p_ipc_socket_excerpt.log",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev.Env = map[string]string{"NCCL_IB_DISABLE": "1"}
+	r := doctor.Diagnose(ev)
+	var b bytes.Buffer
+	if err := Page(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	for _, want := range []string{"The decision tree", "every rank stopped in the same collective", "Where to look first",
+		`<a href="#check-hang-hang">hang/hang</a>`, "(follows from"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	i, j := strings.Index(page, "framework/env-masking</a>:"), strings.Index(page, "nccl/nccl-network</a>:")
+	if i < 0 || j < 0 || i > j {
+		t.Errorf("the masking setting (%d) does not come before the Socket fallback it explains (%d)", i, j)
+	}
+	if dir := os.Getenv("DOCTOR_HTML_OUT"); dir != "" {
+		if err := os.WriteFile(dir+"/doctor-hang.html", b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -31,6 +31,11 @@ const (
 	// FindingCrossGroup: ranks wait on each other across process groups,
 	// each in a collective of one group that the other never called.
 	FindingCrossGroup = "cross-group"
+	// FindingAllStuck: every rank that left a dump is inside the same
+	// collective and none completed it. Nobody is behind: the collective
+	// itself cannot finish (a broken link, a dead NIC, a GPU fault, a rank
+	// that died inside it).
+	FindingAllStuck = "all-stuck"
 )
 
 // Finding is one thing the analysis found wrong in a process group.
@@ -62,6 +67,10 @@ type RankState struct {
 	// group, and FirstSeq the oldest one still in its buffer.
 	Entries  int   `json:"entries"`
 	FirstSeq int64 `json:"first_seq,omitempty"`
+	// Reconciled says where pg_status and the entries disagreed and which
+	// was taken: each counter only grows, so the larger one is the later
+	// evidence.
+	Reconciled string `json:"reconciled,omitempty"`
 }
 
 // GroupReport is the analysis of one process group across the dumps.
@@ -77,14 +86,18 @@ type GroupReport struct {
 	// the enqueued sequence ids are evidence: a rank that never called a
 	// collective the others called is behind, and "never started on the
 	// GPU" is no verdict.
-	NoEvents bool        `json:"no_events,omitempty"`
-	Members  []int       `json:"members"`
-	NoDump   []int       `json:"no_dump,omitempty"`
-	States   []RankState `json:"states"`
-	StuckSeq int64       `json:"stuck_seq,omitempty"` // 0: nothing pending
-	StuckOp  string      `json:"stuck_op,omitempty"`
-	Findings []Finding   `json:"findings,omitempty"`
-	Verdict  string      `json:"verdict"`
+	NoEvents bool `json:"no_events,omitempty"`
+	// Timing is whether the group recorded start events (see Timing), and
+	// TimingWhy the evidence.
+	Timing    Timing      `json:"timing,omitempty"`
+	TimingWhy string      `json:"timing_why,omitempty"`
+	Members   []int       `json:"members"`
+	NoDump    []int       `json:"no_dump,omitempty"`
+	States    []RankState `json:"states"`
+	StuckSeq  int64       `json:"stuck_seq,omitempty"` // 0: nothing pending
+	StuckOp   string      `json:"stuck_op,omitempty"`
+	Findings  []Finding   `json:"findings,omitempty"`
+	Verdict   string      `json:"verdict"`
 }
 
 // Analysis is the cross-rank reading of a set of dumps.
@@ -96,6 +109,17 @@ type Analysis struct {
 	Verdict []string `json:"verdict"`
 	// Warnings name dumps left out, such as a second dump for one rank.
 	Warnings []string `json:"warnings,omitempty"`
+	// Notes say where the dumps contradicted themselves and which
+	// evidence was taken (pg_status against the entries).
+	Notes []string `json:"notes,omitempty"`
+}
+
+// Options are what Analyze cannot read from the dumps themselves.
+type Options struct {
+	// Timing, when known from the job's environment or log, is used where
+	// the dumps do not show it; TimingSource names where it came from.
+	Timing       Timing
+	TimingSource string
 }
 
 // Analyze compares the dumps of several ranks: per process group, the last
@@ -103,7 +127,10 @@ type Analysis struct {
 // group is stuck in and the ranks missing from it; ranks that disagree on
 // the operation, sizes or dtypes under one sequence id; unpaired sends and
 // receives. Dumps whose file name gives no rank are numbered by position.
-func Analyze(dumps []*Dump) *Analysis {
+func Analyze(dumps []*Dump) *Analysis { return AnalyzeWith(dumps, Options{}) }
+
+// AnalyzeWith is Analyze with what the dumps cannot say themselves.
+func AnalyzeWith(dumps []*Dump, opt Options) *Analysis {
 	a := &Analysis{Findings: []Finding{}, Verdict: []string{}}
 	byRank := map[int]*Dump{}
 	for i, d := range dumps {
@@ -124,9 +151,14 @@ func Analyze(dumps []*Dump) *Analysis {
 	sort.Ints(a.Ranks)
 
 	for _, pg := range groupNames(byRank) {
-		g := analyzeGroup(pg, byRank, a.Ranks)
+		g := analyzeGroup(pg, byRank, a.Ranks, opt)
 		a.Groups = append(a.Groups, g)
 		a.Findings = append(a.Findings, g.Findings...)
+		for _, st := range g.States {
+			if st.Reconciled != "" {
+				a.Notes = append(a.Notes, fmt.Sprintf("rank %d, pg %s: %s", st.Rank, pgLabel(g.PG, g.Desc), st.Reconciled))
+			}
+		}
 	}
 	if f, ok := crossGroup(a.Groups); ok {
 		a.Findings = append([]Finding{f}, a.Findings...)
@@ -276,7 +308,7 @@ type rankView struct {
 	desc  string
 }
 
-func analyzeGroup(pg string, byRank map[int]*Dump, dumped []int) GroupReport {
+func analyzeGroup(pg string, byRank map[int]*Dump, dumped []int, opt Options) GroupReport {
 	g := GroupReport{PG: pg}
 	for _, r := range dumped {
 		if cfg, ok := groupConfig(byRank[r], pg); ok {
@@ -314,7 +346,10 @@ func analyzeGroup(pg string, byRank map[int]*Dump, dumped []int) GroupReport {
 	if g.NoEvents {
 		for _, v := range views {
 			v.state.LastStarted, v.state.LastCompleted = -1, -1
+			v.state.Reconciled = ""
 		}
+	} else {
+		g.Timing, g.TimingWhy = groupTiming(byRank, views, opt)
 	}
 
 	var present []int
@@ -336,7 +371,7 @@ func analyzeGroup(pg string, byRank map[int]*Dump, dumped []int) GroupReport {
 	}
 	if len(g.NoDump) > 0 {
 		g.Findings = append(g.Findings, Finding{Kind: FindingNoDump, PG: pg, PGDesc: g.Desc, Ranks: g.NoDump, Others: present,
-			Detail: fmt.Sprintf("%s of pg %s left no dump", ranksPhrase(g.NoDump), pgLabel(pg, g.Desc))})
+			Detail: fmt.Sprintf("%s of pg %s left no dump: did %s crash or get killed?", ranksPhrase(g.NoDump), pgLabel(pg, g.Desc), pronoun(g.NoDump))})
 	}
 	if len(present) == 0 {
 		g.Verdict = fmt.Sprintf("pg %s: no dump covers it", pgLabel(pg, g.Desc))
@@ -454,24 +489,67 @@ func viewOf(d *Dump, rank int, pg string) *rankView {
 	// the default group's id and name are both "0".
 	for _, st := range d.Status {
 		if pgIDs[st.PGID] || (len(pgIDs) == 0 && st.PGID == pg) {
-			// -1 means the counter is not tracked: torch 2.11 on the H200
-			// wrote last_started/completed -1 (no TORCH_NCCL_ENABLE_TIMING)
-			// while its entries say completed. Keep the entries' value then.
-			s := &v.state
-			if st.LastEnqueued >= 0 {
-				s.LastEnqueued = st.LastEnqueued
-			}
-			if st.LastStarted >= 0 {
-				s.LastStarted = st.LastStarted
-			}
-			if st.LastCompleted >= 0 {
-				s.LastCompleted = st.LastCompleted
-			}
-			s.FromStatus = true
+			reconcile(&v.state, st)
 			break
 		}
 	}
 	return v
+}
+
+// reconcile merges pg_status into the state the entries gave. The two
+// are read at different moments: the watchdog updates pg_status as it
+// polls, the dump refreshes each entry's state as it writes it (torch
+// 2.11's pickle of a healthy run says last_completed 1 while all 11 of
+// its entries say completed). Each counter only grows, so the larger value
+// is the later evidence and wins; -1 means the counter is not tracked
+// (started, without timing) and says nothing.
+func reconcile(s *RankState, st GroupStatus) {
+	s.FromStatus = true
+	var diffs []string
+	merge := func(name string, fromEntries *int64, status int64) {
+		switch {
+		case status < 0:
+		case s.Entries == 0 || status > *fromEntries:
+			if s.Entries > 0 && status != *fromEntries && name != "started" {
+				diffs = append(diffs, fmt.Sprintf("pg_status says last %s #%d, the entries #%d: pg_status is later", name, status, *fromEntries))
+			}
+			*fromEntries = status
+		case status < *fromEntries && name != "started":
+			diffs = append(diffs, fmt.Sprintf("pg_status says last %s #%d, the entries #%d: the entries are later (the dump refreshes their state as it writes them)", name, status, *fromEntries))
+		}
+	}
+	merge("enqueued", &s.LastEnqueued, st.LastEnqueued)
+	merge("started", &s.LastStarted, st.LastStarted)
+	merge("completed", &s.LastCompleted, st.LastCompleted)
+	// A collective completed was started, whatever start events say.
+	s.LastStarted = max(s.LastStarted, s.LastCompleted)
+	s.LastEnqueued = max(s.LastEnqueued, s.LastStarted)
+	s.Reconciled = strings.Join(diffs, "; ")
+}
+
+// groupTiming reads whether the group's ranks recorded start events: the
+// dumps first (they are direct evidence), else what the caller knows from
+// the job's environment or log.
+func groupTiming(byRank map[int]*Dump, views map[int]*rankView, opt Options) (Timing, string) {
+	t, why := TimingUnknown, ""
+	ranks := make([]int, 0, len(views))
+	for r := range views {
+		ranks = append(ranks, r)
+	}
+	sort.Ints(ranks)
+	for _, r := range ranks {
+		dt, dwhy := byRank[r].Timing()
+		if dt == TimingOn {
+			return TimingOn, fmt.Sprintf("rank %d's dump: %s", r, dwhy)
+		}
+		if dt == TimingOff && t == TimingUnknown {
+			t, why = TimingOff, fmt.Sprintf("rank %d's dump: %s", r, dwhy)
+		}
+	}
+	if t == TimingUnknown && opt.Timing != TimingUnknown {
+		return opt.Timing, opt.TimingSource
+	}
+	return t, why
 }
 
 // sharedSeqs lists sequence ids up to last that every present rank still
@@ -570,19 +648,23 @@ func callOf(seq int64, views map[int]*rankView, present []int) string {
 }
 
 // stuckFindings sorts the ranks of the group by what they did with the
-// stuck collective.
+// stuck collective. What a rank did with it can only be told apart as far
+// as the dump records: "started" exists only with timing on, so without
+// it a rank that enqueued the collective and did not complete it may be
+// running it or still queued behind earlier work.
 func stuckFindings(g *GroupReport, views map[int]*rankView, present []int) {
 	seq := g.StuckSeq
-	var missing, scheduled, waiting []int
+	var missing, scheduled, started []int
 	for _, r := range present {
 		s := views[r].state
 		switch {
 		case s.LastEnqueued < seq:
 			missing = append(missing, r)
-		case s.LastStarted < seq:
+		case s.LastCompleted >= seq:
+		case g.Timing == TimingOn && s.LastStarted >= seq:
+			started = append(started, r)
+		default:
 			scheduled = append(scheduled, r)
-		case s.LastCompleted < seq:
-			waiting = append(waiting, r)
 		}
 	}
 	others := func(except []int) []int {
@@ -595,15 +677,9 @@ func stuckFindings(g *GroupReport, views map[int]*rankView, present []int) {
 		return out
 	}
 	label := pgLabel(g.PG, g.Desc)
-	if g.NoEvents {
-		scheduled = nil // no events: "scheduled" is all a CPU backend ever says
-	}
 	if len(missing) > 0 {
 		lastSeen := views[missing[0]].state.LastEnqueued
-		detail := fmt.Sprintf("%s never started %s #%d of pg %s", ranksPhrase(missing), g.StuckOp, seq, label)
-		if g.NoEvents {
-			detail = fmt.Sprintf("%s never called %s #%d of pg %s", ranksPhrase(missing), g.StuckOp, seq, label)
-		}
+		detail := fmt.Sprintf("%s never called %s #%d of pg %s", ranksPhrase(missing), g.StuckOp, seq, label)
 		if call := callOf(seq, views, present); call != "" {
 			detail = strings.Replace(detail, fmt.Sprintf("%s #%d", g.StuckOp, seq), fmt.Sprintf("%s #%d (%s)", g.StuckOp, seq, call), 1)
 		}
@@ -613,13 +689,56 @@ func stuckFindings(g *GroupReport, views map[int]*rankView, present []int) {
 		g.Findings = append(g.Findings, Finding{Kind: FindingMissing, PG: g.PG, PGDesc: g.Desc, SeqID: seq, Op: g.StuckOp,
 			Ranks: missing, Others: others(missing), Detail: detail})
 	}
-	if len(scheduled) > 0 {
+	if g.NoEvents {
+		return // "scheduled" is all a CPU backend ever says
+	}
+	inside := append(append([]int(nil), started...), scheduled...)
+	sort.Ints(inside)
+	mismatched := false
+	for _, f := range g.Findings {
+		mismatched = mismatched || f.Kind == FindingOpMismatch || f.Kind == FindingSizeMismatch || f.Kind == FindingDtypeMismatch
+	}
+	switch {
+	case mismatched:
+		// Ranks that disagree on the collective are why it cannot finish.
+	case len(missing) == 0 && len(inside) == len(present) && len(inside) > 0:
+		who := ranksPhrase(inside)
+		if len(inside) > 1 {
+			who = "every rank with a dump (" + who + ")"
+		}
+		var detail string
+		switch {
+		case len(g.NoDump) > 0 && len(scheduled) == 0:
+			detail = fmt.Sprintf("%s started %s #%d of pg %s and none completed it: they wait for %s without a dump, or the collective itself cannot finish", who, g.StuckOp, seq, label, ranksPhrase(g.NoDump))
+		case len(g.NoDump) > 0:
+			detail = fmt.Sprintf("%s enqueued %s #%d of pg %s and none completed it: they wait for %s without a dump, or the collective itself cannot finish (start events %s)", who, g.StuckOp, seq, label, ranksPhrase(g.NoDump), g.Timing)
+		case len(scheduled) == 0:
+			detail = fmt.Sprintf("%s started %s #%d of pg %s and none completed it: no rank is behind, the collective itself cannot finish", who, g.StuckOp, seq, label)
+		case len(started) == 0 && g.Timing == TimingOn:
+			detail = fmt.Sprintf("%s enqueued %s #%d of pg %s and no GPU started it: every stream is blocked before it", who, g.StuckOp, seq, label)
+		case len(started) == 0:
+			detail = fmt.Sprintf("%s enqueued %s #%d of pg %s and none completed it: no rank is behind; start events are %s, so the dump cannot tell whether the GPUs started it",
+				who, g.StuckOp, seq, label, timingWords(g.Timing))
+		default:
+			return // some started, some not: the not-started ones are behind (below)
+		}
+		g.Findings = append(g.Findings, Finding{Kind: FindingAllStuck, PG: g.PG, PGDesc: g.Desc, SeqID: seq, Op: g.StuckOp,
+			Ranks: inside, Detail: detail})
+		return
+	}
+	if g.Timing == TimingOn && len(scheduled) > 0 && len(started) > 0 {
 		g.Findings = append(g.Findings, Finding{Kind: FindingNotStarted, PG: g.PG, PGDesc: g.Desc, SeqID: seq, Op: g.StuckOp,
 			Ranks: scheduled, Others: others(scheduled),
-			Detail: fmt.Sprintf("%s enqueued %s #%d of pg %s but the GPU never started it (the stream is busy with earlier work)",
-				ranksPhrase(scheduled), g.StuckOp, seq, label)})
+			Detail: fmt.Sprintf("%s enqueued %s #%d of pg %s but the GPU never started it (the stream is busy with earlier work) while %s started it",
+				ranksPhrase(scheduled), g.StuckOp, seq, label, ranksPhrase(started))})
 	}
-	_ = waiting
+}
+
+func timingWords(t Timing) string {
+	if t == TimingOff {
+		return "off (TORCH_NCCL_ENABLE_TIMING unset)"
+	}
+	return "not known to be on"
 }
 
 // unpairedP2P compares, per pair of ranks, the sends one posted with the
@@ -693,17 +812,25 @@ func unpairedP2P(pg, desc string, views map[int]*rankView, present, groupRanks [
 func verdict(g GroupReport, views map[int]*rankView, present []int) string {
 	label := pgLabel(g.PG, g.Desc)
 	var parts []string
+	// A rank without a dump comes first: the others may only be waiting
+	// for a process that crashed or was killed.
 	for _, f := range g.Findings {
 		if f.Kind == FindingNoDump {
-			continue
+			parts = append(parts, f.Detail)
 		}
-		parts = append(parts, f.Detail)
 	}
-	if g.StuckSeq > 0 {
+	allStuck := false
+	for _, f := range g.Findings {
+		allStuck = allStuck || f.Kind == FindingAllStuck
+		if f.Kind != FindingNoDump {
+			parts = append(parts, f.Detail)
+		}
+	}
+	if g.StuckSeq > 0 && !allStuck {
 		var waiting []int
 		for _, r := range present {
 			s := views[r].state
-			if g.NoEvents && s.LastEnqueued >= g.StuckSeq || !g.NoEvents && s.LastStarted >= g.StuckSeq && s.LastCompleted < g.StuckSeq {
+			if g.NoEvents && s.LastEnqueued >= g.StuckSeq || !g.NoEvents && s.LastEnqueued >= g.StuckSeq && s.LastCompleted < g.StuckSeq {
 				waiting = append(waiting, r)
 			}
 		}
@@ -713,11 +840,6 @@ func verdict(g GroupReport, views map[int]*rankView, present []int) string {
 				phrase = fmt.Sprintf("%s called %s #%d (%s records no completion)", ranksPhrase(waiting), g.StuckOp, g.StuckSeq, orBackend(g.Backend))
 			}
 			parts = append(parts, phrase)
-		}
-	}
-	for _, f := range g.Findings {
-		if f.Kind == FindingNoDump {
-			parts = append(parts, f.Detail)
 		}
 	}
 	if len(parts) == 0 && g.NoEvents {
@@ -767,6 +889,13 @@ func ranksPhrase(ranks []int) string {
 		return fmt.Sprintf("rank %d", ranks[0])
 	}
 	return "ranks " + RankRanges(ranks)
+}
+
+func pronoun(ranks []int) string {
+	if len(ranks) == 1 {
+		return "it"
+	}
+	return "they"
 }
 
 func possessive(ranks []int) string {
@@ -829,10 +958,16 @@ func (a *Analysis) Text() string {
 	for _, w := range a.Warnings {
 		fmt.Fprintf(&b, "warning: %s\n", w)
 	}
+	for _, n := range a.Notes {
+		fmt.Fprintf(&b, "note: %s\n", n)
+	}
 	for _, g := range a.Groups {
 		fmt.Fprintf(&b, "\npg %s: %d member(s)", pgLabel(g.PG, g.Desc), len(g.Members))
 		if g.StuckSeq > 0 {
 			fmt.Fprintf(&b, ", stuck in %s #%d", g.StuckOp, g.StuckSeq)
+		}
+		if !g.NoEvents {
+			fmt.Fprintf(&b, ", start events %s", g.Timing)
 		}
 		b.WriteString("\n  rank  enqueued  started  completed  entries  source\n")
 		for _, s := range g.States {

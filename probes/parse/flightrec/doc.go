@@ -18,18 +18,34 @@
 //
 // Analyze does the cross-rank reading that torch's fr_trace analyzer does
 // (torch/distributed/flight_recorder/components/builder.py), reduced to what
-// a hang needs: per rank and process group the last collective started and
-// completed, the collective the group is stuck in, the ranks that never
-// started it, ranks that disagree on operation, sizes or dtypes under one
-// sequence id, and unpaired sends and receives, with a readable verdict
-// ("rank 3 never started all_reduce #3001 of pg 0; ranks 0-2,4-7 are
-// waiting in all_reduce #3001"), and two groups whose ranks wait on each
-// other. It fits the backend it reads: a CPU backend (gloo) records no
-// start or end events, so its entries stay "scheduled" and its pg_status
-// counts a failed collective as completed; there only the enqueued
-// sequence ids count, and "the GPU never started it" is no verdict. A
-// pg_config entry named "" (torch 2.11's gloo dumps name the default group
-// so, while their entries say "0") is the default group, not a second one.
+// a hang needs: per rank and process group the last collective enqueued,
+// started and completed, the collective the group is stuck in, the ranks
+// that never called it, ranks that disagree on operation, sizes or dtypes
+// under one sequence id, unpaired sends and receives, and two groups whose
+// ranks wait on each other, with a readable verdict ("rank 3 never called
+// all_reduce #3001 of pg 0; ranks 0-2,4-7 are waiting in all_reduce
+// #3001"). A rank of the group that left no dump comes first ("did it
+// crash or get killed?"); every rank inside one collective with none done
+// is its own finding (all-stuck): nobody is behind, the collective itself
+// cannot finish.
+//
+// It reads only what a dump can know. pg_status and the entries are read
+// at different moments (the watchdog updates pg_status as it polls; the
+// dump refreshes each entry's state as it writes it), so where they
+// disagree the larger counter, the later evidence, wins and Notes say so.
+// "started" exists only when the ranks recorded start events
+// (TORCH_NCCL_ENABLE_TIMING=1): Timing reads that from the dump (or takes
+// it from the caller, AnalyzeWith), and without it no verdict says a GPU
+// never started a collective. It fits the backend it reads: a CPU backend
+// (gloo) records no start or end events, so its entries stay "scheduled"
+// and its pg_status counts a failed collective as completed; there only
+// the enqueued sequence ids count. A pg_config entry named "" (torch
+// 2.11's gloo dumps name the default group so, while their entries say
+// "0") is the default group, not a second one.
+//
+// LoadSet reads a folder as it is found: files that are not dumps are
+// skipped with the reason, a rank dumped twice (pickle and JSON) keeps the
+// dump that saw the job further.
 //
 // Pickles are decoded by this package's own reader (pickle.go), standard
 // library only. ARCHITECTURE suggests nlpodyssey/gopickle for these files;

@@ -24,6 +24,9 @@ var (
 	ErrTruncated = errors.New("flightrec: truncated dump")
 	// ErrMalformed means the dump could not be decoded.
 	ErrMalformed = errors.New("flightrec: malformed dump")
+	// ErrNotDump means the input is not a Flight Recorder dump at all
+	// (another JSON file, a log, a stack); it wraps parse.ErrFormat.
+	ErrNotDump = fmt.Errorf("flightrec: not a Flight Recorder dump: %w", parse.ErrFormat)
 )
 
 // Entry states as Flight Recorder writes them.
@@ -181,11 +184,13 @@ func ParseDump(r io.Reader, name string) (*Dump, error) {
 		v, perr := unpickle(data)
 		root, _ := v.(*pyDict)
 		if root == nil && perr == nil {
-			return d, &parse.Error{Format: "flightrec", File: name, Binary: true, Offset: 0, Msg: fmt.Sprintf("pickle holds %T, not a dict", v), Err: parse.ErrFormat}
+			return d, &parse.Error{Format: "flightrec", File: name, Binary: true, Offset: 0, Msg: fmt.Sprintf("pickle holds %T, not a dict", v), Err: ErrNotDump}
 		}
 		if root != nil {
-			if err := fill(d, genericOf(root, 0)); err != nil {
-				return d, &parse.Error{Format: "flightrec", File: name, Msg: err.Error(), Err: parse.ErrFormat}
+			// A pickle cut short before its keys is a damaged dump, not
+			// another file: the pickle error below says so.
+			if err := fill(d, genericOf(root, 0)); err != nil && perr == nil {
+				return d, &parse.Error{Format: "flightrec", File: name, Msg: err.Error(), Err: ErrNotDump}
 			}
 		}
 		if perr != nil {
@@ -224,11 +229,11 @@ func ParseDump(r io.Reader, name string) (*Dump, error) {
 			return d, &parse.Error{Format: "flightrec", File: name, Line: line, Msg: "JSON: " + err.Error(), Err: kind}
 		}
 		if err := fill(d, v); err != nil {
-			return d, &parse.Error{Format: "flightrec", File: name, Line: 1, Msg: err.Error(), Err: parse.ErrFormat}
+			return d, &parse.Error{Format: "flightrec", File: name, Line: 1, Msg: err.Error(), Err: ErrNotDump}
 		}
 		return d, nil
 	}
-	return d, &parse.Error{Format: "flightrec", File: name, Binary: true, Offset: 0, Msg: "neither a pickle (0x80) nor a JSON object", Err: parse.ErrFormat}
+	return d, &parse.Error{Format: "flightrec", File: name, Binary: true, Offset: 0, Msg: "neither a pickle (0x80) nor a JSON object", Err: ErrNotDump}
 }
 
 // genericOf turns decoded pickle values into the shapes encoding/json

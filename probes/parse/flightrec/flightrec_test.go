@@ -57,7 +57,7 @@ func TestAnalyzeVerdicts(t *testing.T) {
 		want     []string // substrings of the first verdict line
 	}{
 		{"missing_rank", []string{FindingMissing}, []int{3},
-			[]string{"rank 3 never started all_reduce #3001 (input [[4096 1024]] BFloat16) of pg 0 (default_pg): its last enqueued collective is #3000", "ranks 0-2,4-7 are waiting in all_reduce #3001"}},
+			[]string{"rank 3 never called all_reduce #3001 (input [[4096 1024]] BFloat16) of pg 0 (default_pg): its last enqueued collective is #3000", "ranks 0-2,4-7 are waiting in all_reduce #3001"}},
 		{"size_mismatch_json", []string{FindingSizeMismatch}, []int{1},
 			[]string{"rank 1 calls all_reduce #5 of pg 0 (default_pg) with sizes [[2048]]->[[2048]]", "ranks 0,2,3 use [[1024]]->[[1024]]"}},
 		{"order_mismatch", []string{FindingOpMismatch}, []int{2},
@@ -131,11 +131,12 @@ func TestAnalyzeWithoutADump(t *testing.T) {
 		}
 	}
 	a := Analyze(kept)
-	want := "ranks 0-2,4-7 are waiting in all_reduce #3001; rank 3 of pg 0 (default_pg) left no dump"
+	// The rank without a dump comes first: the others may only wait for it.
+	want := "rank 3 of pg 0 (default_pg) left no dump: did it crash or get killed?; every rank with a dump (ranks 0-2,4-7) started all_reduce #3001 of pg 0 (default_pg) and none completed it: they wait for rank 3 without a dump, or the collective itself cannot finish"
 	if len(a.Verdict) != 1 || a.Verdict[0] != want {
 		t.Errorf("verdict = %q, want %q", a.Verdict, want)
 	}
-	if len(a.Findings) != 1 || a.Findings[0].Kind != FindingNoDump {
+	if len(a.Findings) != 2 || a.Findings[0].Kind != FindingNoDump || a.Findings[1].Kind != FindingAllStuck {
 		t.Errorf("findings = %+v", a.Findings)
 	}
 }
@@ -368,4 +369,163 @@ func FuzzParseDump(f *testing.F) {
 			t.Fatalf("analysis does not marshal: %v", err)
 		}
 	})
+}
+
+// The pickle and the JSON dump of the project's healthy 2xH200 run (torch
+// 2.11): the pickle's pg_status says last_completed 1 while all 11 of its
+// entries say completed. The later evidence (the entries) wins, both
+// forms give the same verdict, and the disagreement is reported.
+func TestReconcilePickleWithJSON(t *testing.T) {
+	const dir = "../../testdata/h200/x2/"
+	want := "pg 0 (default_pg): all 2 dumped ranks completed every collective up to #11"
+	for _, form := range []string{"pickle", "json"} {
+		t.Run(form, func(t *testing.T) {
+			dumps, err := LoadDumps([]string{dir + "flight-recorder-rank0." + form, dir + "flight-recorder-rank1." + form})
+			if err != nil {
+				t.Fatal(err)
+			}
+			a := Analyze(dumps)
+			if len(a.Verdict) != 1 || a.Verdict[0] != want {
+				t.Errorf("verdict = %q, want %q", a.Verdict, want)
+			}
+			if len(a.Findings) != 0 {
+				t.Errorf("findings = %+v", a.Findings)
+			}
+			if g := a.Groups[0]; g.Timing != TimingOff {
+				t.Errorf("timing = %q (%s), want off", g.Timing, g.TimingWhy)
+			}
+			noted := strings.Join(a.Notes, "\n")
+			if form == "pickle" && !strings.Contains(noted, "pg_status says last completed #1, the entries #11: the entries are later") {
+				t.Errorf("notes = %q: the disagreement is not reported", a.Notes)
+			}
+			if form == "json" && noted != "" {
+				t.Errorf("notes = %q: the JSON dump agrees with itself", a.Notes)
+			}
+		})
+	}
+}
+
+// The recording's folder holds each rank's dump twice (pickle and JSON),
+// topology JSON, logs and nvidia-smi text: only dumps count, one per rank,
+// the one that saw the job further.
+func TestLoadSetSortsByContent(t *testing.T) {
+	s, err := LoadSet([]string{"../../testdata/h200/x2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Dumps) != 2 || s.Dumps[0].Rank != 0 || s.Dumps[1].Rank != 1 {
+		t.Fatalf("dumps = %v", s.Dumps)
+	}
+	for _, d := range s.Dumps {
+		if d.Format != "json" {
+			t.Errorf("rank %d kept its %s dump; the JSON one was written later", d.Rank, d.Format)
+		}
+	}
+	reasons := map[string]string{}
+	for _, sk := range s.Skipped {
+		reasons[filepath.Base(sk.File)] = sk.Reason
+	}
+	for file, want := range map[string]string{
+		"probe-topo.json":              "not a Flight Recorder dump",
+		"nvidia-smi-q.txt":             "not a Flight Recorder dump",
+		"flight-recorder-rank0.pickle": "a second dump of rank 0",
+	} {
+		if !strings.Contains(reasons[file], want) {
+			t.Errorf("%s: skipped for %q, want %q", file, reasons[file], want)
+		}
+	}
+	if a := Analyze(s.Dumps); len(a.Ranks) != 2 {
+		t.Errorf("ranks %v: a file that is no dump was counted", a.Ranks)
+	}
+}
+
+func loadSetDir(t *testing.T, dir string) *Set {
+	t.Helper()
+	s, err := LoadSet([]string{filepath.Join("testdata", dir)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// Four-rank hangs built from the 2xH200 recording (gen_h200_hangs.py): what
+// a dump can and cannot know.
+func TestConstructedHangs(t *testing.T) {
+	cases := []struct {
+		dir     string
+		kinds   []string
+		timing  Timing
+		first   string   // the verdict's start
+		want    []string // in the verdict
+		wantNot []string
+	}{
+		{"h200x4_all_started", []string{FindingAllStuck}, TimingOn,
+			"every rank with a dump (ranks 0-3) started all_reduce #12 of pg 0 (default_pg) and none completed it",
+			[]string{"no rank is behind, the collective itself cannot finish"}, []string{"never started", "stream is busy"}},
+		{"h200x4_timing_off", []string{FindingAllStuck}, TimingOff,
+			"every rank with a dump (ranks 0-3) enqueued all_reduce #12 of pg 0 (default_pg) and none completed it",
+			[]string{"start events are off (TORCH_NCCL_ENABLE_TIMING unset), so the dump cannot tell whether the GPUs started it"},
+			[]string{"never started", "stream is busy"}},
+		{"h200x4_no_dump", []string{FindingNoDump, FindingAllStuck}, TimingOff,
+			"rank 3 of pg 0 (default_pg) left no dump: did it crash or get killed?",
+			[]string{"ranks 0-2", "wait for rank 3 without a dump"}, []string{"stream is busy"}},
+		{"h200x4_apart", []string{FindingMissing}, TimingOff,
+			"rank 2 never called all_reduce #12 (input [[1048576]] Float) of pg 0 (default_pg): its last enqueued collective is #11",
+			[]string{"ranks 0,1,3 are waiting in all_reduce #12"}, []string{"stream is busy"}},
+		{"h200x4_mixed", []string{FindingAllStuck}, TimingOff,
+			"every rank with a dump (ranks 0-3) enqueued all_reduce #12", nil, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.dir, func(t *testing.T) {
+			s := loadSetDir(t, c.dir)
+			a := Analyze(s.Dumps)
+			var kinds []string
+			for _, f := range a.Findings {
+				kinds = append(kinds, f.Kind)
+			}
+			if !reflect.DeepEqual(kinds, c.kinds) {
+				t.Errorf("kinds = %v, want %v", kinds, c.kinds)
+			}
+			if g := a.Groups[0]; g.Timing != c.timing {
+				t.Errorf("timing %q (%s), want %q", g.Timing, g.TimingWhy, c.timing)
+			}
+			v := strings.Join(a.Verdict, "\n")
+			if !strings.HasPrefix(v, c.first) {
+				t.Errorf("verdict %q does not start %q", v, c.first)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(v, w) {
+					t.Errorf("verdict %q lacks %q", v, w)
+				}
+			}
+			for _, w := range c.wantNot {
+				if strings.Contains(v, w) {
+					t.Errorf("verdict %q claims %q", v, w)
+				}
+			}
+		})
+	}
+	if s := loadSetDir(t, "h200x4_mixed"); len(s.Skipped) != 1 || filepath.Base(s.Skipped[0].File) != "probe-topo.json" {
+		t.Errorf("mixed folder skipped %+v, want probe-topo.json only", s.Skipped)
+	}
+}
+
+// Where the dumps do not show whether start events were on, the caller's
+// knowledge (the job's environment or log) is used and named.
+func TestTimingFromOptions(t *testing.T) {
+	s := loadSetDir(t, "h200x4_timing_off")
+	for _, d := range s.Dumps {
+		d.Status = nil // no pg_status: the dumps alone cannot tell
+	}
+	if got := Analyze(s.Dumps).Groups[0].Timing; got != TimingUnknown {
+		t.Fatalf("timing from dumps without pg_status = %q, want unknown", got)
+	}
+	a := AnalyzeWith(s.Dumps, Options{Timing: TimingOff, TimingSource: "TORCH_NCCL_ENABLE_TIMING: 0 in the job's log"})
+	if g := a.Groups[0]; g.Timing != TimingOff || g.TimingWhy != "TORCH_NCCL_ENABLE_TIMING: 0 in the job's log" {
+		t.Errorf("timing = %q (%s)", g.Timing, g.TimingWhy)
+	}
+	u := Analyze(s.Dumps)
+	if v := strings.Join(u.Verdict, ""); !strings.Contains(v, "start events are not known to be on") {
+		t.Errorf("verdict with timing unknown: %q", v)
+	}
 }

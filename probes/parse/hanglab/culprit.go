@@ -46,8 +46,11 @@ type Culprit struct {
 	Detail string `json:"detail"`
 }
 
-var kindOrder = map[string]int{flightrec.FindingCrossGroup: -1, flightrec.FindingMissing: 0, flightrec.FindingSizeMismatch: 1, flightrec.FindingDtypeMismatch: 2,
-	flightrec.FindingOpMismatch: 3, flightrec.FindingUnpairedP2P: 4, flightrec.FindingNotStarted: 5, flightrec.FindingNoDump: 6}
+// kindOrder ranks findings for the one answer: a rank without a dump
+// first (the others may only be waiting for a process that is gone), the
+// collective everyone is stuck in last (nobody is behind).
+var kindOrder = map[string]int{flightrec.FindingNoDump: -2, flightrec.FindingCrossGroup: -1, flightrec.FindingMissing: 0, flightrec.FindingSizeMismatch: 1, flightrec.FindingDtypeMismatch: 2,
+	flightrec.FindingOpMismatch: 3, flightrec.FindingUnpairedP2P: 4, flightrec.FindingNotStarted: 5, flightrec.FindingAllStuck: 6}
 
 // KindDied is a Culprit's Kind when a rank's process ended (no dump).
 const KindDied = "died"

@@ -2,7 +2,9 @@
 // folder (probes/launch's hang_torch.py, `commlab probe hang`): the
 // driver's summary.json (scenario, command, settings, timeline), each
 // rank's result/rank_N.json (the call it blocked in, the exception it got
-// and after how long), each rank's faulthandler stack (stacks/rank_N.txt),
+// and after how long), each rank's stack (stacks/rank_N.txt from
+// faulthandler, stacks/rankN.txt from py-spy dump; ParseStack reads
+// either, LoadStacks any folder of them),
 // the Flight Recorder dumps (fr/rank_N, read by probes/parse/flightrec) and
 // PyTorch's own analyzer's output (fr_trace*.txt).
 //
@@ -89,29 +91,45 @@ type Rank struct {
 	Died bool `json:"died,omitempty"`
 }
 
-// Frame is one line of a faulthandler traceback.
+// Frame is one frame of a stack: a faulthandler traceback line, or a
+// py-spy frame. Native frames (py-spy --native) have a library for File
+// and no Line.
 type Frame struct {
-	File string `json:"file"`
-	Line int    `json:"line"`
-	Func string `json:"func"`
+	File   string `json:"file"`
+	Line   int    `json:"line"`
+	Func   string `json:"func"`
+	Native bool   `json:"native,omitempty"`
 }
 
-// Thread is one thread of a faulthandler dump, innermost frame first.
+// Thread is one thread of a stack dump, innermost frame first. Name and
+// Status ("idle", "active", "active+gil") are py-spy's.
 type Thread struct {
 	ID      string  `json:"id"`
 	Current bool    `json:"current"`
+	Name    string  `json:"name,omitempty"`
+	Status  string  `json:"status,omitempty"`
 	Frames  []Frame `json:"frames"`
 }
 
-// Stack is one rank's faulthandler dump (Python threads only: faulthandler
-// does not see the backend's C++ threads).
+// Stack is one rank's stack dump. Source says which tool wrote it:
+// "faulthandler" (Python threads only: it does not see the backend's C++
+// threads) or "py-spy" (every Python thread, from outside the process).
+// Error is py-spy's own error when it could not read the process; Gone
+// says that error means the process no longer ran.
 type Stack struct {
 	Rank    int      `json:"rank"`
+	Source  string   `json:"source,omitempty"`
+	PID     int      `json:"pid,omitempty"`
+	Command string   `json:"command,omitempty"`
+	Python  string   `json:"python,omitempty"`
 	Threads []Thread `json:"threads"`
+	Error   string   `json:"error,omitempty"`
+	Gone    bool     `json:"gone,omitempty"`
 }
 
 // Where is the innermost frame of the main thread (the "Current thread"
-// when the signal landed on it, else the first thread) that is the
+// when the signal landed on it, py-spy's "MainThread", else the first
+// thread) that is the
 // program's own or torch.distributed's: frames of the import machinery,
 // of threading.py and of other installed packages are skipped, so a rank
 // waiting on a threading.Event shows the function that waits.
@@ -121,13 +139,13 @@ func (s Stack) Where() Frame {
 	}
 	t := s.Threads[0]
 	for _, th := range s.Threads {
-		if th.Current {
+		if th.Current || th.Name == "MainThread" {
 			t = th
 			break
 		}
 	}
 	for _, f := range t.Frames {
-		if ownFrame(f.File) {
+		if !f.Native && ownFrame(f.File) {
 			return f
 		}
 	}
@@ -144,9 +162,12 @@ func ownFrame(file string) bool {
 	switch {
 	case strings.HasPrefix(file, "<frozen"), strings.HasSuffix(file, "/threading.py"):
 		return false
-	case strings.Contains(file, "/torch/distributed/"):
+	case strings.Contains(file, "torch/distributed/"):
 		return true
 	case strings.Contains(file, "/site-packages/"), strings.Contains(file, "/dist-packages/"), strings.HasPrefix(file, "/usr/lib/python"):
+		return false
+	case file == "threading.py", strings.HasPrefix(file, "torch/"), strings.HasPrefix(file, "multiprocessing/"):
+		// py-spy shortens paths inside the interpreter's and packages' trees
 		return false
 	}
 	return true
@@ -175,7 +196,9 @@ type Lab struct {
 	Warnings []string `json:"-"`
 }
 
-var reRankFile = regexp.MustCompile(`^rank_(\d+)(?:\.json|\.txt)?$`)
+// reRankFile names a rank's file: rank_3, rank_3.json, rank3.txt,
+// rank-3.pyspy.txt.
+var reRankFile = regexp.MustCompile(`^rank[_-]?(\d+)(?:\.[A-Za-z0-9_-]+)*$`)
 
 // rankFiles lists dir's rank_N files in rank order.
 func rankFiles(fsys fs.FS, dir string) ([]string, []int) {
@@ -236,7 +259,7 @@ func Load(fsys fs.FS) (*Lab, error) {
 			l.Warnings = append(l.Warnings, fmt.Sprintf("%s: %v", n, err))
 			continue
 		}
-		l.Stacks = append(l.Stacks, ParseStack(ranks[i], string(b)))
+		l.Stacks = mergeStack(l.Stacks, ParseStack(ranks[i], string(b)))
 	}
 	names, ranks = rankFiles(fsys, "fr")
 	for i, n := range names {
@@ -353,13 +376,27 @@ func (l *Lab) addDied(fsys fs.FS) {
 var (
 	reThread = regexp.MustCompile(`^(Current thread|Thread) (0x[0-9a-fA-F]+)`)
 	reFrame  = regexp.MustCompile(`^\s+File "([^"]*)", line (\d+) in (\S+)`)
+	// py-spy (src/dump.rs): `Process 123: cmd`, `Python v3.11.7 (exe)`,
+	// `Thread 123 (idle): "MainThread"`, `    func (file:line)`.
+	rePySpyProcess = regexp.MustCompile(`^Process (\d+): ?(.*)$`)
+	rePySpyPython  = regexp.MustCompile(`^Python v(\S+)`)
+	rePySpyThread  = regexp.MustCompile(`^Thread (0x[0-9A-Fa-f]+|\d+)(?: \(([^)]*)\))?(?:: "(.*)")?\s*$`)
+	rePySpyFrame   = regexp.MustCompile(`^    (\S.*?) \(([^()]*?)(?::(\d+))?\)\s*$`)
 )
 
-// ParseStack reads a faulthandler dump: "Thread 0x... (most recent call
-// first):" or "Current thread 0x...", then `  File "f", line N in func`
-// lines. Several dumps in one file (the signal sent twice) keep the last.
+// ParseStack reads one rank's stack dump, py-spy's or faulthandler's (the
+// text says which). faulthandler: "Thread 0x... (most recent call first):"
+// or "Current thread 0x...", then `  File "f", line N in func` lines;
+// several dumps in one file (the signal sent twice) keep the last. py-spy:
+// the process and Python lines, then per thread its frames (--locals
+// blocks are skipped; --native frames are kept as Native); an "Error:"
+// from py-spy is kept, and Gone is set when it says the process was not
+// there to read.
 func ParseStack(rank int, text string) Stack {
-	s := Stack{Rank: rank}
+	if isPySpy(text) {
+		return parsePySpy(rank, text)
+	}
+	s := Stack{Rank: rank, Source: "faulthandler"}
 	var cur *Thread
 	for _, line := range strings.Split(text, "\n") {
 		if m := reThread.FindStringSubmatch(line); m != nil {
@@ -380,6 +417,156 @@ func ParseStack(rank int, text string) Stack {
 		}
 	}
 	return s
+}
+
+func isPySpy(text string) bool {
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimRight(line, "\r")
+		if rePySpyProcess.MatchString(line) || strings.HasPrefix(line, "Error: ") || strings.HasPrefix(line, "py-spy") {
+			return true
+		}
+		if m := rePySpyThread.FindStringSubmatch(line); m != nil && m[2] != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// pySpyGone are py-spy's words when the process it was pointed at is
+// not running (py-spy 0.4.3: "Failed to get process executable name.
+// Check that the process is running.", "No such file or directory (os
+// error 2)"; "No such process (os error 3)" from ptrace).
+var pySpyGone = []string{"Check that the process is running", "No such process", "os error 3", "No such file or directory (os error 2)", "Failed to open process"}
+
+func parsePySpy(rank int, text string) Stack {
+	s := Stack{Rank: rank, Source: "py-spy"}
+	var cur *Thread
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimRight(line, "\r")
+		switch {
+		case rePySpyProcess.MatchString(line) && s.PID == 0:
+			m := rePySpyProcess.FindStringSubmatch(line)
+			s.PID, _ = strconv.Atoi(m[1])
+			s.Command = m[2]
+		case rePySpyPython.MatchString(line) && s.Python == "":
+			s.Python = rePySpyPython.FindStringSubmatch(line)[1]
+		case strings.HasPrefix(line, "Error: "):
+			// py-spy prints its error after whatever it dumped
+			if s.Error == "" {
+				s.Error = strings.TrimPrefix(line, "Error: ")
+			}
+			cur = nil
+		case rePySpyThread.MatchString(line):
+			m := rePySpyThread.FindStringSubmatch(line)
+			s.Threads = append(s.Threads, Thread{ID: m[1], Status: m[2], Name: m[3]})
+			cur = &s.Threads[len(s.Threads)-1]
+		case cur != nil && rePySpyFrame.MatchString(line):
+			m := rePySpyFrame.FindStringSubmatch(line)
+			f := Frame{Func: m[1], File: m[2]}
+			if m[3] != "" {
+				f.Line, _ = strconv.Atoi(m[3])
+			} else {
+				f.Native = true
+			}
+			cur.Frames = append(cur.Frames, f)
+		}
+	}
+	if s.Error != "" {
+		for _, w := range pySpyGone {
+			if strings.Contains(text, w) {
+				s.Gone = true
+			}
+		}
+	}
+	return s
+}
+
+// mergeStack adds a rank's stack to the list. A rank with both a
+// faulthandler and a py-spy dump keeps py-spy's (it sees every thread from
+// outside), unless py-spy could not read the process.
+func mergeStack(stacks []Stack, s Stack) []Stack {
+	for i, old := range stacks {
+		if old.Rank != s.Rank {
+			continue
+		}
+		gone := old.Gone || s.Gone
+		switch {
+		case len(s.Threads) > 0 && (s.Source == "py-spy" || len(old.Threads) == 0):
+			stacks[i] = s
+		case s.Error != "" && old.Error == "":
+			stacks[i].Error = s.Error
+		}
+		stacks[i].Gone = gone
+		return stacks
+	}
+	return append(stacks, s)
+}
+
+// String is one line: the rank, the tool, where its main thread is.
+func (s Stack) String() string {
+	if s.Gone {
+		return fmt.Sprintf("rank %d: %s could not read the process (%s): it was not running", s.Rank, s.Source, s.Error)
+	}
+	f := s.Where()
+	if f.Func == "" {
+		return fmt.Sprintf("rank %d: %s stack with %d thread(s), no frame", s.Rank, orDash(s.Source), len(s.Threads))
+	}
+	return fmt.Sprintf("rank %d (%s): in %s (%s:%d)", s.Rank, orDash(s.Source), f.Func, path.Base(f.File), f.Line)
+}
+
+// LoadStacks reads a folder of per-rank stack dumps (rank_N.txt, rankN.txt
+// ...), py-spy's or faulthandler's; files that name no rank are skipped
+// and returned with the reason.
+func LoadStacks(fsys fs.FS, dir string) ([]Stack, []string) {
+	var stacks []Stack
+	var skipped []string
+	entries, err := fs.ReadDir(fsys, dir)
+	if err != nil {
+		return nil, []string{fmt.Sprintf("%s: %v", dir, err)}
+	}
+	for _, e := range entries {
+		if e.IsDir() {
+			continue
+		}
+		n := path.Join(dir, e.Name())
+		r := rankOfName(e.Name())
+		if r < 0 {
+			skipped = append(skipped, n+": the name gives no rank (rank_N.txt or rankN.txt)")
+			continue
+		}
+		b, err := fs.ReadFile(fsys, n)
+		if err != nil {
+			skipped = append(skipped, fmt.Sprintf("%s: %v", n, err))
+			continue
+		}
+		st := ParseStack(r, string(b))
+		if len(st.Threads) == 0 && st.Error == "" {
+			skipped = append(skipped, n+": neither a py-spy dump nor a faulthandler traceback")
+			continue
+		}
+		stacks = mergeStack(stacks, st)
+	}
+	sort.Slice(stacks, func(i, j int) bool { return stacks[i].Rank < stacks[j].Rank })
+	return stacks, skipped
+}
+
+// reRankAnywhere finds the rank in a file name that is not the hang lab's
+// own (stack-rank3.txt, 3.txt).
+var reRankAnywhere = regexp.MustCompile(`(?i)(?:^|[^a-z])(?:rank)?[_-]?(\d+)(?:\.[A-Za-z0-9_-]+)*$`)
+
+func rankOfName(name string) int {
+	m := reRankFile.FindStringSubmatch(name)
+	if m == nil {
+		m = reRankAnywhere.FindStringSubmatch(name)
+	}
+	if m == nil {
+		return -1
+	}
+	r, err := strconv.Atoi(m[1])
+	if err != nil {
+		return -1
+	}
+	return r
 }
 
 // Analysis runs flightrec's cross-rank analysis on the lab's dumps.

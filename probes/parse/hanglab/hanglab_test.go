@@ -117,7 +117,7 @@ func TestLoadErrors(t *testing.T) {
 }
 
 // FuzzParseStack: any text reads without a panic, and every frame it
-// yields came from a "File" line.
+// yields came from the input.
 func FuzzParseStack(f *testing.F) {
 	paths, _ := filepath.Glob(filepath.Join("..", "..", "recorded", "hang", "*", "stacks", "rank_*.txt"))
 	for _, p := range paths {
@@ -126,6 +126,12 @@ func FuzzParseStack(f *testing.F) {
 		}
 	}
 	f.Add("Current thread 0x1 (most recent call first):\n  File \"a.py\", line 1 in f\n")
+	more, _ := filepath.Glob(filepath.Join("testdata", "pyspy", "*.txt"))
+	for _, p := range more {
+		if b, err := os.ReadFile(p); err == nil {
+			f.Add(string(b))
+		}
+	}
 	f.Fuzz(func(t *testing.T, text string) {
 		s := hanglab.ParseStack(0, text)
 		for _, th := range s.Threads {
@@ -159,5 +165,85 @@ func TestRecordedCore(t *testing.T) {
 	got := l.FRTraceSummary()
 	if len(got) != 2 || !strings.Contains(got[0], "KeyError: ('0', 19)") || !strings.Contains(got[1], "gloo != 'nccl' or 'xccl'") {
 		t.Errorf("fr_trace: %q", got)
+	}
+}
+
+// py-spy's own output (0.4.3, run here on a stand-in process) and a public
+// excerpt (sgl-project/sglang#11208): threads with names and states,
+// --locals blocks skipped, --native frames kept as native, and the error
+// py-spy prints for a process that is gone.
+func TestParsePySpy(t *testing.T) {
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join("testdata", "pyspy", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	for _, name := range []string{"pyspy-0.4.3-dump.txt", "pyspy-0.4.3-locals.txt", "pyspy-0.4.3-native.txt"} {
+		t.Run(name, func(t *testing.T) {
+			s := hanglab.ParseStack(2, read(name))
+			if s.Source != "py-spy" || s.PID == 0 || s.Python != "3.11.7" || len(s.Threads) != 2 || s.Gone {
+				t.Fatalf("stack = %+v", s)
+			}
+			main := s.Threads[0]
+			if main.Name != "MainThread" || main.Status != "idle" {
+				t.Errorf("main thread %+v", main)
+			}
+			if w := s.Where(); w.Func != "all_reduce" || w.File != "stand-in-hang.py" || w.Line != 5 {
+				t.Errorf("where = %+v (threading.py and native frames skipped)", w)
+			}
+			if s.Threads[1].Name != "pt_data_loader" {
+				t.Errorf("second thread %+v", s.Threads[1])
+			}
+			native := 0
+			for _, f := range main.Frames {
+				if f.Native {
+					native++
+				}
+			}
+			if (native > 0) != strings.Contains(name, "native") {
+				t.Errorf("%d native frames", native)
+			}
+			if strings.Contains(name, "locals") && len(main.Frames) != 5 {
+				t.Errorf("locals: %d frames, want 5 (argument lines are no frames)", len(main.Frames))
+			}
+		})
+	}
+	gone := hanglab.ParseStack(1, read("pyspy-0.4.3-exited.txt"))
+	if !gone.Gone || gone.Source != "py-spy" || !strings.Contains(gone.Error, "Check that the process is running") || len(gone.Threads) != 0 {
+		t.Errorf("exited: %+v", gone)
+	}
+	if !strings.Contains(gone.String(), "it was not running") {
+		t.Errorf("exited: %s", gone)
+	}
+	pub := hanglab.ParseStack(0, read("sglang11208_excerpt.txt"))
+	if pub.Source != "py-spy" || len(pub.Threads) != 2 || pub.Threads[1].Name != "Thread-2 (forward_thread_func)" ||
+		pub.Threads[1].Frames[0].Func != "ncclCommWindowRegister" || pub.Threads[1].Frames[0].Line != 540 {
+		t.Errorf("public excerpt: %+v", pub)
+	}
+}
+
+// A stacks folder as the hang lab leaves it with py-spy beside
+// faulthandler: both read, py-spy's kept per rank, a py-spy error marks
+// the rank gone, files without a rank are named.
+func TestLoadStacks(t *testing.T) {
+	dump, _ := os.ReadFile(filepath.Join("testdata", "pyspy", "pyspy-0.4.3-dump.txt"))
+	exited, _ := os.ReadFile(filepath.Join("testdata", "pyspy", "pyspy-0.4.3-exited.txt"))
+	fault := "Current thread 0x00007f02 (most recent call first):\n  File \"/x/train.py\", line 40 in step\n"
+	fsys := fstest.MapFS{
+		"stacks/rank_0.txt": {Data: []byte(fault)},
+		"stacks/rank0.txt":  {Data: dump},
+		"stacks/rank_1.txt": {Data: []byte(fault)},
+		"stacks/rank1.txt":  {Data: exited},
+		"stacks/notes.md":   {Data: []byte("hello")},
+		"stacks/rank_2.txt": {Data: []byte("nothing here")},
+	}
+	stacks, skipped := hanglab.LoadStacks(fsys, "stacks")
+	if len(stacks) != 2 || stacks[0].Source != "py-spy" || stacks[1].Source != "faulthandler" || !stacks[1].Gone || stacks[0].Gone {
+		t.Fatalf("stacks = %+v", stacks)
+	}
+	if len(skipped) != 2 || !strings.Contains(strings.Join(skipped, "\n"), "notes.md: the name gives no rank") {
+		t.Errorf("skipped = %q", skipped)
 	}
 }

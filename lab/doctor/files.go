@@ -1,0 +1,675 @@
+package doctor
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/commlab/commlab/probes"
+	"github.com/commlab/commlab/probes/parse/dmesg"
+	"github.com/commlab/commlab/probes/parse/flightrec"
+	"github.com/commlab/commlab/probes/parse/hanglab"
+	"github.com/commlab/commlab/probes/parse/lspci"
+	"github.com/commlab/commlab/probes/parse/nccllog"
+	"github.com/commlab/commlab/probes/parse/nccltests"
+	"github.com/commlab/commlab/probes/parse/nvidiasmi"
+	"github.com/commlab/commlab/units"
+)
+
+// Files names the evidence a user brings, one field per kind; any subset.
+// Paths that take several files (NCCLLog, FlightRecorder, Dmesg) take a
+// directory or a glob as well.
+type Files struct {
+	// Recorded is one of the lab's recorded machines (RecordedMachines).
+	Recorded string
+	// Topo is nvidia-smi topo -m output or commlab probe topo --json;
+	// LSPCI lspci -vvv output.
+	Topo, LSPCI string
+	// NCCLLog is NCCL_DEBUG=INFO output (the job's stderr will do: the
+	// lines PyTorch prints there are read too); NCCLRun and Bandwidth are
+	// saved commlab runs.
+	NCCLLog, NCCLRun, Bandwidth string
+	// NCCLTests is nccl-tests output (text or -J JSON) or a saved commlab
+	// probe nccl-tests run: the curve the collective checks read.
+	NCCLTests string
+	// FlightRecorder holds the ranks' dumps; Stacks their stack dumps
+	// (py-spy dump or faulthandler text, one rank_N.txt or rankN.txt per
+	// rank); Dmesg the nodes' kernel logs.
+	FlightRecorder, Stacks, Dmesg string
+	// Trace is a torch.profiler Chrome trace; Env the job's environment
+	// (env output, NAME=VALUE lines); Torch the job's PyTorch version.
+	Trace, Env, Torch string
+	// RankRuns, NodeReports and Pairs are what a run across nodes leaves:
+	// per-node commlab probe nccl runs, per-node doctor reports
+	// (DIR/<host>/report.json), pairwise nccl-tests outputs (<a>+<b>.txt).
+	RankRuns, NodeReports, Pairs string
+}
+
+// Any says whether any evidence is named.
+func (f Files) Any() bool {
+	for _, s := range []string{f.Recorded, f.Topo, f.LSPCI, f.NCCLLog, f.NCCLRun, f.Bandwidth, f.NCCLTests, f.FlightRecorder, f.Stacks, f.Dmesg, f.Trace, f.Env, f.RankRuns, f.NodeReports, f.Pairs} {
+		if s != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// ReadFiles reads the evidence f names. A file that is not there fails
+// (the path is wrong); a file that is there but reads only in part, or not
+// at all, gives what could be read and a Problem naming the rest, so the
+// report still says what the good parts show.
+func ReadFiles(f Files) (*Evidence, error) {
+	ev := &Evidence{}
+	if f.Recorded != "" {
+		rec, err := Recorded(f.Recorded)
+		if err != nil {
+			return nil, err
+		}
+		ev = rec
+	}
+	steps := []func(*Evidence, Files) error{readTopo, readLSPCI, readBandwidth, readNCCLRun, readNCCLLog, readNCCLTests,
+		readFlightRecorder, readStacks, readDmesg, readEnv, readTrace, readRankRuns, readNodeReports, readPairs}
+	for _, step := range steps {
+		if err := step(ev, f); err != nil {
+			return nil, err
+		}
+	}
+	if f.Torch != "" {
+		ev.TorchVersion = f.Torch
+		ev.AddInput("pytorch", "--torch", "PyTorch "+f.Torch)
+	}
+	return ev, nil
+}
+
+// readFile reads a file a user named: not being there is an error.
+func readFile(p string) ([]byte, error) {
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return nil, fmt.Errorf("doctor: %w", err)
+	}
+	return b, nil
+}
+
+func readTopo(ev *Evidence, f Files) error {
+	p := f.Topo
+	if p == "" {
+		return nil
+	}
+	data, err := readFile(p)
+	if err != nil {
+		return err
+	}
+	var t *probes.Topology
+	if bytes.HasPrefix(bytes.TrimSpace(data), []byte("{")) {
+		t = &probes.Topology{}
+		if err := json.Unmarshal(data, t); err != nil {
+			ev.AddProblem("topology", p, "not a commlab topology JSON: "+err.Error())
+			return nil
+		}
+	} else {
+		m, err := nvidiasmi.ParseTopoMatrixString(string(data))
+		if m != nil {
+			t = m.Topology()
+		}
+		if t == nil || len(t.GPUs) == 0 {
+			ev.AddProblem("topology", p, "not nvidia-smi topo -m output: "+errString(err))
+			return nil
+		}
+		if err != nil {
+			ev.AddProblem("topology", p, "read in part: "+err.Error())
+		}
+	}
+	ev.Topology = t
+	ev.AddInput("topology", p, t.Source)
+	return nil
+}
+
+func readLSPCI(ev *Evidence, f Files) error {
+	p := f.LSPCI
+	if p == "" {
+		return nil
+	}
+	data, err := readFile(p)
+	if err != nil {
+		return err
+	}
+	rep, err := lspci.Parse(bytes.NewReader(data))
+	if rep == nil || len(rep.Devices) == 0 {
+		ev.AddProblem("pci", p, "no PCI function read: "+errString(err))
+		return nil
+	}
+	if err != nil {
+		ev.AddProblem("pci", p, "read in part: "+err.Error())
+	}
+	ev.PCI = rep.Facts()
+	ev.AddInput("pci", p, fmt.Sprintf("%d functions", len(rep.Devices)))
+	return nil
+}
+
+func loadRun(ev *Evidence, what, p string) *probes.Run {
+	data, err := readFile(p)
+	if err != nil {
+		ev.AddProblem(what, p, err.Error())
+		return nil
+	}
+	run, err := probes.ReadRun(bytes.NewReader(data))
+	if err != nil {
+		ev.AddProblem(what, p, "not a saved commlab run: "+err.Error())
+		return nil
+	}
+	return run
+}
+
+func readBandwidth(ev *Evidence, f Files) error {
+	if f.Bandwidth == "" {
+		return nil
+	}
+	if _, err := os.Stat(f.Bandwidth); err != nil {
+		return fmt.Errorf("doctor: %w", err)
+	}
+	if run := loadRun(ev, "bandwidth", f.Bandwidth); run != nil {
+		ev.Bandwidth = run
+		ev.AddInput("bandwidth", f.Bandwidth, RunProvenance(run))
+	}
+	return nil
+}
+
+func readNCCLRun(ev *Evidence, f Files) error {
+	p := f.NCCLRun
+	if p == "" {
+		return nil
+	}
+	if _, err := os.Stat(p); err != nil {
+		return fmt.Errorf("doctor: %w", err)
+	}
+	run := loadRun(ev, "nccl sweep", p)
+	if run == nil {
+		return nil
+	}
+	ev.NCCL = run
+	ev.AddInput("nccl sweep", p, RunProvenance(run))
+	if lg := run.Logs["nccl-debug"]; lg != "" && f.NCCLLog == "" {
+		readLogText(ev, []byte(lg), p+" (nccl-debug)")
+	}
+	return nil
+}
+
+// readNCCLLog reads NCCL_DEBUG output; several files (one per rank) read
+// as one log. The same text often is the job's stderr: PyTorch's
+// ProcessGroupNCCL settings and a torchrun banner in it are read too.
+func readNCCLLog(ev *Evidence, f Files) error {
+	p := f.NCCLLog
+	if p == "" {
+		return nil
+	}
+	files, err := globOrFile(p)
+	if err != nil {
+		return err
+	}
+	var all []byte
+	for _, name := range files {
+		b, err := readFile(name)
+		if err != nil {
+			return err
+		}
+		all = append(append(all, b...), '\n')
+	}
+	readLogText(ev, all, p)
+	if ev.NCCLLog != nil {
+		ev.Inputs[len(ev.Inputs)-1].Note = fmt.Sprintf("%d file(s), %d NCCL lines", len(files), ev.NCCLLog.NCCLLines)
+	}
+	return nil
+}
+
+// readLogText reads a job's log: NCCL's lines, and what PyTorch printed.
+func readLogText(ev *Evidence, text []byte, name string) {
+	lg, err := nccllog.ParseBytes(text)
+	switch {
+	case lg == nil || lg.NCCLLines == 0:
+		ev.AddProblem("nccl log", name, "no NCCL line (NCCL_DEBUG=INFO prints them): "+errString(err))
+	default:
+		if err != nil {
+			ev.AddProblem("nccl log", name, "read in part: "+err.Error())
+		}
+		ev.NCCLLog, ev.NCCLLogName = lg, name
+		ev.AddInput("nccl log", name, fmt.Sprintf("%d NCCL lines", lg.NCCLLines))
+	}
+	if s := TorchSettingsFromLog(string(text)); len(s) > 0 {
+		if ev.TorchSettings == nil {
+			ev.TorchSettings = map[string]string{}
+		}
+		for k, v := range s {
+			ev.TorchSettings[k] = v
+		}
+		ev.TorchSettingsSource = name
+		ev.AddInput("pytorch settings", name, fmt.Sprintf("%d settings ProcessGroupNCCL printed at init", len(s)))
+	}
+	if l, why := launcherFromLog(string(text)); l != "" && ev.Launcher == "" {
+		ev.Launcher, ev.LauncherWhy = l, why+" in "+name
+	}
+}
+
+var (
+	// ProcessGroupNCCL's init lines: "TORCH_NCCL_DUMP_ON_TIMEOUT: 1",
+	// "TORCH_NCCL_ENABLE_MONITORING (Whether to kill ...): 1",
+	// "NCCL version: 2.28.9" (ProcessGroupNCCL.cpp, PyTorch 2.11).
+	reTorchSetting = regexp.MustCompile(`\b(TORCH_[A-Z0-9_]+)(?: \([^)]*\))?: ([^,\s]+)`)
+	reTorchNCCL    = regexp.MustCompile(`ProcessGroupNCCL environments: NCCL version: ([0-9.]+)`)
+)
+
+// TorchSettingsFromLog reads the settings PyTorch's ProcessGroupNCCL
+// prints when a process group starts (with TORCH_CPP_LOG_LEVEL=INFO, or in
+// its errors): effective values, defaults included. The NCCL version it
+// names is kept as "NCCL_VERSION_LOADED".
+func TorchSettingsFromLog(text string) map[string]string {
+	out := map[string]string{}
+	for _, line := range strings.Split(text, "\n") {
+		if !strings.Contains(line, "ProcessGroupNCCL") && !strings.Contains(line, "HeartbeatMonitor") {
+			continue
+		}
+		for _, m := range reTorchSetting.FindAllStringSubmatch(line, -1) {
+			out[m[1]] = m[2]
+		}
+		if m := reTorchNCCL.FindStringSubmatch(line); m != nil {
+			out["NCCL_VERSION_LOADED"] = m[1]
+		}
+	}
+	return out
+}
+
+// launcherFromLog tells torchrun from the lines its elastic agent prints.
+func launcherFromLog(text string) (string, string) {
+	for _, sign := range []string{"torch/distributed/run.py", "torch.distributed.elastic", "torchelastic"} {
+		if strings.Contains(text, sign) {
+			return "torchrun", fmt.Sprintf("%q lines", sign)
+		}
+	}
+	return "", ""
+}
+
+// launcherFromEnv tells torchrun from the variables its agent sets in
+// every worker (TORCHELASTIC_RUN_ID, TORCHELASTIC_RESTART_COUNT; local
+// elastic agent).
+func launcherFromEnv(env map[string]string) (string, string) {
+	for _, k := range []string{"TORCHELASTIC_RUN_ID", "TORCHELASTIC_RESTART_COUNT", "TORCHELASTIC_MAX_RESTARTS"} {
+		if _, ok := env[k]; ok {
+			return "torchrun", k + " is set (torchrun's agent sets it in every worker)"
+		}
+	}
+	return "", ""
+}
+
+func readNCCLTests(ev *Evidence, f Files) error {
+	p := f.NCCLTests
+	if p == "" {
+		return nil
+	}
+	data, err := readFile(p)
+	if err != nil {
+		return err
+	}
+	if run, err := probes.ReadRun(bytes.NewReader(data)); err == nil && run.Kind != "" {
+		ev.NCCLTests = run
+		ev.AddInput("nccl-tests", p, RunProvenance(run))
+		return nil
+	}
+	res, perr := nccltests.Parse(bytes.NewReader(data))
+	run := RunFromNCCLTests(res, p)
+	if run == nil {
+		ev.AddProblem("nccl-tests", p, "no nccl-tests row: "+errString(perr))
+		return nil
+	}
+	if perr != nil {
+		ev.AddProblem("nccl-tests", p, "read in part: "+perr.Error())
+	}
+	ev.NCCLTests = run
+	ev.AddInput("nccl-tests", p, fmt.Sprintf("%d sizes of %s", len(run.Samples), run.Samples[0].Op))
+	return nil
+}
+
+// RunFromNCCLTests turns nccl-tests output into a run the curve checks
+// read: one sample per row and half (out of place, in place), the #wrong
+// column kept (-1 where validation was off). nil when no row was read.
+func RunFromNCCLTests(res *nccltests.Result, source string) *probes.Run {
+	if res == nil {
+		return nil
+	}
+	run := &probes.Run{Kind: "nccl-tests", Settings: map[string]string{"source": source}}
+	for _, r := range res.Runs {
+		if v := r.LibraryVersion(); v != "" {
+			run.NCCL = v
+		}
+		run.Tool = strings.TrimSpace("nccl-tests " + r.TestsVersion)
+		n := r.NRanks()
+		hosts := map[string]bool{}
+		for _, d := range r.Devices {
+			hosts[d.Host] = true
+			if run.GPUModel == "" {
+				run.GPUModel = d.Name
+			}
+		}
+		if len(hosts) > 1 {
+			run.Settings["nodes"] = fmt.Sprint(len(hosts))
+		}
+		for _, row := range r.Rows {
+			for _, half := range []struct {
+				m  nccltests.Measurement
+				in bool
+			}{{row.OutOfPlace, false}, {row.InPlace, true}} {
+				if !half.m.Present {
+					continue
+				}
+				wrong := int64(half.m.Wrong)
+				if half.m.WrongNA {
+					wrong = -1
+				}
+				run.Samples = append(run.Samples, probes.Sample{Op: r.Collective, Bytes: row.SizeBytes, Count: row.Count,
+					DType: row.Type, RedOp: row.RedOp, Root: max(row.Root, 0), InPlace: half.in, Src: -1, Dst: -1, Ranks: n,
+					Iters: r.Params.Iters, MedianUS: half.m.TimeUs, MinUS: half.m.TimeUs, MaxUS: half.m.TimeUs,
+					AlgBW: half.m.AlgBW, BusBW: half.m.BusBW, Wrong: wrong})
+			}
+		}
+		run.GPUCount = max(run.GPUCount, n)
+	}
+	if len(run.Samples) == 0 {
+		return nil
+	}
+	return run
+}
+
+func readFlightRecorder(ev *Evidence, f Files) error {
+	p := f.FlightRecorder
+	if p == "" {
+		return nil
+	}
+	files, err := globOrFile(p)
+	if err != nil {
+		return err
+	}
+	set, err := flightrec.LoadSet(files)
+	if err != nil {
+		return fmt.Errorf("doctor: %w", err)
+	}
+	ev.FlightRecorder = set.Dumps
+	ranks := make([]int, 0, len(set.Dumps))
+	for _, d := range set.Dumps {
+		ranks = append(ranks, d.Rank)
+	}
+	note := fmt.Sprintf("%d dumps, ranks %s", len(set.Dumps), flightrec.RankRanges(ranks))
+	if len(set.Dumps) == 0 {
+		note = "no dump"
+	}
+	if n := len(set.Skipped); n > 0 {
+		note += fmt.Sprintf("; %d file(s) left out", n)
+	}
+	ev.AddInput("flight recorder", p, note)
+	for _, s := range set.Skipped {
+		if strings.HasPrefix(s.Reason, "a second dump") || strings.HasPrefix(s.Reason, "not a Flight Recorder dump") {
+			ev.AddInput("flight recorder", s.File, "left out: "+s.Reason)
+			continue
+		}
+		ev.AddProblem("flight recorder", s.File, s.Reason)
+	}
+	for _, d := range set.Damaged {
+		ev.AddProblem("flight recorder", p, "read in part: "+d)
+	}
+	for _, n := range set.Notes {
+		ev.AddInput("flight recorder", p, n)
+	}
+	return nil
+}
+
+func readStacks(ev *Evidence, f Files) error {
+	p := f.Stacks
+	if p == "" {
+		return nil
+	}
+	st, err := os.Stat(p)
+	if err != nil {
+		return fmt.Errorf("doctor: %w", err)
+	}
+	var stacks []hanglab.Stack
+	var skipped []string
+	if st.IsDir() {
+		stacks, skipped = hanglab.LoadStacks(os.DirFS(p), ".")
+	} else {
+		stacks = oneStack(os.DirFS(filepath.Dir(p)), filepath.Base(p))
+	}
+	ev.Stacks = stacks
+	ev.AddInput("stacks", p, fmt.Sprintf("%d rank(s)", len(stacks)))
+	for _, s := range skipped {
+		ev.AddProblem("stacks", p, s)
+	}
+	return nil
+}
+
+// oneStack reads one stack file, the rank from its name.
+func oneStack(fsys fs.FS, name string) []hanglab.Stack {
+	b, err := fs.ReadFile(fsys, name)
+	if err != nil {
+		return nil
+	}
+	r := flightrec.RankFromName(name)
+	return []hanglab.Stack{hanglab.ParseStack(max(r, 0), string(b))}
+}
+
+func readDmesg(ev *Evidence, f Files) error {
+	p := f.Dmesg
+	if p == "" {
+		return nil
+	}
+	files, err := globOrFile(p)
+	if err != nil {
+		return err
+	}
+	for _, name := range files {
+		data, err := readFile(name)
+		if err != nil {
+			return err
+		}
+		l, err := dmesg.Parse(bytes.NewReader(data))
+		if err != nil {
+			ev.AddProblem("kernel log", name, err.Error())
+			if l == nil || l.Lines == 0 {
+				continue
+			}
+		}
+		k := KernelLog{Name: name, Log: l}
+		for _, e := range l.Events {
+			if e.Host != "" {
+				k.Host = e.Host
+				break
+			}
+		}
+		ev.Kernel = append(ev.Kernel, k)
+		ev.AddInput("kernel log", name, fmt.Sprintf("%d lines, %d GPU or NIC events", l.Lines, len(l.Events)))
+	}
+	return nil
+}
+
+func readEnv(ev *Evidence, f Files) error {
+	p := f.Env
+	if p == "" {
+		return nil
+	}
+	data, err := readFile(p)
+	if err != nil {
+		return err
+	}
+	env := EnvFromText(string(data))
+	if len(env) == 0 {
+		ev.AddProblem("environment", p, "no NAME=VALUE line")
+	}
+	ev.Env, ev.EnvSource = env, p
+	ev.AddInput("environment", p, fmt.Sprintf("%d variables", len(env)))
+	if l, why := launcherFromEnv(env); l != "" {
+		ev.Launcher, ev.LauncherWhy = l, why
+	}
+	if s := TorchSettingsFromLog(string(data)); len(s) > 0 && ev.TorchSettings == nil {
+		ev.TorchSettings, ev.TorchSettingsSource = s, p
+	}
+	return nil
+}
+
+func readTrace(ev *Evidence, f Files) error {
+	p := f.Trace
+	if p == "" {
+		return nil
+	}
+	fh, err := os.Open(p)
+	if err != nil {
+		return fmt.Errorf("doctor: %w", err)
+	}
+	defer fh.Close()
+	v, err := TraceOverlap(fh, filepath.Base(p))
+	if err != nil {
+		ev.AddProblem("torch trace", p, err.Error())
+		return nil
+	}
+	ev.Framework = append(ev.Framework, v)
+	ev.AddInput("torch trace", p, "1 overlap verdict")
+	return nil
+}
+
+func readRankRuns(ev *Evidence, f Files) error {
+	p := f.RankRuns
+	if p == "" {
+		return nil
+	}
+	files, err := filepath.Glob(filepath.Join(p, "*.json"))
+	if err != nil || len(files) == 0 {
+		return fmt.Errorf("doctor: %s: no *.json runs: %w", p, os.ErrNotExist)
+	}
+	sort.Strings(files)
+	var runs []*probes.Run
+	for _, name := range files {
+		if run := loadRun(ev, "per-node runs", name); run != nil {
+			runs = append(runs, run)
+		}
+	}
+	ev.RankTimes = RankTimesFromRuns(runs, "all_reduce")
+	ev.AddInput("per-node runs", p, fmt.Sprintf("%d runs", len(runs)))
+	return nil
+}
+
+func readNodeReports(ev *Evidence, f Files) error {
+	p := f.NodeReports
+	if p == "" {
+		return nil
+	}
+	files, _ := filepath.Glob(filepath.Join(p, "*", "report.json"))
+	if len(files) == 0 {
+		return fmt.Errorf("doctor: %s: no */report.json: %w", p, os.ErrNotExist)
+	}
+	sort.Strings(files)
+	var reps []*Report
+	var hosts []string
+	for _, name := range files {
+		data, err := readFile(name)
+		if err != nil {
+			return err
+		}
+		rep, err := ReadReport(bytes.NewReader(data))
+		if err != nil {
+			ev.AddProblem("per-node reports", name, err.Error())
+			continue
+		}
+		reps = append(reps, rep)
+		hosts = append(hosts, filepath.Base(filepath.Dir(name)))
+	}
+	ev.RankTimes = append(ev.RankTimes, RankTimesFromReports(reps)...)
+	ev.NodeReports = append(ev.NodeReports, reps...)
+	ev.AddInput("per-node reports", p, fmt.Sprintf("%d nodes: %s", len(reps), strings.Join(hosts, ", ")))
+	return nil
+}
+
+func readPairs(ev *Evidence, f Files) error {
+	p := f.Pairs
+	if p == "" {
+		return nil
+	}
+	files, _ := filepath.Glob(filepath.Join(p, "*+*.txt"))
+	if len(files) == 0 {
+		return fmt.Errorf("doctor: %s: no <a>+<b>.txt pairwise outputs: %w", p, os.ErrNotExist)
+	}
+	sort.Strings(files)
+	times := map[string]float64{}
+	what := ""
+	for _, name := range files {
+		data, err := readFile(name)
+		if err != nil {
+			return err
+		}
+		res, err := nccltests.Parse(bytes.NewReader(data))
+		if res == nil || len(res.Runs) == 0 || len(res.Runs[0].Rows) == 0 {
+			ev.AddProblem("pairwise runs", name, "no nccl-tests row (the pair failed to run?): "+errString(err))
+			continue
+		}
+		rows := res.Runs[0].Rows
+		last := rows[len(rows)-1]
+		times[strings.TrimSuffix(filepath.Base(name), ".txt")] = last.OutOfPlace.TimeUs
+		what = fmt.Sprintf("%s %s between two nodes", res.Runs[0].Collective, units.FormatSize(last.SizeBytes))
+	}
+	ev.RankTimes = append(ev.RankTimes, NodeTimesFromPairs(times, what)...)
+	ev.AddInput("pairwise runs", p, fmt.Sprintf("%d pairs", len(times)))
+	return nil
+}
+
+// globOrFile lists a directory's regular files, a glob's matches, or the
+// one file; nothing matching is an error wrapping os.ErrNotExist.
+func globOrFile(p string) ([]string, error) {
+	if st, err := os.Stat(p); err == nil && st.IsDir() {
+		entries, err := os.ReadDir(p)
+		if err != nil {
+			return nil, fmt.Errorf("doctor: %w", err)
+		}
+		var out []string
+		for _, e := range entries {
+			if e.Type().IsRegular() {
+				out = append(out, filepath.Join(p, e.Name()))
+			}
+		}
+		return out, nil
+	}
+	files, err := filepath.Glob(p)
+	if err != nil {
+		return nil, fmt.Errorf("doctor: %s: %w", p, err)
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("doctor: %s: %w", p, os.ErrNotExist)
+	}
+	sort.Strings(files)
+	return files, nil
+}
+
+func errString(err error) string {
+	if err == nil {
+		return "nothing recognised"
+	}
+	return err.Error()
+}
+
+// RunProvenance says where a run comes from, its command as a shell line.
+func RunProvenance(r *probes.Run) string {
+	s := fmt.Sprintf("%dx %s, driver %s, CUDA %s", r.GPUCount, orDash(r.GPUModel), orDash(r.Driver), orDash(r.CUDA))
+	if r.NCCL != "" {
+		s += ", NCCL " + r.NCCL
+	}
+	if r.Tool != "" {
+		s += ", " + r.Tool
+	}
+	if !r.Date.IsZero() {
+		s += ", " + r.Date.UTC().Format("2006-01-02")
+	}
+	if len(r.Command) > 0 {
+		s += ", command: " + ShellLine(r.Command)
+	}
+	return s
+}
