@@ -134,12 +134,20 @@ type jsonAvg struct {
 // (the benchmark crashed) yields the rows that were complete and an error
 // wrapping ErrTruncated that names the line.
 func ParseJSON(r io.Reader) (*Result, error) {
+	res, err := parseJSON(r)
+	for i := range res.Runs {
+		res.Runs[i].infer()
+	}
+	return res, err
+}
+
+func parseJSON(r io.Reader) (*Result, error) {
 	data, err := io.ReadAll(r)
 	res := &Result{Format: "json"}
 	if err != nil {
 		return res, fmt.Errorf("nccltests: read: %w", err)
 	}
-	res.Runs = []Run{{StartLine: 1}}
+	res.Runs = []Run{{StartLine: 1, hasRoot: true, hasRedop: true}}
 	run := &res.Runs[0]
 	dec := json.NewDecoder(bytes.NewReader(data))
 	lineAt := func() int { return 1 + bytes.Count(data[:min(int(dec.InputOffset()), len(data))], []byte("\n")) }

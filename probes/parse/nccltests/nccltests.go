@@ -56,10 +56,14 @@ type Run struct {
 	NCCLHeaders  int    `json:"nccl_headers,omitempty"`
 	NCCLLibrary  int    `json:"nccl_library,omitempty"`
 	// NCCLVersion is the "NCCL version 2.30.3+cuda13.0" banner when NCCL
-	// printed it into the same output.
-	NCCLVersion string   `json:"nccl_version,omitempty"`
-	Params      Params   `json:"params"`
-	Devices     []Device `json:"devices,omitempty"`
+	// printed it into the same output (RCCL's "RCCL version 2.18.3+hip6.0"
+	// or "RCCL version : 2.21.5-HEAD:9a0e6a1": the version alone).
+	NCCLVersion string `json:"nccl_version,omitempty"`
+	// Library is "RCCL" when the output is rccl-tests' or RCCL's banner
+	// says so; "" for NCCL.
+	Library string   `json:"library,omitempty"`
+	Params  Params   `json:"params"`
+	Devices []Device `json:"devices,omitempty"`
 	// Columns are the column names of the table header as printed.
 	Columns []string `json:"columns,omitempty"`
 	// WrongColumn is "#wrong" (count of wrong elements) or "error" (old
@@ -77,8 +81,29 @@ type Run struct {
 	// Failures are nccl-tests' own failure lines ("node3: Test NCCL failure
 	// common.cu:958 'unhandled system error'"), each with the message line
 	// that followed it when that line carried the reason.
-	Failures  []string `json:"failures,omitempty"`
+	Failures []string `json:"failures,omitempty"`
+	// Ranks is the number of ranks that ran the benchmark, and RanksFrom
+	// how it was found: "device lines" (one per rank), "busbw/algbw = 1.75:
+	// all_reduce on 8 ranks" (the factor nccl-tests applied; it wins when
+	// the device lines are fewer, as in an excerpt), "size/count = 8" (the
+	// collectives whose size is the count times the ranks), or "nThread x
+	// nGpus (one process assumed)". 0 and "" when nothing tells.
+	Ranks     int    `json:"ranks,omitempty"`
+	RanksFrom string `json:"ranks_from,omitempty"`
+	// CollectiveFrom says where Collective came from: "program name"
+	// when the output names the binary, else what the columns show
+	// ("redop none, root column set, size = count x type size, busbw =
+	// algbw: broadcast"), or why they could not tell ("gather or scatter:
+	// the columns fit both"), Collective then staying "".
+	CollectiveFrom string `json:"collective_from,omitempty"`
+	// Notes are what the parser inferred or set aside in plain words: the
+	// device lines disagreeing with busbw/algbw, a named collective its
+	// columns contradict, host labels removed.
+	Notes     []string `json:"notes,omitempty"`
 	StartLine int      `json:"start_line"`
+
+	// hasRoot and hasRedop say whether the table had those columns.
+	hasRoot, hasRedop bool
 }
 
 // Params is the `# nThread ... nGpus ...` header line. Fields absent from
@@ -165,9 +190,13 @@ func (r *Run) LibraryVersion() string {
 	return ""
 }
 
-// NRanks is the number of ranks the run reports: its device lines, or
-// nThread x nGpus when the device lines are missing (one process).
+// NRanks is the number of ranks the run reports: Ranks when the parser
+// found it, else its device lines, or nThread x nGpus when the device
+// lines are missing (one process).
 func (r *Run) NRanks() int {
+	if r.Ranks > 0 {
+		return r.Ranks
+	}
 	if len(r.Devices) > 0 {
 		seen := map[string]bool{}
 		for _, d := range r.Devices {
