@@ -10,6 +10,7 @@ import (
 
 	"github.com/commlab/commlab/probes"
 	"github.com/commlab/commlab/probes/parse"
+	"github.com/commlab/commlab/probes/parse/internal/launcher"
 )
 
 // Device is one PCI function as lspci -vvv prints it.
@@ -57,6 +58,7 @@ func Parse(r io.Reader) (*Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("lspci: %w", err)
 	}
+	data, _ = launcher.Clean(data)
 	rep := &Report{}
 	var cur *Device
 	for i, line := range strings.Split(string(data), "\n") {

@@ -135,3 +135,21 @@ func (s *Stripper) Strip(line string) (rest, prefix string) {
 	}
 	return rest, line[:len(line)-len(rest)]
 }
+
+// Clean returns data with each line's launcher prefixes and host labels
+// removed, line for line (a parser's line numbers still name the input's
+// lines), and the Stripper that found the labels.
+func Clean(data []byte) ([]byte, *Stripper) {
+	lines := strings.Split(string(data), "\n")
+	s := Detect(lines)
+	changed := false
+	for i, l := range lines {
+		if rest, prefix := s.Strip(l); prefix != "" {
+			lines[i], changed = rest, true
+		}
+	}
+	if !changed {
+		return data, s
+	}
+	return []byte(strings.Join(lines, "\n")), s
+}

@@ -76,3 +76,15 @@ func FuzzStrip(f *testing.F) {
 		}
 	})
 }
+
+func TestClean(t *testing.T) {
+	in := "0: GPU0\tX \tNV18\n1: GPU1\tNV18\tX \n\n0: Legend:\n"
+	out, _ := Clean([]byte(in))
+	if string(out) != "GPU0\tX \tNV18\nGPU1\tNV18\tX \n\nLegend:\n" {
+		t.Errorf("Clean = %q", out)
+	}
+	plain := []byte("GPU0\tX\n")
+	if out, _ := Clean(plain); &out[0] != &plain[0] {
+		t.Error("Clean copied an input with nothing to strip")
+	}
+}
