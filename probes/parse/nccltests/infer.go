@@ -16,7 +16,13 @@ package nccltests
 //	reduce          1                           an op    0..    1
 //	sendrecv        1                           an op    -1     1
 //
-// (all_gather printed a blank redop in 2.13.) busbw and algbw are printed
+// Before 2.13 each test printed only its own columns: no redop column
+// where the collective takes no operation (all_gather, alltoall,
+// hypercube, sendrecv, broadcast, gather, scatter), no root column where
+// it has no root; 2.13 printed a blank redop for all_gather and
+// hypercube. A row without an operation is then a collective without
+// one, a row without a root an unrooted one, whatever the layout.
+// busbw and algbw are printed
 // to two decimals (one or none once they pass 1000 and 10000 GB/s), so
 // each row bounds busbw/algbw to an interval; the intersection over the
 // rows bounds the factor, and the factor the rank count.
@@ -32,13 +38,22 @@ type collectiveShape struct {
 	name string
 	// perRank: size is the count times the ranks (1 for the others).
 	perRank bool
-	// op: the redop column holds a reduction; otherwise none or blank.
-	op bool
+	// op: whether the redop column holds a reduction (opAny: it did in
+	// some versions and not in others).
+	op opKind
 	// rooted: the root column holds a rank; otherwise -1.
 	rooted bool
 	// factor is busbw/algbw on n ranks.
 	factor func(n float64) float64
 }
+
+type opKind int
+
+const (
+	opNo opKind = iota
+	opYes
+	opAny
+)
 
 var (
 	twoRing   = func(n float64) float64 { return 2 * (n - 1) / n }
@@ -49,16 +64,17 @@ var (
 // shapes lists every collective nccl-tests has, in the order their names
 // are given when the columns fit several.
 var shapes = []collectiveShape{
-	{"all_reduce", false, true, false, twoRing},
-	{"reduce_scatter", true, true, false, oneRing},
-	{"all_gather", true, false, false, oneRing},
-	{"alltoall", true, false, false, oneRing},
-	{"hypercube", true, false, false, unitRatio},
-	{"gather", true, false, true, oneRing},
-	{"scatter", true, false, true, oneRing},
-	{"broadcast", false, false, true, unitRatio},
-	{"reduce", false, true, true, unitRatio},
-	{"sendrecv", false, true, false, unitRatio},
+	{"all_reduce", false, opYes, false, twoRing},
+	{"reduce_scatter", true, opYes, false, oneRing},
+	{"all_gather", true, opNo, false, oneRing},
+	{"alltoall", true, opNo, false, oneRing},
+	{"hypercube", true, opNo, false, unitRatio},
+	{"gather", true, opNo, true, oneRing},
+	{"scatter", true, opNo, true, oneRing},
+	{"broadcast", false, opNo, true, unitRatio},
+	{"reduce", false, opYes, true, unitRatio},
+	// sendrecv printed no redop before 2.13, "sum" since.
+	{"sendrecv", false, opAny, false, unitRatio},
 }
 
 // maxRanks bounds the rank counts considered.
@@ -78,10 +94,8 @@ type columnEvidence struct {
 	// ratio is size/(count x type size) when every row that tells agrees
 	// (0: no row tells; -1: the rows disagree).
 	ratio int64
-	// opKnown: the table has a redop column; op: a row holds a reduction.
-	opKnown, op bool
-	// rootKnown: the table has a root column; rooted: a row names a root.
-	rootKnown, rooted bool
+	// op: a row holds a reduction; rooted: a row names a root.
+	op, rooted bool
 	// fLo..fHi bounds busbw/algbw; fKnown when a row bounded it, fEmpty
 	// when the rows' bounds do not meet.
 	fLo, fHi       float64
@@ -103,7 +117,7 @@ func printTolerance(v float64) float64 {
 }
 
 func (r *Run) evidence() columnEvidence {
-	ev := columnEvidence{opKnown: r.hasRedop, rootKnown: r.hasRoot, fLo: 0, fHi: math.Inf(1)}
+	ev := columnEvidence{fLo: 0, fHi: math.Inf(1)}
 	for _, row := range r.Rows {
 		if row.RedOp != "" && row.RedOp != "none" {
 			ev.op = true
@@ -187,10 +201,10 @@ func sort1(f func(int) bool) int {
 
 func (ev columnEvidence) fits(s collectiveShape) (candidate, bool) {
 	c := candidate{shape: s}
-	if ev.opKnown && ev.op != s.op {
+	if s.op != opAny && ev.op != (s.op == opYes) {
 		return c, false
 	}
-	if ev.rootKnown && ev.rooted != s.rooted {
+	if ev.rooted != s.rooted {
 		return c, false
 	}
 	lo, hi := 1, maxRanks
@@ -229,19 +243,15 @@ func (ev columnEvidence) fits(s collectiveShape) (candidate, bool) {
 // describe is the evidence in words, for CollectiveFrom and RanksFrom.
 func (ev columnEvidence) describe() string {
 	var parts []string
-	switch {
-	case !ev.opKnown:
-	case ev.op:
+	if ev.op {
 		parts = append(parts, "redop a reduction")
-	default:
+	} else {
 		parts = append(parts, "redop none")
 	}
-	switch {
-	case !ev.rootKnown:
-	case ev.rooted:
+	if ev.rooted {
 		parts = append(parts, "a root rank")
-	default:
-		parts = append(parts, "root -1")
+	} else {
+		parts = append(parts, "no root")
 	}
 	switch {
 	case ev.ratio == 1:

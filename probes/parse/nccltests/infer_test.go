@@ -43,7 +43,7 @@ func benchTable(coll string, n int, header bool, devices int) string {
 			size = count * int64(n) * 4
 		}
 		op, root := "sum", -1
-		if !s.op {
+		if s.op == opNo {
 			op = "none"
 		}
 		if coll == "hypercube" {

@@ -147,7 +147,7 @@ func parseJSON(r io.Reader) (*Result, error) {
 	if err != nil {
 		return res, fmt.Errorf("nccltests: read: %w", err)
 	}
-	res.Runs = []Run{{StartLine: 1, hasRoot: true, hasRedop: true}}
+	res.Runs = []Run{{StartLine: 1}}
 	run := &res.Runs[0]
 	dec := json.NewDecoder(bytes.NewReader(data))
 	lineAt := func() int { return 1 + bytes.Count(data[:min(int(dec.InputOffset()), len(data))], []byte("\n")) }

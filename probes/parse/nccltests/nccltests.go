@@ -101,9 +101,6 @@ type Run struct {
 	// columns contradict, host labels removed.
 	Notes     []string `json:"notes,omitempty"`
 	StartLine int      `json:"start_line"`
-
-	// hasRoot and hasRedop say whether the table had those columns.
-	hasRoot, hasRedop bool
 }
 
 // Params is the `# nThread ... nGpus ...` header line. Fields absent from

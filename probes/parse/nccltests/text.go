@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -295,8 +294,6 @@ func (p *textParser) headerLine(s string) {
 		run := p.runForHeader()
 		if len(run.Columns) == 0 {
 			run.Columns = cols
-			run.hasRoot = slices.Contains(cols, "root")
-			run.hasRedop = slices.Contains(cols, "redop")
 			for _, c := range cols {
 				if c == "#wrong" || c == "error" {
 					run.WrongColumn = c
@@ -559,10 +556,6 @@ func (p *textParser) completeRow(run *Run, want int) {
 	extra := p.pending[want:]
 	p.pending = nil
 	cols := rowColumns(run, tokens, false)
-	if len(run.Columns) == 0 {
-		run.hasRoot = run.hasRoot || slices.Contains(cols, "root")
-		run.hasRedop = run.hasRedop || slices.Contains(cols, "redop")
-	}
 	row, err := buildRow(cols, tokens)
 	row.Line = p.pendAt
 	if err != nil {
