@@ -280,11 +280,16 @@ func (r *Run) infer() {
 	if r.Collective != "" && r.CollectiveFrom == "" {
 		r.CollectiveFrom = "program name"
 	}
-	devices := map[int]bool{}
+	devices := map[int]string{}
 	for _, d := range r.Devices {
-		devices[d.Rank] = true
+		who := fmt.Sprintf("%s pid %d", d.Host, d.PID)
+		if prev, ok := devices[d.Rank]; ok && prev != who {
+			r.Notes = append(r.Notes, fmt.Sprintf("rank %d is printed by two processes (%s and %s): each ran the benchmark alone (nccl-tests built without MPI, or two jobs in one file)", d.Rank, prev, who))
+		}
+		devices[d.Rank] = who
 	}
 	nDev := len(devices)
+	r.noteRestarts()
 	if len(r.Rows) == 0 {
 		r.setRanksWithoutRows(nDev)
 		return
@@ -371,6 +376,21 @@ func (r *Run) infer() {
 		if r.Ranks == 0 && lo > 0 && lo < hi && hi < maxRanks {
 			r.RanksFrom = fmt.Sprintf("not told: the columns (%s) fit %d to %d ranks", what, lo, hi)
 		}
+	}
+}
+
+// noteRestarts notes a size that falls back below the row before it with
+// the same type and operation: nccl-tests sweeps sizes upwards, so the
+// rows of two runs (two processes printing at once) are mixed there.
+func (r *Run) noteRestarts() {
+	last := map[string]int64{}
+	for _, row := range r.Rows {
+		key := row.Type + "/" + row.RedOp
+		if prev, ok := last[key]; ok && row.SizeBytes < prev {
+			r.Notes = append(r.Notes, fmt.Sprintf("line %d: the sizes start again (%d B after %d B, same type and op): rows of two runs are mixed in this table", row.Line, row.SizeBytes, prev))
+			return
+		}
+		last[key] = row.SizeBytes
 	}
 }
 

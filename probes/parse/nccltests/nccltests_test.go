@@ -20,7 +20,7 @@ type goldenOutput struct {
 }
 
 func fixtures(t testing.TB) []string {
-	return golden.Inputs(t, 8, "testdata/*.txt", "testdata/*.json")
+	return golden.Inputs(t, 8, "testdata/*.txt", "testdata/*.json", "testdata/public/*.txt")
 }
 
 func TestParseGolden(t *testing.T) {
