@@ -16,7 +16,9 @@ type goldenOutput struct {
 	Error string `json:"error,omitempty"`
 }
 
-func fixtures(t testing.TB) []string { return golden.Inputs(t, 10, "testdata/*.log") }
+func fixtures(t testing.TB) []string {
+	return golden.Inputs(t, 10, "testdata/*.log", "testdata/public/*.log")
+}
 
 func TestParseGolden(t *testing.T) {
 	golden.Each(t, fixtures(t), golden.ReplaceExt, func(t *testing.T, data []byte) []byte {
