@@ -492,8 +492,12 @@ func (p *lineParser) run(r io.Reader, tp toolParser) (*Report, error) {
 		}
 		p.host = hostLabel(prefix)
 		if last >= 0 && i > last {
-			p.rep.Warnings = append(p.rep.Warnings, fmt.Sprintf("lines %d-%d after the %s output are not %s's (from %q): skipped",
-				i+1, lastNonBlank(lines), p.tool, p.tool, parse.Clip(line, 60)))
+			span := fmt.Sprintf("lines %d-%d", i+1, lastNonBlank(lines))
+			if end := lastNonBlank(lines); end == i+1 {
+				span = fmt.Sprintf("line %d", end)
+			}
+			p.rep.Warnings = append(p.rep.Warnings, fmt.Sprintf("%s after the %s output are not %s's (from %q): skipped",
+				span, p.tool, p.tool, parse.Clip(line, 60)))
 			break
 		}
 		if err := tp.feed(line); err != nil {
