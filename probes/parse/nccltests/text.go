@@ -47,13 +47,15 @@ var (
 	reTestsVer    = regexp.MustCompile(`^#\s*([nr]ccl-tests) version (\S+)(?:\s+\([^)]*\))?(?:\s+[nr]ccl-headers=(\d+))?(?:\s+[nr]ccl-library=(\d+))?`)
 	reStarting    = regexp.MustCompile(`^#\s*Collective test starting:\s*(\S+)`)
 	reConcluded   = regexp.MustCompile(`^#\s*Collective test concluded:\s*(\S+)`)
-	reDevice      = regexp.MustCompile(`^#\s+Rank\s+(\d+)\s+(?:Group\s+(\d+)\s+)?Pid\s+(\d+)\s+on\s+(\S+)\s+device\s+(\d+)\s+\[([^\]]*)\]\s*(.*?)\s*$`)
-	reOOB         = regexp.MustCompile(`^#\s*Out of bounds values\s*:\s*(\d+)\s*(\S*)`)
-	reAvgBW       = regexp.MustCompile(`^#\s*Avg bus bandwidth\s*:\s*(\S+)\s*(\S*)`)
-	reErrorLine   = regexp.MustCompile(`^#\s*error:\s*(.*)$`)
-	reFailure     = regexp.MustCompile(`\bTest (?:NCCL |CUDA )?failure\b`)
-	reCommand     = regexp.MustCompile(`(?:^|[\s/])(\w+_perf(?:_mpi)?)(?:\s|$)`)
-	reParam       = map[string]*regexp.Regexp{
+	// A device line; the host may be empty ("on        device  0" where
+	// gethostname gave nothing).
+	reDevice    = regexp.MustCompile(`^#\s+Rank\s+(\d+)\s+(?:Group\s+(\d+)\s+)?Pid\s+(\d+)\s+on\s+(?:(\S+)\s+)??device\s+(\d+)\s+\[([^\]]*)\]\s*(.*?)\s*$`)
+	reOOB       = regexp.MustCompile(`^#\s*Out of bounds values\s*:\s*(\d+)\s*(\S*)`)
+	reAvgBW     = regexp.MustCompile(`^#\s*Avg bus bandwidth\s*:\s*(\S+)\s*(\S*)`)
+	reErrorLine = regexp.MustCompile(`^#\s*error:\s*(.*)$`)
+	reFailure   = regexp.MustCompile(`\bTest (?:NCCL |CUDA )?failure\b`)
+	reCommand   = regexp.MustCompile(`(?:^|[\s/])(\w+_perf(?:_mpi)?)(?:\s|$)`)
+	reParam     = map[string]*regexp.Regexp{
 		"nThread":    regexp.MustCompile(`nThread\s+(\d+)`),
 		"nGpus":      regexp.MustCompile(`nGpus\s+(\d+)`),
 		"minBytes":   regexp.MustCompile(`minBytes\s+(\d+)`),
