@@ -298,15 +298,26 @@ func (res *Result) WriteSummary(w io.Writer, file string) error {
 		fmt.Fprintf(w, "%s: nccl-tests %s output, %d run(s)\n", file, res.Format, len(res.Runs))
 		for _, run := range res.Runs {
 			name := run.Program
-			if name == "" {
+			switch {
+			case name == "" && run.Collective != "":
+				name = run.Collective + " (from the columns; the output does not name the benchmark)"
+			case name == "":
 				name = "(benchmark not named in the output)"
 			}
 			var about []string
 			if run.TestsVersion != "" {
-				about = append(about, "nccl-tests "+run.TestsVersion)
+				suite := "nccl-tests "
+				if run.Library == "RCCL" {
+					suite = "rccl-tests "
+				}
+				about = append(about, suite+run.TestsVersion)
 			}
 			if v := run.LibraryVersion(); v != "" {
-				about = append(about, "NCCL "+v)
+				lib := "NCCL "
+				if run.Library == "RCCL" {
+					lib = "RCCL "
+				}
+				about = append(about, lib+v)
 			}
 			hosts := map[string]bool{}
 			for _, d := range run.Devices {
@@ -320,6 +331,15 @@ func (res *Result) WriteSummary(w io.Writer, file string) error {
 				fmt.Fprintf(w, " (%s)", strings.Join(about, ", "))
 			}
 			fmt.Fprintln(w)
+			if run.CollectiveFrom != "" && run.CollectiveFrom != "program name" {
+				fmt.Fprintf(w, "collective: %s\n", run.CollectiveFrom)
+			}
+			if run.RanksFrom != "" && run.RanksFrom != "device lines" {
+				fmt.Fprintf(w, "ranks: %s\n", run.RanksFrom)
+			}
+			for _, n := range run.Notes {
+				fmt.Fprintf(w, "note: %s\n", n)
+			}
 			if len(run.Devices) > 0 {
 				fmt.Fprintf(w, "devices: %s", run.Devices[0].Name)
 				if len(run.Devices) > 1 {
