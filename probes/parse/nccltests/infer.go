@@ -357,6 +357,8 @@ func (r *Run) infer() {
 		lo, hi = min(lo, c.ranksLo), max(hi, c.ranksHi)
 	}
 	switch {
+	case n > 0 && n == nDev:
+		r.Ranks, r.RanksFrom = n, "device lines" // and busbw/algbw agrees
 	case n > 0:
 		r.Ranks = n
 		r.RanksFrom = rankReason(ev, fit, n)
