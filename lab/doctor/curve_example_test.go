@@ -75,7 +75,7 @@ func ExampleJudgeCurve() {
 	fmt.Println("preset:", rep.Preset, "from", rep.PresetFrom)
 	fmt.Println(rep.Verdicts[0])
 	// Output:
-	// all_reduce 16 ranks from busbw/algbw = 1.875: all_reduce on 16 ranks
+	// all_reduce 16 ranks from device lines
 	// preset: hgx-h100 from the GPU the input names: NVIDIA H100 80GB HBM3
 	// [fail] collective/multi-node: multi-node plateau too low: 330.6 GB/s busbw, 56% of the model's 586.2 GB/s
 }
