@@ -86,7 +86,9 @@ func runDoctorCurve(args []string, stdout, stderr io.Writer) int {
 		"usage: commlab doctor --nccl-tests FILE [--json] [--preset P] [--gpus N] [--nodes N] [--nccl 2.28] [--nvls=false] [--single-node FILE]",
 		"  FILE: nccl-tests output (text or -J JSON; - is standard input) or a commlab run saved with --save.",
 		"  Reads each busbw curve against costmodel's NCCL-like tuner for the machine and names its shape:",
-		"  large-message plateau, small-message floor, dips, multi-node against single-node.",
+		"  large-message plateau, small-message floor, dips, multi-node against single-node. The machine is",
+		"  the preset of the GPU the file names (--preset to choose one); without one, or for a collective",
+		"  the tuner does not model, the curve is read on its own shape and the report says why.",
 		"  Exit status: 0 all fine, 1 warnings, 2 a failure or bad input.")
 	file := fs.String("nccl-tests", "", "nccl-tests output or a commlab NCCL run (required)")
 	single := fs.String("single-node", "", "a single-node curve of the same collective, to judge a multi-node one against")
