@@ -162,7 +162,8 @@ type Measurement struct {
 	// WrongNA is set when the column says N/A (validation off, -c 0).
 	Wrong   float64 `json:"wrong"`
 	WrongNA bool    `json:"wrong_na,omitempty"`
-	// NotANumber is set when the JSON held "nan" for a value (kept as 0).
+	// NotANumber is set when a value was "nan" or "inf" (a zero time;
+	// kept as 0, JSON having no infinities).
 	NotANumber bool `json:"not_a_number,omitempty"`
 	// Per-iteration statistics (newer versions with per-iteration timing).
 	IterMinUs float64 `json:"iter_min_us,omitempty"`

@@ -2,6 +2,7 @@ package nccltests
 
 import (
 	"bytes"
+	"math"
 	"errors"
 	"fmt"
 	"io"
@@ -468,10 +469,7 @@ func looksLikeRowStart(t []string) bool {
 
 func allNumeric(t []string) bool {
 	for _, s := range t {
-		if s == "N/A" {
-			continue
-		}
-		if _, err := strconv.ParseFloat(s, 64); err != nil {
+		if !isNumber(s) {
 			return false
 		}
 	}
@@ -549,7 +547,7 @@ func isNumber(s string) bool {
 	if s == "N/A" {
 		return true
 	}
-	_, err := strconv.ParseFloat(s, 64)
+	_, _, err := parseNumber(s)
 	return err == nil
 }
 
@@ -602,25 +600,25 @@ func buildRow(cols, tokens []string) (Row, error) {
 			seenTime = true
 			half.Present = true
 			half.CPUTime = c == "cputime"
-			half.TimeUs, err = parseNumber(tok)
+			half.TimeUs, err = half.number(tok)
 		case "algbw":
-			half.AlgBW, err = parseNumber(tok)
+			half.AlgBW, err = half.number(tok)
 		case "busbw":
-			half.BusBW, err = parseNumber(tok)
+			half.BusBW, err = half.number(tok)
 		case "#wrong", "error":
 			if tok == "N/A" {
 				half.WrongNA = true
 			} else {
-				half.Wrong, err = parseNumber(tok)
+				half.Wrong, err = half.number(tok)
 			}
 		case "i_min":
-			half.IterMinUs, err = parseNumber(tok)
+			half.IterMinUs, err = half.number(tok)
 		case "i_max":
-			half.IterMaxUs, err = parseNumber(tok)
+			half.IterMaxUs, err = half.number(tok)
 		case "i_p99":
-			half.IterP99Us, err = parseNumber(tok)
+			half.IterP99Us, err = half.number(tok)
 		case "i_cv%":
-			half.IterCVPct, err = parseNumber(tok)
+			half.IterCVPct, err = half.number(tok)
 		case "timestamp":
 			if ti < len(tokens) {
 				row.Timestamp = tok + " " + tokens[ti]
@@ -635,9 +633,25 @@ func buildRow(cols, tokens []string) (Row, error) {
 }
 
 // parseNumber reads the numbers nccl-tests prints, including the shrunk
-// forms "1e+06" and "3.2e+05".
-func parseNumber(s string) (float64, error) {
-	return strconv.ParseFloat(s, 64)
+// forms "1e+06" and "3.2e+05". "inf" and "nan" (a zero time) read as 0
+// with nan set: JSON has no infinities.
+func parseNumber(s string) (v float64, nan bool, err error) {
+	switch strings.ToLower(strings.TrimLeft(s, "+-")) {
+	case "nan", "inf", "infinity":
+		return 0, true, nil
+	}
+	v, err = strconv.ParseFloat(s, 64)
+	if err == nil && (math.IsInf(v, 0) || math.IsNaN(v)) {
+		return 0, true, nil
+	}
+	return v, false, err
+}
+
+// number reads a value of this half, marking it NotANumber for inf/nan.
+func (m *Measurement) number(tok string) (float64, error) {
+	v, nan, err := parseNumber(tok)
+	m.NotANumber = m.NotANumber || nan
+	return v, err
 }
 
 func (p *textParser) flushPending() {
