@@ -2,10 +2,10 @@ package nccltests
 
 import (
 	"bytes"
-	"math"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
