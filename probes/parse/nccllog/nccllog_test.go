@@ -372,6 +372,15 @@ func TestParseVersionsAndInterleaving(t *testing.T) {
 			},
 		},
 		{
+			name: "pdsh labels",
+			in:   "gpu-a: gpu-a:10:11 [0] NCCL INFO comm 0x1 rank 0 nRanks 2 nNodes 2 localRanks 1 localRank 0 MNNVL 0\n",
+			check: func(t *testing.T, l *Log) {
+				if len(l.Ranks) != 1 || l.Ranks[0].Source.Host != "gpu-a" || l.Interleaved != 0 {
+					t.Errorf("ranks = %+v, interleaved %d", l.Ranks, l.Interleaved)
+				}
+			},
+		},
+		{
 			name: "srun and torchrun prefixes",
 			in: "0: n1:10:11 [0] NCCL INFO comm 0x1 rank 0 nRanks 2 nNodes 1 localRanks 2 localRank 0 MNNVL 0\n" +
 				"[default1]:n1:12:13 [1] NCCL INFO comm 0x2 rank 1 nRanks 2 nNodes 1 localRanks 2 localRank 1 MNNVL 0\n",

@@ -29,6 +29,8 @@ var (
 	reNCCLPrefix = regexp.MustCompile(`(?:(?:(\S+):(\d+):(\d+) )?\[(\d+)\] )?(?:(\S+:\d+) )?$`)
 	// A full prefix inside a message: another process's line glued on.
 	reNestedLine = regexp.MustCompile(`\S+:\d+:\d+ \[\d+\] (?:\S+:\d+ )?NCCL (?:INFO|WARN) `)
+	// pdsh's "host: " before a line: a label, not another process's text.
+	reHostLabel = regexp.MustCompile(`^\s*[A-Za-z0-9][\w.-]*:\s+$`)
 	// Text a table row leaves glued to a host name: "-1node7", "0.00node7".
 	reGluedJunk = regexp.MustCompile(`^(?:-?\d+(?:\.\d+)?(?:e[+-]\d+)?|N/A)+([A-Za-z].*)$`)
 	// RCCL's lines end in the communicator: "... comm 0x5f nRanks 08 busId c8000".
@@ -251,7 +253,7 @@ func (p *parser) record(text string, complete, glued bool) {
 	}
 	p.log.NCCLLines++
 	level, msg := m[6], m[7]
-	glued = glued || strings.TrimSpace(text[:start]) != ""
+	glued = glued || (strings.TrimSpace(text[:start]) != "" && !reHostLabel.MatchString(text[:start]))
 	if glued {
 		p.log.Interleaved++
 	}
