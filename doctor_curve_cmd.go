@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 
@@ -85,17 +86,19 @@ func runDoctorCurve(args []string, stdout, stderr io.Writer) int {
 		"usage: commlab doctor --nccl-tests FILE [--json] [--preset P] [--gpus N] [--nodes N] [--nccl 2.28] [--nvls=false] [--single-node FILE]",
 		"  FILE: nccl-tests output (text or -J JSON; - is standard input) or a commlab run saved with --save.",
 		"  Reads each busbw curve against costmodel's NCCL-like tuner for the machine and names its shape:",
-		"  large-message plateau, small-message floor, dips, multi-node against single-node.",
+		"  large-message plateau, small-message floor, dips, multi-node against single-node. The machine is",
+		"  the preset of the GPU the file names (--preset to choose one); without one, or for a collective",
+		"  the tuner does not model, the curve is read on its own shape and the report says why.",
 		"  Exit status: 0 all fine, 1 warnings, 2 a failure or bad input.")
 	file := fs.String("nccl-tests", "", "nccl-tests output or a commlab NCCL run (required)")
 	single := fs.String("single-node", "", "a single-node curve of the same collective, to judge a multi-node one against")
 	jsonOut := fs.Bool("json", false, "print the reports and verdicts as JSON")
-	preset := fs.String("preset", "hgx-h200", "costmodel node preset of the machine: hgx-h200, hgx-h100, dgx-a100, pcie-8gpu")
+	preset := fs.String("preset", "", "costmodel node preset of the machine (default: the preset of the GPU the file names): "+presetNames())
 	gpus := fs.Int("gpus", 0, "GPUs per node (default: the curve's ranks over its nodes)")
 	nodes := fs.Int("nodes", 0, "nodes (default: the hosts the curve names, else 1)")
-	family := fs.String("nccl", "2.28", "NCCL version family of the tuner: 2.19, 2.23 ... 2.28")
+	family := fs.String("nccl", "", "NCCL version family of the tuner: 2.19, 2.23 ... 2.28 (default: the file's NCCL version, else 2.28)")
 	nvls := fs.Bool("nvls", true, "NVLS where the node has it; --nvls=false is NCCL_NVLS_ENABLE=0")
-	coll := fs.String("coll", "all_reduce", "for a commlab run: the collective to read")
+	coll := fs.String("coll", "all_reduce", "the collective: for a commlab run, the one to read; for nccl-tests output that does not name it, what it is")
 	inPlace := fs.Bool("in-place", false, "for a commlab run: the in-place samples")
 	if status, ok := parseOnlyFlags(fs, args, stderr); !ok {
 		return status
@@ -103,22 +106,16 @@ func runDoctorCurve(args []string, stdout, stderr io.Writer) int {
 	if *file == "" {
 		return fail(fs, stderr, exitBadInput, "--nccl-tests FILE is required")
 	}
+	collSet := false
+	fs.Visit(func(f *flag.Flag) { collSet = collSet || f.Name == "coll" })
 	opt := doctor.DefaultCurveOptions()
+	setup := doctor.CurveSetup{Preset: *preset, GPUsPerNode: *gpus, Nodes: *nodes, Family: *family, NVLSOff: !*nvls}
 	diagnose := func(in curveInput) (doctor.CurveReport, error) {
 		c := in.curve
-		m := doctor.Machine{Preset: *preset, GPUsPerNode: *gpus, Nodes: *nodes, Family: *family, NVLS: *nvls}
-		if m.Nodes <= 0 {
-			m.Nodes = max(c.Nodes, 1)
+		if c.Collective == "" && collSet {
+			c.Collective, c.CollectiveFrom = *coll, "--coll"
 		}
-		if m.GPUsPerNode <= 0 {
-			m.GPUsPerNode = max(c.Ranks/m.Nodes, 1)
-		}
-		c.Nodes = m.Nodes
-		model, err := doctor.ExpectedCurve(m, c.Collective, c.Sizes())
-		if err != nil {
-			return doctor.CurveReport{}, err
-		}
-		return doctor.DiagnoseCurve(c, model, opt)
+		return doctor.JudgeCurve(c, setup, opt)
 	}
 	ins, err := readCurves(*file, *coll, *inPlace)
 	if err != nil {
@@ -141,12 +138,9 @@ func runDoctorCurve(args []string, stdout, stderr io.Writer) int {
 		}
 		sin := sins[0]
 		sin.curve.Nodes = 1
-		m := doctor.Machine{Preset: *preset, GPUsPerNode: max(sin.curve.Ranks, 1), Nodes: 1, Family: *family, NVLS: *nvls}
-		model, err := doctor.ExpectedCurve(m, sin.curve.Collective, sin.curve.Sizes())
-		if err != nil {
-			return fail(fs, stderr, exitBadInput, "--single-node: %v", err)
-		}
-		srep, err := doctor.DiagnoseCurve(sin.curve, model, opt)
+		ssetup := setup
+		ssetup.Nodes, ssetup.GPUsPerNode = 1, max(sin.curve.Ranks, 1)
+		srep, err := doctor.JudgeCurve(sin.curve, ssetup, opt)
 		if err != nil {
 			return fail(fs, stderr, exitBadInput, "--single-node: %v", err)
 		}

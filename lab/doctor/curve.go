@@ -41,9 +41,18 @@ type Curve struct {
 	Ranks      int    `json:"ranks"`
 	// Nodes is the number of hosts taking part (1 when the input names
 	// none).
-	Nodes  int          `json:"nodes"`
-	NCCL   string       `json:"nccl,omitempty"`
-	Points []CurvePoint `json:"points"`
+	Nodes int    `json:"nodes"`
+	NCCL  string `json:"nccl,omitempty"`
+	// GPU is the GPU model the input names ("NVIDIA A100-SXM4-80GB"), ""
+	// when it names none.
+	GPU string `json:"gpu,omitempty"`
+	// CollectiveFrom and RanksFrom say how the input gave the collective
+	// and the rank count (nccl-tests' program name, its columns, its
+	// device lines); Collective is "" when nothing told it.
+	CollectiveFrom string       `json:"collective_from,omitempty"`
+	RanksFrom      string       `json:"ranks_from,omitempty"`
+	Notes          []string     `json:"notes,omitempty"`
+	Points         []CurvePoint `json:"points"`
 }
 
 // Sizes returns the curve's message sizes in bytes.
@@ -65,30 +74,47 @@ func (c Curve) BusBWs() []float64 {
 }
 
 // CurveFromNCCLTests reads the out-of-place half of an nccl-tests run (the
-// in-place half where the out-of-place one was not printed). Ranks and
-// nodes come from its device lines.
+// in-place half where the out-of-place one was not printed). The
+// collective and the rank count are the parser's (Run.Collective and
+// Run.NRanks, found from the columns when the output does not say), nodes
+// the hosts of its device lines, the GPU model their device name.
 func CurveFromNCCLTests(r *nccltests.Run) (Curve, error) {
 	if r == nil || len(r.Rows) == 0 {
 		return Curve{}, fmt.Errorf("doctor: nccl-tests run: %w (no rows)", ErrNoCurve)
 	}
-	c := Curve{Source: "nccl-tests", Collective: r.Collective, Ranks: r.NRanks(), Nodes: 1, NCCL: r.LibraryVersion()}
+	c := Curve{Source: "nccl-tests", Collective: r.Collective, Ranks: r.NRanks(), Nodes: 1, NCCL: r.LibraryVersion(),
+		CollectiveFrom: r.CollectiveFrom, RanksFrom: r.RanksFrom, Notes: append([]string(nil), r.Notes...)}
+	if r.Library == "RCCL" {
+		c.Source = "rccl-tests"
+	}
 	if r.Program != "" {
 		c.Source += " " + r.Program
 	}
 	if r.TestsVersion != "" {
 		c.Source += " " + r.TestsVersion
 	}
-	if c.Collective == "" {
-		c.Collective = "all_reduce"
-	}
 	hosts := map[string]bool{}
+	models := map[string]int{}
 	for _, d := range r.Devices {
 		if d.Host != "" {
 			hosts[d.Host] = true
 		}
+		if d.Name != "" {
+			if _, ok := models[d.Name]; !ok {
+				models[d.Name] = len(models)
+			}
+		}
 	}
 	if len(hosts) > 1 {
 		c.Nodes = len(hosts)
+	}
+	for name, i := range models {
+		if i == 0 {
+			c.GPU = name
+		}
+	}
+	if len(models) > 1 {
+		c.Notes = append(c.Notes, fmt.Sprintf("the device lines name %d GPU models; the first, %s, chooses the preset", len(models), c.GPU))
 	}
 	for _, row := range r.Rows {
 		m := row.OutOfPlace
@@ -114,7 +140,8 @@ func CurveFromRun(r *probes.Run, collective string, inPlace bool) (Curve, error)
 	if r == nil {
 		return Curve{}, fmt.Errorf("doctor: run: %w", ErrNoCurve)
 	}
-	c := Curve{Source: "commlab probe " + r.Kind, Collective: collective, Nodes: 1, NCCL: r.NCCL}
+	c := Curve{Source: "commlab probe " + r.Kind, Collective: collective, Nodes: 1, NCCL: r.NCCL, GPU: r.GPUModel,
+		CollectiveFrom: "the run's samples", RanksFrom: "the run's samples"}
 	if r.Kind == "nccl-tests" {
 		c.Source = "nccl-tests (through commlab)"
 	}
@@ -276,6 +303,15 @@ func DefaultCurveOptions() CurveOptions {
 type CurveReport struct {
 	Curve Curve `json:"curve"`
 	Model Model `json:"model"`
+	// Preset is the costmodel node preset the curve was priced on, ""
+	// when none was; PresetFrom says why this one (the --preset flag, the
+	// GPU the input names, the topology) or why none ("no preset for GPU
+	// X"). ShapeOnly, when set, says why the curve was read on its own
+	// shape, without a model: its plateau and floor then skipped, its dips
+	// still judged.
+	Preset     string `json:"preset,omitempty"`
+	PresetFrom string `json:"preset_from,omitempty"`
+	ShapeOnly  string `json:"shape_only,omitempty"`
 	// Ratio is measured busbw over model busbw per size (the model's time
 	// over the measured time), index-aligned with Curve.Points.
 	Ratio []float64 `json:"ratio"`
@@ -564,10 +600,33 @@ func CompareNodes(multi, single CurveReport, opt CurveOptions) Verdict {
 // their evidence and next steps.
 func (r CurveReport) Text() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "curve: %s, %s, %d rank(s), %d node(s), %d sizes %s\n", r.Curve.Source, r.Curve.Collective, r.Curve.Ranks, r.Curve.Nodes,
+	coll := r.Curve.Collective
+	if coll == "" {
+		coll = "collective not told"
+	}
+	if len(r.Curve.Points) == 0 {
+		fmt.Fprintf(&b, "curve: %s, %s, no points\n", r.Curve.Source, coll)
+		return b.String()
+	}
+	fmt.Fprintf(&b, "curve: %s, %s, %d rank(s), %d node(s), %d sizes %s\n", r.Curve.Source, coll, r.Curve.Ranks, r.Curve.Nodes,
 		len(r.Curve.Points), sizeRange(r.Curve.Points[0].Bytes, r.Curve.Points[len(r.Curve.Points)-1].Bytes))
+	if r.Curve.CollectiveFrom != "" && r.Curve.CollectiveFrom != "program name" && r.Curve.CollectiveFrom != "the run's samples" {
+		fmt.Fprintf(&b, "collective from %s\n", r.Curve.CollectiveFrom)
+	}
+	if r.Curve.RanksFrom != "" && r.Curve.RanksFrom != "device lines" && r.Curve.RanksFrom != "the run's samples" {
+		fmt.Fprintf(&b, "ranks from %s\n", r.Curve.RanksFrom)
+	}
+	if r.PresetFrom != "" {
+		fmt.Fprintf(&b, "preset: %s\n", r.presetLine())
+	}
 	if r.Model.Source != "" {
 		fmt.Fprintf(&b, "model: %s\n", r.Model.Source)
+	}
+	if r.ShapeOnly != "" {
+		fmt.Fprintf(&b, "shape only: %s\n", r.ShapeOnly)
+	}
+	for _, n := range r.Curve.Notes {
+		fmt.Fprintf(&b, "note: %s\n", n)
 	}
 	if same := sameSkip(r.Verdicts); same != "" {
 		// one reason for every check (one rank): say it once
@@ -590,6 +649,13 @@ func (r CurveReport) Text() string {
 	return b.String()
 }
 
+func (r CurveReport) presetLine() string {
+	if r.Preset == "" {
+		return r.PresetFrom
+	}
+	return r.Preset + " (" + r.PresetFrom + ")"
+}
+
 // sameSkip returns the summary every verdict shares when all are skipped
 // for one reason, else "".
 func sameSkip(vs []Verdict) string {
@@ -608,11 +674,17 @@ func sameSkip(vs []Verdict) string {
 func (r CurveReport) String() string { return strings.TrimRight(r.Text(), "\n") }
 
 // CheckCurves reads the busbw curve the evidence holds (the nccl-tests
-// run, else the NCCL sweep; all_reduce, out of place) against the tuner
-// built for this machine (TunerFor): the verdicts `commlab doctor
-// --nccl-tests FILE` gives for one curve, or a skipped one when the
-// machine matches no preset. No curve gives no verdict.
+// run, else the NCCL sweep; all_reduce, out of place) with JudgeCurve: the
+// preset from the topology's GPU model, NCCL's tuning family from the
+// log, NVLS off where the environment or the log says so. These are the
+// verdicts `commlab doctor --nccl-tests FILE` gives for one curve; a GPU
+// no preset matches gives the shape-only reading. No curve gives no
+// verdict.
 func CheckCurves(ev *Evidence) []Verdict {
+	setup := CurveSetup{Family: logFamily(ev.NCCLLog), NVLSOff: ev.Env["NCCL_NVLS_ENABLE"] == "0" || logNVLSOff(ev.NCCLLog)}
+	if ev.Topology != nil && len(ev.Topology.GPUs) > 0 {
+		setup.EvidenceGPU = ev.Topology.GPUs[0].Name
+	}
 	for _, run := range []*probes.Run{ev.NCCLTests, ev.NCCL} {
 		if run == nil {
 			continue
@@ -621,17 +693,7 @@ func CheckCurves(ev *Evidence) []Verdict {
 		if err != nil {
 			continue // no all_reduce in this run: the other may have one
 		}
-		T, source, ok := TunerFor(ev.Topology, ev.NCCLLog, ev.Env, max(c.Nodes, 1))
-		if !ok {
-			return []Verdict{{Layer: LayerCollective, Check: "busbw curve", Status: Skipped,
-				Summary: "no tuner model for this machine (its topology matches no preset), so the curve has nothing to be read against",
-				Next:    "read it against a preset you choose: commlab doctor --nccl-tests FILE --preset P", Chapter: chapterTroubleshoot}}
-		}
-		model, err := ExpectedFromTuner(T, c.Collective, c.Ranks, c.Sizes(), source)
-		if err != nil {
-			continue
-		}
-		rep, err := DiagnoseCurve(c, model, DefaultCurveOptions())
+		rep, err := JudgeCurve(c, setup, DefaultCurveOptions())
 		if err != nil {
 			continue
 		}

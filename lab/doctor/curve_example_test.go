@@ -2,8 +2,10 @@ package doctor_test
 
 import (
 	"fmt"
+	"os"
 
 	"github.com/commlab/commlab/lab/doctor"
+	"github.com/commlab/commlab/probes/parse/nccltests"
 	"github.com/commlab/commlab/probes/recorded"
 )
 
@@ -42,4 +44,38 @@ func ExampleDiagnoseCurve() {
 	// [ok] collective/small-floor: small-message floor 22.37 us, 2.9x the model
 	// [ok] collective/dip: no dip: no size below 70% of its neighbours' ratio to the model
 	// first check: the path (nvidia-smi topo -m levels, chapter 2)
+}
+
+// A notebook reads a public nccl-tests output without saying what machine
+// it came from: the doctor takes the preset from the GPU its device lines
+// name, and says so.
+func ExampleJudgeCurve() {
+	f, err := os.Open("../../probes/parse/nccltests/testdata/allreduce_h100_2node_a3mega.txt")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer f.Close()
+	res, err := nccltests.Parse(f)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	curve, err := doctor.CurveFromNCCLTests(&res.Runs[0])
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	rep, err := doctor.JudgeCurve(curve, doctor.CurveSetup{}, doctor.DefaultCurveOptions())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(curve.Collective, curve.Ranks, "ranks from", curve.RanksFrom)
+	fmt.Println("preset:", rep.Preset, "from", rep.PresetFrom)
+	fmt.Println(rep.Verdicts[0])
+	// Output:
+	// all_reduce 16 ranks from device lines
+	// preset: hgx-h100 from the GPU the input names: NVIDIA H100 80GB HBM3
+	// [fail] collective/multi-node: multi-node plateau too low: 330.6 GB/s busbw, 56% of the model's 586.2 GB/s
 }

@@ -1,6 +1,8 @@
 package doctor_test
 
 import (
+	"fmt"
+	"math"
 	"os"
 	"strings"
 	"testing"
@@ -202,5 +204,167 @@ func TestDecisionTree(t *testing.T) {
 	}
 	if doctor.HangBranch("missing") != doctor.BranchHangDiffer || doctor.HangBranch("unpaired-p2p") != doctor.BranchHangSome {
 		t.Error("hang branches")
+	}
+}
+
+// parseTable parses nccl-tests text into its first run's curve.
+func parseTable(t *testing.T, text string) doctor.Curve {
+	t.Helper()
+	res, _ := nccltests.Parse(strings.NewReader(text))
+	if res == nil || len(res.Runs) == 0 {
+		t.Fatalf("no run in:\n%s", text)
+	}
+	c, err := doctor.CurveFromNCCLTests(&res.Runs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// modelTable prints an nccl-tests table of coll on ranks GPUs of preset
+// whose busbw is share of the model's at every size (the time scaled
+// accordingly): a synthetic curve, made from the model so that a test
+// knows what the right reading is. devices names the GPU in the device
+// lines ("" for none); redop and root are the columns nccl-tests prints
+// for coll.
+func modelTable(t *testing.T, preset, coll string, ranks int, share float64, gpu, redop string, root int, prefix string) string {
+	t.Helper()
+	var sizes []float64
+	for s := 8.0; s <= 1<<30; s *= 4 {
+		sizes = append(sizes, s)
+	}
+	m, err := doctor.ExpectedCurve(doctor.Machine{Preset: preset, GPUsPerNode: ranks, Nodes: 1, Family: "2.28", NVLS: true}, coll, sizes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for r := 0; r < ranks && gpu != ""; r++ {
+		fmt.Fprintf(&b, "%s#  Rank %2d Group  0 Pid %6d on      node1 device %2d [0x%02x] %s\n", prefix, r, 100+r, r, r, gpu)
+	}
+	factor, _ := nccltests.BusBWFactor(coll, ranks)
+	for _, p := range m.Points {
+		us := p.TimeUs / share
+		alg := p.Bytes / us / 1e3
+		fmt.Fprintf(&b, "%s%12.0f  %12.0f  %8s  %6s  %6d  %7.2f  %6.2f  %6.2f  %6d  %7.2f  %6.2f  %6.2f  %6d\n",
+			prefix, p.Bytes, p.Bytes/4, "float", redop, root, us, alg, alg*factor, 0, us, alg, alg*factor, 0)
+	}
+	return b.String()
+}
+
+// The curve cases of the issue: the preset comes from the GPU the file
+// names and the report says so; a broadcast is judged as a broadcast; a
+// table behind srun's labels, without header or footer, has the ranks
+// busbw/algbw gives; gather, alltoall and a GPU with no preset are read
+// on their shape, never refused.
+func TestJudgeCurveCases(t *testing.T) {
+	opt := doctor.DefaultCurveOptions()
+	t.Run("A100 run against the A100 preset", func(t *testing.T) {
+		c := parseTable(t, modelTable(t, "dgx-a100", "all_reduce", 8, 0.97, "NVIDIA A100-SXM4-80GB", "sum", -1, ""))
+		rep, err := doctor.JudgeCurve(c, doctor.CurveSetup{}, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Preset != "dgx-a100" || !strings.Contains(rep.Text(), "preset: dgx-a100 (the GPU the input names: NVIDIA A100-SXM4-80GB)") {
+			t.Errorf("preset %q:\n%s", rep.Preset, rep.Text())
+		}
+		if share := rep.PlateauBusBW / rep.ModelPlateauBusBW; math.Abs(share-0.97) > 0.01 || statuses(rep.Verdicts)[doctor.BranchLargePlateau] != doctor.OK {
+			t.Errorf("plateau at %.2f of the model:\n%s", share, rep.Text())
+		}
+		// The same file against the H200 preset (what --preset hgx-h200
+		// asks for) scores far lower: the preset matters.
+		h, err := doctor.JudgeCurve(c, doctor.CurveSetup{Preset: "hgx-h200"}, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h.Preset != "hgx-h200" || h.PresetFrom != "chosen with --preset" || h.PlateauBusBW/h.ModelPlateauBusBW > 0.8 {
+			t.Errorf("against hgx-h200: %s, %.2f", h.PresetFrom, h.PlateauBusBW/h.ModelPlateauBusBW)
+		}
+	})
+	t.Run("broadcast without a program name", func(t *testing.T) {
+		c := parseTable(t, modelTable(t, "hgx-h100", "broadcast", 8, 0.9, "NVIDIA H100 80GB HBM3", "none", 0, ""))
+		if c.Collective != "broadcast" {
+			t.Fatalf("collective %q (%s)", c.Collective, c.CollectiveFrom)
+		}
+		rep, err := doctor.JudgeCurve(c, doctor.CurveSetup{}, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.ShapeOnly != "" || !strings.Contains(rep.Text(), "broadcast, 8 rank(s)") || statuses(rep.Verdicts)[doctor.BranchLargePlateau] != doctor.OK {
+			t.Errorf("broadcast judged:\n%s", rep.Text())
+		}
+	})
+	t.Run("srun labels, no header or footer", func(t *testing.T) {
+		c := parseTable(t, modelTable(t, "hgx-h100", "all_reduce", 8, 0.9, "", "sum", -1, "0: "))
+		if c.Ranks != 8 || c.Collective != "all_reduce" || !strings.Contains(c.RanksFrom, "busbw/algbw = 1.75") {
+			t.Fatalf("ranks %d collective %q (%s)", c.Ranks, c.Collective, c.RanksFrom)
+		}
+		rep, err := doctor.JudgeCurve(c, doctor.CurveSetup{Preset: "hgx-h100"}, opt)
+		if err != nil || len(rep.Verdicts) < 3 || rep.Curve.Ranks != 8 {
+			t.Errorf("err %v:\n%s", err, rep.Text())
+		}
+	})
+	for _, tc := range []struct {
+		name, coll, redop, gpu, want string
+		root                         int
+	}{
+		{"gather", "gather", "none", "NVIDIA H100 80GB HBM3", "the input does not name the collective", 0},
+		{"alltoall", "alltoall", "none", "NVIDIA H100 80GB HBM3", "the input does not name the collective", -1},
+		{"L4 (no preset)", "all_reduce", "sum", "NVIDIA L4", "no preset for GPU NVIDIA L4: judged on shape only", -1},
+		{"A100 PCIe (no preset)", "all_reduce", "sum", "NVIDIA A100 80GB PCIe", "no preset for GPU NVIDIA A100 80GB PCIe (a PCIe card, not a DGX A100 node)", -1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			text := modelTable(t, "hgx-h100", "all_gather", 8, 0.9, tc.gpu, tc.redop, tc.root, "")
+			if tc.coll == "all_reduce" {
+				text = modelTable(t, "hgx-h100", "all_reduce", 8, 0.9, tc.gpu, tc.redop, tc.root, "")
+			}
+			rep, err := doctor.JudgeCurve(parseTable(t, text), doctor.CurveSetup{}, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(rep.ShapeOnly, tc.want) || len(rep.Verdicts) != 3 {
+				t.Errorf("shape only %q:\n%s", rep.ShapeOnly, rep.Text())
+			}
+			if s := statuses(rep.Verdicts); s[doctor.BranchDip] != doctor.OK || s[doctor.BranchSmallFloor] != doctor.Skipped {
+				t.Errorf("verdicts %v", s)
+			}
+		})
+	}
+	// Named by the file, gather has no tuner model: skipped with the reason.
+	c := parseTable(t, "# Collective test starting: gather_perf\n"+modelTable(t, "hgx-h100", "all_gather", 8, 0.9, "NVIDIA H100 80GB HBM3", "none", 0, ""))
+	rep, err := doctor.JudgeCurve(c, doctor.CurveSetup{}, opt)
+	if err != nil || c.Collective != "gather" || !strings.Contains(rep.ShapeOnly, "no model for gather") {
+		t.Errorf("gather: %v, %q:\n%s", err, c.Collective, rep.Text())
+	}
+	if _, err := doctor.JudgeCurve(c, doctor.CurveSetup{Preset: "no-such-node"}, opt); err == nil {
+		t.Error("an unknown --preset was accepted")
+	}
+}
+
+func TestPresetForGPU(t *testing.T) {
+	for gpu, want := range map[string]string{
+		"NVIDIA H200":            "hgx-h200",
+		"NVIDIA H100 80GB HBM3":  "hgx-h100",
+		"NVIDIA A100-SXM4-80GB":  "dgx-a100",
+		"NVIDIA A100-SXM-80GB":   "dgx-a100",
+		"NVIDIA A100-SXM4-40GB":  "dgx-a100",
+		"NVIDIA H100 PCIe":       "",
+		"NVIDIA H100 NVL":        "",
+		"NVIDIA A100 80GB PCIe":  "",
+		"NVIDIA A100-PCIE-40GB":  "",
+		"Tesla V100-SXM2-32GB":   "",
+		"NVIDIA Graphics Device": "",
+		"":                       "",
+	} {
+		got, why := doctor.PresetForGPU(gpu)
+		if got != want || why == "" {
+			t.Errorf("PresetForGPU(%q) = %q (%s), want %q", gpu, got, why, want)
+		}
+	}
+	// H20 is not H200, H800 not H100: a preset costmodel has not got
+	// gives none, never the wrong one.
+	for _, gpu := range []string{"NVIDIA H20", "NVIDIA H800"} {
+		if got, _ := doctor.PresetForGPU(gpu); got == "hgx-h200" || got == "hgx-h100" {
+			t.Errorf("PresetForGPU(%q) = %q", gpu, got)
+		}
 	}
 }

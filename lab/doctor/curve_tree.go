@@ -91,16 +91,17 @@ func BranchByID(id string) (Branch, bool) {
 // package's Finding.Kind) sends a hang down: a rank that never called the
 // collective the others wait in, or calls that differ, mean ranks stopped
 // in different places; an unpaired send or receive means only some ranks
-// stopped; no finding at all, every rank in one collective, or a rank
-// whose process died ("died", probes/parse/hanglab), means the same place
-// (the branch that checks for a crashed rank).
+// stopped; no finding at all, every rank in one collective ("all-stuck"),
+// a rank that left no dump ("no-dump") or a rank whose process died
+// ("died", probes/parse/hanglab) means the same place (the branch that
+// checks for a crashed rank or a broken network).
 func HangBranch(kind string) string {
 	switch kind {
 	case "missing", "op-mismatch", "size-mismatch", "dtype-mismatch":
 		return BranchHangDiffer
 	case "unpaired-p2p", "cross-group":
 		return BranchHangSome
-	case "", "died":
+	case "", "died", "all-stuck", "no-dump":
 		return BranchHangSame
 	}
 	return BranchHangDiffer

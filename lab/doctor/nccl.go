@@ -385,15 +385,8 @@ func TunerFor(t *probes.Topology, lg *nccllog.Log, env map[string]string, nodes 
 	if t != nil && len(t.GPUs) > 0 {
 		name = t.GPUs[0].Name
 	}
-	preset := ""
-	switch {
-	case strings.Contains(name, "H200"):
-		preset = "hgx-h200"
-	case strings.Contains(name, "H100"):
-		preset = "hgx-h100"
-	case strings.Contains(name, "A100"):
-		preset = "dgx-a100"
-	default:
+	preset, _ := PresetForGPU(name)
+	if preset == "" {
 		return costmodel.TunerTable{}, "", false
 	}
 	node, err := costmodel.NodeByName(preset)

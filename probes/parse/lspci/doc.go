@@ -7,6 +7,8 @@
 //
 // Without root, lspci prints "Capabilities: <access denied>" instead of
 // the capability list; the report says so (AccessDenied), since a missing
-// ACSCtl line then means "not known", not "ACS off". The package reads
+// ACSCtl line then means "not known", not "ACS off". Output of lspci -v or
+// plain lspci (a "Flags:" line, or no detail) counts as brief: ACS is then
+// not read either. Launcher prefixes come off each line first. The package reads
 // text only; live machines read the same registers through probes/sysfs.
 package lspci

@@ -10,6 +10,7 @@ import (
 
 	"github.com/commlab/commlab/probes"
 	"github.com/commlab/commlab/probes/parse"
+	"github.com/commlab/commlab/probes/parse/internal/launcher"
 )
 
 // Device is one PCI function as lspci -vvv prints it.
@@ -33,6 +34,10 @@ type Device struct {
 	IOMMUGroup   int    `json:"iommu_group"`
 	Driver       string `json:"driver,omitempty"`
 	AccessDenied bool   `json:"access_denied,omitempty"`
+
+	// brief: printed by lspci -v (a "Flags:" line); indented: any line
+	// under the header.
+	brief, indented bool
 }
 
 // Report is a parsed lspci -vvv output.
@@ -41,6 +46,10 @@ type Report struct {
 	// AccessDenied counts devices whose capabilities lspci could not read
 	// (not root).
 	AccessDenied int `json:"access_denied,omitempty"`
+	// Brief counts devices printed as plain lspci (no indented lines) or
+	// lspci -v (a "Flags:" line, where -vv prints "Control:"), which leave
+	// ACS and link state out: their absence then means nothing.
+	Brief int `json:"brief,omitempty"`
 }
 
 var (
@@ -57,6 +66,7 @@ func Parse(r io.Reader) (*Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("lspci: %w", err)
 	}
+	data, _ = launcher.Clean(data)
 	rep := &Report{}
 	var cur *Device
 	for i, line := range strings.Split(string(data), "\n") {
@@ -83,9 +93,12 @@ func Parse(r io.Reader) (*Report, error) {
 		if cur == nil {
 			continue
 		}
+		cur.indented = true
 		key, val, _ := strings.Cut(strings.TrimSpace(line), ":")
 		val = strings.TrimSpace(val)
 		switch key {
+		case "Flags":
+			cur.brief = true
 		case "Bus":
 			if m := busRE.FindStringSubmatch(val); m != nil {
 				if n, err := strconv.ParseInt(m[1], 16, 32); err == nil {
@@ -118,6 +131,11 @@ func Parse(r io.Reader) (*Report, error) {
 	}
 	if len(rep.Devices) == 0 {
 		return nil, &parse.Error{Format: "lspci", Msg: "no PCI device header (want lspci -vvv output)", Err: parse.ErrFormat}
+	}
+	for _, d := range rep.Devices {
+		if d.brief || !d.indented {
+			rep.Brief++
+		}
 	}
 	return rep, nil
 }
@@ -160,7 +178,9 @@ func flags(val string) probes.ACSFlags {
 // buses), and what lspci shows of the IOMMU (its groups; their domain
 // types are sysfs's to tell).
 func (r *Report) Facts() *probes.PCIFacts {
-	f := &probes.PCIFacts{Source: "lspci -vvv", ACSRead: r.AccessDenied == 0, Chains: map[string][]string{}}
+	// ACS is read when lspci printed the capabilities in full (-vv and
+	// more, as root) for at least one device.
+	f := &probes.PCIFacts{Source: "lspci -vvv", ACSRead: r.AccessDenied == 0 && r.Brief < len(r.Devices), Chains: map[string][]string{}}
 	// parent[domain:bus] is the bridge whose secondary bus it is.
 	parent := map[string]string{}
 	for _, d := range r.Devices {

@@ -78,7 +78,7 @@ func TestNotLspci(t *testing.T) {
 }
 
 func TestGolden(t *testing.T) {
-	for _, in := range golden.Inputs(t, 2, "testdata/*.txt") {
+	for _, in := range golden.Inputs(t, 2, "testdata/*.txt", "testdata/public/*.txt") {
 		r := parseFile(t, in)
 		b, err := json.MarshalIndent(struct {
 			Report *Report
@@ -92,7 +92,7 @@ func TestGolden(t *testing.T) {
 }
 
 func FuzzParse(f *testing.F) {
-	for _, p := range []string{"testdata/hgx_switch_acs_on.txt", "testdata/not_root.txt"} {
+	for _, p := range golden.Inputs(f, 2, "testdata/*.txt", "testdata/public/*.txt") {
 		b, err := os.ReadFile(p)
 		if err != nil {
 			f.Fatal(err)

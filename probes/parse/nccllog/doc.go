@@ -22,6 +22,16 @@
 // plain-words Why. Every record keeps the host, pid, device and line it came from,
 // so callers group by host:pid and rank.
 //
+// Logs as they reach people: launcher prefixes (mpirun's "[1,0]<stdout>:",
+// srun's "0: ", torchrun's "[default0]:", pdsh's "host: ") are skipped;
+// a prefix cut to "[dev] NCCL INFO" or "NCCL INFO" is read; the line forms
+// of NCCL 2.3 to 2.30 (init lines with or without nvmlDev and commId,
+// "Ring 00 :" rings) and of RCCL ("RCCL version : 2.21.5-HEAD:x", lines
+// ending in "comm 0x.. nRanks 08 busId ..") are read; a line that holds
+// another process's line, or a table row, before or inside it is split at
+// the other line's prefix, and a host name with a row's number glued to
+// it ("-1node7") is mended (Log.Interleaved counts such lines).
+//
 // The package owns the parsed form of a log (Log and its records). It does
 // not run NCCL, capture logs (probes/nccl does) or model the choices it
 // reads (costmodel does). Standard library only.

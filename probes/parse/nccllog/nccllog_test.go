@@ -16,7 +16,9 @@ type goldenOutput struct {
 	Error string `json:"error,omitempty"`
 }
 
-func fixtures(t testing.TB) []string { return golden.Inputs(t, 10, "testdata/*.log") }
+func fixtures(t testing.TB) []string {
+	return golden.Inputs(t, 10, "testdata/*.log", "testdata/public/*.log")
+}
 
 func TestParseGolden(t *testing.T) {
 	golden.Each(t, fixtures(t), golden.ReplaceExt, func(t *testing.T, data []byte) []byte {
@@ -186,7 +188,9 @@ func TestParseLineForms(t *testing.T) {
 				if len(l.Ranks) != 1 || l.Ranks[0].Source.Host != "node-a" || l.Ranks[0].LocalRanks != 2 {
 					t.Errorf("ranks = %+v", l.Ranks)
 				}
-				if len(l.Choices) != 1 || l.Choices[0].Source.Dev != -1 || l.Choices[0].Algorithm != "RING" {
+				// "[0] NCCL INFO" is NCCL's own "[cudaDev]" with the
+				// host:pid:tid cut away.
+				if len(l.Choices) != 1 || l.Choices[0].Source.Dev != 0 || l.Choices[0].Algorithm != "RING" {
 					t.Errorf("choices = %+v", l.Choices)
 				}
 			},
@@ -250,4 +254,150 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("log does not encode: %v", err)
 		}
 	})
+}
+
+// Line forms of older NCCL builds and of RCCL, and output of several
+// processes in one file. Lines quoted from public issues say which; the
+// others follow the format strings in NVIDIA/nccl src/init.cc at the tag
+// named and ROCm/rccl src/init.cc, transport/p2p.cc.
+func TestParseVersionsAndInterleaving(t *testing.T) {
+	tests := []struct {
+		name  string
+		in    string
+		check func(t *testing.T, l *Log)
+	}{
+		{
+			// NVIDIA/nccl#629 (2.9-era build).
+			name: "init line with busId, no nvmlDev",
+			in:   "A03-R28-I49-3-9000018:193027:193119 [7] NCCL INFO comm 0x7fdf08000d00 rank 15 nranks 16 cudaDev 7 busId e7000 - Init COMPLETE\n",
+			check: func(t *testing.T, l *Log) {
+				if len(l.Ranks) != 1 || l.Ranks[0].Rank != 15 || l.Ranks[0].NRanks != 16 || l.Ranks[0].BusID != "e7000" || l.Ranks[0].NVMLDev != -1 || !l.Ranks[0].InitComplete {
+					t.Errorf("ranks = %+v", l.Ranks)
+				}
+			},
+		},
+		{
+			// v2.16.5-1 src/init.cc: busId and commId, no nvmlDev.
+			name: "2.16 init line",
+			in: "n1:1:2 [0] NCCL INFO NCCL version 2.16.5+cuda11.8\n" +
+				"n1:1:2 [0] NCCL INFO comm 0x5633 rank 0 nranks 2 cudaDev 0 busId 81000 commId 0xb2f794396f6d0bd1 - Init COMPLETE\n",
+			check: func(t *testing.T, l *Log) {
+				if len(l.Ranks) != 1 || l.Ranks[0].CommID != "0xb2f794396f6d0bd1" || l.NRanks() != 2 || l.Versions[0] != "2.16.5+cuda11.8" {
+					t.Errorf("ranks = %+v, versions %v", l.Ranks, l.Versions)
+				}
+			},
+		},
+		{
+			// v2.23.4-1: a split communicator, "key %d- Init START".
+			name: "2.23 split init",
+			in:   "n1:1:2 [3] NCCL INFO ncclCommSplit comm 0x77 rank 1 nranks 4 cudaDev 3 nvmlDev 3 busId 3b000 parent 0x55 color 1 key 1- Init START\n",
+			check: func(t *testing.T, l *Log) {
+				if len(l.Ranks) != 1 || l.Ranks[0].InitFunc != "ncclCommSplit" || l.Ranks[0].NVMLDev != 3 || !l.Ranks[0].InitStarted {
+					t.Errorf("ranks = %+v", l.Ranks)
+				}
+			},
+		},
+		{
+			// v2.3.7-1: rings printed as "Ring 00 :".
+			name: "2.3 ring line",
+			in:   "n1:1:2 [0] NCCL INFO Ring 00 :    0   1   2   3\n",
+			check: func(t *testing.T, l *Log) {
+				if len(l.Rings) != 1 || len(l.Rings[0].Ranks) != 4 {
+					t.Errorf("rings = %+v", l.Rings)
+				}
+			},
+		},
+		{
+			// ROCm/rccl#1026 (trees), ROCm/rccl-tests#163 (the version
+			// block); the P2P line from rccl src/transport/p2p.cc.
+			name: "RCCL",
+			in: "RCCL version : 2.21.5-HEAD:9a0e6a1\n" +
+				"HIP version  : 6.3.42134-a9a80e791\n" +
+				"g1064:11146:11197 [3] NCCL INFO Trees [0] 2/-1/-1->3->1 [1] 1/-1/-1->3->2 [2] 2/-1/-1->3->1 [3] 1/-1/-1->3->2 comm 0xaa09f20 nRanks 08 busId ce000\n" +
+				"g1064:11146:11197 [3] NCCL INFO Ring 00 : 2 -> 3 -> 1 comm 0xaa09f20 nRanks 08 busId ce000\n" +
+				"g1064:11146:11197 [3] NCCL INFO Channel 00/0 : 3[ce000] -> 1[c6000] via P2P/IPC comm 0xaa09f20 nRanks 08\n",
+			check: func(t *testing.T, l *Log) {
+				if l.Library != "RCCL" || len(l.Versions) != 1 || l.Versions[0] != "2.21.5-HEAD:9a0e6a1" {
+					t.Errorf("library %q versions %v", l.Library, l.Versions)
+				}
+				if len(l.Trees) != 4 || l.Trees[0].Rank != 3 || l.Trees[0].Parent != 1 || l.Trees[3].Comm != "0xaa09f20" {
+					t.Errorf("trees = %+v", l.Trees)
+				}
+				if len(l.RingLinks) != 1 || l.RingLinks[0].Next != 1 {
+					t.Errorf("ring links = %+v", l.RingLinks)
+				}
+				if len(l.Connections) != 1 || l.Connections[0].Transport != "P2P/IPC" || l.Connections[0].Comm != "0xaa09f20" {
+					t.Errorf("connections = %+v", l.Connections)
+				}
+			},
+		},
+		{
+			name: "old RCCL banner",
+			in:   "node1:1:1 [0] NCCL INFO RCCL version 2.18.3+hip6.0 HEAD:2b22ab0\n",
+			check: func(t *testing.T, l *Log) {
+				if l.Library != "RCCL" || len(l.Versions) != 1 || l.Versions[0] != "2.18.3+hip6.0" {
+					t.Errorf("library %q versions %v", l.Library, l.Versions)
+				}
+			},
+		},
+		{
+			// nccl-tests' table rows and NCCL's lines in one file: the
+			// row's last field glued to the host.
+			name: "table text before the prefix",
+			in: "node7:12:34 [0] NCCL INFO comm 0x1 rank 0 nRanks 2 nNodes 1 localRanks 2 localRank 0 MNNVL 0\n" +
+				"         128            32     float     sum      -1node7:12:34 [0] NCCL INFO AllReduce: 128 Bytes -> Algo RING proto LL channel{Lo..Hi}={0..1}\n" +
+				"    61.58    0.00    0.00      0gpu-b:99:100 [1] NCCL INFO AllReduce: 128 Bytes -> Algo RING proto LL channel{Lo..Hi}={0..1}\n",
+			check: func(t *testing.T, l *Log) {
+				if got := l.Hosts(); len(got) != 1 || got[0] != "node7" {
+					t.Errorf("hosts = %v", got)
+				}
+				if len(l.Choices) != 2 || l.Choices[0].Source.Host != "node7" || l.Choices[1].Source.Host != "gpu-b" {
+					t.Errorf("choices = %+v", l.Choices)
+				}
+				if l.Interleaved != 2 || len(l.Processes) != 2 {
+					t.Errorf("interleaved %d, processes %+v", l.Interleaved, l.Processes)
+				}
+			},
+		},
+		{
+			name: "two processes on one line",
+			in:   "n1:10:11 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM/readn1:20:21 [1] NCCL INFO Trees [0] -1/-1/-1->1->0\n",
+			check: func(t *testing.T, l *Log) {
+				if len(l.Trees) != 1 || l.Trees[0].Source.PID != 20 || l.Trees[0].Rank != 1 {
+					t.Errorf("trees = %+v", l.Trees)
+				}
+				if len(l.Connections) != 1 || l.Connections[0].Transport != "P2P/CUMEM/read" || l.Interleaved != 1 {
+					t.Errorf("connections = %+v, interleaved %d", l.Connections, l.Interleaved)
+				}
+			},
+		},
+		{
+			name: "pdsh labels",
+			in:   "gpu-a: gpu-a:10:11 [0] NCCL INFO comm 0x1 rank 0 nRanks 2 nNodes 2 localRanks 1 localRank 0 MNNVL 0\n",
+			check: func(t *testing.T, l *Log) {
+				if len(l.Ranks) != 1 || l.Ranks[0].Source.Host != "gpu-a" || l.Interleaved != 0 {
+					t.Errorf("ranks = %+v, interleaved %d", l.Ranks, l.Interleaved)
+				}
+			},
+		},
+		{
+			name: "srun and torchrun prefixes",
+			in: "0: n1:10:11 [0] NCCL INFO comm 0x1 rank 0 nRanks 2 nNodes 1 localRanks 2 localRank 0 MNNVL 0\n" +
+				"[default1]:n1:12:13 [1] NCCL INFO comm 0x2 rank 1 nRanks 2 nNodes 1 localRanks 2 localRank 1 MNNVL 0\n",
+			check: func(t *testing.T, l *Log) {
+				if len(l.Ranks) != 2 || l.Ranks[1].Source.Host != "n1" || l.Interleaved != 0 {
+					t.Errorf("ranks = %+v", l.Ranks)
+				}
+			},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			l, err := Parse(strings.NewReader(tc.in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.check(t, l)
+		})
+	}
 }

@@ -40,6 +40,9 @@ type Network struct {
 	// device found.".
 	IBDevices  []string `json:"ib_devices,omitempty"`
 	NoIBDevice bool     `json:"no_ib_device,omitempty"`
+	// VerbsMissing is set by "Failed to open libibverbs.so[.1]", at
+	// INFO level (RCCL, NCCL's IB probe) or WARN.
+	VerbsMissing bool `json:"verbs_missing,omitempty"`
 	// SocketDevices are the `NET/Socket : Using [0]eth0:192.0.2.2<0>`
 	// entries ("eth0:192.0.2.2<0>").
 	SocketDevices []string `json:"socket_devices,omitempty"`
@@ -155,6 +158,9 @@ func (ns *netState) addOnce(list *[]string, key, s string) {
 // network and GPUDirect RDMA. It reports whether one matched.
 func (p *parser) networkLine(trimmed string) bool {
 	switch {
+	case strings.HasPrefix(trimmed, "Failed to open libibverbs"):
+		p.netInfo().n.VerbsMissing = true
+		return true
 	case strings.HasPrefix(trimmed, "NET/"):
 		return p.netSlashLine(trimmed)
 	case strings.HasPrefix(trimmed, "GPU Direct RDMA "):
@@ -387,12 +393,12 @@ func (p *parser) finishNetwork() {
 		}
 		return a.Dev - b.Dev
 	})
-	n.Why = explainNetwork(&n, p.log.Env)
+	n.Why = explainNetwork(&n, p.log.Env, p.log.Library)
 	p.log.Network = &n
 }
 
 // explainNetwork writes the one-paragraph "why" of a Network.
-func explainNetwork(n *Network, env []EnvSetting) string {
+func explainNetwork(n *Network, env []EnvSetting, library string) string {
 	var s []string
 	netConns, gdrConns, intra := 0, 0, 0
 	for _, u := range n.NICs {
@@ -416,7 +422,7 @@ func explainNetwork(n *Network, env []EnvSetting) string {
 		}
 		return ""
 	}
-	noVerbs := slices.ContainsFunc(n.Warnings, func(w string) bool { return strings.Contains(w, "libibverbs") })
+	noVerbs := n.VerbsMissing || slices.ContainsFunc(n.Warnings, func(w string) bool { return strings.Contains(w, "libibverbs") })
 	isSocket := using == "Socket"
 	isIB := strings.HasPrefix(using, "IB")
 	switch {
@@ -472,7 +478,11 @@ func explainNetwork(n *Network, env []EnvSetting) string {
 	case n.PluginFound:
 		s = append(s, fmt.Sprintf("It loaded the external net plugin %s.", n.Plugin))
 	case n.PluginSearched:
-		s = append(s, "No external net plugin (libnccl-net.so) was found, so NCCL used its own IB and Socket transports.")
+		lib, name := "libnccl-net.so", "NCCL"
+		if library == "RCCL" {
+			lib, name = "librccl-net.so", "RCCL"
+		}
+		s = append(s, fmt.Sprintf("No external net plugin (%s) was found, so %s used its own IB and Socket transports.", lib, name))
 	}
 	// GPUDirect RDMA.
 	var on, off []string

@@ -13,21 +13,38 @@ import (
 	"strings"
 
 	"github.com/commlab/commlab/probes/parse"
+	"github.com/commlab/commlab/probes/parse/internal/launcher"
 )
 
 const maxLine = 1 << 20
 
 var (
-	// Launcher prefixes: mpirun --tag-output / --timestamp-output, srun -l
-	// and "[0] ".
-	reLauncherPrefix = regexp.MustCompile(`^(?:\[\d+(?:,\d+)*\]<std(?:out|err)>:|[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}<std(?:out|err)>:|\[\d+\] ?|\d+: )`)
+	// A wrapper's "[0] " before a full NCCL prefix (the "[dev]" of a
+	// prefix without a host stays).
+	reRankTag = regexp.MustCompile(`^\[\d+\] (?:\S+:\d+:\d+ \[\d+\] )`)
 	// host:pid:tid [dev] [file.cc:123 ]NCCL LEVEL message. The prefix is
-	// optional: logs pasted with hosts removed keep only "NCCL INFO".
+	// optional: logs pasted with hosts removed keep "[dev] NCCL INFO" or
+	// only "NCCL INFO".
 	reNCCLLevel  = regexp.MustCompile(`^NCCL (INFO|WARN|TRACE|ABORT)(?: |$)`)
-	reNCCLPrefix = regexp.MustCompile(`(?:(\S+):(\d+):(\d+) \[(\d+)\] )?(?:(\S+:\d+) )?$`)
+	reNCCLPrefix = regexp.MustCompile(`(?:(?:(\S+):(\d+):(\d+) )?\[(\d+)\] )?(?:(\S+:\d+) )?$`)
+	// A full prefix inside a message: another process's line glued on.
+	reNestedLine = regexp.MustCompile(`\S+:\d+:\d+ \[\d+\] (?:\S+:\d+ )?NCCL (?:INFO|WARN) `)
+	// pdsh's "host: " before a line: a label, not another process's text.
+	reHostLabel = regexp.MustCompile(`^\s*[A-Za-z0-9][\w.-]*:\s+$`)
+	// Text a table row leaves glued to a host name: "-1node7", "0.00node7".
+	reGluedJunk = regexp.MustCompile(`^(?:-?\d+(?:\.\d+)?(?:e[+-]\d+)?|N/A)+([A-Za-z].*)$`)
+	// RCCL's lines end in the communicator: "... comm 0x5f nRanks 08 busId c8000".
+	reCommSuffix = regexp.MustCompile(`^ comm (0x[0-9a-fA-F]+|\(nil\)) nRanks (\d+)(?: busId [0-9a-fA-F]+)?\s*$`)
 
-	reVersion    = regexp.MustCompile(`^NCCL version (\S+)`)
-	reInitRank   = regexp.MustCompile(`^(?:(\w+) )?comm (0x[0-9a-fA-F]+) rank (\d+) nranks (\d+) cudaDev (\d+) nvmlDev (\d+)(?: busId ([0-9a-fA-F]+))?(?: commId (0x[0-9a-fA-F]+))?.*? - Init (START|COMPLETE)`)
+	// "NCCL version 2.9.6+cuda11.2", "RCCL version 2.18.3+hip6.0 HEAD:x",
+	// "RCCL version : 2.21.5-HEAD:9a0e6a1".
+	reVersion = regexp.MustCompile(`^([NR]CCL) version(?: :)? (\S+)`)
+	// "comm 0x.. rank 0 nranks 8 cudaDev 0 nvmlDev 0 - Init COMPLETE" (2.4),
+	// "... cudaDev 0 busId 1a000 - Init COMPLETE" (2.7 to 2.14), "... busId
+	// 1a000 commId 0x.. - Init COMPLETE" (2.16), "ncclCommInitRank comm ..
+	// nvmlDev 0 busId .. commId .. - Init START" (2.18+), "ncclCommSplit
+	// ... parent 0x.. color 0 key 0 commId .." and RCCL's "localSize ..".
+	reInitRank   = regexp.MustCompile(`^(?:(\w+) )?comm (0x[0-9a-fA-F]+|\(nil\)) rank (\d+) nranks (\d+) cudaDev (\d+)(?: nvmlDev (\d+))?(?: busId ([0-9a-fA-F]+))?(?: parent \S+ color -?\d+ key -?\d+)?(?: commId (0x[0-9a-fA-F]+))?.*?\s*- ?Init (START|COMPLETE)`)
 	reCommInfo   = regexp.MustCompile(`^comm (0x[0-9a-fA-F]+) rank (\d+) nRanks (\d+) nNodes (\d+) localRanks (\d+) localRank (\d+)(?: MNNVL (\d+))?`)
 	reCommEnd    = regexp.MustCompile(`^comm (0x[0-9a-fA-F]+) rank (\d+) n[Rr]anks (\d+) cudaDev (\d+)(?: busId ([0-9a-fA-F]+))? - (Abort|Destroy|Finalize) (?:START|COMPLETE)`)
 	reSystem     = regexp.MustCompile(`^=== System : max(?:Bw|Width) ([\d.]+) total(?:Bw|Width) ([\d.]+) ===`)
@@ -37,7 +54,7 @@ var (
 	rePathEntry  = regexp.MustCompile(`(\w+/[0-9A-Za-z-]+) \((\d+)/([\d.]+)/(\w+)\)`)
 	rePattern    = regexp.MustCompile(`^Pattern (\d+), crossNic (\d+), nChannels (\d+), (?:bw|speed) ([\d.]+)/([\d.]+), type (\w+)/(\w+), sameChannels (\d+)`)
 	reGraphChan  = regexp.MustCompile(`^\s*(\d+) : ((?:\w+/[0-9A-Za-z-]+\s*)+)$`)
-	reRing       = regexp.MustCompile(`^Channel (\d+)(?:/(\d+))? :((?:\s+\d+)+)\s*$`)
+	reRing       = regexp.MustCompile(`^(?:Channel|Ring) (\d+)(?:/(\d+))? :((?:\s+\d+)+)\s*$`)
 	reRingLink   = regexp.MustCompile(`^Ring (\d+) : (-?\d+) -> (-?\d+) -> (-?\d+)\s*$`)
 	reTrees      = regexp.MustCompile(`^Trees((?: \[\d+\] \S+)+)\s*$`)
 	reTreeEntry  = regexp.MustCompile(`\[(\d+)\] (\S+)`)
@@ -118,6 +135,8 @@ type parser struct {
 	procIdx  map[string]int
 	// network lines seen so far (nil until the first).
 	net *netState
+	// hosts seen at the start of a line, to mend glued host names.
+	hosts map[string]bool
 }
 
 type stackEntry struct {
@@ -145,6 +164,7 @@ func Parse(r io.Reader) (*Log, error) {
 		rankIdx:    map[string]int{},
 		versions:   map[string]bool{},
 		procIdx:    map[string]int{},
+		hosts:      map[string]bool{},
 	}
 	br := bufio.NewReaderSize(r, 64*1024)
 	for {
@@ -172,61 +192,84 @@ func Parse(r io.Reader) (*Log, error) {
 // splitNCCLLine finds "NCCL INFO" (or WARN, ...) and the optional
 // "host:pid:tid [dev] file.cc:12 " prefix before it. It returns
 // [_, host, pid, tid, dev, where, level, message] like a regexp submatch,
-// or nil. Searching for the level first keeps the common case cheap.
-func splitNCCLLine(text string) []string {
+// or nil, and where the prefix starts in text. Searching for the level
+// first keeps the common case cheap.
+func splitNCCLLine(text string) ([]string, int) {
 	for from := 0; from < len(text); {
 		i := strings.Index(text[from:], "NCCL ")
 		if i < 0 {
-			return nil
+			return nil, 0
 		}
 		at := from + i
 		// The level is at most 11 bytes with its space: look no further, so
 		// a line full of "NCCL " stays linear.
 		if lv := reNCCLLevel.FindStringSubmatchIndex(text[at:min(len(text), at+12)]); lv != nil {
 			out := make([]string, 8)
-			if pm := reNCCLPrefix.FindStringSubmatch(text[:at]); pm != nil {
-				copy(out[1:6], pm[1:6])
+			start := at
+			if pm := reNCCLPrefix.FindStringSubmatchIndex(text[:at]); pm != nil {
+				start = pm[0]
+				for g := 1; g <= 5; g++ {
+					if pm[2*g] >= 0 {
+						out[g] = text[pm[2*g]:pm[2*g+1]]
+					}
+				}
 			}
 			out[6] = text[at+lv[2] : at+lv[3]]
 			if end := at + lv[1]; end < len(text) {
 				out[7] = text[end:]
 			}
-			return out
+			return out, start
 		}
 		from = at + len("NCCL ")
 	}
-	return nil
+	return nil, 0
 }
 
 func stripLauncherPrefix(s string) string {
-	for i := 0; i < 3; i++ {
-		loc := reLauncherPrefix.FindStringIndex(s)
-		if loc == nil || loc[1] == 0 {
-			return s
-		}
-		s = s[loc[1]:]
+	s, _ = launcher.Strip(s)
+	if loc := reRankTag.FindStringIndex(s); loc != nil {
+		s = s[strings.IndexByte(s, ' ')+1:]
 	}
 	return s
 }
 
 func (p *parser) line(raw string, complete bool) {
 	p.log.Lines++
-	text := stripLauncherPrefix(raw)
-	m := splitNCCLLine(text)
+	p.record(stripLauncherPrefix(raw), complete, false)
+}
+
+// record reads one NCCL line, or the NCCL lines that several processes
+// wrote into one line of the file.
+func (p *parser) record(text string, complete, glued bool) {
+	m, start := splitNCCLLine(text)
 	if m == nil {
-		// "NCCL version 2.9.6+cuda11.2" printed bare at WARN level.
+		// "NCCL version 2.9.6+cuda11.2" printed bare at WARN level, and
+		// RCCL's "RCCL version : 2.21.5-HEAD:x" block.
 		if v := reVersion.FindStringSubmatch(strings.TrimSpace(text)); v != nil {
 			p.log.NCCLLines++
-			p.version(v[1])
+			p.version(v[1], v[2])
 		}
 		return
 	}
 	p.log.NCCLLines++
-	src := Source{Host: m[1], PID: parse.Int(m[2]), TID: parse.Int(m[3]), Dev: -1, Line: p.lineNo}
+	level, msg := m[6], m[7]
+	glued = glued || (strings.TrimSpace(text[:start]) != "" && !reHostLabel.MatchString(text[:start]))
+	if glued {
+		p.log.Interleaved++
+	}
+	host := p.hostName(m[1], glued)
+	// Another process's line that began before this one ended: read this
+	// one up to it, then that one.
+	if loc := reNestedLine.FindStringIndex(msg); loc != nil && level != "WARN" {
+		at := loc[0] + p.gluedHostStart(msg[loc[0]:])
+		defer p.record(msg[at:], complete, true)
+		msg = msg[:at]
+		complete = true // cut by the other line, not by the end of input
+	}
+	src := Source{Host: host, PID: parse.Int(m[2]), TID: parse.Int(m[3]), Dev: -1, Line: p.lineNo}
 	if m[4] != "" {
 		src.Dev = parse.Int(m[4])
 	}
-	level, msg := m[6], m[7]
 	if src.Host != "" {
 		p.process(src)
 	}
@@ -246,6 +289,46 @@ func (p *parser) line(raw string, complete bool) {
 	}
 }
 
+// gluedHostStart is where the host name starts in text, a prefix
+// "host:pid:tid [dev] NCCL ..." with other text glued before the host.
+func (p *parser) gluedHostStart(text string) int {
+	return p.hostStart(text[:max(0, strings.IndexByte(text, ':'))])
+}
+
+// hostStart is where a host name with other text glued before it starts
+// in tok: after the longest known host tok ends with, else after a glued
+// number ("-1node7", "0.00node7"), else 0.
+func (p *parser) hostStart(tok string) int {
+	best := ""
+	for h := range p.hosts {
+		if len(h) > len(best) && strings.HasSuffix(tok, h) {
+			best = h
+		}
+	}
+	if best != "" {
+		return len(tok) - len(best)
+	}
+	if m := reGluedJunk.FindStringSubmatchIndex(tok); m != nil {
+		return m[2]
+	}
+	return 0
+}
+
+// hostName is the host of a line's prefix. A prefix that follows other
+// text on its line (a table row, another process's line) may have that
+// text's last field glued to the host: hostStart mends it. Hosts of
+// prefixes that start their line are the known ones.
+func (p *parser) hostName(host string, glued bool) string {
+	if host == "" {
+		return ""
+	}
+	if !glued || p.hosts[host] {
+		p.hosts[host] = true
+		return host
+	}
+	return host[p.hostStart(host):]
+}
+
 // looksStructured: a message that starts like a record this package
 // parses, so failing to parse it at the end of input means it was cut.
 func looksStructured(msg string) bool {
@@ -257,7 +340,10 @@ func looksStructured(msg string) bool {
 	return strings.Contains(msg, "Bytes -> Algo")
 }
 
-func (p *parser) version(v string) {
+func (p *parser) version(library, v string) {
+	if library == "RCCL" {
+		p.log.Library = "RCCL"
+	}
 	if !p.versions[v] {
 		p.versions[v] = true
 		p.log.Versions = append(p.log.Versions, v)
@@ -281,8 +367,14 @@ func (p *parser) info(src Source, msg string) bool {
 		return p.dumpLine(proc, len(p.log.Topology)-1, msg)
 	}
 	trimmed := strings.TrimSpace(msg)
-	if m := guarded(strings.HasPrefix(trimmed, "NCCL version"), reVersion, trimmed); m != nil {
-		p.version(m[1])
+	comm := ""
+	if i := strings.LastIndex(trimmed, " comm "); i > 0 {
+		if m := reCommSuffix.FindStringSubmatch(trimmed[i:]); m != nil {
+			comm, trimmed = m[1], trimmed[:i]
+		}
+	}
+	if m := guarded(strings.HasPrefix(trimmed, "NCCL version") || strings.HasPrefix(trimmed, "RCCL version"), reVersion, trimmed); m != nil {
+		p.version(m[1], m[2])
 		return true
 	}
 	if m := guarded(strings.HasPrefix(trimmed, "==="), reSystem, trimmed); m != nil {
@@ -317,11 +409,11 @@ func (p *parser) info(src Source, msg string) bool {
 			kind = kind[:i]
 		}
 		p.log.Connections = append(p.log.Connections, Connection{Source: src, Channel: parse.Int(m[1]), ConnIndex: parse.Int(m[2]),
-			FromRank: parse.Int(m[3]), FromDev: m[4], ToRank: parse.Int(m[5]), ToDev: m[6], Direction: m[7], Transport: transport, Kind: kind})
+			FromRank: parse.Int(m[3]), FromDev: m[4], ToRank: parse.Int(m[5]), ToDev: m[6], Direction: m[7], Transport: transport, Kind: kind, Comm: comm})
 		return true
 	}
-	if m := guarded(strings.HasPrefix(trimmed, "Channel "), reRing, trimmed); m != nil {
-		ring := Ring{Source: src, Channel: parse.Int(m[1]), NChannels: parse.Int(m[2])}
+	if m := guarded(strings.HasPrefix(trimmed, "Channel ") || strings.HasPrefix(trimmed, "Ring "), reRing, trimmed); m != nil {
+		ring := Ring{Source: src, Channel: parse.Int(m[1]), NChannels: parse.Int(m[2]), Comm: comm}
 		for _, f := range strings.Fields(m[3]) {
 			ring.Ranks = append(ring.Ranks, parse.Int(f))
 		}
@@ -329,14 +421,14 @@ func (p *parser) info(src Source, msg string) bool {
 		return true
 	}
 	if m := guarded(strings.HasPrefix(trimmed, "Ring "), reRingLink, trimmed); m != nil {
-		p.log.RingLinks = append(p.log.RingLinks, RingLink{Source: src, Channel: parse.Int(m[1]), Prev: parse.Int(m[2]), Rank: parse.Int(m[3]), Next: parse.Int(m[4])})
+		p.log.RingLinks = append(p.log.RingLinks, RingLink{Source: src, Channel: parse.Int(m[1]), Prev: parse.Int(m[2]), Rank: parse.Int(m[3]), Next: parse.Int(m[4]), Comm: comm})
 		return true
 	}
 	if m := guarded(strings.HasPrefix(trimmed, "Trees "), reTrees, trimmed); m != nil {
 		for _, e := range reTreeEntry.FindAllStringSubmatch(m[1], -1) {
 			for part, spec := range strings.Split(e[2], "|") {
 				if t, ok := parseTreeSpec(spec); ok {
-					t.Source, t.Channel, t.Part = src, parse.Int(e[1]), part
+					t.Source, t.Channel, t.Part, t.Comm = src, parse.Int(e[1]), part, comm
 					p.log.Trees = append(p.log.Trees, t)
 				}
 			}
@@ -344,7 +436,7 @@ func (p *parser) info(src Source, msg string) bool {
 		return true
 	}
 	if m := guarded(strings.HasPrefix(trimmed, "Tree "), reTreeOne, trimmed); m != nil {
-		p.log.Trees = append(p.log.Trees, Tree{Source: src, Channel: parse.Int(m[1]), Parent: parse.Int(m[2]), Rank: parse.Int(m[3]), Children: ints(strings.Split(m[4], "/"))})
+		p.log.Trees = append(p.log.Trees, Tree{Source: src, Channel: parse.Int(m[1]), Parent: parse.Int(m[2]), Rank: parse.Int(m[3]), Children: ints(strings.Split(m[4], "/")), Comm: comm})
 		return true
 	}
 	if m := guarded(strings.Contains(trimmed, "Bytes -> Algo"), reChoice, trimmed); m != nil {
@@ -367,10 +459,13 @@ func (p *parser) info(src Source, msg string) bool {
 		p.log.Operations = append(p.log.Operations, op)
 		return true
 	}
-	if m := guarded(strings.Contains(trimmed, " - Init "), reInitRank, trimmed); m != nil {
+	if m := guarded(strings.Contains(trimmed, "- Init "), reInitRank, trimmed); m != nil {
 		r := p.rank(src, m[2])
 		r.InitFunc = firstNonEmpty(r.InitFunc, m[1])
-		r.Rank, r.NRanks, r.CUDADev, r.NVMLDev = parse.Int(m[3]), parse.Int(m[4]), parse.Int(m[5]), parse.Int(m[6])
+		r.Rank, r.NRanks, r.CUDADev = parse.Int(m[3]), parse.Int(m[4]), parse.Int(m[5])
+		if m[6] != "" {
+			r.NVMLDev = parse.Int(m[6])
+		}
 		r.BusID = firstNonEmpty(m[7], r.BusID)
 		r.CommID = firstNonEmpty(m[8], r.CommID)
 		if m[9] == "START" {

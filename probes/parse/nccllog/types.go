@@ -36,8 +36,12 @@ func (s Source) Process() string { return fmt.Sprintf("%s:%d", s.Host, s.PID) }
 
 // Log is a parsed NCCL_DEBUG log.
 type Log struct {
-	// Versions are the distinct "NCCL version" banners, in order.
+	// Versions are the distinct "NCCL version" banners, in order (RCCL's
+	// "RCCL version 2.18.3+hip6.0" and "RCCL version : 2.21.5-HEAD:x" give
+	// the version alone, and Library says RCCL).
 	Versions []string `json:"versions,omitempty"`
+	// Library is "RCCL" when the banner is RCCL's; "" for NCCL.
+	Library string `json:"library,omitempty"`
 	// Processes has one entry per host:pid that printed NCCL lines, in
 	// order of first appearance.
 	Processes []Process `json:"processes,omitempty"`
@@ -66,6 +70,10 @@ type Log struct {
 	// Unrecognized counts NCCL lines no record type matched (allocation
 	// traces, plugin messages, ...).
 	Unrecognized int `json:"unrecognized"`
+	// Interleaved counts NCCL lines that began after other text on the
+	// same line (a table row, another process's line cut short): output
+	// of several processes written to one file at once.
+	Interleaved int `json:"interleaved,omitempty"`
 }
 
 // Process is one host:pid: the CUDA devices its lines named and the ranks
@@ -171,6 +179,9 @@ type Ring struct {
 	Channel   int    `json:"channel"`
 	NChannels int    `json:"nchannels,omitempty"`
 	Ranks     []int  `json:"ranks"`
+	// Comm is the communicator when the line names it (RCCL ends its
+	// lines with "comm 0x.. nRanks 08 busId ..").
+	Comm string `json:"comm,omitempty"`
 }
 
 // RingLink is a rank's neighbours on one ring: `Ring 00 : 7 -> 0 -> 1`.
@@ -180,6 +191,7 @@ type RingLink struct {
 	Prev    int    `json:"prev"`
 	Rank    int    `json:"rank"`
 	Next    int    `json:"next"`
+	Comm    string `json:"comm,omitempty"`
 }
 
 // Tree is a rank's place in one tree channel. New builds print
@@ -193,6 +205,7 @@ type Tree struct {
 	Rank     int    `json:"rank"`
 	Parent   int    `json:"parent"`
 	Children []int  `json:"children"`
+	Comm     string `json:"comm,omitempty"`
 }
 
 // Connection is one transport set up between two ranks on a channel.
@@ -210,6 +223,7 @@ type Connection struct {
 	// "NET/IB/3/GDRDMA"; Kind its first element (P2P, SHM, NET, ...).
 	Transport string `json:"transport"`
 	Kind      string `json:"kind"`
+	Comm      string `json:"comm,omitempty"`
 }
 
 // Choice is the algorithm and protocol NCCL picked for one operation.
@@ -396,7 +410,14 @@ func (l *Log) WriteSummary(w io.Writer, file string) error {
 	return parse.WriteBuffered(w, func(w io.Writer) {
 		fmt.Fprintf(w, "%s: %d lines, %d from NCCL (%d not recognised)\n", file, l.Lines, l.NCCLLines, l.Unrecognized)
 		if len(l.Versions) > 0 {
-			fmt.Fprintf(w, "NCCL version: %s\n", strings.Join(l.Versions, ", "))
+			lib := "NCCL"
+			if l.Library != "" {
+				lib = l.Library
+			}
+			fmt.Fprintf(w, "%s version: %s\n", lib, strings.Join(l.Versions, ", "))
+		}
+		if l.Interleaved > 0 {
+			fmt.Fprintf(w, "%d NCCL line(s) began after other text on their line (processes writing to one file at once); read from their prefix on\n", l.Interleaved)
 		}
 		hosts := l.Hosts()
 		if len(hosts) > 0 {

@@ -6,12 +6,24 @@
 // The text parser accepts what real logs contain: header lines (version,
 // nThread/nGpus/minBytes line, one device line per rank), rows with an
 // out-of-place and an in-place half, the old `error` column and layouts
-// without a root or redop column, `N/A` in the #wrong column (-c 0),
-// numbers shrunk to `1e+06`, NCCL_DEBUG lines interleaved anywhere (even in
-// the middle of a row), launcher prefixes such as `[1,0]<stdout>:` or `[0] `,
-// several runs in one file, and the footer (Out of bounds, Avg bus
+// without a root or redop column (each collective printed only its own
+// columns before 2.13), a blank redop (hypercube; all_gather in 2.13),
+// `N/A` in the #wrong column (-c 0), numbers shrunk to `1e+06`,
+// NCCL_DEBUG lines interleaved anywhere (even in the middle of a row),
+// launcher prefixes (`[1,0]<stdout>:`, srun's `0: `, torchrun's
+// `[default0]:`, pdsh's `host: `, `[0] `), header lines that lost their
+// `#` (a paste rendered as markdown), several runs in one file, rccl-tests
+// and RCCL's version block, and the footer (Out of bounds, Avg bus
 // bandwidth). Truncated input returns what parsed together with an error
 // that names the line.
+//
+// When the output does not name the benchmark, Run.Collective comes from
+// the columns (redop, root, size over count, busbw over algbw, as each
+// nccl-tests collective prints them); when no device line counts the
+// ranks, Run.Ranks comes from busbw/algbw or size/count. CollectiveFrom
+// and RanksFrom say which inference was made, or why none could be (an
+// all_gather and an alltoall print the same columns), and Notes what was
+// set aside (rows of two runs mixed, device lines fewer than the ranks).
 //
 // The package owns the parsed form of one benchmark output (Result, Run,
 // Row) and the bus-bandwidth factors nccl-tests applies per collective. It

@@ -134,6 +134,14 @@ type jsonAvg struct {
 // (the benchmark crashed) yields the rows that were complete and an error
 // wrapping ErrTruncated that names the line.
 func ParseJSON(r io.Reader) (*Result, error) {
+	res, err := parseJSON(r)
+	for i := range res.Runs {
+		res.Runs[i].infer()
+	}
+	return res, err
+}
+
+func parseJSON(r io.Reader) (*Result, error) {
 	data, err := io.ReadAll(r)
 	res := &Result{Format: "json"}
 	if err != nil {

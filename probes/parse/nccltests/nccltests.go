@@ -56,10 +56,14 @@ type Run struct {
 	NCCLHeaders  int    `json:"nccl_headers,omitempty"`
 	NCCLLibrary  int    `json:"nccl_library,omitempty"`
 	// NCCLVersion is the "NCCL version 2.30.3+cuda13.0" banner when NCCL
-	// printed it into the same output.
-	NCCLVersion string   `json:"nccl_version,omitempty"`
-	Params      Params   `json:"params"`
-	Devices     []Device `json:"devices,omitempty"`
+	// printed it into the same output (RCCL's "RCCL version 2.18.3+hip6.0"
+	// or "RCCL version : 2.21.5-HEAD:9a0e6a1": the version alone).
+	NCCLVersion string `json:"nccl_version,omitempty"`
+	// Library is "RCCL" when the output is rccl-tests' or RCCL's banner
+	// says so; "" for NCCL.
+	Library string   `json:"library,omitempty"`
+	Params  Params   `json:"params"`
+	Devices []Device `json:"devices,omitempty"`
 	// Columns are the column names of the table header as printed.
 	Columns []string `json:"columns,omitempty"`
 	// WrongColumn is "#wrong" (count of wrong elements) or "error" (old
@@ -77,7 +81,25 @@ type Run struct {
 	// Failures are nccl-tests' own failure lines ("node3: Test NCCL failure
 	// common.cu:958 'unhandled system error'"), each with the message line
 	// that followed it when that line carried the reason.
-	Failures  []string `json:"failures,omitempty"`
+	Failures []string `json:"failures,omitempty"`
+	// Ranks is the number of ranks that ran the benchmark, and RanksFrom
+	// how it was found: "device lines" (one per rank), "busbw/algbw = 1.75:
+	// all_reduce on 8 ranks" (the factor nccl-tests applied; it wins when
+	// the device lines are fewer, as in an excerpt), "size/count = 8" (the
+	// collectives whose size is the count times the ranks), or "nThread x
+	// nGpus (one process assumed)". 0 and "" when nothing tells.
+	Ranks     int    `json:"ranks,omitempty"`
+	RanksFrom string `json:"ranks_from,omitempty"`
+	// CollectiveFrom says where Collective came from: "program name"
+	// when the output names the binary, else what the columns show
+	// ("redop none, root column set, size = count x type size, busbw =
+	// algbw: broadcast"), or why they could not tell ("gather or scatter:
+	// the columns fit both"), Collective then staying "".
+	CollectiveFrom string `json:"collective_from,omitempty"`
+	// Notes are what the parser inferred or set aside in plain words: the
+	// device lines disagreeing with busbw/algbw, a named collective its
+	// columns contradict, host labels removed.
+	Notes     []string `json:"notes,omitempty"`
 	StartLine int      `json:"start_line"`
 }
 
@@ -140,7 +162,8 @@ type Measurement struct {
 	// WrongNA is set when the column says N/A (validation off, -c 0).
 	Wrong   float64 `json:"wrong"`
 	WrongNA bool    `json:"wrong_na,omitempty"`
-	// NotANumber is set when the JSON held "nan" for a value (kept as 0).
+	// NotANumber is set when a value was "nan" or "inf" (a zero time;
+	// kept as 0, JSON having no infinities).
 	NotANumber bool `json:"not_a_number,omitempty"`
 	// Per-iteration statistics (newer versions with per-iteration timing).
 	IterMinUs float64 `json:"iter_min_us,omitempty"`
@@ -165,9 +188,13 @@ func (r *Run) LibraryVersion() string {
 	return ""
 }
 
-// NRanks is the number of ranks the run reports: its device lines, or
-// nThread x nGpus when the device lines are missing (one process).
+// NRanks is the number of ranks the run reports: Ranks when the parser
+// found it, else its device lines, or nThread x nGpus when the device
+// lines are missing (one process).
 func (r *Run) NRanks() int {
+	if r.Ranks > 0 {
+		return r.Ranks
+	}
 	if len(r.Devices) > 0 {
 		seen := map[string]bool{}
 		for _, d := range r.Devices {
@@ -272,15 +299,26 @@ func (res *Result) WriteSummary(w io.Writer, file string) error {
 		fmt.Fprintf(w, "%s: nccl-tests %s output, %d run(s)\n", file, res.Format, len(res.Runs))
 		for _, run := range res.Runs {
 			name := run.Program
-			if name == "" {
+			switch {
+			case name == "" && run.Collective != "":
+				name = run.Collective + " (from the columns; the output does not name the benchmark)"
+			case name == "":
 				name = "(benchmark not named in the output)"
 			}
 			var about []string
 			if run.TestsVersion != "" {
-				about = append(about, "nccl-tests "+run.TestsVersion)
+				suite := "nccl-tests "
+				if run.Library == "RCCL" {
+					suite = "rccl-tests "
+				}
+				about = append(about, suite+run.TestsVersion)
 			}
 			if v := run.LibraryVersion(); v != "" {
-				about = append(about, "NCCL "+v)
+				lib := "NCCL "
+				if run.Library == "RCCL" {
+					lib = "RCCL "
+				}
+				about = append(about, lib+v)
 			}
 			hosts := map[string]bool{}
 			for _, d := range run.Devices {
@@ -294,6 +332,15 @@ func (res *Result) WriteSummary(w io.Writer, file string) error {
 				fmt.Fprintf(w, " (%s)", strings.Join(about, ", "))
 			}
 			fmt.Fprintln(w)
+			if run.CollectiveFrom != "" && run.CollectiveFrom != "program name" {
+				fmt.Fprintf(w, "collective: %s\n", run.CollectiveFrom)
+			}
+			if run.RanksFrom != "" && run.RanksFrom != "device lines" {
+				fmt.Fprintf(w, "ranks: %s\n", run.RanksFrom)
+			}
+			for _, n := range run.Notes {
+				fmt.Fprintf(w, "note: %s\n", n)
+			}
 			if len(run.Devices) > 0 {
 				fmt.Fprintf(w, "devices: %s", run.Devices[0].Name)
 				if len(run.Devices) > 1 {

@@ -20,7 +20,7 @@ type goldenOutput struct {
 }
 
 func fixtures(t testing.TB) []string {
-	return golden.Inputs(t, 8, "testdata/*.txt", "testdata/*.json")
+	return golden.Inputs(t, 8, "testdata/*.txt", "testdata/*.json", "testdata/public/*.txt")
 }
 
 func TestParseGolden(t *testing.T) {
@@ -396,5 +396,17 @@ func TestParseFailures(t *testing.T) {
 				t.Errorf("failures\n%q\nwant\n%q", got, c.want)
 			}
 		})
+	}
+}
+
+// A zero time prints "inf" bandwidths (and glibc "-nan"): the row is kept,
+// flagged, and the result still encodes as JSON.
+func TestParseInfAndNaN(t *testing.T) {
+	res, _ := ParseText(strings.NewReader("           8             2     float     sum      -1     0.00     inf     inf      0     0.00    -nan    nan      0\n"))
+	if _, err := json.Marshal(res); err != nil {
+		t.Fatal(err)
+	}
+	if r := res.Runs[0].Rows; len(r) != 1 || !r[0].OutOfPlace.NotANumber || !r[0].InPlace.NotANumber || r[0].OutOfPlace.AlgBW != 0 {
+		t.Fatalf("rows %+v", r)
 	}
 }

@@ -1,16 +1,17 @@
 package nccltests
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/commlab/commlab/probes/parse"
+	"github.com/commlab/commlab/probes/parse/internal/launcher"
 )
 
 // maxLine bounds one input line; nccl-tests lines are short, NCCL debug
@@ -39,18 +40,23 @@ var (
 	reTrailingTag = regexp.MustCompile(`(?:\[\d+(?:,\d+)*\](?:<std(?:out|err)>:)?\s*)$`)
 	// NCCL debug line start: "host:pid:tid [dev] NCCL INFO", optionally
 	// with "file.cc:123 " before NCCL (WARN lines).
-	reDebug       = regexp.MustCompile(`\S+:\d+:\d+ \[\d+\] (?:\S+:\d+ )?NCCL (?:INFO|WARN|TRACE|ABORT)`)
-	reNCCLVersion = regexp.MustCompile(`NCCL version (\S+)`)
-	reTestsVer    = regexp.MustCompile(`^#\s*nccl-tests version (\S+)(?:\s+\([^)]*\))?(?:\s+nccl-headers=(\d+))?(?:\s+nccl-library=(\d+))?`)
+	reDebug = regexp.MustCompile(`\S+:\d+:\d+ \[\d+\] (?:\S+:\d+ )?NCCL (?:INFO|WARN|TRACE|ABORT)`)
+	// "NCCL version 2.28.3+cuda12.9", "RCCL version 2.18.3+hip6.0 HEAD:x",
+	// "RCCL version : 2.21.5-HEAD:9a0e6a1" (RCCL from ROCm 6.2).
+	reNCCLVersion = regexp.MustCompile(`\b([NR]CCL) version(?: :)? (\S+)`)
+	reRCCLBanner  = regexp.MustCompile(`^(?:HIP version|ROCm version|Hostname|Librccl path)\s*:`)
+	reTestsVer    = regexp.MustCompile(`^#\s*([nr]ccl-tests) version (\S+)(?:\s+\([^)]*\))?(?:\s+[nr]ccl-headers=(\d+))?(?:\s+[nr]ccl-library=(\d+))?`)
 	reStarting    = regexp.MustCompile(`^#\s*Collective test starting:\s*(\S+)`)
 	reConcluded   = regexp.MustCompile(`^#\s*Collective test concluded:\s*(\S+)`)
-	reDevice      = regexp.MustCompile(`^#\s+Rank\s+(\d+)\s+(?:Group\s+(\d+)\s+)?Pid\s+(\d+)\s+on\s+(\S+)\s+device\s+(\d+)\s+\[([^\]]*)\]\s*(.*?)\s*$`)
-	reOOB         = regexp.MustCompile(`^#\s*Out of bounds values\s*:\s*(\d+)\s*(\S*)`)
-	reAvgBW       = regexp.MustCompile(`^#\s*Avg bus bandwidth\s*:\s*(\S+)\s*(\S*)`)
-	reErrorLine   = regexp.MustCompile(`^#\s*error:\s*(.*)$`)
-	reFailure     = regexp.MustCompile(`\bTest (?:NCCL |CUDA )?failure\b`)
-	reCommand     = regexp.MustCompile(`(?:^|[\s/])(\w+_perf(?:_mpi)?)(?:\s|$)`)
-	reParam       = map[string]*regexp.Regexp{
+	// A device line; the host may be empty ("on        device  0" where
+	// gethostname gave nothing).
+	reDevice    = regexp.MustCompile(`^#\s+Rank\s+(\d+)\s+(?:Group\s+(\d+)\s+)?Pid\s+(\d+)\s+on\s+(?:(\S+)\s+)??device\s+(\d+)\s+\[([^\]]*)\]\s*(.*?)\s*$`)
+	reOOB       = regexp.MustCompile(`^#\s*Out of bounds values\s*:\s*(\d+)\s*(\S*)`)
+	reAvgBW     = regexp.MustCompile(`^#\s*Avg bus bandwidth\s*:\s*(\S+)\s*(\S*)`)
+	reErrorLine = regexp.MustCompile(`^#\s*error:\s*(.*)$`)
+	reFailure   = regexp.MustCompile(`\bTest (?:NCCL |CUDA )?failure\b`)
+	reCommand   = regexp.MustCompile(`(?:^|[\s/])(\w+_perf(?:_mpi)?)(?:\s|$)`)
+	reParam     = map[string]*regexp.Regexp{
 		"nThread":    regexp.MustCompile(`nThread\s+(\d+)`),
 		"nGpus":      regexp.MustCompile(`nGpus\s+(\d+)`),
 		"minBytes":   regexp.MustCompile(`minBytes\s+(\d+)`),
@@ -66,6 +72,7 @@ var (
 
 // textParser holds the state of one pass over a text input.
 type textParser struct {
+	strip   *launcher.Stripper
 	res     *Result
 	run     *Run // current run, nil before the first header or row
 	errs    []error
@@ -80,24 +87,39 @@ type textParser struct {
 	reasonFor int
 }
 
-// ParseText reads the text output of an nccl-tests binary.
+// ParseText reads the text output of an nccl-tests (or rccl-tests)
+// binary.
 func ParseText(r io.Reader) (*Result, error) {
 	p := &textParser{res: &Result{Format: "text"}, reasonFor: -1}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), maxLine)
-	for sc.Scan() {
-		p.lineNo++
-		p.line(sc.Text())
+	data, err := io.ReadAll(r)
+	if err != nil {
+		p.errs = append(p.errs, &parse.Error{Format: "nccltests", Line: 1, Err: fmt.Errorf("%w: read: %w", ErrMalformed, err)})
 	}
-	if err := sc.Err(); err != nil {
-		p.errs = append(p.errs, &parse.Error{Format: "nccltests", Line: p.lineNo + 1, Err: fmt.Errorf("%w: %w", ErrMalformed, err)})
+	lines := strings.Split(string(data), "\n")
+	if len(lines) > 0 && lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	p.strip = launcher.Detect(lines)
+	for _, l := range lines {
+		p.lineNo++
+		if len(l) > maxLine {
+			p.errs = append(p.errs, &parse.Error{Format: "nccltests", Line: p.lineNo, Err: fmt.Errorf("%w: line longer than %d bytes skipped", ErrMalformed, maxLine)})
+			continue
+		}
+		p.line(l)
 	}
 	p.finish()
+	if hosts := p.strip.Hosts(); len(hosts) > 0 {
+		for i := range p.res.Runs {
+			p.res.Runs[i].Notes = append(p.res.Runs[i].Notes, "lines carry host labels (pdsh): "+strings.Join(hosts, ", ")+"; read without them")
+		}
+	}
 	return p.res, errors.Join(p.errs...)
 }
 
 func (p *textParser) line(raw string) {
 	text := strings.TrimRight(raw, "\r")
+	text, _ = p.strip.Strip(text)
 	text = stripLauncherPrefix(text)
 	if loc := reDebug.FindStringIndex(text); loc != nil {
 		start := p.splitGluedNumber(text, loc[0])
@@ -115,14 +137,37 @@ func (p *textParser) line(raw string) {
 		return
 	case strings.HasPrefix(trimmed, "#"):
 		p.headerLine(trimmed)
-	case strings.HasPrefix(trimmed, "NCCL version"):
+	case headerWithoutHash(trimmed):
+		// A header line that lost its "#" (a paste rendered as markdown,
+		// a filter that dropped comments).
+		p.headerLine("# " + trimmed)
+	case strings.HasPrefix(trimmed, "NCCL version"), strings.HasPrefix(trimmed, "RCCL version"):
 		p.res.DebugLines++
 		if m := reNCCLVersion.FindStringSubmatch(trimmed); m != nil {
-			p.current().NCCLVersion = m[1]
+			run := p.current()
+			run.NCCLVersion = m[2]
+			if m[1] == "RCCL" {
+				run.Library = "RCCL"
+			}
 		}
+	case reRCCLBanner.MatchString(trimmed):
+		// RCCL's version block: "HIP version  : ...", "Librccl path : ...".
+		p.res.DebugLines++
 	default:
 		p.fragment(text, false)
 	}
+}
+
+// reHashless are the header and footer lines nccl-tests prints after a
+// "#", as they read when the "#" was lost.
+var reHashless = regexp.MustCompile(`^(?:[nr]ccl-tests version \S|nThread\s+\d+\s+nGpus\s|Rank\s+\d+\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s|size\s+count\s+type\s|\(B\)\s+\(elements\)|out-of-place\s+in-place|Out of bounds values\s*:|Avg bus bandwidth\s*:|Using devices\s*$|Collective test (?:starting|concluded):)`)
+
+func headerWithoutHash(s string) bool {
+	switch s[0] {
+	case 'n', 'r', 'R', 's', '(', 'o', 'O', 'A', 'U', 'C':
+		return reHashless.MatchString(s)
+	}
+	return false
 }
 
 var reGluedNumber = regexp.MustCompile(`^(?:-?\d+(?:\.\d+)?(?:e[+-]\d+)?|N/A)`)
@@ -175,7 +220,10 @@ func stripLauncherPrefix(s string) string {
 func (p *textParser) debugLine(s string) {
 	p.res.DebugLines++
 	if m := reNCCLVersion.FindStringSubmatch(s); m != nil && p.run != nil {
-		p.run.NCCLVersion = m[1]
+		p.run.NCCLVersion = m[2]
+		if m[1] == "RCCL" {
+			p.run.Library = "RCCL"
+		}
 	}
 	if strings.Contains(s, " NCCL WARN ") && p.run != nil {
 		if i := strings.Index(s, "NCCL WARN "); i >= 0 {
@@ -217,9 +265,12 @@ func (p *textParser) headerLine(s string) {
 		if run.TestsVersion != "" || run.Params.Raw != "" {
 			run = p.startNewRun()
 		}
-		run.TestsVersion = m[1]
-		run.NCCLHeaders = parse.Int(m[2])
-		run.NCCLLibrary = parse.Int(m[3])
+		run.TestsVersion = m[2]
+		run.NCCLHeaders = parse.Int(m[3])
+		run.NCCLLibrary = parse.Int(m[4])
+		if m[1] == "rccl-tests" {
+			run.Library = "RCCL"
+		}
 		return
 	}
 	if m := reStarting.FindStringSubmatch(s); m != nil {
@@ -418,10 +469,7 @@ func looksLikeRowStart(t []string) bool {
 
 func allNumeric(t []string) bool {
 	for _, s := range t {
-		if s == "N/A" {
-			continue
-		}
-		if _, err := strconv.ParseFloat(s, 64); err != nil {
+		if !isNumber(s) {
 			return false
 		}
 	}
@@ -431,43 +479,83 @@ func allNumeric(t []string) bool {
 // expectedFields is how many tokens a complete row of this run has, or 0
 // when it cannot be told yet (no header and the line was cut short).
 func expectedFields(run *Run, tokens []string, cut bool) int {
-	if len(run.Columns) > 0 {
-		n := len(run.Columns)
-		for _, c := range run.Columns {
+	if cols := rowColumns(run, tokens, cut); cols != nil {
+		n := len(cols)
+		for _, c := range cols {
 			if c == "timestamp" {
 				n++ // "2025-01-02 15:04:05" is two tokens
 			}
 		}
 		return n
 	}
-	// No header seen (an excerpt): 13 fields with a root column, 12 for
-	// the old layout without one.
-	if len(tokens) >= 13 {
-		return 13
-	}
-	if len(tokens) == 12 && !cut {
-		return 12
-	}
 	return 0
 }
 
-var (
-	modernColumns = []string{"size", "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw", "#wrong"}
-	oldColumns    = []string{"size", "count", "type", "redop", "time", "algbw", "busbw", "error", "time", "algbw", "busbw", "error"}
-)
+// rowColumns names the columns of a row: the header's, less the redop
+// column where the row left it blank (hypercube, and all_gather from
+// nccl-tests 2.13 print an empty operation name), or, without a header,
+// what the tokens' kinds say. nil when a row without a header is not
+// complete enough to tell.
+func rowColumns(run *Run, tokens []string, cut bool) []string {
+	if len(run.Columns) > 0 {
+		for i, c := range run.Columns {
+			if c == "redop" && i+1 < len(run.Columns) && run.Columns[i+1] == "root" && len(tokens) > i+1 && isInt(tokens[i]) && isNumber(tokens[i+1]) {
+				return append(run.Columns[:i:i], run.Columns[i+1:]...)
+			}
+		}
+		return run.Columns
+	}
+	// Without a header: size count type, then a redop (a word), a root
+	// (an integer), both (13 fields, the layout since 2.13) or neither
+	// (all_gather before 2.13: 11), and the two halves of four.
+	if len(tokens) < 4 {
+		return nil
+	}
+	lead := []string{"size", "count", "type"}
+	wrong := "error"
+	n := len(tokens)
+	switch {
+	case !isNumber(tokens[3]):
+		lead = append(lead, "redop")
+		switch {
+		case n >= 13:
+			lead, wrong = append(lead, "root"), "#wrong"
+		case n == 12 && !cut:
+		default:
+			return nil
+		}
+	case isInt(tokens[3]) && n >= 12:
+		lead, wrong = append(lead, "root"), "#wrong"
+	case isInt(tokens[3]) && (n < 11 || cut):
+		return nil // a root or an integral time: the count will tell
+	case n < 11:
+		return nil
+	}
+	cols := append([]string(nil), lead...)
+	for range 2 {
+		cols = append(cols, "time", "algbw", "busbw", wrong)
+	}
+	return cols
+}
+
+func isInt(s string) bool {
+	_, err := strconv.Atoi(s)
+	return err == nil
+}
+
+func isNumber(s string) bool {
+	if s == "N/A" {
+		return true
+	}
+	_, _, err := parseNumber(s)
+	return err == nil
+}
 
 func (p *textParser) completeRow(run *Run, want int) {
 	tokens := p.pending[:want]
 	extra := p.pending[want:]
 	p.pending = nil
-	cols := run.Columns
-	if len(cols) == 0 {
-		if want == 13 {
-			cols = modernColumns
-		} else {
-			cols = oldColumns
-		}
-	}
+	cols := rowColumns(run, tokens, false)
 	row, err := buildRow(cols, tokens)
 	row.Line = p.pendAt
 	if err != nil {
@@ -512,25 +600,25 @@ func buildRow(cols, tokens []string) (Row, error) {
 			seenTime = true
 			half.Present = true
 			half.CPUTime = c == "cputime"
-			half.TimeUs, err = parseNumber(tok)
+			half.TimeUs, err = half.number(tok)
 		case "algbw":
-			half.AlgBW, err = parseNumber(tok)
+			half.AlgBW, err = half.number(tok)
 		case "busbw":
-			half.BusBW, err = parseNumber(tok)
+			half.BusBW, err = half.number(tok)
 		case "#wrong", "error":
 			if tok == "N/A" {
 				half.WrongNA = true
 			} else {
-				half.Wrong, err = parseNumber(tok)
+				half.Wrong, err = half.number(tok)
 			}
 		case "i_min":
-			half.IterMinUs, err = parseNumber(tok)
+			half.IterMinUs, err = half.number(tok)
 		case "i_max":
-			half.IterMaxUs, err = parseNumber(tok)
+			half.IterMaxUs, err = half.number(tok)
 		case "i_p99":
-			half.IterP99Us, err = parseNumber(tok)
+			half.IterP99Us, err = half.number(tok)
 		case "i_cv%":
-			half.IterCVPct, err = parseNumber(tok)
+			half.IterCVPct, err = half.number(tok)
 		case "timestamp":
 			if ti < len(tokens) {
 				row.Timestamp = tok + " " + tokens[ti]
@@ -545,9 +633,25 @@ func buildRow(cols, tokens []string) (Row, error) {
 }
 
 // parseNumber reads the numbers nccl-tests prints, including the shrunk
-// forms "1e+06" and "3.2e+05".
-func parseNumber(s string) (float64, error) {
-	return strconv.ParseFloat(s, 64)
+// forms "1e+06" and "3.2e+05". "inf" and "nan" (a zero time) read as 0
+// with nan set: JSON has no infinities.
+func parseNumber(s string) (v float64, nan bool, err error) {
+	switch strings.ToLower(strings.TrimLeft(s, "+-")) {
+	case "nan", "inf", "infinity":
+		return 0, true, nil
+	}
+	v, err = strconv.ParseFloat(s, 64)
+	if err == nil && (math.IsInf(v, 0) || math.IsNaN(v)) {
+		return 0, true, nil
+	}
+	return v, false, err
+}
+
+// number reads a value of this half, marking it NotANumber for inf/nan.
+func (m *Measurement) number(tok string) (float64, error) {
+	v, nan, err := parseNumber(tok)
+	m.NotANumber = m.NotANumber || nan
+	return v, err
 }
 
 func (p *textParser) flushPending() {
@@ -555,9 +659,11 @@ func (p *textParser) flushPending() {
 		return
 	}
 	run := p.run
-	if run != nil && len(run.Columns) == 0 && len(p.pending) == 12 {
-		p.completeRow(run, 12)
-		return
+	if run != nil && len(run.Columns) == 0 {
+		if want := expectedFields(run, p.pending, false); want > 0 && want == len(p.pending) {
+			p.completeRow(run, want)
+			return
+		}
 	}
 	p.errs = append(p.errs, &parse.Error{Format: "nccltests", Line: p.pendAt, Err: fmt.Errorf("%w: row cut short after %d fields", ErrTruncated, len(p.pending))})
 	p.pending = nil
@@ -565,6 +671,9 @@ func (p *textParser) flushPending() {
 
 func (p *textParser) finish() {
 	p.flushPending()
+	for i := range p.res.Runs {
+		p.res.Runs[i].infer()
+	}
 	if len(p.res.Runs) == 0 || !anyContent(p.res.Runs) {
 		p.errs = append(p.errs, &parse.Error{Format: "nccltests", Msg: "no nccl-tests output found", Err: parse.ErrFormat})
 		return

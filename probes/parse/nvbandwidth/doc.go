@@ -20,6 +20,9 @@
 // Testcase named by its SUM key, with Group naming the testcase run, in
 // text and in -j output alike.
 //
+// Launcher prefixes (srun's "0: ", mpirun's "[1,0]<stdout>:", pdsh's
+// "host: ") come off each line of the text output first.
+//
 // The package owns parsing only. It does not run nvbandwidth, does not know
 // the probes domain types, and draws nothing; callers turn a Report into
 // links and charts. Standard library only.

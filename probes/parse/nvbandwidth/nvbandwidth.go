@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/commlab/commlab/probes/parse"
+	"github.com/commlab/commlab/probes/parse/internal/launcher"
 )
 
 // Sentinel errors callers can branch on with errors.Is.
@@ -529,7 +530,12 @@ func flip(dir string) string {
 func ParseText(r io.Reader) (*Report, error) {
 	rep := &Report{Format: "text"}
 	p := textParser{rep: rep}
-	err := parse.ScanLines(r, "nvbandwidth", ErrMalformed, &p.line, p.feed)
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return rep, &parse.Error{Format: "nvbandwidth", Line: 1, Msg: "read: " + err.Error(), Err: ErrMalformed}
+	}
+	data, _ = launcher.Clean(data) // srun's "0: ", mpirun's "[1,0]<stdout>:", pdsh's "host: "
+	err = parse.ScanLines(bytes.NewReader(data), "nvbandwidth", ErrMalformed, &p.line, p.feed)
 	if err == nil {
 		err = p.finish()
 	}

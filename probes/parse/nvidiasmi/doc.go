@@ -22,6 +22,9 @@
 // "Power Readings" before 535 and "GPU Power Readings" after). It does not
 // read the XML form (-q -x).
 //
+// Both read output as launchers deliver it: srun's "0: ", mpirun's
+// "[1,0]<stdout>:" and pdsh's "host: " come off every line first.
+//
 // Errors are *parse.Error naming the line; input that is not the output
 // asked for wraps parse.ErrFormat. The package returns its own plain types
 // and imports only probes/parse and, for TopoMatrix.Topology, the probes

@@ -2,8 +2,10 @@ package nvidiasmi
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"github.com/commlab/commlab/probes/parse"
+	"github.com/commlab/commlab/probes/parse/internal/launcher"
 	"io"
 	"strconv"
 	"strings"
@@ -119,7 +121,12 @@ func ParseQuery(r io.Reader) (*Query, error) {
 			gpu = nil
 		}
 	}
-	sc := bufio.NewScanner(r)
+	data, rerr := io.ReadAll(r)
+	if rerr != nil {
+		fail(1, "read: "+rerr.Error())
+	}
+	data, _ = launcher.Clean(data) // srun's "0: ", pdsh's "host: "
+	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 0, 64*1024), 4*1024*1024)
 	for sc.Scan() {
 		line++

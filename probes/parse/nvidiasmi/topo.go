@@ -2,8 +2,10 @@ package nvidiasmi
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"github.com/commlab/commlab/probes/parse"
+	"github.com/commlab/commlab/probes/parse/internal/launcher"
 	"io"
 	"strconv"
 	"strings"
@@ -104,7 +106,13 @@ func ParseTopoMatrixString(s string) (*TopoMatrix, error) {
 // wrapping parse.ErrFormat.
 func ParseTopoMatrix(r io.Reader) (*TopoMatrix, error) {
 	p := topoParser{m: &TopoMatrix{}, nicNames: map[string]string{}}
-	sc := bufio.NewScanner(r)
+	data, err := io.ReadAll(r)
+	if err != nil {
+		p.fail(1, "read: "+err.Error())
+	}
+	// Launchers' prefixes (srun's "0: ", pdsh's "host: ") come off first.
+	data, _ = launcher.Clean(data)
+	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 0, 64*1024), 4*1024*1024)
 	for sc.Scan() {
 		p.line++

@@ -18,7 +18,7 @@ type topoGolden struct {
 }
 
 func TestParseTopoGolden(t *testing.T) {
-	golden.Each(t, golden.Inputs(t, 1, "testdata/topo/*.txt"), golden.ReplaceExt, func(t *testing.T, data []byte) []byte {
+	golden.Each(t, golden.Inputs(t, 1, "testdata/topo/*.txt", "testdata/topo/public/*.txt"), golden.ReplaceExt, func(t *testing.T, data []byte) []byte {
 		m, perr := ParseTopoMatrixString(string(data))
 		g := topoGolden{Matrix: m}
 		if perr != nil {
@@ -159,7 +159,7 @@ func TestStripEscapes(t *testing.T) {
 }
 
 func FuzzParseTopoMatrix(f *testing.F) {
-	for _, in := range golden.Inputs(f, 1, "testdata/topo/*.txt") {
+	for _, in := range golden.Inputs(f, 1, "testdata/topo/*.txt", "testdata/topo/public/*.txt") {
 		data, err := os.ReadFile(in)
 		if err == nil {
 			f.Add(string(data))

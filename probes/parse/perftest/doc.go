@@ -20,6 +20,9 @@
 // are read. The unit is inferred from MsgSize x MsgRate against BW_average
 // and flagged as inferred.
 //
+// Launcher prefixes (srun's "0: ", mpirun's "[1,0]<stdout>:", pdsh's
+// "host: ") come off each line of the text report first.
+//
 // The package owns parsing only: it does not run perftest, does not know
 // the probes domain types and draws nothing. Standard library only.
 // Truncated or foreign input returns a *parse.Error naming the line,

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/commlab/commlab/probes/parse"
+	"github.com/commlab/commlab/probes/parse/internal/launcher"
 )
 
 // Sentinel errors callers can branch on with errors.Is.
@@ -187,7 +188,12 @@ const (
 func ParseText(r io.Reader) (*Report, error) {
 	rep := newReport("text")
 	p := &textParser{rep: rep}
-	if err := parse.ScanLines(r, "perftest", ErrMalformed, &p.line, p.feed); err != nil {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return rep, &parse.Error{Format: "perftest", Line: 1, Msg: "read: " + err.Error(), Err: ErrMalformed}
+	}
+	data, _ = launcher.Clean(data) // srun's "0: ", mpirun's "[1,0]<stdout>:", pdsh's "host: "
+	if err := parse.ScanLines(bytes.NewReader(data), "perftest", ErrMalformed, &p.line, p.feed); err != nil {
 		return rep, err
 	}
 	return rep, p.finish()

@@ -14,7 +14,7 @@ import (
 )
 
 func fixtures(t testing.TB) []string {
-	return golden.Inputs(t, 1, "testdata/*.txt", "testdata/*.json")
+	return golden.Inputs(t, 1, "testdata/*.txt", "testdata/*.json", "testdata/public/*.txt")
 }
 
 func TestParseGolden(t *testing.T) {

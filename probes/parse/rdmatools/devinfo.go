@@ -41,7 +41,7 @@ type devinfoParser struct {
 func (p *devinfoParser) feed(line string) error {
 	if m := reHCA.FindStringSubmatch(line); m != nil {
 		p.closePort()
-		p.rep.Devices = append(p.rep.Devices, Device{Name: m[1], Fields: map[string]string{}, Line: p.line})
+		p.rep.Devices = append(p.rep.Devices, Device{Name: m[1], Host: p.host, Fields: map[string]string{}, Line: p.line})
 		p.dev = &p.rep.Devices[len(p.rep.Devices)-1]
 		return nil
 	}
@@ -100,6 +100,14 @@ func (p *devinfoParser) feed(line string) error {
 		p.dev.NumPorts, _ = strconv.Atoi(value)
 	}
 	return nil
+}
+
+// reDevinfoKey is a "key: value" line of ibv_devinfo: rdma-core's keys
+// are lower case words joined by "_" (fw_ver, max_qp_wr, GID[ 0] aside).
+var reDevinfoKey = regexp.MustCompile(`^[a-z][a-z0-9_]*:`)
+
+func (p *devinfoParser) ownLine(line string) bool {
+	return reHCA.MatchString(line) || rePortLine.MatchString(line) || reGIDLine.MatchString(line) || reDevinfoKey.MatchString(line)
 }
 
 func isPortKey(key string) bool {

@@ -32,10 +32,13 @@
 // printed, or the IPv4 mapped into the GID (::ffff:a.b.c.d).
 //
 // Lines before the first one a tool prints (a shell prompt, ibwarn
-// messages) are skipped and kept as warnings. Input that is none of these
-// tools returns an error wrapping parse.ErrFormat; input cut short wraps
-// ErrTruncated; a line that cannot be read wraps ErrMalformed; all are
-// *parse.Error naming the line, returned with everything read before it.
+// messages) and after its last (another command's output pasted after
+// it, `ibstat -p`'s GUIDs) are skipped and kept as warnings; pdsh's
+// "host: " labels are removed and name each device's Host. Input that is
+// none of these tools returns an error wrapping parse.ErrFormat; input cut
+// short wraps ErrTruncated; a line inside the output that cannot be read
+// wraps ErrMalformed and reading goes on past it; all are *parse.Error
+// naming the line, returned with everything read.
 //
 // The package owns parsing only: it runs no tool, reads no sysfs
 // (probes/sysfs does) and imports only the standard library and

@@ -34,7 +34,7 @@ func (p *ibstatParser) feed(line string) error {
 	p.lastText = line
 	if m := reCA.FindStringSubmatch(line); m != nil {
 		p.closePort()
-		p.rep.Devices = append(p.rep.Devices, Device{Name: m[1], Fields: map[string]string{}, Line: p.line})
+		p.rep.Devices = append(p.rep.Devices, Device{Name: m[1], Host: p.host, Fields: map[string]string{}, Line: p.line})
 		p.dev = &p.rep.Devices[len(p.rep.Devices)-1]
 		return nil
 	}
@@ -74,6 +74,19 @@ func (p *ibstatParser) feed(line string) error {
 		p.dev.SystemImageGUID = value
 	}
 	return nil
+}
+
+// ibstatKeys are the "key: value" lines ibstat prints.
+var ibstatKeys = map[string]bool{"CA type": true, "Number of ports": true, "Firmware version": true, "Hardware version": true,
+	"Node GUID": true, "System image GUID": true, "State": true, "Physical state": true, "Rate": true, "Base lid": true,
+	"LMC": true, "SM lid": true, "Capability mask": true, "Port GUID": true, "Link layer": true}
+
+func (p *ibstatParser) ownLine(line string) bool {
+	if reCA.MatchString(line) || reIBPort.MatchString(line) {
+		return true
+	}
+	key, _, ok := strings.Cut(line, ":")
+	return ok && ibstatKeys[strings.TrimSpace(key)]
 }
 
 func (p *ibstatParser) setPort(key, value string) {

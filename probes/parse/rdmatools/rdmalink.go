@@ -28,7 +28,9 @@ type rdmaLinkParser struct {
 
 func (p *rdmaLinkParser) feed(line string) error {
 	if p.odd > 0 {
-		return p.errorf(p.odd, ErrMalformed, "a key without a value: %q", parse.Clip(p.oddText, 80))
+		odd, text := p.odd, p.oddText
+		p.odd = 0
+		return p.errorf(odd, ErrMalformed, "a key without a value: %q", parse.Clip(text, 80))
 	}
 	m := reLinkLine.FindStringSubmatch(line)
 	if m == nil {
@@ -76,6 +78,8 @@ func (p *rdmaLinkParser) feed(line string) error {
 	p.rep.Devices[i].Ports = append(p.rep.Devices[i].Ports, pt)
 	return nil
 }
+
+func (p *rdmaLinkParser) ownLine(line string) bool { return reLinkLine.MatchString(line) }
 
 func (p *rdmaLinkParser) finish() error {
 	if len(p.rep.Devices) == 0 {

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/commlab/commlab/probes/parse"
+	"github.com/commlab/commlab/probes/parse/internal/launcher"
 )
 
 // Sentinel errors callers can branch on with errors.Is.
@@ -148,6 +149,9 @@ func (p Port) String() string {
 // Device is one RDMA device (HCA, CA).
 type Device struct {
 	Name string `json:"name"`
+	// Host is the pdsh label of its lines ("node1: CA 'mlx5_0'"), "" when
+	// the output had none.
+	Host string `json:"host,omitempty"`
 	// CAType is ibstat's "CA type" (MT4129); VendorPartID ibv_devinfo's
 	// decimal part id (4129) of the same chip.
 	CAType          string `json:"ca_type,omitempty"`
@@ -292,8 +296,11 @@ func portName(dev string, port int) string {
 // Detect names the tool whose output data holds (ToolIBStat, ...), from
 // the first line one of them prints; "" when none.
 func Detect(data []byte) string {
-	for _, raw := range strings.Split(string(data), "\n") {
-		line := strings.TrimSpace(strings.TrimRight(raw, "\r"))
+	lines := strings.Split(string(data), "\n")
+	strip := launcher.Detect(lines)
+	for _, raw := range lines {
+		rest, _ := strip.Strip(strings.TrimRight(raw, "\r"))
+		line := strings.TrimSpace(rest)
 		switch {
 		case strings.HasPrefix(line, "CA '"):
 			return ToolIBStat
@@ -423,6 +430,8 @@ type lineParser struct {
 	rep   *Report
 	line  int
 	first int
+	// host is the pdsh label of the line being read, "" without one.
+	host string
 }
 
 // portCursor is the device and port a per-device tool's parser (ibstat,
@@ -441,25 +450,89 @@ func (c *portCursor) closePort() {
 }
 
 // toolParser is one tool's parser: feed gets each non-blank line, trimmed;
-// finish checks what a complete output must have.
+// finish checks what a complete output must have; ownLine says whether a
+// line is one the tool prints (a record's start or one of its keys),
+// which tells trailing output of another command from a damaged line
+// inside the tool's.
 type toolParser interface {
 	feed(line string) error
 	finish() error
+	ownLine(line string) bool
 }
 
-// run feeds r to tp and returns the report filled so far, with the first
-// error.
+// run feeds r to tp and returns the report filled so far, with every
+// error found. A damaged line is reported and reading goes on; lines
+// after the tool's last own line (another command's output pasted after
+// it, a prompt) are skipped with a warning; a pdsh host label before
+// each line is removed and names the devices' Host.
 func (p *lineParser) run(r io.Reader, tp toolParser) (*Report, error) {
-	err := parse.ScanLines(r, p.tool, ErrMalformed, &p.line, func(raw string) error {
-		if line := strings.TrimSpace(raw); line != "" {
-			return tp.feed(line)
-		}
-		return nil
-	})
+	data, err := io.ReadAll(r)
 	if err != nil {
-		return p.rep, err
+		return p.rep, &parse.Error{Format: p.tool, Line: 1, Msg: "read: " + err.Error(), Err: ErrMalformed}
 	}
-	return p.rep, tp.finish()
+	lines := strings.Split(string(data), "\n")
+	if len(lines) > 1 && lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1] // the newline that ends the last line
+	}
+	strip := launcher.Detect(lines)
+	last := -1
+	for i, raw := range lines {
+		rest, _ := strip.Strip(strings.TrimRight(raw, "\r"))
+		if l := strings.TrimSpace(rest); l != "" && tp.ownLine(l) {
+			last = i
+		}
+	}
+	var errs []error
+	for i, raw := range lines {
+		p.line = i + 1
+		rest, prefix := strip.Strip(strings.TrimRight(raw, "\r"))
+		line := strings.TrimSpace(rest)
+		if line == "" {
+			continue
+		}
+		p.host = hostLabel(prefix)
+		if last >= 0 && i > last {
+			span := fmt.Sprintf("lines %d-%d", i+1, lastNonBlank(lines))
+			if end := lastNonBlank(lines); end == i+1 {
+				span = fmt.Sprintf("line %d", end)
+			}
+			p.rep.Warnings = append(p.rep.Warnings, fmt.Sprintf("%s after the %s output are not %s's (from %q): skipped",
+				span, p.tool, p.tool, parse.Clip(line, 60)))
+			break
+		}
+		if err := tp.feed(line); err != nil {
+			errs = append(errs, err)
+			if !errors.Is(err, ErrMalformed) {
+				break
+			}
+		}
+	}
+	if err := tp.finish(); err != nil {
+		errs = append(errs, err)
+	}
+	if hosts := strip.Hosts(); len(hosts) > 0 {
+		p.rep.Warnings = append(p.rep.Warnings, "lines carry host labels (pdsh): "+strings.Join(hosts, ", ")+"; each device's Host says whose it is")
+	}
+	return p.rep, errors.Join(errs...)
+}
+
+// hostLabel is the pdsh host in a stripped prefix ("node1: "), or "".
+func hostLabel(prefix string) string {
+	for _, f := range strings.Fields(prefix) {
+		if h, ok := strings.CutSuffix(f, ":"); ok && h != "" && !isDigits(h) {
+			return h
+		}
+	}
+	return ""
+}
+
+func lastNonBlank(lines []string) int {
+	for i := len(lines) - 1; i >= 0; i-- {
+		if strings.TrimSpace(lines[i]) != "" {
+			return i + 1
+		}
+	}
+	return 0
 }
 
 func (p *lineParser) errorf(line int, kind error, format string, args ...any) error {

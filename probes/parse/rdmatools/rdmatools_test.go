@@ -15,7 +15,7 @@ import (
 )
 
 func fixtures(t testing.TB) []string {
-	return golden.Inputs(t, 12, "testdata/*.txt")
+	return golden.Inputs(t, 12, "testdata/*.txt", "testdata/public/*.txt")
 }
 
 // TestParseGolden holds each fixture's parse and summary in its golden
@@ -163,7 +163,9 @@ func TestParseBroken(t *testing.T) {
 		{"show_gids bad version", str(Parse), strings.Replace(gids, "v2      ens1f0\nmlx5_0  1       2", "v9      ens1f0\nmlx5_0  1       2", 1), ErrMalformed, 5},
 		{"show_gids short row inside", str(Parse), strings.Replace(gids, "0e42:a1ff:fe5d:4db8                 v1", "", 1), ErrMalformed, 4},
 		{"rdma link cut", str(Parse), strings.TrimSuffix(link, "p1p2 \n"), ErrTruncated, 3},
-		{"rdma link foreign line after", str(Parse), link + "hello\n", ErrMalformed, 4},
+		// A damaged line between two good ones: reported, and what
+		// follows it still read.
+		{"rdma link damaged line inside", str(Parse), link + "lnk mlx5_2/1 state ACTIVE\nlink mlx5_3/1 state DOWN\n", ErrMalformed, 4},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -182,6 +184,55 @@ func TestParseBroken(t *testing.T) {
 				t.Fatal("nil report")
 			}
 		})
+	}
+}
+
+// Output of another command after the tool's own (ibstat -p after
+// ibstat, a prompt after rdma link) is skipped with a warning, and the
+// tool's output read whole; pdsh's host labels name each device's host.
+func TestParseTrailingOutputAndHostLabels(t *testing.T) {
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	ibstat := read("ibstat_cx6dx_roce_l2fwd_issue6.txt")
+	cases := []struct {
+		name    string
+		in      string
+		devices int
+		warn    string
+	}{
+		{"ibstat then ibstat -p", ibstat + "$ ibstat -p\n0x0c42a10300e39a22\n0x0c42a10300e39a23\n", 2, "after the ibstat output are not ibstat's (from \"$ ibstat -p\")"},
+		{"ibstat then a port GUID alone", ibstat + "0x0c42a10300e39a22\n", 2, "line 35 after"},
+		{"rdma link then a prompt", read("rdmalink_cx6dx_3fs_pr283.txt") + "hello\n", 2, "not rdma link's (from \"hello\")"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			rep, err := Parse(strings.NewReader(c.in))
+			if err != nil {
+				t.Fatalf("error %v", err)
+			}
+			if len(rep.Devices) != c.devices || !strings.Contains(strings.Join(rep.Warnings, "\n"), c.warn) {
+				t.Errorf("devices %d, warnings %q", len(rep.Devices), rep.Warnings)
+			}
+		})
+	}
+
+	var pdsh strings.Builder
+	for _, host := range []string{"gpu-a", "gpu-b"} {
+		for _, l := range strings.Split(strings.TrimRight(ibstat, "\n"), "\n") {
+			pdsh.WriteString(host + ": " + l + "\n")
+		}
+	}
+	rep, err := Parse(strings.NewReader(pdsh.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Tool != ToolIBStat || len(rep.Devices) != 4 || rep.Devices[0].Host != "gpu-a" || rep.Devices[3].Host != "gpu-b" || len(rep.ActivePorts()) != 4 {
+		t.Errorf("pdsh ibstat: tool %q devices %+v", rep.Tool, rep.Devices)
 	}
 }
 

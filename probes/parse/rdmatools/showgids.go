@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"net/netip"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -32,7 +33,9 @@ type showGIDsParser struct {
 
 func (p *showGIDsParser) feed(line string) error {
 	if p.cut > 0 {
-		return p.errorf(p.cut, ErrMalformed, "row has too few columns: %q", parse.Clip(p.cutText, 80))
+		cut, text := p.cut, p.cutText
+		p.cut = 0
+		return p.errorf(cut, ErrMalformed, "row has too few columns: %q", parse.Clip(text, 80))
 	}
 	if isShowGIDsHeader(line) {
 		p.header = true
@@ -54,6 +57,15 @@ func (p *showGIDsParser) feed(line string) error {
 		return nil // the dashes under the header
 	}
 	return p.row(line)
+}
+
+// reGIDRow is the start of a show_gids row, cut or whole: device, port,
+// index.
+var reGIDRow = regexp.MustCompile(`^\S+\s+\d+\s+\d+(?:\s|$)`)
+
+func (p *showGIDsParser) ownLine(line string) bool {
+	return isShowGIDsHeader(line) || strings.HasPrefix(line, "n_gids_found=") || reGIDRow.MatchString(line) ||
+		(p.header && strings.Trim(strings.Join(strings.Fields(line), ""), "-") == "")
 }
 
 // row reads "DEV PORT INDEX GID [IPv4] VER [DEV]": the IPv4 column is
