@@ -80,3 +80,27 @@ func ExampleChecks() {
 	// ✓ right: 1 GB: 70.07 ms
 	// … not answered yet: 64 KB: complete the answer cell above, then run this cell again
 }
+
+// A chapter ships its answer cells blank; a solutions file holds the
+// trainer's code for each, and solution mode runs it instead of the blank.
+func ExampleParseSolutions() {
+	src := "# Solutions: 1. Collectives\n\n" +
+		"## answer1\n\nThirty steps of 5 us, then 1.875 x 256 MiB at 50 GB/s.\n\n" +
+		"```go\nanswer1 := 2*(16-1)*5e-6 + 2*float64(16-1)/16*float64(256<<20)/50e9\n```\n"
+	sols, err := exercise.ParseSolutions([]byte(src))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	blank := "answer1 := 0.0 // your expression, in seconds"
+	if sol, ok := sols.For(blank); ok {
+		fmt.Println(sol.Name, "runs:", sol.Code)
+	}
+	_, ok := sols.For("answer1 := 0.01 // a learner's own answer")
+	fmt.Println("a learner's answer replaced:", ok)
+	fmt.Println(sols.Match([]string{blank, "answer2 := \"\" // your answer"}))
+	// Output:
+	// answer1 runs: answer1 := 2*(16-1)*5e-6 + 2*float64(16-1)/16*float64(256<<20)/50e9
+	// a learner's answer replaced: false
+	// exercise: bad solutions: no solution for the blank answer cell(s) answer2
+}
