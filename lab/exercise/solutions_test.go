@@ -17,9 +17,9 @@ func TestBlankAnswer(t *testing.T) {
 		{"answerRank := 0 // the rank", "answerRank", true},
 		{"answer := 0.0", "answer", true},
 		{"answer1 := 0.0 //", "answer1", true},
-		{"answer1 := 0.5 // your expression, in seconds", "", false},          // answered
-		{"answer1 := 0.0 + 1 // your expression", "", false},                   // answered
-		{"answer1 := 0.0 // your expression\nanswer1 = 3", "", false},          // a second line
+		{"answer1 := 0.5 // your expression, in seconds", "", false},            // answered
+		{"answer1 := 0.0 + 1 // your expression", "", false},                    // answered
+		{"answer1 := 0.0 // your expression\nanswer1 = 3", "", false},           // a second line
 		{"answer1 = 0.0 // assignment, not the shipped declaration", "", false}, // not :=
 		{"answer1 := 0.00 // not the shipped zero", "", false},
 		{"answer1 := nil", "", false},
