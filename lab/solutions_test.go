@@ -91,7 +91,7 @@ func TestSolutionsErrors(t *testing.T) {
 }
 
 func TestExpectExercises(t *testing.T) {
-	v := []exercise.Verdict{{"a", "right"}, {"b", "wrong"}, {"c", "right"}}
+	v := []exercise.Verdict{{Name: "a", Status: "right"}, {Name: "b", Status: "wrong"}, {Name: "c", Status: "right"}}
 	err := ExpectExercises(v, "right")
 	if !errors.Is(err, ErrExercises) || !strings.Contains(err.Error(), `1 of 3 not right: "b" says wrong`) {
 		t.Errorf("got %v", err)
@@ -99,7 +99,7 @@ func TestExpectExercises(t *testing.T) {
 	if err := ExpectExercises(nil, "right"); !errors.Is(err, ErrExercises) {
 		t.Errorf("none: %v", err)
 	}
-	if s := SummarizeExercises(append(v, exercise.Verdict{"d", "not answered yet"})); s != "2 right, 1 wrong, 1 not answered yet" {
+	if s := SummarizeExercises(append(v, exercise.Verdict{Name: "d", Status: "not answered yet"})); s != "2 right, 1 wrong, 1 not answered yet" {
 		t.Errorf("summary %q", s)
 	}
 }
