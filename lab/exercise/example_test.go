@@ -34,8 +34,8 @@ func ExampleNumber() {
 	fmt.Println(exercise.Number("crossover, 8 GPUs", 125e3, want, 0.05, "n alpha beta = 8 x 5 us x 25 GB/s"))
 	fmt.Println(exercise.Number("crossover, 8 GPUs", math.NaN(), want, 0.05, "n alpha beta"))
 	// Output:
-	// ✓ right: crossover, 8 GPUs: 1000000
-	// ✗ wrong: crossover, 8 GPUs: got 125000, expected 1000000 (within 5%): 8x too low (-875000); a factor of 8: bits against bytes (Gb/s against GB/s)?
+	// ✓ right: crossover, 8 GPUs: 1,000,000
+	// ✗ wrong: crossover, 8 GPUs: got 125,000, expected 1,000,000 (within 5%): 8x too low (-875,000); a factor of 8: bits against bytes (Gb/s against GB/s)?
 	//   why: n alpha beta = 8 x 5 us x 25 GB/s
 	// … not answered yet: crossover, 8 GPUs: complete the answer cell above, then run this cell again
 }
@@ -46,7 +46,7 @@ func ExampleBytes() {
 	fmt.Println(exercise.Bytes("all_reduce message", 128e3, 8*8192*2, 0, "batch x hidden x dtype: 8 x 8192 x 2 B"))
 	// Output:
 	// ✓ right: all_reduce message: 128 KiB
-	// ✗ wrong: all_reduce message: got 125 KiB, expected 128 KiB (exactly): 2.344% too low (-3 KiB); binary against decimal prefixes (KiB against KB)?
+	// ✗ wrong: all_reduce message: got 125 KiB, expected 128 KiB (exactly): 2.34% too low (-3 KiB); binary against decimal prefixes (KiB against KB)?
 	//   why: batch x hidden x dtype: 8 x 8192 x 2 B
 }
 

@@ -203,7 +203,7 @@ var slips = []struct {
 }{
 	{2, "a factor of 2: one direction against both, or a term counted once instead of twice?"},
 	{8, "a factor of 8: bits against bytes (Gb/s against GB/s)?"},
-	{1e3, "a factor of 1000: one unit prefix off (ms against us, MB against KB)?"},
+	{1e3, "a factor of 1000: one unit prefix off (ms against µs, MB against KB)?"},
 	{1e6, "a factor of 10^6: two unit prefixes off?"},
 	{1e9, "a factor of 10^9: seconds against nanoseconds, or bytes against GB?"},
 	{1.024, "binary against decimal prefixes (KiB against KB)?"},

@@ -31,7 +31,7 @@ func TestQuantity(t *testing.T) {
 		{name: "infinite reference", got: 1, want: -inf, tol: 0.01, status: Broken, detail: "reference answer is -Inf"},
 		{name: "negative tolerance", got: 1, want: 1, tol: -0.1, status: Broken, detail: "tolerance is -0.1"},
 		{name: "NaN tolerance", got: 1, want: 1, tol: nan, status: Broken, detail: "tolerance is NaN"},
-		{name: "prefix slip", got: 70e-3, want: 70e-6, tol: 0.01, unit: "s", status: Wrong, detail: "1000x too high (+69.93 ms); a factor of 1000"},
+		{name: "prefix slip", got: 70e-3, want: 70e-6, tol: 0.01, unit: "s", status: Wrong, detail: "1,000x too high (+69.93 ms); a factor of 1000"},
 		{name: "both ways", got: 900e9, want: 450e9, tol: 0.01, unit: "B/s", status: Wrong, detail: "2x too high (+450 GB/s); a factor of 2"},
 		{name: "MiB for MB", got: 1 << 20, want: 1e6, tol: 0.01, unit: "B", status: Wrong, detail: "binary against decimal prefixes (MiB against MB)"},
 		{name: "no slip named", got: 3, want: 1, tol: 0.01, status: Wrong, detail: "3x too high (+2)"},
@@ -101,15 +101,15 @@ func TestRendering(t *testing.T) {
 		{
 			name:    "right",
 			check:   Duration("a <b> & c", 70e-6, 70e-6, 0.01, "why <i>"),
-			html:    []string{"exercise-right", "#1a7f37", "✓ right</strong> · a &lt;b&gt; &amp; c", "<b>70 us</b>"},
+			html:    []string{"exercise-right", "#1a7f37", "✓ right</strong> · a &lt;b&gt; &amp; c", "<b>70 µs</b>"},
 			notHTML: []string{"<b> &", "why"},
-			text:    "✓ right: a <b> & c: 70 us",
+			text:    "✓ right: a <b> & c: 70 µs",
 		},
 		{
 			name:  "wrong",
 			check: Duration("t", 35e-6, 70e-6, 0.01, "2(n-1) alpha\n+ 2(n-1)/n S/beta"),
-			html:  []string{"exercise-wrong", "#cf222e", "got <b>35 us</b>, expected <b>70 us</b> (within 1%): 2x too low", "<em>why:</em> 2(n-1) alpha\n+ 2(n-1)/n S/beta"},
-			text:  "✗ wrong: t: got 35 us, expected 70 us (within 1%): 2x too low (-35 us); a factor of 2: one direction against both, or a term counted once instead of twice?\n  why: 2(n-1) alpha\n+ 2(n-1)/n S/beta",
+			html:  []string{"exercise-wrong", "#cf222e", "got <b>35 µs</b>, expected <b>70 µs</b> (within 1%): 2x too low", "<em>why:</em> 2(n-1) alpha\n+ 2(n-1)/n S/beta"},
+			text:  "✗ wrong: t: got 35 µs, expected 70 µs (within 1%): 2x too low (-35 µs); a factor of 2: one direction against both, or a term counted once instead of twice?\n  why: 2(n-1) alpha\n+ 2(n-1)/n S/beta",
 		},
 		{
 			name:    "not answered",
