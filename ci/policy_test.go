@@ -26,6 +26,7 @@ var levels = map[string]int{
 	"lab/atomicfile":               0,
 	"lab/exercise":                 0, // check cells; units for values with units, display by method names
 	"kernel/widget":                5,
+	"lab/prose":                    5, // the chapters' shared words for numbers and tables: units and costmodel
 	"probes/dynlib":                5,
 	"probes/parse":                 0, // the parsers' shared error shape
 	"probes/parse/internal/golden": 0,
