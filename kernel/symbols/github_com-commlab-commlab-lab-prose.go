@@ -15,6 +15,7 @@ func init() {
 		"Distinct":  reflect.ValueOf(prose.Distinct),
 		"GBps":      reflect.ValueOf(prose.GBps),
 		"IEC":       reflect.ValueOf(prose.IEC),
+		"IntList":   reflect.ValueOf(prose.IntList),
 		"List":      reflect.ValueOf(prose.List),
 		"Ms":        reflect.ValueOf(prose.Ms),
 		"NewTable":  reflect.ValueOf(prose.NewTable),
