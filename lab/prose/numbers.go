@@ -1,6 +1,7 @@
 package prose
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/commlab/commlab/units"
@@ -53,6 +54,15 @@ func List(items []string) string {
 		return "none"
 	}
 	return strings.Join(items, ", ")
+}
+
+// IntList joins whole numbers as List does: "0, 1".
+func IntList(items []int) string {
+	parts := make([]string, len(items))
+	for i, v := range items {
+		parts[i] = strconv.Itoa(v)
+	}
+	return List(parts)
 }
 
 // Distinct returns items without repeats, in first-seen order.
