@@ -10,6 +10,7 @@ import (
 func init() {
 	Symbols["github.com/commlab/commlab/lab/prose/prose"] = map[string]reflect.Value{
 		// function, constant and variable definitions
+		"Change":    reflect.ValueOf(prose.Change),
 		"CostTable": reflect.ValueOf(prose.CostTable),
 		"Count":     reflect.ValueOf(prose.Count),
 		"Distinct":  reflect.ValueOf(prose.Distinct),

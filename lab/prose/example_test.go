@@ -12,11 +12,13 @@ func Example() {
 	fmt.Println(prose.Secs(0.0752302), prose.Ms(1.5), prose.Us(4.58752))
 	fmt.Println(prose.IEC(1<<30), prose.IEC(1e6), prose.SI(1e6), prose.Size(64<<10), prose.Size(64e3))
 	fmt.Println(prose.Rate(25e9), prose.GBps(345.21), prose.Pct(0.875), prose.Num(1070.4), prose.Count(268435456))
+	fmt.Println(prose.Change(0.052), prose.Change(-0.031), prose.Change(-0.00001))
 	fmt.Println(prose.List([]string{"NIC0", "NIC1"}), "|", prose.List(nil), "|", prose.List(prose.Distinct([]string{"a", "b", "a"})), "|", prose.IntList([]int{0, 1}))
 	// Output:
 	// 75.23 ms 1.5 ms 4.588 µs
 	// 1 GiB 976.6 KiB 1 MB 64 KiB 64 KB
 	// 25 GB/s 345.2 GB/s 87.5% 1,070 268,435,456
+	// +5.2% -3.1% 0%
 	// NIC0, NIC1 | none | a, b | 0, 1
 }
 

@@ -38,6 +38,17 @@ func GBps(gbps float64) string { return units.Readable(gbps, "GB/s") }
 // Pct prints a fraction of 1 as a percentage: Pct(0.875) is "87.5%".
 func Pct(fraction float64) string { return units.Percent(fraction) }
 
+// Change prints a relative difference with its sign, as residuals and
+// model errors read: Change(0.052) is "+5.2%", Change(-0.031) is "-3.1%";
+// a difference that rounds to nothing is "0%", never "-0%".
+func Change(fraction float64) string {
+	s := units.Percent(fraction)
+	if fraction > 0 && s != "0%" {
+		return "+" + s
+	}
+	return s
+}
+
 // Num prints a plain number at about four significant digits, grouped:
 // Num(1070.4) is "1,070".
 func Num(v float64) string { return units.Number(v) }
