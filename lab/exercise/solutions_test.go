@@ -130,7 +130,12 @@ func FuzzParseSolutions(f *testing.F) {
 	f.Add([]byte("## a\n```go\na := 1\n```\n"))
 	f.Add([]byte("## a\n```go\n"))
 	f.Add([]byte("```\n## a\n```\n"))
+	f.Add([]byte("\n  answer2 := \"\" // a blank\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
+		// A blank is one line setting one name.
+		if name, ok := BlankAnswer(string(src)); ok && (name == "" || strings.ContainsAny(strings.TrimSpace(string(src)), "\n\r")) {
+			t.Fatalf("BlankAnswer(%q) = %q", src, name)
+		}
 		s, err := ParseSolutions(src)
 		if err != nil {
 			if !errors.Is(err, ErrSolutions) {
