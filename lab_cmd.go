@@ -44,7 +44,7 @@ func (p paramFlags) Set(s string) error {
 }
 
 func runRun(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("commlab run", stderr, "usage: commlab run NOTEBOOK.ipynb|CHAPTER.md... [--out DIR] [-p name=value]... [--timeout 10m] [--cell-timeout 2m] [--allow-errors] [--html]")
+	fs := newFlags("commlab run", stderr, "usage: commlab run NOTEBOOK.ipynb|CHAPTER.md... [--out DIR] [-p name=value]... [--timeout 10m] [--cell-timeout 2m] [--allow-errors] [--html] [--solutions] [--expect-exercises right|blank]")
 	out := fs.String("out", "out", "write executed notebooks into `DIR`")
 	params := paramFlags{}
 	fs.Var(params, "p", "set a parameter: `name=value` (repeatable), typed from the cell tagged parameters")
@@ -52,9 +52,15 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	cellTimeout := fs.Duration("cell-timeout", 10*time.Minute, "interrupt a cell that runs longer (0: no limit)")
 	allowErrors := fs.Bool("allow-errors", false, "keep running after a failed cell and exit 0")
 	htmlOut := fs.Bool("html", false, "also write DIR/NAME.html and DIR/index.html")
+	solutions := fs.Bool("solutions", false, "trainer's run: each blank answer cell runs its solution (solutions/NAME.md beside the file, else the embedded ones); every check must then say right")
+	expect := fs.String("expect-exercises", "", "fail unless every exercise check says `STATUS`: right, or blank (not answered yet); --solutions implies right")
 	files, status, ok := parseFlags(fs, args)
 	if !ok {
 		return status
+	}
+	wantExercises, err := exerciseExpectation(*expect, *solutions)
+	if err != nil {
+		return fail(fs, stderr, 2, "%v", err)
 	}
 	if len(files) == 0 {
 		return fail(fs, stderr, 2, "no notebooks given (run with -h for the flags)")
@@ -89,8 +95,9 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 			CaptureOutput: runCaptureOutput,
 			Live:          live,
 			HTML:          *htmlOut,
+			Solutions:     *solutions,
 		}
-		res, _, path, err := lab.RunFile(ctx, jobs[i], opts)
+		res, nb, path, err := lab.RunFile(ctx, jobs[i], opts)
 		if path != "" {
 			written = append(written, path)
 		}
@@ -106,6 +113,15 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "%-7s %s  %d/%d cells  %s  -> %s\n", state, f, res.Executed, res.Cells, res.Duration.Round(time.Millisecond), relPath(path))
 		for _, fail := range res.Failures {
 			reportFailure(stderr, f, fail)
+		}
+		if verdicts := lab.ExerciseVerdicts(nb); len(verdicts) > 0 || wantExercises != "" && lab.HasBlankAnswers(nb) {
+			fmt.Fprintf(stdout, "        exercises: %s\n", lab.SummarizeExercises(verdicts))
+			if wantExercises != "" && err == nil {
+				if xerr := lab.ExpectExercises(verdicts, wantExercises); xerr != nil {
+					fmt.Fprintf(stderr, "commlab run: %s: %v\n", f, xerr)
+					status = 1
+				}
+			}
 		}
 		if err != nil {
 			if len(res.Failures) == 0 {
@@ -127,6 +143,26 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		status = 1
 	}
 	return status
+}
+
+// exerciseExpectation is the status --expect-exercises asks of every
+// check ("" for none).
+func exerciseExpectation(flag string, solutions bool) (string, error) {
+	switch strings.TrimSpace(flag) {
+	case "":
+		if solutions {
+			return "right", nil
+		}
+		return "", nil
+	case "right":
+		return "right", nil
+	case "blank", "not answered yet":
+		if solutions {
+			return "", fmt.Errorf("--expect-exercises blank contradicts --solutions, after which every check says right")
+		}
+		return "not answered yet", nil
+	}
+	return "", fmt.Errorf("--expect-exercises %q: want right or blank", flag)
 }
 
 // exportHTML writes the HTML pages and index, and says where.

@@ -267,3 +267,41 @@ func TestRunCLIWritesNotebookBeforeEachCell(t *testing.T) {
 		t.Errorf("the finished notebook still marks a cell as stopped:\n%s", data)
 	}
 }
+
+// A chapter as shipped says "not answered yet" at every exercise, and
+// with --solutions every check says right; the verb fails when they do
+// not (check-chapters relies on both).
+func TestRunCLIExercisesBothWays(t *testing.T) {
+	out := t.TempDir()
+	code, stdout, stderr := labCLI(t, "run", "--out", out, "--expect-exercises", "blank", "chapters/03-rdma.md")
+	if code != 0 || !strings.Contains(stdout, "exercises: 3 not answered yet") {
+		t.Fatalf("as shipped: exit %d\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, stderr = labCLI(t, "run", "--out", out, "--solutions", "chapters/03-rdma.md")
+	if code != 0 || !strings.Contains(stdout, "exercises: 3 right") {
+		t.Fatalf("--solutions: exit %d\n%s%s", code, stdout, stderr)
+	}
+	nb, err := notebook.ReadFile(filepath.Join(out, "03-rdma.ipynb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ran := 0
+	for _, c := range nb.Cells {
+		for _, o := range c.Outputs {
+			if strings.HasPrefix(o.Text, "solution for answer") {
+				ran++
+			}
+		}
+	}
+	if ran != 3 {
+		t.Errorf("%d blank cells say their solution ran, want 3", ran)
+	}
+	// Expecting right answers of the chapter as shipped fails the run.
+	code, _, stderr = labCLI(t, "run", "--out", out, "--expect-exercises", "right", "chapters/03-rdma.md")
+	if code != 1 || !strings.Contains(stderr, "3 of 3 not right") {
+		t.Errorf("--expect-exercises right on blanks: exit %d, stderr %q", code, stderr)
+	}
+	if code, _, stderr := labCLI(t, "run", "--out", out, "--solutions", "--expect-exercises", "blank", "chapters/03-rdma.md"); code != 2 || !strings.Contains(stderr, "contradicts --solutions") {
+		t.Errorf("--solutions with blank: exit %d, stderr %q", code, stderr)
+	}
+}

@@ -69,7 +69,7 @@ func Links() []Link {
 			l := pcie(g.gen, g.gtps, g.enc, w)
 			if g.gen == 5 && w == 16 {
 				l.Efficiency = 55e9 / l.Beta()
-				l.EfficiencySource = "pinned host-to-device copy measured on the project's H200 machine, about 55 GB/s (recorded run copies-h200x1)"
+				l.EfficiencySource = "pinned host-to-device copy measured on an H200, about 55 GB/s (recorded run copies-h200x1)"
 			}
 			ls = append(ls, l)
 		}

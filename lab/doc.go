@@ -8,6 +8,12 @@
 // writes chapters/NN-slug.md into notebooks/NN-slug.ipynb or back, the
 // newer winning.
 //
+// Exercises: FileOptions.Solutions runs a chapter in solution mode, each
+// blank answer cell running the trainer's solution (SolutionsFor finds
+// them; the session applies them, as the kernel's %solutions does);
+// ExerciseVerdicts counts what the check cells said and ExpectExercises
+// holds them to "right" or "not answered yet".
+//
 // The notebook model is lab/notebook, the markdown form lab/literate and the
 // HTML pages lab/export; ExportHTML writes executed notebooks as those pages
 // with an index. The commands run, sync and export (package main) sit on

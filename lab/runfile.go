@@ -12,6 +12,7 @@ import (
 	_ "github.com/commlab/commlab/kernel/render" // cell results draw topologies, runs and nccl-tests charts
 	"github.com/commlab/commlab/kernel/session"
 	"github.com/commlab/commlab/kernel/symbols"
+	"github.com/commlab/commlab/lab/exercise"
 	"github.com/commlab/commlab/lab/notebook"
 )
 
@@ -48,6 +49,11 @@ type FileOptions struct {
 	// HTML also writes OutDir/NAME.html and OutDir/index.html, before
 	// each cell as the notebook is.
 	HTML bool
+	// Solutions runs the notebook in solution mode: each blank answer cell
+	// runs the trainer's solution instead (SolutionsFor finds them). A
+	// blank cell without a solution, a solution without a blank cell, or
+	// one whose blank cell did not run is an error naming it.
+	Solutions bool
 }
 
 // writeStopped writes nb as it stands before cell runs, that cell marked
@@ -102,14 +108,35 @@ func RunFile(ctx context.Context, job *Job, opts FileOptions) (*Result, *noteboo
 	if err != nil {
 		return nil, nil, "", fmt.Errorf("lab: start session: %w", err)
 	}
+	nb := job.Notebook
+	var sols *exercise.Solutions
+	// A notebook without exercises runs as it is, solutions or not.
+	if opts.Solutions && HasBlankAnswers(nb) {
+		var from string
+		sols, from, err = SolutionsFor(job.Path)
+		if err == nil {
+			if err = sols.Match(codeSources(nb)); err != nil {
+				err = fmt.Errorf("lab: %s (solutions from %s): %w", job.Path, from, err)
+			}
+		}
+		if err != nil {
+			sess.Close()
+			return nil, nil, "", err
+		}
+		sess.SetSolutions(strings.TrimSuffix(filepath.Base(job.Path), filepath.Ext(job.Path)), sols)
+	}
 	if opts.Live {
 		opts.Progress = NewProgress(sess.TerminalStderr(), true)
 	}
-	nb := job.Notebook
 	opts.BeforeCell = func(nb *notebook.Notebook, cell int, res *Result) error {
 		return writeStopped(out, nb, cell, res, opts)
 	}
 	res, runErr := Run(ctx, sess, nb, opts.Options)
+	if sols != nil && runErr == nil && len(res.Failures) == 0 {
+		if err := unusedSolutions(sols, sess.SolutionsUsed()); err != nil {
+			runErr = fmt.Errorf("lab: %s: %w", job.Path, err)
+		}
+	}
 	sess.Close()
 	if err := notebook.WriteFile(out, nb); err != nil {
 		return res, nb, "", errors.Join(runErr, err)

@@ -52,3 +52,11 @@ func ExampleTopology_NICPaths() {
 	// GPU1  NIC0 mlx5_0  SYS   50 GB/s  no              via GPU0
 	// NIC0 (mlx5_0) is across the link between CPU sockets (SYS); farther than NCCL_NET_GDR_LEVEL=PXB, so data is staged through host memory; NCCL may send through GPU0 over NVLink, which reaches NIC0 at PIX (PXN).
 }
+
+// An NVLink cell reads with its count in place of the legend's "#".
+func ExamplePath_Describe() {
+	p, _ := probes.ParsePath("NV18")
+	fmt.Println(p, "=", p.Describe())
+	// Output:
+	// NV18 = Connection traversing a bonded set of 18 NVLinks
+}

@@ -73,6 +73,16 @@ func (p Path) String() string {
 	return p.Level.String()
 }
 
+// Describe is the legend's line for the cell, with an NVLink cell's count
+// in place of the legend's "#": "Connection traversing a bonded set of 18
+// NVLinks".
+func (p Path) Describe() string {
+	if p.Level == LevelNVLink && p.NVLinks > 0 {
+		return strings.Replace(p.Level.Describe(), "#", strconv.Itoa(p.NVLinks), 1)
+	}
+	return p.Level.Describe()
+}
+
 // MarshalText writes the cell as String does, so JSON carries "NV18".
 func (p Path) MarshalText() ([]byte, error) { return []byte(p.String()), nil }
 

@@ -79,6 +79,8 @@ var labPackages = map[string]map[string]reflect.Value{
 		"Runs":      reflect.ValueOf(func() []LabRun { return labLatin.Runs }),
 		"Latest":    reflect.ValueOf(&labLatin).Elem(),
 		"Count":     reflect.ValueOf(func() int { return 3 }),
+		"ByName":    reflect.ValueOf(func() map[string]*LabRun { return map[string]*LabRun{"a": &labLatin.Runs[0]} }),
+		"Find":      reflect.ValueOf(func(runs []LabRun) *LabRun { return &runs[len(runs)-1] }),
 	},
 }
 
@@ -96,6 +98,8 @@ func TestElementsOfCompiledSlices(t *testing.T) {
 		{"var reading an earlier variable", []string{"y := 2", "var x = y * 3\nx", "func get() int { return x }\nget()"}, []string{"", "=> 6\n", "=> 6\n"}},
 		{"var before a function that uses it", []string{"var count = len(unicode.Latin.R16)\nfunc inc() int { count++; return count }\ninc()"}, []string{"=> 32\n"}},
 		{"range over a compiled integer", []string{"s := 0\nfor i := range session.Count() { s += i }\ns", "f := func() (t int) { for i := range session.Count() { t += i }; return }\nf()"}, []string{"=> 3\n", "=> 3\n"}},
+		{"pointer element of a map", []string{"byName := session.ByName()", "r := byName[\"a\"]\nr.Name"}, []string{"", "=> a\n"}},
+		{"pointer result of a call on an element", []string{"res := session.Load()", "r := session.Find(res.Runs[0:2])\nr.Name"}, []string{"", "=> b\n"}},
 		{"interpreted slices keep working", []string{"type P struct{ A int }\nps := []P{{1}, {2}}", "p := ps[1]\np.A"}, []string{"", "=> 2\n"}},
 	})
 }

@@ -42,7 +42,7 @@ func (s *Session) execute(ctx context.Context, code string, store bool, emit fun
 		s.emitFunc = nil
 		s.emitMu.Unlock()
 	}()
-	err := s.runGuarded(ctx, code)
+	err := s.runGuarded(ctx, s.solutionFor(code))
 	s.flush()
 	if err != nil {
 		var ce *cellError

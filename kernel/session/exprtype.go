@@ -206,6 +206,9 @@ func convertCompiledValues(body []ast.Stmt, sc scopeInfo, off func(token.Pos) in
 				t = x.typeOf(values[i])
 				if t != nil && hasIndex(values[i]) {
 					if s, ok := x.spell(t, used); ok {
+						if strings.HasPrefix(s, "*") {
+							s = "(" + s + ")" // *T(v) would dereference the conversion T(v)
+						}
 						edits = append(edits, edit{off(values[i].Pos()), off(values[i].Pos()), s + "("}, edit{off(values[i].End()), off(values[i].End()), ")"})
 					}
 				}

@@ -68,9 +68,10 @@ type Session struct {
 	stdout, stderr *streamCapture
 	count          int
 	history        []HistoryEntry
-	pending        string // stdin line not yet read by the cell
-	startDir       string // the process's directory before the session, restored by Close
-	abandoned      string // the compiled call an abandoned cell left running
+	solutions      solutionState // solution mode: blank answer cells run their solutions
+	pending        string        // stdin line not yet read by the cell
+	startDir       string        // the process's directory before the session, restored by Close
+	abandoned      string        // the compiled call an abandoned cell left running
 }
 
 // New starts a session.

@@ -51,6 +51,7 @@ var preloaded = []string{
 	"github.com/commlab/commlab/lab/chart",
 	"github.com/commlab/commlab/lab/doctor",
 	"github.com/commlab/commlab/lab/exercise",
+	"github.com/commlab/commlab/lab/prose",
 	"github.com/commlab/commlab/units",
 	// gonum/plot and gonum, the project's plotting and numeric libraries,
 	// for figures and numbers a cell builds itself.

@@ -4,26 +4,35 @@ package symbols
 
 import (
 	"github.com/commlab/commlab/lab/exercise"
+	"go/constant"
+	"go/token"
 	"reflect"
 )
 
 func init() {
 	Symbols["github.com/commlab/commlab/lab/exercise/exercise"] = map[string]reflect.Value{
 		// function, constant and variable definitions
-		"Broken":      reflect.ValueOf(exercise.Broken),
-		"Bytes":       reflect.ValueOf(exercise.Bytes),
-		"Choice":      reflect.ValueOf(exercise.Choice),
-		"Duration":    reflect.ValueOf(exercise.Duration),
-		"NotAnswered": reflect.ValueOf(exercise.NotAnswered),
-		"Number":      reflect.ValueOf(exercise.Number),
-		"Quantity":    reflect.ValueOf(exercise.Quantity),
-		"Rate":        reflect.ValueOf(exercise.Rate),
-		"Right":       reflect.ValueOf(exercise.Right),
-		"Wrong":       reflect.ValueOf(exercise.Wrong),
+		"BlankAnswer":    reflect.ValueOf(exercise.BlankAnswer),
+		"Broken":         reflect.ValueOf(exercise.Broken),
+		"Bytes":          reflect.ValueOf(exercise.Bytes),
+		"Choice":         reflect.ValueOf(exercise.Choice),
+		"Duration":       reflect.ValueOf(exercise.Duration),
+		"ErrSolutions":   reflect.ValueOf(&exercise.ErrSolutions).Elem(),
+		"MIMEType":       reflect.ValueOf(constant.MakeFromLiteral("\"application/vnd.commlab.exercise+json\"", token.STRING, 0)),
+		"NotAnswered":    reflect.ValueOf(exercise.NotAnswered),
+		"Number":         reflect.ValueOf(exercise.Number),
+		"ParseSolutions": reflect.ValueOf(exercise.ParseSolutions),
+		"Quantity":       reflect.ValueOf(exercise.Quantity),
+		"Rate":           reflect.ValueOf(exercise.Rate),
+		"Right":          reflect.ValueOf(exercise.Right),
+		"Wrong":          reflect.ValueOf(exercise.Wrong),
 
 		// type definitions
-		"Check":  reflect.ValueOf((*exercise.Check)(nil)),
-		"Checks": reflect.ValueOf((*exercise.Checks)(nil)),
-		"Status": reflect.ValueOf((*exercise.Status)(nil)),
+		"Check":     reflect.ValueOf((*exercise.Check)(nil)),
+		"Checks":    reflect.ValueOf((*exercise.Checks)(nil)),
+		"Solution":  reflect.ValueOf((*exercise.Solution)(nil)),
+		"Solutions": reflect.ValueOf((*exercise.Solutions)(nil)),
+		"Status":    reflect.ValueOf((*exercise.Status)(nil)),
+		"Verdict":   reflect.ValueOf((*exercise.Verdict)(nil)),
 	}
 }

@@ -13,6 +13,8 @@ func init() {
 		"ByName":             reflect.ValueOf(fake.ByName),
 		"FromTopoM":          reflect.ValueOf(fake.FromTopoM),
 		"HGXH200":            reflect.ValueOf(fake.HGXH200),
+		"Matrices":           reflect.ValueOf(fake.Matrices),
+		"Matrix":             reflect.ValueOf(fake.Matrix),
 		"Names":              reflect.ValueOf(fake.Names),
 		"PCIeBox":            reflect.ValueOf(fake.PCIeBox),
 		"TopologyFromMatrix": reflect.ValueOf(fake.TopologyFromMatrix),

@@ -10,6 +10,7 @@ import (
 func init() {
 	Symbols["github.com/commlab/commlab/probes/recorded/recorded"] = map[string]reflect.Value{
 		// function, constant and variable definitions
+		"Command":     reflect.ValueOf(recorded.Command),
 		"ErrNotFound": reflect.ValueOf(&recorded.ErrNotFound).Elem(),
 		"Files":       reflect.ValueOf(recorded.Files),
 		"HangLab":     reflect.ValueOf(recorded.HangLab),

@@ -8,11 +8,17 @@
 //	exercise.Duration("ring all_reduce, 16 GPUs, 256 MB", answer, want, 0.01,
 //		"2(n-1) alpha + 2(n-1)/n S/beta: ...")
 //
-// A chapter ships with the reference answer in the answer cell, so a
-// headless run checks it and passes. A check never panics and never fails
-// its cell: a wrong answer is a verdict, not an error, and a malformed
-// exercise (a reference that is not a number, a negative tolerance) says so
-// in its box.
+// A chapter ships with each answer cell blank (answer := 0.0 or "", see
+// BlankAnswer), so a headless run of a learner's notebook says "not
+// answered yet" at every check and still runs to the end. A reference
+// answer of 0 is refused as malformed, so that a blank can never pass. The
+// trainer's answers live apart in a solutions file (ParseSolutions); in
+// solution mode (`commlab run --solutions`, the kernel's %solutions) each
+// blank answer cell runs its solution instead, and every check says right.
+// A check never panics and never fails its cell: a wrong answer is a
+// verdict, not an error, and a malformed exercise (a reference that is not
+// a number, a negative tolerance) says so in its box. A check's result
+// also carries its verdict as JSON under MIMEType, which runners count.
 //
 // exercise does not know the chapters' models: the reference answer is
 // computed by the chapter (costmodel, a recorded run) and handed in. It

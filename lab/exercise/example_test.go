@@ -34,8 +34,8 @@ func ExampleNumber() {
 	fmt.Println(exercise.Number("crossover, 8 GPUs", 125e3, want, 0.05, "n alpha beta = 8 x 5 us x 25 GB/s"))
 	fmt.Println(exercise.Number("crossover, 8 GPUs", math.NaN(), want, 0.05, "n alpha beta"))
 	// Output:
-	// ✓ right: crossover, 8 GPUs: 1000000
-	// ✗ wrong: crossover, 8 GPUs: got 125000, expected 1000000 (within 5%): 8x too low (-875000); a factor of 8: bits against bytes (Gb/s against GB/s)?
+	// ✓ right: crossover, 8 GPUs: 1,000,000
+	// ✗ wrong: crossover, 8 GPUs: got 125,000, expected 1,000,000 (within 5%): 8x too low (-875,000); a factor of 8: bits against bytes (Gb/s against GB/s)?
 	//   why: n alpha beta = 8 x 5 us x 25 GB/s
 	// … not answered yet: crossover, 8 GPUs: complete the answer cell above, then run this cell again
 }
@@ -46,7 +46,7 @@ func ExampleBytes() {
 	fmt.Println(exercise.Bytes("all_reduce message", 128e3, 8*8192*2, 0, "batch x hidden x dtype: 8 x 8192 x 2 B"))
 	// Output:
 	// ✓ right: all_reduce message: 128 KiB
-	// ✗ wrong: all_reduce message: got 125 KiB, expected 128 KiB (exactly): 2.344% too low (-3 KiB); binary against decimal prefixes (KiB against KB)?
+	// ✗ wrong: all_reduce message: got 125 KiB, expected 128 KiB (exactly): 2.34% too low (-3 KiB); binary against decimal prefixes (KiB against KB)?
 	//   why: batch x hidden x dtype: 8 x 8192 x 2 B
 }
 
@@ -79,4 +79,28 @@ func ExampleChecks() {
 	// 1 of 2 right
 	// ✓ right: 1 GB: 70.07 ms
 	// … not answered yet: 64 KB: complete the answer cell above, then run this cell again
+}
+
+// A chapter ships its answer cells blank; a solutions file holds the
+// trainer's code for each, and solution mode runs it instead of the blank.
+func ExampleParseSolutions() {
+	src := "# Solutions: 1. Collectives\n\n" +
+		"## answer1\n\nThirty steps of 5 us, then 1.875 x 256 MiB at 50 GB/s.\n\n" +
+		"```go\nanswer1 := 2*(16-1)*5e-6 + 2*float64(16-1)/16*float64(256<<20)/50e9\n```\n"
+	sols, err := exercise.ParseSolutions([]byte(src))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	blank := "answer1 := 0.0 // your expression, in seconds"
+	if sol, ok := sols.For(blank); ok {
+		fmt.Println(sol.Name, "runs:", sol.Code)
+	}
+	_, ok := sols.For("answer1 := 0.01 // a learner's own answer")
+	fmt.Println("a learner's answer replaced:", ok)
+	fmt.Println(sols.Match([]string{blank, "answer2 := \"\" // your answer"}))
+	// Output:
+	// answer1 runs: answer1 := 2*(16-1)*5e-6 + 2*float64(16-1)/16*float64(256<<20)/50e9
+	// a learner's answer replaced: false
+	// exercise: bad solutions: no solution for the blank answer cell(s) answer2
 }

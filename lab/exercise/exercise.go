@@ -57,8 +57,9 @@ func (c Check) Passed() bool { return c.Status == Right }
 func (c Check) Answered() bool { return c.Status == Right || c.Status == Wrong }
 
 // Number checks a plain number: right when got is within tol of want,
-// relative (0.01 is 1%); when want is 0, tol is absolute. got NaN, or 0
-// where want is not 0, is a blank answer: not answered yet.
+// relative (0.01 is 1%). got NaN or 0 is a blank answer: not answered yet.
+// So that a blank can never pass, a reference of 0 makes the exercise
+// malformed: ask for a quantity that is not 0.
 func Number(name string, got, want, tol float64, why string) Check {
 	return Quantity(name, got, want, tol, "", why)
 }
@@ -74,9 +75,12 @@ func Quantity(name string, got, want, tol float64, unit, why string) Check {
 	if math.IsNaN(tol) || math.IsInf(tol, 0) || tol < 0 {
 		return c.broken(fmt.Sprintf("its tolerance is %v; want 0 or more", tol))
 	}
+	if want == 0 {
+		return c.broken("its reference answer is 0, which a blank answer cell also holds; ask for a quantity that is not 0")
+	}
 	c.Want = format(want, unit)
-	c.Accept = accept(want, tol, unit)
-	if math.IsNaN(got) || got == 0 && want != 0 {
+	c.Accept = accept(tol)
+	if math.IsNaN(got) || got == 0 {
 		return c
 	}
 	c.Got = format(got, unit)
@@ -156,21 +160,14 @@ func among(w string, options []string) bool {
 // matches allows a relative rounding slack so that tol 0 accepts the same
 // float computed two ways.
 func matches(got, want, tol float64) bool {
-	d := math.Abs(got - want)
-	if want == 0 {
-		return d <= tol
-	}
-	return d <= (tol+1e-12)*math.Abs(want)
+	return math.Abs(got-want) <= (tol+1e-12)*math.Abs(want)
 }
 
 func format(v float64, unit string) string { return units.Readable(v, unit) }
 
-func accept(want, tol float64, unit string) string {
-	switch {
-	case tol == 0:
+func accept(tol float64) string {
+	if tol == 0 {
 		return "exactly"
-	case want == 0:
-		return "within ±" + format(tol, unit)
 	}
 	return "within " + units.Readable(tol, "%")
 }
@@ -206,7 +203,7 @@ var slips = []struct {
 }{
 	{2, "a factor of 2: one direction against both, or a term counted once instead of twice?"},
 	{8, "a factor of 8: bits against bytes (Gb/s against GB/s)?"},
-	{1e3, "a factor of 1000: one unit prefix off (ms against us, MB against KB)?"},
+	{1e3, "a factor of 1000: one unit prefix off (ms against µs, MB against KB)?"},
 	{1e6, "a factor of 10^6: two unit prefixes off?"},
 	{1e9, "a factor of 10^9: seconds against nanoseconds, or bytes against GB?"},
 	{1.024, "binary against decimal prefixes (KiB against KB)?"},
@@ -222,9 +219,6 @@ func off(got, want, tol float64, unit string) string {
 	diff := format(got-want, unit)
 	if got > want {
 		diff = "+" + diff
-	}
-	if want == 0 {
-		return "off by " + diff
 	}
 	r := got / want
 	var s string

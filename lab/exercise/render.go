@@ -136,3 +136,34 @@ func (cs Checks) HTML() string {
 	b.WriteString("</div>")
 	return b.String()
 }
+
+// MIMEType is the media type under which a check cell's result carries
+// its verdicts as JSON ({"checks": [{"name": ..., "status": ...}]}), for
+// a runner to count them: status is "right", "wrong", "not answered yet"
+// or "cannot check". Front ends ignore it and show the HTML.
+const MIMEType = "application/vnd.commlab.exercise+json"
+
+// Verdict is one check as MIMEType carries it.
+type Verdict struct {
+	Name   string `json:"name"`
+	Status string `json:"status"`
+}
+
+func (c Check) verdictJSON() Verdict { return Verdict{Name: c.Name, Status: c.Status.String()} }
+
+// MIMEBundle is what a check cell shows: the box, its text, and the
+// verdict for runners.
+func (c Check) MIMEBundle() map[string]any {
+	return map[string]any{"text/html": c.HTML(), "text/plain": c.String(),
+		MIMEType: map[string]any{"checks": []Verdict{c.verdictJSON()}}}
+}
+
+// MIMEBundle is what a check cell of several checks shows: the boxes,
+// their text, and each verdict for runners.
+func (cs Checks) MIMEBundle() map[string]any {
+	vs := make([]Verdict, len(cs))
+	for i, c := range cs {
+		vs[i] = c.verdictJSON()
+	}
+	return map[string]any{"text/html": cs.HTML(), "text/plain": cs.String(), MIMEType: map[string]any{"checks": vs}}
+}

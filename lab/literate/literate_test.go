@@ -265,3 +265,32 @@ func FuzzNotebookRoundTrip(f *testing.F) {
 		}
 	})
 }
+
+// A folded setup cell as jupytext writes it (jupyter.source_hidden on the
+// fence, beside tags) reaches the notebook's cell metadata, where
+// JupyterLab and Notebook 7 fold it, and comes back on the fence.
+func TestSourceHiddenRoundTrip(t *testing.T) {
+	src := "```go tags=[\"setup\"] jupyter={\"source_hidden\": true}\nimport \"fmt\"\n```\n"
+	nb, err := Parse([]byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	jup, ok := nb.Cells[0].Metadata["jupyter"].(map[string]any)
+	if !ok || jup["source_hidden"] != true {
+		t.Fatalf("metadata %v", nb.Cells[0].Metadata)
+	}
+	if tags, _ := nb.Cells[0].Metadata["tags"].([]any); len(tags) != 1 || tags[0] != "setup" {
+		t.Errorf("tags %v", nb.Cells[0].Metadata["tags"])
+	}
+	out, err := Format(nb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(out), "```go jupyter={\"source_hidden\":true} tags=[\"setup\"]\n") {
+		t.Errorf("written as %s", out)
+	}
+	again, err := Parse(out)
+	if err != nil || again.Cells[0].Metadata["jupyter"].(map[string]any)["source_hidden"] != true {
+		t.Errorf("second pass: %v %v", err, again.Cells[0].Metadata)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/commlab/commlab/probes/fake"
+	"github.com/commlab/commlab/probes/parse/nvidiasmi"
 )
 
 // The chapters on a CPU-only machine draw the HGX H200 node's matrix.
@@ -54,4 +55,26 @@ func ExampleHGXH200_nicPaths() {
 	// GPU6  NIC6 mlx5_7  PIX   50 GB/s  yes             -
 	// GPU7  NIC7 mlx5_8  PIX   50 GB/s  yes             -
 	// NIC0 (mlx5_1) is on the GPU's PCIe switch (PIX); the NIC reads and writes GPU memory directly (GPUDirect RDMA).
+}
+
+// The recorded matrix itself, parsed as a reader parses their own: the
+// HGX matrix behind HGXH200 was recorded on an H20 node.
+func ExampleMatrix() {
+	text, source, err := fake.Matrix("hgx-h20")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	m, err := nvidiasmi.ParseTopoMatrixString(text)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	topo := m.Topology()
+	p, _ := topo.PathBetween("GPU3", "NIC3")
+	fmt.Println(source)
+	fmt.Println(len(topo.GPUs), "GPUs,", len(topo.NICs), "NICs; GPU3 to NIC3:", p)
+	// Output:
+	// nvidia-smi topo -m of an 8x NVIDIA H20 HGX node, driver 535.161.08, 8 ConnectX NICs (sgl-project/sglang issue #24966)
+	// 8 GPUs, 8 NICs; GPU3 to NIC3: PIX
 }

@@ -134,6 +134,43 @@ func ByName(name string) (*Machine, error) {
 	return nil, fmt.Errorf("fake: unknown machine %q (known: %v)", name, Names())
 }
 
+// recordedMatrices are the recorded `nvidia-smi topo -m` outputs behind
+// the fake machines, by the machine they were recorded on, with where
+// they were published (recorded/SOURCES.md).
+var recordedMatrices = map[string]struct{ path, source string }{
+	"hgx-h20": {"recorded/hgx-8gpu-8nic-topo-m.txt",
+		"nvidia-smi topo -m of an 8x NVIDIA H20 HGX node, driver 535.161.08, 8 ConnectX NICs (sgl-project/sglang issue #24966)"},
+	"pcie-8gpu": {"recorded/pcie-8gpu-topo-m.txt",
+		"nvidia-smi topo -m of an 8-GPU PCIe server, two GPUs per PCIe switch, GPU model not stated (hellolijj/k8s-device-plugin README)"},
+}
+
+// Matrices lists the recorded matrices Matrix returns, sorted.
+func Matrices() []string {
+	names := make([]string, 0, len(recordedMatrices))
+	for n := range recordedMatrices {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Matrix returns a recorded `nvidia-smi topo -m` output as it was
+// published, and where: the matrix of the machine it was recorded on
+// ("hgx-h20", "pcie-8gpu"), for readers who parse it as they would their
+// own. The fake machines fill such a matrix with facts of another GPU;
+// Matrix does not.
+func Matrix(name string) (text, source string, err error) {
+	m, ok := recordedMatrices[name]
+	if !ok {
+		return "", "", fmt.Errorf("fake: no recorded matrix %q (known: %v)", name, Matrices())
+	}
+	b, err := recorded.ReadFile(m.path)
+	if err != nil {
+		return "", "", fmt.Errorf("fake: embedded %s: %w", m.path, err)
+	}
+	return string(b), m.source, nil
+}
+
 // recordedMachine is the machine called name whose paths come from the
 // recorded `nvidia-smi topo -m` matrix at path; fill adds the facts the
 // matrix does not hold.

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/commlab/commlab/probes/launch"
+	"github.com/commlab/commlab/probes/recorded"
 	"github.com/commlab/commlab/units"
 )
 
@@ -39,22 +40,11 @@ func (m *Measurement) origin() string {
 	return s
 }
 
-// shellCommand prints a run's command as a shell line, without "--save FILE"
-// (where the run was written on the machine that recorded it).
+// shellCommand prints a recorded run's command as a shell line a reader
+// can type to record such a run (recorded.Command: no --save file, no
+// folders of the machine that recorded it).
 func shellCommand(argv []string) string {
-	var keep []string
-	for i := 0; i < len(argv); i++ {
-		a := argv[i]
-		if a == "--save" || a == "-save" {
-			i++
-			continue
-		}
-		if strings.HasPrefix(a, "--save=") || strings.HasPrefix(a, "-save=") {
-			continue
-		}
-		keep = append(keep, a)
-	}
-	return launch.ShellJoin(keep)
+	return launch.ShellJoin(recorded.Command(argv))
 }
 
 // String is the banner, then what the run holds: how many samples, of

@@ -1,6 +1,6 @@
 // Package measure is the one call every chapter's Measure cell makes: it
 // runs a measurement live when this machine can (a GPU, the CUDA runtime,
-// NCCL), or shows a run recorded on the project's H200 machines when it
+// NCCL), or shows a run recorded on H200s (probes/recorded) when it
 // cannot, and says which with a banner.
 //
 //	mode := "auto" // in the chapter's parameters cell: auto, live or recorded

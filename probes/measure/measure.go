@@ -103,7 +103,7 @@ func (r Runner) NCCL(ctx context.Context, mode Mode, cfg nccl.Config, recorded s
 	return r.nccl(ctx, mode, recorded, func(argv []string) (*probes.Run, error) { return measureInChild(ctx, cfg, argv) })
 }
 
-// NCCLTopologyEdit runs the seed's topology exercise (nccl.MeasureTopologyEdit:
+// NCCLTopologyEdit runs chapter 4's topology exercise (nccl.MeasureTopologyEdit:
 // dump NCCL's topology, apply edit, run again on the edited file), live or
 // from the recorded run named recorded, as mode says.
 func NCCLTopologyEdit(ctx context.Context, mode Mode, cfg nccl.Config, edit, recorded string) (*Measurement, error) {

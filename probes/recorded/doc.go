@@ -3,7 +3,11 @@
 // numbers, with their provenance, on machines without a GPU.
 //
 // Each file in data/ is a probes.Run saved by `commlab probe ... --save`;
-// List names them and Load decodes one. Folders beside the runs keep raw
+// List names them and Load decodes one. A run's command is the one a
+// reader types to record such a run (Command prints it without the
+// recording machine's files); where the recording machine invoked a script
+// around that verb or a tool from a local folder, the literal invocation is
+// kept in Settings["recorded_with"]. Folders beside the runs keep raw
 // files a run's reader needs: torch.profiler traces (Files serves them)
 // and hang/, chapter 6's recorded hang lab folders (HangLabs, HangLab),
 // each with a run.json for its provenance. The package does not measure

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/commlab/commlab/probes"
 )
 
 func TestEveryRecordedRunLoads(t *testing.T) {
@@ -133,4 +135,71 @@ func ExampleLoad() {
 	s := r.Select("all_reduce", "")
 	fmt.Println(r.Kind, r.GPUCount, r.GPUModel, r.NCCL, r.Env["NCCL_PROTO"], len(s) > 0)
 	// Output: nccl 1 NVIDIA H200 2.28.9 Simple true
+}
+
+// programOnly are the runs whose program commlab does not carry: the
+// command names the program.
+var programOnly = map[string]bool{"torch-inference-h200x1": true}
+
+func TestCommand(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"commlab probe nccl -b 8 --save /root/out/r/x.json", "commlab probe nccl -b 8"},
+		{"commlab probe nccl --save=/tmp/x.json -e 1G", "commlab probe nccl -e 1G"},
+		{"commlab probe nccl --save /root/a.json --compare /root/out/r/torch-nccl.json", "commlab probe nccl --compare torch-nccl.json"},
+		{"commlab probe custom-allreduce --from-logs a,b --provenance=/x/p.txt", "commlab probe custom-allreduce --from-logs a,b --provenance=p.txt"},
+		{"commlab probe nccl --save", "commlab probe nccl"},
+	}
+	for _, tt := range tests {
+		if got := strings.Join(Command(strings.Fields(tt.in)), " "); got != tt.want {
+			t.Errorf("Command(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// TestCommandsAreWhatAUserTypes holds that a banner's command is one a
+// reader can type to record such a run: commlab's own verbs, not the
+// scripts and tool folders of the machine that recorded it (those stay in
+// settings["recorded_with"]).
+func TestCommandsAreWhatAUserTypes(t *testing.T) {
+	check := func(name string, cmd []string, settings map[string]string) {
+		if len(cmd) == 0 {
+			t.Errorf("%s: no command", name)
+			return
+		}
+		line := strings.Join(Command(cmd), " ")
+		if !programOnly[name] && cmd[0] != "commlab" {
+			t.Errorf("%s: command %q is not a commlab verb", name, line)
+		}
+		for _, internal := range []string{".tools/", "gpubench", "/root/", "hang_torch.py", ".sh"} {
+			if strings.Contains(line, internal) {
+				t.Errorf("%s: command %q names %q, a path of the recording machine", name, line, internal)
+			}
+		}
+		if w, ok := settings["recorded_with"]; ok && w == line {
+			t.Errorf("%s: recorded_with repeats the command", name)
+		}
+	}
+	for _, n := range List() {
+		r, err := Load(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		check(n, r.Command, r.Settings)
+	}
+	for _, n := range HangLabs() {
+		fsys, err := HangLab(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := fsys.Open("run.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := probes.ReadRun(f)
+		f.Close()
+		if err != nil {
+			t.Fatalf("%s: %v", n, err)
+		}
+		check(n, r.Command, r.Settings)
+	}
 }

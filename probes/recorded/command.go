@@ -1,0 +1,48 @@
+package recorded
+
+import "path"
+
+// Command is a recorded run's command as a reader would type it to record
+// such a run: without --save and its file (where the recording machine
+// wrote the run), and with the files it read (--compare, --load,
+// --provenance) by their base names, not the recording machine's folders.
+// A run's command is the commlab verb, or the program, that records it;
+// what the recording machine actually invoked (a script around the verb,
+// a tool under a local folder) is kept in Settings["recorded_with"].
+func Command(argv []string) []string {
+	var out []string
+	for i := 0; i < len(argv); i++ {
+		a := argv[i]
+		flag, value, hasValue := cut(a)
+		switch flag {
+		case "--save", "-save":
+			if !hasValue {
+				i++
+			}
+			continue
+		case "--compare", "-compare", "--load", "-load", "--provenance", "-provenance":
+			if hasValue {
+				out = append(out, flag+"="+path.Base(value))
+				continue
+			}
+			out = append(out, a)
+			if i+1 < len(argv) {
+				i++
+				out = append(out, path.Base(argv[i]))
+			}
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// cut splits "--flag=value".
+func cut(a string) (flag, value string, ok bool) {
+	for i := 0; i < len(a); i++ {
+		if a[i] == '=' {
+			return a[:i], a[i+1:], true
+		}
+	}
+	return a, "", false
+}
