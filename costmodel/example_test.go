@@ -61,8 +61,8 @@ func ExampleTunerTable_Pick() {
 	fmt.Printf("NCCL_ALGO=Ring costs %.2fx\n", f.Slowdown)
 	// Output:
 	// 4 KiB: Ring/LL 15.1 us
-	// 1 GiB: NVLS/Simple 3511.2 us
-	// NCCL_ALGO=Ring costs 1.50x
+	// 1 GiB: NVLS/Simple 4051.5 us
+	// NCCL_ALGO=Ring costs 1.30x
 }
 
 func ExampleSweepSizes() {

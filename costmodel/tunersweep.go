@@ -21,13 +21,14 @@ type TunedRow struct {
 
 // NCCLAlgorithm reads an algorithm as `commlab model --algo` takes it for
 // the tuner and returns NCCL's name for it: ring -> "Ring", tree or dbtree
-// -> "Tree" (NCCL's tree is a double binary tree), nvls -> "NVLS", collnet
-// -> "CollNetDirect"; "" and "auto" leave the choice to the tuner ("").
+// -> "Tree" (NCCL's tree is a double binary tree), nvls -> "NVLS",
+// nvlstree -> "NVLSTree", pat -> "PAT", collnet -> "CollNetDirect"; "" and
+// "auto" leave the choice to the tuner ("").
 func NCCLAlgorithm(s string) (string, error) {
 	if name, ok := ncclAlgorithmNames[strings.ToLower(strings.TrimSpace(s))]; ok {
 		return name, nil
 	}
-	return "", fmt.Errorf("%w: %q is not one of NCCL's algorithms (ring, tree, nvls, collnet, auto)", ErrParams, s)
+	return "", fmt.Errorf("%w: %q is not one of NCCL's algorithms (ring, tree, nvls, nvlstree, pat, collnet, auto)", ErrParams, s)
 }
 
 // NCCLProtocol reads a protocol for the tuner and returns NCCL's name for
@@ -41,8 +42,9 @@ func NCCLProtocol(s string) (string, error) {
 }
 
 var (
-	ncclAlgorithmNames = map[string]string{"": "", "auto": "", "ring": "Ring", "tree": "Tree", "dbtree": "Tree", "nvls": "NVLS", "collnet": "CollNetDirect"}
-	ncclProtocolNames  = map[string]string{"": "", "auto": "", "simple": "Simple", "ll": "LL", "ll128": "LL128"}
+	ncclAlgorithmNames = map[string]string{"": "", "auto": "", "ring": "Ring", "tree": "Tree", "dbtree": "Tree", "nvls": "NVLS", "nvlstree": "NVLSTree",
+		"nvls_tree": "NVLSTree", "pat": "PAT", "collnet": "CollNetDirect"}
+	ncclProtocolNames = map[string]string{"": "", "auto": "", "simple": "Simple", "ll": "LL", "ll128": "LL128"}
 )
 
 // CustomNode is the node the tuner models when no preset is named: p.Ranks
