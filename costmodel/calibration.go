@@ -306,6 +306,13 @@ func calibrate(rows []PublishedRow, k calibration) (CalibrationRows, error) {
 		if err != nil {
 			return nil, fmt.Errorf("costmodel: calibration row %s: %w", r.ID, err)
 		}
+		// A preset's fitted network latency follows the fit under trial.
+		switch {
+		case m.Node.NIC.NetLatency == FitEFALatency:
+			m.Node.NIC.NetLatency = k.efa
+		case m.Node.NIC.NetLatency == FitTCPXOLatency:
+			m.Node.NIC.NetLatency = k.tcpxo
+		}
 		e, err := m.estimate(r.Collective, r.Bytes, r.Algorithm, r.Protocol, k)
 		if err != nil {
 			return nil, fmt.Errorf("costmodel: calibration row %s: %w", r.ID, err)

@@ -227,13 +227,6 @@ func (m Machine) estimate(c Collective, bytes float64, algorithm, protocol strin
 	if err != nil {
 		return Estimate{}, err
 	}
-	// The network latency of the fit under trial, for EFA and TCPX(O).
-	switch node.NIC.Kind {
-	case "efa":
-		node.NIC.NetLatency = k.efa
-	case "tcpx", "tcpxo":
-		node.NIC.NetLatency = k.tcpxo
-	}
 	mm := m
 	mm.Node, mm.GPUsPerNode = node, 0
 	T, err := mm.Tuner()

@@ -330,3 +330,50 @@ func presetByName[T any](presets []T, nameOf func(T) string, name, what string) 
 	var zero T
 	return zero, fmt.Errorf("%w: unknown %s %q (known: %s)", ErrParams, what, name, strings.Join(names, ", "))
 }
+
+// Preset is one named preset as a table lists it: a node or a link, what
+// it is, and the public sources of its numbers.
+type Preset struct {
+	Name string
+	// Kind is "node", or a link's kind (nvlink, nvswitch, pcie, ib, roce,
+	// efa, tcpx, tcpxo, memory).
+	Kind        string
+	Description string
+	Sources     []string
+}
+
+// String prints the preset in one line: name, kind and description.
+func (p Preset) String() string { return fmt.Sprintf("%s (%s): %s", p.Name, p.Kind, p.Description) }
+
+// Presets lists every node preset, then every link preset, each with the
+// sources of its numbers (a chapter's link table, `commlab model --help`).
+func Presets() []Preset {
+	var out []Preset
+	add := func(sources []string, s string) []string {
+		if s == "" {
+			return sources
+		}
+		for _, have := range sources {
+			if have == s {
+				return sources
+			}
+		}
+		return append(sources, s)
+	}
+	for _, n := range Nodes() {
+		var src []string
+		for _, s := range []string{n.Source, n.Intra.Source, n.Intra.EfficiencySource, n.NIC.Source, n.NIC.EfficiencySource,
+			n.NIC.NetLatencySource} {
+			src = add(src, s)
+		}
+		out = append(out, Preset{Name: n.Name, Kind: "node", Description: n.Description, Sources: src})
+	}
+	for _, l := range Links() {
+		var src []string
+		for _, s := range []string{l.Source, l.EfficiencySource, l.NetLatencySource} {
+			src = add(src, s)
+		}
+		out = append(out, Preset{Name: l.Name, Kind: l.Kind, Description: l.Description, Sources: src})
+	}
+	return out
+}

@@ -337,6 +337,14 @@ func (t TunerTopology) family() (*tuningTables, error) {
 	return nil, fmt.Errorf("%w: unknown NCCL family %q (want 2.19, 2.23 ... 2.27 or 2.28)", ErrParams, t.Family)
 }
 
+func knownFamily(f string) bool {
+	switch f {
+	case "", "2.19", "2.20", "2.21", "2.22", "2.23", "2.24", "2.25", "2.26", "2.27", "2.28":
+		return true
+	}
+	return false
+}
+
 // minor returns the NCCL minor version the family string names: "2.19"
 // to "2.28" name themselves, "" is DefaultNCCL's.
 func (t TunerTopology) minor() int {
@@ -430,6 +438,14 @@ func log2i(n int) int { return floorLog2(n) }
 // algorithm and protocol on the topology, with the algorithms and
 // protocols NCCL enables by default.
 func Tune(t TunerTopology) (TunerTable, error) {
+	if !knownFamily(t.Family) {
+		// A version such as "2.21.5" names its family.
+		f, err := NCCLFamily(t.Family)
+		if err != nil {
+			return TunerTable{}, err
+		}
+		t.Family = f
+	}
 	tb, err := t.family()
 	if err != nil {
 		return TunerTable{}, err
