@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/commlab/commlab/costmodel"
 	"github.com/commlab/commlab/lab/doctor"
 	"github.com/commlab/commlab/probes"
 	"github.com/commlab/commlab/probes/parse/nccltests"
@@ -93,7 +94,7 @@ func runDoctorCurve(args []string, stdout, stderr io.Writer) int {
 	preset := fs.String("preset", "hgx-h200", "costmodel node preset of the machine: hgx-h200, hgx-h100, dgx-a100, pcie-8gpu")
 	gpus := fs.Int("gpus", 0, "GPUs per node (default: the curve's ranks over its nodes)")
 	nodes := fs.Int("nodes", 0, "nodes (default: the hosts the curve names, else 1)")
-	family := fs.String("nccl", "2.28", "NCCL version family of the tuner: 2.19, 2.23 ... 2.28")
+	family := fs.String("nccl", costmodel.DefaultNCCL, "NCCL version or tuner family: 2.19, 2.23 ... 2.28 (default the newest modelled)")
 	nvls := fs.Bool("nvls", true, "NVLS where the node has it; --nvls=false is NCCL_NVLS_ENABLE=0")
 	coll := fs.String("coll", "all_reduce", "for a commlab run: the collective to read")
 	inPlace := fs.Bool("in-place", false, "for a commlab run: the in-place samples")
