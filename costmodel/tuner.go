@@ -1155,6 +1155,18 @@ func NCCLTopology(n Node, nodes int, family string) TunerTopology {
 	intra := ncclIntraGBps(n.Intra)
 	inter := n.NIC.Beta() * float64(n.NICs) / 1e9
 	perCh := func(total float64) float64 { return math.Floor(total/float64(channels)*10) / 10 }
+	if nodes > 1 {
+		// Across nodes NCCL's search only tries the speeds of its inter
+		// array (search.cc, speedArrayInter and its sm90/sm100 forms).
+		perCh = func(total float64) float64 {
+			for _, s := range ncclSpeedsInterFor(n.ComputeCapability) {
+				if s <= total/float64(channels)+1e-9 {
+					return s
+				}
+			}
+			return 0.12
+		}
+	}
 	// A ring crosses every node, so each channel runs at the slower of
 	// NVLink and network; a tree keeps the two apart (its intra-node chain
 	// and its network edges), as NCCL's tree graph does.
