@@ -54,11 +54,12 @@
 // results and TestFittedConstantsMatchTheTable keeps them equal):
 //
 //	constant              rows fitted on                                   value
-//	FitRingEfficiency     8xA100 Azure and p4dn, 4xGB200 Azure, 2xH200 lab  0.955
+//	FitRingEfficiency     8xA100 Azure and p4dn, 4xGB200 Azure, 2xH200 lab,
+//	                      2xA100 NVLink-bridged pair                      0.916
 //	FitNetEfficiency      2x8 H100 GCP A3 Mega, 2x8 H800 over 100G NICs     0.887
-//	FitGatherEfficiency   2xH200 lab all_gather 8 GiB                      0.842
+//	FitGatherEfficiency   2xH200 lab all_gather 8 GiB                      0.878
 //	FitLLEfficiency       2xH200 lab all_reduce 8 GiB, NCCL_PROTO=LL       0.864
-//	FitSHMEfficiency      4x RTX 5090 (no peer-to-peer)                    0.764
+//	FitSHMEfficiency      4x RTX 5090 (no peer-to-peer)                    0.796
 //	FitIssueUs            8K/8B of Azure A100, H100, GB200; 8x RTX 4090    4.27 us
 //	FitLabIssueUs         2xH200 lab all_reduce and all_gather at 8 B      12.1 us
 //	FitEFALatency         2x p5 all_reduce at 8 B                          22.8 us
