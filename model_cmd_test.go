@@ -79,10 +79,14 @@ func TestModelCLITuner(t *testing.T) {
 		t.Errorf("auto pick: %v", r)
 	}
 	code, out, _ = runModelCLI("all_reduce", "--size", "1GiB", "--preset", "hgx-h100", "--algo", "ring", "--proto", "auto")
-	// NVLS 489.9 GB/s against the ring's 353.6 busbw: the calibrated model
-	// (NVIDIA quotes ~480 and ~370, NVIDIA/nccl-tests#212).
-	if code != 0 || !strings.Contains(out, "pick    Ring/Simple") || !strings.Contains(out, "forcing Ring/Simple costs 1.39x") {
-		t.Errorf("forced ring:\n%s", out)
+	// NVLS against the ring in the calibrated model: 489.9 and 339.2 GB/s
+	// busbw (NVIDIA quotes ~480 and ~370, NVIDIA/nccl-tests#212: 1.3x).
+	var slowdown float64
+	if i := strings.Index(out, "forcing Ring/Simple costs "); i >= 0 {
+		fmt.Sscanf(out[i+len("forcing Ring/Simple costs "):], "%gx", &slowdown)
+	}
+	if code != 0 || !strings.Contains(out, "pick    Ring/Simple") || slowdown < 1.3 || slowdown > 1.5 {
+		t.Errorf("forced ring (slowdown %g):\n%s", slowdown, out)
 	}
 	code, out, _ = runModelCLI("all_reduce", "--sweep", "4B:1GB:16", "--preset", "pcie-8gpu", "--algo", "auto", "--table")
 	if code != 0 || !strings.Contains(out, "  Algorithm   |") || !strings.Contains(out, " Max NThreads |") || !strings.Contains(out, "busbw GB/s") {

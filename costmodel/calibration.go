@@ -252,7 +252,7 @@ type CalibrationRow struct {
 	Bytes      float64 `unit:"B"`
 	Forced     string
 	Pick       string
-	// Unit is "GB/s" (busbw) or "us" (time per operation).
+	// Unit is "GB/s" (busbw) or "µs" (time per operation).
 	Unit     string
 	Measured float64
 	Model    float64
@@ -288,7 +288,7 @@ func (rows CalibrationRows) String() string {
 			nccl = "-"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.4g %s\t%.4g %s\t%+.1f%%%s\t%.0f%%\t\n", id, r.Machine, nccl, r.Collective,
-			Bytes(r.Bytes).String(), r.Forced, r.Pick, r.Measured, r.Unit, r.Model, r.Unit, 100*r.Error, verdict, 100*r.Limit)
+			Bytes(r.Bytes).IEC(), r.Forced, r.Pick, r.Measured, r.Unit, r.Model, r.Unit, 100*r.Error, verdict, 100*r.Limit)
 	}
 	tw.Flush()
 	return b.String()
@@ -328,7 +328,7 @@ func calibrate(rows []PublishedRow, k calibration) (CalibrationRows, error) {
 		if r.Regime == "large" {
 			c.Unit, c.Measured, c.Model = "GB/s", busbw, e.BusBWGBps
 		} else {
-			c.Unit, c.Measured, c.Model = "us", timeUs, e.TimeUs
+			c.Unit, c.Measured, c.Model = "µs", timeUs, e.TimeUs
 		}
 		c.Error = c.Model/c.Measured - 1
 		c.Pass = math.Abs(c.Error) <= c.Limit

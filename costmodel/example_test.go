@@ -154,7 +154,7 @@ func ExampleCalibration() {
 	}
 	// Output:
 	// all_reduce 8 GiB: measured 338.8 GB/s, model 328.3 GB/s (-3.1%)
-	// all_reduce 8 B: measured 123.5 us, model 123.4 us (-0.1%)
+	// all_reduce 8 B: measured 123.5 µs, model 123.4 µs (-0.1%)
 }
 
 // Estimate: NCCL's pick and latency, the bandwidth of the links as NCCL
