@@ -3,6 +3,7 @@ package costmodel
 import (
 	"bufio"
 	_ "embed"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -101,6 +102,9 @@ func ParsePublished(r io.Reader) ([]PublishedRow, error) {
 		rows = append(rows, row)
 	}
 	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return nil, fmt.Errorf("%w: published table line %d: longer than 1 MiB", ErrParams, line+1)
+		}
 		return nil, fmt.Errorf("costmodel: reading the published table: %w", err)
 	}
 	if !header {

@@ -169,6 +169,7 @@ func TestParsePublishedRejectsBadRows(t *testing.T) {
 		{header + replace("host", "cloud"), "host"},
 		{header + replace("source", ""), "source"},
 		{header + good + "\n" + good, "already on line"},
+		{header + strings.Repeat("x", 2<<20), "longer than 1 MiB"},
 	} {
 		_, err := ParsePublished(strings.NewReader(tc.text))
 		if !errors.Is(err, ErrParams) || !strings.Contains(err.Error(), tc.want) {
