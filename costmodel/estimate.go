@@ -48,7 +48,7 @@ const (
 	FitTCPXOLatency = 49.1e-6
 )
 
-// nvlsEfficiency is NCCL 2.28's NVLS efficiency by generation (NVIDIA/nccl
+// nvlsEfficiencyFor is NCCL 2.28's NVLS efficiency by generation (NVIDIA/nccl
 // v2.28.9-1 src/graph/tuning.cc: 0.85 Hopper, 0.74 Blackwell).
 func nvlsEfficiencyFor(cc int) float64 {
 	if cc >= 100 {
