@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/commlab/commlab/costmodel"
 	"github.com/commlab/commlab/lab/doctor"
 	"github.com/commlab/commlab/probes"
 	"github.com/commlab/commlab/probes/parse/nccltests"
@@ -96,7 +97,7 @@ func runDoctorCurve(args []string, stdout, stderr io.Writer) int {
 	preset := fs.String("preset", "", "costmodel node preset of the machine (default: the preset of the GPU the file names): "+presetNames())
 	gpus := fs.Int("gpus", 0, "GPUs per node (default: the curve's ranks over its nodes)")
 	nodes := fs.Int("nodes", 0, "nodes (default: the hosts the curve names, else 1)")
-	family := fs.String("nccl", "", "NCCL version family of the tuner: 2.19, 2.23 ... 2.28 (default: the file's NCCL version, else 2.28)")
+	family := fs.String("nccl", "", "NCCL version or tuner family: 2.19, 2.23 ... 2.28 (default: the file's NCCL version, else the newest modelled, "+costmodel.DefaultNCCL+")")
 	nvls := fs.Bool("nvls", true, "NVLS where the node has it; --nvls=false is NCCL_NVLS_ENABLE=0")
 	coll := fs.String("coll", "all_reduce", "the collective: for a commlab run, the one to read; for nccl-tests output that does not name it, what it is")
 	inPlace := fs.Bool("in-place", false, "for a commlab run: the in-place samples")

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -29,6 +30,10 @@ type modelResult struct {
 	BusBWGBps   float64 `json:"busbw_gbps"`
 	Bound       string  `json:"bound"`
 	ForcedRatio float64 `json:"forced_slowdown,omitempty"`
+	// NCCLTimeS is NCCL's own prediction (its tuner) for the pick, and
+	// FloorS the host floor, with --algo auto.
+	NCCLTimeS float64 `json:"nccl_model_time_s,omitempty"`
+	FloorS    float64 `json:"host_floor_s,omitempty"`
 }
 
 func resultOf(r costmodel.Row) modelResult {
@@ -44,28 +49,47 @@ func runModel(args []string, stdout, stderr io.Writer) int {
 			return runModelTPAllReduce(args[1:], stdout, stderr)
 		case "kv":
 			return runModelKV(args[1:], stdout, stderr)
+		case "calibrate":
+			return runModelCalibrate(args[1:], stdout, stderr)
 		}
 	}
-	fs := newFlags("commlab model", stderr,
+	usage := []string{
 		"usage: commlab model <collective> [--algo A] [-n N] [--nodes M] [--size S | --sweep 8B:8GB] [--bw B] [--lat L] [--proto P] [--preset NAME] [--json]",
 		"collectives: broadcast, reduce, all_reduce, all_gather, reduce_scatter, all_to_all, scatter, gather, sendrecv",
-		"inference: commlab model tp-allreduce ... (decode all_reduces, backend choice), commlab model kv ... (KV cache bytes and transfer time)")
-	algo := fs.String("algo", "ring", "ring|tree|dbtree|rhd|hier|nvls|collnet|auto (auto: NCCL-like tuner)")
+		"--algo auto (or --proto auto) is the calibrated model: NCCL's tuner picks, NCCL " + costmodel.DefaultNCCL +
+			"-family constants unless --nccl says otherwise; `commlab model calibrate` shows it beside published measurements",
+		"inference: commlab model tp-allreduce ... (decode all_reduces, backend choice), commlab model kv ... (KV cache bytes and transfer time)",
+		"presets (--preset):",
+	}
+	for _, n := range costmodel.Nodes() {
+		usage = append(usage, fmt.Sprintf("  %-20s %s", n.Name, n.Description))
+	}
+	usage = append(usage, "network links (--inter-bw takes a rate; `commlab model calibrate` lists sources):")
+	for _, l := range costmodel.Links() {
+		if k := l.Kind; k == "ib" || k == "roce" || k == "efa" || k == "tcpx" || k == "tcpxo" {
+			usage = append(usage, fmt.Sprintf("  %-20s %s", l.Name, l.Description))
+		}
+	}
+	fs := newFlags("commlab model", stderr, usage...)
+	algo := fs.String("algo", "ring", "ring|tree|dbtree|rhd|hier|nvls|collnet, or auto (calibrated model over NCCL's tuner; nvlstree and pat too)")
 	ranks := fs.Int("n", 0, "number of GPUs (default: preset GPUs x nodes, else 8)")
 	nodes := fs.Int("nodes", 1, "number of nodes the GPUs spread over")
 	size := fs.String("size", "", "message size, e.g. 1M or 1MiB (2^20), 1MB (10^6), 64KB, 1e9")
 	sweep := fs.String("sweep", "", "size sweep MIN:MAX[:FACTOR] (ends at MAX) or a list A,B,C, e.g. 8B:8GB")
 	bw := fs.String("bw", "", "per-GPU link bandwidth inside a node, e.g. 25GB/s, 400Gb/s, '900GB/s bidirectional'")
-	lat := fs.String("lat", "", "per-step latency alpha, e.g. 5us (default: preset's, else 5us)")
+	lat := fs.String("lat", "", "per-step latency alpha of the alpha-beta model, e.g. 5us (default: preset's, else 5us); not with auto")
 	interBW := fs.String("inter-bw", "", "per-GPU network bandwidth between nodes (default: preset's, else --bw)")
-	interLat := fs.String("inter-lat", "", "per-step latency between nodes (default: preset's, else --lat)")
+	interLat := fs.String("inter-lat", "", "per-step latency between nodes (default: preset's, else --lat); with auto: the network's own latency NCCL adds to every network hop")
 	proto := fs.String("proto", "", "simple|ll|ll128|auto (default: ideal, no protocol cost)")
-	preset := fs.String("preset", "", "node preset: "+presetNames())
-	family := fs.String("nccl", "2.23", "NCCL version family of the tuner: 2.19, 2.23 or 2.28")
+	preset := fs.String("preset", "", "node preset (listed above)")
+	family := fs.String("nccl", costmodel.DefaultNCCL, "with auto: NCCL version (2.21.5) or tuner family (2.19, 2.23 ... 2.28); default the newest modelled")
 	link := fs.String("link", "", "with --algo auto: in-node path, pcie|nvlink (default: the preset's; with --bw alone, pcie up to 64 GB/s one way, else nvlink)")
 	nicPath := fs.String("nic-path", "", "with --algo auto: GPU-to-NIC distance as nvidia-smi topo -m prints it, pix|pxb|pxn|phb|sys (default: pix on NVSwitch boards, else phb)")
-	nvls := fs.Bool("nvls", true, "with --algo auto: NVLS where the node has it; --nvls=false is NCCL_NVLS_ENABLE=0 (the lab's H200s run so)")
+	nvls := fs.Bool("nvls", true, "with --algo auto: NVLS where the node has it; --nvls=false is NCCL_NVLS_ENABLE=0")
 	table := fs.Bool("table", false, "with --algo auto: also print NCCL's init tuning table")
+	threadGPUs := fs.Int("thread-gpus", 1, "with --algo auto: GPUs one host thread drives (nccl-tests -g N: N; mpirun/torchrun: 1)")
+	issue := fs.String("issue", "", "with --algo auto: host time to issue one operation to one GPU (default: the fitted "+
+		strconv.FormatFloat(costmodel.FitIssueUs, 'g', -1, 64)+"us; the lab's H200 machines: "+strconv.FormatFloat(costmodel.FitLabIssueUs, 'g', -1, 64)+"us)")
 	jsonOut := fs.Bool("json", false, "print JSON: an object, or a list for --sweep")
 	pos, status, ok := parseFlags(fs, args)
 	if !ok {
@@ -95,8 +119,9 @@ func runModel(args []string, stdout, stderr io.Writer) int {
 	if *nodes < 1 {
 		return usageErr("--nodes %d: need at least 1 node", *nodes)
 	}
-	nSet := false
-	fs.Visit(func(f *flag.Flag) { nSet = nSet || f.Name == "n" })
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	nSet := set["n"]
 	if nSet && *ranks < 1 {
 		return usageErr("-n %d: need at least 1 GPU", *ranks)
 	}
@@ -110,12 +135,40 @@ func runModel(args []string, stdout, stderr io.Writer) int {
 		if _, err := costmodel.NCCLProtocol(*proto); err != nil {
 			return usageErr("--proto: %v", err)
 		}
+		if set["lat"] {
+			return usageErr("--lat sets the alpha-beta model's per-step latency; --algo auto uses NCCL's own per-hop latencies (tuning.cc), so it cannot apply (--inter-lat adds a network's latency)")
+		}
 	} else {
 		if p.Algorithm, err = costmodel.ParseAlgorithm(*algo); err != nil {
 			return usageErr("--algo: %v", err)
 		}
 		if p.Protocol, err = costmodel.ParseProtocol(*proto); err != nil {
 			return usageErr("--proto: %v", err)
+		}
+		for _, name := range []string{"nccl", "link", "nic-path", "nvls", "table", "thread-gpus", "issue"} {
+			if set[name] {
+				return usageErr("--%s applies to the tuner (--algo auto or --proto auto); the alpha-beta model of --algo %s has no NCCL in it", name, *algo)
+			}
+		}
+	}
+	if *threadGPUs < 1 {
+		return usageErr("--thread-gpus %d: need at least 1", *threadGPUs)
+	}
+	var harness costmodel.Harness
+	harness.ThreadGPUs = *threadGPUs
+	if *issue != "" {
+		d, err := costmodel.ParseDuration(*issue)
+		if err != nil {
+			return usageErr("--issue: %v", err)
+		}
+		if float64(d) <= 0 {
+			return usageErr("--issue %s: want a time above 0", *issue)
+		}
+		harness.IssueUs = float64(d) * 1e6
+	}
+	if tuned {
+		if _, err := costmodel.NCCLFamily(*family); err != nil {
+			return usageErr("--nccl: %v", err)
 		}
 	}
 
@@ -147,13 +200,17 @@ func runModel(args []string, stdout, stderr io.Writer) int {
 		return usageErr("--link %q: want pcie or nvlink", *link)
 	}
 	if *nicPath != "" {
-		if !tuned {
-			return usageErr("--nic-path applies to the tuner (--algo auto or --proto auto)")
-		}
 		switch strings.ToUpper(*nicPath) {
 		case "PIX", "PXB", "PXN", "PHB", "SYS":
 		default:
 			return usageErr("--nic-path %q: want pix, pxb, pxn, phb or sys", *nicPath)
+		}
+	}
+	if *nodes == 1 {
+		for _, name := range []string{"inter-bw", "inter-lat", "nic-path"} {
+			if set[name] {
+				return usageErr("--%s describes the network between nodes; with --nodes 1 nothing crosses it", name)
+			}
 		}
 	}
 	p.Ranks, p.Nodes = n, *nodes
@@ -168,6 +225,7 @@ func runModel(args []string, stdout, stderr io.Writer) int {
 		}
 		p.Beta = b.OneWay()
 		node.Intra.Bandwidth = b
+		node.Intra.NCCLBandwidth = 0 // rated from the new rate as NCCL rates this kind of link
 	}
 	if *lat != "" {
 		l, err := costmodel.ParseDuration(*lat)
@@ -217,14 +275,25 @@ func runModel(args []string, stdout, stderr io.Writer) int {
 			node.Intra.Kind = *link
 			node.NVSwitch = *link == "nvlink"
 			node.NVLS = node.NVLS && node.NVSwitch
+			node.Intra.NCCLBandwidth = 0
 		}
 		if *nicPath != "" {
 			node.NICPath = strings.ToUpper(*nicPath)
 		}
+		// The network flags apply to the tuner's nodes too: one NIC per
+		// GPU at --inter-bw, and --inter-lat as the network's own latency.
+		if *interBW != "" {
+			node.NICs = node.GPUs
+			node.NIC.Name = "custom"
+			node.NIC.Bandwidth = costmodel.Bandwidth{BytesPerSecond: p.InterBeta}
+			node.NIC.NCCLBandwidth = p.InterBeta / 1e9
+		}
+		if *interLat != "" {
+			node.NIC.NetLatency = p.InterAlpha
+		}
 		nvlsNote := "no NVLS"
 		switch {
 		case node.NVLS && !*nvls:
-			node.NVLS = false
 			nvlsNote = "NVLS off (NCCL_NVLS_ENABLE=0)"
 		case node.NVLS:
 			nvlsNote = "NVLS on"
@@ -233,8 +302,16 @@ func runModel(args []string, stdout, stderr io.Writer) int {
 		if kind != "pcie" {
 			kind = "nvlink"
 		}
-		header = fmt.Sprintf("%s, NCCL %s-family tuner, %d node(s) of %s: %d GPUs each, in-node link %s%s, %s",
-			coll, *family, *nodes, node.Name, node.GPUs, kind, linkNote, nvlsNote)
+		fam, _ := costmodel.NCCLFamily(*family)
+		famNote := fam + "-family tuner"
+		if *family != fam {
+			famNote = fmt.Sprintf("NCCL %s: %s", *family, famNote)
+		}
+		if !set["nccl"] {
+			famNote += " (the default, newest modelled)"
+		}
+		header = fmt.Sprintf("%s, calibrated model over NCCL's %s, %d node(s) of %s: %d GPUs each, in-node link %s%s, %s",
+			coll, famNote, *nodes, node.Name, node.GPUs, kind, linkNote, nvlsNote)
 		if *nodes > 1 {
 			path := node.NICPath
 			if path == "" {
@@ -243,9 +320,20 @@ func runModel(args []string, stdout, stderr io.Writer) int {
 					path = "PHB"
 				}
 			}
-			header += ", NIC " + path
+			header += fmt.Sprintf(", %d NIC(s) %s at %v, NIC %s", node.NICs, node.NIC.Name, node.NIC.Bandwidth, path)
+			if node.NIC.NetLatency > 0 {
+				header += fmt.Sprintf(", network latency %v per hop", costmodel.Seconds(node.NIC.NetLatency))
+			}
 		}
-		rows, err = modelTuner(node, p, *family, sizes, *algo, *proto, *table && !*jsonOut, stdout)
+		if harness.ThreadGPUs > 1 || harness.IssueUs > 0 {
+			iss := harness.IssueUs
+			if iss == 0 {
+				iss = costmodel.FitIssueUs
+			}
+			header += fmt.Sprintf(", %d GPU(s) per host thread at %.3g us each", harness.ThreadGPUs, iss)
+		}
+		m := costmodel.Machine{Node: node, Nodes: *nodes, NCCL: *family, NVLSOff: !*nvls, Harness: harness}
+		rows, err = modelTuner(m, p, sizes, *algo, *proto, *table && !*jsonOut, stdout)
 	} else {
 		rows, err = modelAlphaBeta(p, sizes)
 	}
@@ -309,13 +397,14 @@ func modelAlphaBeta(p costmodel.Params, sizes []float64) ([]modelResult, error) 
 	return out, nil
 }
 
-// modelTuner predicts with the NCCL-like tuner over whole nodes, and
-// prints its table first when asked.
-func modelTuner(node costmodel.Node, p costmodel.Params, family string, sizes []float64, algo, proto string, printTable bool, w io.Writer) ([]modelResult, error) {
+// modelTuner predicts with the calibrated model over NCCL's tuner, and
+// prints the tuner's table first when asked.
+func modelTuner(m costmodel.Machine, p costmodel.Params, sizes []float64, algo, proto string, printTable bool, w io.Writer) ([]modelResult, error) {
+	node := m.Node
 	if p.Ranks != node.GPUs*p.Nodes {
 		return nil, fmt.Errorf("the tuner models whole nodes of at most %d GPUs: -n %d over %d node(s) of %s is %d per node", node.GPUs, p.Ranks, p.Nodes, node.Name, p.Ranks/p.Nodes)
 	}
-	T, rows, err := costmodel.TuneSweep(node, p.Nodes, family, p.Collective, sizes, algo, proto)
+	T, rows, err := m.Sweep(p.Collective, sizes, algo, proto)
 	if err != nil {
 		return nil, err
 	}
@@ -327,6 +416,8 @@ func modelTuner(node costmodel.Node, p costmodel.Params, family string, sizes []
 	for i, r := range rows {
 		out[i] = resultOf(r.Row)
 		out[i].ForcedRatio = r.Slowdown
+		out[i].NCCLTimeS = r.NCCLTime
+		out[i].FloorS = r.Floor
 	}
 	return out, nil
 }
@@ -380,4 +471,59 @@ func formatBytes(b float64) string {
 		return costmodel.Bytes(b).String()
 	}
 	return units.FormatSize(int64(b))
+}
+
+// runModelCalibrate prints the model beside every published measurement
+// (costmodel/testdata/published.tsv), or those of one preset, with the
+// error per row and the fitted constants; it exits 1 when a row is outside
+// its limit.
+func runModelCalibrate(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("commlab model calibrate", stderr,
+		"usage: commlab model calibrate [--preset NAME] [--json]",
+		"The calibrated model (commlab model --algo auto) beside published nccl-tests results and the recorded 2x H200 runs:",
+		"plateau bus bandwidths must be within 10%, small-message times within 30%. Hold-out rows took no part in the fit.")
+	preset := fs.String("preset", "", "only the rows of machines of this node preset")
+	jsonOut := fs.Bool("json", false, "print the rows as JSON")
+	if status, ok := parseOnlyFlags(fs, args, stderr); !ok {
+		return status
+	}
+	rows, err := costmodel.Calibration(*preset)
+	if err != nil {
+		return fail(fs, stderr, 2, "%v", err)
+	}
+	failed := 0
+	holdout := 0
+	for _, r := range rows {
+		if !r.Pass {
+			failed++
+		}
+		if r.Holdout {
+			holdout++
+		}
+	}
+	if *jsonOut {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rows); err != nil {
+			fmt.Fprintf(stderr, "commlab model calibrate: %v\n", err)
+			return 1
+		}
+	} else {
+		fmt.Fprintf(stdout, "calibrated model (NCCL's tuner picks; link rates as NCCL rates them; fitted constants below) beside %d published or recorded measurements, %d of them hold-out\n\n",
+			len(rows), holdout)
+		fmt.Fprintln(stdout, rows)
+		fmt.Fprintf(stdout, "fitted constants: ring %.3g, network %.3g, all_gather/reduce_scatter %.3g, LL %.3g, host-memory PCIe %.3g; host issue %.3g us per GPU (lab H200 VMs %.3g us); EFA %v, TCPX(O) %v per network hop\n",
+			costmodel.FitRingEfficiency, costmodel.FitNetEfficiency, costmodel.FitGatherEfficiency, costmodel.FitLLEfficiency,
+			costmodel.FitSHMEfficiency, costmodel.FitIssueUs, costmodel.FitLabIssueUs, costmodel.Seconds(costmodel.FitEFALatency),
+			costmodel.Seconds(costmodel.FitTCPXOLatency))
+		if failed == 0 {
+			fmt.Fprintf(stdout, "all %d rows within their limits\n", len(rows))
+		} else {
+			fmt.Fprintf(stdout, "%d of %d rows outside their limits\n", failed, len(rows))
+		}
+	}
+	if failed > 0 {
+		return 1
+	}
+	return 0
 }

@@ -79,8 +79,14 @@ func TestModelCLITuner(t *testing.T) {
 		t.Errorf("auto pick: %v", r)
 	}
 	code, out, _ = runModelCLI("all_reduce", "--size", "1GiB", "--preset", "hgx-h100", "--algo", "ring", "--proto", "auto")
-	if code != 0 || !strings.Contains(out, "pick    Ring/Simple") || !strings.Contains(out, "forcing Ring/Simple costs 1.503x") {
-		t.Errorf("forced ring:\n%s", out)
+	// NVLS against the ring in the calibrated model: 489.9 and 339.2 GB/s
+	// busbw (NVIDIA quotes ~480 and ~370, NVIDIA/nccl-tests#212: 1.3x).
+	var slowdown float64
+	if i := strings.Index(out, "forcing Ring/Simple costs "); i >= 0 {
+		fmt.Sscanf(out[i+len("forcing Ring/Simple costs "):], "%gx", &slowdown)
+	}
+	if code != 0 || !strings.Contains(out, "pick    Ring/Simple") || slowdown < 1.3 || slowdown > 1.5 {
+		t.Errorf("forced ring (slowdown %g):\n%s", slowdown, out)
 	}
 	code, out, _ = runModelCLI("all_reduce", "--sweep", "4B:1GB:16", "--preset", "pcie-8gpu", "--algo", "auto", "--table")
 	if code != 0 || !strings.Contains(out, "  Algorithm   |") || !strings.Contains(out, " Max NThreads |") || !strings.Contains(out, "busbw GB/s") {
@@ -137,7 +143,7 @@ func TestModelCLIErrors(t *testing.T) {
 		{[]string{"all_gather", "--algo", "tree", "--size", "1MB"}, "does not apply"},
 		{[]string{"all_reduce", "-n", "7", "--nodes", "2", "--size", "1MB"}, "evenly"},
 		{[]string{"all_reduce", "--size", "1MB", "--lat", "5"}, "no unit"},
-		{[]string{"all_reduce", "--size", "1MB", "--inter-bw", "5GB"}, "per-second"},
+		{[]string{"all_reduce", "--size", "1MB", "--nodes", "2", "-n", "16", "--inter-bw", "5GB"}, "per-second"},
 		{[]string{"all_reduce", "--size", "1Q"}, "unknown unit"},
 	}
 	for _, tt := range tests {
@@ -305,5 +311,122 @@ func TestModelCLIIssue16(t *testing.T) {
 	_, out, _ = runModelCLI("all_reduce", "--algo", "auto", "--preset", "hgx-h200", "-n", "2", "--size", "1MiB")
 	if !strings.Contains(out, "of hgx-h200: 2 GPUs each") {
 		t.Errorf("2 of 8:\n%s", out)
+	}
+}
+
+// Issue 28: every flag is honoured on every path, and a flag that cannot
+// apply is refused with its reason.
+func TestModelCLIFlagsOnEveryPath(t *testing.T) {
+	busbw := func(args ...string) float64 {
+		t.Helper()
+		code, out, errs := runModelCLI(append(args, "--json")...)
+		var r map[string]any
+		if err := json.Unmarshal([]byte(out), &r); code != 0 || err != nil {
+			t.Fatalf("%v: exit %d %v %s", args, code, err, errs)
+		}
+		return r["busbw_gbps"].(float64)
+	}
+	timeUs := func(args ...string) float64 {
+		t.Helper()
+		code, out, errs := runModelCLI(append(args, "--json")...)
+		var r map[string]any
+		if err := json.Unmarshal([]byte(out), &r); code != 0 || err != nil {
+			t.Fatalf("%v: exit %d %v %s", args, code, err, errs)
+		}
+		return r["time_s"].(float64) * 1e6
+	}
+	// --inter-bw under auto: two p4d nodes over their 4 x 100G EFA against
+	// one 100G NIC per GPU (tree across two nodes: twice the NICs' rate).
+	p4d := []string{"all_reduce", "--algo", "auto", "--preset", "p4d", "--nodes", "2", "--size", "8GiB"}
+	base, wide := busbw(p4d...), busbw(append(p4d, "--inter-bw", "100Gb/s")...)
+	if math.Abs(wide/base-2) > 0.01 {
+		t.Errorf("--inter-bw under auto: %.4g GB/s with 4 EFA, %.4g with one 100G NIC per GPU; want twice", base, wide)
+	}
+	// --inter-lat under auto: the network's own latency, on every network
+	// hop of a small operation.
+	small := []string{"all_reduce", "--algo", "auto", "--preset", "hgx-h100", "--nodes", "2", "--size", "8B"}
+	if t0, t1 := timeUs(small...), timeUs(append(small, "--inter-lat", "50us")...); !(t1 > t0+50) {
+		t.Errorf("--inter-lat under auto: %.4g us without, %.4g us with 50 us per hop", t0, t1)
+	}
+	// The alpha-beta path honours both too.
+	ab := []string{"all_reduce", "--bw", "100GB/s", "-n", "16", "--nodes", "2", "--size", "1GB"}
+	if b0, b1 := busbw(ab...), busbw(append(ab, "--inter-bw", "10GB/s")...); !(b1 < b0) {
+		t.Errorf("--inter-bw, alpha-beta: %.4g then %.4g", b0, b1)
+	}
+	// --thread-gpus and --issue: one host thread issuing to 8 GPUs sets a
+	// floor under small operations.
+	one := []string{"all_reduce", "--algo", "auto", "--preset", "hgx-h100", "--size", "8B"}
+	if t0, t8 := timeUs(one...), timeUs(append(one, "--thread-gpus", "8", "--issue", "10us")...); math.Abs(t8-80) > 1 || t0 >= t8 {
+		t.Errorf("--thread-gpus 8 --issue 10us: %.4g us, want 80 (without: %.4g)", t8, t0)
+	}
+	// --nccl: the default says so; a version names its family.
+	_, out, _ := runModelCLI(one...)
+	if !strings.Contains(out, "NCCL's "+costmodel.DefaultNCCL+"-family tuner (the default, newest modelled)") {
+		t.Errorf("default family not said:\n%s", out)
+	}
+	_, out, _ = runModelCLI(append(one, "--nccl", "2.21.5")...)
+	if !strings.Contains(out, "NCCL 2.21.5: 2.19-family tuner") {
+		t.Errorf("--nccl 2.21.5:\n%s", out)
+	}
+	refused := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"all_reduce", "--algo", "auto", "--preset", "hgx-h100", "--size", "1MB", "--lat", "5us"}, "--lat sets the alpha-beta model"},
+		{[]string{"all_reduce", "--size", "1MB", "--bw", "25GB/s", "--nccl", "2.23"}, "--nccl applies to the tuner"},
+		{[]string{"all_reduce", "--size", "1MB", "--bw", "25GB/s", "--nvls=false"}, "--nvls applies to the tuner"},
+		{[]string{"all_reduce", "--size", "1MB", "--bw", "25GB/s", "--table"}, "--table applies to the tuner"},
+		{[]string{"all_reduce", "--size", "1MB", "--bw", "25GB/s", "--link", "nvlink"}, "--link applies to the tuner"},
+		{[]string{"all_reduce", "--size", "1MB", "--bw", "25GB/s", "--thread-gpus", "2"}, "--thread-gpus applies to the tuner"},
+		{[]string{"all_reduce", "--size", "1MB", "--bw", "25GB/s", "--issue", "5us"}, "--issue applies to the tuner"},
+		{[]string{"all_reduce", "--size", "1MB", "--bw", "25GB/s", "--inter-bw", "5GB/s"}, "with --nodes 1 nothing crosses it"},
+		{[]string{"all_reduce", "--algo", "auto", "--preset", "hgx-h100", "--size", "1MB", "--inter-lat", "5us"}, "with --nodes 1 nothing crosses it"},
+		{[]string{"all_reduce", "--algo", "auto", "--preset", "hgx-h100", "--size", "1MB", "--nic-path", "sys"}, "with --nodes 1 nothing crosses it"},
+		{[]string{"all_reduce", "--algo", "auto", "--preset", "hgx-h100", "--size", "1MB", "--nccl", "3.1"}, "want 2.x"},
+		{[]string{"all_reduce", "--algo", "auto", "--preset", "hgx-h100", "--size", "1MB", "--thread-gpus", "0"}, "need at least 1"},
+		{[]string{"all_reduce", "--algo", "auto", "--preset", "hgx-h100", "--size", "1MB", "--issue", "-3us"}, "--issue"},
+	}
+	for _, tt := range refused {
+		code, out, errs := runModelCLI(tt.args...)
+		if code != 2 || out != "" || !strings.Contains(errs, tt.want) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2 and %q", tt.args, code, out, errs, tt.want)
+		}
+	}
+}
+
+// `commlab model --help` lists the presets, and `commlab model calibrate`
+// prints the model beside the published table.
+func TestModelCLIPresetsAndCalibrate(t *testing.T) {
+	_, _, help := runModelCLI("-h")
+	for _, p := range costmodel.Nodes() {
+		if !strings.Contains(help, p.Name) {
+			t.Errorf("--help lacks preset %s", p.Name)
+		}
+	}
+	for _, l := range []string{"efa-100", "tcpxo-200", "ib-ndr"} {
+		if !strings.Contains(help, l) {
+			t.Errorf("--help lacks network %s", l)
+		}
+	}
+	code, out, errs := runModelCLI("calibrate")
+	if code != 0 || !strings.Contains(out, "rows within their limits") || !strings.Contains(out, "(hold-out)") ||
+		!strings.Contains(out, "lab-h200x2-ar-8b") || !strings.Contains(out, "fitted constants:") {
+		t.Errorf("calibrate: exit %d %s\n%s", code, errs, out)
+	}
+	code, out, _ = runModelCLI("calibrate", "--preset", "gcp-a3-mega", "--json")
+	var rows []map[string]any
+	if err := json.Unmarshal([]byte(out), &rows); code != 0 || err != nil || len(rows) == 0 {
+		t.Fatalf("calibrate --json: %d %v", code, err)
+	}
+	for _, r := range rows {
+		if r["Preset"] != "gcp-a3-mega" || r["Pass"] != true {
+			t.Errorf("row: %v", r)
+		}
+	}
+	if code, _, errs := runModelCLI("calibrate", "--preset", "dgx-z"); code != 2 || !strings.Contains(errs, "unknown node preset") {
+		t.Errorf("unknown preset: %d %s", code, errs)
+	}
+	if code, _, errs := runModelCLI("calibrate", "extra"); code != 2 || !strings.Contains(errs, "unexpected argument") {
+		t.Errorf("extra argument: %d %s", code, errs)
 	}
 }

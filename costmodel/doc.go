@@ -14,7 +14,12 @@
 //   - protocols (Simple, LL, LL128) and channels;
 //   - algbw and busbw exactly as nccl-tests defines them (BusBWFactor);
 //   - an NCCL-like tuner that evaluates NCCL's own latency and bandwidth
-//     tables (src/graph/tuning.cc) for a topology (Tune);
+//     tables (src/graph/tuning.cc) for a topology (Tune), per NCCL version
+//     family (DefaultNCCL, NCCLFamily; tuner.go says what each family
+//     changes and why the NVLS figures of 8 H100s differ between them);
+//   - the calibrated model (Machine.Estimate, `commlab model --algo auto`)
+//     and the published measurements it is held to (PublishedMeasurements,
+//     Calibration; testdata/published.tsv);
 //   - the paths of a transfer from a GPU to a GPU on another node (TCP,
 //     RDMA through host memory, GPUDirect RDMA): copies, PCIe crossings,
 //     host-memory traffic and ceilings (Transfers);
@@ -29,4 +34,51 @@
 // Units in the API: sizes in bytes, times in seconds and bandwidths in
 // bytes per second, all float64, unless a name says otherwise (the tuner
 // speaks NCCL's microseconds and GB/s, and says so in its field names).
+//
+// # Calibration
+//
+// Machine.Estimate predicts what nccl-tests measures. NCCL's tuner picks
+// the algorithm and protocol (or takes them as NCCL_ALGO and NCCL_PROTO
+// force them) and gives the latency (tuning.cc, plus a network plugin's
+// own latency); the bandwidth is the data each algorithm moves over the
+// links as NCCL rates them (Link.NCCLBandwidth: 20.6 GB/s per NVLink on
+// Hopper, 20 on Ampere, 40.1 on Blackwell, PCIe width x NCCL's per-lane
+// rate; a NIC's port rate); NVLS uses NCCL 2.28's own efficiency (0.85
+// Hopper, 0.74 Blackwell); a host floor covers operations issued faster
+// than one host thread launches them. peakBusBW in estimate.go writes out
+// each algorithm's formula.
+//
+// Nine constants are not in NCCL and are fitted by FitCalibration on the
+// non-hold-out rows of testdata/published.tsv (each to the value that
+// minimises the largest relative error on its rows; estimate.go holds the
+// results and TestFittedConstantsMatchTheTable keeps them equal):
+//
+//	constant              rows fitted on                                   value
+//	FitRingEfficiency     8xA100 Azure and p4dn, 4xGB200 Azure, 2xH200 lab,
+//	                      2xA100 NVLink-bridged pair                      0.916
+//	FitNetEfficiency      2x8 H100 GCP A3 Mega, 2x8 H800 over 100G NICs     0.887
+//	FitGatherEfficiency   2xH200 lab all_gather 8 GiB                      0.878
+//	FitLLEfficiency       2xH200 lab all_reduce 8 GiB, NCCL_PROTO=LL       0.864
+//	FitSHMEfficiency      4x RTX 5090 (no peer-to-peer)                    0.796
+//	FitIssueUs            8K/8B of Azure A100, H100, GB200; 8x RTX 4090    4.27 us
+//	FitLabIssueUs         2xH200 lab all_reduce and all_gather at 8 B      12.1 us
+//	FitEFALatency         2x p5 all_reduce at 8 B                          22.8 us
+//	FitTCPXOLatency       2x A3 Mega all_reduce at 8 B                     49.1 us
+//
+// Hold-out rows, fitted on by nothing, check the result (TestCalibration
+// reports them apart): Azure ND H200 v5 at 8 GiB and 8 KiB, 8xH800 (NVLS),
+// 8xH100 with NVLS off, 2 and 4 nodes of 8 H100, and the lab's 2xH200
+// all_reduce with Simple and LL128 forced, reduce_scatter, all_gather with
+// LL forced and four further small-message runs. With these constants every
+// row of the table is within its limit (plateau bus bandwidth 10%,
+// small-message time 30%); `commlab model calibrate` prints them all.
+//
+// Known limits, from rows the table leaves out (testdata/SOURCES.md says
+// which and why): PCIe boxes whose ring crosses two CPU sockets (8 RTX
+// 5090 at 28 GB/s against 35 on 4), NVLS across the 72 GPUs of a GB200
+// NVL72, two-node jobs where NCCL ran rings rather than the tree this
+// tuner picks, and an H100 PCIe pair whose bridged NVLink measures half of
+// what NCCL rates it. The host floor depends on the host: the lab's
+// virtual machines issue about three times slower than the published
+// hosts, so chapters modelling the recorded runs pass LabHarness.
 package costmodel

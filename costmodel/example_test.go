@@ -61,8 +61,8 @@ func ExampleTunerTable_Pick() {
 	fmt.Printf("NCCL_ALGO=Ring costs %.2fx\n", f.Slowdown)
 	// Output:
 	// 4 KiB: Ring/LL 15.1 us
-	// 1 GiB: NVLS/Simple 3511.2 us
-	// NCCL_ALGO=Ring costs 1.50x
+	// 1 GiB: NVLS/Simple 4051.5 us
+	// NCCL_ALGO=Ring costs 1.30x
 }
 
 func ExampleSweepSizes() {
@@ -138,4 +138,39 @@ func ExampleTuneNodes() {
 	// Output:
 	// 64 KiB: Ring/LL
 	// 1 GiB: Ring/Simple
+}
+
+// The model beside what published machines of one kind measured: the one
+// call a chapter makes to show the calibration for the reader's machine.
+func ExampleCalibration() {
+	rows, err := costmodel.Calibration("gcp-a3-mega")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, r := range rows {
+		fmt.Printf("%s %s: measured %.4g %s, model %.4g %s (%+.1f%%)\n", r.Collective, costmodel.Bytes(r.Bytes).IEC(),
+			r.Measured, r.Unit, r.Model, r.Unit, 100*r.Error)
+	}
+	// Output:
+	// all_reduce 8 GiB: measured 338.8 GB/s, model 328.3 GB/s (-3.1%)
+	// all_reduce 8 B: measured 123.5 µs, model 123.4 µs (-0.1%)
+}
+
+// Estimate: NCCL's pick and latency, the bandwidth of the links as NCCL
+// rates them, and the host floor of the harness.
+func ExampleMachine_Estimate() {
+	node, _ := costmodel.NodeByName("hgx-h100")
+	m := costmodel.Machine{Node: node}
+	for _, size := range []float64{8, 8 << 30} {
+		e, err := m.Estimate(costmodel.AllReduce, size, "auto", "auto")
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Printf("%v: %s/%s %.4g us, busbw %.4g GB/s\n", costmodel.Bytes(size).IEC(), e.Algorithm, e.Protocol, e.TimeUs, e.BusBWGBps)
+	}
+	// Output:
+	// 8 B: Ring/LL 15 us, busbw 0.0009333 GB/s
+	// 8 GiB: NVLS/Simple 3.069e+04 us, busbw 489.9 GB/s
 }

@@ -8,23 +8,80 @@ import (
 
 // This file re-evaluates NCCL's own performance model, ncclTopoTuneModel
 // and ncclTopoGetAlgoTime in NVIDIA/nccl src/graph/tuning.cc, for a
-// topology described in a few numbers. Two families of that file are
-// modelled, because the tables changed:
+// topology described in a few numbers. Three families of that file are
+// modelled, because the tables changed (each checked against the tag
+// named, NVIDIA/nccl):
 //
 //   - "2.19": NCCL 2.19 to 2.22 (six algorithms; Tree/Simple base latency
 //     0 and per-hop 28 us; Ring LL at a quarter of the bus bandwidth),
 //     as in NVIDIA/nccl commit b6475625fbcaa2c3c0e50eed2fa1255d7514d4a2;
-//   - "2.23": NCCL 2.23 to 2.27 (adds PAT and Blackwell rows; Tree/Simple
-//     8.4 + 4 us per hop; Ring LL at half; NVLS hop 25 us), as in the
-//     2.2x tuning.cc with BLACKWELL_COMPCAP_IDX and ncclPatEnable;
-//   - "2.28": NCCL 2.28 (constants moved into ncclTunerConstantsDefaults,
-//     NVIDIA/nccl v2.28.7-1 src/graph/tuning.cc lines 142-199: new
-//     Blackwell per-channel caps, PAT rows, NVLSTree network hop 20.9 us,
-//     NVLS bandwidth from nvlsEfficiency and skipped below 2 channels).
-//     Volta to Hopper numbers equal 2.23's.
+//     older versions are evaluated with these constants too;
+//   - "2.23": NCCL 2.23 to 2.27 (v2.23.4-1 ... v2.27.7-1: adds PAT;
+//     Tree/Simple 8.4 + 4 us per hop; Ring LL at half; NVLS hop 25 us).
+//     Blackwell rows exist from v2.25.1-1 (before, a Blackwell GPU reads
+//     the Hopper row); the AllGather/ReduceScatter NVLS rule (intra x
+//     (ppn-1)/ppn, inter x 0.9) from v2.27; PAT's factor changes at 2.24
+//     (patFactor). "2.24" ... "2.27" name those minors;
+//   - "2.28": NCCL 2.28 (v2.28.9-1 src/graph/tuning.cc,
+//     ncclTunerConstantsDefaults and nvlsEfficiency): NVLS and NVLSTree
+//     bandwidth = the NVLS graph's per-channel rate x nvlsEfficiency (0.85
+//     Hopper, 0.74 Blackwell) x (nCh-1)/nCh, doubled for all_reduce, and
+//     converted with nRanks/nsteps like a ring; NVLS needs 2 channels;
+//     NVLSTree network hop 20.9 us; PAT's own base latency row. v2.28.3-1
+//     and v2.28.7-1 differ from v2.28.9-1 in three Blackwell/NVLSTree
+//     numbers only (NVLSTree hop 14, Blackwell NVLSTree N4 43.1 and, in
+//     2.28.3, Blackwell ring LL128 N2 73.4).
+//
+// DefaultNCCL is the newest family; the command, the doctor and the
+// chapters use it unless a log names a version.
+//
+// Why the NVLS bandwidth of an 8-GPU H100 board differs between the
+// families, and what NVIDIA measures: on one node NCCL's NVLS graph has one
+// channel per GPU (search.cc: maxChannels = min(NCCL_MAX_NVLS_ARITY 32,
+// nGPUs), minChannels forced to the same) and every channel loads each
+// GPU's NVSwitch link once and its head GPU twice, so the speed s is the
+// fastest of sm90SpeedArrayIntra with (nCh+1) s <= 370.8: 8 channels of
+// 40 GB/s. 2.23 converts nCh x s with 5/6 (busbw 8 x 40 x 5/6 x 14/8 =
+// 466.7 GB/s); 2.28 with 0.85 x 7/8 x 2 and nRanks/nsteps (busbw 476 GB/s).
+// Both sit near the ~480 GB/s NVIDIA quotes for 8 H100s with NVLink SHARP
+// (sjeaugey, NVIDIA/nccl-tests#212, 2024-05-06) and Azure measures (478.87
+// GB/s, testdata/published.tsv). The 538.8 and 369.5 GB/s this package
+// printed before came from a wrong NVLS graph (16 channels of 23.1 GB/s,
+// the ring's share), not from the families.
 //
 // Latencies are in microseconds and bandwidths in GB/s (1e9 B/s), as NCCL
 // keeps them, and the field names say so.
+
+// DefaultNCCL is the NCCL version family the tuner and Estimate use when
+// none is named: the newest modelled.
+const DefaultNCCL = "2.28"
+
+// NCCLFamily returns the tuner family that models an NCCL version such as
+// "2.21.5", "2.28.9+cuda13.0" or "2.27": "2.19" up to 2.22 (and for older
+// versions, the nearest modelled), "2.23" ... "2.27" for those minors, and
+// "2.28" from 2.28 on (newer versions are evaluated with 2.28's
+// constants). "" gives DefaultNCCL.
+func NCCLFamily(version string) (string, error) {
+	v := strings.TrimSpace(version)
+	if v == "" {
+		return DefaultNCCL, nil
+	}
+	f := strings.FieldsFunc(v, func(r rune) bool { return r == '.' || r == '+' || r == '-' || r == ' ' })
+	var major, minor int
+	if len(f) < 2 {
+		return "", fmt.Errorf("%w: NCCL version %q: want major.minor, e.g. 2.28 or 2.21.5", ErrParams, version)
+	}
+	if _, err := fmt.Sscanf(f[0]+" "+f[1], "%d %d", &major, &minor); err != nil || major != 2 || minor < 0 {
+		return "", fmt.Errorf("%w: NCCL version %q: want 2.x", ErrParams, version)
+	}
+	switch {
+	case minor >= 28:
+		return "2.28", nil
+	case minor >= 23:
+		return fmt.Sprintf("2.%d", minor), nil
+	}
+	return "2.19", nil
+}
 
 // NCCL's algorithm and protocol names, in the order of its tables.
 var (
@@ -110,11 +167,11 @@ var tables223 = tuningTables{
 }
 
 // tables228 is ncclTunerConstantsDefaults of NCCL 2.28 (NVIDIA/nccl
-// v2.28.7-1 src/graph/tuning.cc#L142-L199) with nvlsEfficiency and the
-// 24-column treeCorrectionFactor of the same file. The lab's own 2.28.9
-// log (two H200s, NVLS off) checks the Volta to Hopper rows; the Blackwell
-// and NVLS numbers were read from a copy of that file not tied to a tag
-// here and are unchecked against a log.
+// v2.28.9-1 src/graph/tuning.cc, lines 132-199) with nvlsEfficiency and
+// the 24-column treeCorrectionFactor of the same file. The lab's own
+// 2.28.9 log (two H200s, NVLS off) checks the Volta to Hopper rows; the
+// Blackwell and NVLS numbers are read from the tag and unchecked against
+// a log.
 var tables228 = tuningTables{
 	nAlgos: 7,
 	// PAT gets its own base latency row, 8 us (2.23 wrote the 8 inline).
@@ -125,10 +182,10 @@ var tables228 = tuningTables{
 		{{5.0, 8.5, 14}, {2.7, 4.0, 14.0}, {0, 0, 31}, {0, 0, 30}, {0, 0, 18}, {0, 0, 20.9}, {0, 0, 14}},
 	},
 	llMaxBws:             tables223.llMaxBws,
-	perChMaxRingLL128Bws: [4][3]float64{{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 36.7}, {40, 40, 40}},
+	perChMaxRingLL128Bws: [4][3]float64{{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 36.7}, {2 * 36.7, 34.6, 2 * 36.7}},
 	perChMaxTreeLL128Bws: [4][3]float64{{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 29.0}, {55.6, 31.67, 20.0}},
 	perChMaxTreeBws:      [4][3]float64{{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}, {70.0, 42.8, 24.0}},
-	perChMaxNVLSTreeBws:  [4][3]float64{{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {0, 57.7, 45.5}, {0, 96.0, 80.0}},
+	perChMaxNVLSTreeBws:  [4][3]float64{{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {0, 57.7, 45.5}, {0, 96.0, 43.8}},
 	nvlsEfficiency:       [4]float64{0, 0, 0.85, 0.74},
 	treeCorrection: [3][24]float64{
 		{1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0, 1.0},
@@ -183,8 +240,8 @@ type TunerGraph struct {
 
 // TunerTopology is the input of the NCCL-like tuner.
 type TunerTopology struct {
-	// Family is "2.19", "2.23" or "2.28" (see the top of tuner.go); ""
-	// is "2.23".
+	// Family is "2.19", "2.23" ... "2.27" or "2.28" (see the top of
+	// tuner.go); "" is DefaultNCCL.
 	Family      string
 	Nodes       int
 	GPUsPerNode int
@@ -264,29 +321,40 @@ type TunerTable struct {
 	nChannel int
 	// commChannels is comm->nChannels (see TunerTopology.CollChannels).
 	commChannels int
+	// llMax is the LL bus bandwidth cap of this topology (llMaxBws).
+	llMax float64
 }
 
 func (t TunerTopology) family() (*tuningTables, error) {
 	switch t.Family {
-	case "", "2.23", "2.24", "2.25", "2.26", "2.27":
+	case "2.23", "2.24", "2.25", "2.26", "2.27":
 		return &tables223, nil
 	case "2.19", "2.20", "2.21", "2.22":
 		return &tables219, nil
-	case "2.28":
+	case "", "2.28":
 		return &tables228, nil
 	}
-	return nil, fmt.Errorf("%w: unknown NCCL family %q (want 2.19, 2.23 or 2.28)", ErrParams, t.Family)
+	return nil, fmt.Errorf("%w: unknown NCCL family %q (want 2.19, 2.23 ... 2.27 or 2.28)", ErrParams, t.Family)
+}
+
+func knownFamily(f string) bool {
+	switch f {
+	case "", "2.19", "2.20", "2.21", "2.22", "2.23", "2.24", "2.25", "2.26", "2.27", "2.28":
+		return true
+	}
+	return false
 }
 
 // minor returns the NCCL minor version the family string names: "2.19"
-// to "2.28" name themselves, "" is 2.23.
+// to "2.28" name themselves, "" is DefaultNCCL's.
 func (t TunerTopology) minor() int {
-	if t.Family == "" {
-		return 23
+	f := t.Family
+	if f == "" {
+		f = DefaultNCCL
 	}
 	var m int
-	if _, err := fmt.Sscanf(t.Family, "2.%d", &m); err != nil {
-		return 23
+	if _, err := fmt.Sscanf(f, "2.%d", &m); err != nil {
+		return 28
 	}
 	return m
 }
@@ -355,8 +423,8 @@ func (t TunerTopology) ll128Default() bool {
 // patFactor is the share of the ring bandwidth NCCL gives PAT
 // (ncclTopoTuneModel, "if (a == NCCL_ALGO_PAT) busBw *= ..."): 0.85 in
 // v2.23.4-1, 0.75 from v2.24.3-1 on (checked in tuning.cc at v2.23.4-1,
-// v2.24.3-1, v2.27.7-1, v2.28.9-1 and 2.30.7). So family "2.23" (and "")
-// is 2.23 itself here; give "2.24" to "2.27" for the later factor.
+// v2.24.3-1, v2.27.7-1, v2.28.9-1 and 2.30.7). So family "2.23" is 2.23
+// itself here; give "2.24" to "2.27" for the later factor.
 func (t TunerTopology) patFactor() float64 {
 	if t.minor() <= 23 {
 		return .85
@@ -370,6 +438,14 @@ func log2i(n int) int { return floorLog2(n) }
 // algorithm and protocol on the topology, with the algorithms and
 // protocols NCCL enables by default.
 func Tune(t TunerTopology) (TunerTable, error) {
+	if !knownFamily(t.Family) {
+		// A version such as "2.21.5" names its family.
+		f, err := NCCLFamily(t.Family)
+		if err != nil {
+			return TunerTable{}, err
+		}
+		t.Family = f
+	}
 	tb, err := t.family()
 	if err != nil {
 		return TunerTable{}, err
@@ -437,7 +513,7 @@ func (T *TunerTable) compute(t TunerTopology, graphs [7]TunerGraph, since223 boo
 	cc := t.ComputeCapability
 	ccIdx := 0
 	switch {
-	case cc >= 100 && since223:
+	case cc >= 100 && since223 && t.minor() >= 25: // Blackwell rows from v2.25.1-1
 		ccIdx = 3
 	case cc >= 90:
 		ccIdx = 2
@@ -457,6 +533,7 @@ func (T *TunerTable) compute(t TunerTopology, graphs [7]TunerGraph, since223 boo
 		}
 	}
 	llMaxBw := tb.llMaxBws[index1][index2]
+	T.llMax = llMaxBw
 	perChMaxTreeBw := tb.perChMaxTreeBws[ccIdx][index2]
 	perChMaxRingLL128Bw := tb.perChMaxRingLL128Bws[ccIdx][index2]
 	perChMaxTreeLL128Bw := tb.perChMaxTreeLL128Bws[ccIdx][index2]
@@ -506,7 +583,7 @@ func (T *TunerTable) compute(t TunerTopology, graphs [7]TunerGraph, since223 boo
 					bw = g.BwIntraGBps
 				}
 				if a == aNVLS {
-					if coll == AllReduce || !since223 {
+					if coll == AllReduce || t.minor() < 27 { // the AllGather/ReduceScatter rule is 2.27's
 						bw = math.Min(g.BwIntraGBps, g.BwInterGBps)
 					} else {
 						bw = math.Min(g.BwIntraGBps*(ppn-1)/ppn, g.BwInterGBps*0.9)
@@ -1075,15 +1152,21 @@ func NCCLTopology(n Node, nodes int, family string) TunerTopology {
 		channels = 4
 	}
 	nvlink := n.Intra.Kind == "nvlink" || n.Intra.Kind == "nvswitch"
-	// NCCL's own link speeds: NVLink per link on sm90 20.6 GB/s (18 links
-	// = 370.8 GB/s), sm80 20 GB/s; PCIe Gen4 x16 24 GB/s, Gen5 48 GB/s
-	// (src/graph/topo.h); here the preset's one-way rate scaled alike.
-	intra := n.Intra.Beta() * 0.824 / 1e9 // 370.8 / 450 for NVLink 4
-	if !nvlink {
-		intra = n.Intra.Beta() * 0.762 / 1e9 // 24 / 31.5 for PCIe Gen4 x16
-	}
+	intra := ncclIntraGBps(n.Intra)
 	inter := n.NIC.Beta() * float64(n.NICs) / 1e9
 	perCh := func(total float64) float64 { return math.Floor(total/float64(channels)*10) / 10 }
+	if nodes > 1 {
+		// Across nodes NCCL's search only tries the speeds of its inter
+		// array (search.cc, speedArrayInter and its sm90/sm100 forms).
+		perCh = func(total float64) float64 {
+			for _, s := range ncclSpeedsInterFor(n.ComputeCapability) {
+				if s <= total/float64(channels)+1e-9 {
+					return s
+				}
+			}
+			return 0.12
+		}
+	}
 	// A ring crosses every node, so each channel runs at the slower of
 	// NVLink and network; a tree keeps the two apart (its intra-node chain
 	// and its network edges), as NCCL's tree graph does.
@@ -1103,14 +1186,66 @@ func NCCLTopology(n Node, nodes int, family string) TunerTopology {
 		ComputeCapability: n.ComputeCapability, CPUVendor: "intel", NICPath: n.NICPath, NICFar: !n.NVSwitch,
 		NVLSSupport: n.NVLS, Ring: ring, Tree: tree}
 	if n.NVLS {
-		// NVLS uses one channel per NVSwitch-reachable slice; NCCL 2.2x
-		// defaults to 16 NVLS channels on H100 with the full NVLink rate.
-		tt.NVLS = TunerGraph{Channels: channels, BwIntraGBps: perCh(intra), BwInterGBps: perCh(intra)}
-		if nodes > 1 {
-			tt.NVLS.BwInterGBps = perCh(inter)
-		}
+		tt.NVLS = ncclNVLSSearch(n, nodes)
+	}
+	if nodes > 1 {
+		// A net plugin's own latency (ncclNetProperties_t.latency) rides on
+		// every graph: search.cc sets graph->latencyInter from the NIC.
+		lat := n.NIC.NetLatency * 1e6
+		tt.Ring.LatencyInterUs, tt.Tree.LatencyInterUs, tt.NVLS.LatencyInterUs = lat, lat, lat
 	}
 	return tt
+}
+
+// ncclIntraGBps is the per-GPU rate, one way in GB/s, NCCL's topology
+// gives an in-node link: Link.NCCLBandwidth, or for a link without one (a
+// rate typed with --bw) the one-way rate scaled as NCCL scales NVLink 4
+// (20.6 of 25 GB/s per link) or PCIe 4.0 (24 of 31.5 GB/s).
+func ncclIntraGBps(l Link) float64 {
+	if l.NCCLBandwidth > 0 {
+		return l.NCCLBandwidth
+	}
+	if l.Kind == "pcie" {
+		return l.Beta() * 0.762 / 1e9
+	}
+	return l.Beta() * 0.824 / 1e9
+}
+
+// ncclNVLSSearch emulates search.cc's NVLS graph (NCCL_TOPO_PATTERN_NVLS).
+// Each channel has a head GPU; it loads every GPU's NVSwitch link with the
+// channel's bwIntra and its head's twice, in each direction
+// (ncclTopoSearchTryNvls, ncclTopoFollowPath), so nCh channels fit when
+// (nCh+1) x bwIntra is at most the GPU's NVLink total. On one node the
+// channels are forced to min(NCCL_MAX_NVLS_ARITY 32, GPUs) and the speed
+// drops through the intra speed array until they fit (8 H100s: 8 channels
+// of 40 GB/s). Pass 2 then raises bwInter alone, which no NVLink carries,
+// while it is below twice bwIntra (to 60 on 8 H100s). Across nodes only
+// GPUs with a NIC head a channel (at most one per GPU), the speeds come
+// from the inter array and bwInter is also held to each head's share of
+// the NICs. The emulation is not checked against a log with NVLS on.
+func ncclNVLSSearch(n Node, nodes int) TunerGraph {
+	total := ncclIntraGBps(n.Intra)
+	channels := min(32, n.GPUs)
+	speeds := ncclSpeedsIntraFor(n.ComputeCapability)
+	perHead := math.Inf(1)
+	if nodes > 1 {
+		if n.NICs > 0 {
+			channels = min(channels, n.NICs)
+			perHead = n.NIC.NCCLBandwidth * float64(n.NICs) / float64(channels)
+		}
+		speeds = ncclSpeedsInterFor(n.ComputeCapability)
+	}
+	for i, s := range speeds {
+		if float64(channels+1)*s > total+1e-9 || s > perHead+1e-9 {
+			continue
+		}
+		g := TunerGraph{Channels: channels, BwIntraGBps: s, BwInterGBps: s}
+		for j := i - 1; j >= 0 && g.BwInterGBps < 2*g.BwIntraGBps && speeds[j] <= perHead+1e-9; j-- {
+			g.BwInterGBps = speeds[j]
+		}
+		return g
+	}
+	return TunerGraph{}
 }
 
 // NCCL's per-channel speeds for the search on one node (src/graph/
@@ -1121,6 +1256,18 @@ var (
 	ncclSpeedsIntraSM90  = []float64{60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 15.0, 12.0, 11.0, 6.0, 3.0}
 	ncclSpeedsIntraSM100 = []float64{90.0, 80.0, 70.0, 60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 19.0, 18.0}
 )
+
+// ncclSpeedsInterFor is search.cc's speed array for graphs that leave the
+// node (speedArrayInter, sm90SpeedArrayInter, sm100SpeedArrayInter).
+func ncclSpeedsInterFor(cc int) []float64 {
+	switch {
+	case cc >= 100:
+		return []float64{96.0, 48.0, 45.1, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5, 15.0, 12.0, 6.0, 3.0, 2.4, 1.2, 0.24, 0.12}
+	case cc >= 90:
+		return []float64{48.0, 45.0, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5, 15.0, 12.0, 6.0, 3.0, 2.4, 1.2, 0.24, 0.12}
+	}
+	return []float64{48.0, 30.0, 28.0, 24.0, 20.0, 18.0, 15.0, 12.0, 10.0, 9.0, 7.0, 6.0, 5.0, 4.0, 3.0, 2.4, 1.2, 0.24, 0.12}
+}
 
 func ncclSpeedsIntraFor(cc int) []float64 {
 	switch {

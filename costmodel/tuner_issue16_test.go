@@ -197,8 +197,8 @@ func TestTunerPATFactor(t *testing.T) {
 		}
 		return T.bw[funcIndex(AllGather)][aPAT][pSimple]
 	}
-	ring := 16 * 20.0 // PAT starts from the ring graph's bandwidth
-	for fam, f := range map[string]float64{"": .85, "2.23": .85, "2.24": .75, "2.27": .75, "2.28": .75} {
+	ring := 16 * 20.0                                                                                     // PAT starts from the ring graph's bandwidth
+	for fam, f := range map[string]float64{"": .75, "2.23": .85, "2.24": .75, "2.27": .75, "2.28": .75} { // "" is DefaultNCCL, 2.28
 		if got := bw(fam); !near(got, ring*f, 1e-12) {
 			t.Errorf("family %q: PAT all_gather %g GB/s, want %g", fam, got, ring*f)
 		}

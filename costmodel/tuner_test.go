@@ -104,13 +104,15 @@ func TestTunerNVSwitchNode(t *testing.T) {
 		t.Errorf("NVLS off: %s, want Ring", c.Algorithm)
 	}
 	// What forcing NCCL_ALGO=Ring costs at 1 GiB: the ratio of the two
-	// algorithm bandwidths, 308 / 205.7 GB/s (ring 12 x 30 GB/s, as NCCL's
-	// search finds on an H100/H200 NVSwitch board), almost exactly.
+	// algorithm bandwidths, 266.7 / 205.7 GB/s (NVLS 8 channels x 40 GB/s
+	// x 5/6; ring 12 x 30 GB/s, as NCCL's search finds on an H100/H200
+	// NVSwitch board), almost exactly: about the 30% NVIDIA's figures show
+	// (~480 GB/s NVLS, ~370 ring, NVIDIA/nccl-tests#212).
 	f, err := T.Force(AllReduce, 1<<30, "Ring", "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.Forced.Algorithm != "Ring" || f.Forced.Protocol != "Simple" || f.Slowdown < 1.45 || f.Slowdown > 1.55 {
+	if f.Forced.Algorithm != "Ring" || f.Forced.Protocol != "Simple" || f.Slowdown < 1.25 || f.Slowdown > 1.35 {
 		t.Errorf("forcing Ring: %+v", f)
 	}
 	if f, _ := T.Force(AllReduce, 1<<30, "", ""); f.Slowdown != 1 {

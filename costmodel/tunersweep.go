@@ -2,6 +2,7 @@ package costmodel
 
 import (
 	"fmt"
+	"math"
 	"strings"
 )
 
@@ -10,24 +11,29 @@ import (
 // algorithm and protocol forced as NCCL_ALGO and NCCL_PROTO force them) at
 // every size of a sweep.
 
-// TunedRow is one size as the tuner predicts it. Row's Algorithm and
+// TunedRow is one size as Estimate predicts it (the tuner's pick, NCCL's
+// latency, the bandwidth of the machine's links). Row's Algorithm and
 // Protocol carry NCCL's names ("Ring", "Simple"). Slowdown is how much
-// slower the forced choice is than the tuner's free pick (1 when they
-// agree), and 0 when nothing was forced.
+// slower the forced choice is than the free pick (1 when they agree), and
+// 0 when nothing was forced. NCCLTime is NCCL's own prediction for the
+// pick (its tuner), Floor the harness floor, both in seconds.
 type TunedRow struct {
 	Row
-	Slowdown float64
+	Slowdown float64 `unit:"x"`
+	NCCLTime float64 `unit:"s"`
+	Floor    float64 `unit:"s"`
 }
 
 // NCCLAlgorithm reads an algorithm as `commlab model --algo` takes it for
 // the tuner and returns NCCL's name for it: ring -> "Ring", tree or dbtree
-// -> "Tree" (NCCL's tree is a double binary tree), nvls -> "NVLS", collnet
-// -> "CollNetDirect"; "" and "auto" leave the choice to the tuner ("").
+// -> "Tree" (NCCL's tree is a double binary tree), nvls -> "NVLS",
+// nvlstree -> "NVLSTree", pat -> "PAT", collnet -> "CollNetDirect"; "" and
+// "auto" leave the choice to the tuner ("").
 func NCCLAlgorithm(s string) (string, error) {
 	if name, ok := ncclAlgorithmNames[strings.ToLower(strings.TrimSpace(s))]; ok {
 		return name, nil
 	}
-	return "", fmt.Errorf("%w: %q is not one of NCCL's algorithms (ring, tree, nvls, collnet, auto)", ErrParams, s)
+	return "", fmt.Errorf("%w: %q is not one of NCCL's algorithms (ring, tree, nvls, nvlstree, pat, collnet, auto)", ErrParams, s)
 }
 
 // NCCLProtocol reads a protocol for the tuner and returns NCCL's name for
@@ -41,8 +47,9 @@ func NCCLProtocol(s string) (string, error) {
 }
 
 var (
-	ncclAlgorithmNames = map[string]string{"": "", "auto": "", "ring": "Ring", "tree": "Tree", "dbtree": "Tree", "nvls": "NVLS", "collnet": "CollNetDirect"}
-	ncclProtocolNames  = map[string]string{"": "", "auto": "", "simple": "Simple", "ll": "LL", "ll128": "LL128"}
+	ncclAlgorithmNames = map[string]string{"": "", "auto": "", "ring": "Ring", "tree": "Tree", "dbtree": "Tree", "nvls": "NVLS", "nvlstree": "NVLSTree",
+		"nvls_tree": "NVLSTree", "pat": "PAT", "collnet": "CollNetDirect"}
+	ncclProtocolNames = map[string]string{"": "", "auto": "", "simple": "Simple", "ll": "LL", "ll128": "LL128"}
 )
 
 // CustomNode is the node the tuner models when no preset is named: p.Ranks
@@ -63,7 +70,8 @@ func CustomNode(p Params, link string) (Node, error) {
 	}
 	return Node{Name: "custom", GPUs: gpus, NVSwitch: kind == "nvlink", NICs: gpus, NICPath: "PIX", ComputeCapability: 90,
 		Intra: Link{Kind: kind, Bandwidth: Bandwidth{BytesPerSecond: p.Beta}, Alpha: p.Alpha},
-		NIC:   Link{Kind: "ib", Bandwidth: Bandwidth{BytesPerSecond: p.InterBeta}, Alpha: p.InterAlpha}}, nil
+		NIC: Link{Kind: "ib", Bandwidth: Bandwidth{BytesPerSecond: p.InterBeta}, Alpha: p.InterAlpha,
+			NCCLBandwidth: p.InterBeta / 1e9}}, nil
 }
 
 // CustomLinkFor is the in-node link CustomNode assumes for a one-way rate
@@ -78,13 +86,19 @@ func CustomLinkFor(beta float64) string {
 	return "pcie"
 }
 
-// TuneSweep tunes nodes of node for NCCL's version family and predicts
-// collective c at every size, over all the nodes' GPUs. algorithm and
-// protocol are NCCLAlgorithm's and NCCLProtocol's inputs; when either is
-// not free, each row is the best choice within them and carries its
-// Slowdown. The table is returned too, for printing as NCCL does.
+// TuneSweep is Machine.Sweep for nodes of node with the NCCL version
+// family (or version) family, NVLS as the node has it, and one GPU per
+// host thread.
 func TuneSweep(node Node, nodes int, family string, c Collective, sizes []float64, algorithm, protocol string) (TunerTable, []TunedRow, error) {
-	nodes = max(nodes, 1)
+	return Machine{Node: node, Nodes: nodes, NCCL: family}.Sweep(c, sizes, algorithm, protocol)
+}
+
+// Sweep estimates collective c at every size over all the machine's GPUs.
+// algorithm and protocol are NCCLAlgorithm's and NCCLProtocol's inputs;
+// when either is not free, each row is the best choice within them and
+// carries its Slowdown against the free pick. The tuning table is
+// returned too, for printing as NCCL does.
+func (m Machine) Sweep(c Collective, sizes []float64, algorithm, protocol string) (TunerTable, []TunedRow, error) {
 	fa, err := NCCLAlgorithm(algorithm)
 	if err != nil {
 		return TunerTable{}, nil, err
@@ -93,32 +107,29 @@ func TuneSweep(node Node, nodes int, family string, c Collective, sizes []float6
 	if err != nil {
 		return TunerTable{}, nil, err
 	}
-	T, err := Tune(NCCLTopology(node, nodes, family))
+	T, err := m.Tuner()
 	if err != nil {
 		return TunerTable{}, nil, err
 	}
-	ranks := node.GPUs * nodes
 	out := make([]TunedRow, 0, len(sizes))
 	for _, s := range sizes {
-		f, err := T.Force(c, s, fa, fp)
+		e, err := m.Estimate(c, s, fa, fp)
 		if err != nil {
 			return T, nil, err
 		}
-		ch := f.Forced
-		t := ch.TimeUs * 1e-6
-		r := TunedRow{Row: Row{Collective: string(c), Algorithm: ch.Algorithm, Protocol: ch.Protocol, Ranks: ranks,
-			Nodes: nodes, Bytes: s, Time: t, LatencyTerm: ch.LatencyUs * 1e-6}}
-		r.BandwidthTerm = max(t-r.LatencyTerm, 0)
-		if t > 0 {
-			r.AlgBW = s / t
-			r.BusBW = r.AlgBW * BusBWFactor(c, ranks)
-		}
-		r.Bound = "bandwidth"
-		if r.LatencyTerm > r.BandwidthTerm {
-			r.Bound = "latency"
-		}
+		t := e.TimeUs * 1e-6
+		r := TunedRow{Row: Row{Collective: string(c), Algorithm: e.Algorithm, Protocol: e.Protocol, Ranks: e.Ranks,
+			Nodes: e.Nodes, Bytes: s, Time: t, LatencyTerm: math.Max(e.LatencyUs, e.FloorUs) * 1e-6,
+			BandwidthTerm: e.BandwidthUs * 1e-6, AlgBW: e.AlgBWGBps * 1e9, BusBW: e.BusBWGBps * 1e9, Bound: e.Bound},
+			NCCLTime: e.NCCLTimeUs * 1e-6, Floor: e.FloorUs * 1e-6}
 		if fa != "" || fp != "" {
-			r.Slowdown = f.Slowdown
+			free, err := m.Estimate(c, s, "", "")
+			if err != nil {
+				return T, nil, err
+			}
+			if free.TimeUs > 0 {
+				r.Slowdown = e.TimeUs / free.TimeUs
+			}
 		}
 		out = append(out, r)
 	}

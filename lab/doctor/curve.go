@@ -165,8 +165,8 @@ func CurveFromRun(r *probes.Run, collective string, inPlace bool) (Curve, error)
 }
 
 // Machine names the machine the model prices: a costmodel node preset cut
-// to GPUsPerNode GPUs, Nodes of them, NCCL's tuning constants of Family,
-// NVLS on or off.
+// to GPUsPerNode GPUs, Nodes of them, NCCL's tuning constants of Family
+// ("" is costmodel.DefaultNCCL), NVLS on or off.
 type Machine struct {
 	Preset      string `json:"preset"`
 	GPUsPerNode int    `json:"gpus_per_node"`
@@ -180,7 +180,11 @@ func (m Machine) String() string {
 	if m.NVLS {
 		nvls = "NVLS on"
 	}
-	return fmt.Sprintf("%d node(s) of %s with %d GPUs each, NCCL %s tuning constants, %s", m.Nodes, m.Preset, m.GPUsPerNode, m.Family, nvls)
+	family := m.Family
+	if family == "" {
+		family = costmodel.DefaultNCCL
+	}
+	return fmt.Sprintf("%d node(s) of %s with %d GPUs each, NCCL %s tuning constants, %s", m.Nodes, m.Preset, m.GPUsPerNode, family, nvls)
 }
 
 // ModelPoint is the model's expectation at one size.

@@ -113,9 +113,13 @@ func TestDiagnoseCurveShapes(t *testing.T) {
 			map[string]doctor.Status{doctor.BranchLargePlateau: doctor.Skipped, doctor.BranchSmallFloor: doctor.Skipped, doctor.BranchDip: doctor.Skipped},
 			[]string{"launch and copy floor"}},
 		// A public 2-node 16x H100 run against 8x NDR nodes with NVLS: the
-		// machine it ran on has other NICs, so the model overestimates it.
+		// machine it ran on has other NICs (8x 200G TCPXO), so the model
+		// overestimates it. NCCL's NVLSTree for two such NDR nodes is 459.8
+		// GB/s busbw (costmodel's NVLS graph as search.cc builds it; NVIDIA/
+		// nccl-tests#309 reports 470 on two HGX H100), so this run's 72%
+		// is a warning, not a failure.
 		{"2 nodes of 8 H100 (public run)", ncclTestsCurve(t, "allreduce_h100_2node_a3mega.txt"), doctor.Machine{Preset: "hgx-h100", GPUsPerNode: 8, Nodes: 2, Family: "2.28", NVLS: true},
-			map[string]doctor.Status{doctor.BranchMultiNode: doctor.Fail, doctor.BranchSmallFloor: doctor.Warn, doctor.BranchDip: doctor.Warn},
+			map[string]doctor.Status{doctor.BranchMultiNode: doctor.Warn, doctor.BranchSmallFloor: doctor.Warn, doctor.BranchDip: doctor.Warn},
 			[]string{"multi-node plateau too low: 330.6 GB/s", "dip at 8 MiB to 32 MiB"}},
 	}
 	for _, tc := range tests {

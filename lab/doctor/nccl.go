@@ -3,7 +3,6 @@ package doctor
 import (
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/commlab/commlab/costmodel"
@@ -354,10 +353,10 @@ func TunerFromLog(lg *nccllog.Log, preset string) (costmodel.TunerTable, string,
 }
 
 // logFamily is the tuner's constant family of the log's NCCL version,
-// 2.28 when the log names none.
+// costmodel.DefaultNCCL when the log names none.
 func logFamily(lg *nccllog.Log) string {
 	if lg == nil || len(lg.Versions) == 0 {
-		return "2.28"
+		return costmodel.DefaultNCCL
 	}
 	return familyOf(lg.Versions[0])
 }
@@ -415,24 +414,14 @@ func onOff(b bool) string {
 }
 
 // familyOf maps an NCCL version ("2.28.9+cuda13.0") to the tuner's
-// constant family: 2.19, 2.23, ... 2.28.
+// constant family (costmodel.NCCLFamily), costmodel.DefaultNCCL when the
+// version does not read.
 func familyOf(version string) string {
-	f := strings.FieldsFunc(version, func(r rune) bool { return r == '.' || r == '+' || r == ' ' })
-	if len(f) < 2 {
-		return "2.28"
-	}
-	minor, err := strconv.Atoi(f[1])
+	f, err := costmodel.NCCLFamily(version)
 	if err != nil {
-		return "2.28"
+		return costmodel.DefaultNCCL
 	}
-	switch {
-	case minor >= 28:
-		return "2.28"
-	case minor >= 23:
-		return "2." + strconv.Itoa(minor)
-	default:
-		return "2.19"
-	}
+	return f
 }
 
 // PickRow is NCCL's logged pick for one size beside the tuner's.

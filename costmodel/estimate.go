@@ -1,0 +1,361 @@
+package costmodel
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/commlab/commlab/units"
+)
+
+// This file is the calibrated model behind `commlab model --algo auto`:
+// NCCL's tuner (tuner.go) picks the algorithm and protocol and supplies
+// its own latency; the bandwidth comes from the machine's links as NCCL
+// rates them (Link.NCCLBandwidth) through the data each algorithm moves;
+// a host floor covers operations issued faster than one host thread can
+// launch them. The constants NCCL does not give are fitted to published
+// measurements (calibration.go, testdata/published.tsv); the package doc
+// lists each fit.
+
+// The fitted constants (see the package doc, "Calibration"). Each is the
+// value FitCalibration returns on the non-hold-out rows of
+// testdata/published.tsv, rounded to three digits;
+// TestFittedConstantsMatchTheTable holds them to it.
+const (
+	// FitRingEfficiency is the share of NCCL's link rating a ring or tree
+	// gets inside a node.
+	FitRingEfficiency = 0.916
+	// FitNetEfficiency is the share of the NICs' port rate a collective
+	// gets across nodes.
+	FitNetEfficiency = 0.887
+	// FitGatherEfficiency is all_gather's and reduce_scatter's share of
+	// the ring bandwidth all_reduce gets on the same links.
+	FitGatherEfficiency = 0.878
+	// FitLLEfficiency is the share of NCCL's LL bandwidth (half the link,
+	// at most llMaxBws) that LL delivers at large sizes.
+	FitLLEfficiency = 0.864
+	// FitSHMEfficiency is the share of the PCIe rate NCCL gets when GPUs
+	// exchange through host memory (no peer-to-peer).
+	FitSHMEfficiency = 0.796
+	// FitIssueUs is the host time, in microseconds, one thread spends
+	// issuing one collective to one GPU (published hosts).
+	FitIssueUs = 4.27
+	// FitLabIssueUs is the same on the H200 machines this project records
+	// on (virtual machines, NCCL 2.28.9).
+	FitLabIssueUs = 12.1
+	// FitEFALatency and FitTCPXOLatency are the per-hop latencies, in
+	// seconds, those networks add to NCCL's model.
+	FitEFALatency   = 22.8e-6
+	FitTCPXOLatency = 49.1e-6
+)
+
+// nvlsEfficiencyFor is NCCL 2.28's NVLS efficiency by generation (NVIDIA/nccl
+// v2.28.9-1 src/graph/tuning.cc: 0.85 Hopper, 0.74 Blackwell).
+func nvlsEfficiencyFor(cc int) float64 {
+	if cc >= 100 {
+		return 0.74
+	}
+	return 0.85
+}
+
+// calibration holds the fitted constants; Estimate uses the package's,
+// FitCalibration tries others.
+type calibration struct {
+	ring, net, gather, ll, shm, issue, labIssue, efa, tcpxo float64
+}
+
+var fitted = calibration{ring: FitRingEfficiency, net: FitNetEfficiency, gather: FitGatherEfficiency, ll: FitLLEfficiency, shm: FitSHMEfficiency,
+	issue: FitIssueUs, labIssue: FitLabIssueUs, efa: FitEFALatency, tcpxo: FitTCPXOLatency}
+
+// Harness says how the measuring program drives the GPUs from the host.
+// nccl-tests with -g N, and `commlab probe nccl`, issue every operation to
+// N GPUs from one thread; under mpirun or torchrun each GPU has its own
+// process (ThreadGPUs 1). Small operations then cost at least ThreadGPUs x
+// IssueUs each.
+type Harness struct {
+	// ThreadGPUs is how many GPUs one host thread issues each operation
+	// to; 0 means 1.
+	ThreadGPUs int
+	// Host is "" for the published machines' hosts (FitIssueUs per GPU)
+	// or "lab" for the H200 virtual machines the recorded runs come from
+	// (FitLabIssueUs).
+	Host string
+	// IssueUs, when above 0, replaces the host's fitted issue time, in
+	// microseconds per GPU.
+	IssueUs float64 `unit:"us"`
+}
+
+// LabHarness is how `commlab probe nccl` ran on the H200 machines the
+// recorded runs come from: every GPU from one thread.
+func LabHarness(gpus int) Harness { return Harness{ThreadGPUs: gpus, Host: "lab"} }
+
+// Machine is what Estimate models: nodes of a preset, the NCCL version,
+// NVLS on or off, and the harness.
+type Machine struct {
+	Node Node
+	// GPUsPerNode uses that many of each node's GPUs (Node.WithGPUs); 0
+	// means all.
+	GPUsPerNode int
+	// Nodes is the node count; 0 means 1.
+	Nodes int
+	// NCCL is a version ("2.21.5") or family ("2.28"); "" is DefaultNCCL.
+	NCCL string
+	// NVLSOff is NCCL_NVLS_ENABLE=0.
+	NVLSOff bool
+	Harness Harness
+}
+
+// Estimate is the model's prediction for one operation, as nccl-tests
+// reports it: Bytes is nccl-tests' size, AlgBW = Bytes / Time and BusBW =
+// AlgBW x BusBWFactor.
+type Estimate struct {
+	Collective Collective
+	Bytes      float64 `unit:"B"`
+	Ranks      int
+	Nodes      int
+	// Algorithm and Protocol are NCCL's names: the tuner's pick, or the
+	// best within what was forced.
+	Algorithm string
+	Protocol  string
+	TimeUs    float64 `unit:"us"`
+	// LatencyUs is NCCL's own latency for the pick (tuning.cc, with the
+	// network plugin's latency); FloorUs the harness floor; the latency
+	// term is the larger of the two.
+	LatencyUs float64 `unit:"us"`
+	FloorUs   float64 `unit:"us"`
+	// BandwidthUs is Bytes over the peak: the bandwidth term.
+	BandwidthUs float64 `unit:"us"`
+	// PeakBusBWGBps is the bus bandwidth the algorithm reaches at large
+	// sizes on these links.
+	PeakBusBWGBps float64 `unit:"GB/s"`
+	AlgBWGBps     float64 `unit:"GB/s"`
+	BusBWGBps     float64 `unit:"GB/s"`
+	// NCCLTimeUs is NCCL's own prediction for the same pick (its tuner).
+	NCCLTimeUs float64 `unit:"us"`
+	// Bound is "latency" or "bandwidth", whichever term is larger.
+	Bound string
+}
+
+// String prints the estimate in one line, e.g. "all_reduce 8.59 GB on 8
+// GPUs: NVLS/Simple 30.66 ms (latency 25 µs, bandwidth 30.64 ms); busbw
+// 490.2 GB/s".
+func (e Estimate) String() string {
+	where := fmt.Sprintf("%d GPUs", e.Ranks)
+	if e.Nodes > 1 {
+		where += fmt.Sprintf(" on %d nodes", e.Nodes)
+	}
+	lat := "latency " + units.Readable(e.LatencyUs, "us")
+	if e.FloorUs > e.LatencyUs {
+		lat = "host floor " + units.Readable(e.FloorUs, "us")
+	}
+	return fmt.Sprintf("%s %s on %s: %s/%s %s (%s, bandwidth %s); busbw %s", e.Collective,
+		units.Readable(e.Bytes, "B"), where, e.Algorithm, e.Protocol, units.Readable(e.TimeUs, "us"), lat,
+		units.Readable(e.BandwidthUs, "us"), units.Readable(e.BusBWGBps, "GB/s"))
+}
+
+// Estimate predicts one operation of size bytes (nccl-tests' size) on the
+// machine. algorithm and protocol are NCCLAlgorithm's and NCCLProtocol's
+// inputs ("" or "auto" leave the choice to NCCL's tuner).
+func (m Machine) Estimate(c Collective, bytes float64, algorithm, protocol string) (Estimate, error) {
+	return m.estimate(c, bytes, algorithm, protocol, fitted)
+}
+
+// EstimateSweep is Estimate at every size.
+func (m Machine) EstimateSweep(c Collective, sizes []float64, algorithm, protocol string) ([]Estimate, error) {
+	out := make([]Estimate, 0, len(sizes))
+	for _, s := range sizes {
+		e, err := m.Estimate(c, s, algorithm, protocol)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// resolve cuts the node to the GPUs in use and checks the inputs.
+func (m Machine) resolve() (Node, int, string, error) {
+	node := m.Node
+	if node.GPUs < 1 {
+		return Node{}, 0, "", fmt.Errorf("%w: the machine has no GPUs (set Node to a preset)", ErrParams)
+	}
+	if m.GPUsPerNode > 0 {
+		var err error
+		if node, err = node.WithGPUs(m.GPUsPerNode); err != nil {
+			return Node{}, 0, "", err
+		}
+	}
+	if m.Nodes < 0 {
+		return Node{}, 0, "", fmt.Errorf("%w: %d nodes", ErrParams, m.Nodes)
+	}
+	family, err := NCCLFamily(m.NCCL)
+	if err != nil {
+		return Node{}, 0, "", err
+	}
+	return node, max(m.Nodes, 1), family, nil
+}
+
+// Tuner returns NCCL's tuning table for the machine.
+func (m Machine) Tuner() (TunerTable, error) {
+	node, nodes, family, err := m.resolve()
+	if err != nil {
+		return TunerTable{}, err
+	}
+	topo := NCCLTopology(node, nodes, family)
+	topo.NVLSDisable = m.NVLSOff
+	return Tune(topo)
+}
+
+func (m Machine) estimate(c Collective, bytes float64, algorithm, protocol string, k calibration) (Estimate, error) {
+	if !(bytes >= 0) || math.IsInf(bytes, 0) {
+		return Estimate{}, fmt.Errorf("%w: size %v", ErrParams, bytes)
+	}
+	if m.Harness.ThreadGPUs < 0 || m.Harness.IssueUs < 0 || !(m.Harness.IssueUs < math.Inf(1)) {
+		return Estimate{}, fmt.Errorf("%w: harness %+v: want ThreadGPUs and IssueUs >= 0", ErrParams, m.Harness)
+	}
+	if m.Harness.Host != "" && m.Harness.Host != "lab" {
+		return Estimate{}, fmt.Errorf("%w: harness host %q: want \"\" (published hosts) or \"lab\"", ErrParams, m.Harness.Host)
+	}
+	node, nodes, _, err := m.resolve()
+	if err != nil {
+		return Estimate{}, err
+	}
+	fa, err := NCCLAlgorithm(algorithm)
+	if err != nil {
+		return Estimate{}, err
+	}
+	fp, err := NCCLProtocol(protocol)
+	if err != nil {
+		return Estimate{}, err
+	}
+	mm := m
+	mm.Node, mm.GPUsPerNode = node, 0
+	T, err := mm.Tuner()
+	if err != nil {
+		return Estimate{}, err
+	}
+	f, err := T.Force(c, bytes, fa, fp)
+	if err != nil {
+		return Estimate{}, err
+	}
+	ch := f.Forced
+	peak, err := peakBusBW(node, nodes, c, ch.Algorithm, ch.Protocol, T.llMax, k)
+	if err != nil {
+		return Estimate{}, err
+	}
+	ranks := node.GPUs * nodes
+	e := Estimate{Collective: c, Bytes: bytes, Ranks: ranks, Nodes: nodes, Algorithm: ch.Algorithm, Protocol: ch.Protocol,
+		LatencyUs: ch.LatencyUs, PeakBusBWGBps: peak, NCCLTimeUs: ch.TimeUs}
+	issue := m.Harness.IssueUs
+	switch {
+	case issue > 0:
+	case m.Harness.Host == "lab":
+		issue = k.labIssue
+	default:
+		issue = k.issue
+	}
+	e.FloorUs = float64(max(m.Harness.ThreadGPUs, 1)) * issue
+	factor := BusBWFactor(c, ranks)
+	if peak > 0 && factor > 0 {
+		e.BandwidthUs = bytes * factor / (peak * 1e3)
+	}
+	e.TimeUs = math.Max(e.LatencyUs, e.FloorUs) + e.BandwidthUs
+	if e.TimeUs > 0 {
+		e.AlgBWGBps = bytes / (e.TimeUs * 1e3)
+		e.BusBWGBps = e.AlgBWGBps * factor
+	}
+	e.Bound = "bandwidth"
+	if math.Max(e.LatencyUs, e.FloorUs) > e.BandwidthUs {
+		e.Bound = "latency"
+	}
+	return e, nil
+}
+
+// peakBusBW is the bus bandwidth (nccl-tests' busbw, GB/s) an algorithm
+// and protocol reach at large sizes, from the links as NCCL rates them:
+//
+//   - B, each GPU's in-node rate (Link.NCCLBandwidth: NVLink links x
+//     NCCL's per-link rate, or PCIe width x NCCL's per-lane rate), times
+//     FitSHMEfficiency where GPUs have no peer-to-peer; rings, trees and
+//     PAT get FitRingEfficiency of it;
+//   - N, each node's network rate (NICs x port rate x FitNetEfficiency).
+//
+// Ring: R = B x FitRingEfficiency on one node, min(R, N) across nodes (every ring crosses each
+// node boundary once each way). Tree (NCCL's double binary tree of
+// nodes, a chain inside each): at most R; across two nodes each node
+// sends and receives the whole buffer once (busbw 2(n-1)/n x N), across
+// more twice ((n-1)/n x N). NVLS all_reduce: NCCL 2.28's formula with the NVLS graph's rate
+// unrounded, 2 B eff (nCh-1)/(nCh+1), nCh = min(32, GPUs) channels
+// (tuning.cc and search.cc, v2.28.9-1); all_gather and reduce_scatter
+// B eff. NVLSTree: the lower of NVLS in the node and the tree's
+// network bound. PAT (one GPU per node): min(R, N). Protocols: LL128 x 0.92, LL
+// half the link capped at NCCL's llMaxBws, times FitLLEfficiency
+// (tuning.cc); all_gather and reduce_scatter over rings and PAT x
+// FitGatherEfficiency.
+func peakBusBW(node Node, nodes int, c Collective, algorithm, protocol string, llMax float64, k calibration) (float64, error) {
+	g := node.GPUs
+	n := g * nodes
+	B := ncclIntraGBps(node.Intra)
+	if node.NoP2P {
+		B *= k.shm
+	}
+	N := node.NIC.NCCLBandwidth * float64(node.NICs) * k.net
+	if node.NIC.NCCLBandwidth == 0 {
+		N = node.NIC.Beta() / 1e9 * float64(node.NICs) * k.net
+	}
+	if nodes > 1 && N <= 0 {
+		return 0, fmt.Errorf("%w: %d nodes of %s but no network (NICs %d)", ErrParams, nodes, node.Name, node.NICs)
+	}
+	// between is the tree's network bound: across two nodes each node
+	// sends and receives the buffer once, across more twice.
+	between := func() float64 {
+		switch {
+		case nodes == 1:
+			return math.Inf(1)
+		case nodes == 2:
+			return 2 * float64(n-1) / float64(n) * N
+		}
+		return float64(n-1) / float64(n) * N
+	}
+	nvls := func(coll Collective) float64 {
+		eff := nvlsEfficiencyFor(node.ComputeCapability)
+		if coll != AllReduce {
+			return B * eff
+		}
+		ch := float64(min(32, g))
+		return 2 * B * eff * (ch - 1) / (ch + 1)
+	}
+	gather := c == AllGather || c == ReduceScatter
+	R := B * k.ring
+	var bb float64
+	switch algorithm {
+	case "Ring":
+		bb = R
+		if nodes > 1 {
+			bb = math.Min(R, N)
+		}
+	case "Tree":
+		bb = math.Min(R, between())
+	case "NVLS":
+		bb = nvls(c)
+	case "NVLSTree":
+		bb = math.Min(nvls(AllReduce), between())
+	case "PAT":
+		bb = math.Min(R, N)
+	default:
+		return 0, fmt.Errorf("%w: no bandwidth model for %s (no preset has a CollNet network)", ErrUnsupported, algorithm)
+	}
+	switch protocol {
+	case "LL128":
+		bb *= 0.92
+	case "LL":
+		half := bb / 2
+		if llMax > 0 {
+			half = math.Min(half, llMax)
+		}
+		bb = half * k.ll
+	}
+	if gather && (algorithm == "Ring" || algorithm == "PAT") {
+		bb *= k.gather
+	}
+	return bb, nil
+}
