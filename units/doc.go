@@ -3,7 +3,9 @@
 // their grammar (ParseSize), byte and rate formatting (FormatSize,
 // ScaleSI, ScaleIEC, FormatRate), rates and durations as people type them
 // (ParseRate, ParseDuration, ScaleSeconds), nccl-tests style size sweeps
-// (Sweep, ParseSweep) and nccl-tests' bus-bandwidth factors (BusBWFactor).
+// (Sweep, ParseSweep), nccl-tests' bus-bandwidth factors (BusBWFactor),
+// and the one number style pages, charts and the command print in
+// (Readable, ReadableSI, ReadableIEC, Duration, Percent, Number, Count).
 //
 // It does not model, measure or parse tool output. It uses only the
 // standard library and exports no generic functions, so notebooks can

@@ -58,9 +58,43 @@ func ExampleReadable() {
 	fmt.Println(units.Readable(1.4271442842871412e+10, "B/s"))
 	fmt.Println(units.Readable(1<<30, "B"))
 	fmt.Println(units.Readable(12.5, "us"))
+	fmt.Println(units.Readable(4.58752, "us"))
+	fmt.Println(units.Readable(8064<<10, "B"))
+	fmt.Println(units.Readable(1070.4, "x"))
+	fmt.Println(units.Readable(-0.00001, "%"))
 	// Output:
-	// 70 us
+	// 70 µs
 	// 14.27 GB/s
 	// 1 GiB
-	// 12.5 us
+	// 12.5 µs
+	// 4.588 µs
+	// 7.875 MiB
+	// 1,070x
+	// 0%
+}
+
+func ExampleReadableIEC() {
+	fmt.Println(units.ReadableIEC(2e6, "B"))
+	fmt.Println(units.ReadableIEC(2016<<20, "B"))
+	// Output:
+	// 1.907 MiB
+	// 1.969 GiB
+}
+
+func ExampleNumber() {
+	fmt.Println(units.Number(9.030899869919436))
+	fmt.Println(units.Number(12345.6))
+	fmt.Println(units.Count(1234567))
+	// Output:
+	// 9.031
+	// 12,346
+	// 1,234,567
+}
+
+func ExampleDuration() {
+	fmt.Println(units.Duration(0.0751619))
+	fmt.Println(units.Duration(4.58752e-6))
+	// Output:
+	// 75.16 ms
+	// 4.588 µs
 }

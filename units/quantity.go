@@ -110,9 +110,9 @@ func ParseDuration(s string) (float64, error) {
 	return v / div, nil
 }
 
-// ScaleSeconds returns a duration in the largest of ns, us, ms, s that
+// ScaleSeconds returns a duration in the largest of ns, µs, ms, s that
 // keeps the number at least 1 (0 is "0 s"), for callers that print the
-// mantissa at their own precision.
+// mantissa at their own precision; Duration prints it in the house style.
 func ScaleSeconds(v float64) (mantissa float64, unit string) {
 	a := math.Abs(v)
 	switch {
@@ -121,7 +121,7 @@ func ScaleSeconds(v float64) (mantissa float64, unit string) {
 	case a < 1e-6:
 		return v * 1e9, "ns"
 	case a < 1e-3:
-		return v * 1e6, "us"
+		return v * 1e6, "µs"
 	case a < 1:
 		return v * 1e3, "ms"
 	}

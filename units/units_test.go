@@ -213,7 +213,7 @@ func TestParseDuration(t *testing.T) {
 			t.Errorf("ParseDuration(%q): %v does not wrap ErrDuration", tc.in, err)
 		}
 	}
-	if m, u := ScaleSeconds(5e-6); m != 5 || u != "us" {
+	if m, u := ScaleSeconds(5e-6); m != 5 || u != "µs" {
 		t.Errorf("ScaleSeconds(5e-6) = %v %s", m, u)
 	}
 }

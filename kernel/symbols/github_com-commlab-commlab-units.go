@@ -13,6 +13,8 @@ func init() {
 	Symbols["github.com/commlab/commlab/units/units"] = map[string]reflect.Value{
 		// function, constant and variable definitions
 		"BusBWFactor":       reflect.ValueOf(units.BusBWFactor),
+		"Count":             reflect.ValueOf(units.Count),
+		"Duration":          reflect.ValueOf(units.Duration),
 		"ErrCollective":     reflect.ValueOf(&units.ErrCollective).Elem(),
 		"ErrDuration":       reflect.ValueOf(&units.ErrDuration).Elem(),
 		"ErrRate":           reflect.ValueOf(&units.ErrRate).Elem(),
@@ -23,6 +25,7 @@ func init() {
 		"FormatSI":          reflect.ValueOf(units.FormatSI),
 		"FormatSize":        reflect.ValueOf(units.FormatSize),
 		"MaxSweepPoints":    reflect.ValueOf(constant.MakeFromLiteral("1000000", token.INT, 0)),
+		"Number":            reflect.ValueOf(units.Number),
 		"ParseBytes":        reflect.ValueOf(units.ParseBytes),
 		"ParseDuration":     reflect.ValueOf(units.ParseDuration),
 		"ParsePositiveSize": reflect.ValueOf(units.ParsePositiveSize),
@@ -30,7 +33,10 @@ func init() {
 		"ParseSize":         reflect.ValueOf(units.ParseSize),
 		"ParseSizeList":     reflect.ValueOf(units.ParseSizeList),
 		"ParseSweep":        reflect.ValueOf(units.ParseSweep),
+		"Percent":           reflect.ValueOf(units.Percent),
 		"Readable":          reflect.ValueOf(units.Readable),
+		"ReadableIEC":       reflect.ValueOf(units.ReadableIEC),
+		"ReadableSI":        reflect.ValueOf(units.ReadableSI),
 		"ScaleIEC":          reflect.ValueOf(units.ScaleIEC),
 		"ScaleSI":           reflect.ValueOf(units.ScaleSI),
 		"ScaleSeconds":      reflect.ValueOf(units.ScaleSeconds),
