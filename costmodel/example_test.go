@@ -21,7 +21,7 @@ func ExampleParseBandwidth() {
 	// 50 GB/s = 400 Gb/s
 	// 900 GB/s bidirectional -> 450 GB/s each way
 	// 65536 bytes = 64 KiB = 65.536 KB
-	// 5 us = 5e-06 s
+	// 5 µs = 5e-06 s
 	// units: bad size "25Gb": in bits (lower-case b); write bytes with B, e.g. 25GB
 }
 
@@ -42,8 +42,8 @@ func ExamplePredict() {
 			c.AlgBW/1e9, c.BusBW/1e9, c.Bound)
 	}
 	// Output:
-	// 1GB: 70.07 ms = 70 us latency + 70 ms bandwidth; algbw 14.3 GB/s, busbw 25 GB/s, bandwidth-bound
-	// 64KB: 74.48 us = 70 us latency + 4.48 us bandwidth; algbw 0.859 GB/s, busbw 1.5 GB/s, latency-bound
+	// 1GB: 70.07 ms = 70 µs latency + 70 ms bandwidth; algbw 14.3 GB/s, busbw 25 GB/s, bandwidth-bound
+	// 64KB: 74.48 µs = 70 µs latency + 4.48 µs bandwidth; algbw 0.859 GB/s, busbw 1.5 GB/s, latency-bound
 }
 
 func ExampleTunerTable_Pick() {
@@ -78,9 +78,9 @@ func ExampleSweepSizes() {
 		fmt.Printf("%-8v %-10v busbw %6.2f GB/s %s\n", costmodel.Bytes(r.Bytes), costmodel.Seconds(r.Time), r.BusBW/1e9, r.Bound)
 	}
 	// Output:
-	// 1 KB     70.07 us   busbw   0.02 GB/s latency
-	// 100 KB   77 us      busbw   2.27 GB/s latency
-	// 10 MB    770 us     busbw  22.73 GB/s bandwidth
+	// 1 KB     70.07 µs   busbw   0.02 GB/s latency
+	// 100 KB   77 µs      busbw   2.27 GB/s latency
+	// 10 MB    770 µs     busbw  22.73 GB/s bandwidth
 	// 1 GB     70.07 ms   busbw  24.98 GB/s bandwidth
 }
 

@@ -20,7 +20,7 @@ func ExampleStepOverlap() {
 	}
 	// Output:
 	// fraction 1.0: step 4 ms = 4 ms compute + 0 s exposed comm (serial 5.5 ms, full overlap 4 ms)
-	// fraction 0.5: step 4.75 ms = 4 ms compute + 750 us exposed comm (serial 5.5 ms, full overlap 4 ms)
+	// fraction 0.5: step 4.75 ms = 4 ms compute + 750 µs exposed comm (serial 5.5 ms, full overlap 4 ms)
 	// fraction 0.0: step 5.5 ms = 4 ms compute + 1.5 ms exposed comm (serial 5.5 ms, full overlap 4 ms)
 }
 
@@ -40,5 +40,5 @@ func ExampleBuckets() {
 	// Output:
 	// 1 GB in 15259 buckets of 64 KiB: 213626 latency terms (1.06813 s), comm 1.13813 s, exposed 1.03814 s after 100 ms of backward
 	// 1 GB in 39 buckets of 25 MiB: 546 latency terms (2.73 ms), comm 72.73 ms, exposed 1.85942 ms after 100 ms of backward
-	// 1 GB in 1 bucket of 1 GB: 14 latency terms (70 us), comm 70.07 ms, exposed 70.07 ms after 100 ms of backward
+	// 1 GB in 1 bucket of 1 GB: 14 latency terms (70 µs), comm 70.07 ms, exposed 70.07 ms after 100 ms of backward
 }

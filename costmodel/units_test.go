@@ -132,7 +132,7 @@ func TestFormatKeepsUnitsApart(t *testing.T) {
 		{Bytes(1 << 30).String(), "1.07374 GB"},
 		{Bytes(1 << 30).IEC(), "1 GiB"},
 		{Bytes(8).String(), "8 B"},
-		{Seconds(5e-6).String(), "5 us"},
+		{Seconds(5e-6).String(), "5 µs"},
 		{Seconds(1.2e-3).String(), "1.2 ms"},
 		{Seconds(0).String(), "0 s"},
 		{Bandwidth{BytesPerSecond: 50e9}.String(), "50 GB/s"},

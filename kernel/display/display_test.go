@@ -252,10 +252,10 @@ func TestBundleOfUnits(t *testing.T) {
 		notInAny []string
 	}{
 		{"struct with a String method", row,
-			[]string{"<td>1 GiB</td>", "<td>70 us</td>", "<td>142.7 GB/s</td>", "<td>0 5 4 7 6 1 2 3 8 9</td>"},
+			[]string{"<td>1 GiB</td>", "<td>70 µs</td>", "<td>142.7 GB/s</td>", "<td>0 5 4 7 6 1 2 3 8 9</td>"},
 			[]string{"row all_reduce"}, []string{"TimesUS", "e-05", "items"}},
 		{"slice", []unitRow{row, row},
-			[]string{"<th>BusBW</th>", "<td>70 us</td>"},
+			[]string{"<th>BusBW</th>", "<td>70 µs</td>"},
 			[]string{"1 GiB", "142.7 GB/s"}, []string{"TimesUS", "e-05", "1073741824"}},
 	} {
 		b := BundleOf(c.v)

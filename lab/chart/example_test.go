@@ -11,7 +11,7 @@ import (
 	"github.com/commlab/commlab/lab/chart"
 )
 
-// Chapter 1: a ring all_reduce on 8 GPUs with 5 us, 25 GB/s links, from
+// Chapter 1: a ring all_reduce on 8 GPUs with 5 µs, 25 GB/s links, from
 // 8 B to 8 GiB. For the ring the latency term 2(n-1)alpha equals the
 // bandwidth term 2(n-1)/n S/beta at S* = n alpha beta.
 func ExampleTimeVsSize() {
@@ -29,7 +29,7 @@ func ExampleTimeVsSize() {
 	}
 	fmt.Println(c)
 	// Output:
-	// TimeVsSize "all_reduce, 8 GPUs, ring": x Message size [8 B .. 8 GiB] log, y Time [70 us .. 601 ms] log
+	// TimeVsSize "all_reduce, 8 GPUs, ring": x Message size [8 B .. 8 GiB] log, y Time [70 µs .. 601 ms] log
 	//   ring model: 31 points, dashed line
 	//   crossover S* = 977 KiB: latency-bound below, bandwidth-bound above
 }
@@ -87,8 +87,8 @@ func ExampleStackedBars() {
 	fmt.Println(c)
 	// Output:
 	// StackedBars "ring all_reduce, 8 GPUs": x Message size, y Time
-	//   latency term: 70 us, 70 us
-	//   bandwidth term: 4.48 us, 70 ms
+	//   latency term: 70 µs, 70 µs
+	//   bandwidth term: 4.48 µs, 70 ms
 	//   categories: 62.5 KiB, 954 MiB
 }
 
@@ -105,7 +105,7 @@ func ExampleLines() {
 	_, err = chart.TimeVsSize("bad", 0, chart.Series{Name: "measured", X: []float64{0, 8}, Y: []float64{1e-5, 1e-5}})
 	fmt.Println(err)
 	// Output:
-	// Lines "Launch latency": x Kernels per graph [1 .. 100], y Time per kernel [1 us .. 5 us]
+	// Lines "Launch latency": x Kernels per graph [1 .. 100], y Time per kernel [1 µs .. 5 µs]
 	//   model: 3 points, dashed line
 	// chart: bad input: series "measured" point 0: x = 0 on a log axis (Message size): values must be > 0
 }
@@ -151,6 +151,6 @@ func ExampleTimeline() {
 	// Output:
 	// Timeline "overlap": x Time [0 s .. 1.1 ms]
 	//   2 spans in 2 lanes, 0 s .. 1.1 ms
-	//   communication: busy 800 us
-	//   compute: busy 900 us
+	//   communication: busy 800 µs
+	//   compute: busy 900 µs
 }

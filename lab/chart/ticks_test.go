@@ -25,12 +25,12 @@ func TestFormatters(t *testing.T) {
 		{formatBytesSI, 0, "0 B"},
 		{formatSeconds, 0, "0 s"},
 		{formatSeconds, 5e-9, "5 ns"},
-		{formatSeconds, 1e-6, "1 us"},
-		{formatSeconds, 123.4e-6, "123 us"},
+		{formatSeconds, 1e-6, "1 µs"},
+		{formatSeconds, 123.4e-6, "123 µs"},
 		{formatSeconds, 1e-3, "1 ms"},
 		{formatSeconds, 0.0476, "47.6 ms"},
 		{formatSeconds, 2, "2 s"},
-		{formatSeconds, -3e-6, "-3 us"},
+		{formatSeconds, -3e-6, "-3 µs"},
 		{formatNumber, 0, "0"},
 		{formatNumber, 1234, "1234"},
 		{formatNumber, 338.82, "339"},
@@ -84,9 +84,9 @@ func TestDecadeTicks(t *testing.T) {
 		min, max float64
 		want     string
 	}{
-		{1e-6, 1, "1 us, 10 us, 100 us, 1 ms, 10 ms, 100 ms, 1 s"},
-		{116e-6, 0.19, "200 us, 500 us, 1 ms, 2 ms, 5 ms, 10 ms, 20 ms, 50 ms, 100 ms"},
-		{2e-6, 3e-6, "2 us, 3 us"},
+		{1e-6, 1, "1 µs, 10 µs, 100 µs, 1 ms, 10 ms, 100 ms, 1 s"},
+		{116e-6, 0.19, "200 µs, 500 µs, 1 ms, 2 ms, 5 ms, 10 ms, 20 ms, 50 ms, 100 ms"},
+		{2e-6, 3e-6, "2 µs, 3 µs"},
 		{-1, 1, ""},
 	} {
 		if got := labels(decadeTicks(tc.min, tc.max, formatSeconds)); got != tc.want {

@@ -236,7 +236,7 @@ func TestOneRankSweep(t *testing.T) {
 		{Op: "all_reduce", Bytes: 8, Ranks: 1, MedianUS: 6.1}, {Op: "all_reduce", Bytes: 1 << 30, Ranks: 1, MedianUS: 14},
 	}}}
 	r := Diagnose(ev)
-	if a := r.Answers[1].Answer; !strings.Contains(a, "launch and copy floor (6.1 us out of place)") {
+	if a := r.Answers[1].Answer; !strings.Contains(a, "launch and copy floor (6.1 µs out of place)") {
 		t.Errorf("one-rank answer: %s", a)
 	}
 }

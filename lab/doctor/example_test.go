@@ -50,5 +50,5 @@ func ExampleDiagnose() {
 	// Output:
 	// exit status 0
 	// Latency-bound or bandwidth-bound?
-	// measured all_reduce: busbw reaches half its peak at 16 MiB, where the fixed cost and the transfer take equal time; below it latency-bound (floor 20.16 us), above it bandwidth-bound (up to 349.1 GB/s)
+	// measured all_reduce: busbw reaches half its peak at 16 MiB, where the fixed cost and the transfer take equal time; below it latency-bound (floor 20.16 µs), above it bandwidth-bound (up to 349.1 GB/s)
 }
