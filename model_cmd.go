@@ -352,12 +352,12 @@ func printModel(w io.Writer, header, crossover string, p costmodel.Params, rows 
 		if header != "" {
 			fmt.Fprintf(w, "pick    %s/%s\n", r0.Algorithm, r0.Protocol)
 		}
-		fmt.Fprintf(w, "size    %s (%.0f bytes)\n", formatBytes(r0.Bytes), r0.Bytes)
+		fmt.Fprintf(w, "size    %s (%s bytes)\n", formatBytes(r0.Bytes), units.Number(r0.Bytes))
 		fmt.Fprintf(w, "time    %v = %v latency + %v bandwidth (%s-bound)\n",
 			costmodel.Seconds(r0.TimeS), costmodel.Seconds(r0.LatencyS), costmodel.Seconds(r0.BandwidthS), r0.Bound)
-		fmt.Fprintf(w, "algbw   %.4g GB/s\nbusbw   %.4g GB/s\n", r0.AlgBWGBps, r0.BusBWGBps)
+		fmt.Fprintf(w, "algbw   %s\nbusbw   %s\n", units.Readable(r0.AlgBWGBps, "GB/s"), units.Readable(r0.BusBWGBps, "GB/s"))
 		if r0.ForcedRatio != 0 {
-			fmt.Fprintf(w, "forcing %s/%s costs %.3gx the tuner's free pick\n", r0.Algorithm, r0.Protocol, r0.ForcedRatio)
+			fmt.Fprintf(w, "forcing %s/%s costs %s the tuner's free pick\n", r0.Algorithm, r0.Protocol, units.Readable(r0.ForcedRatio, "x"))
 		}
 		if crossover != "" {
 			fmt.Fprintln(w, crossover)
@@ -367,8 +367,8 @@ func printModel(w io.Writer, header, crossover string, p costmodel.Params, rows 
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "size\talgo\tproto\ttime\tlatency\tbandwidth\talgbw GB/s\tbusbw GB/s\tbound\t")
 	for _, r := range rows {
-		fmt.Fprintf(tw, "%v\t%s\t%s\t%v\t%v\t%v\t%.4g\t%.4g\t%s\t\n", formatBytes(r.Bytes), r.Algorithm, r.Protocol,
-			costmodel.Seconds(r.TimeS), costmodel.Seconds(r.LatencyS), costmodel.Seconds(r.BandwidthS), r.AlgBWGBps, r.BusBWGBps, r.Bound)
+		fmt.Fprintf(tw, "%v\t%s\t%s\t%v\t%v\t%v\t%s\t%s\t%s\t\n", formatBytes(r.Bytes), r.Algorithm, r.Protocol,
+			costmodel.Seconds(r.TimeS), costmodel.Seconds(r.LatencyS), costmodel.Seconds(r.BandwidthS), units.Number(r.AlgBWGBps), units.Number(r.BusBWGBps), r.Bound)
 	}
 	tw.Flush()
 }

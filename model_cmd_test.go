@@ -24,7 +24,7 @@ func TestModelCLIChapter1(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	for _, want := range []string{"70.07 ms = 70 us latency + 70 ms bandwidth (bandwidth-bound)", "algbw   14.27 GB/s", "busbw   24.98 GB/s"} {
+	for _, want := range []string{"70.07 ms = 70 µs latency + 70 ms bandwidth (bandwidth-bound)", "algbw   14.27 GB/s", "busbw   24.98 GB/s"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
@@ -79,7 +79,7 @@ func TestModelCLITuner(t *testing.T) {
 		t.Errorf("auto pick: %v", r)
 	}
 	code, out, _ = runModelCLI("all_reduce", "--size", "1GiB", "--preset", "hgx-h100", "--algo", "ring", "--proto", "auto")
-	if code != 0 || !strings.Contains(out, "pick    Ring/Simple") || !strings.Contains(out, "forcing Ring/Simple costs 1.5x") {
+	if code != 0 || !strings.Contains(out, "pick    Ring/Simple") || !strings.Contains(out, "forcing Ring/Simple costs 1.503x") {
 		t.Errorf("forced ring:\n%s", out)
 	}
 	code, out, _ = runModelCLI("all_reduce", "--sweep", "4B:1GB:16", "--preset", "pcie-8gpu", "--algo", "auto", "--table")
@@ -203,7 +203,7 @@ func TestModelCLISweepSizes(t *testing.T) {
 		}
 	}
 	_, out, _ := runModelCLI("all_reduce", "--size", "1MiB", "--bw", "25GB/s")
-	if !strings.Contains(out, "size    1 MiB (1048576 bytes)") {
+	if !strings.Contains(out, "size    1 MiB (1,048,576 bytes)") {
 		t.Errorf("single size:\n%s", out)
 	}
 }

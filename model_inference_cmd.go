@@ -175,7 +175,7 @@ func runModelTPAllReduce(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "%s, batch %d, %s, TP %d, %d layers\n", name, r.Batch, r.DType, r.TP, r.Layers)
 	fmt.Fprintf(stdout, "one all_reduce: %s (batch x hidden x %d B); 2 per layer, %d per step: %s per step, %s per token\n",
-		formatBytes(r.Bytes), db, r.AllReducesPerStep, formatBytes(r.PerStepBytes), formatBytes(r.PerTokenBytes))
+		units.Readable(r.Bytes, "B"), db, r.AllReducesPerStep, units.Readable(r.PerStepBytes, "B"), units.Readable(r.PerTokenBytes, "B"))
 	if r.TP > 1 {
 		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "backend\tone all_reduce\tper step\t")
@@ -305,13 +305,13 @@ func runModelKV(args []string, stdout, stderr io.Writer) int {
 	if name == "" {
 		name = "model"
 	}
-	fmt.Fprintf(stdout, "%s KV cache, %s: %d layers x 2 x %d kv heads x %d x %d B = %s per token\n", name, r.DType, r.Layers, r.KVHeads, r.HeadDim, db, formatBytes(r.BytesPerToken))
-	fmt.Fprintf(stdout, "%d tokens: %s (%s per layer)\n", r.Tokens, formatBytes(r.Bytes), formatBytes(r.PerLayerBytes))
+	fmt.Fprintf(stdout, "%s KV cache, %s: %d layers x 2 x %d kv heads x %d x %d B = %s per token\n", name, r.DType, r.Layers, r.KVHeads, r.HeadDim, db, units.Readable(r.BytesPerToken, "B"))
+	fmt.Fprintf(stdout, "%s tokens: %s (%s per layer)\n", units.Count(int64(r.Tokens)), units.Readable(r.Bytes, "B"), units.Readable(r.PerLayerBytes, "B"))
 	fmt.Fprintf(stdout, "at %s: %s at once, %s layer by layer (%d messages)\n\nover the link presets (at once):\n", units.FormatRate(r.BWBytesPerS), costmodel.Seconds(r.TimeS).String(), costmodel.Seconds(r.PerLayerTimeS).String(), r.Layers)
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "link\trate (one way)\ttime\t")
 	for _, l := range r.Links {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t\n", l.Name, units.FormatRate(l.BWBytesPerS), costmodel.Seconds(l.TimeS).String())
+		fmt.Fprintf(tw, "%s\t%s\t%s\t\n", l.Name, units.Readable(l.BWBytesPerS, "B/s"), costmodel.Seconds(l.TimeS).String())
 	}
 	tw.Flush()
 	return 0

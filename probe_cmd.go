@@ -279,7 +279,7 @@ func runProbeBandwidth(args []string, stdout, stderr io.Writer) int {
 }
 
 func printCopyTable(w io.Writer, run *probes.Run) {
-	fmt.Fprintf(w, "%-16s %5s %5s %12s %12s %10s %8s %6s\n", "op", "src", "dst", "bytes", "median_us", "GB/s", "spread%", "wrong")
+	fmt.Fprintf(w, "%-16s %5s %5s %12s %12s %10s %8s %6s\n", "op", "src", "dst", "bytes", "median(µs)", "GB/s", "spread%", "wrong")
 	for _, s := range run.Samples {
 		fmt.Fprintf(w, "%-16s %5s %5s %12d %12.2f %10.2f %8.1f %6d\n", s.Op, devName(s.Src), devName(s.Dst), s.Bytes, s.MedianUS, s.AlgBW, s.SpreadPct(), s.Wrong)
 	}
@@ -311,7 +311,7 @@ func runProbeLatency(args []string, stdout, stderr io.Writer) int {
 	}
 	run.Command = append([]string{"commlab", "probe", "latency"}, args...)
 	return finishRun(run, nil, mf, stdout, stderr, func(w io.Writer, r *probes.Run) {
-		fmt.Fprintf(w, "%-26s %12s %10s %10s %s\n", "op", "median_us", "min_us", "max_us", "label")
+		fmt.Fprintf(w, "%-26s %12s %10s %10s %s\n", "op", "median(µs)", "min(µs)", "max(µs)", "label")
 		for _, s := range r.Samples {
 			fmt.Fprintf(w, "%-26s %12.3f %10.3f %10.3f %s\n", s.Op, s.MedianUS, s.MinUS, s.MaxUS, s.Label)
 		}
@@ -513,7 +513,7 @@ func printGraphSearches(w io.Writer, run *probes.Run) {
 }
 
 func printNCCLTable(w io.Writer, run *probes.Run) {
-	fmt.Fprintf(w, "%-15s %12s %12s %-9s %-4s %12s %10s %10s %8s %6s\n", "collective", "size", "count", "type", "mode", "time_us", "algbw", "busbw", "spread%", "wrong")
+	fmt.Fprintf(w, "%-15s %12s %12s %-9s %-4s %12s %10s %10s %8s %6s\n", "collective", "size", "count", "type", "mode", "time(µs)", "algbw", "busbw", "spread%", "wrong")
 	for _, s := range run.Samples {
 		wrong := strconv.FormatInt(s.Wrong, 10)
 		if s.Wrong < 0 {
@@ -530,7 +530,7 @@ func writeComparison(w io.Writer, cs []probes.Comparison) {
 		return
 	}
 	pass := 0
-	fmt.Fprintf(w, "# comparison with the reference (ratio = ours / reference time)\n%-16s %12s %-4s %12s %12s %8s %-10s %s\n", "op", "bytes", "mode", "ours_us", "ref_us", "ratio", "criteria", "verdict")
+	fmt.Fprintf(w, "# comparison with the reference (ratio = ours / reference time)\n%-16s %12s %-4s %12s %12s %8s %-10s %s\n", "op", "bytes", "mode", "ours(µs)", "ref(µs)", "ratio", "criteria", "verdict")
 	for _, c := range cs {
 		v := "FAIL"
 		if c.Pass {
@@ -840,7 +840,7 @@ func runProbePerftest(args []string, stdout, stderr io.Writer) int {
 		if d := r.Settings["device"]; d != "" {
 			fmt.Fprintf(w, "# %s, %s, MTU %s, memory %s\n", d, r.Settings["link_type"], r.Settings["mtu"], r.Settings["memory"])
 		}
-		fmt.Fprintf(w, "%-14s %12s %10s %12s %10s %s\n", "op", "bytes", "iters", "time_us", "GB/s", "memory")
+		fmt.Fprintf(w, "%-14s %12s %10s %12s %10s %s\n", "op", "bytes", "iters", "time(µs)", "GB/s", "memory")
 		for _, s := range r.Samples {
 			fmt.Fprintf(w, "%-14s %12d %10d %12.3f %10.3f %s\n", s.Op, s.Bytes, s.Iters, s.MedianUS, s.AlgBW, s.Label)
 		}
@@ -1148,7 +1148,7 @@ func runProbeRDMAWrite(args []string, stdout, stderr io.Writer) int {
 		if d := r.Settings["device"]; d != "" {
 			fmt.Fprintf(w, "# %s port %s, %s, MTU %s, memory %s\n", d, r.Settings["port"], r.Settings["link_layer"], r.Settings["active_mtu"], r.Settings["memory"])
 		}
-		fmt.Fprintf(w, "%-10s %12s %8s %12s %10s %s\n", "op", "bytes", "iters", "time_us", "GB/s", "memory")
+		fmt.Fprintf(w, "%-10s %12s %8s %12s %10s %s\n", "op", "bytes", "iters", "time(µs)", "GB/s", "memory")
 		for _, s := range r.Samples {
 			fmt.Fprintf(w, "%-10s %12d %8d %12.3f %10.3f %s\n", s.Op, s.Bytes, s.Iters, s.MedianUS, s.AlgBW, s.Label)
 		}

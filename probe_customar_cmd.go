@@ -105,7 +105,7 @@ func runProbeCustomAllReduce(args []string, stdout, stderr io.Writer) int {
 // writeCustomAllReduce prints a custom all-reduce run as a table.
 func writeCustomAllReduce(w io.Writer, r *probes.Run) {
 	fmt.Fprintf(w, "# %s ranks, placement %s, grid %s x %s\n", r.Settings["ranks"], r.Settings["placement"], r.Settings["blocks"], r.Settings["threads"])
-	fmt.Fprintf(w, "%-8s %10s %6s %12s %10s %10s %s\n", "algo", "bytes", "iters", "time_us", "algbw", "busbw", "sums")
+	fmt.Fprintf(w, "%-8s %10s %6s %12s %10s %10s %s\n", "algo", "bytes", "iters", "time(µs)", "algbw", "busbw", "sums")
 	for _, s := range r.Samples {
 		check := "ok"
 		switch {

@@ -3,6 +3,8 @@ package costmodel
 import (
 	"fmt"
 	"math"
+
+	"github.com/commlab/commlab/units"
 )
 
 // Overlap models one step of compute and communication, in seconds.
@@ -156,8 +158,8 @@ func (b Bucketing) String() string {
 	if b.Buckets == 1 {
 		noun = "bucket"
 	}
-	return fmt.Sprintf("%s in %d %s of %s: %d latency terms (%s), comm %s, exposed %s after %s of backward",
-		sizeText(b.GradBytes), b.Buckets, noun, sizeText(b.BucketBytes), b.LatencyTerms, Seconds(b.LatencyTerm),
+	return fmt.Sprintf("%s in %s %s of %s: %s latency terms (%s), comm %s, exposed %s after %s of backward",
+		sizeText(b.GradBytes), units.Count(int64(b.Buckets)), noun, sizeText(b.BucketBytes), units.Count(int64(b.LatencyTerms)), Seconds(b.LatencyTerm),
 		Seconds(b.Comm), Seconds(b.Exposed), Seconds(b.Backward))
 }
 

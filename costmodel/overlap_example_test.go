@@ -38,7 +38,7 @@ func ExampleBuckets() {
 		fmt.Println(b)
 	}
 	// Output:
-	// 1 GB in 15259 buckets of 64 KiB: 213626 latency terms (1.06813 s), comm 1.13813 s, exposed 1.03814 s after 100 ms of backward
-	// 1 GB in 39 buckets of 25 MiB: 546 latency terms (2.73 ms), comm 72.73 ms, exposed 1.85942 ms after 100 ms of backward
+	// 1 GB in 15,259 buckets of 64 KiB: 213,626 latency terms (1.068 s), comm 1.138 s, exposed 1.038 s after 100 ms of backward
+	// 1 GB in 39 buckets of 25 MiB: 546 latency terms (2.73 ms), comm 72.73 ms, exposed 1.859 ms after 100 ms of backward
 	// 1 GB in 1 bucket of 1 GB: 14 latency terms (70 µs), comm 70.07 ms, exposed 70.07 ms after 100 ms of backward
 }

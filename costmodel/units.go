@@ -2,7 +2,6 @@ package costmodel
 
 import (
 	"errors"
-	"strconv"
 	"strings"
 
 	"github.com/commlab/commlab/units"
@@ -91,18 +90,10 @@ func (b Bytes) String() string { return units.FormatSI(float64(b), "B") }
 // IEC prints the size with a binary prefix (1 KiB = 1024 B), e.g. "64 KiB".
 func (b Bytes) IEC() string { return units.FormatIEC(float64(b), "B") }
 
-// String prints the duration in the largest of ns, us, ms, s that keeps the
-// number at least 1, e.g. "5 us", "1.2 ms".
-func (s Seconds) String() string {
-	m, unit := units.ScaleSeconds(float64(s))
-	return trimFloat(m) + " " + unit
-}
-
-// trimFloat prints at most 6 significant digits without trailing zeros,
-// which is what a reader wants; exact values stay in the float64 fields.
-func trimFloat(v float64) string {
-	return strconv.FormatFloat(v, 'g', 6, 64)
-}
+// String prints the duration in the largest of ns, µs, ms, s that keeps the
+// number at least 1, at about 4 significant digits (units.Duration), e.g.
+// "5 µs", "4.588 µs", "1.2 ms"; exact values stay in the float64.
+func (s Seconds) String() string { return units.Duration(float64(s)) }
 
 // ParseSize reads a size in the grammar of units.ParseSize: bytes ("8",
 // "8B", "1e9"), binary with a bare prefix or KiB ("1M", "64KiB": 1 KiB =
