@@ -272,6 +272,9 @@ func BundleOf(v any) Bundle {
 			if tb, ok := structTable(v); ok {
 				return tb
 			}
+			if tb, ok := mapTable(v); ok {
+				return tb
+			}
 		}
 	}
 	if _, ok := b.Data[MIMEPlain]; !ok {
@@ -285,13 +288,19 @@ func BundleOf(v any) Bundle {
 	return b
 }
 
-// Text is the plain-text form of a value as a cell result shows it.
+// Text is the plain-text form of a value as a cell result shows it: its
+// Error or String method, a list of names as "ring, tree, dbtree" and a
+// map as "a: 1, b: 2" (not Go's "[ring tree dbtree]" and "map[a:1 b:2]"),
+// else fmt's %v.
 func Text(v any) string {
 	switch t := v.(type) {
 	case error:
 		return t.Error()
 	case fmt.Stringer:
 		return t.String()
+	}
+	if s, ok := listText(v); ok {
+		return s
 	}
 	return fmt.Sprintf("%v", v)
 }
