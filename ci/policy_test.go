@@ -24,6 +24,7 @@ var levels = map[string]int{
 	"kernel/wire":                  0,
 	"kernel/display":               0,
 	"lab/atomicfile":               0,
+	"chapters":                     0, // the chapters embedded in the binary (commlab lab, the doctor's links)
 	"lab/exercise":                 0, // check cells; units for values with units, display by method names
 	"kernel/widget":                5,
 	"probes/dynlib":                5,
@@ -79,6 +80,7 @@ var gateways = map[string][]string{
 	"github.com/nlpodyssey/gopickle":        {"probes/parse/flightrec"},
 	"github.com/yuin/goldmark":              {"lab/export"},
 	"github.com/alecthomas/chroma":          {"lab/export"},
+	"golang.org/x/net/html":                 {"lab/export"}, // tables and text of a finished page (polish.go)
 	"github.com/santhosh-tekuri/jsonschema": {"lab/notebook"},
 }
 
