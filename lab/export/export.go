@@ -261,6 +261,20 @@ func highlight(w io.Writer, src string) error {
 	return chromahtml.New(chromahtml.WithClasses(true)).Format(w, styles.Get(codeStyle), it)
 }
 
+// columnLayout is a line laid out in columns: a run of two spaces or a
+// tab inside it, a column rule, or box drawing.
+var columnLayout = regexp.MustCompile(`\S( {2,}|\t)\S|\||[\x{2500}-\x{257F}]`)
+
+// proseClass is " prose" for printed text whose lines are sentences, not
+// columns: it may wrap at the page's edge. Text laid out in columns (a
+// tuning table, a matrix, a log) keeps its lines and scrolls sideways.
+func proseClass(text string) string {
+	if columnLayout.MatchString(text) {
+		return ""
+	}
+	return " prose"
+}
+
 // preference orders the MIME types of a bundle, richest first, as
 // JupyterLab picks them.
 var preference = []string{"text/html", "image/svg+xml", "image/png", "image/jpeg", "image/gif", "text/markdown", "text/latex", "application/json", "text/plain"}
@@ -270,7 +284,8 @@ var ansi = regexp.MustCompile("\x1b\\[[0-9;]*[A-Za-z]")
 func output(b *bytes.Buffer, o *notebook.Output, md goldmark.Markdown) error {
 	switch o.Type {
 	case notebook.Stream:
-		fmt.Fprintf(b, "<pre class=\"output stream %s\">%s</pre>\n", html.EscapeString(o.Name), html.EscapeString(ansi.ReplaceAllString(o.Text, "")))
+		text := ansi.ReplaceAllString(o.Text, "")
+		fmt.Fprintf(b, "<pre class=\"output stream %s%s\">%s</pre>\n", html.EscapeString(o.Name), proseClass(text), html.EscapeString(text))
 	case notebook.Error:
 		fmt.Fprintf(b, "<div class=\"output error\"><p class=\"ename\">%s: %s</p>", html.EscapeString(o.EName), html.EscapeString(o.EValue))
 		if len(o.Traceback) > 0 {
@@ -308,7 +323,8 @@ func bundle(b *bytes.Buffer, data map[string]any, md goldmark.Markdown) error {
 			}
 			fmt.Fprintf(b, "<pre class=\"json\">%s</pre>", html.EscapeString(string(j)))
 		default:
-			fmt.Fprintf(b, "<pre>%s</pre>", html.EscapeString(ansi.ReplaceAllString(s, "")))
+			text := ansi.ReplaceAllString(s, "")
+			fmt.Fprintf(b, "<pre class=\"plain%s\">%s</pre>", proseClass(text), html.EscapeString(text))
 		}
 		return nil
 	}
@@ -327,8 +343,10 @@ main{max-width:72rem;margin:0 auto;padding:1rem 2rem 2rem}
 .prompt{color:#6e7781;font:13px monospace;min-width:2.5rem}
 pre{font:13px/1.45 ui-monospace,SFMono-Regular,Menlo,"DejaVu Sans Mono",monospace;white-space:pre;overflow-x:auto;max-width:100%}
 code{font:.9em ui-monospace,SFMono-Regular,Menlo,"DejaVu Sans Mono",monospace}
+pre code{font:inherit}
 .output{margin:.25rem 0 0 3rem;overflow-x:auto}
 .output pre{margin:.25rem 0}
+.output pre.prose{white-space:pre-wrap;overflow-wrap:anywhere}
 .output img{max-width:100%;height:auto}
 .stream.stderr{background:#fff8c5}
 .error{background:#ffebe9;border-left:4px solid #cf222e;padding:.25rem .75rem}
@@ -355,6 +373,7 @@ nav.pages .index{flex:0 0 auto}
 .paths dd{margin:0 0 0 1rem}
 .paths p{margin:.15rem 0}
 .path{font-size:15px}
+.path a,.path .unwritten,a.chapter{white-space:nowrap}
 .unwritten{color:#6e7781}
 .optional{color:#57606a;font-size:14px}
 `

@@ -48,7 +48,10 @@ func polish(doc []byte, chapters Chapters, self int) []byte {
 			case (a == atom.Td || a == atom.Th) && len(tables) > 0:
 				t := tables[len(tables)-1]
 				span := cellSpan(raw)
-				if span == 1 && t.col < len(t.align) && t.align[t.col] == alignNumber && !hasAlignment(raw) {
+				// The content decides, not a markdown column's colon or a
+				// style: one look for every table on the page.
+				raw = dropAlignment(raw)
+				if span == 1 && t.col < len(t.align) && t.align[t.col] == alignNumber {
 					raw = addClass(raw, "num")
 				}
 				t.col += span
@@ -216,8 +219,9 @@ func columnAlignments(doc []byte) [][]alignment {
 // numberCell is a table cell holding one number, perhaps signed, grouped,
 // with a fraction or an exponent, after an approximation sign and before
 // a unit: "1,024", "-0.5", "1e+06", "74.59 µs", "14.27 GB/s", "92%",
-// "1.5x", "~20 µs", "3/8".
-var numberCell = regexp.MustCompile(`^[~≈<>≤≥]?\s*[-+−±]?(\d{1,3}(,\d{3})+|\d+)(\.\d+)?([eE][-+]?\d+)?(/\d+)?\s*([%x×]|[A-Za-zµμ]{1,5}(/s)?)?$`)
+// "1.5x", "~20 µs", "3/8", and one with a note in parentheses after it,
+// "22.15 µs (+184%)".
+var numberCell = regexp.MustCompile(`^[~≈<>≤≥]?\s*[-+−±]?(\d{1,3}(,\d{3})+|\d+)(\.\d+)?([eE][-+]?\d+)?(/\d+)?\s*([%x×]|[A-Za-zµμ]{1,5}(/s)?)?(\s*\([^()]*\))?$`)
 
 // isPlaceholder is a cell that says there is no value.
 func isPlaceholder(v string) bool {
@@ -250,9 +254,32 @@ func cellSpan(startTag []byte) int {
 	return max(n, 1)
 }
 
-// hasAlignment says whether a cell's author aligned it (a markdown
-// column's colon, a style): that wins.
-func hasAlignment(startTag []byte) bool { return alignmentAttr.Match(startTag) }
+var (
+	alignAttr     = regexp.MustCompile(`(?i)\s+align\s*=\s*("[^"]*"|'[^']*'|[^\s>]+)`)
+	styleAttr     = regexp.MustCompile(`(?i)(\s+style\s*=\s*)("([^"]*)"|'([^']*)')`)
+	textAlignDecl = regexp.MustCompile(`(?i)\s*text-align\s*:\s*[^;"']*;?`)
+)
+
+// dropAlignment removes a cell's own horizontal alignment (the align
+// attribute, text-align in its style), leaving everything else.
+func dropAlignment(startTag []byte) []byte {
+	if !alignmentAttr.Match(startTag) {
+		return startTag
+	}
+	out := alignAttr.ReplaceAll(startTag, nil)
+	return styleAttr.ReplaceAllFunc(out, func(m []byte) []byte {
+		sub := styleAttr.FindSubmatch(m)
+		decls, quote := sub[3], byte('"')
+		if len(sub[4]) > 0 || bytes.HasPrefix(sub[2], []byte("'")) {
+			decls, quote = sub[4], '\''
+		}
+		rest := bytes.TrimSpace(textAlignDecl.ReplaceAll(decls, nil))
+		if len(rest) == 0 {
+			return nil
+		}
+		return append(append(append(append([]byte{}, sub[1]...), quote), rest...), quote)
+	})
+}
 
 // addClass adds a class to a start tag.
 func addClass(startTag []byte, class string) []byte {
@@ -362,7 +389,7 @@ func (c Chapters) link(escaped string, self int) string {
 			return name
 		}
 		if h, ok := href(n); ok {
-			return fmt.Sprintf(`<a href="%s">%s</a>`, html.EscapeString(h), name)
+			return fmt.Sprintf(`<a class="chapter" href="%s">%s</a>`, html.EscapeString(h), name)
 		}
 		return name
 	})
@@ -372,7 +399,7 @@ func (c Chapters) link(escaped string, self int) string {
 		first := 0
 		fmt.Sscan(sub[3], &first)
 		if h, ok := href(first); ok {
-			fmt.Fprintf(&b, `<a href="%s">%s%s%s</a>`, html.EscapeString(h), sub[1], sub[2], sub[3])
+			fmt.Fprintf(&b, `<a class="chapter" href="%s">%s%s%s</a>`, html.EscapeString(h), sub[1], sub[2], sub[3])
 		} else {
 			b.WriteString(sub[1] + sub[2] + sub[3])
 		}
@@ -380,7 +407,7 @@ func (c Chapters) link(escaped string, self int) string {
 			n := 0
 			fmt.Sscan(num, &n)
 			if h, ok := href(n); ok {
-				return fmt.Sprintf(`<a href="%s">%s</a>`, html.EscapeString(h), num)
+				return fmt.Sprintf(`<a class="chapter" href="%s">%s</a>`, html.EscapeString(h), num)
 			}
 			return num
 		}))

@@ -38,8 +38,11 @@ func TestColumnAlignment(t *testing.T) {
 		{"colspan moves columns and is left alone",
 			`<table><tr><td colspan="2">both</td><td>3</td></tr><tr><td>a</td><td>1</td><td>4</td></tr></table>`,
 			[]bool{false, true, false, true, true}},
-		{"an author's alignment wins",
-			`<table><tr><td style="text-align:left">5</td></tr></table>`, []bool{false}},
+		{"content wins over a markdown colon or a style",
+			`<table><tr><th style="text-align:right">name</th><th align="left">n</th></tr><tr><td style="text-align:right">ring</td><td style="color:red; text-align:left">5</td></tr></table>`,
+			[]bool{false, true, false, true}},
+		{"a number with a note",
+			`<table><tr><td>22.15 µs (+184%)</td><td>1 GiB (2^30)</td></tr></table>`, []bool{true, true}},
 		{"nested tables keep their own columns",
 			`<table><tr><td><table><tr><td>7</td></tr></table></td><td>word</td></tr></table>`, []bool{false, true, false}},
 	} {
@@ -72,15 +75,15 @@ func TestKeepUnits(t *testing.T) {
 func TestChapterLinks(t *testing.T) {
 	ch := ChapterPages("", []string{"00-tour", "01-collectives", "02-interconnect", "04-nccl", "05-pytorch", "06-nccl-tests"})
 	for _, c := range []struct{ in, want string }{
-		{"see chapter 4", `see <a href="04-nccl.html">chapter 4</a>`},
-		{"Chapter 2's table", `<a href="02-interconnect.html">Chapter 2</a>'s table`},
-		{"chapters 5 and 6", `<a href="05-pytorch.html">chapters 5</a> and <a href="06-nccl-tests.html">6</a>`},
-		{"chapters 1, 2 and 4", `chapters 1, <a href="02-interconnect.html">2</a> and <a href="04-nccl.html">4</a>`}, // 1 is the page's own
-		{"chapters 0 to 2", `<a href="00-tour.html">chapters 0</a> to <a href="02-interconnect.html">2</a>`},
+		{"see chapter 4", `see <a class="chapter" href="04-nccl.html">chapter 4</a>`},
+		{"Chapter 2's table", `<a class="chapter" href="02-interconnect.html">Chapter 2</a>'s table`},
+		{"chapters 5 and 6", `<a class="chapter" href="05-pytorch.html">chapters 5</a> and <a class="chapter" href="06-nccl-tests.html">6</a>`},
+		{"chapters 1, 2 and 4", `chapters 1, <a class="chapter" href="02-interconnect.html">2</a> and <a class="chapter" href="04-nccl.html">4</a>`}, // 1 is the page's own
+		{"chapters 0 to 2", `<a class="chapter" href="00-tour.html">chapters 0</a> to <a class="chapter" href="02-interconnect.html">2</a>`},
 		{"chapter 3 has no page", "chapter 3 has no page"},
-		{"chapters 3 and 4", `chapters 3 and <a href="04-nccl.html">4</a>`},
+		{"chapters 3 and 4", `chapters 3 and <a class="chapter" href="04-nccl.html">4</a>`},
 		{"chapter 1, here", "chapter 1, here"}, // the page's own
-		{"check 06-nccl-tests", `check <a href="06-nccl-tests.html">06-nccl-tests</a>`},
+		{"check 06-nccl-tests", `check <a class="chapter" href="06-nccl-tests.html">06-nccl-tests</a>`},
 		{"08-unknown stays", "08-unknown stays"},
 		{"4 chapters", "4 chapters"},
 	} {
@@ -91,7 +94,7 @@ func TestChapterLinks(t *testing.T) {
 	if got := (Chapters{}).LinkText("chapter 4"); got != "chapter 4" {
 		t.Errorf("zero Chapters linked: %s", got)
 	}
-	page := string(polish([]byte(`<p>as chapter 4 shows</p><a href="x">chapter 4</a><pre>chapter 4</pre>`), ch, -1))
+	page := string(polish([]byte(`<p>as chapter 4 shows</p><a class="chapter" href="x">chapter 4</a><pre>chapter 4</pre>`), ch, -1))
 	if strings.Count(page, `href="04-nccl.html"`) != 1 {
 		t.Errorf("links in prose only, once: %s", page)
 	}
@@ -116,7 +119,7 @@ func TestPageNavAndFolding(t *testing.T) {
 	page := b.String()
 	for _, want := range []string{`<a class="prev" href="01-a.html">← 1. A</a>`, `<a class="index" href="index.html">all chapters</a>`,
 		`<a class="next" href="03-c.html">3. C →</a>`, `<summary>setup code (click to show)</summary>`, `<summary>code (click to show)</summary>`,
-		`<a href="04-nccl.html">chapter 4</a>`, "64\u00a0KiB"} {
+		`<a class="chapter" href="04-nccl.html">chapter 4</a>`, "64\u00a0KiB"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %q", want)
 		}
@@ -132,6 +135,21 @@ func TestPageNavAndFolding(t *testing.T) {
 	}
 	if !regexp.MustCompile(`th,td\{[^}]*text-align:left`).MatchString(page) {
 		t.Error("cells do not default to the left")
+	}
+}
+
+func TestDropAlignment(t *testing.T) {
+	for in, want := range map[string]string{
+		`<td style="text-align:right">`:              `<td>`,
+		`<th style="color:red; text-align: left;">`:  `<th style="color:red;">`,
+		`<td align="right" class="x">`:               `<td class="x">`,
+		`<td style='text-align:center;padding:1px'>`: `<td style='padding:1px'>`,
+		`<td data-note="text-align">`:                `<td data-note="text-align">`,
+		`<td colspan="2" style="text-align:right">`:  `<td colspan="2">`,
+	} {
+		if got := string(dropAlignment([]byte(in))); got != want {
+			t.Errorf("dropAlignment(%s) = %s, want %s", in, got, want)
+		}
 	}
 }
 
@@ -152,4 +170,20 @@ func FuzzPolish(f *testing.F) {
 			t.Errorf("not stable:\n%q\n%q", once, twice)
 		}
 	})
+}
+
+// Printed sentences may wrap at the page's edge; columns never do.
+func TestProseClass(t *testing.T) {
+	for text, want := range map[string]string{
+		"the sweep ends at 8 GiB, where the model is bandwidth-bound\n": " prose",
+		"size    time\n8 B     20 µs\n":                                 "",
+		"  Algorithm   |   Tree   |   Ring\n":                           "",
+		"a\tb\n":                                                        "",
+		"┌──┐\n":                                                        "",
+		"  indented sentence only at the start\n":                       " prose",
+	} {
+		if got := proseClass(text); got != want {
+			t.Errorf("proseClass(%q) = %q, want %q", text, got, want)
+		}
+	}
 }

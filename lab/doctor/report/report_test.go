@@ -53,7 +53,7 @@ func TestPageRecorded(t *testing.T) {
 	}
 	// The chapter column links each check to its chapter (a link is
 	// followed by the reader, not loaded by the page).
-	if !strings.Contains(page, `<a href="https://github.com/commlab/commlab/blob/main/chapters/06-nccl-tests.md">06-nccl-tests</a>`) {
+	if !strings.Contains(page, `<a class="chapter" href="https://github.com/commlab/commlab/blob/main/chapters/06-nccl-tests.md">06-nccl-tests</a>`) {
 		t.Error("the chapter column does not link to the chapter")
 	}
 	if dir := os.Getenv("DOCTOR_HTML_OUT"); dir != "" { // for looking at the page in a browser
