@@ -356,7 +356,8 @@ details.folded[open]>summary{margin-bottom:.35rem}
 table{border-collapse:collapse;margin:.5rem 0;display:block;overflow-x:auto;max-width:100%}
 th,td{border:1px solid #d0d7de;padding:.25rem .6rem;text-align:left;vertical-align:top}
 th{background:#f6f8fa}
-td.num,th.num{text-align:right;white-space:nowrap;font-variant-numeric:tabular-nums}
+td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
+td.num{white-space:nowrap}
 td.nowrap{white-space:nowrap}
 nav.pages{display:flex;justify-content:space-between;gap:1rem;font-size:15px;padding:.5rem 0;border-bottom:1px solid #d0d7de;margin-bottom:1rem}
 nav.pages.bottom{border-bottom:0;border-top:1px solid #d0d7de;margin:2rem 0 0}
