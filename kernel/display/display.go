@@ -19,6 +19,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"html"
 	"os"
 	"reflect"
 	"sync"
@@ -275,6 +276,12 @@ func BundleOf(v any) Bundle {
 			if tb, ok := mapTable(v); ok {
 				return tb
 			}
+			// A list of names reads as words on a page ("ring, tree,
+			// dbtree"); text/plain keeps Go's [ring tree dbtree] for
+			// consoles, as a Go reader expects.
+			if s, ok := listText(v); ok {
+				b.Data[MIMEHTML] = html.EscapeString(s)
+			}
 		}
 	}
 	if _, ok := b.Data[MIMEPlain]; !ok {
@@ -289,18 +296,13 @@ func BundleOf(v any) Bundle {
 }
 
 // Text is the plain-text form of a value as a cell result shows it: its
-// Error or String method, a list of names as "ring, tree, dbtree" and a
-// map as "a: 1, b: 2" (not Go's "[ring tree dbtree]" and "map[a:1 b:2]"),
-// else fmt's %v.
+// Error or String method, else fmt's %v.
 func Text(v any) string {
 	switch t := v.(type) {
 	case error:
 		return t.Error()
 	case fmt.Stringer:
 		return t.String()
-	}
-	if s, ok := listText(v); ok {
-		return s
 	}
 	return fmt.Sprintf("%v", v)
 }

@@ -238,42 +238,32 @@ func sortedKeys(v reflect.Value) []reflect.Value {
 	return keys
 }
 
-// listText is the plain text of a slice of names or numbers, "ring, tree,
-// dbtree", and of a map, "a: 1, b: 2", instead of fmt's "[ring tree
-// dbtree]" and "map[a:1 b:2]"; ok is false for other values.
+// listText is the plain text of a slice of names (strings, or values with
+// a String or Error method), "ring, tree, dbtree", instead of fmt's
+// "[ring tree dbtree]"; ok is false for other values. Numbers keep Go's
+// form, "[0 1 4 9]", which a Go reader expects and which keeps a
+// one-element slice from reading as a scalar.
 func listText(v any) (string, bool) {
 	rv := reflect.ValueOf(v)
-	switch rv.Kind() {
-	case reflect.Slice, reflect.Array:
-		if rv.Type().Elem().Kind() == reflect.Uint8 || !isListable(rv.Type().Elem()) {
-			return "", false
-		}
-		if rv.Len() == 0 {
-			return "(none)", true
-		}
-		parts := make([]string, rv.Len())
-		for i := range parts {
-			parts[i] = fmt.Sprint(rv.Index(i).Interface())
-		}
-		return strings.Join(parts, ", "), true
-	case reflect.Map:
-		if !isListable(rv.Type().Key()) {
-			return "", false
-		}
-		if rv.Len() == 0 {
-			return "(none)", true
-		}
-		keys := sortedKeys(rv)
-		parts := make([]string, len(keys))
-		for i, k := range keys {
-			parts[i] = fmt.Sprint(k.Interface()) + ": " + cellText(rv.MapIndex(k))
-		}
-		return strings.Join(parts, ", "), true
+	if rv.Kind() != reflect.Slice && rv.Kind() != reflect.Array {
+		return "", false
 	}
-	return "", false
+	et := rv.Type().Elem()
+	if et.Kind() != reflect.String && !et.Implements(stringerType) && !et.Implements(errorType) {
+		return "", false
+	}
+	if rv.Len() == 0 {
+		return "(none)", true
+	}
+	parts := make([]string, rv.Len())
+	for i := range parts {
+		parts[i] = Text(rv.Index(i).Interface())
+	}
+	return strings.Join(parts, ", "), true
 }
 
-// mapTable renders a map with listable keys as a key/value table.
+// mapTable renders a map with listable keys as a key/value table in HTML;
+// its text/plain stays fmt's, map[k:v], as Go prints it.
 func mapTable(v any) (Bundle, bool) {
 	rv := reflect.ValueOf(v)
 	if rv.Kind() != reflect.Map || rv.Len() == 0 || !isListable(rv.Type().Key()) {
@@ -286,9 +276,8 @@ func mapTable(v any) (Bundle, bool) {
 	}
 	b := TableBundle([]string{"key", "value"}, rows)
 	if len(keys) > maxTableRows {
-		note := fmt.Sprintf("(first %d of %d keys)", maxTableRows, len(keys))
-		b.Data[MIMEHTML] = b.Data[MIMEHTML].(string) + "<p>" + note + "</p>"
-		b.Data[MIMEPlain] = b.Data[MIMEPlain].(string) + "\n" + note
+		b.Data[MIMEHTML] = b.Data[MIMEHTML].(string) + fmt.Sprintf("<p>(first %d of %d keys)</p>", maxTableRows, len(keys))
 	}
+	b.Data[MIMEPlain] = fmt.Sprintf("%v", v)
 	return b, true
 }
