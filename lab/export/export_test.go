@@ -49,9 +49,9 @@ func TestPage(t *testing.T) {
 	for _, want := range []string{
 		"<title>Export test</title>",
 		"<table>", "<th class=\"num\">size</th>", // GFM table, aligned by content
-		`<img src="data:image/png;base64,iVBOR`,                           // output and attachment inlined
-		`alt="local"`,                                                     // local image inlined
-		`<span class="nx">fmt</span>`,                                     // chroma highlighting
+		`<img src="data:image/png;base64,iVBOR`,                                 // output and attachment inlined
+		`alt="local"`,                                                           // local image inlined
+		`<span class="nx">fmt</span>`,                                           // chroma highlighting
 		"a &lt; b", "<pre class=\"output stream stderr prose\">warning\n</pre>", // escaped, ANSI removed, a sentence may wrap
 		"<strong>bold</strong> result", // markdown result
 		"<p class=\"ename\">panic: assignment to entry in nil map</p>",
