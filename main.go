@@ -45,6 +45,7 @@ var verbs = []verb{
 	{name: "export", summary: "write executed notebooks as self-contained HTML with an index", run: runExport},
 	{name: "install", summary: "install the Jupyter kernelspec (Go (commlab))", run: runInstall},
 	{name: "kernel", summary: "run the Jupyter kernel on a connection file", run: runKernel},
+	{name: "lab", summary: "write the chapters this binary carries into DIR, register the kernel and run them (make lab without a clone)", run: runLab},
 	{name: "model", summary: "predict a collective's time, algbw and busbw (alpha-beta, NCCL-like tuner)", run: runModel},
 	{name: "parse", summary: "parse tool outputs (nccl-tests, NCCL logs, topo, ...)", sub: parseVerbs},
 	{name: "probe", summary: "read this machine's topology or measure it", sub: []verb{

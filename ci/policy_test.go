@@ -29,6 +29,7 @@ var levels = map[string]int{
 	"probes/dynlib":                  5,
 	"probes/parse":                   0, // the parsers' shared error shape
 	"probes/parse/internal/golden":   0,
+	"chapters":                       0, // the chapters embedded in the binary (commlab lab, the doctor's links)
 	"lab/prose":                      5, // the chapters' shared words for numbers and tables: units and costmodel
 	"chapters/solutions":             0, // the trainer's answers, embedded; lab/exercise reads them, kernel/session applies them
 	"probes/parse/internal/launcher": 0, // launcher prefixes and pdsh labels, stripped for every text parser
@@ -77,6 +78,7 @@ var levels = map[string]int{
 // outside systems and the one package each may enter through.
 var gateways = map[string][]string{
 	"github.com/go-zeromq/zmq4":             {"kernel/conn"},
+	"golang.org/x/net/html":                 {"lab/export"}, // tables and text of a finished page (polish.go)
 	"github.com/traefik/yaegi":              {"kernel/session"},
 	"github.com/NVIDIA/go-nvml":             {"probes/nvml"},
 	"gonum.org/v1/plot":                     {"lab/chart", "kernel/symbols"}, // and cells, through the generated tables

@@ -38,22 +38,31 @@ func ExportHTML(files []string, outDir string) (pages int, index string, err err
 	}
 	sort.Strings(names)
 	var entries []export.Entry
+	notebooks := map[string]*notebook.Notebook{}
 	for _, name := range names {
-		f := byName[name]
-		nb, err := Load(f)
+		nb, err := Load(byName[name])
 		if err != nil {
 			return 0, "", err
 		}
-		page := name + ".html"
-		entries = append(entries, export.Entry{Title: export.Title(nb, name), Href: page, Run: export.RunOf(nb)})
+		notebooks[name] = nb
+		entries = append(entries, export.Entry{Title: export.Title(nb, name), Href: name + ".html", Run: export.RunOf(nb)})
+	}
+	chapters := export.ChapterPages("", names)
+	for i, name := range names {
 		if !render[name] {
 			continue
 		}
+		f := byName[name]
+		own, ok := export.ChapterNumber(name)
+		if !ok {
+			own = -1
+		}
+		opts := export.Options{BaseDir: filepath.Dir(f), Chapters: chapters, Chapter: own, Nav: pageNav(entries, i)}
 		var b bytes.Buffer
-		if err := export.Page(&b, nb, export.Options{BaseDir: filepath.Dir(f)}); err != nil {
+		if err := export.Page(&b, notebooks[name], opts); err != nil {
 			return 0, "", fmt.Errorf("%s: %w", f, err)
 		}
-		if err := notebook.WriteFileAtomic(filepath.Join(outDir, page), b.Bytes()); err != nil {
+		if err := notebook.WriteFileAtomic(filepath.Join(outDir, name+".html"), b.Bytes()); err != nil {
 			return 0, "", err
 		}
 	}
@@ -66,4 +75,34 @@ func ExportHTML(files []string, outDir string) (pages int, index string, err err
 		return 0, "", err
 	}
 	return len(render), index, nil
+}
+
+// pageNav links page i of entries (in name order) to the index and to the
+// chapter pages before and after it.
+func pageNav(entries []export.Entry, i int) *export.Nav {
+	nav := &export.Nav{Index: export.Link{Href: "index.html", Title: "all chapters"}}
+	label := func(e export.Entry) string {
+		if n, ok := export.ChapterNumber(e.Href); ok {
+			if short, ok := export.SeriesChapters[n]; ok {
+				return fmt.Sprintf("%d. %s", n, short)
+			}
+		}
+		return e.Title
+	}
+	if _, ok := export.ChapterNumber(entries[i].Href); !ok {
+		return nav
+	}
+	for j := i - 1; j >= 0; j-- {
+		if _, ok := export.ChapterNumber(entries[j].Href); ok {
+			nav.Prev = export.Link{Href: entries[j].Href, Title: label(entries[j])}
+			break
+		}
+	}
+	for j := i + 1; j < len(entries); j++ {
+		if _, ok := export.ChapterNumber(entries[j].Href); ok {
+			nav.Next = export.Link{Href: entries[j].Href, Title: label(entries[j])}
+			break
+		}
+	}
+	return nav
 }

@@ -1,6 +1,8 @@
 package lab
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -9,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/commlab/commlab/kernel/session"
 	"github.com/commlab/commlab/lab/literate"
 	"github.com/commlab/commlab/lab/notebook"
 )
@@ -30,9 +33,11 @@ type SyncAction struct {
 // Sync keeps chapters/NN-slug.md and notebooks/NN-slug.ipynb in step. Where
 // they disagree the newer file wins (a notebook edited in JupyterLab, or a
 // chapter edited as text); a file without its counterpart creates it.
-// Notebooks are written without outputs; what a run or JupyterLab adds
-// (outputs, counts, timing, language_info) is not compared and does not
-// reach the chapter (literate.StripVolatile). With check, nothing is written and
+// Notebooks are written without outputs and with the kernel's
+// language_info (session.LanguageInfo), so that Jupyter opening one finds
+// nothing to change; a notebook with another language_info is out of
+// sync. What a run or JupyterLab adds (outputs, counts, timing) is not
+// compared and does not reach the chapter (literate.StripVolatile). With check, nothing is written and
 // the error wraps ErrOutOfSync when any action is due.
 func Sync(chapters, notebooks string, check bool) ([]SyncAction, error) {
 	names := map[string]bool{}
@@ -82,11 +87,13 @@ func syncOne(name, md, ipynb string, check bool) (SyncAction, error) {
 		literate.StripVolatile(fromMD)
 	}
 	var fromNB *notebook.Notebook
+	staleInfo := false
 	if nbErr == nil {
 		var err error
 		if fromNB, err = notebook.ReadFile(ipynb); err != nil {
 			return a, err
 		}
+		staleInfo = !sameJSON(fromNB.Metadata["language_info"], session.LanguageInfo())
 		literate.StripVolatile(fromNB)
 	}
 	switch {
@@ -99,7 +106,11 @@ func syncOne(name, md, ipynb string, check bool) (SyncAction, error) {
 	default:
 		d := notebook.Diff(fromMD, fromNB, false)
 		if d == "" {
-			return a, nil
+			if !staleInfo {
+				return a, nil
+			}
+			a.Write, a.Reason = ipynb, "language_info differs from the kernel's"
+			break
 		}
 		if nbInfo.ModTime().After(mdInfo.ModTime()) {
 			a.Write, a.Reason = md, "notebook newer: "+d
@@ -112,6 +123,12 @@ func syncOne(name, md, ipynb string, check bool) (SyncAction, error) {
 	}
 	if a.Write == ipynb {
 		fromMD.StripOutputs()
+		// The kernel's own language_info, so that opening the notebook in
+		// Jupyter changes nothing (a chapter does not carry it).
+		if fromMD.Metadata == nil {
+			fromMD.Metadata = map[string]any{}
+		}
+		fromMD.Metadata["language_info"] = session.LanguageInfo()
 		if fromNB != nil {
 			keepIDs(fromMD, fromNB)
 		}
@@ -128,6 +145,14 @@ func syncOne(name, md, ipynb string, check bool) (SyncAction, error) {
 		return a, fmt.Errorf("lab: %w", err)
 	}
 	return a, notebook.WriteFileAtomic(md, out)
+}
+
+// sameJSON says whether a and b are equal as JSON values (a notebook read
+// from a file holds float64 where LanguageInfo holds strings and ints).
+func sameJSON(a, b any) bool {
+	ja, errA := json.Marshal(a)
+	jb, errB := json.Marshal(b)
+	return errA == nil && errB == nil && bytes.Equal(ja, jb)
 }
 
 // keepIDs reuses the old notebook's cell ids where a cell of the same type

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/commlab/commlab/kernel/session"
 	"github.com/commlab/commlab/lab/notebook"
 )
 
@@ -47,12 +48,27 @@ func TestSync(t *testing.T) {
 	nb.Cells[2].ExecutionCount = &one
 	nb.Cells[2].Outputs = []*notebook.Output{{Type: notebook.Stream, Name: "stdout", Text: "ring of 8\n"}}
 	nb.Cells[2].Metadata["execution"] = map[string]any{"iopub.execute_input": "2026-11-29T09:00:00Z"}
-	nb.Metadata["language_info"] = map[string]any{"name": "go"}
+	nb.Metadata["language_info"] = session.LanguageInfo() // what the kernel told JupyterLab
 	if err := notebook.WriteFile(ipynb, nb); err != nil {
 		t.Fatal(err)
 	}
 	if acts, err := Sync(ch, nbs, true); err != nil || len(acts) != 0 {
 		t.Fatalf("check after a run in JupyterLab = %+v, %v", acts, err)
+	}
+	// Another kernel's language_info (an older build, another Go kernel)
+	// would be rewritten by the next front end to open it: out of sync.
+	nb.Metadata["language_info"] = map[string]any{"name": "go", "version": "1.21.0"}
+	if err := notebook.WriteFile(ipynb, nb); err != nil {
+		t.Fatal(err)
+	}
+	if acts, _ := Sync(ch, nbs, true); len(acts) != 1 || acts[0].Reason != "language_info differs from the kernel's" {
+		t.Fatalf("check with a foreign language_info = %+v", acts)
+	}
+	if acts, err := Sync(ch, nbs, false); err != nil || len(acts) != 1 {
+		t.Fatalf("sync of the language_info = %+v, %v", acts, err)
+	}
+	if nb, err = notebook.ReadFile(ipynb); err != nil || !sameJSON(nb.Metadata["language_info"], session.LanguageInfo()) {
+		t.Fatalf("language_info after sync: %v, %v", nb.Metadata["language_info"], err)
 	}
 	nb.Cells[0].Source = "# Edited in JupyterLab"
 	if err := notebook.WriteFile(ipynb, nb); err != nil {

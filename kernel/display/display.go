@@ -19,6 +19,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"html"
 	"os"
 	"reflect"
 	"sync"
@@ -272,6 +273,15 @@ func BundleOf(v any) Bundle {
 			if tb, ok := structTable(v); ok {
 				return tb
 			}
+			if tb, ok := mapTable(v); ok {
+				return tb
+			}
+			// A list of names reads as words on a page ("ring, tree,
+			// dbtree"); text/plain keeps Go's [ring tree dbtree] for
+			// consoles, as a Go reader expects.
+			if s, ok := listText(v); ok {
+				b.Data[MIMEHTML] = html.EscapeString(s)
+			}
 		}
 	}
 	if _, ok := b.Data[MIMEPlain]; !ok {
@@ -285,7 +295,8 @@ func BundleOf(v any) Bundle {
 	return b
 }
 
-// Text is the plain-text form of a value as a cell result shows it.
+// Text is the plain-text form of a value as a cell result shows it: its
+// Error or String method, else fmt's %v.
 func Text(v any) string {
 	switch t := v.(type) {
 	case error:

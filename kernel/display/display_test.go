@@ -211,11 +211,11 @@ type costLike struct {
 
 func TestBundleOfTables(t *testing.T) {
 	b := BundleOf([]sweepRow{{8, 1e-6}, {1024, 2e-6}})
-	if !strings.Contains(b.Data[MIMEHTML].(string), "<th>Bytes</th><th>Time</th>") || !strings.Contains(b.Data[MIMEPlain].(string), "1024") {
+	if !strings.Contains(b.Data[MIMEHTML].(string), "<th>Bytes</th><th>Time</th>") || !strings.Contains(b.Data[MIMEPlain].(string), "1,024") || !strings.Contains(b.Data[MIMEPlain].(string), "0.000002") {
 		t.Errorf("slice of structs = %v", b.Data)
 	}
 	b = BundleOf(costLike{Algo: "ring", Terms: map[string]float64{"latency": 2, "bandwidth": 1}})
-	if !strings.Contains(b.Data[MIMEHTML].(string), "<td>bandwidth=1 latency=2</td>") {
+	if !strings.Contains(b.Data[MIMEHTML].(string), "<td>bandwidth=1, latency=2</td>") {
 		t.Errorf("struct = %v", b.Data[MIMEHTML])
 	}
 	many := make([]sweepRow, 1000)
@@ -276,5 +276,44 @@ func TestBundleOfUnits(t *testing.T) {
 				t.Errorf("%s: rendering shows %q:\n%s\n%s", c.name, w, h, p)
 			}
 		}
+	}
+}
+
+type algoName string
+
+func (a algoName) String() string { return "algo " + string(a) }
+
+// Values a cell returns read as a person writes them on a page: a list
+// of names as words, a map as a key/value table (HTML, which pages and
+// Jupyter show); text/plain keeps Go's form for consoles.
+func TestBundleOfLists(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		v     any
+		plain string
+		html  string
+	}{
+		{"strings", []string{"NIC0"}, "[NIC0]", "NIC0"},
+		{"several strings", []string{"ring", "tree", "dbtree", "rhd"}, "[ring tree dbtree rhd]", "ring, tree, dbtree, rhd"},
+		{"stringers", []algoName{"ring", "tree"}, "[algo ring algo tree]", "algo ring, algo tree"},
+		{"array", [2]string{"a", "b"}, "[a b]", "a, b"},
+		{"empty", []string{}, "[]", "(none)"},
+		{"errors", []error{errors.New("one"), errors.New("<two>")}, "[one <two>]", "one, &lt;two&gt;"},
+		{"ints keep Go's form", []int{0, 1, 2}, "[0 1 2]", ""},
+		{"map", map[string]int{"b": 2, "a": 1}, "map[a:1 b:2]", "<tr><td>a</td><td>1</td></tr><tr><td>b</td><td>2</td></tr>"},
+		{"map of floats", map[int]float64{10: 1.23456, 2: 0.5}, "map[2:0.5 10:1.23456]", "<tr><td>2</td><td>0.5</td></tr><tr><td>10</td><td>1.235</td></tr>"},
+		{"bytes stay bytes", []byte("hi"), "[104 105]", ""},
+	} {
+		b := BundleOf(c.v)
+		if p, _ := b.Data[MIMEPlain].(string); p != c.plain {
+			t.Errorf("%s: text/plain %q, want %q", c.name, p, c.plain)
+		}
+		h, _ := b.Data[MIMEHTML].(string)
+		if c.html == "" && h != "" || !strings.Contains(h, c.html) {
+			t.Errorf("%s: text/html %q, want %q", c.name, h, c.html)
+		}
+	}
+	if h := BundleOf(map[string][]string{"nics": {"NIC0", "NIC1"}}).Data[MIMEHTML]; !strings.Contains(h.(string), "<td>nics</td><td>NIC0, NIC1</td>") {
+		t.Errorf("map of lists: %v", h)
 	}
 }

@@ -87,7 +87,8 @@ func structTable(v any) (Bundle, bool) {
 // Struct tags that shape a table: `unit:"s"` (or "us", "B", "B/s",
 // "GB/s", ... as units.Readable takes them) prints a number field with its
 // unit at readable precision; `table:"-"` leaves a field out of tables (it
-// stays in JSON and in the value).
+// stays in JSON and in the value); `table:"omitempty"` leaves it out of a
+// table in which every row has it empty.
 const (
 	unitTag  = "unit"
 	tableTag = "table"
@@ -166,27 +167,30 @@ func hasExported(t reflect.Type) bool {
 	return false
 }
 
-// cellText is a field's value as a table cell: maps in key order, long
-// slices summarised.
+// cellText is a field's value as a table cell: numbers at about four
+// significant digits (units.Number), maps in key order, lists of names
+// joined by commas, long slices summarised.
 func cellText(v reflect.Value) string {
 	switch v.Kind() {
+	case reflect.Float32, reflect.Float64:
+		return units.Number(v.Float())
 	case reflect.Map:
-		keys := v.MapKeys()
-		sort.Slice(keys, func(i, j int) bool { return fmt.Sprint(keys[i]) < fmt.Sprint(keys[j]) })
-		s := ""
+		keys := sortedKeys(v)
+		parts := make([]string, len(keys))
 		for i, k := range keys {
-			if i > 0 {
-				s += " "
-			}
-			s += fmt.Sprintf("%v=%v", k, v.MapIndex(k))
+			parts[i] = cellText(k) + "=" + cellText(v.MapIndex(k))
 		}
-		return s
-	case reflect.Slice:
+		return strings.Join(parts, ", ")
+	case reflect.Slice, reflect.Array:
 		if v.Type().Elem().Kind() == reflect.Uint8 {
 			break
 		}
-		if isScalar(v.Type().Elem().Kind()) {
-			// A ring's ranks, a list of notes: the values themselves.
+		if isListable(v.Type().Elem()) {
+			// A ring's ranks ("0 5 4 7") by spaces; names ("NIC0, NIC1") by commas.
+			sep := ", "
+			if k := v.Type().Elem().Kind(); k >= reflect.Int && k <= reflect.Float64 && !v.Type().Elem().Implements(stringerType) {
+				sep = " "
+			}
 			parts := make([]string, 0, min(v.Len(), maxCellItems)+1)
 			for i := 0; i < v.Len() && i < maxCellItems; i++ {
 				parts = append(parts, cellText(v.Index(i)))
@@ -194,7 +198,7 @@ func cellText(v reflect.Value) string {
 			if v.Len() > maxCellItems {
 				parts = append(parts, fmt.Sprintf("... (%d items)", v.Len()))
 			}
-			return strings.Join(parts, " ")
+			return strings.Join(parts, sep)
 		}
 		if v.Len() > 8 {
 			return fmt.Sprintf("[%d items]", v.Len())
@@ -204,4 +208,77 @@ func cellText(v reflect.Value) string {
 		return ""
 	}
 	return Text(v.Interface())
+}
+
+var (
+	stringerType = reflect.TypeFor[fmt.Stringer]()
+	errorType    = reflect.TypeFor[error]()
+)
+
+// isListable says whether values of t read well one after another: plain
+// scalars, and anything with a String or Error method (algorithm names,
+// link kinds).
+func isListable(t reflect.Type) bool {
+	return isScalar(t.Kind()) || t.Implements(stringerType) || t.Implements(errorType)
+}
+
+func sortedKeys(v reflect.Value) []reflect.Value {
+	keys := v.MapKeys()
+	sort.Slice(keys, func(i, j int) bool {
+		a, b := keys[i], keys[j]
+		switch {
+		case a.CanInt() && b.CanInt():
+			return a.Int() < b.Int()
+		case a.CanUint() && b.CanUint():
+			return a.Uint() < b.Uint()
+		case a.CanFloat() && b.CanFloat():
+			return a.Float() < b.Float()
+		}
+		return fmt.Sprint(a) < fmt.Sprint(b)
+	})
+	return keys
+}
+
+// listText is the plain text of a slice of names (strings, or values with
+// a String or Error method), "ring, tree, dbtree", instead of fmt's
+// "[ring tree dbtree]"; ok is false for other values. Numbers keep Go's
+// form, "[0 1 4 9]", which a Go reader expects and which keeps a
+// one-element slice from reading as a scalar.
+func listText(v any) (string, bool) {
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Slice && rv.Kind() != reflect.Array {
+		return "", false
+	}
+	et := rv.Type().Elem()
+	if et.Kind() != reflect.String && !et.Implements(stringerType) && !et.Implements(errorType) {
+		return "", false
+	}
+	if rv.Len() == 0 {
+		return "(none)", true
+	}
+	parts := make([]string, rv.Len())
+	for i := range parts {
+		parts[i] = Text(rv.Index(i).Interface())
+	}
+	return strings.Join(parts, ", "), true
+}
+
+// mapTable renders a map with listable keys as a key/value table in HTML;
+// its text/plain stays fmt's, map[k:v], as Go prints it.
+func mapTable(v any) (Bundle, bool) {
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Map || rv.Len() == 0 || !isListable(rv.Type().Key()) {
+		return Bundle{}, false
+	}
+	keys := sortedKeys(rv)
+	rows := make([][]string, 0, min(len(keys), maxTableRows))
+	for _, k := range keys[:min(len(keys), maxTableRows)] {
+		rows = append(rows, []string{cellText(k), cellText(rv.MapIndex(k))})
+	}
+	b := TableBundle([]string{"key", "value"}, rows)
+	if len(keys) > maxTableRows {
+		b.Data[MIMEHTML] = b.Data[MIMEHTML].(string) + fmt.Sprintf("<p>(first %d of %d keys)</p>", maxTableRows, len(keys))
+	}
+	b.Data[MIMEPlain] = fmt.Sprintf("%v", v)
+	return b, true
 }

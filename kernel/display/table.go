@@ -121,7 +121,38 @@ func TableBundleOf(rows any) (Bundle, error) {
 		}
 		out[r] = cells
 	}
+	header, out = dropEmptyOptional(et, fields, header, out)
 	return TableBundle(header, out), nil
+}
+
+// dropEmptyOptional leaves out the columns of fields tagged
+// `table:"omitempty"` that are empty in every row: a field only some
+// inputs carry (RCCL's communicator on a ring line) adds an empty column
+// to every other table.
+func dropEmptyOptional(et reflect.Type, fields []int, header []string, rows [][]string) ([]string, [][]string) {
+	keep := make([]bool, len(fields))
+	for i, f := range fields {
+		keep[i] = et.Field(f).Tag.Get(tableTag) != "omitempty"
+		for _, row := range rows {
+			if row[i] != "" {
+				keep[i] = true
+				break
+			}
+		}
+	}
+	pick := func(cells []string) []string {
+		var out []string
+		for i, c := range cells {
+			if keep[i] {
+				out = append(out, c)
+			}
+		}
+		return out
+	}
+	for r := range rows {
+		rows[r] = pick(rows[r])
+	}
+	return pick(header), rows
 }
 
 // Image displays an image as PNG.

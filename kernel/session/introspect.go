@@ -9,7 +9,6 @@ import (
 	"path"
 	"reflect"
 	"regexp"
-	"runtime"
 	"sort"
 	"strings"
 )
@@ -401,13 +400,21 @@ func goDoc(target string) string {
 	return strings.TrimSpace(string(out))
 }
 
+// GoLanguageVersion is the Go language version of the module, go.mod's go
+// line to the minor version.
+const GoLanguageVersion = "1.26"
+
 // LanguageInfo is the language_info of kernel_info_reply, which the
-// headless runner also writes into the notebooks it executes, as Jupyter
-// front ends do.
+// headless runner writes into the notebooks it executes and commlab sync
+// into the shipped notebooks, as Jupyter front ends do. It must not vary
+// between builds: a front end that opens a notebook whose language_info
+// differs from the kernel's rewrites the file. So version is the Go
+// language version cells are written in (go.mod's go line), not the
+// toolchain that built the binary.
 func LanguageInfo() map[string]any {
 	return map[string]any{
 		"name":            "go",
-		"version":         strings.TrimPrefix(runtime.Version(), "go"),
+		"version":         GoLanguageVersion,
 		"mimetype":        "text/x-go",
 		"file_extension":  ".go",
 		"pygments_lexer":  "go",

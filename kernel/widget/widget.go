@@ -28,6 +28,8 @@ import (
 	"html"
 	"maps"
 	"math"
+
+	"github.com/commlab/commlab/units"
 	"reflect"
 	"slices"
 	"strings"
@@ -105,6 +107,11 @@ type Widget struct {
 	opened    bool
 	refs      []*Widget // layout and style models
 	valueConv func(any) (any, error)
+	// rangeText is a slider's range as the cell declared it, for the
+	// page's controls table (the model's min may sit on the value's grid).
+	rangeText string
+	// declaredMin is the min the cell gave, for the text form.
+	declaredMin any
 }
 
 func newID() string {
@@ -182,19 +189,55 @@ func control(kind, styleModel string, extra map[string]any) *Widget {
 
 // IntSlider is a slider over integers.
 func IntSlider(description string, value, min, max, step int) *Widget {
-	return slider("IntSlider", description, value, min, max, step, "d", toInt, nil)
+	gridded := min
+	if step > 0 && value >= min && value <= max {
+		gridded = value - (value-min)/step*step
+	}
+	w := slider("IntSlider", description, value, gridded, max, step, "d", toInt, nil)
+	w.declaredMin = min
+	w.rangeText = fmt.Sprintf("%s to %s, step %s", units.Count(int64(min)), units.Count(int64(max)), units.Count(int64(step)))
+	return w
 }
 
 // FloatSlider is a slider over floats.
 func FloatSlider(description string, value, min, max, step float64) *Widget {
-	return slider("FloatSlider", description, value, min, max, step, ".3g", toFloat, nil)
+	w := slider("FloatSlider", description, value, gridMin(value, min, max, step), max, step, ".4g", toFloat, nil)
+	w.declaredMin = min
+	w.rangeText = fmt.Sprintf("%s to %s, step %s", units.Number(min), units.Number(max), units.Number(step))
+	return w
 }
 
 // FloatLogSlider is a slider over floats spaced evenly in log10: value
 // goes from 10^minExp to 10^maxExp in steps of 10^stepExp, so one slider
-// spans bytes to gigabytes.
+// spans bytes to gigabytes. It starts at value exactly (1 GiB stays 1 GiB,
+// not the 10^9 of the nearest step).
 func FloatLogSlider(description string, value, minExp, maxExp, stepExp float64) *Widget {
-	return slider("FloatLogSlider", description, value, minExp, maxExp, stepExp, ".3g", toFloat, map[string]any{"base": 10.0})
+	minGrid := minExp
+	if value > 0 {
+		minGrid = gridMin(math.Log10(value), minExp, maxExp, stepExp)
+	}
+	w := slider("FloatLogSlider", description, value, minGrid, maxExp, stepExp, ".4g", toFloat, map[string]any{"base": 10.0})
+	w.declaredMin = minExp
+	w.rangeText = fmt.Sprintf("%s to %s", units.Number(math.Pow(10, minExp)), units.Number(math.Pow(10, maxExp)))
+	return w
+}
+
+// gridMin is the slider minimum to send the front end: min moved up by
+// less than one step so that value sits on the grid min + k*step. The
+// front end's slider snaps its handle to that grid when it draws, and
+// sends the snapped value back: a value off the grid would change (log10
+// of 1 GiB, 9.0309, to 9.0) before anyone touched the control, and the
+// live cell would disagree with the page that ran at the exact value.
+func gridMin(value, min, max, step float64) float64 {
+	if !(step > 0) || math.IsNaN(value) || math.IsInf(value, 0) || value < min || value > max {
+		return min
+	}
+	k := math.Floor((value-min)/step + 1e-9)
+	m := value - k*step
+	if math.Abs(m-min) <= 1e-12*math.Max(1, math.Abs(min)) {
+		return min
+	}
+	return m
 }
 
 // slider is a horizontal slider model of kind over [min, max] in steps of
@@ -464,6 +507,9 @@ func (w *Widget) String() string {
 	}
 	for _, k := range keys {
 		if v, ok := w.state[k]; ok {
+			if k == "min" && w.declaredMin != nil {
+				v = w.declaredMin
+			}
 			parts = append(parts, fmt.Sprintf("%s=%v", k, v))
 		}
 	}
@@ -492,14 +538,13 @@ func (w *Widget) writeHTMLRows(b *strings.Builder) {
 	case "HBox", "VBox", "Output":
 	case "Dropdown":
 		detail = fmt.Sprintf("one of %v", w.state["_options_labels"])
-	case "FloatLogSlider":
-		detail = fmt.Sprintf("%v to %v", math.Pow(10, toFloat64(w.state["min"])), math.Pow(10, toFloat64(w.state["max"])))
 	case "Button":
 		value = ""
 	default:
-		if _, ok := w.state["min"]; ok {
-			detail = fmt.Sprintf("%v to %v, step %v", w.state["min"], w.state["max"], w.state["step"])
-		}
+		detail = w.rangeText
+	}
+	if f, ok := w.valueLocked().(float64); ok {
+		value = units.Number(f)
 	}
 	w.mu.Unlock()
 	switch kind {

@@ -2,6 +2,7 @@ package widget
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 	"testing"
@@ -189,12 +190,52 @@ func TestHTMLShowsValuesWhereNoWidgetManagerRuns(t *testing.T) {
 	box := VBox(IntSlider("GPUs", 8, 2, 64, 1), FloatLogSlider("alpha <s>", 5e-6, -7, -3, 0.1),
 		Dropdown("algo", []string{"ring", "tree"}, "tree"), Output())
 	got := box.HTML()
-	for _, want := range []string{"interactive in Jupyter", ">GPUs<", ">8<", "2 to 64, step 1", "alpha &lt;s&gt;", "1e-07 to 0.001", ">tree<", "one of [ring tree]"} {
+	for _, want := range []string{"interactive in Jupyter", ">GPUs<", ">8<", "2 to 64, step 1", "alpha &lt;s&gt;", "0.0000001 to 0.001", ">tree<", "one of [ring tree]"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("HTML lacks %q:\n%s", want, got)
 		}
 	}
 	if b := box.MIMEBundle(); b[display.MIMEHTML] != got || b[display.MIMEPlain] != box.String() {
 		t.Errorf("bundle without a front end: %v", b)
+	}
+}
+
+// A slider starts at the cell's exact value: its model's min puts the
+// value on the step grid the front end snaps the handle to, so what the
+// front end sends back on drawing is the value itself (1 GiB, not the
+// 10^9 of the nearest step from 10^3).
+func TestSlidersStartOnTheirGrid(t *testing.T) {
+	snap := func(v, min, step float64) float64 { return min + math.Round((v-min)/step)*step }
+	gib := float64(1 << 30)
+	for _, c := range []struct {
+		name        string
+		w           *Widget
+		pos         float64 // the handle's position: the value, or its log10
+		declaredMin float64
+	}{
+		{"log slider at 1 GiB", FloatLogSlider("bytes", gib, 3, 11, 0.1), math.Log10(gib), 3},
+		{"slider over log10 bytes", FloatSlider("log10 bytes", math.Log10(gib), 3, 11, 0.1), math.Log10(gib), 3},
+		{"alpha 5 us", FloatLogSlider("alpha", 5e-6, -7, -3, 0.1), math.Log10(5e-6), -7},
+		{"already on the grid", FloatSlider("GB/s", 25, 1, 900, 0.5), 25, 1},
+		{"outside the range", FloatSlider("x", 50, 0, 10, 1), 50, 0},
+		{"int", IntSlider("GPUs", 8, 3, 64, 2), 8, 3},
+	} {
+		min := toFloat64(c.w.state["min"])
+		step := toFloat64(c.w.state["step"])
+		if min < c.declaredMin || min >= c.declaredMin+step {
+			t.Errorf("%s: min %v moved out of [%v, %v)", c.name, min, c.declaredMin, c.declaredMin+step)
+		}
+		if c.pos <= toFloat64(c.w.state["max"]) && math.Abs(snap(c.pos, min, step)-c.pos) > 1e-9 {
+			t.Errorf("%s: the front end would snap %v to %v", c.name, c.pos, snap(c.pos, min, step))
+		}
+		if !strings.Contains(c.w.String(), fmt.Sprintf("min=%v", c.declaredMin)) {
+			t.Errorf("%s: text form %s does not show the declared min", c.name, c.w.String())
+		}
+	}
+	if v := FloatLogSlider("bytes", gib, 3, 11, 0.1).state["value"]; v != gib {
+		t.Errorf("value %v, want 1 GiB exactly", v)
+	}
+	if h := FloatLogSlider("bytes", gib, 3, 11, 0.1).HTML(); !strings.Contains(h, "1,073,741,824") || !strings.Contains(h, "1,000 to 100,000,000,000") {
+		t.Errorf("page rendering: %s", h)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/commlab/commlab/costmodel"
 	"github.com/commlab/commlab/probes"
 	"github.com/commlab/commlab/probes/parse/nccltests"
+	"github.com/commlab/commlab/units"
 )
 
 // ModelTime turns a costmodel sweep into a dashed time-vs-size series
@@ -86,7 +87,7 @@ func BreakdownBySize(rows []costmodel.Row) Bars {
 	b := breakdown(rows)
 	b.CategoryLabel = "Message size"
 	for _, r := range rows {
-		b.Categories = append(b.Categories, formatBytes(r.Bytes))
+		b.Categories = append(b.Categories, units.Readable(r.Bytes, "B"))
 	}
 	return b
 }

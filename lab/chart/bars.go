@@ -66,6 +66,7 @@ func StackedBars(title string, b Bars) (*Chart, error) {
 		return nil, err
 	}
 	c := newChart("StackedBars", title, Axis{Label: b.CategoryLabel}, b.Value, false)
+	c.xFit, c.yFit = fitFixed, fitFromMin
 	g := newGrid()
 	g.Vertical.Color = nil
 	c.plot.Add(g)
@@ -92,15 +93,16 @@ func StackedBars(title string, b Bars) (*Chart, error) {
 		below = bc
 		c.plot.Add(bc)
 		if s.Name != "" {
-			c.plot.Legend.Add(s.Name, bc)
-			c.legend = append(c.legend, s.Name)
+			c.addLegend(s.Name, bc)
 		}
 		for i, v := range s.Values {
 			totals[i] += v
 		}
 		c.lines = append(c.lines, fmt.Sprintf("%s: %s", s.Name, joinFormatted(s.Values, formatterFor(b.Value.Unit))))
 	}
-	c.plot.Add(&barTotals{totals: totals, format: formatterFor(b.Value.Unit)})
+	bt := &barTotals{totals: totals, format: formatterFor(b.Value.Unit)}
+	c.plot.Add(bt)
+	c.shapes = append(c.shapes, barShape{stacks: b.Stacks, width: width}, bt)
 	c.plot.NominalX(b.Categories...)
 	c.plot.X.Min, c.plot.X.Max = -0.5, float64(len(b.Categories))-0.5
 	c.plot.X.Tick.Label = textStyle(sansFont, tickSize, draw.XCenter, draw.YTop)
@@ -113,8 +115,7 @@ func StackedBars(title string, b Bars) (*Chart, error) {
 	if max == 0 {
 		max = 1
 	}
-	c.plot.Y.Max = max * 1.3 // room for the totals and the legend
-	c.legendTopLeft(0)
+	c.plot.Y.Max = max * 1.12 // room for the totals above the bars
 	c.notes = append(c.notes, "categories: "+strings.Join(b.Categories, ", "))
 	return c, nil
 }
@@ -134,11 +135,50 @@ type barTotals struct {
 }
 
 func (t *barTotals) Plot(c draw.Canvas, p *plot.Plot) {
-	trX, trY := p.Transforms(&c)
 	sty := textStyle(sansFont, noteSize, draw.XCenter, draw.YBottom)
 	for i, v := range t.totals {
-		c.FillText(sty, vg.Point{X: trX(float64(i)), Y: trY(v) + vg.Points(3)}, t.format(v))
+		c.FillText(sty, t.at(c, p, i), t.format(v))
 	}
 }
 
-var _ plot.Plotter = (*barTotals)(nil)
+// at is where the total of bar i is written.
+func (t *barTotals) at(c draw.Canvas, p *plot.Plot, i int) vg.Point {
+	trX, trY := p.Transforms(&c)
+	return vg.Point{X: trX(float64(i)), Y: trY(t.totals[i]) + vg.Points(3)}
+}
+
+func (t *barTotals) obstacles(c draw.Canvas, p *plot.Plot) []obstacle {
+	sty := textStyle(sansFont, noteSize, draw.XCenter, draw.YBottom)
+	out := make([]obstacle, len(t.totals))
+	for i, v := range t.totals {
+		out[i] = textObstacle(sty, t.at(c, p, i), t.format(v))
+	}
+	return out
+}
+
+// barShape is where the stacked bars stand: each bar from zero to its
+// total, width wide, centred on its category.
+type barShape struct {
+	stacks []Stack
+	width  vg.Length
+}
+
+func (b barShape) obstacles(c draw.Canvas, p *plot.Plot) []obstacle {
+	trX, trY := p.Transforms(&c)
+	var out []obstacle
+	for i := range b.stacks[0].Values {
+		total := 0.0
+		for _, s := range b.stacks {
+			total += s.Values[i]
+		}
+		x := trX(float64(i))
+		out = append(out, rectObstacle(vg.Rectangle{Min: vg.Point{X: x - b.width/2, Y: trY(0)}, Max: vg.Point{X: x + b.width/2, Y: trY(total)}}))
+	}
+	return out
+}
+
+var (
+	_ plot.Plotter = (*barTotals)(nil)
+	_ obstacler    = (*barTotals)(nil)
+	_ obstacler    = barShape{}
+)

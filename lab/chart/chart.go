@@ -60,11 +60,16 @@ type Chart struct {
 	kind     string // the builder's name, for String
 	title    string
 	x, y     Axis
-	xr, yr   span     // data ranges of the series, for String
-	lines    []string // one per series, for String
-	notes    []string // regions, reference lines, for String
-	colorIdx int      // next palette colour
-	legend   []string // legend entries, for the box behind them
+	xr, yr   span          // data ranges of the series, for String
+	lines    []string      // one per series, for String
+	notes    []string      // regions, reference lines, for String
+	colorIdx int           // next palette colour
+	legend   []string      // legend entry names, for String and tests
+	entries  []legendEntry // the legend, placed at draw time (layout.go)
+
+	xFit, yFit axisFit                // how draw fits each axis to its content
+	shapes     []obstacler            // what the legend must not cover
+	keyColors  map[string]color.Color // a series' colour by its pairing key
 }
 
 // span is a running min/max.
@@ -158,9 +163,6 @@ func newChart(kind, title string, x, y Axis, grid bool) *Chart {
 	p.Title.Text = title
 	p.Title.TextStyle = textStyle(sansBold, titleSize, draw.XCenter, draw.YTop)
 	p.Title.Padding = vg.Points(10)
-	p.Legend.TextStyle = textStyle(sansFont, legendSize, draw.XLeft, draw.YBottom)
-	p.Legend.ThumbnailWidth = vg.Points(28)
-	p.Legend.Padding = vg.Points(3)
 	c := &Chart{plot: p, width: DefaultWidth, height: DefaultHeight, kind: kind, title: title,
 		x: x, y: y, xr: emptySpan(), yr: emptySpan()}
 	styleAxis(&p.X, x, draw.XCenter, draw.YTop)
@@ -283,26 +285,110 @@ func (c *Chart) draw(cv vg.CanvasSizer) (err error) {
 		}
 	}()
 	dc := draw.New(cv)
-	// A shallow copy takes the legend's backing box for this drawing only,
-	// so that repeated renders do not pile boxes up.
-	p := *c.plot
-	widenLogRange(&p.X, c.x.Log)
-	widenLogRange(&p.Y, c.y.Log)
-	if len(c.legend) > 0 {
-		p.Add(&legendBox{names: c.legend})
+	f := c.layout(dc)
+	if c.colorBar != nil {
+		w := dc.Max.X - dc.Min.X
+		dc.SetColor(color.White)
+		dc.Fill(dc.Rectangle.Path())
+		c.colorBar.Draw(draw.Crop(dc, w-colorBarStrip+vg.Points(12), -vg.Points(14), vg.Points(50), -vg.Points(38)))
 	}
-	if c.colorBar == nil {
-		p.Draw(dc)
-		return nil
+	if f.title.Text != "" {
+		// The title keeps the whole width; the legend's band sits under it.
+		dc.FillText(f.title.TextStyle, vg.Point{X: dc.Center().X, Y: dc.Max.Y + f.title.TextStyle.FontExtents().Descent}, f.title.Text)
 	}
-	// The colour bar takes a strip on the right, level with the cells.
-	strip := vg.Points(100)
-	w := dc.Max.X - dc.Min.X
-	dc.SetColor(color.White)
-	dc.Fill(dc.Rectangle.Path())
-	p.Draw(draw.Crop(dc, 0, -strip, 0, 0))
-	c.colorBar.Draw(draw.Crop(dc, w-strip+vg.Points(12), -vg.Points(14), vg.Points(50), -vg.Points(38)))
+	f.p.Draw(f.area)
+	dataC := f.p.DataCanvas(f.area)
+	if f.xLabel.Text != "" {
+		l := f.xLabel
+		dc.FillText(l.TextStyle, vg.Point{X: dataC.Center().X, Y: f.xLabelAt + l.TextStyle.FontExtents().Descent}, l.Text)
+	}
+	if f.yLabel.Text != "" {
+		l := f.yLabel
+		sty := l.TextStyle
+		sty.Rotation += math.Pi / 2
+		dc.FillText(sty, vg.Point{X: f.yLabelAt + l.TextStyle.Height(l.Text) - l.TextStyle.FontExtents().Descent, Y: dataC.Center().Y}, l.Text)
+	}
+	if f.legend {
+		drawLegend(dc, c.entries, f.place)
+	}
 	return nil
+}
+
+// colorBarStrip is the width a heatmap's colour bar takes on the right.
+var colorBarStrip = vg.Points(100)
+
+// frame is a chart laid out on a canvas: the plot with its axes fitted,
+// the area it draws in, where the legend goes, and what draw writes
+// itself rather than through plot.Draw.
+type frame struct {
+	p      plot.Plot
+	area   draw.Canvas
+	legend bool
+	place  legendPlace
+	// title is drawn across the whole width when a legend band sits
+	// under it (then the plot's own title is empty).
+	title textLine
+	// The labels of log axes, drawn centred on the data area: gonum
+	// reserves room for them around the linear midpoint of the range,
+	// which on a log axis pushes the data area away from the title.
+	xLabel, yLabel     textLine
+	xLabelAt, yLabelAt vg.Length
+}
+
+// textLine is a title or an axis label that draw writes itself.
+type textLine struct {
+	Text      string
+	Padding   vg.Length
+	TextStyle text.Style
+}
+
+// layout fits the axes, moves log axes' labels out of gonum's hands and
+// places the legend on dc. It works on a shallow copy of the plot (axes
+// are values in plot.Plot), so that repeated renders start from the
+// builder's ranges.
+func (c *Chart) layout(dc draw.Canvas) frame {
+	f := frame{p: *c.plot, area: dc}
+	widenLogRange(&f.p.X, c.x.Log)
+	widenLogRange(&f.p.Y, c.y.Log)
+	fitAxis(&f.p.X, c.x, c.xFit)
+	fitAxis(&f.p.Y, c.y, c.yFit)
+	if c.colorBar != nil {
+		f.area = draw.Crop(dc, 0, -colorBarStrip, 0, 0)
+	}
+	if c.x.Log && f.p.X.Label.Text != "" {
+		f.xLabel = textLine{f.p.X.Label.Text, f.p.X.Label.Padding, f.p.X.Label.TextStyle}
+		f.p.X.Label.Text = ""
+		f.xLabelAt = f.area.Min.Y
+		f.area = draw.Crop(f.area, 0, 0, f.xLabel.TextStyle.Height(f.xLabel.Text)+f.xLabel.Padding, 0)
+	}
+	if c.y.Log && f.p.Y.Label.Text != "" {
+		f.yLabel = textLine{f.p.Y.Label.Text, f.p.Y.Label.Padding, f.p.Y.Label.TextStyle}
+		f.p.Y.Label.Text = ""
+		f.yLabelAt = f.area.Min.X
+		l := f.yLabel.TextStyle
+		f.area = draw.Crop(f.area, l.Height(f.yLabel.Text)+f.yLabel.Padding, 0, 0, 0)
+	}
+	if len(c.legend) == 0 {
+		return f
+	}
+	f.legend = true
+	f.place = c.placeLegend(&f.p, f.area)
+	if f.place.band > 0 {
+		f.area = draw.Crop(f.area, 0, 0, 0, -(titleHeight(&f.p) + f.place.band))
+		f.title = textLine{f.p.Title.Text, f.p.Title.Padding, f.p.Title.TextStyle}
+		f.p.Title.Text = ""
+	}
+	return f
+}
+
+// legendLayout is where the legend goes at the chart's logical size, with
+// the obstacles of the data area it was placed among and that area: what
+// the tests check.
+func (c *Chart) legendLayout() (legendPlace, []obstacle, vg.Rectangle) {
+	dc := draw.New(vgimg.New(vg.Length(c.width), vg.Length(c.height)))
+	f := c.layout(dc)
+	dataC := f.p.DataCanvas(f.area)
+	return f.place, c.obstaclesIn(dataC, &f.p), dataC.Rectangle
 }
 
 // usable reports a chart no builder made, before any canvas is sized.
@@ -483,30 +569,6 @@ func (c *Chart) Save(path string) error {
 	return nil
 }
 
-// legendBox is a white backing behind a top-left legend, so that entries
-// stay readable over grid lines and shaded regions. It mirrors the layout
-// of plot.Legend.Draw (whose Rectangle method mirrors left and right).
-type legendBox struct{ names []string }
-
-func (b *legendBox) Plot(c draw.Canvas, p *plot.Plot) {
-	l := p.Legend
-	if !l.Top || !l.Left {
-		return
-	}
-	sty := l.TextStyle
-	var width, enth vg.Length
-	for _, n := range b.names {
-		r := sty.Rectangle(n)
-		enth = max(enth, r.Max.Y)
-		width = max(width, l.ThumbnailWidth+sty.Rectangle(" "+n).Max.X)
-	}
-	n := vg.Length(len(b.names))
-	margin := vg.Points(5)
-	top := c.Max.Y + l.YOffs + margin
-	bottom := top - margin - n*enth - (n-1)*l.Padding - sty.FontExtents().Descent - margin
-	left := c.Min.X + l.XOffs - margin
-	c.SetColor(color.NRGBA{R: 0xff, G: 0xff, B: 0xff, A: 0xf0})
-	c.Fill(vg.Rectangle{Min: vg.Point{X: left, Y: bottom}, Max: vg.Point{X: left + width + 2*margin, Y: top}}.Path())
-}
-
-var _ plot.Plotter = (*legendBox)(nil)
+// legendBackground keeps legend entries readable over grid lines and
+// shaded regions.
+var legendBackground = color.NRGBA{R: 0xff, G: 0xff, B: 0xff, A: 0xf0}

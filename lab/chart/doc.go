@@ -2,7 +2,18 @@
 // one house style: a notebook-cell size (720x450 logical pixels), sans-serif
 // text sized for that cell, a colour-blind-safe palette (Okabe and Ito,
 // "Color Universal Design", 2008) and units on every axis (byte sizes as
-// 8 B ... 8 GiB, times as ns/us/ms/s, bandwidths in GB/s).
+// 8 B ... 8 GiB, times as ns/µs/ms/s, bandwidths in GB/s; numbers in the
+// units package's style).
+//
+// Layout is computed at draw time from each chart's own geometry
+// (layout.go): every continuous axis keeps a margin so that no point
+// touches the frame, and its labelled ticks reach past the data at both
+// ends (a log byte axis of a sweep to 64 MiB is labelled to 64 MiB or
+// beyond); the legend goes into the first corner of the data area where it
+// covers no point, line, bar or label, else into a band under the title.
+// A series without a colour takes the colour of an earlier series whose
+// name differs only by role words ("LL measured", "LL fit"), so that a
+// fit or a model is drawn in its measurement's colour.
 //
 // The builders are:
 //

@@ -29,9 +29,9 @@ func ExampleTimeVsSize() {
 	}
 	fmt.Println(c)
 	// Output:
-	// TimeVsSize "all_reduce, 8 GPUs, ring": x Message size [8 B .. 8 GiB] log, y Time [70 µs .. 601 ms] log
+	// TimeVsSize "all_reduce, 8 GPUs, ring": x Message size [8 B .. 8 GiB] log, y Time [70 µs .. 601.4 ms] log
 	//   ring model: 31 points, dashed line
-	//   crossover S* = 977 KiB: latency-bound below, bandwidth-bound above
+	//   crossover S* = 1 MB: latency-bound below, bandwidth-bound above
 }
 
 func ExampleBusBWVsSize() {
@@ -46,7 +46,7 @@ func ExampleBusBWVsSize() {
 	}
 	fmt.Println(c)
 	// Output:
-	// BusBWVsSize "all_reduce busbw, 8 GPUs": x Message size [1 KiB .. 1 GiB] log, y Bus bandwidth (GB/s) [0.0256 .. 25]
+	// BusBWVsSize "all_reduce busbw, 8 GPUs": x Message size [1 KiB .. 1 GiB] log, y Bus bandwidth (GB/s) [0.02557 .. 24.98]
 	//   ring model: 11 points, dashed line
 	//   reference y = 25 GB/s: link, 25 GB/s one way
 }
@@ -69,7 +69,7 @@ func ExampleHeatmap() {
 	// Output:
 	// Heatmap "P2P read, 2 GPUs": x Destination GPU, y Source GPU
 	//   2 x 2 cells
-	//   values 276 .. 276 GB/s
+	//   values 276.1 .. 276.2 GB/s
 	//   2 N/A cells
 }
 
@@ -89,7 +89,7 @@ func ExampleStackedBars() {
 	// StackedBars "ring all_reduce, 8 GPUs": x Message size, y Time
 	//   latency term: 70 µs, 70 µs
 	//   bandwidth term: 4.48 µs, 70 ms
-	//   categories: 62.5 KiB, 954 MiB
+	//   categories: 64 KB, 1 GB
 }
 
 func ExampleLines() {

@@ -87,6 +87,7 @@ func Heatmap(title string, m Matrix) (*Chart, error) {
 	x := Axis{Label: m.ColTitle}
 	y := Axis{Label: m.RowTitle}
 	c := newChart("Heatmap", title, x, y, false)
+	c.xFit, c.yFit = fitFixed, fitFixed
 
 	ramp, err := moreland.NewLuminance(bluesDarkToLight)
 	if err != nil {

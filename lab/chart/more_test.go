@@ -28,7 +28,7 @@ func TestString(t *testing.T) {
 		}
 	}
 	tvs := sampleCharts(t)[0].chart.String()
-	for _, want := range []string{"x Message size [8 B .. 8 GiB] log", "y Time [", "crossover S* = 21.3 MiB", "31 points, points"} {
+	for _, want := range []string{"x Message size [8 B .. 8 GiB] log", "y Time [", "crossover S* = 22.3 MB", "31 points, points"} {
 		if !strings.Contains(tvs, want) {
 			t.Errorf("TimeVsSize String() = %q, lacks %q", tvs, want)
 		}
@@ -86,7 +86,7 @@ func TestAdapters(t *testing.T) {
 		t.Errorf("ModelBusBW y = %v, want GB/s", mb.Y[1])
 	}
 	bars := BreakdownBySize(rows)
-	if got := strings.Join(bars.Categories, ","); got != "62.5 KiB,954 MiB" {
+	if got := strings.Join(bars.Categories, ","); got != "64 KB,1 GB" {
 		t.Errorf("categories = %q", got)
 	}
 	if bars.Stacks[0].Values[0] != rows[0].LatencyTerm || bars.Stacks[1].Values[1] != rows[1].BandwidthTerm {

@@ -24,7 +24,7 @@ func FromPlot(p *plot.Plot) *Chart {
 	}
 	c := &Chart{plot: p, width: DefaultWidth, height: DefaultHeight, kind: "plot", title: p.Title.Text,
 		x: Axis{Label: p.X.Label.Text}, y: Axis{Label: p.Y.Label.Text},
-		xr: span{p.X.Min, p.X.Max}, yr: span{p.Y.Min, p.Y.Max}}
+		xr: span{p.X.Min, p.X.Max}, yr: span{p.Y.Min, p.Y.Max}, xFit: fitFixed, yFit: fitFixed}
 	return c
 }
 

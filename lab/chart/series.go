@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
@@ -68,7 +70,7 @@ func (c *Chart) addSeries(s Series) error {
 	if err := s.check(c.x, c.y); err != nil {
 		return err
 	}
-	col, err := c.nextColor(s.Color)
+	col, err := c.seriesColor(s.Name, s.Color)
 	if err != nil {
 		return err
 	}
@@ -111,9 +113,9 @@ func (c *Chart) addSeries(s Series) error {
 			style = "points"
 		}
 	}
+	c.shapes = append(c.shapes, seriesShape{xys: xys, line: !s.Points || s.Dashed, points: s.Points})
 	if s.Name != "" {
-		c.plot.Legend.Add(s.Name, thumbs...)
-		c.legend = append(c.legend, s.Name)
+		c.addLegend(s.Name, thumbs...)
 	}
 	name := s.Name
 	if name == "" {
@@ -156,7 +158,6 @@ func lines(kind, title string, x, y Axis, series []Series) (*Chart, error) {
 			return nil, err
 		}
 	}
-	c.legendTopLeft(0)
 	return c, nil
 }
 
@@ -166,7 +167,9 @@ func (c *Chart) AddHLine(y float64, label string) error {
 	if err := checkValue("reference "+label, "y", 0, y, c.y); err != nil {
 		return err
 	}
-	c.plot.Add(&refLine{horizontal: true, at: y, label: label})
+	r := &refLine{horizontal: true, at: y, label: label}
+	c.plot.Add(r)
+	c.shapes = append(c.shapes, r)
 	c.notes = append(c.notes, fmt.Sprintf("reference y = %s: %s", formatWithUnit(y, c.y.Unit), label))
 	return nil
 }
@@ -177,7 +180,9 @@ func (c *Chart) AddVLine(x float64, label string) error {
 	if err := checkValue("marker "+label, "x", 0, x, c.x); err != nil {
 		return err
 	}
-	c.plot.Add(&refLine{at: x, label: label})
+	r := &refLine{at: x, label: label}
+	c.plot.Add(r)
+	c.shapes = append(c.shapes, r)
 	c.notes = append(c.notes, fmt.Sprintf("marker x = %s: %s", formatWithUnit(x, c.x.Unit), label))
 	return nil
 }
@@ -198,21 +203,31 @@ func (r *refLine) DataRange() (xmin, xmax, ymin, ymax float64) {
 }
 
 func (r *refLine) Plot(c draw.Canvas, p *plot.Plot) {
+	ls := draw.LineStyle{Color: noteColor, Width: refLineWidth, Dashes: []vg.Length{vg.Points(2), vg.Points(3)}}
+	a, b, sty, at := r.geometry(c, p)
+	c.StrokeLine2(ls, a.X, a.Y, b.X, b.Y)
+	c.FillText(sty, at, r.label)
+}
+
+var refLineWidth = vg.Points(1.2)
+
+// geometry is where the line runs and where its label goes.
+func (r *refLine) geometry(c draw.Canvas, p *plot.Plot) (a, b vg.Point, sty text.Style, at vg.Point) {
 	trX, trY := p.Transforms(&c)
-	ls := draw.LineStyle{Color: noteColor, Width: vg.Points(1.2), Dashes: []vg.Length{vg.Points(2), vg.Points(3)}}
-	sty := textStyle(sansFont, noteSize, draw.XRight, draw.YBottom)
+	sty = textStyle(sansFont, noteSize, draw.XRight, draw.YBottom)
 	sty.Color = noteColor
 	if r.horizontal {
 		y := trY(r.at)
-		c.StrokeLine2(ls, c.Min.X, y, c.Max.X, y)
-		c.FillText(sty, vg.Point{X: c.Max.X - vg.Points(4), Y: y + vg.Points(2)}, r.label)
-		return
+		return vg.Point{X: c.Min.X, Y: y}, vg.Point{X: c.Max.X, Y: y}, sty, vg.Point{X: c.Max.X - vg.Points(4), Y: y + vg.Points(2)}
 	}
 	x := trX(r.at)
-	c.StrokeLine2(ls, x, c.Min.Y, x, c.Max.Y)
 	sty.Rotation = math.Pi / 2
-	sty.XAlign, sty.YAlign = draw.XRight, draw.YBottom
-	c.FillText(sty, vg.Point{X: x - vg.Points(4), Y: c.Max.Y - vg.Points(4)}, r.label)
+	return vg.Point{X: x, Y: c.Min.Y}, vg.Point{X: x, Y: c.Max.Y}, sty, vg.Point{X: x - vg.Points(4), Y: c.Max.Y - vg.Points(4)}
+}
+
+func (r *refLine) obstacles(c draw.Canvas, p *plot.Plot) []obstacle {
+	a, b, sty, at := r.geometry(c, p)
+	return []obstacle{segmentObstacle(a, b, refLineWidth), textObstacle(sty, at, r.label)}
 }
 
 // fillColumn shades the data area between x0 and x1 (data units, clamped
@@ -235,11 +250,89 @@ func clampX(c draw.Canvas, x vg.Length) vg.Length {
 var (
 	_ plot.Plotter    = (*refLine)(nil)
 	_ plot.DataRanger = (*refLine)(nil)
+	_ obstacler       = (*refLine)(nil)
+	_ obstacler       = seriesShape{}
 )
 
-// legendTopLeft places the legend in the top-left corner of the data
-// area, down by below (room for labels drawn along the top).
-func (c *Chart) legendTopLeft(below vg.Length) {
-	c.plot.Legend.Top, c.plot.Legend.Left = true, true
-	c.plot.Legend.XOffs, c.plot.Legend.YOffs = vg.Points(12), -vg.Points(10)-below
+// seriesShape is where a series drew: its points' markers and the
+// segments of its line.
+type seriesShape struct {
+	xys          plotter.XYs
+	line, points bool
+}
+
+func (s seriesShape) obstacles(c draw.Canvas, p *plot.Plot) []obstacle {
+	trX, trY := p.Transforms(&c)
+	var out []obstacle
+	var prev vg.Point
+	for i, xy := range s.xys {
+		pt := vg.Point{X: trX(xy.X), Y: trY(xy.Y)}
+		if s.points {
+			r := markerRadius
+			out = append(out, rectObstacle(vg.Rectangle{Min: vg.Point{X: pt.X - r, Y: pt.Y - r}, Max: vg.Point{X: pt.X + r, Y: pt.Y + r}}))
+		}
+		if s.line && i > 0 {
+			out = append(out, segmentObstacle(prev, pt, lineWidth))
+		}
+		prev = pt
+	}
+	return out
+}
+
+// seriesColor is the colour of a series: the one asked for; else the
+// colour of an earlier series with the same pairing key ("LL fit" takes
+// the colour of "LL measured"); else the next of the palette.
+func (c *Chart) seriesColor(name, hex string) (color.Color, error) {
+	key := pairingKey(name)
+	if hex == "" && key != "" {
+		if col, ok := c.keyColors[key]; ok {
+			return col, nil
+		}
+	}
+	col, err := c.nextColor(hex)
+	if err != nil {
+		return nil, err
+	}
+	if key != "" {
+		if c.keyColors == nil {
+			c.keyColors = map[string]color.Color{}
+		}
+		if _, ok := c.keyColors[key]; !ok {
+			c.keyColors[key] = col
+		}
+	}
+	return col, nil
+}
+
+// roleWords name what a series is rather than what it is of: a
+// measurement and its model or fit share the rest of their names.
+var roleWords = map[string]bool{
+	"measured": true, "measurement": true, "measurements": true, "fit": true, "fitted": true,
+	"model": true, "modelled": true, "modeled": true, "predicted": true, "prediction": true,
+	"expected": true, "theory": true, "theoretical": true,
+}
+
+// pairingKey is a series name without its role words and without what it
+// says in parentheses, lower case: "LL measured" and "LL fit" both give
+// "ll". A name of role words alone has no key.
+func pairingKey(name string) string {
+	var b strings.Builder
+	depth := 0
+	for _, r := range name {
+		switch {
+		case r == '(':
+			depth++
+		case r == ')' && depth > 0:
+			depth--
+		case depth == 0:
+			b.WriteRune(r)
+		}
+	}
+	var words []string
+	for _, w := range strings.Fields(strings.ToLower(b.String())) {
+		if !roleWords[strings.Trim(w, ",;:.-")] {
+			words = append(words, w)
+		}
+	}
+	return strings.Trim(strings.Join(words, " "), " ,;:.-")
 }

@@ -5,7 +5,9 @@ import (
 	"image/color"
 	"math"
 
+	"github.com/commlab/commlab/units"
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
@@ -37,8 +39,10 @@ func TimeVsSize(title string, crossover float64, series ...Series) (*Chart, erro
 	}
 	c := newChart("TimeVsSize", title, sizeAxis, timeAxis, true)
 	if crossover > 0 {
-		c.plot.Add(&regions{crossover: crossover})
-		c.notes = append(c.notes, "crossover S* = "+formatBytes(crossover)+
+		r := &regions{crossover: crossover}
+		c.plot.Add(r)
+		c.shapes = append(c.shapes, r)
+		c.notes = append(c.notes, "crossover S* = "+units.Readable(crossover, "B")+
 			": latency-bound below, bandwidth-bound above")
 	}
 	for _, s := range series {
@@ -46,14 +50,10 @@ func TimeVsSize(title string, crossover float64, series ...Series) (*Chart, erro
 			return nil, err
 		}
 	}
-	// Headroom above the curves for the region labels; the legend sits
-	// under them, top left, where a time-size curve leaves space.
-	c.plot.Y.Max *= 4
-	below := vg.Length(0)
 	if crossover > 0 {
-		below = vg.Points(22)
+		// Headroom above the curves for the region labels.
+		c.plot.Y.Max *= 4
 	}
-	c.legendTopLeft(below)
 	return c, nil
 }
 
@@ -85,27 +85,47 @@ func BusBWVsSize(title string, peakGBps float64, peakLabel string, series ...Ser
 type regions struct{ crossover float64 }
 
 func (r *regions) Plot(c draw.Canvas, p *plot.Plot) {
+	fillColumn(c, p, p.X.Min, r.crossover, latencyShade)
+	fillColumn(c, p, r.crossover, p.X.Max, bandwidthShade)
+	ls := draw.LineStyle{Color: noteColor, Width: refLineWidth, Dashes: []vg.Length{vg.Points(2), vg.Points(3)}}
+	for _, l := range r.labels(c, p) {
+		if l.line {
+			c.StrokeLine2(ls, l.at.X, c.Min.Y, l.at.X, c.Max.Y)
+			continue
+		}
+		c.FillText(l.sty, l.at, l.text)
+	}
+}
+
+// regionLabel is a label regions writes, or (line true) the crossover's
+// vertical line at at.X.
+type regionLabel struct {
+	sty  text.Style
+	at   vg.Point
+	text string
+	line bool
+}
+
+// labels are the region names (each only where it fits in its region),
+// the crossover line and its S* label beside it, on the side with more
+// room.
+func (r *regions) labels(c draw.Canvas, p *plot.Plot) []regionLabel {
 	sty := textStyle(sansFont, noteSize, draw.XCenter, draw.YTop)
 	sty.Color = noteColor
 	top := c.Max.Y - vg.Points(6)
-	// A label goes in its region only when it fits there.
-	label := func(l, r vg.Length, text string) {
-		if sty.Width(text)+vg.Points(8) <= r-l {
-			c.FillText(sty, vg.Point{X: (l + r) / 2, Y: top}, text)
-		}
-	}
-	if l, rt, ok := fillColumn(c, p, p.X.Min, r.crossover, latencyShade); ok {
-		label(l, rt, "latency-bound")
-	}
-	if l, rt, ok := fillColumn(c, p, r.crossover, p.X.Max, bandwidthShade); ok {
-		label(l, rt, "bandwidth-bound")
-	}
 	trX, _ := p.Transforms(&c)
 	x := trX(r.crossover)
+	var out []regionLabel
+	for _, reg := range []struct {
+		l, r vg.Length
+		text string
+	}{{clampX(c, c.Min.X), clampX(c, x), "latency-bound"}, {clampX(c, x), clampX(c, c.Max.X), "bandwidth-bound"}} {
+		if sty.Width(reg.text)+vg.Points(8) <= reg.r-reg.l {
+			out = append(out, regionLabel{sty: sty, at: vg.Point{X: (reg.l + reg.r) / 2, Y: top}, text: reg.text})
+		}
+	}
 	if x >= c.Min.X && x <= c.Max.X {
-		ls := draw.LineStyle{Color: noteColor, Width: vg.Points(1.2), Dashes: []vg.Length{vg.Points(2), vg.Points(3)}}
-		c.StrokeLine2(ls, x, c.Min.Y, x, c.Max.Y)
-		// The S* label sits beside the line, on the side with more room.
+		out = append(out, regionLabel{at: vg.Point{X: x}, line: true})
 		lab := sty
 		lab.XAlign, lab.YAlign = draw.XLeft, draw.YTop
 		at := x + vg.Points(4)
@@ -113,8 +133,24 @@ func (r *regions) Plot(c draw.Canvas, p *plot.Plot) {
 			lab.XAlign = draw.XRight
 			at = x - vg.Points(4)
 		}
-		c.FillText(lab, vg.Point{X: at, Y: top - vg.Points(18)}, "S* = "+formatBytes(r.crossover))
+		out = append(out, regionLabel{sty: lab, at: vg.Point{X: at, Y: top - vg.Points(18)}, text: "S* = " + units.Readable(r.crossover, "B")})
 	}
+	return out
 }
 
-var _ plot.Plotter = (*regions)(nil)
+func (r *regions) obstacles(c draw.Canvas, p *plot.Plot) []obstacle {
+	var out []obstacle
+	for _, l := range r.labels(c, p) {
+		if l.line {
+			out = append(out, segmentObstacle(vg.Point{X: l.at.X, Y: c.Min.Y}, vg.Point{X: l.at.X, Y: c.Max.Y}, refLineWidth))
+			continue
+		}
+		out = append(out, textObstacle(l.sty, l.at, l.text))
+	}
+	return out
+}
+
+var (
+	_ plot.Plotter = (*regions)(nil)
+	_ obstacler    = (*regions)(nil)
+)

@@ -2,7 +2,6 @@ package chart
 
 import (
 	"math"
-	"strconv"
 
 	"github.com/commlab/commlab/units"
 	"gonum.org/v1/plot"
@@ -33,43 +32,21 @@ func formatWithUnit(v float64, unit string) string {
 	return formatNumber(v) + " " + unit
 }
 
-// formatNumber prints 3 significant digits below 100 and whole numbers
-// from 100 to a million; an exponent only outside that.
-func formatNumber(v float64) string {
-	if v == 0 {
-		return "0"
-	}
-	a := math.Abs(v)
-	if a >= 99.95 && a < 1e6 {
-		// Whole numbers from 100 up: 'g' would write 1234 as 1.23e+03.
-		return strconv.FormatFloat(v, 'f', 0, 64)
-	}
-	if a >= 1e-3 && a < 1e6 {
-		return strconv.FormatFloat(v, 'g', 3, 64)
-	}
-	return strconv.FormatFloat(v, 'g', 3, 64)
-}
+// formatNumber prints a number in the house style (units.Number): about
+// four significant digits, no exponent, thousands separators.
+func formatNumber(v float64) string { return units.Number(v) }
 
 // formatBytes prints a size with binary prefixes, as sweeps of powers of
 // two are read: 8 B, 64 KiB, 1.5 GiB.
-func formatBytes(v float64) string {
-	m, prefix := units.ScaleIEC(v)
-	return formatNumber(m) + " " + prefix + "B"
-}
+func formatBytes(v float64) string { return units.ReadableIEC(v, "B") }
 
 // formatBytesSI prints a size with SI prefixes: the ticks of a linear
 // byte axis fall on round decimal numbers.
-func formatBytesSI(v float64) string {
-	m, prefix := units.ScaleSI(v)
-	return formatNumber(m) + " " + prefix + "B"
-}
+func formatBytesSI(v float64) string { return units.ReadableSI(v, "B") }
 
-// formatSeconds prints a duration in the largest of ns, us, ms, s that
+// formatSeconds prints a duration in the largest of ns, µs, ms, s that
 // keeps the number at least 1.
-func formatSeconds(v float64) string {
-	m, unit := units.ScaleSeconds(v)
-	return formatNumber(m) + " " + unit
-}
+func formatSeconds(v float64) string { return units.Duration(v) }
 
 // tickerFor picks the tick marks of an axis.
 func tickerFor(a Axis) plot.Ticker {
@@ -137,11 +114,19 @@ func decadeTicks(min, max float64, f func(float64) string) []plot.Tick {
 	if !(min > 0) || !(max > min) {
 		return nil
 	}
-	lo := int(math.Floor(math.Log10(min)))
-	hi := int(math.Ceil(math.Log10(max)))
 	// Up to four decades there is room to label 2 and 5 times each power
 	// too, so that the ends of the range have labels near them.
-	dense := math.Log10(max/min) <= 4
+	return decadeTicksWith(min, max, math.Log10(max/min) <= 4, f)
+}
+
+// decadeTicksWith is decadeTicks with the choice of labelling 2 and 5
+// times each power made by the caller (fitLog10 makes it from the data).
+func decadeTicksWith(min, max float64, dense bool, f func(float64) string) []plot.Tick {
+	if !(min > 0) || !(max > min) {
+		return nil
+	}
+	lo := int(math.Floor(math.Log10(min)))
+	hi := int(math.Ceil(math.Log10(max)))
 	var ticks []plot.Tick
 	for e := lo; e <= hi; e++ {
 		base := math.Pow(10, float64(e))

@@ -51,6 +51,7 @@ func Timeline(title string, spans []Span) (*Chart, error) {
 		busy[s.Kind] += s.End - s.Start
 	}
 	c := newChart("Timeline", title, Axis{Label: "Time", Unit: UnitSeconds}, Axis{}, false)
+	c.yFit = fitFixed
 	g := newGrid()
 	g.Horizontal.Color = nil
 	c.plot.Add(g)
@@ -60,18 +61,15 @@ func Timeline(title string, spans []Span) (*Chart, error) {
 	}
 	tl := &timelineBars{spans: spans, lanes: laneIdx, kinds: kindIdx, colors: colors, n: len(lanes)}
 	c.plot.Add(tl)
+	c.shapes = append(c.shapes, tl)
 	c.plot.Y.Min, c.plot.Y.Max = -0.5, float64(len(lanes))-0.5
 	c.plot.Y.Tick.Marker = labelTicks(lanes, true)
 	c.plot.Y.Tick.Length = 0
 	for i, k := range kinds {
 		if k != "" {
-			c.plot.Legend.Add(k, swatch{colors[i]})
-			c.legend = append(c.legend, k)
+			c.addLegend(k, swatch{colors[i]})
 		}
 	}
-	// The legend goes above the lanes, in headroom of its own.
-	c.plot.Y.Max += 0.25 * float64(len(c.legend))
-	c.legendTopLeft(0)
 
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, s := range spans {
@@ -114,22 +112,35 @@ func (t *timelineBars) DataRange() (xmin, xmax, ymin, ymax float64) {
 }
 
 func (t *timelineBars) Plot(c draw.Canvas, p *plot.Plot) {
-	trX, trY := p.Transforms(&c)
 	sty := textStyle(sansFont, noteSize, draw.XCenter, draw.YCenter)
 	sty.Color = color.White
 	for _, s := range t.spans {
-		y := float64(t.n - 1 - t.lanes[s.Lane])
-		x0, x1 := trX(s.Start), trX(s.End)
-		if x1-x0 < 1 {
-			x1 = x0 + 1 // a zero-length span still shows as a tick
-		}
-		r := vg.Rectangle{Min: vg.Point{X: x0, Y: trY(y - 0.35)}, Max: vg.Point{X: x1, Y: trY(y + 0.35)}}
+		r := t.rect(c, p, s)
 		c.SetColor(t.colors[t.kinds[s.Kind]])
 		c.Fill(r.Path())
-		if s.Label != "" && sty.Width(s.Label)+vg.Points(6) < x1-x0 {
-			c.FillText(sty, vg.Point{X: (x0 + x1) / 2, Y: (r.Min.Y + r.Max.Y) / 2}, s.Label)
+		if s.Label != "" && sty.Width(s.Label)+vg.Points(6) < r.Max.X-r.Min.X {
+			c.FillText(sty, vg.Point{X: (r.Min.X + r.Max.X) / 2, Y: (r.Min.Y + r.Max.Y) / 2}, s.Label)
 		}
 	}
+}
+
+// rect is the bar of span s.
+func (t *timelineBars) rect(c draw.Canvas, p *plot.Plot, s Span) vg.Rectangle {
+	trX, trY := p.Transforms(&c)
+	y := float64(t.n - 1 - t.lanes[s.Lane])
+	x0, x1 := trX(s.Start), trX(s.End)
+	if x1-x0 < 1 {
+		x1 = x0 + 1 // a zero-length span still shows as a tick
+	}
+	return vg.Rectangle{Min: vg.Point{X: x0, Y: trY(y - 0.35)}, Max: vg.Point{X: x1, Y: trY(y + 0.35)}}
+}
+
+func (t *timelineBars) obstacles(c draw.Canvas, p *plot.Plot) []obstacle {
+	out := make([]obstacle, len(t.spans))
+	for i, s := range t.spans {
+		out[i] = rectObstacle(t.rect(c, p, s))
+	}
+	return out
 }
 
 // swatch is a legend thumbnail: a filled square of one colour.
@@ -143,5 +154,6 @@ func (s swatch) Thumbnail(c *draw.Canvas) {
 var (
 	_ plot.Plotter     = (*timelineBars)(nil)
 	_ plot.DataRanger  = (*timelineBars)(nil)
+	_ obstacler        = (*timelineBars)(nil)
 	_ plot.Thumbnailer = swatch{}
 )

@@ -77,5 +77,5 @@ func ExampleJudgeCurve() {
 	// Output:
 	// all_reduce 16 ranks from device lines
 	// preset: hgx-h100 from the GPU the input names: NVIDIA H100 80GB HBM3
-	// [fail] collective/multi-node: multi-node plateau too low: 330.6 GB/s busbw, 56% of the model's 586.2 GB/s
+	// [warn] collective/multi-node: multi-node plateau too low: 330.6 GB/s busbw, 72% of the model's 459.8 GB/s
 }

@@ -34,6 +34,26 @@ type Options struct {
 	// BaseDir resolves images that markdown cells name by a relative path,
 	// so they can be inlined ("" leaves them as links).
 	BaseDir string
+	// Nav links the page to the index and its neighbours, above and
+	// below the content; nil shows no navigation.
+	Nav *Nav
+	// Chapters says where chapter pages are: mentions of a chapter
+	// ("chapter 4", "chapters 5 and 6", "06-nccl-tests") link to them.
+	Chapters Chapters
+	// Chapter is the page's own chapter number (its mentions stay plain);
+	// -1 or a number no chapter has when the page is not a chapter.
+	Chapter int
+}
+
+// Nav is a page's way to the index and to the chapters before and after
+// it; a Link with no Href is left out.
+type Nav struct {
+	Index, Prev, Next Link
+}
+
+// Link is an address and the words a reader clicks.
+type Link struct {
+	Href, Title string
 }
 
 const codeStyle = "github"
@@ -51,14 +71,19 @@ func Page(w io.Writer, nb *notebook.Notebook, opts Options) error {
 		return err
 	}
 	b.WriteString("</style>\n</head>\n<body>\n<main>\n")
+	writeNav(&b, opts.Nav, "top")
 	if run := RunOf(nb); run.Status != "" {
 		fmt.Fprintf(&b, "<p class=\"run run-%s\">%s</p>\n", html.EscapeString(run.Status), html.EscapeString(run.Summary()))
 	}
 	md := markdown(opts.BaseDir)
+	headingSeen := false
 	for i, c := range nb.Cells {
 		fmt.Fprintf(&b, "<section class=\"cell %s\" id=\"%s\">\n", c.Type, html.EscapeString(c.ID))
 		switch c.Type {
 		case notebook.Markdown:
+			if sectionHeading.MatchString(c.Source) {
+				headingSeen = true
+			}
 			src := inlineAttachments(c.Source, c.Attachments)
 			if err := md.Convert([]byte(src), &b); err != nil {
 				return fmt.Errorf("export: cell %d: %w", i+1, err)
@@ -74,11 +99,18 @@ func Page(w io.Writer, nb *notebook.Notebook, opts Options) error {
 			if c.ExecutionCount != nil {
 				prompt = fmt.Sprint(*c.ExecutionCount)
 			}
+			folded := SourceHidden(c)
+			if folded {
+				fmt.Fprintf(&b, "<details class=\"folded\"><summary>%s (click to show)</summary>\n", foldedLabel(c, headingSeen))
+			}
 			fmt.Fprintf(&b, "<div class=\"input\"><span class=\"prompt\">[%s]</span>", prompt)
 			if err := highlight(&b, c.Source); err != nil {
 				return fmt.Errorf("export: cell %d: %w", i+1, err)
 			}
 			b.WriteString("</div>\n")
+			if folded {
+				b.WriteString("</details>\n")
+			}
 			for _, o := range c.Outputs {
 				if err := output(&b, o, md); err != nil {
 					return fmt.Errorf("export: cell %d: %w", i+1, err)
@@ -87,9 +119,56 @@ func Page(w io.Writer, nb *notebook.Notebook, opts Options) error {
 		}
 		b.WriteString("</section>\n")
 	}
+	writeNav(&b, opts.Nav, "bottom")
 	b.WriteString("</main>\n</body>\n</html>\n")
-	_, err := w.Write(b.Bytes())
+	_, err := w.Write(polish(b.Bytes(), opts.Chapters, opts.Chapter))
 	return err
+}
+
+// sectionHeading is a markdown cell that opens a section of a chapter.
+var sectionHeading = regexp.MustCompile(`(?m)^##\s`)
+
+// SourceHidden says whether a code cell's source is folded away
+// (metadata jupyter.source_hidden, as JupyterLab and Notebook 7 write it).
+func SourceHidden(c *notebook.Cell) bool {
+	j, _ := c.Metadata["jupyter"].(map[string]any)
+	hidden, _ := j["source_hidden"].(bool)
+	return hidden
+}
+
+// foldedLabel names a folded cell: setup before the chapter's first
+// section (or a cell tagged setup), hidden code after it.
+func foldedLabel(c *notebook.Cell, afterFirstSection bool) string {
+	tags, _ := c.Metadata["tags"].([]any)
+	for _, t := range tags {
+		if t == "setup" {
+			return "setup code"
+		}
+	}
+	if !afterFirstSection {
+		return "setup code"
+	}
+	return "code"
+}
+
+// writeNav writes the links to the previous chapter, the index and the
+// next chapter.
+func writeNav(b *bytes.Buffer, nav *Nav, where string) {
+	if nav == nil {
+		return
+	}
+	fmt.Fprintf(b, "<nav class=\"pages %s\">", where)
+	link := func(class, arrowBefore, arrowAfter string, l Link) {
+		if l.Href == "" {
+			fmt.Fprintf(b, "<span class=\"%s\"></span>", class)
+			return
+		}
+		fmt.Fprintf(b, "<a class=\"%s\" href=\"%s\">%s%s%s</a>", class, html.EscapeString(l.Href), arrowBefore, html.EscapeString(l.Title), arrowAfter)
+	}
+	link("prev", "← ", "", nav.Prev)
+	link("index", "", "", nav.Index)
+	link("next", "", " →", nav.Next)
+	b.WriteString("</nav>\n")
 }
 
 var headingRE = regexp.MustCompile(`(?m)^#{1,6}\s+(.+?)\s*#*\s*$`)
@@ -182,6 +261,20 @@ func highlight(w io.Writer, src string) error {
 	return chromahtml.New(chromahtml.WithClasses(true)).Format(w, styles.Get(codeStyle), it)
 }
 
+// columnLayout is a line laid out in columns: a run of two spaces or a
+// tab inside it, a column rule, or box drawing.
+var columnLayout = regexp.MustCompile(`\S( {2,}|\t)\S|\||[\x{2500}-\x{257F}]`)
+
+// proseClass is " prose" for printed text whose lines are sentences, not
+// columns: it may wrap at the page's edge. Text laid out in columns (a
+// tuning table, a matrix, a log) keeps its lines and scrolls sideways.
+func proseClass(text string) string {
+	if columnLayout.MatchString(text) {
+		return ""
+	}
+	return " prose"
+}
+
 // preference orders the MIME types of a bundle, richest first, as
 // JupyterLab picks them.
 var preference = []string{"text/html", "image/svg+xml", "image/png", "image/jpeg", "image/gif", "text/markdown", "text/latex", "application/json", "text/plain"}
@@ -191,7 +284,8 @@ var ansi = regexp.MustCompile("\x1b\\[[0-9;]*[A-Za-z]")
 func output(b *bytes.Buffer, o *notebook.Output, md goldmark.Markdown) error {
 	switch o.Type {
 	case notebook.Stream:
-		fmt.Fprintf(b, "<pre class=\"output stream %s\">%s</pre>\n", html.EscapeString(o.Name), html.EscapeString(ansi.ReplaceAllString(o.Text, "")))
+		text := ansi.ReplaceAllString(o.Text, "")
+		fmt.Fprintf(b, "<pre class=\"output stream %s%s\">%s</pre>\n", html.EscapeString(o.Name), proseClass(text), html.EscapeString(text))
 	case notebook.Error:
 		fmt.Fprintf(b, "<div class=\"output error\"><p class=\"ename\">%s: %s</p>", html.EscapeString(o.EName), html.EscapeString(o.EValue))
 		if len(o.Traceback) > 0 {
@@ -229,28 +323,49 @@ func bundle(b *bytes.Buffer, data map[string]any, md goldmark.Markdown) error {
 			}
 			fmt.Fprintf(b, "<pre class=\"json\">%s</pre>", html.EscapeString(string(j)))
 		default:
-			fmt.Fprintf(b, "<pre>%s</pre>", html.EscapeString(ansi.ReplaceAllString(s, "")))
+			text := ansi.ReplaceAllString(s, "")
+			fmt.Fprintf(b, "<pre class=\"plain%s\">%s</pre>", proseClass(text), html.EscapeString(text))
 		}
 		return nil
 	}
 	return nil
 }
 
-const pageCSS = `body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif;color:#1f2328;background:#fff}
-main{max-width:60rem;margin:0 auto;padding:1.5rem}
+// pageCSS lays a page out for a laptop screen (1280 to 1400 px wide) and
+// up: prose and outputs in one column of at most 72rem, tables aligned by
+// column content (polish adds class num to number columns), preformatted
+// text scrolling sideways rather than wrapping.
+const pageCSS = `body{margin:0;font:16px/1.55 system-ui,-apple-system,"Segoe UI","Noto Sans","Noto Sans CJK SC",sans-serif;color:#1f2328;background:#fff}
+main{max-width:72rem;margin:0 auto;padding:1rem 2rem 2rem}
 .cell{margin:0 0 1rem}
 .input{display:flex;gap:.5rem;background:#f6f8fa;border:1px solid #d0d7de;border-radius:6px;padding:.5rem;overflow-x:auto}
 .input pre{margin:0;background:transparent!important}
 .prompt{color:#6e7781;font:13px monospace;min-width:2.5rem}
-pre{font:13px/1.45 ui-monospace,SFMono-Regular,Menlo,monospace;white-space:pre-wrap}
+pre{font:13px/1.45 ui-monospace,SFMono-Regular,Menlo,"DejaVu Sans Mono",monospace;white-space:pre;overflow-x:auto;max-width:100%}
+code{font:.9em ui-monospace,SFMono-Regular,Menlo,"DejaVu Sans Mono",monospace}
+pre code{font:inherit}
 .output{margin:.25rem 0 0 3rem;overflow-x:auto}
-.output img{max-width:100%}
+.output pre{margin:.25rem 0}
+.output pre.prose{white-space:pre-wrap;overflow-wrap:anywhere}
+.output img{max-width:100%;height:auto}
 .stream.stderr{background:#fff8c5}
 .error{background:#ffebe9;border-left:4px solid #cf222e;padding:.25rem .75rem}
 .error .ename{font-weight:600;color:#cf222e;margin:.25rem 0}
-table{border-collapse:collapse;margin:.5rem 0}
-th,td{border:1px solid #d0d7de;padding:.25rem .6rem;text-align:right}
+details.folded>summary{cursor:pointer;color:#57606a;font-size:14px;margin:.25rem 0}
+details.folded[open]>summary{margin-bottom:.35rem}
+table{border-collapse:collapse;margin:.5rem 0;display:block;overflow-x:auto;max-width:100%}
+th,td{border:1px solid #d0d7de;padding:.25rem .6rem;text-align:left;vertical-align:top}
 th{background:#f6f8fa}
+td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
+td.num{white-space:nowrap}
+td.nowrap{white-space:nowrap}
+nav.pages{display:flex;justify-content:space-between;gap:1rem;font-size:15px;padding:.5rem 0;border-bottom:1px solid #d0d7de;margin-bottom:1rem}
+nav.pages.bottom{border-bottom:0;border-top:1px solid #d0d7de;margin:2rem 0 0}
+nav.pages a{text-decoration:none}
+nav.pages a:hover{text-decoration:underline}
+nav.pages .prev,nav.pages .next{flex:1}
+nav.pages .next{text-align:right}
+nav.pages .index{flex:0 0 auto}
 .run{font-size:14px;color:#57606a}
 .run-failed,.status-failed{color:#cf222e;font-weight:600}
 .run-ok,.status-ok{color:#1a7f37}
@@ -259,6 +374,7 @@ th{background:#f6f8fa}
 .paths dd{margin:0 0 0 1rem}
 .paths p{margin:.15rem 0}
 .path{font-size:15px}
+.path a,.path .unwritten,a.chapter{white-space:nowrap}
 .unwritten{color:#6e7781}
 .optional{color:#57606a;font-size:14px}
 `

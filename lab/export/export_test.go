@@ -48,11 +48,11 @@ func TestPage(t *testing.T) {
 	page := b.String()
 	for _, want := range []string{
 		"<title>Export test</title>",
-		"<table>", "<th style=\"text-align:right\">size</th>", // GFM table
-		`<img src="data:image/png;base64,iVBOR`,                           // output and attachment inlined
-		`alt="local"`,                                                     // local image inlined
-		`<span class="nx">fmt</span>`,                                     // chroma highlighting
-		"a &lt; b", "<pre class=\"output stream stderr\">warning\n</pre>", // escaped, ANSI removed
+		"<table>", "<th class=\"num\">size</th>", // GFM table, aligned by content
+		`<img src="data:image/png;base64,iVBOR`,                                 // output and attachment inlined
+		`alt="local"`,                                                           // local image inlined
+		`<span class="nx">fmt</span>`,                                           // chroma highlighting
+		"a &lt; b", "<pre class=\"output stream stderr prose\">warning\n</pre>", // escaped, ANSI removed, a sentence may wrap
 		"<strong>bold</strong> result", // markdown result
 		"<p class=\"ename\">panic: assignment to entry in nil map</p>",
 		"status", "failed: 3 of 3 code cells",

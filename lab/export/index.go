@@ -1,6 +1,7 @@
 package export
 
 import (
+	"bytes"
 	"fmt"
 	"html"
 	"io"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	"github.com/commlab/commlab/lab/notebook"
+	"github.com/commlab/commlab/units"
 )
 
 // Run is what lab's runner recorded in a notebook's metadata
@@ -49,7 +51,7 @@ func (r Run) Summary() string {
 	if r.Status == "" {
 		return "not run"
 	}
-	s := fmt.Sprintf("%s: %d of %d code cells in %s, started %s", r.Status, r.Executed, r.Cells, r.Duration.Round(time.Millisecond), r.Started)
+	s := fmt.Sprintf("%s: %d of %d code cells in %s, started %s", r.Status, r.Executed, r.Cells, units.Duration(r.Duration.Seconds()), startedText(r.Started))
 	if r.Error != "" {
 		s += "; " + r.Error
 	}
@@ -68,21 +70,41 @@ type Entry struct {
 // NN-slug.html is chapter NN, and the paths link it.
 func Index(w io.Writer, title string, entries []Entry) error {
 	var total time.Duration
-	fmt.Fprintf(w, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>%s</title>\n<style>\n%s</style>\n</head>\n<body>\n<main>\n<h1>%s</h1>\n",
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>%s</title>\n<style>\n%s</style>\n</head>\n<body>\n<main>\n<h1>%s</h1>\n",
 		html.EscapeString(title), pageCSS, html.EscapeString(title))
-	fmt.Fprint(w, "<table>\n<thead><tr><th>chapter</th><th>status</th><th>run time</th><th>cells</th><th>started</th></tr></thead>\n<tbody>\n")
+	fmt.Fprint(&b, "<table>\n<thead><tr><th>chapter</th><th>status</th><th>run time</th><th>cells</th><th>started</th></tr></thead>\n<tbody>\n")
 	for _, e := range entries {
 		status := e.Run.Status
 		if status == "" {
 			status = "not run"
 		}
 		total += e.Run.Duration
-		fmt.Fprintf(w, "<tr><td style=\"text-align:left\"><a href=\"%s\">%s</a></td><td class=\"status-%s\">%s</td><td>%s</td><td>%d/%d</td><td>%s</td></tr>\n",
+		fmt.Fprintf(&b, "<tr><td><a href=\"%s\">%s</a></td><td class=\"status-%s\">%s</td><td>%s</td><td>%d/%d</td><td class=\"nowrap\">%s</td></tr>\n",
 			html.EscapeString(e.Href), html.EscapeString(e.Title), strings.ReplaceAll(html.EscapeString(status), " ", "-"), html.EscapeString(status),
-			e.Run.Duration.Round(time.Millisecond), e.Run.Executed, e.Run.Cells, html.EscapeString(e.Run.Started))
+			units.Duration(e.Run.Duration.Seconds()), e.Run.Executed, e.Run.Cells, html.EscapeString(startedText(e.Run.Started)))
 	}
-	fmt.Fprintf(w, "</tbody>\n</table>\n<p>%d notebooks, %s in total.</p>\n", len(entries), total.Round(time.Millisecond))
-	writePaths(w, entries)
-	_, err := fmt.Fprint(w, "</main>\n</body>\n</html>\n")
+	noun := "notebooks"
+	if len(entries) == 1 {
+		noun = "notebook"
+	}
+	fmt.Fprintf(&b, "</tbody>\n</table>\n<p>%d %s, %s in total.</p>\n", len(entries), noun, units.Duration(total.Seconds()))
+	writePaths(&b, entries)
+	fmt.Fprint(&b, "</main>\n</body>\n</html>\n")
+	_, err := w.Write(polish(b.Bytes(), Chapters{}, -1))
 	return err
+}
+
+// startedText writes an RFC 3339 start time as a reader reads it, to the
+// second in its own zone: "2026-12-01 10:00:05 UTC".
+func startedText(s string) string {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return s
+	}
+	zone := t.Format("MST")
+	if zone == "" || strings.HasPrefix(zone, "+") || strings.HasPrefix(zone, "-") {
+		zone = t.Format("-07:00")
+	}
+	return t.Format("2006-01-02 15:04:05") + " " + zone
 }

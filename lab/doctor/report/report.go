@@ -21,6 +21,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/commlab/commlab/chapters"
 	"github.com/commlab/commlab/costmodel"
 	"github.com/commlab/commlab/lab/chart"
 	"github.com/commlab/commlab/lab/doctor"
@@ -59,11 +60,20 @@ func Page(w io.Writer, r *doctor.Report) error {
 	if r.Host != "" {
 		title += ": " + r.Host
 	}
-	if err := export.Page(w, nb, export.Options{Title: title}); err != nil {
+	if err := export.Page(w, nb, export.Options{Title: title, Chapters: ChapterLinks, Chapter: -1}); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
 	return nil
 }
+
+// ChapterLinks is where the report's chapter names and mentions ("chapter
+// 2", "06-nccl-tests") link: by default each chapter's source as published
+// with the project, which every reader of a report sent elsewhere can
+// open; a caller that wrote the chapters' pages beside the report (commlab
+// lab DIR) may point it there with export.ChapterPages.
+var ChapterLinks = export.Chapters{Names: export.ChapterPages("", chapters.Names()).Names, URL: func(name string) string {
+	return "https://github.com/commlab/commlab/blob/main/chapters/" + name + ".md"
+}}
 
 func md(src string) *notebook.Cell { return &notebook.Cell{Type: notebook.Markdown, Source: src} }
 

@@ -46,10 +46,15 @@ func TestPageRecorded(t *testing.T) {
 			t.Errorf("page lacks the question %q", q)
 		}
 	}
-	for _, bad := range []string{`src="http`, `href="http`, "<script"} {
+	for _, bad := range []string{`src="http`, "<link", "<script", "url(http", "@import"} {
 		if strings.Contains(page, bad) {
 			t.Errorf("page loads from elsewhere: %q", bad)
 		}
+	}
+	// The chapter column links each check to its chapter (a link is
+	// followed by the reader, not loaded by the page).
+	if !strings.Contains(page, `<a class="chapter" href="https://github.com/commlab/commlab/blob/main/chapters/06-nccl-tests.md">06-nccl-tests</a>`) {
+		t.Error("the chapter column does not link to the chapter")
 	}
 	if dir := os.Getenv("DOCTOR_HTML_OUT"); dir != "" { // for looking at the page in a browser
 		if err := os.WriteFile(dir+"/doctor-h200x2.html", b.Bytes(), 0o644); err != nil {

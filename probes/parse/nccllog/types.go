@@ -94,7 +94,7 @@ type Process struct {
 // Abort/Destroy.
 type Rank struct {
 	Source     Source `json:"source"`
-	Comm       string `json:"comm,omitempty"`
+	Comm       string `json:"comm,omitempty" table:"omitempty"`
 	CommID     string `json:"comm_id,omitempty"`
 	Rank       int    `json:"rank"`
 	NRanks     int    `json:"nranks"`
@@ -181,7 +181,7 @@ type Ring struct {
 	Ranks     []int  `json:"ranks"`
 	// Comm is the communicator when the line names it (RCCL ends its
 	// lines with "comm 0x.. nRanks 08 busId ..").
-	Comm string `json:"comm,omitempty"`
+	Comm string `json:"comm,omitempty" table:"omitempty"`
 }
 
 // RingLink is a rank's neighbours on one ring: `Ring 00 : 7 -> 0 -> 1`.
@@ -191,7 +191,7 @@ type RingLink struct {
 	Prev    int    `json:"prev"`
 	Rank    int    `json:"rank"`
 	Next    int    `json:"next"`
-	Comm    string `json:"comm,omitempty"`
+	Comm    string `json:"comm,omitempty" table:"omitempty"`
 }
 
 // Tree is a rank's place in one tree channel. New builds print

@@ -1,0 +1,62 @@
+// Package chapters carries the lab's chapters (NN-slug.md, the literate
+// sources) and, where the repository has them, the trainer's solutions
+// (solutions/), embedded in the commlab binary, so that a binary from
+// `go install github.com/commlab/commlab@latest` can write them out
+// (`commlab lab DIR`) and the doctor's report can name and link them.
+//
+// It owns the embedded copies only: it does not parse, run or sync
+// chapters (lab, lab/literate do). Standard library only.
+package chapters
+
+import (
+	"embed"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+)
+
+// The whole folder: "*" also takes solutions/ when it exists, which a
+// named pattern could not do without failing the build when it does not.
+//
+//go:embed *
+var files embed.FS
+
+// Files is every embedded file a lab folder needs, as paths relative to
+// the chapters folder in lexical order: the chapters ("01-collectives.md")
+// and the solutions ("solutions/01-collectives.go", ...).
+func Files() []string {
+	var out []string
+	_ = fs.WalkDir(files, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		if isChapter(p) || strings.HasPrefix(p, "solutions/") {
+			out = append(out, p)
+		}
+		return nil
+	})
+	sort.Strings(out)
+	return out
+}
+
+// Names are the chapters' names without extension, "00-tour" to
+// "07-inference", in order.
+func Names() []string {
+	var out []string
+	for _, f := range Files() {
+		if isChapter(f) {
+			out = append(out, strings.TrimSuffix(f, ".md"))
+		}
+	}
+	return out
+}
+
+// Read returns the embedded file at p (a path Files lists).
+func Read(p string) ([]byte, error) { return files.ReadFile(p) }
+
+// isChapter says whether p is a chapter: NN-slug.md at the top.
+func isChapter(p string) bool {
+	return path.Dir(p) == "." && strings.HasSuffix(p, ".md") && len(p) > 3 &&
+		p[0] >= '0' && p[0] <= '9' && p[1] >= '0' && p[1] <= '9' && p[2] == '-'
+}
