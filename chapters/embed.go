@@ -16,15 +16,18 @@ import (
 	"strings"
 )
 
-// The whole folder: "*" also takes solutions/ when it exists, which a
-// named pattern could not do without failing the build when it does not.
+// The chapters and the trainer's solutions, Markdown only (the solutions
+// folder's Go package reads its files through FS).
 //
-//go:embed *
+//go:embed *.md solutions/*.md
 var files embed.FS
+
+// FS is the embedded folder: the chapters and solutions/.
+func FS() fs.FS { return files }
 
 // Files is every embedded file a lab folder needs, as paths relative to
 // the chapters folder in lexical order: the chapters ("01-collectives.md")
-// and the solutions ("solutions/01-collectives.go", ...).
+// and the solutions ("solutions/01-collectives.md", ...).
 func Files() []string {
 	var out []string
 	_ = fs.WalkDir(files, ".", func(p string, d fs.DirEntry, err error) error {

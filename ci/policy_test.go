@@ -29,10 +29,10 @@ var levels = map[string]int{
 	"probes/dynlib":                  5,
 	"probes/parse":                   0, // the parsers' shared error shape
 	"probes/parse/internal/golden":   0,
-	"chapters":                       0, // the chapters embedded in the binary (commlab lab, the doctor's links)
-	"lab/prose":                      5, // the chapters' shared words for numbers and tables: units and costmodel
-	"chapters/solutions":             0, // the trainer's answers, embedded; lab/exercise reads them, kernel/session applies them
-	"probes/parse/internal/launcher": 0, // launcher prefixes and pdsh labels, stripped for every text parser
+	"chapters":                       -5, // the chapters embedded in the binary (commlab lab, the doctor's links)
+	"lab/prose":                      5,  // the chapters' shared words for numbers and tables: units and costmodel
+	"chapters/solutions":             0,  // the trainer's answers, embedded; lab/exercise reads them, kernel/session applies them
+	"probes/parse/internal/launcher": 0,  // launcher prefixes and pdsh labels, stripped for every text parser
 	"probes/parse/nccltests":         2,
 	"probes/parse/nccllog":           2,
 	"probes/parse/ncclxml":           2,

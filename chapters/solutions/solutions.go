@@ -7,11 +7,11 @@
 // runner prefers.
 //
 // The package only stores the files; lab/exercise reads them and
-// kernel/session applies them. It uses the standard library alone.
+// kernel/session applies them. The files are embedded once, by package
+// chapters; this package reads them from there.
 package solutions
 
 import (
-	"embed"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -19,10 +19,21 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/commlab/commlab/chapters"
 )
 
-//go:embed *.md
-var files embed.FS
+// files is the solutions folder of the chapters' one embedded copy.
+var files = mustSub(chapters.FS(), "solutions")
+
+func mustSub(f fs.FS, dir string) fs.FS {
+	sub, err := fs.Sub(f, dir)
+	if err != nil {
+		// fs.Sub fails only on an invalid path name, a constant here.
+		panic(err)
+	}
+	return sub
+}
 
 // ErrNoSolutions says no embedded solutions file belongs to a chapter.
 var ErrNoSolutions = errors.New("solutions: no solutions for this chapter")
@@ -54,7 +65,7 @@ func Find(ref string) (name string, src []byte, err error) {
 	names := Names()
 	for _, n := range names {
 		if n == base || isNumber(base) && numberOf(n) == numberOf(base) {
-			src, err := files.ReadFile(n + ".md")
+			src, err := fs.ReadFile(files, n + ".md")
 			if err != nil {
 				return "", nil, fmt.Errorf("solutions: %s: %w", n, err)
 			}
