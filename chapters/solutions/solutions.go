@@ -65,7 +65,7 @@ func Find(ref string) (name string, src []byte, err error) {
 	names := Names()
 	for _, n := range names {
 		if n == base || isNumber(base) && numberOf(n) == numberOf(base) {
-			src, err := fs.ReadFile(files, n + ".md")
+			src, err := fs.ReadFile(files, n+".md")
 			if err != nil {
 				return "", nil, fmt.Errorf("solutions: %s: %w", n, err)
 			}
