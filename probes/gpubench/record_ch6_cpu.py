@@ -13,7 +13,10 @@ For each scenario: the hang lab's driver (probes/launch/hang_torch.py run)
 starts the ranks; once every rank has said what it is about to block in
 (DIR/marks), `py-spy dump --pid PID` runs on every rank that wrote its pid,
 its text (or its error, for a process no longer there) saved as
-DIR/stacks/rank<N>.txt beside faulthandler's stacks/rank_N.txt. The driver
+DIR/stacks/rank<N>.txt beside faulthandler's stacks/rank_N.txt. py-spy 0.4.3
+cannot suspend a process that is already stopped (the netcut scenario's
+frozen rank: "Failed to suspend process"); that rank is read again with
+--nonblocking, which reads without suspending. The driver
 is given a longer --settle so py-spy reads the ranks before faulthandler's
 signal. The folder is then imported like record_ch6.sh's GPU-machine runs
 (import_ch6.py), with this machine's provenance.
@@ -62,6 +65,10 @@ def pyspy_all(pyspy, d):
 
     def one(rank):
         res = run([pyspy, "dump", "--pid", str(pids[rank])], timeout=60)
+        if res.returncode != 0 and "Failed to suspend process" in res.stdout + res.stderr:
+            # py-spy 0.4.3 cannot suspend a process that is already stopped
+            # (SIGSTOP): read it without suspending, as a person would next
+            res = run([pyspy, "dump", "--nonblocking", "--pid", str(pids[rank])], timeout=60)
         text = res.stdout if res.returncode == 0 and res.stdout.strip() else (res.stdout + res.stderr)
         with open(os.path.join(d, "stacks", "rank%d.txt" % rank), "w") as fh:
             fh.write(text)
