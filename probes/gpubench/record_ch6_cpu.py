@@ -145,7 +145,7 @@ def main():
     p = import_ch6.provenance(prov)
     p["gpu"] = "CPU ranks, no GPU"
     for name in a.scenarios.split(","):
-        import_ch6.import_hang(work, name, p, 0, machine_words="a %s" % prov_text.split("cpu: ", 1)[1].split("\n", 1)[0],
+        import_ch6.import_hang(work, name, p, 0, machine_words="this machine (%s)" % prov_text.split("cpu: ", 1)[1].split("\n", 1)[0],
                                recorder="probes/gpubench/record_ch6_cpu.py")
         rj = os.path.join(ROOT, "probes", "recorded", "hang", "hang-" + name, "run.json")
         r = json.load(open(rj))
