@@ -65,6 +65,17 @@ func CheckHang(ev *Evidence) (Verdict, *flightrec.Analysis) {
 		kinds[f.Kind] = f
 	}
 	if len(a.Findings) == 0 {
+		if g, ranks, where, ok := stuckByStacks(a, ev.Stacks); ok {
+			// A backend without completion records (gloo) dumps the same
+			// last collective on every rank whether it finished or not;
+			// the stacks say it did not.
+			v.Status, v.Branch = Fail, BranchHangSame
+			v.Summary = fmt.Sprintf("every rank (%s) called %s #%d of pg %s last and every rank's stack is inside it (%s): no rank is behind, the collective itself cannot finish; this points at the network or a dead rank",
+				flightrec.RankRanges(ranks), opAt(dumps, g.PG, g.States[0].LastEnqueued), g.States[0].LastEnqueued, g.PG, where)
+			v.Next = sameNext
+			v.Evidence = append(v.Evidence, fmt.Sprintf("pg %s: %s records no completion, so the dumps alone cannot tell a finished collective from a stuck one", g.PG, g.Backend))
+			return v, a
+		}
 		v.Status = OK
 		v.Summary = fmt.Sprintf("no rank behind and no mismatch in %d process group(s)", len(a.Groups))
 		return v, a
@@ -87,7 +98,7 @@ func CheckHang(ev *Evidence) (Verdict, *flightrec.Analysis) {
 	case has(kinds, flightrec.FindingAllStuck):
 		v.Branch = BranchHangSame
 		v.Summary += "; this points at the network or a dead rank"
-		v.Next = "check, in order: every rank's process alive (py-spy dump on each; --stacks DIR reads them); dmesg on every node for NVRM Xid (a GPU fault) or a NIC port down (--dmesg FILE reads it); ibstat on each NIC: State Active, and the error counters (symbol errors, link downed, port rcv errors) not rising; the NCCL WARN lines just before the stop (NCCL_DEBUG=WARN)"
+		v.Next = sameNext
 		if g, ok := stuckGroup(a); ok && g.Timing != flightrec.TimingOn {
 			v.Evidence = append(v.Evidence, "the dump cannot tell whether the GPUs started the collective (start events "+g.Timing.String()+"); TORCH_NCCL_ENABLE_TIMING=1 records them next time")
 		}
@@ -107,6 +118,62 @@ func CheckHang(ev *Evidence) (Verdict, *flightrec.Analysis) {
 	}
 	v.Evidence = append(v.Evidence, "findings in order: "+strings.Join(order, ", "))
 	return v, a
+}
+
+// sameNext is the same-place branch's checks, in order.
+const sameNext = "check, in order: every rank's process alive (py-spy dump on each; --stacks DIR reads them); dmesg on every node for NVRM Xid (a GPU fault) or a NIC port down (--dmesg FILE reads it); ibstat on each NIC: State Active, and the error counters (symbol errors, link downed, port rcv errors) not rising; the NCCL WARN lines just before the stop (NCCL_DEBUG=WARN)"
+
+// stuckByStacks finds a process group whose dumps record no completion
+// (gloo), where every member dumped, every dump ends at the same
+// collective, and every member's stack stands inside torch.distributed:
+// every rank is in that collective. It returns the group, its ranks and
+// the frame.
+func stuckByStacks(a *flightrec.Analysis, stacks []hanglab.Stack) (flightrec.GroupReport, []int, string, bool) {
+	frame := map[int]string{}
+	for _, s := range stacks {
+		if f := s.Where(); !s.Gone && f.Func != "" && strings.Contains(f.File, "torch/distributed/") {
+			frame[s.Rank] = fmt.Sprintf("%s (%s:%d)", f.Func, path.Base(f.File), f.Line)
+		}
+	}
+	for _, g := range a.Groups {
+		if !g.NoEvents || len(g.NoDump) > 0 || len(g.States) < 2 {
+			continue
+		}
+		last := g.States[0].LastEnqueued
+		var ranks []int
+		wheres := map[string]bool{}
+		for _, st := range g.States {
+			f, ok := frame[st.Rank]
+			if st.LastEnqueued != last || last == 0 || !ok {
+				ranks = nil
+				break
+			}
+			ranks = append(ranks, st.Rank)
+			wheres[f] = true
+		}
+		if len(ranks) == 0 {
+			continue
+		}
+		var ws []string
+		for w := range wheres {
+			ws = append(ws, w)
+		}
+		sort.Strings(ws)
+		return g, ranks, strings.Join(ws, ", "), true
+	}
+	return flightrec.GroupReport{}, nil, "", false
+}
+
+// opAt names collective seq of group pg as the dumps recorded it.
+func opAt(dumps []*flightrec.Dump, pg string, seq int64) string {
+	for _, d := range dumps {
+		for _, e := range d.Entries {
+			if e.PGName == pg && !e.IsP2P && e.CollectiveSeqID == seq && e.Op != "" {
+				return e.Op
+			}
+		}
+	}
+	return "collective"
 }
 
 func has(m map[string]flightrec.Finding, k string) bool {

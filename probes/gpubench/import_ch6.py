@@ -44,6 +44,7 @@ def provenance(path):
         "cuda": get(r"^torch.version.cuda (.*)$"),
         "nccl": ".".join(re.findall(r"\d+", get(r"^torch.cuda.nccl.version\(\) (.*)$"))),
         "python": get(r"^python (.*)$"),
+        "pyspy": get(r"^py-spy (\S+)$"),
     }
 
 
@@ -60,7 +61,10 @@ def sha(path):
     return hashlib.sha256(open(path, "rb").read()).hexdigest()[:16]
 
 
-def import_hang(src, name, prov, keep):
+def import_hang(src, name, prov, keep, machine_words="", recorder="probes/gpubench/record_ch6.sh"):
+    """machine_words and recorder: a run recorded on another machine than
+    the H200 (record_ch6_cpu.py on CPU ranks) names that machine and its
+    recording script; its run.json then names no GPU, driver or CUDA."""
     s = os.path.join(src, "hang", name)
     dst = os.path.join(ROOT, "probes", "recorded", "hang", "hang-" + name)
     if os.path.exists(dst):
@@ -141,13 +145,20 @@ def import_hang(src, name, prov, keep):
         "samples": [],
         "notes": ["the ranks ran on the machine's CPUs (gloo); the GPU was not used"],
     }
+    if machine_words:
+        run.update(gpu_model="CPU ranks (gloo)", gpu_count=summary.get("nproc"), driver="-", cuda="-", nccl="",
+                   tool="PyTorch %s, gloo, py-spy %s" % (torch, prov.get("pyspy", "")),
+                   notes=["the ranks ran on %s; no GPU" % machine_words])
     # the driver's command as torchrun ran it, for the record
     run["settings"]["torchrun_command"] = " ".join(summary.get("command", []))
     with open(os.path.join(dst, "run.json"), "w") as fh:
         json.dump(run, fh, indent=1)
-    lines = ["# hang-%s: provenance" % name, "",
-             "Recorded by `probes/gpubench/record_ch6.sh` on the H200 machine (%s, driver %s), %s; torch %s (CUDA %s, NCCL %s), python %s." % (
-                 prov["gpu"], prov["driver"], prov["date"], torch, prov["cuda"], prov["nccl"], prov["python"]),
+    where = "Recorded by `%s` on the H200 machine (%s, driver %s), %s; torch %s (CUDA %s, NCCL %s), python %s." % (
+        recorder, prov["gpu"], prov["driver"], prov["date"], torch, prov["cuda"], prov["nccl"], prov["python"])
+    if machine_words:
+        where = "Recorded by `%s` on %s, %s; torch %s (gloo; the GPU build's CUDA unused), python %s; every rank's stack taken from outside with py-spy %s (stacks/rankN.txt) beside faulthandler's (stacks/rank_N.txt)." % (
+            recorder, machine_words, prov["date"], torch, prov["python"], prov.get("pyspy", ""))
+    lines = ["# hang-%s: provenance" % name, "", where,
              "Imported by `probes/gpubench/import_ch6.py`: summary.json, result/, stacks/, fr/ and fr_trace*.txt as the",
              "driver wrote them; stderr/ is each rank's stderr from torchrun's per-rank logs; torchrun.txt is torchrun's",
              "own output without its per-process SIGTERM lines; marks/ holds what each rank said it was about to do.",

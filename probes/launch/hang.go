@@ -23,9 +23,11 @@ const HangLabName = "hang_torch.py"
 
 // HangScenarios are the hangs the script stages: sizes that differ,
 // collectives in a different order, a different count, a send without its
-// receive, two process groups waiting on each other, and the core question
-// (64 ranks, one stuck in its data loader at step 3000).
-var HangScenarios = []string{"size", "order", "count", "unpaired", "two_comms", "core"}
+// receive, two process groups waiting on each other, the core question
+// (64 ranks, one stuck in its data loader at step 3000), and every rank in
+// the same collective with one rank's process killed inside it ("killed")
+// or frozen there as if its network were cut ("netcut").
+var HangScenarios = []string{"size", "order", "count", "unpaired", "two_comms", "core", "killed", "netcut"}
 
 // HangLab returns the hang lab script's source.
 func HangLab() []byte { return append([]byte(nil), hangLab...) }
@@ -36,11 +38,14 @@ type HangOptions struct {
 	Scenario string
 	// Out is the folder everything is written under.
 	Out string
-	// NProc is the number of ranks (2; 64 for core).
+	// NProc is the number of ranks (2; 64 for core; 4 for killed and
+	// netcut).
 	NProc int
 	// TimeoutS is init_process_group's timeout, seconds (15).
 	TimeoutS float64
-	// Steps, HangAt and StuckRank shape the core scenario (3000, 3000, 37).
+	// Steps, HangAt and StuckRank shape the core scenario (3000, 3000,
+	// 37); HangAt and StuckRank also the step and the rank that killed
+	// and netcut strike (3000, NProc/2).
 	Steps, HangAt, StuckRank int
 	// DeadlineS ends the ranks after this many seconds (150).
 	DeadlineS float64

@@ -29,6 +29,16 @@ Scenarios (two ranks unless said otherwise):
   core      the core question: --nproc ranks (64) run --steps all_reduces
             (3000); at step --hang-at (3000) rank --stuck-rank is stuck in its
             data loader and never calls that all_reduce
+  killed    every rank stuck in the same place, a rank's process gone: 4 ranks
+            run all_reduces; inside all_reduce #--hang-at (3000) rank
+            --stuck-rank (2) is killed with SIGKILL, as the kernel's OOM killer
+            kills; the others then enter the same all_reduce
+  netcut    every rank stuck in the same place, a network cut: as killed, but
+            rank --stuck-rank is frozen (SIGSTOP) inside the all_reduce instead
+            of killed: its sockets stay open and nothing more comes from them,
+            which is what its peers see of a link that no longer carries
+            packets. The driver resumes it (SIGCONT) once the others have
+            timed out and dumped, so that it dumps too
 
 Gloo has no watchdog and no dump-on-timeout (that is ProcessGroupNCCL's): each
 rank catches the collective's exception itself and dumps through
@@ -41,6 +51,7 @@ import argparse
 import datetime
 import faulthandler
 import json
+import linecache
 import os
 import signal
 import subprocess
@@ -48,7 +59,9 @@ import sys
 import threading
 import time
 
-SCENARIOS = ["size", "order", "count", "unpaired", "two_comms", "core"]
+SCENARIOS = ["size", "order", "count", "unpaired", "two_comms", "core", "killed", "netcut"]
+# the scenarios where every rank ends up in the same collective
+SAME_PLACE = ("killed", "netcut")
 
 
 def write_atomic(path, data):
@@ -276,6 +289,59 @@ def scenario_core(r, dist, torch):
             r.result["step_times"][step] = now() - t0
 
 
+def when_in_collective_wait(then):
+    """Call then() from a helper thread once the main thread waits inside
+    torch.distributed's collective (the frame of distributed_c10d.py at its
+    work.wait() line): the collective is enqueued, so it is in this rank's
+    Flight Recorder buffer, and a stack taken now shows the rank inside it."""
+    main = threading.main_thread().ident
+
+    def watch():
+        while True:
+            f = sys._current_frames().get(main)
+            if f is not None and f.f_code.co_filename.endswith("distributed_c10d.py") and \
+                    ".wait(" in linecache.getline(f.f_code.co_filename, f.f_lineno):
+                break
+            time.sleep(0.005)
+        then()
+    threading.Thread(target=watch, name="stage-fault", daemon=True).start()
+
+
+def scenario_same_place(r, dist, torch):
+    """killed and netcut: steps of one all_reduce; at step --hang-at the
+    victim enters the all_reduce first and, once inside, is killed (SIGKILL)
+    or frozen (SIGSTOP); only then do the others enter it (they wait for the
+    file the victim writes just before), so the victim cannot have finished
+    it and every rank is in the same collective."""
+    a = r.args
+    t = torch.ones(256, dtype=torch.float32)
+    staged = os.path.join(r.dir, "staged")
+    for step in range(1, a.hang_at):
+        dist.all_reduce(t)
+    step = a.hang_at
+    r.result["hang_at"] = step
+    if r.rank == a.stuck_rank:
+        sig = signal.SIGKILL if a.scenario == "killed" else signal.SIGSTOP
+        what = "killed (SIGKILL)" if a.scenario == "killed" else "frozen (SIGSTOP): its link cut"
+
+        def fault():
+            write_atomic(staged, json.dumps({"rank": r.rank, "signal": sig.name, "t": now()}))
+            os.kill(os.getpid(), sig)
+        r.mark("all_reduce #%d, then %s inside it" % (step, what))
+        when_in_collective_wait(fault)
+        r.call("all_reduce #%d" % step, lambda: dist.all_reduce(t))
+        return
+    deadline = now() + a.timeout + 60
+    while not os.path.exists(staged) and now() < deadline:
+        time.sleep(0.01)
+    r.mark("all_reduce #%d" % step)
+    r.call("all_reduce #%d" % step, lambda: dist.all_reduce(t))
+
+
+scenario_killed = scenario_same_place
+scenario_netcut = scenario_same_place
+
+
 def load_batch_stuck(ev, seconds):
     """Stands for a data loader that never returns; a stack dump shows this
     frame. It gives up after `seconds` so that the rank can dump its buffer
@@ -353,7 +419,12 @@ def drive(args):
     env.setdefault("TORCH_NCCL_TRACE_BUFFER_SIZE", env["TORCH_FR_BUFFER_SIZE"])
     env.setdefault("OMP_NUM_THREADS", "1")
     env.setdefault("PYTHONUNBUFFERED", "1")
-    nproc = args.nproc or (64 if args.scenario == "core" else 2)
+    nproc = args.nproc or {"core": 64, "killed": 4, "netcut": 4}.get(args.scenario, 2)
+    if args.stuck_rank is None:
+        args.stuck_rank = 37 if args.scenario == "core" else nproc // 2
+    if args.scenario in SAME_PLACE and not 0 <= args.stuck_rank < nproc:
+        print("--stuck-rank %d is not one of the %d ranks" % (args.stuck_rank, nproc), file=sys.stderr)
+        return 2
     cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nnodes", "1",
            "--nproc-per-node", str(nproc), "--max-restarts", "0",
            "--log-dir", os.path.join(d, "torchrun"), "--redirects", "3",
@@ -366,6 +437,8 @@ def drive(args):
                "date": datetime.datetime.now(datetime.timezone.utc).isoformat(), "events": []}
     if args.scenario == "core":
         summary.update(steps=args.steps, hang_at=args.hang_at, stuck_rank=args.stuck_rank)
+    if args.scenario in SAME_PLACE:
+        summary.update(steps=args.hang_at, hang_at=args.hang_at, stuck_rank=args.stuck_rank)
 
     def event(what):
         summary["events"].append({"t": round(now() - t0, 3), "what": what})
@@ -393,10 +466,17 @@ def drive(args):
         except (OSError, ValueError) as e:
             event("no stack from %s: %s" % (f, e))
     event("SIGUSR1 (faulthandler stacks) sent to %d ranks" % len(signalled))
-    # 3. the ranks time out, dump, and leave.
+    # 3. the ranks time out, dump, and leave. A frozen rank (netcut) is
+    # resumed once every other rank has dumped, so that it dumps too.
+    resumed = args.scenario != "netcut"
     while now() < hard and p.poll() is None:
-        time.sleep(0.5)
+        if not resumed and count(d, "done") >= nproc - 1:
+            resume(d, args.stuck_rank, event)
+            resumed = True
+        time.sleep(0.2)
     if p.poll() is None:
+        if not resumed:
+            resume(d, args.stuck_rank, event)
         event("deadline %.0fs passed: SIGUSR1 again, then SIGTERM to torchrun" % args.deadline)
         for f in os.listdir(os.path.join(d, "pids")):
             try:
@@ -446,6 +526,16 @@ def drive(args):
     return 0
 
 
+def resume(d, rank, event):
+    """SIGCONT to the rank the netcut scenario froze."""
+    try:
+        pid = int(open(os.path.join(d, "pids", "rank_%d" % rank)).read())
+        os.kill(pid, signal.SIGCONT)
+        event("SIGCONT to rank %d (pid %d), frozen since its link was cut" % (rank, pid))
+    except (OSError, ValueError) as e:
+        event("could not resume rank %d: %s" % (rank, e))
+
+
 def repair_pg_config(src, dst, world):
     """Copy the dumps with their pg_config made to match their entries:
     torch 2.11's gloo dumps name the default group "" in pg_config while
@@ -490,11 +580,12 @@ def main():
     p.add_argument("--scenario", required=True, choices=SCENARIOS)
     p.add_argument("--out", help="run: the folder everything is written under")
     p.add_argument("--dir", help="worker: the folder the driver gave")
-    p.add_argument("--nproc", type=int, default=0, help="ranks (default 2; 64 for core)")
+    p.add_argument("--nproc", type=int, default=0, help="ranks (default 2; 64 for core, 4 for killed and netcut)")
     p.add_argument("--timeout", type=float, default=15, help="init_process_group's timeout, seconds")
     p.add_argument("--steps", type=int, default=3000, help="core: all_reduces per rank")
-    p.add_argument("--hang-at", type=int, default=3000, help="core: the step whose all_reduce one rank never calls")
-    p.add_argument("--stuck-rank", type=int, default=37, help="core: the rank stuck in its data loader")
+    p.add_argument("--hang-at", type=int, default=3000, help="core: the step whose all_reduce one rank never calls; killed, netcut: the step whose all_reduce the fault hits")
+    p.add_argument("--stuck-rank", type=int, default=None,
+                   help="core: the rank stuck in its data loader (37); killed, netcut: the rank killed or frozen (nproc/2)")
     p.add_argument("--stuck-extra", type=float, default=8, help="core: how much longer than the timeout the stuck rank stays stuck")
     p.add_argument("--window", type=int, default=16, help="core: async all_reduces in flight before the hang step")
     p.add_argument("--step-budget", type=float, default=60, help="core: seconds the steps before the hang may take")

@@ -61,9 +61,14 @@ func (l *Lab) Culprit() Culprit {
 	a := l.Analysis()
 	if len(a.Findings) == 0 {
 		// No dump says anything: a process that died first (gloo aborts on
-		// a size mismatch) is the answer, from its stderr and stack.
+		// a size mismatch; a rank killed, which torchrun's report names as
+		// the first observed failure) is the answer, from its stderr,
+		// torchrun's report and its stack.
+		if c, ok := l.allStuck(a); ok {
+			return c
+		}
 		for _, r := range l.Ranks {
-			if r.Died && strings.Contains(r.Exception, "terminate") {
+			if r.Died && (strings.Contains(r.Exception, "terminate") || r.RootCause) {
 				c.Found, c.Kind, c.Ranks, c.Blocking, c.Error = true, KindDied, []int{r.Rank}, r.BlockingCall, r.Error
 				for _, o := range l.Ranks {
 					if o.Rank != r.Rank {
@@ -76,6 +81,9 @@ func (l *Lab) Culprit() Culprit {
 					}
 				}
 				c.Detail = fmt.Sprintf("rank %d's process ended in %s: %s", r.Rank, orDash(r.BlockingCall), r.Error)
+				if r.RootCause {
+					c.Detail += " (torchrun's first observed failure; it then stopped the other ranks)"
+				}
 				return c
 			}
 		}
@@ -149,6 +157,82 @@ func (l *Lab) Culprit() Culprit {
 	return c
 }
 
+// allStuck reads the case the dumps alone cannot: a backend that records
+// no completion (gloo) shows every rank's last collective alike whether it
+// finished or not. When every rank dumped, every dump ends at the same
+// collective and every rank raised in its call, the collective itself
+// could not finish: nobody is behind (the decision tree's "every rank
+// stopped in the same collective").
+func (l *Lab) allStuck(a *flightrec.Analysis) (Culprit, bool) {
+	c := Culprit{Ahead: -1, TimeoutS: l.TimeoutS}
+	if len(a.Groups) == 0 || len(l.Dumps) < l.NProc || l.NProc < 2 {
+		return c, false
+	}
+	var g flightrec.GroupReport
+	for _, gr := range a.Groups {
+		if gr.NoEvents && len(gr.NoDump) == 0 && len(gr.States) > 0 && gr.States[0].LastEnqueued > 0 {
+			g = gr
+			break
+		}
+	}
+	if len(g.States) == 0 {
+		return c, false
+	}
+	last := g.States[0].LastEnqueued
+	for _, s := range g.States {
+		if s.LastEnqueued != last {
+			return c, false
+		}
+	}
+	if len(l.Ranks) < l.NProc {
+		return c, false
+	}
+	var waited []float64
+	for _, r := range l.Ranks {
+		if r.Outcome != "raised" {
+			return c, false
+		}
+		waited = append(waited, r.EndedAfterS)
+		if c.Error == "" {
+			c.Error = firstLine(r.Error)
+		}
+	}
+	sort.Float64s(waited)
+	c.Found, c.Kind, c.PG, c.Seq, c.LastSeq = true, flightrec.FindingAllStuck, g.PG, last, last
+	for _, s := range g.States {
+		c.Ranks = append(c.Ranks, s.Rank)
+	}
+	c.WaitedS = waited[len(waited)/2]
+	for _, d := range l.Dumps {
+		if e, ok := entryAt(d, flightrec.Finding{PG: g.PG, SeqID: last}); ok {
+			c.Op, c.Sizes, c.Dtypes = e.Op, fmt.Sprint(e.InputSizes), strings.Join(e.InputDtypes, ",")
+			break
+		}
+	}
+	where := map[string][]int{}
+	for _, s := range l.Stacks {
+		if f := s.Where(); f.Func != "" {
+			k := fmt.Sprintf("%s (%s:%d)", f.Func, baseName(f.File), f.Line)
+			where[k] = append(where[k], s.Rank)
+		}
+	}
+	if len(where) == 1 {
+		for k := range where {
+			c.Where = k
+		}
+	}
+	c.Detail = fmt.Sprintf("%s called %s #%d of pg %s and each raised in it (%s records no completion): no rank is behind, the collective itself could not finish",
+		ranksPhrase(c.Ranks), orDash(c.Op), last, g.PG, orBackend(g.Backend))
+	return c, true
+}
+
+func orBackend(b string) string {
+	if b == "" {
+		return "the backend"
+	}
+	return b
+}
+
 func entryAt(d *flightrec.Dump, f flightrec.Finding) (flightrec.Entry, bool) {
 	for i := len(d.Entries) - 1; i >= 0; i-- {
 		e := d.Entries[i]
@@ -198,12 +282,22 @@ func (c Culprit) Answer() string {
 		return "the dumps show no rank behind and no mismatch"
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "who: %s (%s)", ranksPhrase(c.Ranks), c.Kind)
-	if c.Where != "" {
+	if c.Kind == flightrec.FindingAllStuck {
+		fmt.Fprintf(&b, "who: nobody is behind: %s all in the same collective (%s)", ranksPhrase(c.Ranks), c.Kind)
+	} else {
+		fmt.Fprintf(&b, "who: %s (%s)", ranksPhrase(c.Ranks), c.Kind)
+	}
+	if c.Where != "" && c.Kind == flightrec.FindingAllStuck {
+		fmt.Fprintf(&b, "; every stack: in %s", c.Where)
+	} else if c.Where != "" {
 		fmt.Fprintf(&b, "; its stack: in %s", c.Where)
 	}
 	b.WriteString("\n")
-	fmt.Fprintf(&b, "which: %s #%d of process group %s", c.Op, c.Seq, c.PG)
+	if c.Kind == KindDied && c.Seq == 0 {
+		fmt.Fprintf(&b, "which: %s (no dump numbers it)", orDash(c.Blocking))
+	} else {
+		fmt.Fprintf(&b, "which: %s #%d of process group %s", c.Op, c.Seq, c.PG)
+	}
 	if c.Sizes != "" {
 		fmt.Fprintf(&b, ", input sizes %s %s", c.Sizes, c.Dtypes)
 	}

@@ -89,6 +89,9 @@ type Rank struct {
 	// (Error then holds the C++ abort message from its stderr, Exception
 	// how torchrun saw it end).
 	Died bool `json:"died,omitempty"`
+	// RootCause is set for the rank torchrun's failure report names as
+	// its "Root Cause (first observed failure)".
+	RootCause bool `json:"root_cause,omitempty"`
 }
 
 // Frame is one frame of a stack: a faulthandler traceback line, or a
@@ -350,12 +353,23 @@ func (l *Lab) addDied(fsys fs.FS) {
 		}
 	}
 	if b, err := fs.ReadFile(fsys, "torchrun.txt"); err == nil {
-		for _, m := range reFailure.FindAllStringSubmatch(string(b), -1) {
+		text := string(b)
+		root := -1
+		if _, after, ok := strings.Cut(text, "Root Cause (first observed failure)"); ok {
+			if m := reFailure.FindStringSubmatch(after); m != nil {
+				root, _ = strconv.Atoi(m[1])
+			}
+		}
+		for _, m := range reFailure.FindAllStringSubmatch(text, -1) {
 			r, _ := strconv.Atoi(m[1])
 			if have[r] {
 				continue
 			}
 			d := get(r)
+			d.RootCause = r == root
+			if d.Exception != "" && strings.Contains(d.Exception, strings.TrimSpace(m[3])) {
+				continue // the report names a rank twice: under Failures and as the root cause
+			}
 			how := strings.TrimSpace(m[3])
 			if d.Exception == "" {
 				d.Exception = how

@@ -31,17 +31,27 @@ func TestRecordedHangs(t *testing.T) {
 		seq     int64
 		where   string // the culprit's innermost named frame
 		text    []string
+		nproc   int
 	}{
-		{"count", flightrec.FindingMissing, []int{1}, 5, "fr_dump", []string{"rank 1 never called all_reduce #5", "rank 0: all_reduce call 5", "after 10.0 s"}},
-		{"order", flightrec.FindingOpMismatch, []int{1}, 2, "all_gather", []string{"rank 1 runs all_gather as collective #2"}},
-		{"unpaired", flightrec.FindingMissing, []int{0}, 2, "send", []string{"rank 0: send 64 MiB to rank 1", "Connection closed by peer"}},
-		{"two_comms", flightrec.FindingCrossGroup, []int{0, 1}, 2, "all_reduce", []string{"wait on each other across process groups"}},
-		{"size", hanglab.KindDied, []int{0}, 0, "all_reduce", []string{"process ended", "Received data size doesn't match expected size", "SIGABRT"}},
+		{"count", flightrec.FindingMissing, []int{1}, 5, "fr_dump", []string{"rank 1 never called all_reduce #5", "rank 0: all_reduce call 5", "after 10.0 s"}, 2},
+		{"order", flightrec.FindingOpMismatch, []int{1}, 2, "all_gather", []string{"rank 1 runs all_gather as collective #2"}, 2},
+		{"unpaired", flightrec.FindingMissing, []int{0}, 2, "send", []string{"rank 0: send 64 MiB to rank 1", "Connection closed by peer"}, 2},
+		{"two_comms", flightrec.FindingCrossGroup, []int{0, 1}, 2, "all_reduce", []string{"wait on each other across process groups"}, 2},
+		{"size", hanglab.KindDied, []int{0}, 0, "all_reduce", []string{"process ended", "Received data size doesn't match expected size", "SIGABRT"}, 2},
+		// every rank in all_reduce #3000, rank 2 frozen inside it: gloo's
+		// dumps alone cannot tell, the ranks' timeouts and stacks can
+		{"netcut", flightrec.FindingAllStuck, []int{0, 1, 2, 3}, 3000, "all_reduce", []string{"nobody is behind", "each raised in it", "Timed out waiting 10000ms"}, 4},
+		// rank 2 killed inside it: torchrun's report names it, py-spy
+		// found it gone, no rank dumped
+		{"killed", hanglab.KindDied, []int{2}, 0, "", []string{"Signal 9 (SIGKILL)", "first observed failure", "rank 2: py-spy could not read the process"}, 4},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			l := load(t, tc.name)
-			if l.Scenario != tc.name || l.NProc != 2 || l.TimeoutS != 10 {
+			if tc.nproc == 0 {
+				tc.nproc = 2
+			}
+			if l.Scenario != tc.name || l.NProc != tc.nproc || l.TimeoutS != 10 {
 				t.Errorf("summary: %s, %d ranks, timeout %g", l.Scenario, l.NProc, l.TimeoutS)
 			}
 			c := l.Culprit()
@@ -51,7 +61,11 @@ func TestRecordedHangs(t *testing.T) {
 			if tc.where != "" && !strings.HasPrefix(c.Where, tc.where+" ") {
 				t.Errorf("where %q, want %s", c.Where, tc.where)
 			}
-			all := l.Text() + l.Analysis().Text() + l.Outcome()
+			var stacks []string
+			for _, st := range l.Stacks {
+				stacks = append(stacks, st.String())
+			}
+			all := l.Text() + l.Analysis().Text() + l.Outcome() + c.Answer() + c.Detail + strings.Join(stacks, "\n")
 			for _, w := range tc.text {
 				if !strings.Contains(all, w) {
 					t.Errorf("lacks %q:\n%s", w, all)
