@@ -89,7 +89,7 @@ func addDoctorFlags(fs *flag.FlagSet) doctorFlags {
 		torch:       fs.String("torch", "", "the job's PyTorch version (e.g. 2.11.0): the defaults it runs with and the TORCH_* names it reads"),
 		env:         fs.String("env", "", "the job's environment (`env` output or NAME=VALUE lines)"),
 		baseline:    fs.String("baseline", "", "compare with a saved healthy report.json"),
-		recorded:    fs.String("recorded", "", "read one of the lab's recorded machines: "+strings.Join(doctor.RecordedMachines(), ", ")),
+		recorded:    fs.String("recorded", "", "read a recorded machine: "+strings.Join(doctor.RecordedMachines(), ", ")),
 		rankRuns:    fs.String("rank-runs", "", "directory of per-node commlab probe nccl runs (*.json), to find a slow node"),
 		nodes:       fs.String("nodes", "", "directory of per-node doctor reports (DIR/<node>/report.json); with --launcher, the number of nodes"),
 		live:        fs.Bool("live", false, "probe this machine even when files are given"),

@@ -89,7 +89,7 @@ func runModel(args []string, stdout, stderr io.Writer) int {
 	table := fs.Bool("table", false, "with --algo auto: also print NCCL's init tuning table")
 	threadGPUs := fs.Int("thread-gpus", 1, "with --algo auto: GPUs one host thread drives (nccl-tests -g N: N; mpirun/torchrun: 1)")
 	issue := fs.String("issue", "", "with --algo auto: host time to issue one operation to one GPU (default: the fitted "+
-		strconv.FormatFloat(costmodel.FitIssueUs, 'g', -1, 64)+"us; the lab's H200 machines: "+strconv.FormatFloat(costmodel.FitLabIssueUs, 'g', -1, 64)+"us)")
+		strconv.FormatFloat(costmodel.FitIssueUs, 'g', -1, 64)+"µs; H200 VMs whose runs are recorded here: "+strconv.FormatFloat(costmodel.FitLabIssueUs, 'g', -1, 64)+"µs)")
 	jsonOut := fs.Bool("json", false, "print JSON: an object, or a list for --sweep")
 	pos, status, ok := parseFlags(fs, args)
 	if !ok {

@@ -66,7 +66,7 @@ func runModelTPAllReduce(args []string, stdout, stderr io.Writer) int {
 	layers := fs.Int("layers", 0, "transformer layers (default: the model's, else 1)")
 	preset := fs.String("preset", "hgx-h200", "node preset for NCCL's model: "+presetNames())
 	family := fs.String("nccl", costmodel.DefaultNCCL, "NCCL version or tuner family (2.19, 2.23 ... 2.28)")
-	nvls := fs.Bool("nvls", true, "NVLink multicast (NVLS) available; --nvls=false is the lab's H200s (NCCL_NVLS_ENABLE=0)")
+	nvls := fs.Bool("nvls", true, "NVLink multicast (NVLS) available; --nvls=false is NCCL_NVLS_ENABLE=0")
 	launch := fs.String("launch", defaultLaunch, "custom all-reduce fixed cost (kernel launch); default: recorded kernel launch on H200")
 	flagLat := fs.String("flag", defaultFlag, "one flag barrier; default: NCCL's NVLink LL hop latency (tuning.cc)")
 	peerBW := fs.String("peer-bw", defaultPeerBW, "what one GPU pulls from its peers, one way; default: recorded 2xH200 P2P read")

@@ -47,7 +47,7 @@ var masking = []struct {
 	{"NCCL_SHM_DISABLE", truthy, "shared-memory transport: GPUs without P2P then go through the network stack"},
 	{"NCCL_NET_GDR_LEVEL", func(v string) bool { return v == "LOC" || v == "0" }, "GPUDirect RDMA: network traffic is staged through host memory"},
 	{"NCCL_P2P_LEVEL", func(v string) bool { return v == "LOC" || v == "0" }, "peer-to-peer between GPUs"},
-	{"NCCL_NVLS_ENABLE", func(v string) bool { return v == "0" }, "NVLink SHARP (NVLS) on NVSwitch machines (the lab's H200 machines set it on purpose)"},
+	{"NCCL_NVLS_ENABLE", func(v string) bool { return v == "0" }, "NVLink SHARP (NVLS) on NVSwitch machines (some VMs and partitioned nodes run without it on purpose)"},
 	{"NCCL_CUMEM_ENABLE", func(v string) bool { return v == "0" }, "cuMem-based buffers (NCCL 2.19+ default), needed for NVLS and some P2P paths"},
 	{"NCCL_ALGO", nonEmpty, "the tuner's choice of algorithm at every size"},
 	{"NCCL_PROTO", nonEmpty, "the tuner's choice of protocol at every size"},
@@ -137,7 +137,7 @@ func lintRenamed(env map[string]string) Verdict {
 	}
 	v.Status = Warn
 	v.Summary = "deprecated names set: " + strings.Join(found, ", ") + " (read today; a later PyTorch drops them and the setting silently stops working)"
-	v.Evidence = append(v.Evidence, "PyTorch 2.11 on the lab's H200 (2026-12-01, probes/testdata/h200/doctor/torch-env-lint.txt) printed one deprecation warning, for NCCL_ASYNC_ERROR_HANDLING, and none for TORCH_NCCL_TRACE_BUFFER_SIZE set in the same run: a log without the warning does not mean the names are current")
+	v.Evidence = append(v.Evidence, "PyTorch 2.11 on an H200 (2026-12-01) printed one deprecation warning, for NCCL_ASYNC_ERROR_HANDLING, and none for TORCH_NCCL_TRACE_BUFFER_SIZE set in the same run: a log without the warning does not mean the names are current")
 	var fixes []string
 	for _, old := range found {
 		fixes = append(fixes, old+" -> "+renamed[old])
@@ -174,7 +174,7 @@ func lintTimeouts(ev *Evidence) Verdict {
 	aeh := ev.TorchSetting("TORCH_NCCL_ASYNC_ERROR_HANDLING")
 	blocking := ev.TorchSetting("TORCH_NCCL_BLOCKING_WAIT")
 	v.Evidence = append(v.Evidence,
-		fmt.Sprintf("collective timeout: init_process_group(timeout=...), %d s (10 min) for NCCL and 30 min for other backends unless the program sets it (torch.distributed.constants in PyTorch 2.11, read on the lab's H200); no variable sets it", defaultCollectiveTimeoutS),
+		fmt.Sprintf("collective timeout: init_process_group(timeout=...), %d s (10 min) for NCCL and 30 min for other backends unless the program sets it (torch.distributed.constants in PyTorch 2.11); no variable sets it", defaultCollectiveTimeoutS),
 		hb.String(), monitor.String(), aeh.String())
 	if aeh.Known {
 		v.Evidence = append(v.Evidence, "TORCH_NCCL_ASYNC_ERROR_HANDLING: 3 (tear the process down without aborting the communicator) is PyTorch's default under plain python; torchrun sets 1 (abort the communicator, then tear down)")
@@ -246,7 +246,7 @@ func lintMasking(env map[string]string, ncclVersion string) Verdict {
 		v.Next = "remove them one at a time and find what they hide (the topology, NIC and NCCL checks above name it); keep one only with a measurement that shows why"
 	case len(deliberate) > 0:
 		v.Status = OK
-		v.Summary = "only " + strings.Join(deliberate, ", ") + " (NVLS off; the lab's H200 machines run so on purpose)"
+		v.Summary = "only " + strings.Join(deliberate, ", ") + " (NVLS off: deliberate where the node has no NVLink multicast to offer, a loss of about 30% at large all_reduce sizes on an NVSwitch node that has it)"
 	default:
 		v.Status = OK
 		v.Summary = "no setting that turns off a transport or forces NCCL's choice"

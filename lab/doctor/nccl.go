@@ -285,7 +285,7 @@ func checkChannels(lg *nccllog.Log, t *probes.Topology, env map[string]string) V
 	v.Summary = fmt.Sprintf("%d collective channels", c.Coll)
 	switch {
 	case nvls == 0 && env["NCCL_NVLS_ENABLE"] == "0":
-		v.Summary += "; NVLS off (NCCL_NVLS_ENABLE=0 is set, as on the lab's H200 machines)"
+		v.Summary += "; NVLS off (NCCL_NVLS_ENABLE=0 is set)"
 	case nvls == 0 && t != nil && hasNVSwitch(t) && len(t.GPUs) > 2:
 		v.Status = Warn
 		v.Summary += "; no NVLS channels on an NVSwitch node: NVLink SHARP is off"
