@@ -129,6 +129,32 @@ func newCompileError(cell, msg string, line, col int) error {
 	return &cellError{ename: "CompileError", evalue: msg, traceback: tb}
 }
 
+// papermillFix is what makes papermill write Go parameters.
+const papermillFix = "install commlab-papermill (pip install ./python/commlab-papermill in commlab's repository) so that papermill writes Go"
+
+var pythonAssignment = regexp.MustCompile(`^[\pL_][\pL\pN_]* = \S`)
+
+// pythonParameters refuses a parameters cell papermill wrote with its
+// Python translator ("# Parameters", then name = value lines): papermill
+// without commlab-papermill, told the notebook's language is python. Go
+// would only say that '#' is an illegal character.
+func pythonParameters(cell string) error {
+	lines := strings.Split(strings.TrimSpace(cell), "\n")
+	if strings.TrimSpace(lines[0]) != "# Parameters" {
+		return nil
+	}
+	for _, l := range lines[1:] {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") && !pythonAssignment.MatchString(l) {
+			return nil
+		}
+	}
+	line := 1 + strings.Count(cell[:strings.Index(cell, "#")], "\n")
+	msg := "this looks like a Python parameters cell: " + papermillFix
+	tb := append([]string{"CompileError: " + msg}, sourceContext(cell, line, 1)...)
+	tb = append(tb, "papermill injected it with its Python translator; Go comments start with //")
+	return &cellError{ename: "CompileError", evalue: msg, traceback: tb, line: line}
+}
+
 // runtimeError reports a panic of the cell's code in Go's words, at the
 // cell's line. yaegi runs index and field operations through reflect, whose
 // panics say "reflect: slice index out of range", and its trace names only
