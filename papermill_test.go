@@ -21,6 +21,19 @@ import (
 // papermillModules are what the papermill tests need from the venv.
 var papermillModules = []string{"papermill", "commlab_papermill.translator"}
 
+// translatorSource puts the translator's source first on the Python path,
+// so the venv's papermill loads this tree's translator even where the
+// package was installed from an older copy (the installed entry point
+// names the same modules).
+func translatorSource(t *testing.T, env []string) []string {
+	t.Helper()
+	src, err := filepath.Abs(filepath.Join("python", "commlab-papermill", "src"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(env, "PYTHONPATH="+src)
+}
+
 // testKernelspec writes a commlab kernelspec that starts this test binary
 // as the kernel, and returns the JUPYTER_PATH folder holding it.
 func testKernelspec(t *testing.T) string {
@@ -49,6 +62,7 @@ func testKernelspec(t *testing.T) string {
 func TestPapermillTranslatorUnitTests(t *testing.T) {
 	py := pythons.RequireVenv(t, papermillModules...)
 	cmd := exec.Command(py.Path, "-m", "unittest", "discover", "-v", "-s", filepath.Join("python", "commlab-papermill", "tests"))
+	cmd.Env = translatorSource(t, os.Environ())
 	out, err := cmd.CombinedOutput()
 	t.Logf("%s", out)
 	if err != nil {
@@ -117,6 +131,7 @@ for text in json.load(sys.stdin):
 `
 	in, _ := json.Marshal(values)
 	cmd := exec.Command(py.Path, "-c", script)
+	cmd.Env = translatorSource(t, os.Environ())
 	cmd.Stdin = strings.NewReader(string(in))
 	out, err := cmd.Output()
 	if err != nil {
@@ -211,7 +226,7 @@ func TestPapermillMatchesRun(t *testing.T) {
 	const chapter = "notebooks/01-collectives.ipynb"
 	pm := filepath.Join(dir, "papermill.ipynb")
 	cmd := exec.Command(py.Path, "-m", "papermill", chapter, pm, "-k", "commlab", "-p", "n", "16", "--no-progress-bar")
-	cmd.Env = append(os.Environ(), "JUPYTER_PATH="+jupyterPath)
+	cmd.Env = translatorSource(t, append(os.Environ(), "JUPYTER_PATH="+jupyterPath))
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("papermill: %v\n%s", err, out)
 	}
