@@ -15,7 +15,7 @@ FUZZTIME ?= 20s
 CGO_CFLAGS ?= -O2 -g -Wno-deprecated-declarations
 export CGO_CFLAGS
 
-.PHONY: all build install-kernel lab check-chapters test vet fmt-check generate bench bench-chapters bench-kernel bench-gpu widgets check-widgets fuzz clean calibration
+.PHONY: all build install-kernel lab check-chapters test vet fmt-check generate bench bench-chapters bench-kernel bench-gpu widgets check-widgets fuzz clean calibration hang-cpu
 
 all: build
 
@@ -93,6 +93,32 @@ bench-kernel: build
 bench-gpu: build
 	mkdir -p .devicebin && cp $(BIN) .devicebin/commlab
 	OUT=$${OUT_DIR:-/tmp/commlab-bench} bash probes/gpubench/device_run.sh
+
+# Chapter 6's hang lab for real on CPU ranks: a venv with PyTorch (gloo,
+# the Flight Recorder) and py-spy from the index (ci/requirements-torch.txt;
+# the index's torch wheel brings its CUDA libraries: about 1.5 min and
+# 5.3 GB here), every scenario staged by `commlab probe hang` into
+# $(OUT)/hang-cpu/, each run read back by commlab's Flight Recorder and
+# hang lab readers (TestHangLabOnCPU), then each run's dumps printed by
+# `commlab parse flight-recorder`.
+TORCH_VENV ?= .venv-torch
+VENV_PYTHON ?= python3
+HANG_SCENARIOS ?= size order count unpaired two_comms
+hang-cpu: build $(TORCH_VENV)/.installed
+	PATH="$(abspath $(TORCH_VENV))/bin:$$PATH" COMMLAB_REQUIRE_TORCH=1 \
+		COMMLAB_HANG_SCENARIOS="$(HANG_SCENARIOS)" COMMLAB_HANG_OUT="$(abspath $(OUT))/hang-cpu" \
+		$(GO) test -count=1 -timeout 30m -run '^TestHangLabOnCPU$$' -v ./probes/launch/
+	@for s in $(HANG_SCENARIOS); do \
+		if [ -d $(OUT)/hang-cpu/$$s/fr ] && [ -n "$$(ls $(OUT)/hang-cpu/$$s/fr)" ]; then \
+			echo "== $$s"; $(BIN) parse flight-recorder $(OUT)/hang-cpu/$$s/fr || exit 1; \
+		else echo "== $$s: no Flight Recorder dumps (the ranks ended before they could dump)"; fi; \
+	done
+	@echo "hang-cpu: runs under $(OUT)/hang-cpu"
+
+$(TORCH_VENV)/.installed: ci/requirements-torch.txt
+	$(VENV_PYTHON) -m venv $(TORCH_VENV)
+	$(TORCH_VENV)/bin/pip install --disable-pip-version-check -r ci/requirements-torch.txt
+	touch $@
 
 fuzz:
 	@for pkg in $$($(GO) list ./...); do \

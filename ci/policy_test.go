@@ -73,6 +73,7 @@ var levels = map[string]int{
 	"install":                        40,
 	"":                               50, // the commlab command
 	"ci":                             50,
+	"ci/pythons":                     0, // the Python interpreters tests drive Jupyter's clients with; standard library only
 }
 
 // outside systems and the one package each may enter through.

@@ -6,25 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/commlab/commlab/ci/pythons"
 )
-
-// jupyterPython is Debian's Python, which has the Jupyter packages; the
-// pyenv one on PATH does not.
-const jupyterPython = "/usr/bin/python3"
-
-// requireJupyter skips when the Jupyter client packages are absent, unless
-// COMMLAB_REQUIRE_JUPYTER is set (CI sets it: there a skip is a failure).
-func requireJupyter(t *testing.T, modules ...string) {
-	t.Helper()
-	args := []string{"-c", "import " + strings.Join(modules, ", ")}
-	if out, err := exec.Command(jupyterPython, args...).CombinedOutput(); err != nil {
-		msg := "Jupyter client packages missing (" + strings.TrimSpace(string(out)) + "); apt-get install python3-jupyter-kernel-test python3-nbclient"
-		if os.Getenv("COMMLAB_REQUIRE_JUPYTER") != "" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-}
 
 // installKernel builds commlab and installs its kernelspec into a fresh
 // Jupyter data directory; it returns the environment for Jupyter clients.
@@ -49,34 +33,39 @@ func installKernel(t *testing.T) []string {
 }
 
 // TestJupyterConformance runs jupyter_kernel_test's whole suite and our
-// behaviour tests against the installed kernel through jupyter_client.
+// behaviour tests against the installed kernel through jupyter_client, with
+// Debian's clients (jupyter_client 7, jupyter_kernel_test 0.4) and with the
+// venv's (the index's jupyter_client 8, jupyter_kernel_test 0.7).
 func TestJupyterConformance(t *testing.T) {
-	requireJupyter(t, "jupyter_kernel_test", "jupyter_client")
-	env := installKernel(t)
-	cmd := exec.Command(jupyterPython, "-m", "unittest", "-v", "test_commlab_kernel")
-	cmd.Dir = filepath.Join("testdata", "conformance")
-	cmd.Env = env
-	out, err := cmd.CombinedOutput()
-	t.Logf("%s", out)
-	if err != nil {
-		t.Fatalf("conformance suite failed: %v", err)
-	}
-	if strings.Contains(string(out), "skipped") {
-		t.Fatalf("a conformance test was skipped: every test jupyter_kernel_test offers must run")
-	}
+	pythons.Each(t, []string{"jupyter_kernel_test", "jupyter_client"}, func(t *testing.T, py pythons.Python) {
+		env := installKernel(t)
+		cmd := exec.Command(py.Path, "-m", "unittest", "-v", "test_commlab_kernel")
+		cmd.Dir = filepath.Join("testdata", "conformance")
+		cmd.Env = env
+		out, err := cmd.CombinedOutput()
+		t.Logf("%s", out)
+		if err != nil {
+			t.Fatalf("conformance suite failed: %v", err)
+		}
+		if strings.Contains(string(out), "skipped") {
+			t.Fatalf("a conformance test was skipped: every test jupyter_kernel_test offers must run")
+		}
+	})
 }
 
 // TestNbclientExecutesNotebook runs a small notebook through nbclient, as
-// `jupyter nbconvert --execute` does.
+// `jupyter nbconvert --execute` does, with Debian's nbclient 0.7 and the
+// venv's 0.11.
 func TestNbclientExecutesNotebook(t *testing.T) {
-	requireJupyter(t, "nbclient", "nbformat")
-	env := installKernel(t)
-	cmd := exec.Command(jupyterPython, "run_notebook.py", "smoke.ipynb")
-	cmd.Dir = filepath.Join("testdata", "conformance")
-	cmd.Env = env
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("nbclient run failed: %v\n%s", err, out)
-	}
-	t.Logf("%s", out)
+	pythons.Each(t, []string{"nbclient", "nbformat"}, func(t *testing.T, py pythons.Python) {
+		env := installKernel(t)
+		cmd := exec.Command(py.Path, "-W", "error::UserWarning", "run_notebook.py", "smoke.ipynb")
+		cmd.Dir = filepath.Join("testdata", "conformance")
+		cmd.Env = env
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("nbclient run failed: %v\n%s", err, out)
+		}
+		t.Logf("%s", out)
+	})
 }

@@ -7,6 +7,7 @@ import (
 	"go/parser"
 	"go/token"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -223,6 +224,9 @@ func uintLit(bits int) func(string) (string, error) {
 func floatLit(bits int) func(string) (string, error) {
 	return func(v string) (string, error) {
 		f, err := strconv.ParseFloat(v, bits)
+		if err == nil && (math.IsInf(f, 0) || math.IsNaN(f)) {
+			return "", errors.New("NaN and the infinities have no Go constant: set them in the notebook with math.NaN() or math.Inf(1)")
+		}
 		s := strconv.FormatFloat(f, 'g', -1, bits)
 		if err == nil && !strings.ContainsAny(s, ".eEnN") {
 			s += ".0"

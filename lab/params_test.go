@@ -67,6 +67,9 @@ func TestInjectParameters(t *testing.T) {
 		{map[string]string{"verbose": "maybe"}, "", "parameter verbose is bool"},
 		{map[string]string{"x": "1"}, "", "type -p cannot set"},
 		{map[string]string{"wait": "soon"}, "", "parameter wait is time.Duration"},
+		{map[string]string{"alpha": "inf"}, "", "parameter alpha is float64: \"inf\": NaN and the infinities have no Go constant"},
+		{map[string]string{"alpha": "NaN"}, "", "no Go constant"},
+		{map[string]string{"alpha": "1e6"}, "// Parameters\nalpha = 1e+06", ""},
 	}
 	for _, tt := range tests {
 		nb := paramNotebook(src)

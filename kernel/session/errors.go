@@ -129,6 +129,36 @@ func newCompileError(cell, msg string, line, col int) error {
 	return &cellError{ename: "CompileError", evalue: msg, traceback: tb}
 }
 
+// papermillFix is what makes papermill write Go parameters.
+const papermillFix = "install commlab-papermill (pip install ./python/commlab-papermill in commlab's repository) so that papermill writes Go"
+
+var pythonAssignment = regexp.MustCompile(`^[\pL_][\pL\pN_]* = \S`)
+
+// pythonParameters refuses a parameters cell papermill wrote with its
+// Python translator ("# Parameters", then name = value lines): papermill
+// without commlab-papermill, told the notebook's language is python. Go
+// would only say that '#' is an illegal character.
+func pythonParameters(cell string) error {
+	trimmed := strings.TrimSpace(cell)
+	if !strings.HasPrefix(trimmed, "# Parameters") {
+		return nil
+	}
+	lines := strings.Split(trimmed, "\n")
+	if strings.TrimSpace(lines[0]) != "# Parameters" {
+		return nil
+	}
+	for _, l := range lines[1:] {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") && !pythonAssignment.MatchString(l) {
+			return nil
+		}
+	}
+	line := 1 + strings.Count(cell[:strings.Index(cell, "#")], "\n")
+	msg := "this looks like a Python parameters cell: " + papermillFix
+	tb := append([]string{"CompileError: " + msg}, sourceContext(cell, line, 1)...)
+	tb = append(tb, "papermill injected it with its Python translator; Go comments start with //")
+	return &cellError{ename: "CompileError", evalue: msg, traceback: tb, line: line}
+}
+
 // runtimeError reports a panic of the cell's code in Go's words, at the
 // cell's line. yaegi runs index and field operations through reflect, whose
 // panics say "reflect: slice index out of range", and its trace names only
@@ -136,8 +166,10 @@ func newCompileError(cell, msg string, line, col int) error {
 // its globals hold at the panic tell the rest (see locatePanic).
 func (s *Session) runtimeError(cell, src string, err error) error {
 	var raw any = err.Error()
+	var compiled []string // compiled functions, innermost first, when the panic came from one
 	if p, ok := err.(interp.Panic); ok {
 		raw = unwrapValue(p.Value)
+		compiled = compiledFrames(p.Stack)
 	}
 	kind, goWords := runtimeWords(raw, fmt.Sprint(raw))
 	trace := s.stderrW.takeTrace()
@@ -149,7 +181,19 @@ func (s *Session) runtimeError(cell, src string, err error) error {
 		}
 	}
 	line, col, detail := 0, 0, ""
-	if len(funcs) == 0 {
+	var callLines []int // the cell's calls of the compiled function, when not one
+	if len(funcs) == 0 && len(compiled) > 0 {
+		// The panic came from compiled code the cell called: find that call
+		// by the function's name (the cell's own expressions did not fail).
+		calls := callsOf(src, compiled[len(compiled)-1])
+		switch lines := distinctLines(calls); {
+		case len(lines) == 1:
+			line, col = calls[0].Line, calls[0].Column
+		case len(lines) > 1:
+			callLines = lines
+		}
+	}
+	if len(funcs) == 0 && line == 0 && len(callLines) == 0 {
 		line, col, detail = s.locatePanic(src, kind)
 		if line == 0 && len(trace) > 0 {
 			// A panic of the cell's own statements: yaegi's position of
@@ -161,17 +205,37 @@ func (s *Session) runtimeError(cell, src string, err error) error {
 				line--
 			}
 		}
-	} else {
-		line, col = locateCall(src, funcs[len(funcs)-1])
+	} else if len(funcs) > 0 {
+		calls := locateCalls(src, funcs[len(funcs)-1])
+		switch lines := distinctLines(calls); {
+		case len(lines) == 1:
+			line, col = calls[0].Line, calls[0].Column
+		case len(lines) > 1:
+			callLines = lines
+		}
 	}
 	if detail != "" {
 		goWords += " " + detail
 	}
 	tb := []string{"panic: " + goWords}
+	for i, f := range compiled {
+		called := "called from the cell"
+		switch {
+		case i+1 < len(compiled):
+			called = "called from " + compiled[i+1]
+		case len(funcs) > 0:
+			called = "called from " + funcs[0]
+		case len(callLines) > 1:
+			called = "called from the cell on line " + joinLines(callLines)
+		}
+		tb = append(tb, fmt.Sprintf("  in %s (compiled), %s", f, called))
+	}
 	for i, f := range funcs {
 		called := "called from the cell"
 		if i+1 < len(funcs) {
 			called = "called from " + funcs[i+1]
+		} else if len(callLines) > 1 {
+			called = "called from the cell on line " + joinLines(callLines)
 		}
 		tb = append(tb, fmt.Sprintf("  in %s, %s", f, called))
 	}
@@ -319,35 +383,183 @@ func pure(e ast.Expr) bool {
 	return false
 }
 
-// locateCall finds the one call of the cell's statements (src) to the
-// function name.
-func locateCall(src, name string) (line, col int) {
+// locateCalls finds the calls of the cell's statements (src) to the
+// interpreted function name.
+func locateCalls(src, name string) []token.Position {
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, "", stmtPrefix+src+stmtSuffix, 0)
 	if err != nil {
-		return 0, 0
+		return nil
 	}
-	var calls []token.Pos
+	var calls []token.Position
 	ast.Inspect(f, func(n ast.Node) bool {
 		if c, ok := n.(*ast.CallExpr); ok {
+			var pos token.Pos
 			switch fn := c.Fun.(type) {
 			case *ast.Ident:
 				if fn.Name == name {
-					calls = append(calls, c.Pos())
+					pos = c.Pos()
 				}
 			case *ast.SelectorExpr:
 				if strings.HasSuffix(name, "."+fn.Sel.Name) {
-					calls = append(calls, fn.Sel.Pos())
+					pos = fn.Sel.Pos()
 				}
+			}
+			if pos.IsValid() {
+				p := fset.Position(pos)
+				p.Line--
+				calls = append(calls, p)
 			}
 		}
 		return true
 	})
-	if len(calls) != 1 {
-		return 0, 0
+	return calls
+}
+
+// compiledFrames reads the Go stack yaegi took when it recovered a panic
+// (interp.Panic.Stack) and returns the compiled functions the panic went
+// through, innermost first, up to the one the interpreter called (through
+// reflect.Value.Call): e.g. ["encoding/binary.bigEndian.Uint32"]. It is
+// nil when the panic was raised by the interpreter's own work on the
+// cell's values (yaegi's and reflect's frames come first then). The
+// original panic is the stack's last "panic(" frame: yaegi re-panics
+// above it.
+func compiledFrames(stack []byte) []string {
+	var funcs []string // function lines, top of the stack first
+	for _, l := range strings.Split(string(stack), "\n") {
+		if l != "" && !strings.HasPrefix(l, "\t") && !strings.HasPrefix(l, "goroutine ") && !strings.HasPrefix(l, "created by ") {
+			funcs = append(funcs, l)
+		}
 	}
-	p := fset.Position(calls[0])
-	return p.Line - 1, p.Column
+	start := -1
+	for i, f := range funcs {
+		if strings.HasPrefix(f, "panic(") {
+			start = i + 1
+		}
+	}
+	if start < 0 {
+		return nil
+	}
+	var frames []string
+	for _, f := range funcs[start:] {
+		name := frameFunc(f)
+		switch {
+		case strings.HasPrefix(name, "runtime."):
+			continue
+		case strings.HasPrefix(name, "reflect."):
+			if len(frames) > 0 {
+				return frames // reflect.Value.Call: the interpreter called the last one
+			}
+			continue // the panic was reflect's, on the interpreter's behalf or a compiled caller's
+		case strings.HasPrefix(name, "github.com/traefik/yaegi/"), strings.HasPrefix(name, sessionPkg):
+			// The interpreter, or this package's own stand-ins (os.Exit,
+			// polyfills): what ran was the cell's own work.
+			return frames
+		}
+		frames = append(frames, name)
+		if len(frames) == 8 {
+			return frames
+		}
+	}
+	return nil
+}
+
+// sessionPkg prefixes this package's functions in a stack trace.
+var sessionPkg = reflect.TypeOf(cellError{}).PkgPath() + "."
+
+// frameFunc is the function of a stack trace line, without its arguments:
+// "net/url.Values.Set(0x0, {0x1, 0x1})" -> "net/url.Values.Set".
+func frameFunc(line string) string {
+	if strings.HasSuffix(line, ")") {
+		if i := strings.LastIndexByte(line, '('); i > 0 {
+			line = line[:i]
+		}
+	}
+	return line
+}
+
+// callsOf finds the cell's calls (src, as run) of the compiled function fn
+// ("encoding/binary.bigEndian.Uint32", "strings.(*Builder).Len"): calls
+// whose selector or name is the function's own name. Where the name is
+// called through a package name too, calls through that package come
+// first.
+func callsOf(src, fn string) []token.Position {
+	short := fn[strings.LastIndexByte(fn, '/')+1:]
+	pkg, rest, _ := strings.Cut(short, ".")
+	if i := strings.IndexByte(rest, '['); i >= 0 {
+		rest = rest[:i] // a generic instance
+	}
+	name := rest[strings.LastIndexByte(rest, '.')+1:]
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "", stmtPrefix+src+stmtSuffix, 0)
+	if err != nil || name == "" {
+		return nil
+	}
+	var viaPkg, others []token.Position
+	ast.Inspect(f, func(n ast.Node) bool {
+		c, ok := n.(*ast.CallExpr)
+		if !ok {
+			return true
+		}
+		var pos token.Pos
+		root := ""
+		switch fun := c.Fun.(type) {
+		case *ast.Ident:
+			if fun.Name == name {
+				pos = fun.Pos()
+			}
+		case *ast.SelectorExpr:
+			if fun.Sel.Name == name {
+				pos = fun.Sel.Pos()
+				x := fun.X
+				for {
+					if sel, ok := x.(*ast.SelectorExpr); ok {
+						x = sel.X
+						continue
+					}
+					break
+				}
+				if id, ok := x.(*ast.Ident); ok {
+					root = id.Name
+				}
+			}
+		}
+		if pos.IsValid() {
+			p := fset.Position(pos)
+			p.Line--
+			if root == pkg {
+				viaPkg = append(viaPkg, p)
+			} else {
+				others = append(others, p)
+			}
+		}
+		return true
+	})
+	if len(viaPkg) > 0 {
+		return viaPkg
+	}
+	return others
+}
+
+func distinctLines(ps []token.Position) []int {
+	var lines []int
+	for _, p := range ps {
+		if len(lines) == 0 || lines[len(lines)-1] != p.Line {
+			lines = append(lines, p.Line)
+		}
+	}
+	return lines
+}
+
+func joinLines(lines []int) string {
+	parts := make([]string, len(lines))
+	for i, l := range lines {
+		parts[i] = strconv.Itoa(l)
+	}
+	if len(parts) > 1 {
+		return strings.Join(parts[:len(parts)-1], ", ") + " or " + parts[len(parts)-1]
+	}
+	return strings.Join(parts, "")
 }
 
 // goPanic reports a panic in a goroutine a cell started, naming the cell:

@@ -73,6 +73,9 @@ func (s *Session) runGuarded(ctx context.Context, code string) (err error) {
 }
 
 func (s *Session) runCell(ctx context.Context, code string) error {
+	if err := pythonParameters(code); err != nil {
+		return err
+	}
 	items, err := splitCell(code)
 	if err != nil {
 		return splitError(code, err)

@@ -6,6 +6,7 @@ import (
 	"os"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -345,5 +346,36 @@ func TestMagics(t *testing.T) {
 				t.Errorf("outputs %q", out)
 			}
 		})
+	}
+}
+
+// TestPythonParametersCellNamesTheFix: papermill without commlab-papermill,
+// told the language is python, injects Python; the error says what to
+// install, not only that '#' is illegal in Go.
+func TestPythonParametersCellNamesTheFix(t *testing.T) {
+	for _, cell := range []string{
+		"# Parameters\nn = 16\n",
+		"\n# Parameters\nbigSize = \"1GiB\"\nnvls = False\nsizes = [1, 2]\n",
+	} {
+		var failure *Event
+		_ = newTestSession(t).Execute(context.Background(), cell, func(e Event) {
+			if e.Kind == EventError {
+				failure = &e
+			}
+		})
+		if failure == nil {
+			t.Fatalf("%q ran", cell)
+		}
+		if !strings.Contains(failure.EValue, "this looks like a Python parameters cell: install commlab-papermill") {
+			t.Errorf("%q: evalue %q", cell, failure.EValue)
+		}
+		if !slices.Contains(failure.Traceback, "   "+strconv.Itoa(failure.Line)+" | # Parameters") {
+			t.Errorf("%q: traceback %q does not show the comment line", cell, failure.Traceback)
+		}
+	}
+	// Go's own parameters cell and a Go comment are not caught.
+	out := runCells(t, newTestSession(t), "// Parameters\nn := 16", "n")
+	if out[1] != "=> 16\n" {
+		t.Errorf("Go parameters cell: %q", out)
 	}
 }

@@ -47,7 +47,16 @@ var (
 	regionStart = regexp.MustCompile(`^<!--\s*#(region|md|markdown)(\s.*)?-->\s*$`)
 	rawStart    = regexp.MustCompile(`^<!--\s*#raw(\s.*)?-->\s*$`)
 	anyEnd      = map[string]string{"region": regionEnd, "md": "<!-- #endmd -->", "markdown": "<!-- #endmarkdown -->"}
-	simpleKey   = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_.\-]*$`)
+	// simpleKey is a key jupytext writes as key=value (cell_metadata.py's
+	// _IS_VALID_METADATA_KEY); others go into one JSON object.
+	simpleKey = regexp.MustCompile(`^[a-zA-Z0-9_.@/-]+$`)
+	// bareKey is a key jupytext writes alone for a null value, and reads
+	// alone as one (its _IS_IDENTIFIER).
+	bareKey = regexp.MustCompile(`^[a-zA-Z_.]+[a-zA-Z0-9_.]*$`)
+	// jupytextMarker is a line jupytext's markdown reader takes for a
+	// region or raw marker (cell_reader.py's start and end patterns),
+	// which plain prose must not hold.
+	jupytextMarker = regexp.MustCompile(`^<!--\s*#(end)?(region|markdown|md|raw)(.*)-->\s*$`)
 )
 
 func blank(line string) bool { return strings.TrimSpace(line) == "" }
@@ -293,6 +302,11 @@ func parseOptions(s string) (map[string]any, error) {
 	}
 	for s != "" {
 		eq := strings.IndexByte(s, '=')
+		if word, rest, _ := strings.Cut(s, " "); (eq < 0 || strings.IndexByte(word, '=') < 0) && bareKey.MatchString(word) {
+			meta[word] = nil // a key alone: jupytext's null
+			s = strings.TrimLeft(rest, " \t")
+			continue
+		}
 		if eq <= 0 {
 			return meta, fmt.Errorf("want key=value, got %q", s)
 		}
@@ -315,7 +329,11 @@ func parseOptions(s string) (map[string]any, error) {
 	return meta, nil
 }
 
-// formatOptions writes metadata as parseOptions reads it ("" when empty).
+// formatOptions writes metadata as parseOptions reads it ("" when empty),
+// as jupytext writes it: key=value with Python's JSON (json.dumps: ", "
+// and ": ", non-ASCII escaped), a key alone for null, and keys sorted as
+// nbformat stores them. Keys jupytext cannot write go into one JSON object,
+// which jupytext reads.
 func formatOptions(meta map[string]any) (string, error) {
 	if len(meta) == 0 {
 		return "", nil
@@ -326,18 +344,102 @@ func formatOptions(meta map[string]any) (string, error) {
 		simple = simple && simpleKey.MatchString(k)
 	}
 	if !simple {
-		b, err := marshalCompact(meta)
+		b, err := pythonJSON(meta)
 		return string(b), err
 	}
 	parts := make([]string, 0, len(keys))
 	for _, k := range keys {
-		b, err := marshalCompact(meta[k])
+		if meta[k] == nil && bareKey.MatchString(k) {
+			parts = append(parts, k)
+			continue
+		}
+		b, err := pythonJSON(meta[k])
 		if err != nil {
 			return "", err
 		}
 		parts = append(parts, k+"="+string(b))
 	}
 	return strings.Join(parts, " "), nil
+}
+
+// pythonJSON writes v as Python's json.dumps does by default, which is how
+// jupytext writes cell metadata: ", " and ": " between items, keys sorted,
+// strings ASCII with \uXXXX escapes. Numbers are encoding/json's.
+func pythonJSON(v any) ([]byte, error) {
+	var b bytes.Buffer
+	var write func(v any) error
+	write = func(v any) error {
+		switch v := v.(type) {
+		case string:
+			writePythonString(&b, v)
+		case []any:
+			b.WriteByte('[')
+			for i, x := range v {
+				if i > 0 {
+					b.WriteString(", ")
+				}
+				if err := write(x); err != nil {
+					return err
+				}
+			}
+			b.WriteByte(']')
+		case map[string]any:
+			b.WriteByte('{')
+			for i, k := range notebook.SortedKeys(v) {
+				if i > 0 {
+					b.WriteString(", ")
+				}
+				writePythonString(&b, k)
+				b.WriteString(": ")
+				if err := write(v[k]); err != nil {
+					return err
+				}
+			}
+			b.WriteByte('}')
+		default:
+			out, err := marshalCompact(v)
+			if err != nil {
+				return err
+			}
+			b.Write(out)
+		}
+		return nil
+	}
+	if err := write(v); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// writePythonString writes s as json.dumps(s) (ensure_ascii) does.
+func writePythonString(b *bytes.Buffer, s string) {
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"':
+			b.WriteString(`\"`)
+		case r == '\\':
+			b.WriteString(`\\`)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == '\b':
+			b.WriteString(`\b`)
+		case r == '\f':
+			b.WriteString(`\f`)
+		case r < 0x20 || (r > 0x7e && r < 0x10000 && r != 0x7f):
+			fmt.Fprintf(b, `\u%04x`, r)
+		case r >= 0x10000:
+			r -= 0x10000
+			fmt.Fprintf(b, `\u%04x\u%04x`, 0xd800+(r>>10), 0xdc00+(r&0x3ff))
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
 }
 
 func marshalCompact(v any) ([]byte, error) {
@@ -358,7 +460,7 @@ func Format(nb *notebook.Notebook) ([]byte, error) {
 	}
 	prevPlain := false
 	for i, c := range nb.Cells {
-		opts, err := formatOptions(c.Metadata)
+		opts, err := formatOptions(withoutEmptyTags(c.Metadata))
 		if err != nil {
 			return nil, fmt.Errorf("literate: cell %d: %w", i+1, err)
 		}
@@ -398,6 +500,16 @@ func Format(nb *notebook.Notebook) ([]byte, error) {
 	return []byte(b.String()), nil
 }
 
+// withoutEmptyTags leaves out an empty tags list, which jupytext does not
+// write either (metadata_filter.py: "Do not serialize empty tags").
+func withoutEmptyTags(meta map[string]any) map[string]any {
+	if tags, ok := meta["tags"].([]any); ok && len(tags) == 0 {
+		meta = maps.Clone(meta)
+		delete(meta, "tags")
+	}
+	return meta
+}
+
 func marker(kind, opts string) string {
 	if opts == "" {
 		return "<!-- #" + kind + " -->"
@@ -405,10 +517,9 @@ func marker(kind, opts string) string {
 	return "<!-- #" + kind + " " + opts + " -->"
 }
 
+// body is a cell's text between its markers; an empty cell keeps one
+// blank line, as jupytext writes it.
 func body(src string) string {
-	if src == "" {
-		return ""
-	}
 	return src + "\n"
 }
 
@@ -444,7 +555,7 @@ func plainMarkdown(src string) bool {
 		if m, _ := fence(l); m != "" {
 			return false
 		}
-		if strings.HasPrefix(strings.TrimSpace(l), "<!--") {
+		if jupytextMarker.MatchString(strings.TrimSpace(l)) {
 			return false
 		}
 		if blank(l) && i+1 < len(lines) && blank(lines[i+1]) {

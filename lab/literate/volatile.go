@@ -10,8 +10,9 @@ var (
 	volatileCellMetadata     = []string{"execution", "ExecuteTime", "collapsed", "scrolled", "trusted", "autoscroll"}
 )
 
-// StripVolatile removes outputs, execution counts and the volatile metadata
-// above, leaving what a chapter holds.
+// StripVolatile removes outputs, execution counts, the volatile metadata
+// above and an empty tags list (which a chapter does not write), leaving
+// what a chapter holds.
 func StripVolatile(nb *notebook.Notebook) {
 	nb.StripOutputs()
 	for _, k := range volatileNotebookMetadata {
@@ -20,6 +21,9 @@ func StripVolatile(nb *notebook.Notebook) {
 	for _, c := range nb.Cells {
 		for _, k := range volatileCellMetadata {
 			delete(c.Metadata, k)
+		}
+		if tags, ok := c.Metadata["tags"].([]any); ok && len(tags) == 0 {
+			delete(c.Metadata, "tags")
 		}
 	}
 }

@@ -6,11 +6,15 @@ Two modes in one file, so the commlab binary can embed it whole:
   python3 hang_torch.py run --scenario NAME --out DIR [--nproc N] [--timeout S] ...
       the driver: starts the ranks with torchrun (gloo on CPU ranks), waits
       until every rank has reached the point where it may block, sends each
-      rank SIGUSR1 (faulthandler writes every thread's Python stack), waits for
+      rank SIGUSR1 (faulthandler writes every thread's Python stack) after
+      taking each rank's stack from outside with py-spy when it is installed
+      (`py-spy dump --pid PID`, which needs ptrace: root, or
+      kernel.yama.ptrace_scope 0), waits for
       the ranks to time out and dump their Flight Recorder buffers, then runs
       PyTorch's own analyzer (torch.distributed.flight_recorder.fr_trace) on
       the dumps. Everything lands under DIR: fr/rank_N (pickle dumps, the
-      names fr_trace expects), fr_json/rank_N.json, stacks/rank_N.txt,
+      names fr_trace expects), fr_json/rank_N.json, stacks/rank_N.txt
+      (faulthandler), stacks/rankN.txt (py-spy dump's text),
       result/rank_N.json (what the rank saw: the exception and when),
       torchrun/ (each rank's stdout and stderr), fr_trace*.txt and
       summary.json.
@@ -45,14 +49,16 @@ rank catches the collective's exception itself and dumps through
 torch._C._distributed_c10d._dump_fr_trace. The Flight Recorder records gloo
 collectives in PyTorch 2.8 and later when TORCH_FR_BUFFER_SIZE (or the older
 TORCH_NCCL_TRACE_BUFFER_SIZE) is set; the driver sets both unless the caller did.
-Standard library and torch only.
+Standard library and torch only; py-spy (pip install py-spy) when present.
 """
 import argparse
+import concurrent.futures
 import datetime
 import faulthandler
 import json
 import linecache
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -454,7 +460,9 @@ def drive(args):
         time.sleep(0.2)
     event("%d of %d ranks marked their blocking call, %d done" % (count(d, "marks"), nproc, count(d, "done")))
     time.sleep(args.settle)
-    # 2. the stacks of every rank still running, as py-spy dump would give them.
+    # 2. the stacks of every rank still running: py-spy's from outside, then
+    # faulthandler's from inside.
+    summary["py_spy"] = pyspy_dumps(d, args.pyspy_timeout, event)
     signalled = []
     for f in sorted(os.listdir(os.path.join(d, "pids"))) if os.path.isdir(os.path.join(d, "pids")) else []:
         if f.endswith(".tmp"):
@@ -536,6 +544,70 @@ def resume(d, rank, event):
         event("could not resume rank %d: %s" % (rank, e))
 
 
+def pyspy_binary():
+    """py-spy beside this Python (a venv's bin) or on PATH, or None."""
+    here = os.path.join(os.path.dirname(sys.executable), "py-spy")
+    if os.access(here, os.X_OK):
+        return here
+    return shutil.which("py-spy")
+
+
+def pyspy_dumps(d, timeout, event):
+    """`py-spy dump --pid PID` for every rank that wrote its pid, its text
+    saved as stacks/rank<N>.txt (beside faulthandler's stacks/rank_N.txt).
+    py-spy reads another process's memory, which needs ptrace: as root (with
+    CAP_SYS_PTRACE) it works; otherwise the kernel's Yama setting
+    (kernel.yama.ptrace_scope 1 allows only a process's ancestors) refuses it
+    and py-spy says so: the reason is kept, faulthandler's stacks remain."""
+    exe = pyspy_binary()
+    if exe is None:
+        event("py-spy not installed (pip install py-spy): faulthandler's stacks only")
+        return {"error": "py-spy not found beside %s or on PATH; pip install py-spy" % sys.executable}
+    try:
+        version = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=timeout).stdout.strip()
+    except (OSError, subprocess.SubprocessError) as e:
+        return {"error": "py-spy --version: %s" % e}
+    pids = {}
+    pid_dir = os.path.join(d, "pids")
+    for f in sorted(os.listdir(pid_dir)) if os.path.isdir(pid_dir) else []:
+        if f.startswith("rank_") and not f.endswith(".tmp"):
+            try:
+                pids[int(f[5:])] = int(open(os.path.join(pid_dir, f)).read())
+            except ValueError:
+                pass
+
+    def dump(rank):
+        try:
+            os.kill(pids[rank], 0)
+        except ProcessLookupError:
+            return rank, {"exit": "gone", "error": "rank %d (pid %d) had already ended" % (rank, pids[rank])}
+        except PermissionError:
+            pass  # exists; py-spy will say whether it may read it
+        cmd = [exe, "dump", "--pid", str(pids[rank])]
+        try:
+            res = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return rank, {"exit": "timeout", "error": "py-spy dump took more than %g s" % timeout}
+        except OSError as e:
+            return rank, {"exit": "error", "error": str(e)}
+        if res.returncode != 0 or not res.stdout.strip():
+            # py-spy's own message ("Error: ... Permission denied ..."),
+            # not the backtrace it may print after it
+            lines = [l.strip() for l in (res.stderr + "\n" + res.stdout).splitlines() if l.strip()]
+            said = [l for l in lines if l.startswith("Error") or "ermission" in l] or lines[:1] or ["no output"]
+            return rank, {"exit": res.returncode, "error": "; ".join(said[:3])}
+        write_atomic(os.path.join(d, "stacks", "rank%d.txt" % rank), res.stdout)
+        return rank, {"exit": 0, "file": "stacks/rank%d.txt" % rank}
+
+    os.makedirs(os.path.join(d, "stacks"), exist_ok=True)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, min(8, len(pids)))) as pool:
+        ranks = dict(pool.map(dump, sorted(pids)))
+    ok = sum(1 for r in ranks.values() if r.get("exit") == 0)
+    event("py-spy dump: %d of %d ranks" % (ok, len(pids)) + ("" if ok == len(pids) else
+          "; the first refusal: %s" % next(r["error"] for r in ranks.values() if r.get("exit") != 0)))
+    return {"version": version, "command": [exe, "dump", "--pid", "PID"], "ranks": {str(k): v for k, v in ranks.items()}}
+
+
 def repair_pg_config(src, dst, world):
     """Copy the dumps with their pg_config made to match their entries:
     torch 2.11's gloo dumps name the default group "" in pg_config while
@@ -593,6 +665,7 @@ def main():
     p.add_argument("--settle", type=float, default=2, help="run: seconds between the last mark and the stack dumps")
     p.add_argument("--fr-trace-timeout", type=float, default=60, help="run: seconds each fr_trace run may take")
     p.add_argument("--deadline", type=float, default=150, help="run: end the ranks after this many seconds")
+    p.add_argument("--pyspy-timeout", type=float, default=60, help="run: seconds each py-spy dump may take")
     a = p.parse_args()
     if a.mode == "run":
         if not a.out:

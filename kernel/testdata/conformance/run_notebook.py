@@ -1,6 +1,7 @@
 """Execute smoke.ipynb with nbclient and the commlab kernel; check outputs."""
 import sys
 
+import nbclient
 import nbformat
 from nbclient import NotebookClient
 
@@ -12,4 +13,4 @@ assert outs[1][0]["data"]["text/plain"] == "14", outs[1]
 assert outs[2][0]["output_type"] == "display_data" and "text/html" in outs[2][0]["data"], outs[2]
 assert outs[3][0]["output_type"] == "execute_result" and outs[3][0]["data"]["text/plain"] == "[0 1 4 9]", outs[3]
 nbformat.validate(nb)
-print("nbclient: %d code cells executed, outputs as expected" % len(outs))
+print("nbclient %s: %d code cells executed, outputs as expected" % (nbclient.__version__, len(outs)))

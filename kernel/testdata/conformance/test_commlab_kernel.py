@@ -1,10 +1,16 @@
 """Conformance of the commlab kernel, driven by real Jupyter clients.
 
-KernelConformance runs every test jupyter_kernel_test offers (none may be
-skipped: TestJupyterConformance in kernel_test.go fails on a skip).
-KernelBehaviour checks what those tests do not: interrupts, stdin, stop on
-error, signatures, restart-free state.
+KernelConformance runs every test jupyter_kernel_test's KernelTests offers
+(none may be skipped: TestJupyterConformance in conformance_test.go fails on
+a skip); SuiteCoverage holds that no test class of the installed
+jupyter_kernel_test is left out unseen. KernelBehaviour checks what those
+tests do not: interrupts, stdin, stop on error, signatures, restart-free
+state. The script runs under Debian's jupyter_client 7 / jupyter_kernel_test
+0.4 and under the index's jupyter_client 8 / jupyter_kernel_test 0.7 alike.
+Nothing here waits for a duration: each wait is for a message or a process
+state, with a generous deadline.
 """
+import inspect
 import json
 import os
 import queue
@@ -14,6 +20,17 @@ import unittest
 
 import jupyter_kernel_test
 from jupyter_client.manager import start_new_kernel
+
+# Test classes of jupyter_kernel_test this suite does not run, and why. A
+# class a newer release adds fails SuiteCoverage until it is run or listed.
+NOT_RUN = {
+    # 0.7: JEP 65's iopub_welcome, sent by a kernel whose IOPub socket is an
+    # XPUB when a client subscribes. commlab's IOPub is a PUB socket
+    # (go-zeromq/zmq4's XPUB consumes subscriptions without passing them
+    # on), and Jupyter clients do not need the welcome: jupyter_client 8
+    # and jupyter_server wait for kernel_info and status instead.
+    "IopubWelcomeTests": "the kernel's IOPub is PUB, not XPUB (JEP 65 is optional)",
+}
 
 
 class KernelConformance(jupyter_kernel_test.KernelTests):
@@ -49,7 +66,32 @@ class KernelConformance(jupyter_kernel_test.KernelTests):
     code_clear_output = "display.Clear()"
 
 
-def collect(kc, msg_id, timeout=15):
+class SuiteCoverage(unittest.TestCase):
+    def test_every_test_class_runs_or_is_listed(self):
+        ours = (KernelConformance,)
+        for name, cls in inspect.getmembers(jupyter_kernel_test, inspect.isclass):
+            if not issubclass(cls, unittest.TestCase) or not any(m.startswith("test_") for m in dir(cls)):
+                continue
+            if any(issubclass(o, cls) for o in ours):
+                continue
+            self.assertIn(name, NOT_RUN, "jupyter_kernel_test %s has test class %s: run it or say in NOT_RUN why not"
+                          % (getattr(jupyter_kernel_test, "__version__", "?"), name))
+
+
+def wait_running(kc, msg_id, timeout=120):
+    """Wait until the kernel has taken the request up (its execute_input)."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        try:
+            m = kc.get_iopub_msg(timeout=1)
+        except queue.Empty:
+            continue
+        if m["parent_header"].get("msg_id") == msg_id and m["msg_type"] == "execute_input":
+            return
+    raise AssertionError("the kernel never started %s" % msg_id)
+
+
+def collect(kc, msg_id, timeout=120):
     """iopub messages of one request, up to its idle status."""
     out = []
     deadline = time.time() + timeout
@@ -80,18 +122,16 @@ class KernelBehaviour(unittest.TestCase):
 
     def execute(self, code, **kw):
         msg_id = self.kc.execute(code, **kw)
-        reply = self.kc.get_shell_msg(timeout=15)
+        reply = self.kc.get_shell_msg(timeout=120)
         while reply["parent_header"].get("msg_id") != msg_id:
-            reply = self.kc.get_shell_msg(timeout=15)
+            reply = self.kc.get_shell_msg(timeout=120)
         return reply["content"], collect(self.kc, msg_id)
 
     def test_interrupt_message_stops_infinite_loop(self):
         msg_id = self.kc.execute("spins := 0\nfor { spins++ }")
-        time.sleep(0.5)
-        start = time.time()
+        wait_running(self.kc, msg_id)
         self.km.interrupt_kernel()  # interrupt_mode "message": interrupt_request on control
-        reply = self.kc.get_shell_msg(timeout=5)
-        self.assertLess(time.time() - start, 1.0)
+        reply = self.kc.get_shell_msg(timeout=120)
         self.assertEqual(reply["content"]["status"], "error")
         self.assertEqual(reply["content"]["ename"], "Interrupted")
         collect(self.kc, msg_id)
@@ -101,11 +141,9 @@ class KernelBehaviour(unittest.TestCase):
 
     def test_sigint_stops_infinite_loop(self):
         msg_id = self.kc.execute("for { }")
-        time.sleep(0.5)
-        start = time.time()
+        wait_running(self.kc, msg_id)
         self.km.signal_kernel(signal.SIGINT)
-        reply = self.kc.get_shell_msg(timeout=5)
-        self.assertLess(time.time() - start, 1.0)
+        reply = self.kc.get_shell_msg(timeout=120)
         self.assertEqual(reply["content"]["ename"], "Interrupted")
         collect(self.kc, msg_id)
         content, _ = self.execute("1")
@@ -127,10 +165,10 @@ class KernelBehaviour(unittest.TestCase):
 
     def test_stdin_input_request(self):
         msg_id = self.kc.execute('var name string\nfmt.Scanln(&name)\n"hello " + name', allow_stdin=True)
-        req = self.kc.get_stdin_msg(timeout=10)
+        req = self.kc.get_stdin_msg(timeout=60)
         self.assertEqual(req["msg_type"], "input_request")
         self.kc.input("gopher")
-        reply = self.kc.get_shell_msg(timeout=10)
+        reply = self.kc.get_shell_msg(timeout=60)
         self.assertEqual(reply["content"]["status"], "ok")
         outs = collect(self.kc, msg_id)
         results = [m for m in outs if m["msg_type"] == "execute_result"]
@@ -210,7 +248,7 @@ class KernelBehaviour(unittest.TestCase):
 
         # comm_info lists the open widget comms.
         self.kc.comm_info(target_name="jupyter.widget")
-        info = self.kc.get_shell_msg(timeout=5)["content"]["comms"]
+        info = self.kc.get_shell_msg(timeout=60)["content"]["comms"]
         self.assertIn(slider, info)
 
         # The front end moves the slider: echo_update, then the re-run's
@@ -264,16 +302,16 @@ class KernelBehaviour(unittest.TestCase):
                                   ("history_request", {"hist_access_type": "range", "start": 5, "stop": 2}),
                                   ("is_complete_request", {"code": "\udcff"[:0] + "func ("})):
             mid = self.send_comm(msg_type, content)
-            reply = self.kc.get_shell_msg(timeout=5)
+            reply = self.kc.get_shell_msg(timeout=60)
             while reply["parent_header"].get("msg_id") != mid:
-                reply = self.kc.get_shell_msg(timeout=5)
+                reply = self.kc.get_shell_msg(timeout=60)
             self.assertIn(reply["content"]["status"], ("ok", "error", "incomplete", "invalid"), (msg_type, reply["content"]))
         content, _ = self.execute("40 + 2")
         self.assertEqual(content["status"], "ok")
 
     def test_comm_info(self):
         self.kc.comm_info()
-        reply = self.kc.get_shell_msg(timeout=5)
+        reply = self.kc.get_shell_msg(timeout=60)
         self.assertEqual(reply["content"]["status"], "ok")
         self.assertIsInstance(reply["content"]["comms"], dict)
 
@@ -284,20 +322,27 @@ class KernelLifetime(unittest.TestCase):
         import subprocess, sys, tempfile, textwrap
         from jupyter_client.connect import write_connection_file
         cf, _ = write_connection_file(os.path.join(tempfile.mkdtemp(), "k.json"))
-        spec = json.load(open(os.path.join(os.environ["JUPYTER_DATA_DIR"], "kernels", "commlab", "kernel.json")))
-        binary = spec["argv"][0]
-        # A parent that starts the kernel the way Jupyter does, then dies.
+        with open(os.path.join(os.environ["JUPYTER_DATA_DIR"], "kernels", "commlab", "kernel.json")) as f:
+            binary = json.load(f)["argv"][0]
+        # A parent that starts the kernel the way Jupyter does, waits until
+        # it answers, then dies.
         parent = subprocess.Popen([sys.executable, "-c", textwrap.dedent("""
-            import os, subprocess, sys, time
+            import os, subprocess, sys
+            from jupyter_client import BlockingKernelClient
             env = dict(os.environ, JPY_PARENT_PID=str(os.getpid()))
             k = subprocess.Popen([sys.argv[1], "kernel", sys.argv[2]], env=env)
             print(k.pid, flush=True)
-            time.sleep(1.0)
+            kc = BlockingKernelClient(connection_file=sys.argv[2])
+            kc.load_connection_file()
+            kc.start_channels()
+            kc.wait_for_ready(timeout=60)
+            kc.stop_channels()
             os._exit(0)
         """), binary, cf], stdout=subprocess.PIPE, text=True)
         kernel_pid = int(parent.stdout.readline())
-        parent.wait(timeout=10)
-        deadline = time.time() + 10
+        parent.stdout.close()
+        self.assertEqual(parent.wait(timeout=90), 0)
+        deadline = time.time() + 30
         while time.time() < deadline:
             try:
                 os.kill(kernel_pid, 0)
@@ -305,7 +350,7 @@ class KernelLifetime(unittest.TestCase):
                 return
             time.sleep(0.2)
         os.kill(kernel_pid, signal.SIGKILL)
-        self.fail("the kernel outlived its parent by 10 s")
+        self.fail("the kernel outlived its parent by 30 s")
 
 
 if __name__ == "__main__":
