@@ -143,7 +143,7 @@ func TestParseToolsCLISummaries(t *testing.T) {
 			[]string{"RDMA_Write Latency Test (json)", "2.42", "4.03"}},
 		{"flight recorder directory", []string{"parse", "flight-recorder", "probes/parse/flightrec/testdata/missing_rank"},
 			[]string{"rank 3, pickle dump version 2.10, NCCL 2.21.5, 10 entries",
-				"rank 3 never called all_reduce #3001 (input [[4096 1024]] BFloat16) of pg 0 (default_pg)", "ranks 0-2,4-7 are waiting in all_reduce #3001"}},
+				"rank 3 never called all_reduce #3001 (input 4096x1024 BFloat16) of pg 0 (default_pg)", "ranks 0-2,4-7 are waiting in all_reduce #3001"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -2,6 +2,7 @@ package doctor
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -68,7 +69,11 @@ func MarkTree(vs []Verdict) []TreeMark {
 				m.Status = v.Status
 			}
 			m.Reached = true
-			m.Checks = append(m.Checks, ref(v))
+			// one name per check: a chapter's several curves reach a
+			// leaf through the same check
+			if r := ref(v); !slices.Contains(m.Checks, r) {
+				m.Checks = append(m.Checks, r)
+			}
 		}
 		out = append(out, m)
 	}

@@ -295,7 +295,7 @@ func keyOf(es []Entry) opKey {
 	var ops, sizes, dtypes []string
 	for _, e := range es {
 		ops = append(ops, e.Op)
-		sizes = append(sizes, fmt.Sprint(e.InputSizes)+"->"+fmt.Sprint(e.OutputSizes))
+		sizes = append(sizes, ShapesText(e.InputSizes)+"->"+ShapesText(e.OutputSizes))
 		dtypes = append(dtypes, strings.Join(e.InputDtypes, ",")+"->"+strings.Join(e.OutputDtypes, ","))
 	}
 	return opKey{strings.Join(ops, "+"), strings.Join(sizes, " "), strings.Join(dtypes, " ")}
@@ -636,12 +636,12 @@ func majorityOp(seq int64, views map[int]*rankView, present []int) string {
 }
 
 // callOf describes collective seq as the ranks that made it recorded it:
-// its input sizes and dtypes ("input [[256]] Float").
+// its input shapes and dtypes ("input 256 Float").
 func callOf(seq int64, views map[int]*rankView, present []int) string {
 	for _, r := range present {
 		if es, ok := views[r].seqs[seq]; ok && len(es) > 0 {
 			e := es[0]
-			return fmt.Sprintf("input %v %s", e.InputSizes, strings.Join(e.InputDtypes, ","))
+			return fmt.Sprintf("input %s %s", ShapesText(e.InputSizes), strings.Join(e.InputDtypes, ","))
 		}
 	}
 	return ""
@@ -1020,4 +1020,23 @@ func WriteSummary(w io.Writer, dumps []*Dump, a *Analysis) error {
 		fmt.Fprintln(w)
 		fmt.Fprint(w, a.Text())
 	})
+}
+
+// ShapesText writes tensor shapes as a person reads them: one tensor's
+// dimensions joined by "x" ("16x1024"), several tensors separated by
+// "; ", a scalar as "scalar"; Go's [[16 1024]] is no way to say it.
+func ShapesText(shapes [][]int64) string {
+	parts := make([]string, 0, len(shapes))
+	for _, dims := range shapes {
+		if len(dims) == 0 {
+			parts = append(parts, "scalar")
+			continue
+		}
+		ds := make([]string, len(dims))
+		for i, d := range dims {
+			ds[i] = strconv.FormatInt(d, 10)
+		}
+		parts = append(parts, strings.Join(ds, "x"))
+	}
+	return strings.Join(parts, "; ")
 }

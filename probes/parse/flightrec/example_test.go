@@ -25,7 +25,7 @@ func ExampleAnalyze() {
 		fmt.Printf("rank %d: started #%d, completed #%d\n", s.Rank, s.LastStarted, s.LastCompleted)
 	}
 	// Output:
-	// rank 3 never called all_reduce #3001 (input [[4096 1024]] BFloat16) of pg 0 (default_pg): its last enqueued collective is #3000; ranks 0-2,4-7 are waiting in all_reduce #3001
+	// rank 3 never called all_reduce #3001 (input 4096x1024 BFloat16) of pg 0 (default_pg): its last enqueued collective is #3000; ranks 0-2,4-7 are waiting in all_reduce #3001
 	// rank 2: started #3001, completed #3000
 	// rank 3: started #3000, completed #3000
 }

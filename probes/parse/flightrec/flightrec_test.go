@@ -57,9 +57,9 @@ func TestAnalyzeVerdicts(t *testing.T) {
 		want     []string // substrings of the first verdict line
 	}{
 		{"missing_rank", []string{FindingMissing}, []int{3},
-			[]string{"rank 3 never called all_reduce #3001 (input [[4096 1024]] BFloat16) of pg 0 (default_pg): its last enqueued collective is #3000", "ranks 0-2,4-7 are waiting in all_reduce #3001"}},
+			[]string{"rank 3 never called all_reduce #3001 (input 4096x1024 BFloat16) of pg 0 (default_pg): its last enqueued collective is #3000", "ranks 0-2,4-7 are waiting in all_reduce #3001"}},
 		{"size_mismatch_json", []string{FindingSizeMismatch}, []int{1},
-			[]string{"rank 1 calls all_reduce #5 of pg 0 (default_pg) with sizes [[2048]]->[[2048]]", "ranks 0,2,3 use [[1024]]->[[1024]]"}},
+			[]string{"rank 1 calls all_reduce #5 of pg 0 (default_pg) with sizes 2048->2048", "ranks 0,2,3 use 1024->1024"}},
 		{"order_mismatch", []string{FindingOpMismatch}, []int{2},
 			[]string{"rank 2 runs all_gather as collective #7", "ranks 0,1,3 run all_reduce", "different order"}},
 		{"unpaired_send", []string{FindingUnpairedP2P}, []int{0},
@@ -68,7 +68,7 @@ func TestAnalyzeVerdicts(t *testing.T) {
 		// Real gloo dumps (torch 2.11 on the H200 machine, CPU ranks): no
 		// start or end events, the default group unnamed in pg_config.
 		{"gloo_count", []string{FindingMissing}, []int{1},
-			[]string{"rank 1 never called all_reduce #5 (input [[1024]] Float) of pg 0 (default_pg): its last enqueued collective is #4", "rank 0 called all_reduce #5 (gloo records no completion)"}},
+			[]string{"rank 1 never called all_reduce #5 (input 1024 Float) of pg 0 (default_pg): its last enqueued collective is #4", "rank 0 called all_reduce #5 (gloo records no completion)"}},
 		{"gloo_order", []string{FindingOpMismatch}, []int{1},
 			[]string{"rank 1 runs all_gather as collective #2 of pg 0 (default_pg) while rank 0 runs all_reduce"}},
 		{"gloo_unpaired", []string{FindingMissing}, []int{0},
@@ -470,7 +470,7 @@ func TestConstructedHangs(t *testing.T) {
 			"rank 3 of pg 0 (default_pg) left no dump: did it crash or get killed?",
 			[]string{"ranks 0-2", "wait for rank 3 without a dump"}, []string{"stream is busy"}},
 		{"h200x4_apart", []string{FindingMissing}, TimingOff,
-			"rank 2 never called all_reduce #12 (input [[1048576]] Float) of pg 0 (default_pg): its last enqueued collective is #11",
+			"rank 2 never called all_reduce #12 (input 1048576 Float) of pg 0 (default_pg): its last enqueued collective is #11",
 			[]string{"ranks 0,1,3 are waiting in all_reduce #12"}, []string{"stream is busy"}},
 		{"h200x4_mixed", []string{FindingAllStuck}, TimingOff,
 			"every rank with a dump (ranks 0-3) enqueued all_reduce #12", nil, nil},

@@ -106,7 +106,7 @@ func (l *Lab) Culprit() Culprit {
 			continue
 		}
 		if e, ok := entryAt(d, f); ok {
-			c.Sizes = fmt.Sprint(e.InputSizes)
+			c.Sizes = flightrec.ShapesText(e.InputSizes)
 			c.Dtypes = strings.Join(e.InputDtypes, ",")
 			if c.Op == "" {
 				c.Op = e.Op

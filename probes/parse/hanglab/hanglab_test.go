@@ -170,7 +170,7 @@ func TestRecordedCore(t *testing.T) {
 	if c.Kind != flightrec.FindingMissing || !reflect.DeepEqual(c.Ranks, []int{37}) || c.Seq != 400 || c.LastSeq != 399 || len(c.Others) != 63 {
 		t.Errorf("culprit %+v", c)
 	}
-	if c.Op != "all_reduce" || c.Sizes != "[[256]]" || c.Dtypes != "Float" || !strings.HasPrefix(c.Where, "load_batch_stuck ") {
+	if c.Op != "all_reduce" || c.Sizes != "256" || c.Dtypes != "Float" || !strings.HasPrefix(c.Where, "load_batch_stuck ") {
 		t.Errorf("call %s %s %s, where %q", c.Op, c.Sizes, c.Dtypes, c.Where)
 	}
 	if c.WaitedS < c.TimeoutS || c.WaitedS > c.TimeoutS+5 {
