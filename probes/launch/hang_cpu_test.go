@@ -20,14 +20,24 @@ import (
 // finding commlab's analysis names (none when the ranks die before they
 // can dump: gloo aborts the process on an all_reduce of different sizes).
 var hangExpect = map[string]struct {
-	finding string
-	dumps   bool
+	finding  string
+	dumps    bool
+	nproc    int    // ranks the scenario starts by default
+	recorded string // the recorded CPU run of it
+	// pyspyOutside: the recorded run took py-spy's stacks outside the
+	// driver (its summary has no py_spy part)
+	pyspyOutside bool
 }{
-	"size":      {dumps: false},
-	"order":     {finding: flightrec.FindingOpMismatch, dumps: true},
-	"count":     {finding: flightrec.FindingMissing, dumps: true},
-	"unpaired":  {finding: flightrec.FindingMissing, dumps: true}, // gloo records no send: rank 0 never reaches all_reduce #2
-	"two_comms": {finding: flightrec.FindingCrossGroup, dumps: true},
+	"size":      {dumps: false, nproc: 2, recorded: "hang-cpu-size"},
+	"order":     {finding: flightrec.FindingOpMismatch, dumps: true, nproc: 2, recorded: "hang-cpu-order"},
+	"count":     {finding: flightrec.FindingMissing, dumps: true, nproc: 2, recorded: "hang-cpu-count"},
+	"unpaired":  {finding: flightrec.FindingMissing, dumps: true, nproc: 2, recorded: "hang-cpu-unpaired"}, // gloo records no send: rank 0 never reaches all_reduce #2
+	"two_comms": {finding: flightrec.FindingCrossGroup, dumps: true, nproc: 2, recorded: "hang-cpu-two_comms"},
+	// every rank in one place: a rank frozen inside the collective (a cut
+	// link) leaves every rank's dump ending there; a killed rank makes
+	// torchrun stop the others before anyone dumps
+	"netcut": {finding: flightrec.FindingAllStuck, dumps: true, nproc: 4, recorded: "hang-netcut", pyspyOutside: true},
+	"killed": {dumps: false, nproc: 4, recorded: "hang-killed", pyspyOutside: true},
 }
 
 // TestHangLabOnCPU stages the hang lab's scenarios for real on gloo CPU
@@ -67,7 +77,7 @@ func TestHangLabOnCPU(t *testing.T) {
 				t.Fatalf("hang lab: %v\n%s", err, log.String())
 			}
 			t.Logf("%s", log.String())
-			checkHangRun(t, sc, os.DirFS(dir))
+			checkHangRun(t, sc, os.DirFS(dir), false)
 		})
 	}
 }
@@ -79,25 +89,25 @@ func TestHangLabOnCPU(t *testing.T) {
 func TestRecordedHangLabOnCPU(t *testing.T) {
 	for sc := range hangExpect {
 		t.Run(sc, func(t *testing.T) {
-			fsys, err := recorded.HangLab("hang-cpu-" + sc)
+			fsys, err := recorded.HangLab(hangExpect[sc].recorded)
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkHangRun(t, sc, fsys)
+			checkHangRun(t, sc, fsys, true)
 		})
 	}
 }
 
 // checkHangRun holds a run of scenario sc to hangExpect: the summary, the
 // dumps and their finding, and every rank's stacks.
-func checkHangRun(t *testing.T, sc string, fsys fs.FS) {
+func checkHangRun(t *testing.T, sc string, fsys fs.FS, recordedRun bool) {
 	t.Helper()
 	want := hangExpect[sc]
 	lab, err := hanglab.Load(fsys)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if lab.Scenario != sc || lab.NProc != 2 {
+	if lab.Scenario != sc || lab.NProc != want.nproc {
 		t.Errorf("summary: scenario %q, %d ranks", lab.Scenario, lab.NProc)
 	}
 	if want.dumps != (len(lab.Dumps) == lab.NProc) {
@@ -114,9 +124,21 @@ func checkHangRun(t *testing.T, sc string, fsys fs.FS) {
 				kinds = append(kinds, f.Kind)
 			}
 		}
+		// the hang lab's own reading joins the dumps with the stacks and
+		// the processes' ends (every rank stuck in one place is read so)
+		kinds = append(kinds, lab.Culprit().Kind)
 		if !slices.Contains(kinds, want.finding) {
 			t.Errorf("findings %v lack %s; verdict %q", kinds, want.finding, a.Verdict)
 		}
+	}
+	if recordedRun && want.pyspyOutside {
+		// recorded by a script that took py-spy's stacks from outside the
+		// driver: the stacks are there, the driver's summary has none
+		stacks, _ := hanglab.LoadStacks(fsys, "stacks")
+		if len(stacks) == 0 {
+			t.Errorf("no stacks in the run")
+		}
+		return
 	}
 	checkPySpy(t, fsys, lab, want.dumps)
 }
