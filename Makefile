@@ -6,9 +6,10 @@ GO      ?= go
 BIN     ?= ./commlab
 OUT     ?= out
 PYTHON  ?= /usr/bin/python3
+VENV    ?= .venv
 FUZZTIME ?= 20s
 
-.PHONY: all build install-kernel lab check-chapters test vet fmt-check generate bench bench-chapters bench-kernel bench-gpu widgets check-widgets fuzz clean
+.PHONY: all build install-kernel lab venv check-chapters test vet fmt-check generate bench bench-chapters bench-kernel bench-gpu widgets check-widgets fuzz clean
 
 all: build
 
@@ -24,6 +25,31 @@ install-kernel: build
 lab: install-kernel
 	$(BIN) run --out $(OUT) --html chapters/*.md
 	@echo "lab: open $(OUT)/index.html"
+
+# `make venv`: the front ends and Jupyter tools of ci/requirements.txt
+# (JupyterLab 4, Notebook 7, ipywidgets 8, JupyterHub, papermill, jupytext,
+# nbclient, jupyter_kernel_test; every version pinned) in $(VENV), made by
+# $(PYTHON) -m venv (never installing into that Python itself), and the
+# hub's proxy (configurable-http-proxy, ci/package-lock.json) in
+# ci/node_modules. A venv whose python no longer runs is made anew. Then
+# commlab is built into $(VENV)/bin and registered there with
+# `commlab install --sys-prefix`, so $(VENV)/bin/jupyter lab offers it.
+venv: $(VENV)/.requirements ci/node_modules/.package-lock.json
+	$(GO) build -o $(VENV)/bin/commlab.tmp . && mv $(VENV)/bin/commlab.tmp $(VENV)/bin/commlab
+	PATH="$(abspath $(VENV))/bin:$$PATH" VIRTUAL_ENV= commlab install --sys-prefix
+
+$(VENV)/.requirements: ci/requirements.txt
+	@if [ -e $(VENV) ] && ! $(VENV)/bin/python -c '' 2>/dev/null; then \
+		echo "venv: $(VENV)/bin/python does not run (its Python moved or was removed); making $(VENV) anew"; rm -rf $(VENV); fi
+	@if [ ! -e $(VENV)/bin/python ]; then \
+		$(PYTHON) -m venv $(VENV) || { echo "venv: $(PYTHON) -m venv failed; on Debian: apt-get install python3-venv"; exit 1; }; fi
+	$(VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r ci/requirements.txt
+	$(VENV)/bin/python -m pip check
+	@touch $@
+
+ci/node_modules/.package-lock.json: ci/package-lock.json
+	@command -v npm >/dev/null || { echo "venv: npm not found: the hub's proxy needs Node.js 20 or newer (apt-get install nodejs npm)"; exit 1; }
+	cd ci && npm ci --no-audit --no-fund --loglevel=error
 
 # What CI checks beyond the Go tests: chapters and notebooks agree, and
 # every chapter runs headless.
