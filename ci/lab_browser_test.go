@@ -111,7 +111,7 @@ func startLab(t *testing.T, venv, command, artifacts string) *labServer {
 func writeQuietLabSettings(t *testing.T, home string) {
 	t.Helper()
 	files := map[string]string{
-		filepath.Join(home, ".jupyter", "jupyter_server_config.py"): "c.LabApp.news_url = None\nc.LabApp.check_for_updates_class = 'jupyterlab.NeverCheckForUpdate'\n",
+		filepath.Join(home, ".jupyter", "jupyter_server_config.py"):                                                                      "c.LabApp.news_url = None\nc.LabApp.check_for_updates_class = 'jupyterlab.NeverCheckForUpdate'\n",
 		filepath.Join(home, ".jupyter", "lab", "user-settings", "@jupyterlab", "apputils-extension", "notification.jupyterlab-settings"): `{"fetchNews": "false", "checkForUpdates": false}`,
 	}
 	for path, content := range files {
