@@ -26,6 +26,8 @@ type page struct {
 	mu      sync.Mutex
 	errors  []string
 	ignored []string
+	// after, when set, is why every later console error is expected.
+	after string
 }
 
 // newChromium starts headless Chromium with the flags this machine needs
@@ -89,7 +91,18 @@ func consoleWhere(m chromedp.ConsoleMessage) string {
 	return b.String()
 }
 
+// expectErrorsFromNow marks every later console error as expected, for
+// why (the page's server was stopped on purpose).
+func (p *page) expectErrorsFromNow(why string) {
+	p.mu.Lock()
+	p.after = why
+	p.mu.Unlock()
+}
+
 func (p *page) ignoreReason(m chromedp.ConsoleMessage) string {
+	if p.after != "" {
+		return p.after
+	}
 	if p.ignore == nil {
 		return ""
 	}
