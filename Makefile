@@ -31,19 +31,29 @@ lab: install-kernel
 # nbclient, jupyter_kernel_test; every version pinned) in $(VENV), made by
 # $(PYTHON) -m venv (never installing into that Python itself), and the
 # hub's proxy (configurable-http-proxy, ci/package-lock.json) in
-# ci/node_modules. A venv whose python no longer runs is made anew. Then
+# ci/node_modules. A venv whose python points nowhere is made anew. Then
 # commlab is built into $(VENV)/bin and registered there with
 # `commlab install --sys-prefix`, so $(VENV)/bin/jupyter lab offers it.
+#
+# The wheels are downloaded once into $(WHEELS), inside the checkout: the
+# steps of one CI run share them (every venv of the run installs from there
+# offline) and the next run's fresh clone starts without them.
+WHEELS  ?= .cache/wheels
+
 venv: $(VENV)/.requirements ci/node_modules/.package-lock.json
 	$(GO) build -o $(VENV)/bin/commlab.tmp . && mv $(VENV)/bin/commlab.tmp $(VENV)/bin/commlab
 	PATH="$(abspath $(VENV))/bin:$$PATH" VIRTUAL_ENV= commlab install --sys-prefix
 
-$(VENV)/.requirements: ci/requirements.txt
-	@if [ -e $(VENV) ] && ! $(VENV)/bin/python -c '' 2>/dev/null; then \
-		echo "venv: $(VENV)/bin/python does not run (its Python moved or was removed); making $(VENV) anew"; rm -rf $(VENV); fi
-	@if [ ! -e $(VENV)/bin/python ]; then \
-		$(PYTHON) -m venv $(VENV) || { echo "venv: $(PYTHON) -m venv failed; on Debian: apt-get install python3-venv"; exit 1; }; fi
-	$(VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r ci/requirements.txt
+$(VENV)/bin/python:
+	@if [ -e $(VENV) ]; then echo "venv: $(VENV)/bin/python points nowhere (its Python moved or was removed); making $(VENV) anew"; rm -rf $(VENV); fi
+	@$(PYTHON) -m venv $(VENV) || { echo "venv: $(PYTHON) -m venv failed; on Debian: apt-get install python3-venv"; exit 1; }
+
+$(WHEELS)/.requirements: ci/requirements.txt | $(VENV)/bin/python
+	$(VENV)/bin/python -m pip download --quiet --disable-pip-version-check -d $(WHEELS) -r ci/requirements.txt
+	@touch $@
+
+$(VENV)/.requirements: $(WHEELS)/.requirements | $(VENV)/bin/python
+	$(VENV)/bin/python -m pip install --quiet --disable-pip-version-check --no-index --find-links $(WHEELS) -r ci/requirements.txt
 	$(VENV)/bin/python -m pip check
 	@touch $@
 

@@ -264,8 +264,10 @@ func TestBrowserJupyterLab(t *testing.T) {
 	// Interrupt from the toolbar stops an endless loop; the kernel keeps
 	// the loop's variable and the chapter's.
 	p.do(
-		p.js(`await ct.newCell('spins := 0\nfor {\n\tspins++\n}', 'spin'); ct.run(ct.nb().activeCellIndex);`),
-		p.waitJS("the loop to run", `ct.running() && ct.kernel().status === 'busy'`, `ct.diagnose()`, time.Minute),
+		// The loop says it started before the interrupt is clicked, so the
+		// interrupt meets the loop, not the cell's compilation.
+		p.js(`await ct.newCell('spins := 0\nfmt.Println("spinning")\nfor {\n\tspins++\n}', 'spin'); ct.run(ct.nb().activeCellIndex);`),
+		p.waitJS("the loop to run", `ct.running() && ct.kernel().status === 'busy' && ct.outText(ct.at.spin).includes('spinning')`, `ct.diagnose()`, time.Minute),
 		chromedp.Click(chromedp.CSS(`.jp-NotebookPanel-toolbar [data-jp-item-name="interrupt"]`)),
 		p.waitJS("the loop to stop", `ct.idle() && ct.outText(ct.at.spin).includes('interrupted')`, `ct.diagnose()`, time.Minute),
 		p.js(`await ct.newCell('fmt.Println("spins > 0:", spins > 0, "n =", n)', 'check'); ct.run(ct.nb().activeCellIndex);`),
