@@ -155,6 +155,14 @@ func runInstall(args []string, stdout, stderr io.Writer) int {
 		for _, w := range install.CheckFrontEnds(envPrefix, install.DataPath(envPrefix), *sysPrefix) {
 			fmt.Fprintf(stderr, "commlab install: warning: %s\n  fix: %s\n", w.Problem, w.Fix)
 		}
+		// The environment's own python too: a venv made from a Python
+		// under root's home (pyenv's) starts no server for anyone else.
+		if py, err := filepath.EvalSymlinks(filepath.Join(envPrefix, "bin", "python")); err == nil {
+			if blocker := install.SharedButNotRunnable(filepath.Join(dir, "kernel.json"), py); blocker != "" {
+				fmt.Fprintf(stderr, "commlab install: warning: other users can read this kernelspec but cannot run this environment's python %s (%s is %s): on a JupyterHub their servers would not start\n  fix: make the environment from a Python every user can run, e.g. /usr/bin/python3 -m venv --clear %s, and install into it again\n",
+					py, blocker, install.ModeOf(blocker), envPrefix)
+			}
+		}
 		if blocker := install.SharedButNotRunnable(filepath.Join(dir, "kernel.json"), exe); blocker != "" {
 			fmt.Fprintf(stderr, "commlab install: warning: other users can read this kernelspec but cannot run %s (%s is %s): on a JupyterHub their kernels would not start\n  fix: sudo install -m 755 %s /usr/local/bin/commlab && sudo env PATH=%s:$PATH /usr/local/bin/commlab install %s\n",
 				exe, blocker, install.ModeOf(blocker), exe, filepath.Join(envPrefix, "bin"), scopeFlag(*sysPrefix, *prefix))

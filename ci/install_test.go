@@ -113,6 +113,24 @@ func TestInstallAsAnotherUser(t *testing.T) {
 		!strings.Contains(errs, "install -m 755 "+hidden+" /usr/local/bin/commlab") {
 		t.Fatalf("install of a commlab only its owner can reach: exit %d, want a warning naming %s\n%s", code, private, errs)
 	}
+
+	// The environment made from a Python under root's home (pyenv's): no
+	// user's server would start.
+	privatePython := filepath.Join(private, "python3.11")
+	if err := os.WriteFile(privatePython, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(hubEnv, "bin", "python")
+	if err := os.Remove(link); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(privatePython, link); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs = run(bin, false)
+	if code != 0 || !strings.Contains(errs, "cannot run this environment's python "+privatePython) || !strings.Contains(errs, "/usr/bin/python3 -m venv --clear "+hubEnv) {
+		t.Fatalf("install into an environment whose python only its owner can run: exit %d, want a warning naming %s\n%s", code, privatePython, errs)
+	}
 }
 
 // TestRequirementsPinTheTestedWidgets: the widgets' front end commlab
