@@ -152,3 +152,38 @@ func TestRequirementsPinTheTestedWidgets(t *testing.T) {
 	}
 	t.Fatalf("ci/requirements.txt pins no jupyterlab_widgets (%v)", sc.Err())
 }
+
+// TestCheckVenv: what the front-end tests say when the venv is missing,
+// broken or incomplete, each with the fix.
+func TestCheckVenv(t *testing.T) {
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("no python3 to stand in for a venv's python")
+	}
+	venv := func(target string) string {
+		dir := t.TempDir()
+		if err := os.MkdirAll(filepath.Join(dir, "bin"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(target, filepath.Join(dir, "bin", "python")); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	cases := []struct {
+		name, dir string
+		modules   []string
+		want      string
+	}{
+		{"missing", filepath.Join(t.TempDir(), "none"), nil, "no virtual environment at"},
+		{"python points nowhere", venv(filepath.Join(t.TempDir(), "gone", "python3")), nil, "is broken"},
+		{"a module missing", venv(python), []string{"json", "commlab_no_such_module"}, "lacks commlab_no_such_module"},
+		{"whole", venv(python), []string{"json"}, ""},
+	}
+	for _, tc := range cases {
+		got := checkVenv(tc.dir, tc.modules...)
+		if tc.want == "" && got != "" || tc.want != "" && (!strings.Contains(got, tc.want) || !strings.Contains(got, "make venv")) {
+			t.Errorf("%s: %q, want %q and the fix", tc.name, got, tc.want)
+		}
+	}
+}

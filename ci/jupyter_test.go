@@ -54,7 +54,10 @@ func checkVenv(dir string, modules ...string) string {
 	probe := "import importlib.util, sys; print(' '.join(m for m in sys.argv[1:] if importlib.util.find_spec(m) is None))"
 	out, err := exec.Command(python, append([]string{"-c", probe}, modules...)...).CombinedOutput()
 	if err != nil {
-		return fmt.Sprintf("the virtual environment at %s is broken: %s does not run (%v: %s); `make venv` makes it anew", dir, python, err, bytes.TrimSpace(out))
+		if said := bytes.TrimSpace(out); len(said) > 0 {
+			err = fmt.Errorf("%w: %s", err, said)
+		}
+		return fmt.Sprintf("the virtual environment at %s is broken: %s does not run (%v); `make venv` makes it anew", dir, python, err)
 	}
 	if missing := strings.TrimSpace(string(out)); missing != "" {
 		return fmt.Sprintf("the virtual environment at %s lacks %s: `make venv` installs ci/requirements.txt into it", dir, missing)
