@@ -279,8 +279,8 @@ func (s *server) exited() bool {
 	}
 }
 
-// waitFor polls cond until it holds, the deadline passes, or stop says
-// the thing waited on cannot come any more; what names the condition.
+// waitFor polls cond until it holds or the deadline passes; what names
+// the condition, and cond's last error says what was seen instead.
 func waitFor(what string, deadline time.Duration, cond func() (bool, error)) error {
 	end := time.Now().Add(deadline)
 	var last error

@@ -101,6 +101,22 @@ func startLab(t *testing.T, venv, command, artifacts string) *labServer {
 	cmd.Dir = root
 	s := &labServer{base: fmt.Sprintf("http://127.0.0.1:%d", port), token: tok, root: root}
 	s.server = startServer(t, command, cmd, artifacts)
+	// Runs before startServer's cleanup: the server stopped, its kernels
+	// (connection files under home) must have ended with it.
+	t.Cleanup(func() {
+		if running := kernelProcesses(home); !t.Failed() && len(running) != 1 {
+			t.Errorf("%d commlab kernels of %s running before the stop (%v), want the notebook's one", len(running), command, running)
+		}
+		if err := s.server.stop(2 * time.Minute); err != nil {
+			t.Errorf("%s: %v", command, err)
+		}
+		if err := waitFor("the kernels to end with "+command, 2*time.Minute, func() (bool, error) {
+			left := kernelProcesses(home)
+			return len(left) == 0, fmt.Errorf("still running: %v", left)
+		}); err != nil {
+			t.Error(err)
+		}
+	})
 	waitHTTP(t, s.server, s.base+"/api/status?token="+tok, 200)
 	return s
 }
