@@ -6,6 +6,7 @@ GO      ?= go
 BIN     ?= ./commlab
 OUT     ?= out
 PYTHON  ?= /usr/bin/python3
+VENV    ?= .venv
 FUZZTIME ?= 20s
 
 # go-nvml's cgo calls NVML functions that nvml.h marks deprecated; the C
@@ -15,7 +16,7 @@ FUZZTIME ?= 20s
 CGO_CFLAGS ?= -O2 -g -Wno-deprecated-declarations
 export CGO_CFLAGS
 
-.PHONY: all build install-kernel lab check-chapters test vet fmt-check generate bench bench-chapters bench-kernel bench-gpu widgets check-widgets fuzz clean calibration hang-cpu
+.PHONY: all build install-kernel lab check-chapters test vet fmt-check generate bench bench-chapters bench-kernel bench-gpu widgets check-widgets fuzz clean calibration hang-cpu venv
 
 all: build
 
@@ -31,6 +32,42 @@ install-kernel: build
 lab: install-kernel
 	$(BIN) run --out $(OUT) --html chapters/*.md
 	@echo "lab: open $(OUT)/index.html; live notebooks: jupyter notebook notebooks/ (or jupyter lab notebooks/)"
+
+# `make venv`: the front ends and Jupyter tools of ci/requirements.txt
+# (JupyterLab 4, Notebook 7, ipywidgets 8, JupyterHub, papermill, jupytext,
+# nbclient, jupyter_kernel_test; every version pinned) in $(VENV), made by
+# $(PYTHON) -m venv (never installing into that Python itself), and the
+# hub's proxy (configurable-http-proxy, ci/package-lock.json) in
+# ci/node_modules. A venv whose python points nowhere is made anew. Then
+# commlab is built into $(VENV)/bin and registered there with
+# `commlab install --sys-prefix`, so $(VENV)/bin/jupyter lab offers it.
+#
+# The wheels are downloaded once into $(WHEELS), inside the checkout: the
+# steps of one CI run share them (every venv of the run installs from there
+# offline) and the next run's fresh clone starts without them.
+WHEELS  ?= .cache/wheels
+
+venv: $(VENV)/.requirements ci/node_modules/.package-lock.json
+	$(GO) build -o $(VENV)/bin/commlab.tmp . && mv $(VENV)/bin/commlab.tmp $(VENV)/bin/commlab
+	PATH="$(abspath $(VENV))/bin:$$PATH" VIRTUAL_ENV= commlab install --sys-prefix
+
+$(VENV)/bin/python:
+	@if [ -e $(VENV) ]; then echo "venv: $(VENV)/bin/python points nowhere (its Python moved or was removed); making $(VENV) anew"; rm -rf $(VENV); fi
+	@$(PYTHON) -m venv $(VENV) || { echo "venv: $(PYTHON) -m venv failed; on Debian: apt-get install python3-venv"; exit 1; }
+
+$(WHEELS)/.requirements: ci/requirements.txt | $(VENV)/bin/python
+	$(VENV)/bin/python -m pip download --quiet --disable-pip-version-check -d $(WHEELS) -r ci/requirements.txt
+	@touch $@
+
+$(VENV)/.requirements: $(WHEELS)/.requirements | $(VENV)/bin/python
+	$(VENV)/bin/python -m pip install --quiet --disable-pip-version-check --no-index --find-links $(WHEELS) -r ci/requirements.txt
+	$(VENV)/bin/python -m pip install --quiet --disable-pip-version-check --no-index --no-deps --no-build-isolation -e ./python/commlab-papermill
+	$(VENV)/bin/python -m pip check
+	@touch $@
+
+ci/node_modules/.package-lock.json: ci/package-lock.json
+	@command -v npm >/dev/null || { echo "venv: npm not found: the hub's proxy needs Node.js 20 or newer (apt-get install nodejs npm)"; exit 1; }
+	cd ci && npm ci --no-audit --no-fund --loglevel=error
 
 # What CI checks beyond the Go tests: chapters and notebooks agree; every
 # chapter runs headless as shipped, each exercise saying "not answered

@@ -83,8 +83,30 @@ func TestInstallCLIUserHonoursJupyterDataDir(t *testing.T) {
 	}
 }
 
-func TestInstallCLISysPrefixUsesVirtualEnv(t *testing.T) {
+// fakeVenv lays out what commlab install reads of a virtual environment:
+// pyvenv.cfg, bin/python (a link to target) and package metadata folders.
+func fakeVenv(t *testing.T, target string, infos ...string) string {
+	t.Helper()
 	venv := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(venv, "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(venv, "pyvenv.cfg"), []byte("home = /usr/bin\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, filepath.Join(venv, "bin", "python")); err != nil {
+		t.Fatal(err)
+	}
+	for _, info := range infos {
+		if err := os.MkdirAll(filepath.Join(venv, "lib", "python3.11", "site-packages", info), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return venv
+}
+
+func TestInstallCLISysPrefixUsesVirtualEnv(t *testing.T) {
+	venv := fakeVenv(t, "/bin/sh", "jupyter_server-2.21.1.dist-info")
 	t.Setenv("VIRTUAL_ENV", venv)
 	code, out, errs := runInstallCLI(t, "--sys-prefix")
 	if code != 0 {
@@ -95,6 +117,38 @@ func TestInstallCLISysPrefixUsesVirtualEnv(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(venv, "share", "jupyter", "kernels", "commlab", "kernel.json")); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestInstallCLISysPrefixBadEnvironments: a venv that is gone or broken
+// fails with how to make it anew and writes nothing; one without any
+// Jupyter front end installs with a warning naming what to install.
+func TestInstallCLISysPrefixBadEnvironments(t *testing.T) {
+	gone := filepath.Join(t.TempDir(), "venv")
+	t.Setenv("VIRTUAL_ENV", gone)
+	code, _, errs := runInstallCLI(t, "--sys-prefix")
+	if code != 1 || !strings.Contains(errs, "$VIRTUAL_ENV is "+gone+", which does not exist") || !strings.Contains(errs, "make venv") {
+		t.Fatalf("removed venv: exit %d, %s", code, errs)
+	}
+	if _, err := os.Stat(gone); !os.IsNotExist(err) {
+		t.Fatalf("a removed venv was made again by install: %v", err)
+	}
+
+	broken := fakeVenv(t, filepath.Join(t.TempDir(), "python3.9-removed"))
+	t.Setenv("VIRTUAL_ENV", broken)
+	code, _, errs = runInstallCLI(t, "--sys-prefix")
+	if code != 1 || !strings.Contains(errs, filepath.Join(broken, "bin", "python")+" is missing or points nowhere") || !strings.Contains(errs, "python3 -m venv --clear "+broken) {
+		t.Fatalf("broken venv: exit %d, %s", code, errs)
+	}
+	if _, err := os.Stat(filepath.Join(broken, "share")); !os.IsNotExist(err) {
+		t.Fatalf("install wrote into a broken venv: %v", err)
+	}
+
+	bare := fakeVenv(t, "/bin/sh")
+	t.Setenv("VIRTUAL_ENV", bare)
+	code, _, errs = runInstallCLI(t, "--sys-prefix")
+	if code != 0 || !strings.Contains(errs, "warning: no Jupyter front end in "+bare) || !strings.Contains(errs, filepath.Join(bare, "bin", "python")+" -m pip install -r ci/requirements.txt") {
+		t.Fatalf("venv without Jupyter: exit %d, %s", code, errs)
 	}
 }
 

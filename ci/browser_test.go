@@ -1,16 +1,13 @@
 package ci
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -40,24 +37,18 @@ var browserCells = []string{
 	"n := widget.IntSlider(\"n\", 2, 2, 16, 1)\n" +
 		"func bar(n int) *image.RGBA {\n\tm := image.NewRGBA(image.Rect(0, 0, 20*n, 30))\n\tfor x := range 20 * n { for y := range 30 { m.Set(x, y, color.RGBA{200, 60, 60, 255}) } }\n\treturn m\n}\n" +
 		"widget.Interact(func(n int) { display.Image(bar(n)); fmt.Println(\"ring steps:\", 2*(n-1)) }, n)",
-	"spins := 0\nfor { spins++ }",
+	"spins := 0\nfmt.Println(\"spinning\")\nfor { spins++ }",
 	`fmt.Println("after interrupt, spins > 0:", spins > 0)`,
 }
 
-func requireBrowserTools(t *testing.T) (jupyter string) {
+// requireClassicNotebook returns Debian's classic Notebook server, or
+// skips (fails under COMMLAB_REQUIRE_BROWSER).
+func requireClassicNotebook(t *testing.T) (jupyter string) {
 	t.Helper()
-	fail := func(msg string) {
-		if os.Getenv("COMMLAB_REQUIRE_BROWSER") != "" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	if _, err := os.Stat(chromiumPath); err != nil {
-		fail("chromium not installed (apt-get install chromium)")
-	}
+	requireChromium(t)
 	jupyter, err := exec.LookPath("jupyter-notebook")
 	if err != nil {
-		fail("the classic Jupyter Notebook is not installed (apt-get install jupyter-notebook)")
+		requireOrSkip(t, "COMMLAB_REQUIRE_BROWSER", "the classic Jupyter Notebook is not installed (apt-get install jupyter-notebook)")
 	}
 	return jupyter
 }
@@ -84,16 +75,19 @@ func writeNotebook(t *testing.T, path string) {
 	}
 }
 
+// classicConsoleNoise: Notebook 6 itself probes for ipywidgets 7's
+// extension (main.js, "HARDCODED WIDGETS HACK"); its 404 is not ours.
+func classicConsoleNoise(m chromedp.ConsoleMessage) string {
+	if strings.Contains(m.URL+m.Text, "/nbextensions/widgets/notebook/js/extension.js") {
+		return "Notebook 6 probing for ipywidgets 7"
+	}
+	return ""
+}
+
 func TestBrowserNotebook(t *testing.T) {
-	jupyter := requireBrowserTools(t)
+	jupyter := requireClassicNotebook(t)
 	dir := t.TempDir()
-	artifacts := os.Getenv("COMMLAB_ARTIFACTS")
-	if artifacts == "" {
-		artifacts = filepath.Join("..", "out", "browser")
-	}
-	if err := os.MkdirAll(artifacts, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	artifacts := artifactsDir(t)
 
 	// commlab, and what `commlab install` installs: the kernelspec and the
 	// widgets' front end (an nbextension). Nothing is copied by hand.
@@ -115,136 +109,39 @@ func TestBrowserNotebook(t *testing.T) {
 	}
 	writeNotebook(t, filepath.Join(notebooks, "browser.ipynb"))
 
-	// A real Jupyter server.
+	// A real Jupyter server; SIGTERM at the end shuts its kernels down.
 	port := freePort(t)
-	server := exec.Command(jupyter, "--no-browser", "--allow-root", fmt.Sprintf("--port=%d", port), "--ip=127.0.0.1",
+	cmd := exec.Command(jupyter, "--no-browser", "--allow-root", fmt.Sprintf("--port=%d", port), "--ip=127.0.0.1",
 		"--NotebookApp.token=", "--NotebookApp.password=", "--notebook-dir="+notebooks)
-	server.Env = env
-	logFile, _ := os.Create(filepath.Join(artifacts, "jupyter-server.log"))
-	defer logFile.Close()
-	server.Stdout, server.Stderr = logFile, logFile
-	if err := server.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		// Let the server shut its kernels down; kill it only if it hangs.
-		_ = server.Process.Signal(os.Interrupt)
-		_ = server.Process.Signal(os.Interrupt) // the notebook asks to confirm the first ^C
-		done := make(chan struct{})
-		go func() { server.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			server.Process.Kill()
-			<-done
-		}
-	}()
+	cmd.Env = env
+	server := startServer(t, "jupyter-server", cmd, artifacts)
 	base := fmt.Sprintf("http://127.0.0.1:%d", port)
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		resp, err := http.Get(base + "/api/status")
-		if err == nil {
-			resp.Body.Close()
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("jupyter server did not start: %v", err)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	waitHTTP(t, server, base+"/api/status", 200)
 
-	// Headless Chromium, flags as this machine needs them.
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chromiumPath), chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(filepath.Join(dir, "chromium")), chromedp.WindowSize(1280, 1400))
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
-	ctx, cancel := chromedp.NewContext(allocCtx, chromedp.WithLogf(t.Logf))
-	defer cancel()
-	ctx, cancelTimeout := context.WithTimeout(ctx, 3*time.Minute)
-	defer cancelTimeout()
 	// Every error the page reports (a model class the front end lacks,
 	// a renderer the notebook cannot use) fails the test.
-	var consoleMu sync.Mutex
-	var consoleErrors []string
-	// Console starts the browser and subscribes before it returns; only
-	// the reading runs beside the actions (two first uses of ctx at once
-	// would start two browsers).
-	messages := chromedp.Console(ctx)
-	go func() {
-		for m, err := range messages {
-			if err != nil {
-				return
-			}
-			// Notebook 6 itself probes for ipywidgets 7's extension
-			// (main.js, "HARDCODED WIDGETS HACK"); its 404 is not ours.
-			if strings.Contains(m.URL+m.Text, "/nbextensions/widgets/notebook/js/extension.js") {
-				continue
-			}
-			if m.Type == chromedp.ConsoleError || m.IsException() {
-				consoleMu.Lock()
-				consoleErrors = append(consoleErrors, m.String())
-				consoleMu.Unlock()
-			}
-		}
-	}()
-
-	shot := func(name string) chromedp.Action[chromedp.Void] {
-		return chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-			buf, err := chromedp.FullScreenshot(100)(ctx, tg)
-			if err != nil {
-				return err
-			}
-			return os.WriteFile(filepath.Join(artifacts, name), buf, 0o644)
-		})
-	}
-	// waitJS polls a JavaScript condition.
+	ctx := newChromium(t, dir, 3*time.Minute)
+	p := newPage(t, ctx, artifacts, "", classicConsoleNoise)
+	diagnose := `JSON.stringify({widgetsReady: window.commlabWidgetsReady, bundle: typeof window.CommlabWidgets, cells: document.querySelectorAll('.cell').length, kernel: !!(window.Jupyter && Jupyter.notebook && Jupyter.notebook.kernel), errors: window.commlabErrors, readout: (document.querySelector('.widget-readout') || {}).innerText, focused: document.activeElement && document.activeElement.className})`
 	waitJS := func(what, cond string) chromedp.Action[chromedp.Void] {
-		return chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-			start := time.Now()
-			stepDeadline := start.Add(60 * time.Second)
-			for {
-				if ok, err := chromedp.Evaluate[bool](cond)(ctx, tg); err == nil && ok {
-					t.Logf("browser: %s after %v", what, time.Since(start).Round(time.Millisecond))
-					return nil
-				}
-				select {
-				case <-ctx.Done():
-					return fmt.Errorf("waiting for %s: %w", what, ctx.Err())
-				case <-time.After(100 * time.Millisecond):
-				}
-				if time.Now().After(stepDeadline) {
-					diag, _ := chromedp.Evaluate[string](`JSON.stringify({widgetsReady: window.commlabWidgetsReady, bundle: typeof window.CommlabWidgets, cells: document.querySelectorAll('.cell').length, kernel: !!(window.Jupyter && Jupyter.notebook && Jupyter.notebook.kernel), errors: window.commlabErrors, readout: (document.querySelector('.widget-readout') || {}).innerText, focused: document.activeElement && document.activeElement.className})`)(ctx, tg)
-					return fmt.Errorf("waiting for %s: not true after 60s; page state %s", what, diag)
-				}
-			}
-		})
+		return p.waitJS(what, cond, diagnose, time.Minute)
 	}
 	cellOutput := func(i int) string {
 		return fmt.Sprintf(`(document.querySelectorAll('.cell')[%d].querySelector('.output_wrapper') || {innerHTML: '', innerText: ''})`, i)
 	}
 	runCell := func(i int) chromedp.Action[chromedp.Void] {
 		return chromedp.Steps(
-			chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-				_, err := chromedp.Evaluate[bool](fmt.Sprintf(`Jupyter.notebook.select(%d); true`, i))(ctx, tg)
-				return err
-			}),
+			p.js(fmt.Sprintf(`Jupyter.notebook.select(%d);`, i)),
 			chromedp.Click(chromedp.CSS(`#run_int button[data-jupyter-action="jupyter-notebook:run-cell-and-select-next"]`)),
 		)
 	}
+	var imgBefore, imgAfter string
 	imgWidth := func(dst *string) chromedp.Action[chromedp.Void] {
-		return chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-			v, err := chromedp.Evaluate[string](cellOutput(3)+`.querySelector('.widget-output img').naturalWidth.toString()`)(ctx, tg)
-			*dst = v
-			return err
-		})
+		return p.read(cellOutput(3)+`.querySelector('.widget-output img').naturalWidth.toString()`, dst)
 	}
 	kernelIdle := waitJS("the kernel to be idle", `Jupyter.notebook && Jupyter.notebook.kernel && Jupyter.notebook.kernel.is_connected() && document.querySelector('#kernel_indicator_icon.kernel_idle_icon') !== null`)
 
-	var imgBefore, imgAfter string
-	err := chromedp.Do(ctx,
+	p.do(
 		chromedp.Navigate(base+"/notebooks/browser.ipynb"),
 		// The front end is the nbextension `commlab install` installed.
 		waitJS("the notebook and the widgets front end", `window.commlabWidgetsReady === true && document.querySelectorAll('.cell').length === 6 && document.querySelector('script[src*="/nbextensions/commlab-widgets/commlab-widgets.js"]') !== null`),
@@ -252,38 +149,29 @@ func TestBrowserNotebook(t *testing.T) {
 		runCell(0), waitJS("text output", cellOutput(0)+`.innerText.includes('hello from the commlab kernel')`),
 		runCell(1), waitJS("an image", cellOutput(1)+`.innerHTML.includes('<img') && `+cellOutput(1)+`.innerHTML.includes('data:image/png')`),
 		runCell(2), waitJS("a table", cellOutput(2)+`.innerHTML.includes('<table') && `+cellOutput(2)+`.innerText.includes('all_reduce')`),
-		shot("1-text-image-table.png"),
+		p.shot("1-text-image-table.png"),
 		runCell(3), waitJS("the slider and its plot", cellOutput(3)+`.querySelector('.widget-slider') !== null && `+cellOutput(3)+`.innerText.includes('ring steps: 2') && `+cellOutput(3)+`.querySelector('.widget-output img') !== null`),
 		// Shown once: one output (the controls and their output area), no
 		// text form of the widget.
 		waitJS("the widget shown once", cellOutput(3)+`.querySelectorAll(':scope > .output > .output_area').length === 1 && `+cellOutput(3)+`.querySelectorAll('.widget-slider').length === 1 && !`+cellOutput(3)+`.innerText.includes('VBox(')`),
 		imgWidth(&imgBefore),
-		shot("2-widget-before.png"),
+		p.shot("2-widget-before.png"),
 		// Move the slider with the keyboard, as a person can.
 		chromedp.Focus(chromedp.CSS(`.widget-slider .noUi-handle`)),
 		chromedp.KeyEvent(kb.ArrowRight), chromedp.KeyEvent(kb.ArrowRight), chromedp.KeyEvent(kb.ArrowRight),
 		waitJS("the plot to change", cellOutput(3)+`.innerText.includes('ring steps: 8')`),
 		imgWidth(&imgAfter),
-		shot("3-widget-after.png"),
-		runCell(4), waitJS("the loop to be running", `document.querySelector('#kernel_indicator_icon.kernel_busy_icon') !== null`),
-		chromedp.Sleep(500*time.Millisecond),
+		p.shot("3-widget-after.png"),
+		// The loop says it started before the interrupt is clicked, so the
+		// interrupt meets the loop, not the cell's compilation.
+		runCell(4), waitJS("the loop to be running", cellOutput(4)+`.innerText.includes('spinning') && document.querySelector('#kernel_indicator_icon.kernel_busy_icon') !== null`),
 		chromedp.Click(chromedp.CSS(`button[data-jupyter-action="jupyter-notebook:interrupt-kernel"]`)),
 		waitJS("the interrupted error", cellOutput(4)+`.innerText.includes('Interrupted')`),
 		kernelIdle,
 		runCell(5), waitJS("state kept after interrupt", cellOutput(5)+`.innerText.includes('spins > 0: true')`),
-		shot("4-interrupted.png"),
+		p.shot("4-interrupted.png"),
 	)
-	if err != nil {
-		// Said at once: chromedp can panic while it tears a failed run down.
-		fmt.Fprintf(os.Stderr, "browser: %v\n", err)
-		_ = chromedp.Do(ctx, shot("failure.png"))
-		t.Fatalf("browser: %v (screenshots and server log in %s)", err, artifacts)
-	}
-	consoleMu.Lock()
-	for _, e := range consoleErrors {
-		t.Errorf("browser console: %s", e)
-	}
-	consoleMu.Unlock()
+	p.checkConsole()
 	if imgBefore != "40" || imgAfter != "100" {
 		t.Errorf("plot width before/after moving the slider = %s/%s px, want 40/100", imgBefore, imgAfter)
 	}

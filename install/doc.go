@@ -23,9 +23,21 @@
 //     $XDG_DATA_HOME/jupyter or ~/.local/share/jupyter, on macOS
 //     ~/Library/Jupyter, on Windows %APPDATA%\jupyter.
 //   - sys-prefix: <sys.prefix>/share/jupyter, where sys.prefix is the first of:
-//     $VIRTUAL_ENV; $CONDA_PREFIX; the prefix of the Python interpreter named
-//     on the `#!` line of the `jupyter` found on PATH (the Python that runs
-//     jupyter); the prefix of `python3` on PATH.
+//     $VIRTUAL_ENV; $CONDA_PREFIX; the virtual environment whose bin holds
+//     the first `python3` on PATH, when it comes before the first `jupyter`
+//     (the venv's bin first on PATH, activated or not); the prefix of the
+//     Python interpreter named on the `#!` line of the `jupyter` found on
+//     PATH (the Python that runs jupyter); the prefix of `python3` on PATH.
+//     A virtual environment that is gone, or whose python points nowhere, is
+//     an error naming how to make it anew (ErrBrokenVenv), never a reason to
+//     install somewhere else.
+//
+// After an install into a Python environment, CheckFrontEnds says what keeps
+// its JupyterLab or Notebook 7 from drawing widgets (no jupyterlab_widgets,
+// or ipywidgets 7's), and SharedButNotRunnable catches a shared environment
+// (a hub's) whose users could read the kernelspec but not run the kernel.
+// A folder the user may not write is ErrNotWritable, for the command to
+// name the fix (the environment's owner installs, or --user).
 //   - prefix DIR: DIR/share/jupyter.
 //
 // install owns file placement only. It does not start kernels or talk to

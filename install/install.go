@@ -98,8 +98,8 @@ func Install(dataDir, name, executable string) (string, error) {
 		return "", fmt.Errorf("install: encode kernel.json: %w", err)
 	}
 	dir := filepath.Join(dataDir, "kernels", name)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", fmt.Errorf("install: %w", err)
+	if err := mkdirReadable(dir); err != nil {
+		return "", err
 	}
 	if err := writeAtomic(filepath.Join(dir, "kernel.json"), append(specJSON, '\n')); err != nil {
 		return "", err
@@ -135,12 +135,34 @@ func Uninstall(dataDir, name string) (string, error) {
 	return dir, nil
 }
 
+// mkdirReadable makes dir and its missing parents readable by everyone
+// (0755 whatever the umask): on a shared environment, every user's
+// Jupyter must read the kernelspec.
+func mkdirReadable(dir string) error {
+	var missing []string
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(d); err == nil || d == filepath.Dir(d) {
+			break
+		}
+		missing = append(missing, d)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return notWritable(dir, err)
+	}
+	for _, d := range missing {
+		if err := os.Chmod(d, 0o755); err != nil {
+			return notWritable(d, err)
+		}
+	}
+	return nil
+}
+
 // writeAtomic writes data to a temporary file beside path and renames it
 // over path, so a reader sees the old file or the new one, never a part.
 func writeAtomic(path string, data []byte) error {
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
-		return fmt.Errorf("install: %w", err)
+		return notWritable(filepath.Dir(path), err)
 	}
 	tmp := f.Name()
 	_, werr := f.Write(data)
@@ -151,7 +173,7 @@ func writeAtomic(path string, data []byte) error {
 	}
 	if err := os.Rename(tmp, path); err != nil {
 		os.Remove(tmp)
-		return fmt.Errorf("install: %w", err)
+		return notWritable(path, err)
 	}
 	return nil
 }
@@ -169,6 +191,7 @@ type env struct {
 	home     func() (string, error)
 	lookPath func(string) (string, error)
 	readFile func(string) ([]byte, error)
+	stat     func(string) (fs.FileInfo, error)
 	output   func(name string, args ...string) ([]byte, error)
 }
 
@@ -179,6 +202,7 @@ func osEnv() env {
 		home:     os.UserHomeDir,
 		lookPath: exec.LookPath,
 		readFile: os.ReadFile,
+		stat:     os.Stat,
 		output: func(name string, args ...string) ([]byte, error) {
 			return exec.Command(name, args...).Output()
 		},
@@ -235,19 +259,45 @@ func SysPrefix() (prefix, source string, err error) { return osEnv().sysPrefix()
 const printPrefix = "import sys; print(sys.prefix)"
 
 func (e env) sysPrefix() (prefix, source string, err error) {
-	for _, v := range []string{"VIRTUAL_ENV", "CONDA_PREFIX"} {
-		if p := e.getenv(v); p != "" {
-			return p, "$" + v, nil
+	if p := e.getenv("VIRTUAL_ENV"); p != "" {
+		if err := e.checkVirtualEnv(p); err != nil {
+			return "", "", err
 		}
+		return p, "$VIRTUAL_ENV", nil
+	}
+	if p := e.getenv("CONDA_PREFIX"); p != "" {
+		if _, err := e.stat(p); err != nil {
+			return "", "", fmt.Errorf("%w: $CONDA_PREFIX is %s, which does not exist: conda activate an environment that does, or conda deactivate", ErrBrokenVenv, p)
+		}
+		return p, "$CONDA_PREFIX", nil
 	}
 	var tried []string
+	// A virtual environment whose bin comes first on PATH is the one meant,
+	// even when it lacks jupyter and another jupyter is further on.
+	if py, err := e.lookPath("python3"); err == nil {
+		env := filepath.Dir(filepath.Dir(py))
+		jupyter, jerr := e.lookPath("jupyter")
+		if e.isVenv(env) && (jerr != nil || e.pathIndex(filepath.Dir(py)) < e.pathIndex(filepath.Dir(jupyter))) {
+			if err := e.checkVenvPython(env); err != nil {
+				return "", "", err
+			}
+			p, err := e.pythonPrefix(py)
+			if err != nil {
+				return "", "", fmt.Errorf("%w: %s does not run (%v): %s", ErrBrokenVenv, py, err, remakeVenv(env))
+			}
+			return p, "the virtual environment first on PATH (" + py + ")", nil
+		}
+	}
 	if jupyter, err := e.lookPath("jupyter"); err == nil {
 		if py := e.shebangPython(jupyter); py != "" {
 			p, err := e.pythonPrefix(py)
 			if err == nil {
 				return p, "python of " + jupyter + " (" + py + ")", nil
 			}
-			tried = append(tried, err.Error())
+			// Not another Python instead: the kernelspec belongs where this
+			// jupyter looks, and its environment is broken.
+			env := filepath.Dir(filepath.Dir(py))
+			return "", "", fmt.Errorf("%w: %s runs %s, which does not run (%v): %s", ErrBrokenVenv, jupyter, py, err, remakeVenv(env))
 		}
 	}
 	if py, err := e.lookPath("python3"); err == nil {
@@ -255,12 +305,33 @@ func (e env) sysPrefix() (prefix, source string, err error) {
 		if err == nil {
 			return p, py, nil
 		}
+		if env := filepath.Dir(filepath.Dir(py)); e.isVenv(env) {
+			return "", "", fmt.Errorf("%w: %s does not run (%v): %s", ErrBrokenVenv, py, err, remakeVenv(env))
+		}
 		tried = append(tried, err.Error())
 	}
 	if len(tried) == 0 {
 		tried = append(tried, "no jupyter or python3 on PATH")
 	}
 	return "", "", fmt.Errorf("%w: set VIRTUAL_ENV or use --prefix (%s)", ErrNoPython, strings.Join(tried, "; "))
+}
+
+// pathIndex is the position of dir in $PATH, or len(PATH) when absent.
+func (e env) pathIndex(dir string) int {
+	list := filepath.SplitList(e.getenv("PATH"))
+	for i, d := range list {
+		if filepath.Clean(d) == filepath.Clean(dir) {
+			return i
+		}
+	}
+	return len(list)
+}
+
+// isVenv reports whether dir is a virtual environment (venv and
+// virtualenv both write pyvenv.cfg).
+func (e env) isVenv(dir string) bool {
+	_, err := e.stat(filepath.Join(dir, "pyvenv.cfg"))
+	return err == nil
 }
 
 // shebangPython returns the Python interpreter on script's #! line, or "".

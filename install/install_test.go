@@ -147,7 +147,20 @@ func fakeEnv(goos string, vars map[string]string) env {
 		home:     func() (string, error) { return "/home/ada", nil },
 		lookPath: func(string) (string, error) { return "", exec.ErrNotFound },
 		readFile: func(string) ([]byte, error) { return nil, fs.ErrNotExist },
+		stat:     statOf(),
 		output:   func(string, ...string) ([]byte, error) { return nil, exec.ErrNotFound },
+	}
+}
+
+// statOf is a stat that finds exactly the paths given.
+func statOf(paths ...string) func(string) (fs.FileInfo, error) {
+	return func(p string) (fs.FileInfo, error) {
+		for _, q := range paths {
+			if p == q {
+				return nil, nil
+			}
+		}
+		return nil, fs.ErrNotExist
 	}
 }
 
@@ -185,6 +198,7 @@ func TestSysPrefix(t *testing.T) {
 	// A machine with jupyter in a venv and a system python3.
 	machine := func(jupyterScript string) env {
 		e := fakeEnv("linux", nil)
+		e.stat = statOf("/ve", "/ve/bin/python", "/conda", "/venv/pyvenv.cfg", "/venv/bin/python")
 		e.lookPath = func(name string) (string, error) {
 			switch name {
 			case "jupyter":
@@ -242,8 +256,98 @@ func TestSysPrefix(t *testing.T) {
 	}
 	broken := machine("#!/venv/bin/python3.11\n")
 	broken.output = func(string, ...string) ([]byte, error) { return []byte("not a path\n"), nil }
-	if _, _, err := broken.sysPrefix(); !errors.Is(err, ErrNoPython) || !strings.Contains(err.Error(), `"not a path"`) {
+	if _, _, err := broken.sysPrefix(); !errors.Is(err, ErrBrokenVenv) || !strings.Contains(err.Error(), `"not a path"`) {
 		t.Fatalf("bad python output: %v", err)
+	}
+}
+
+// TestSysPrefixVirtualEnvironments: the venv a person means is found
+// whether activated or first on PATH, and a broken one is an error naming
+// how to make it anew, never a reason to install elsewhere.
+func TestSysPrefixVirtualEnvironments(t *testing.T) {
+	// python3 and jupyter in the folders of PATH, by name.
+	machine := func(path string, bins map[string]string, files ...string) env {
+		e := fakeEnv("linux", map[string]string{"PATH": path})
+		e.stat = statOf(files...)
+		e.lookPath = func(name string) (string, error) {
+			for _, dir := range filepath.SplitList(path) {
+				if bins[dir+"/"+name] != "" {
+					return dir + "/" + name, nil
+				}
+			}
+			return "", exec.ErrNotFound
+		}
+		e.readFile = func(p string) ([]byte, error) {
+			if strings.HasSuffix(p, "/jupyter") {
+				return []byte("#!" + filepath.Dir(p) + "/python3\n"), nil
+			}
+			return nil, fs.ErrNotExist
+		}
+		e.output = func(py string, args ...string) ([]byte, error) {
+			switch bins[py] {
+			case "runs":
+				return []byte(filepath.Dir(filepath.Dir(py)) + "\n"), nil
+			case "broken":
+				return nil, errors.New("fork/exec " + py + ": no such file or directory")
+			}
+			return nil, exec.ErrNotFound
+		}
+		return e
+	}
+	venvFiles := []string{"/lab", "/lab/pyvenv.cfg", "/lab/bin/python", "/bare", "/bare/pyvenv.cfg", "/bare/bin/python"}
+	cases := []struct {
+		name       string
+		e          env
+		vars       map[string]string
+		want, from string
+		wantErr    string
+	}{
+		{"venv first on PATH without jupyter, system jupyter later",
+			machine("/bare/bin:/usr/bin", map[string]string{"/bare/bin/python3": "runs", "/usr/bin/python3": "runs", "/usr/bin/jupyter": "x"}, venvFiles...),
+			nil, "/bare", "the virtual environment first on PATH (/bare/bin/python3)", ""},
+		{"venv with jupyter first on PATH",
+			machine("/lab/bin:/usr/bin", map[string]string{"/lab/bin/python3": "runs", "/lab/bin/jupyter": "x", "/usr/bin/python3": "runs"}, venvFiles...),
+			nil, "/lab", "python of /lab/bin/jupyter (/lab/bin/python3)", ""},
+		{"system python first, venv's jupyter later",
+			machine("/usr/bin:/lab/bin", map[string]string{"/usr/bin/python3": "runs", "/lab/bin/jupyter": "x", "/lab/bin/python3": "runs"}, venvFiles...),
+			nil, "/lab", "python of /lab/bin/jupyter (/lab/bin/python3)", ""},
+		{"activated venv that was removed",
+			machine("/usr/bin", map[string]string{"/usr/bin/python3": "runs"}, venvFiles...),
+			map[string]string{"VIRTUAL_ENV": "/gone"}, "", "", "$VIRTUAL_ENV is /gone, which does not exist"},
+		{"activated venv whose python points nowhere",
+			machine("/usr/bin", map[string]string{"/usr/bin/python3": "runs"}, "/old", "/old/pyvenv.cfg"),
+			map[string]string{"VIRTUAL_ENV": "/old"}, "", "", "/old/bin/python is missing or points nowhere"},
+		{"venv first on PATH whose python points nowhere",
+			machine("/old/bin:/usr/bin", map[string]string{"/old/bin/python3": "broken", "/usr/bin/python3": "runs", "/usr/bin/jupyter": "x"}, "/old/pyvenv.cfg"),
+			nil, "", "", "python3 -m venv --clear /old"},
+		{"jupyter whose python does not run",
+			machine("/usr/bin:/lab/bin", map[string]string{"/usr/bin/python3": "runs", "/lab/bin/jupyter": "x", "/lab/bin/python3": "broken"}, venvFiles...),
+			nil, "", "", "/lab/bin/jupyter runs /lab/bin/python3, which does not run"},
+		{"conda environment that was removed",
+			machine("/usr/bin", map[string]string{"/usr/bin/python3": "runs"}),
+			map[string]string{"CONDA_PREFIX": "/conda/envs/gone"}, "", "", "$CONDA_PREFIX is /conda/envs/gone, which does not exist"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			e := tc.e
+			base := e.getenv
+			e.getenv = func(k string) string {
+				if v, ok := tc.vars[k]; ok {
+					return v
+				}
+				return base(k)
+			}
+			got, from, err := e.sysPrefix()
+			if tc.wantErr != "" {
+				if !errors.Is(err, ErrBrokenVenv) || !strings.Contains(err.Error(), tc.wantErr) || !strings.Contains(err.Error(), "make venv") && !strings.Contains(err.Error(), "conda") {
+					t.Fatalf("error %v, want ErrBrokenVenv saying %q and how to make it anew", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil || got != tc.want || from != tc.from {
+				t.Fatalf("got %q from %q (%v), want %q from %q", got, from, err, tc.want, tc.from)
+			}
+		})
 	}
 }
 

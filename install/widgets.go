@@ -63,8 +63,8 @@ func InstallWidgets(dataDir, configDir string) (dir, config string, err error) {
 	dir = filepath.Join(dataDir, "nbextensions", WidgetsExtension)
 	config = widgetsConfig(configDir)
 	for _, d := range []string{dir, filepath.Dir(config)} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return dir, config, fmt.Errorf("install: %w", err)
+		if err := mkdirReadable(d); err != nil {
+			return dir, config, err
 		}
 	}
 	keep := map[string]bool{}

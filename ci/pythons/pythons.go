@@ -55,7 +55,7 @@ func Venv() (Python, error) {
 		dir = filepath.Join(root, ".venv")
 	}
 	py := Python{Name: "venv", Path: filepath.Join(dir, "bin", "python"),
-		Fix: "make venv (or python3 -m venv " + dir + " && " + filepath.Join(dir, "bin", "pip") + " install -r ci/requirements.txt -r ci/requirements-tools.txt), or set " + VenvEnv}
+		Fix: "make venv (or python3 -m venv " + dir + " && " + filepath.Join(dir, "bin", "pip") + " install -r ci/requirements.txt && " + filepath.Join(dir, "bin", "pip") + " install -e ./python/commlab-papermill), or set " + VenvEnv}
 	if _, err := os.Stat(py.Path); err != nil {
 		return py, fmt.Errorf("pythons: no virtual environment at %s: %w; %s", dir, err, py.Fix)
 	}
