@@ -11,6 +11,7 @@ func init() {
 	Symbols["github.com/commlab/commlab/probes/recorded/recorded"] = map[string]reflect.Value{
 		// function, constant and variable definitions
 		"Command":     reflect.ValueOf(recorded.Command),
+		"ErrNoPublic": reflect.ValueOf(&recorded.ErrNoPublic).Elem(),
 		"ErrNotFound": reflect.ValueOf(&recorded.ErrNotFound).Elem(),
 		"Files":       reflect.ValueOf(recorded.Files),
 		"HangLab":     reflect.ValueOf(recorded.HangLab),
@@ -18,5 +19,10 @@ func init() {
 		"List":        reflect.ValueOf(recorded.List),
 		"Load":        reflect.ValueOf(recorded.Load),
 		"Match":       reflect.ValueOf(recorded.Match),
+		"Public":      reflect.ValueOf(recorded.Public),
+		"PublicList":  reflect.ValueOf(recorded.PublicList),
+
+		// type definitions
+		"PublicOutput": reflect.ValueOf((*recorded.PublicOutput)(nil)),
 	}
 }

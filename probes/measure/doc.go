@@ -10,9 +10,11 @@
 // recording otherwise), "live" (fail plainly when a live run is not
 // possible) or "recorded". In auto mode every reason for not running live
 // is kept in Measurement.Fallback and printed in the banner: an absent GPU
-// or library ("no GPU here: ...", "no NCCL here: ..."), and any other live
-// failure too ("live run failed: ..."), so a broken GPU machine never
-// passes for one without a GPU. A cancelled context (a notebook interrupt)
+// or library ("no GPU here: ...", "no NCCL here: ..."), fewer GPUs than
+// the run's nccl.Config.Devices name ("too few GPUs here: ...": a
+// two-GPU run on a one-GPU machine), and any other live failure too ("live
+// run failed: ..."), so a broken GPU machine never passes for one without
+// a GPU. A cancelled context (a notebook interrupt)
 // stops the call and falls back to nothing.
 //
 // Live NCCL sweeps run in a child process (nccl.MeasureInChild): a hang

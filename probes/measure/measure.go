@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/commlab/commlab/probes"
@@ -100,7 +102,7 @@ func Recorded(name string) (*Measurement, error) {
 
 // NCCL is the package function NCCL with r's settings.
 func (r Runner) NCCL(ctx context.Context, mode Mode, cfg nccl.Config, recorded string) (*Measurement, error) {
-	return r.nccl(ctx, mode, recorded, func(argv []string) (*probes.Run, error) { return measureInChild(ctx, cfg, argv) })
+	return r.nccl(ctx, mode, recorded, cfg.Devices, func(argv []string) (*probes.Run, error) { return measureInChild(ctx, cfg, argv) })
 }
 
 // NCCLTopologyEdit runs chapter 4's topology exercise (nccl.MeasureTopologyEdit:
@@ -112,19 +114,25 @@ func NCCLTopologyEdit(ctx context.Context, mode Mode, cfg nccl.Config, edit, rec
 
 // NCCLTopologyEdit is the package function NCCLTopologyEdit with r's settings.
 func (r Runner) NCCLTopologyEdit(ctx context.Context, mode Mode, cfg nccl.Config, edit, recorded string) (*Measurement, error) {
-	return r.nccl(ctx, mode, recorded, func(argv []string) (*probes.Run, error) {
+	return r.nccl(ctx, mode, recorded, cfg.Devices, func(argv []string) (*probes.Run, error) {
 		return measureTopologyEdit(ctx, cfg, edit, argv)
 	})
 }
 
-// nccl runs do in the NCCL worker child when a live run can happen.
-func (r Runner) nccl(ctx context.Context, mode Mode, recorded string, do func(argv []string) (*probes.Run, error)) (*Measurement, error) {
+// nccl runs do in the NCCL worker child when a live run can happen: a GPU,
+// every device the run names (a two-GPU run on a one-GPU machine shows its
+// recording, saying why), NCCL and the worker.
+func (r Runner) nccl(ctx context.Context, mode Mode, recorded string, devices []int, do func(argv []string) (*probes.Run, error)) (*Measurement, error) {
 	return choose(ctx, "nccl", mode, recorded, func() (*probes.Run, string, error) {
-		if _, err := cudaInit(); err != nil {
+		count, err := cudaInit()
+		if err != nil {
 			if cuda.IsUnavailable(err) {
 				return nil, noGPU, err
 			}
 			return nil, failed, err
+		}
+		if need := slices.Max(append([]int{-1}, devices...)) + 1; need > count {
+			return nil, fewGPUs, fmt.Errorf("this run needs devices %s and this machine has %d GPU(s)", deviceList(devices), count)
 		}
 		if _, _, err := ncclVersion(); err != nil {
 			if errors.Is(err, probes.ErrUnavailable) {
@@ -160,10 +168,20 @@ func (r Runner) Latency(ctx context.Context, mode Mode, cfg cuda.LatencyConfig, 
 // Why a live run did not happen; the first words of Fallback.
 const (
 	noGPU    = "no GPU here"
+	fewGPUs  = "too few GPUs here"
 	noNCCL   = "no NCCL here"
 	noWorker = "no NCCL worker"
 	failed   = "live run failed"
 )
+
+// deviceList writes device indices as a person does: "0, 1".
+func deviceList(devices []int) string {
+	parts := make([]string, len(devices))
+	for i, d := range devices {
+		parts[i] = strconv.Itoa(d)
+	}
+	return strings.Join(parts, ", ")
+}
 
 // cudaReason is why an in-process live run did not happen: no GPU when
 // CUDA could not be opened because it is absent (no run was begun), a

@@ -313,6 +313,39 @@ func TestNCCLLivePaths(t *testing.T) {
 	}
 }
 
+// TestTwoGPURunOnOneGPU holds that a run naming two devices on a machine
+// with one shows the two-GPU recording and says why, and that live mode
+// refuses it without starting a worker; with two GPUs it runs live.
+func TestTwoGPURunOnOneGPU(t *testing.T) {
+	ctx := context.Background()
+	cfg := nccl.Config{Devices: []int{0, 1}}
+	for _, tt := range []struct {
+		gpus int
+		live bool
+	}{{1, false}, {2, true}, {8, true}} {
+		gpu(t)
+		cudaInit = func() (int, error) { return tt.gpus, nil }
+		started := false
+		measureInChild = func(context.Context, nccl.Config, []string) (*probes.Run, error) {
+			started = true
+			return liveRun(), nil
+		}
+		m, err := NCCL(ctx, ModeAuto, cfg, "nccl-h200x2-proto-auto")
+		if err != nil || m.Live != tt.live || started != tt.live {
+			t.Fatalf("%d GPUs, auto: %+v, %v, worker started %v", tt.gpus, m, err, started)
+		}
+		if !tt.live {
+			want := "too few GPUs here: this run needs devices 0, 1 and this machine has 1 GPU(s)"
+			if m.Fallback != want || m.Recorded != "nccl-h200x2-proto-auto" || !strings.HasSuffix(m.Banner(), "; "+want) {
+				t.Errorf("fallback %q, banner %q", m.Fallback, m.Banner())
+			}
+			if _, err := NCCL(ctx, ModeLive, cfg, "nccl-h200x2-proto-auto"); err == nil || !strings.Contains(err.Error(), "too few GPUs here") {
+				t.Errorf("live mode on one GPU: %v", err)
+			}
+		}
+	}
+}
+
 func TestAutoWithoutRecordingReportsTheLiveFailure(t *testing.T) {
 	gpu(t)
 	measureBandwidth = func(cuda.BandwidthConfig) (*probes.Run, error) {

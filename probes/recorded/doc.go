@@ -10,6 +10,9 @@
 // kept in Settings["recorded_with"]. Folders beside the runs keep raw
 // files a run's reader needs: torch.profiler traces (Files serves them)
 // and hang/, chapter 6's recorded hang lab folders (HangLabs, HangLab),
-// each with a run.json for its provenance. The package does not measure
-// anything itself (probes/cuda and probes/nccl do).
+// each with a run.json for its provenance. data/public/ keeps tool outputs
+// people posted publicly (a multi-node NCCL log, say), which no machine of
+// ours can record: Public returns one with the address its README gives.
+// The package does not measure anything itself (probes/cuda and
+// probes/nccl do).
 package recorded

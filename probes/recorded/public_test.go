@@ -1,0 +1,82 @@
+package recorded
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestEveryPublicOutputHasASource(t *testing.T) {
+	names := PublicList()
+	if len(names) == 0 {
+		t.Fatal("no public outputs embedded")
+	}
+	sources, err := publicSources()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range names {
+		p, err := Public(n)
+		if err != nil {
+			t.Errorf("%s: %v", n, err)
+			continue
+		}
+		if !strings.HasPrefix(p.Source, "https://github.com/") || p.Text == "" || p.Name != n {
+			t.Errorf("%s: source %q, %d bytes", n, p.Source, len(p.Text))
+		}
+		delete(sources, n)
+	}
+	for file := range sources {
+		t.Errorf("README row for %s, which is not embedded", file)
+	}
+}
+
+// TestPublicMatchesParserFixtures keeps each public output equal to the
+// parser fixture of the same name, where its provenance is reviewed.
+func TestPublicMatchesParserFixtures(t *testing.T) {
+	for _, n := range PublicList() {
+		p, err := Public(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var found bool
+		for _, dir := range []string{"../parse/nccllog/testdata", "../parse/nccllog/testdata/public"} {
+			b, err := os.ReadFile(filepath.Join(dir, n))
+			if err != nil {
+				continue
+			}
+			found = true
+			if string(b) != p.Text {
+				t.Errorf("%s differs from %s/%s", n, dir, n)
+			}
+		}
+		if !found {
+			t.Errorf("%s: no parser fixture of that name", n)
+		}
+	}
+}
+
+func TestPublicUnknownName(t *testing.T) {
+	for _, name := range []string{"nope.log", "README.md", "", "../data/nccl-h200x2-tuning.json"} {
+		if _, err := Public(name); !errors.Is(err, ErrNoPublic) {
+			t.Errorf("%q: %v, want ErrNoPublic", name, err)
+		}
+	}
+}
+
+func ExamplePublic() {
+	p, err := Public("ncclt350_2node_a100_roce_gdr_excerpt.log")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	first, _, _ := strings.Cut(p.Text, "\n")
+	fmt.Println(p.Source)
+	fmt.Println(first)
+	// Output:
+	// https://github.com/NVIDIA/nccl-tests/issues/350
+	// n013:101855:101855 [0] NCCL INFO Bootstrap : Using ibp209s0f0:10.128.3.13<0>
+}
