@@ -278,7 +278,8 @@ func (p Params) validate() error {
 
 // Predict returns the cost of one collective under the alpha-beta model.
 // Formulas on one node, with n ranks, S bytes, alpha and beta of the link
-// (per rank, full duplex), h = floor(log2 n), L = ceil(log2 n):
+// (per rank, full duplex), L = ceil(log2 n) and h = L, the depth of NCCL's
+// binary tree of n ranks (NCCLBinaryTree; its root has one child):
 //
 //	ring     all_reduce 2(n-1) a + 2(n-1)/n S/b; all_gather, reduce_scatter,
 //	         all_to_all (pairwise), scatter, gather (n-1) a + (n-1)/n S/b;
@@ -287,8 +288,10 @@ func (p Params) validate() error {
 //	tree     pipelined binary tree: broadcast, reduce h a + 2 S/b;
 //	         all_reduce 2h a + 3 S/b (an inner node sends S up and 2S down);
 //	         scatter, gather (binomial) L a + (n-1)/n S/b
-//	dbtree   two complementary trees, each half the data: broadcast, reduce
-//	         h a + S/b; all_reduce 2h a + 2 S/b
+//	dbtree   two complementary trees, each half the data (NCCLDoubleTree):
+//	         broadcast, reduce h a + S/b; all_reduce 2h a + 2 S/b (1.5 S/b
+//	         for n = 3, where no rank is inner in both trees with two
+//	         children)
 //	rhd      Rabenseifner all_reduce 2 log2(p) a + 2(p-1)/p S/b with p the
 //	         largest power of two <= n, plus 2(a + S/b) when n != p;
 //	         recursive halving / doubling reduce_scatter, all_gather;
@@ -298,7 +301,7 @@ func (p Params) validate() error {
 //
 // Across m > 1 nodes of g = n/m GPUs, a and b being the link inside a node
 // and a' and b' each rank's share of the network (InterAlpha, InterBeta),
-// k = min(m, n-1) and H = floor(log2 m):
+// k = min(m, n-1) and H = ceil(log2 m), the depth of NCCL's tree of nodes:
 //
 //	ring     NCCL runs one ring per NIC and only node-boundary hops cross
 //	         the network: g rings share each GPU's b and each has one NIC,
@@ -313,8 +316,8 @@ func (p Params) validate() error {
 //	dbtree   double binary) tree of nodes. all_reduce 2((g-1) a + H a') +
 //	         max(2 S/b, l S/(g b')), node egress over its g NICs with
 //	         l = 3 for tree and 2 for dbtree (a dbtree node is inner in one
-//	         tree and a leaf in the other; l = 1 for m = 2, tree 2 for
-//	         m = 3); broadcast, reduce (g-1) a + H a' + max(S/b, f S/(g b'))
+//	         tree and a leaf in the other; l = 1 for m = 2, 2 for a tree
+//	         and 1.5 for a dbtree of m = 3); broadcast, reduce (g-1) a + H a' + max(S/b, f S/(g b'))
 //	         with f = min(2, m-1) for tree, 1 for dbtree; no S/b term when
 //	         g = 1
 //	rhd      and the binomial tree scatter/gather: the one-node formulas
@@ -428,7 +431,9 @@ func terms(p Params) (int, float64, float64, error) {
 		}
 	}
 	a, b := flat.alpha, flat.beta
-	h := float64(floorLog2(n))
+	// NCCL's binary tree over n ranks is ceil(log2 n) deep: its root, rank
+	// 0, has a single child (trees.cc; NCCLBinaryTree), so h = L.
+	h := float64(ceilLog2(n))
 	L := float64(ceilLog2(n))
 	switch p.Algorithm {
 	case Ring:
@@ -462,9 +467,12 @@ func terms(p Params) (int, float64, float64, error) {
 		case Broadcast, Reduce:
 			return int(h), h * a, S / b, nil
 		case AllReduce:
+			// The busiest rank of NCCLDoubleTree: 2S from n = 4 on.
 			load := 2.0
 			if n == 2 {
 				load = 1
+			} else if n == 3 {
+				load = 1.5
 			}
 			return 2 * int(h), 2 * h * a, load * S / b, nil
 		}
@@ -574,7 +582,7 @@ func ringAcrossNodes(c Collective, n, m int, S float64, intra, inter link) (step
 // collectives it does not cover.
 func treeAcrossNodes(c Collective, alg Algorithm, n, m int, S float64, intra, inter link) (steps int, lat, bw float64, ok bool) {
 	g := n / m
-	H := floorLog2(m)
+	H := ceilLog2(m) // the depth of NCCL's tree of m nodes
 	chain := float64(g-1)*intra.alpha + float64(H)*inter.alpha
 	nics := float64(g) * inter.beta
 	// Each GPU of the chain forwards every byte once per phase; a node of
@@ -595,6 +603,8 @@ func treeAcrossNodes(c Collective, alg Algorithm, n, m int, S float64, intra, in
 			load = 1
 		} else if m == 3 && alg == Tree {
 			load = 2
+		} else if m == 3 {
+			load = 1.5
 		}
 		return 2 * (g - 1 + H), 2 * chain, math.Max(2*perGPU, load*S/nics), true
 	case Broadcast, Reduce:

@@ -447,12 +447,12 @@ func TestPredictAcrossNodes(t *testing.T) {
 		{AllToAll, Ring, 8, 1, 7, 7 * a1, 0.875 * S / b1},
 		{AllToAll, Ring, 8, 2, 7, 3*a1 + 4*a2, 3.0/8*S/b1 + 4.0/8*S/b2},
 		{AllToAll, Ring, 8, 4, 7, a1 + 6*a2, 1.0/8*S/b1 + 6.0/8*S/b2},
-		// Tree all_reduce: chain of g-1 hops, floor(log2 m) network levels,
+		// Tree all_reduce: chain of g-1 hops, ceil(log2 m) network levels,
 		// up and down; max(2S/b, l S/(g b')) with l = 1 at m = 2, 3 above.
 		{AllReduce, Tree, 8, 1, 6, 6 * a1, 3 * S / b1},
 		{AllReduce, Tree, 8, 2, 8, 2 * (3*a1 + a2), math.Max(2*S/b1, 1*S/(4*b2))},
 		{AllReduce, Tree, 8, 4, 6, 2 * (a1 + 2*a2), math.Max(2*S/b1, 3*S/(2*b2))},
-		{AllReduce, Tree, 24, 3, 2 * (7 + 1), 2 * (7*a1 + a2), math.Max(2*S/b1, 2*S/(8*b2))},
+		{AllReduce, Tree, 24, 3, 2 * (7 + 2), 2 * (7*a1 + 2*a2), math.Max(2*S/b1, 2*S/(8*b2))},
 		// One GPU per node: no chain, the one-node tree on the network.
 		{AllReduce, Tree, 4, 4, 4, 4 * a2, 3 * S / b2},
 		{AllReduce, DoubleBinaryTree, 8, 1, 6, 6 * a1, 2 * S / b1},

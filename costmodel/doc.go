@@ -11,6 +11,9 @@
 //     and bandwidth terms of every primitive under ring, tree, double binary
 //     tree, recursive halving-doubling, two-level hierarchical, NVLS and
 //     CollNet (Predict), and the size where the two terms cross (Crossover);
+//   - the shapes behind those terms: the ring all_reduce step by step
+//     (RingAllReduceSchedule) and the binary and double binary trees as
+//     NCCL builds them (NCCLBinaryTree, NCCLDoubleTree, from trees.cc);
 //   - protocols (Simple, LL, LL128) and channels;
 //   - algbw and busbw exactly as nccl-tests defines them (BusBWFactor);
 //   - an NCCL-like tuner that evaluates NCCL's own latency and bandwidth

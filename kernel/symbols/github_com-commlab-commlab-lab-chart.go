@@ -37,6 +37,7 @@ func init() {
 		"TimeVsSize":           reflect.ValueOf(chart.TimeVsSize),
 		"Timeline":             reflect.ValueOf(chart.Timeline),
 		"TraceSpans":           reflect.ValueOf(chart.TraceSpans),
+		"Trees":                reflect.ValueOf(chart.Trees),
 		"UnitBytes":            reflect.ValueOf(constant.MakeFromLiteral("\"B\"", token.STRING, 0)),
 		"UnitSeconds":          reflect.ValueOf(constant.MakeFromLiteral("\"s\"", token.STRING, 0)),
 
@@ -48,5 +49,6 @@ func init() {
 		"Series": reflect.ValueOf((*chart.Series)(nil)),
 		"Span":   reflect.ValueOf((*chart.Span)(nil)),
 		"Stack":  reflect.ValueOf((*chart.Stack)(nil)),
+		"Tree":   reflect.ValueOf((*chart.Tree)(nil)),
 	}
 }

@@ -28,6 +28,8 @@
 //     size or per algorithm;
 //   - Timeline: spans on lanes along a time axis, such as kernels on CUDA
 //     streams, to show compute and communication overlapping;
+//   - Trees: trees over the same ranks one above the other, a column per
+//     rank, such as the two trees of NCCL's double binary tree;
 //   - Lines and Scatter: anything else, on linear or log axes with units,
 //     with AddHLine and AddVLine for labelled reference lines.
 //

@@ -94,11 +94,11 @@ func escapeCell(s string) string {
 
 // CostTable shows the cost model's results as the chapters compare them:
 // algorithm, GPUs, nodes, size, steps, both terms, the total, busbw and
-// what bounds it.
+// what bounds it. Sizes print as a person wrote them (Size): 1 GiB, 1 GB.
 func CostTable(costs []costmodel.Cost) *Table {
 	t := NewTable("algorithm", "GPUs", "nodes", "size", "steps", "latency term", "bandwidth term", "total", "busbw", "bound")
 	for _, c := range costs {
-		t.Row(string(c.Algorithm), strconv.Itoa(c.Ranks), strconv.Itoa(c.Nodes), IEC(c.Bytes), strconv.Itoa(c.Steps),
+		t.Row(string(c.Algorithm), strconv.Itoa(c.Ranks), strconv.Itoa(c.Nodes), Size(c.Bytes), strconv.Itoa(c.Steps),
 			Secs(c.LatencyTerm), Secs(c.BandwidthTerm), Secs(c.Time), Rate(c.BusBW), c.Bound)
 	}
 	return t
