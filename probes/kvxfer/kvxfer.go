@@ -130,7 +130,11 @@ func Measure(ctx context.Context, mode measure.Mode, cfg Config, name string) (*
 	if mode == measure.ModeLive {
 		return nil, fmt.Errorf("kvxfer: live: %s: %w", reason, lerr)
 	}
-	return rec(reason+": "+oneLine(strings.TrimPrefix(lerr.Error(), "launch: ")), lerr)
+	fallback := reason + ": " + oneLine(lerr.Error())
+	if errors.Is(lerr, launch.ErrNoTorch) || errors.Is(lerr, launch.ErrNoNIXL) {
+		fallback = oneLine(strings.TrimPrefix(lerr.Error(), "launch: "))
+	}
+	return rec(fallback, lerr)
 }
 
 func writerOr(w io.Writer) io.Writer {
