@@ -52,6 +52,7 @@ var verbs = []verb{
 		{name: "bandwidth", summary: "copy bandwidth: host<->device, device-local, peer to peer", run: runProbeBandwidth},
 		{name: "custom-allreduce", summary: "commlab's own one-shot and two-shot all-reduce over CUDA IPC (nvcc): sums checked, times per size", run: runProbeCustomAllReduce},
 		{name: "hang", summary: "stage a collective hang on CPU ranks (hang_torch.py, embedded): Flight Recorder dumps, stacks, fr_trace", run: runProbeHang},
+		{name: "kv-nixl", summary: "a KV-sized transfer through NIXL on one GPU (kv_nixl.py, embedded): device to host and back, beside PyTorch copies", run: runProbeKVNixl},
 		{name: "latency", summary: "kernel launch, event and CUDA-graph latency", run: runProbeLatency},
 		{name: "nccl", summary: "NCCL collectives over the local GPUs, nccl-tests style", run: runProbeNCCL},
 		{name: "nccl-tests", summary: "run an nccl-tests binary (locally or through mpirun/srun) and parse it", run: runProbeNCCLTests},

@@ -41,19 +41,42 @@ type ModelShape struct {
 	Heads   int
 	KVHeads int
 	HeadDim int
+	// FFN is the MLP's inner width (Llama's hidden_dim: 4 x dim, times 2/3,
+	// times ffn_dim_multiplier, rounded up to multiple_of, as model.py
+	// computes it from the model_args Source names).
+	FFN int
 	// Source names where the numbers come from (repository, file, commit).
 	Source string
 }
 
+// LayerWeights is the number of weights in one transformer layer's
+// matrices: the attention projections (query and output Hidden x Hidden,
+// key and value Hidden x KVHeads x HeadDim) and the gated MLP (three
+// Hidden x FFN matrices). A forward pass over T tokens costs about
+// 2 x LayerWeights x T floating-point operations per layer, before
+// attention's own T x T terms.
+func (m ModelShape) LayerWeights() float64 {
+	h, kv := float64(m.Hidden), float64(m.KVHeads*m.HeadDim)
+	return 2*h*h + 2*h*kv + 3*h*float64(m.FFN)
+}
+
+// llamaFFN is Llama's MLP width from its model_args (llama3 model.py,
+// FeedForward): int(2 x 4 dim / 3), times the multiplier, rounded up to a
+// multiple of multipleOf.
+func llamaFFN(dim int, multiplier float64, multipleOf int) int {
+	h := int(multiplier * float64(2*4*dim/3))
+	return multipleOf * ((h + multipleOf - 1) / multipleOf)
+}
+
 // srcLlama31 is Meta's own table of the Llama 3.1 model arguments.
-const srcLlama31 = "meta-llama/llama-models, models/llama3_1/api/sku_list.py at 1768925a9d343b19459b5bc2acc893c842874179: model_args dim, n_layers, n_heads, n_kv_heads; head_dim = dim / n_heads"
+const srcLlama31 = "meta-llama/llama-models, models/llama3_1/api/sku_list.py at 1768925a9d343b19459b5bc2acc893c842874179: model_args dim, n_layers, n_heads, n_kv_heads, ffn_dim_multiplier, multiple_of; head_dim = dim / n_heads"
 
 // ModelShapes returns the named model shapes, smallest first.
 func ModelShapes() []ModelShape {
 	ms := []ModelShape{
-		{Name: "llama-3.1-8b", Layers: 32, Hidden: 4096, Heads: 32, KVHeads: 8, HeadDim: 128, Source: srcLlama31 + " (meta-llama/Meta-Llama-3.1-8B)"},
-		{Name: "llama-3.1-70b", Layers: 80, Hidden: 8192, Heads: 64, KVHeads: 8, HeadDim: 128, Source: srcLlama31 + " (meta-llama/Meta-Llama-3.1-70B)"},
-		{Name: "llama-3.1-405b", Layers: 126, Hidden: 16384, Heads: 128, KVHeads: 8, HeadDim: 128, Source: srcLlama31 + " (meta-llama/Meta-Llama-3.1-405B)"},
+		{Name: "llama-3.1-8b", Layers: 32, Hidden: 4096, Heads: 32, KVHeads: 8, HeadDim: 128, FFN: llamaFFN(4096, 1.3, 1024), Source: srcLlama31 + " (meta-llama/Meta-Llama-3.1-8B)"},
+		{Name: "llama-3.1-70b", Layers: 80, Hidden: 8192, Heads: 64, KVHeads: 8, HeadDim: 128, FFN: llamaFFN(8192, 1.3, 4096), Source: srcLlama31 + " (meta-llama/Meta-Llama-3.1-70B)"},
+		{Name: "llama-3.1-405b", Layers: 126, Hidden: 16384, Heads: 128, KVHeads: 8, HeadDim: 128, FFN: llamaFFN(16384, 1.2, 4096), Source: srcLlama31 + " (meta-llama/Meta-Llama-3.1-405B)"},
 	}
 	sort.SliceStable(ms, func(i, j int) bool { return ms[i].Layers*ms[i].Hidden < ms[j].Layers*ms[j].Hidden })
 	return ms

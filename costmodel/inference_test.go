@@ -181,3 +181,23 @@ func TestNCCLAllReduceTime(t *testing.T) {
 		t.Error("9 of 8 GPUs accepted")
 	}
 }
+
+// The MLP widths Hugging Face's config.json files give as
+// intermediate_size (14336, 28672, 53248), and the layer's weights: 70B
+// has 70.6e9 weights in its 80 layers plus 2 x 128256 x 8192 embeddings.
+func TestLayerWeights(t *testing.T) {
+	for name, ffn := range map[string]int{"llama-3.1-8b": 14336, "llama-3.1-70b": 28672, "llama-3.1-405b": 53248} {
+		m, err := ModelShapeByName(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.FFN != ffn {
+			t.Errorf("%s: FFN %d, want %d", name, m.FFN, ffn)
+		}
+	}
+	m, _ := ModelShapeByName("llama-3.1-70b")
+	total := m.LayerWeights()*float64(m.Layers) + 2*128256*8192
+	if total < 70.5e9 || total > 70.6e9 {
+		t.Errorf("70B weights %.4g", total)
+	}
+}

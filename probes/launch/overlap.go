@@ -48,15 +48,23 @@ var ErrNoTorch = fmt.Errorf("no PyTorch with a GPU here")
 // what a live run of the PyTorch scripts needs. It fails with
 // ErrNotInstalled when there is no python3, ErrNoTorch otherwise.
 func TorchCUDA(ctx context.Context) error {
-	cmd, _, err := command(ctx, Options{}, []string{"python3", "-c",
-		"import sys\ntry:\n import torch\nexcept Exception as e:\n print('no torch:', e); sys.exit(3)\n" +
-			"if not torch.cuda.is_available(): print('torch', torch.__version__, 'sees no GPU'); sys.exit(4)\n"})
+	return pythonImports(ctx, ErrNoTorch, "import sys\ntry:\n import torch\nexcept Exception as e:\n print('no torch:', e); sys.exit(3)\n"+
+		"if not torch.cuda.is_available(): print('torch', torch.__version__, 'sees no GPU'); sys.exit(4)\n")
+}
+
+// ErrNoNIXL is wrapped by NIXLPython's error when python3 has no NIXL.
+var ErrNoNIXL = fmt.Errorf("no NIXL Python package here")
+
+// pythonImports runs a check program with python3; a failing check wraps
+// missing with the program's first line of output.
+func pythonImports(ctx context.Context, missing error, program string) error {
+	cmd, _, err := command(ctx, Options{}, []string{"python3", "-c", program})
 	if err != nil {
 		return err
 	}
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		return fmt.Errorf("launch: %w: %s", ErrNoTorch, firstLine(string(out), err))
+		return fmt.Errorf("launch: %w: %s", missing, firstLine(string(out), err))
 	}
 	return nil
 }
