@@ -61,6 +61,7 @@ var levels = map[string]int{
 	"probes/customar":                15, // commlab's own custom all-reduce over CUDA IPC (program/customar.cu): builds it with nvcc, runs its ranks through probes/launch
 	"probes/measure":                 17,
 	"probes/overlap":                 18, // the overlap benchmark's runs: launch, recorded, torchtrace, and measure's banner
+	"probes/c10dlab":                 18, // chapter 5's c10d experiments: launch, recorded, and measure's banner
 	"lab/doctor":                     18, // the checks and verdicts over probes, parsers and costmodel; below kernel/symbols, which extracts it // live-or-recorded over probes/nccl, probes/cuda and probes/recorded; below kernel/symbols, which extracts it
 	"kernel/symbols":                 20,
 	"kernel/render":                  20,
