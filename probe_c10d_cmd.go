@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -50,15 +51,29 @@ func runProbeC10d(args []string, stdout, stderr io.Writer) int {
 			name = rest[0]
 		}
 		res, err = c10dlab.Recorded(name)
+		if err != nil && res == nil {
+			return fail(fs, stderr, 2, "%v", err)
+		}
 	case *load != "":
 		res, err = c10dlab.Load(os.DirFS(*load), ".")
+		if err != nil && res == nil {
+			return fail(fs, stderr, 2, "%v", err)
+		}
 	default:
+		if *backend != "gloo" && *backend != "nccl" {
+			return fail(fs, stderr, 2, "--backend %q: want gloo or nccl", *backend)
+		}
 		if len(rest) > 0 {
 			return fail(fs, stderr, 2, "unexpected arguments %q (script flags go after --)", rest)
 		}
 		var list []string
 		if *parts != "" {
 			list = strings.Split(*parts, ",")
+		}
+		for _, p := range list {
+			if !slices.Contains(c10dlab.Parts, p) {
+				return fail(fs, stderr, 2, "--parts: %q is not one of %s", p, strings.Join(c10dlab.Parts, ", "))
+			}
 		}
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
