@@ -24,6 +24,7 @@ func init() {
 		"Run":             reflect.ValueOf(c10dlab.Run),
 
 		// type definitions
+		"AfterFailure": reflect.ValueOf((*c10dlab.AfterFailure)(nil)),
 		"CoalescePart": reflect.ValueOf((*c10dlab.CoalescePart)(nil)),
 		"CoalesceRow":  reflect.ValueOf((*c10dlab.CoalesceRow)(nil)),
 		"CompilePart":  reflect.ValueOf((*c10dlab.CompilePart)(nil)),
