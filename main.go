@@ -50,6 +50,7 @@ var verbs = []verb{
 	{name: "parse", summary: "parse tool outputs (nccl-tests, NCCL logs, topo, ...)", sub: parseVerbs},
 	{name: "probe", summary: "read this machine's topology or measure it", sub: []verb{
 		{name: "bandwidth", summary: "copy bandwidth: host<->device, device-local, peer to peer", run: runProbeBandwidth},
+		{name: "c10d", summary: "chapter 5's c10d experiments (c10d_lab.py, embedded): store traffic, coalescing, timeouts per error-handling mode, compiled functional collectives", run: runProbeC10d},
 		{name: "custom-allreduce", summary: "commlab's own one-shot and two-shot all-reduce over CUDA IPC (nvcc): sums checked, times per size", run: runProbeCustomAllReduce},
 		{name: "hang", summary: "stage a collective hang on CPU ranks (hang_torch.py, embedded): Flight Recorder dumps, stacks, fr_trace", run: runProbeHang},
 		{name: "kv-nixl", summary: "a KV-sized transfer through NIXL on one GPU (kv_nixl.py, embedded): device to host and back, beside PyTorch copies", run: runProbeKVNixl},

@@ -165,6 +165,10 @@ func (r *Run) L2Bytes() int64 {
 // number: GPU, driver, CUDA, NCCL, date and command.
 func (r *Run) Provenance() string {
 	s := fmt.Sprintf("%dx %s, driver %s, CUDA %s", r.GPUCount, r.GPUModel, r.Driver, r.CUDA)
+	if r.GPUCount == 0 && r.GPUModel == "" {
+		// A run on CPU ranks (gloo) has no GPU, driver or CUDA to name.
+		s = "CPU only"
+	}
 	if r.NCCL != "" {
 		s += ", NCCL " + r.NCCL
 	}

@@ -47,6 +47,7 @@ var preloaded = []string{
 	"github.com/commlab/commlab/probes/measure",
 	"github.com/commlab/commlab/probes/overlap",
 	"github.com/commlab/commlab/probes/kvxfer",
+	"github.com/commlab/commlab/probes/c10dlab",
 	"github.com/commlab/commlab/probes/rdma",
 	"github.com/commlab/commlab/probes/customar",
 	"github.com/commlab/commlab/lab/chart",
