@@ -33,6 +33,7 @@ func init() {
 		"ParseDump":            reflect.ValueOf(flightrec.ParseDump),
 		"RankFromName":         reflect.ValueOf(flightrec.RankFromName),
 		"RankRanges":           reflect.ValueOf(flightrec.RankRanges),
+		"ShapesText":           reflect.ValueOf(flightrec.ShapesText),
 		"StateCompleted":       reflect.ValueOf(constant.MakeFromLiteral("\"completed\"", token.STRING, 0)),
 		"StateScheduled":       reflect.ValueOf(constant.MakeFromLiteral("\"scheduled\"", token.STRING, 0)),
 		"StateStarted":         reflect.ValueOf(constant.MakeFromLiteral("\"started\"", token.STRING, 0)),
