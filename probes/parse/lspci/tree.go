@@ -184,6 +184,11 @@ func (t *Tree) parseChildren(line string, pos int, ctx busContext, cols map[int]
 	pos += len(m[0])
 	if r := rangeRE.FindStringSubmatch(line[pos:]); r != nil {
 		sec, _ := strconv.ParseInt(r[1], 16, 32)
+		if int(sec) <= ctx.bus {
+			// Buses are numbered downwards from the root: a bridge's own bus
+			// below it is a damaged tree, and would make it its own parent.
+			return fmt.Errorf("bridge %s: secondary bus %02x is not below bus %02x", d.Address, sec, ctx.bus)
+		}
 		d.Bridge, d.Secondary = true, int(sec)
 		t.Devices = append(t.Devices, d)
 		pos += len(r[0])
