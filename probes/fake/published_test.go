@@ -85,3 +85,22 @@ func TestPublishedMachinesParse(t *testing.T) {
 		t.Error("a tool the machine has no output of: no error")
 	}
 }
+
+// Every recorded matrix reads; the -mp excerpt keeps the rows it has.
+func TestRecordedMatricesParse(t *testing.T) {
+	for _, name := range fake.Matrices() {
+		text, source, err := fake.Matrix(name)
+		if err != nil || source == "" {
+			t.Fatalf("%s: %v", name, err)
+		}
+		m, err := nvidiasmi.ParseTopoMatrixString(text)
+		if m == nil || (err != nil && name != "deepep60-mp") {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if name == "deepep60-mp" {
+			if p, ok := m.Topology().PathBetween("GPU3", "NIC7"); !ok || p.String() != "PIX" {
+				t.Errorf("GPU3 to NIC7 %v %v, want PIX", p, ok)
+			}
+		}
+	}
+}
