@@ -33,6 +33,10 @@ const (
 	ToolNumactl      = "numactl --hardware"
 	ToolP2P          = "p2pBandwidthLatencyTest"
 	ToolBandwidth    = "bandwidthTest"
+	ToolIbstat       = "ibstat"
+	ToolIbvDevinfo   = "ibv_devinfo -v"
+	ToolRdmaLink     = "rdma link"
+	ToolPerftest     = "ib_write_bw"
 )
 
 var publishedMachines = []Published{
@@ -55,6 +59,31 @@ var publishedMachines = []Published{
 		Source:  "mpicbg-scicomp/gearshifft pull request #82, comment by psteinb, 2017-03-27 (https://github.com/mpicbg-scicomp/gearshifft/pull/82)",
 		Tools:   []string{ToolTopoMatrix, ToolBandwidth},
 		files:   map[string]string{ToolTopoMatrix: "p100-gearshifft-topo-m.txt", ToolBandwidth: "p100-gearshifft-bandwidthtest.txt"}},
+	{Name: "roce-gpu-operator",
+		Machine: "two Kubernetes pods on two nodes, each with a ConnectX NIC (mlx5_0, RoCE, GID index 5, MTU 1024) and GPU 0, ib_write_bw between the GPUs' memories (--use_cuda=0 --use_cuda_dmabuf); the port's rate is not stated",
+		Source:  "NVIDIA/cloud-native-docs at commit 354c6a4ab215a852aacf7ffdd9f1e13bb1a289af, gpu-operator/gpu-operator-rdma.rst (GPU Operator documentation, the GPUDirect RDMA example output)",
+		Tools:   []string{ToolPerftest},
+		files:   map[string]string{ToolPerftest: "roce-gpu-operator-perftest.txt"}},
+	{Name: "perftest-pr21",
+		Machine: "ib_write_bw --use_cuda on a Tesla V100-SXM2-32GB host, RoCE (GID index 3, MTU 1024): the server's report header with both queue pairs' addresses; it ends before the results",
+		Source:  "linux-rdma/perftest pull request #21, comment by byronyi, 2018-11-23",
+		Tools:   []string{ToolPerftest},
+		files:   map[string]string{ToolPerftest: "perftest21-write-bw-use-cuda.txt"}},
+	{Name: "mooncake1999",
+		Machine: "ConnectX-7 (MT4129) RoCE ports at 200 Gb/s and a disabled ConnectX-6 Dx (MT4125); the paste ends after the disabled port's physical state",
+		Source:  "kvcache-ai/Mooncake issue #1999",
+		Tools:   []string{ToolIbstat},
+		files:   map[string]string{ToolIbstat: "mooncake1999-ibstat.txt"}},
+	{Name: "nccl769",
+		Machine: "a bonded RoCE device (mlx5_bond_0): its port state and typed GIDs from ibv_devinfo -v",
+		Source:  "NVIDIA/nccl issue #769",
+		Tools:   []string{ToolIbvDevinfo},
+		files:   map[string]string{ToolIbvDevinfo: "nccl769-devinfo-gids.txt"}},
+	{Name: "3fs283",
+		Machine: "two ConnectX-6 Dx ports with their Ethernet netdevs",
+		Source:  "deepseek-ai/3FS pull request #283, comment by qiuxinyidian",
+		Tools:   []string{ToolRdmaLink},
+		files:   map[string]string{ToolRdmaLink: "3fs283-rdma-link.txt"}},
 }
 
 // PublishedMachines lists the published machines' names, sorted.

@@ -8,12 +8,14 @@ import (
 	"github.com/commlab/commlab/probes/parse/cudasamples"
 	"github.com/commlab/commlab/probes/parse/lspci"
 	"github.com/commlab/commlab/probes/parse/nvidiasmi"
+	"github.com/commlab/commlab/probes/parse/perftest"
+	"github.com/commlab/commlab/probes/parse/rdmatools"
 )
 
 // Every published output reads with its parser; the ESC8000A-E12's tree
 // and NUMA nodes give the matrix its nvidia-smi printed.
 func TestPublishedMachinesParse(t *testing.T) {
-	if len(fake.PublishedMachines()) != 3 {
+	if len(fake.PublishedMachines()) != 8 {
 		t.Fatalf("machines %v", fake.PublishedMachines())
 	}
 	for _, name := range fake.PublishedMachines() {
@@ -43,6 +45,18 @@ func TestPublishedMachinesParse(t *testing.T) {
 				rep, err = cudasamples.ParseBandwidthTest(strings.NewReader(out))
 				if name == "p100-gearshifft" && rep != nil && len(rep.Runs) == 2 {
 					err = nil // the post is cut inside its second run
+				}
+			case fake.ToolIbstat, fake.ToolIbvDevinfo, fake.ToolRdmaLink:
+				var rep *rdmatools.Report
+				rep, err = rdmatools.Parse(strings.NewReader(out))
+				if rep != nil && name == "mooncake1999" {
+					err = nil // the paste is cut
+				}
+			case fake.ToolPerftest:
+				var rep *perftest.Report
+				rep, err = perftest.Parse(strings.NewReader(out))
+				if rep != nil && name == "perftest-pr21" {
+					err = nil // it ends before its results
 				}
 			case fake.ToolNumactl:
 				if !strings.Contains(out, "node distances") {
