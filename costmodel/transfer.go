@@ -156,7 +156,10 @@ func Transfers(n TransferNode) ([]Transfer, error) {
 	}
 	network := n.NIC.Description
 	host := n.HostMemory.Description
-	coreOver := fmt.Sprintf("%g CPU core(s)", cores)
+	coreOver := "one CPU core"
+	if cores > 1 {
+		coreOver = fmt.Sprintf("%g CPU cores", cores)
+	}
 	coreBeta := core
 	if core <= 0 {
 		coreOver, coreBeta = host, memory/2
