@@ -295,10 +295,24 @@ func IsRDMANICName(name string) bool {
 	return false
 }
 
+// marketingName is the name lspci gives in its last brackets, the one a
+// product is sold under ("NVIDIA Corporation AD102GL [RTX 6000 Ada
+// Generation]" is "RTX 6000 Ada Generation", "Mellanox Technologies MT2910
+// Family [ConnectX-7]" is "ConnectX-7"); the whole name when it has none.
+func marketingName(name string) string {
+	end := strings.LastIndex(name, "]")
+	start := strings.LastIndex(name[:max(end, 0)], "[")
+	if end < 0 || start < 0 || end-start < 2 {
+		return name
+	}
+	return name[start+1 : end]
+}
+
 // Topology turns the tree into a probes.Topology with the path matrix
 // nvidia-smi topo -m would print between the GPUs and NICs: GPUs and NICs
 // numbered in bus order (nvidia-smi's GPU order; NIC names there come from
-// the RDMA driver and may be numbered otherwise), their NUMA nodes, and
+// the RDMA driver and may be numbered otherwise) and named as sold (the
+// text in lspci's last brackets), their NUMA nodes, and
 // the graph inferred from the matrix for drawing.
 func (t *Tree) Topology(o TreeOptions) (*probes.Topology, error) {
 	gpus, nics := o.GPUs, o.NICs
@@ -340,13 +354,13 @@ func (t *Tree) Topology(o TreeOptions) (*probes.Topology, error) {
 	ids := map[string]string{}
 	var order []TreeDevice
 	for i, d := range gpuDevs {
-		g := probes.GPU{Index: i, Name: d.Name, BusID: d.Address, NUMANode: numaOf(o.NUMA, d.Address), MemoryNUMANode: -1}
+		g := probes.GPU{Index: i, Name: marketingName(d.Name), BusID: d.Address, NUMANode: numaOf(o.NUMA, d.Address), MemoryNUMANode: -1}
 		topo.GPUs = append(topo.GPUs, g)
 		ids[d.Address] = g.ID()
 		order = append(order, d)
 	}
 	for i, d := range nicDevs {
-		n := probes.NIC{Index: i, Name: d.Name, BusID: d.Address, NUMANode: numaOf(o.NUMA, d.Address)}
+		n := probes.NIC{Index: i, Name: marketingName(d.Name), BusID: d.Address, NUMANode: numaOf(o.NUMA, d.Address)}
 		topo.NICs = append(topo.NICs, n)
 		ids[d.Address] = n.ID()
 		order = append(order, d)

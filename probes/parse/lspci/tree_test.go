@@ -96,12 +96,12 @@ func TestTreeLevels(t *testing.T) {
 		a, b string
 		want probes.Level
 	}{
-		{"65:00.0", "66:00.0", probes.LevelPIX},  // NVMe drives on one switch's downstream ports
-		{"65:00.0", "6b:00.0", probes.LevelPXB},  // two switches under one upstream switch
-		{"01:00.0", "01:00.1", probes.LevelPIX},  // a GPU and its audio function
-		{"65:00.0", "75:00.0", probes.LevelPHB},  // through the root complex of one host bridge
-		{"01:00.0", "41:00.0", probes.LevelSYS},  // other host bridge, NUMA unknown
-		{"a5:00.0", "b1:00.0", probes.LevelPXB},  // deep switch chain and its sibling branch
+		{"65:00.0", "66:00.0", probes.LevelPIX}, // NVMe drives on one switch's downstream ports
+		{"65:00.0", "6b:00.0", probes.LevelPXB}, // two switches under one upstream switch
+		{"01:00.0", "01:00.1", probes.LevelPIX}, // a GPU and its audio function
+		{"65:00.0", "75:00.0", probes.LevelPHB}, // through the root complex of one host bridge
+		{"01:00.0", "41:00.0", probes.LevelSYS}, // other host bridge, NUMA unknown
+		{"a5:00.0", "b1:00.0", probes.LevelPXB}, // deep switch chain and its sibling branch
 	} {
 		got, err := tr.Level(tt.a, tt.b, nil)
 		if err != nil || got != tt.want {
@@ -233,4 +233,19 @@ func FuzzParseTree(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestMarketingName(t *testing.T) {
+	for in, want := range map[string]string{
+		"NVIDIA Corporation AD102GL [RTX 6000 Ada Generation]": "RTX 6000 Ada Generation",
+		"Mellanox Technologies MT2910 Family [ConnectX-7]":     "ConnectX-7",
+		"NVIDIA Corporation Device 2335":                       "NVIDIA Corporation Device 2335",
+		"Broken ]name[":                                        "Broken ]name[",
+		"Empty []":                                             "Empty []",
+		"":                                                     "",
+	} {
+		if got := marketingName(in); got != want {
+			t.Errorf("marketingName(%q) = %q, want %q", in, got, want)
+		}
+	}
 }
