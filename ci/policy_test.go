@@ -44,6 +44,7 @@ var levels = map[string]int{
 	"probes/parse/nvidiasmi":         2,
 	"probes/parse/rdmatools":         2,
 	"probes/parse/lspci":             2,
+	"probes/parse/cudasamples":       2, // p2pBandwidthLatencyTest and bandwidthTest
 	"probes/parse/torchtrace":        2,
 	"costmodel/fit":                  10,
 	"probes/nvml":                    10,

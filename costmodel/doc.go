@@ -24,8 +24,11 @@
 //     and the published measurements it is held to (PublishedMeasurements,
 //     Calibration; testdata/published.tsv);
 //   - the paths of a transfer from a GPU to a GPU on another node (TCP,
-//     RDMA through host memory, GPUDirect RDMA): copies, PCIe crossings,
-//     host-memory traffic and ceilings (Transfers);
+//     RDMA through host memory, GPUDirect RDMA): copies, PCIe links
+//     crossed, host-memory traffic, the PCIe switch uplink a GPU shares
+//     with its NIC, the CPU cores TCP needs, and ceilings (Transfers);
+//     NCCL's rates of the link between CPU sockets (NCCLSocketLinks) and
+//     published memory-registration times (RegistrationMeasurements);
 //   - sweeps that turn any of the above into plain rows for tables and charts.
 //
 // It does not measure anything, parse tool output or know about probes:

@@ -174,3 +174,16 @@ func ExampleMachine_Estimate() {
 	// 8 B: Ring/LL 15 us, busbw 0.0009333 GB/s
 	// 8 GiB: NVLS/Simple 3.069e+04 us, busbw 489.9 GB/s
 }
+
+// What a SYS path is worth to NCCL on the H200 machines' CPU (lscpu:
+// family 6, model 207).
+func ExampleNCCLSocketLinkForIntel() {
+	l, err := costmodel.NCCLSocketLinkForIntel(6, 207)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("%s: %s = %g GB/s\n", l.CPU, l.Constant, l.GBps)
+	// Output:
+	// Intel from Emerald Rapids (model 0xcf): ERP_QPI_BW = 40 GB/s
+}

@@ -39,6 +39,7 @@ var preloaded = []string{
 	"github.com/commlab/commlab/probes/parse/rdmatools",
 	"github.com/commlab/commlab/probes/parse/flightrec",
 	"github.com/commlab/commlab/probes/parse/lspci",
+	"github.com/commlab/commlab/probes/parse/cudasamples",
 	"github.com/commlab/commlab/probes/parse/hanglab",
 	"github.com/commlab/commlab/probes/parse/torchtrace",
 	"github.com/commlab/commlab/probes/cuda",

@@ -4,6 +4,8 @@ package symbols
 
 import (
 	"github.com/commlab/commlab/probes/fake"
+	"go/constant"
+	"go/token"
 	"reflect"
 )
 
@@ -17,9 +19,22 @@ func init() {
 		"Matrix":             reflect.ValueOf(fake.Matrix),
 		"Names":              reflect.ValueOf(fake.Names),
 		"PCIeBox":            reflect.ValueOf(fake.PCIeBox),
+		"PublishedMachine":   reflect.ValueOf(fake.PublishedMachine),
+		"PublishedMachines":  reflect.ValueOf(fake.PublishedMachines),
+		"ToolBandwidth":      reflect.ValueOf(constant.MakeFromLiteral("\"bandwidthTest\"", token.STRING, 0)),
+		"ToolIbstat":         reflect.ValueOf(constant.MakeFromLiteral("\"ibstat\"", token.STRING, 0)),
+		"ToolIbvDevinfo":     reflect.ValueOf(constant.MakeFromLiteral("\"ibv_devinfo -v\"", token.STRING, 0)),
+		"ToolLspciTree":      reflect.ValueOf(constant.MakeFromLiteral("\"lspci -tv\"", token.STRING, 0)),
+		"ToolLspciVerbose":   reflect.ValueOf(constant.MakeFromLiteral("\"lspci -vvv\"", token.STRING, 0)),
+		"ToolNumactl":        reflect.ValueOf(constant.MakeFromLiteral("\"numactl --hardware\"", token.STRING, 0)),
+		"ToolP2P":            reflect.ValueOf(constant.MakeFromLiteral("\"p2pBandwidthLatencyTest\"", token.STRING, 0)),
+		"ToolPerftest":       reflect.ValueOf(constant.MakeFromLiteral("\"ib_write_bw\"", token.STRING, 0)),
+		"ToolRdmaLink":       reflect.ValueOf(constant.MakeFromLiteral("\"rdma link\"", token.STRING, 0)),
+		"ToolTopoMatrix":     reflect.ValueOf(constant.MakeFromLiteral("\"nvidia-smi topo -m\"", token.STRING, 0)),
 		"TopologyFromMatrix": reflect.ValueOf(fake.TopologyFromMatrix),
 
 		// type definitions
-		"Machine": reflect.ValueOf((*fake.Machine)(nil)),
+		"Machine":   reflect.ValueOf((*fake.Machine)(nil)),
+		"Published": reflect.ValueOf((*fake.Published)(nil)),
 	}
 }

@@ -10,10 +10,17 @@ import (
 func init() {
 	Symbols["github.com/commlab/commlab/probes/parse/lspci/lspci"] = map[string]reflect.Value{
 		// function, constant and variable definitions
-		"Parse": reflect.ValueOf(lspci.Parse),
+		"IsGPUName":     reflect.ValueOf(lspci.IsGPUName),
+		"IsRDMANICName": reflect.ValueOf(lspci.IsRDMANICName),
+		"Parse":         reflect.ValueOf(lspci.Parse),
+		"ParseNUMA":     reflect.ValueOf(lspci.ParseNUMA),
+		"ParseTree":     reflect.ValueOf(lspci.ParseTree),
 
 		// type definitions
-		"Device": reflect.ValueOf((*lspci.Device)(nil)),
-		"Report": reflect.ValueOf((*lspci.Report)(nil)),
+		"Device":      reflect.ValueOf((*lspci.Device)(nil)),
+		"Report":      reflect.ValueOf((*lspci.Report)(nil)),
+		"Tree":        reflect.ValueOf((*lspci.Tree)(nil)),
+		"TreeDevice":  reflect.ValueOf((*lspci.TreeDevice)(nil)),
+		"TreeOptions": reflect.ValueOf((*lspci.TreeOptions)(nil)),
 	}
 }

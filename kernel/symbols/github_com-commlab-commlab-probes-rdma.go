@@ -15,7 +15,9 @@ func init() {
 		"Build":           reflect.ValueOf(rdma.Build),
 		"BuildCommand":    reflect.ValueOf(rdma.BuildCommand),
 		"CheckDevice":     reflect.ValueOf(rdma.CheckDevice),
+		"Definitions":     reflect.ValueOf(rdma.Definitions),
 		"Kind":            reflect.ValueOf(constant.MakeFromLiteral("\"rdma-write\"", token.STRING, 0)),
+		"Listing":         reflect.ValueOf(rdma.Listing),
 		"Measure":         reflect.ValueOf(rdma.Measure),
 		"MeasureWith":     reflect.ValueOf(rdma.MeasureWith),
 		"Op":              reflect.ValueOf(constant.MakeFromLiteral("\"rdma_write\"", token.STRING, 0)),
@@ -28,6 +30,7 @@ func init() {
 		"ProgramName":     reflect.ValueOf(constant.MakeFromLiteral("\"rdma_write\"", token.STRING, 0)),
 		"Source":          reflect.ValueOf(&rdma.Source).Elem(),
 		"SourceHash":      reflect.ValueOf(rdma.SourceHash),
+		"SourceLines":     reflect.ValueOf(rdma.SourceLines),
 
 		// type definitions
 		"Config":         reflect.ValueOf((*rdma.Config)(nil)),

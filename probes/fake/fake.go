@@ -140,6 +140,8 @@ func ByName(name string) (*Machine, error) {
 var recordedMatrices = map[string]struct{ path, source string }{
 	"hgx-h20": {"recorded/hgx-8gpu-8nic-topo-m.txt",
 		"nvidia-smi topo -m of an 8x NVIDIA H20 HGX node, driver 535.161.08, 8 ConnectX NICs (sgl-project/sglang issue #24966)"},
+	"deepep60-mp": {"recorded/deepep60-8gpu-14nic-topo-mp-excerpt.txt",
+		"nvidia-smi topo -mp of an 8-GPU node with 14 NICs, as posted in deepseek-ai/DeepEP issue #60 (comment by MinhuiWan, 2025-03-10); the stored copy ends after GPU3's row"},
 	"pcie-8gpu": {"recorded/pcie-8gpu-topo-m.txt",
 		"nvidia-smi topo -m of an 8-GPU PCIe server, two GPUs per PCIe switch, GPU model not stated (hellolijj/k8s-device-plugin README)"},
 }

@@ -19,6 +19,10 @@
 // compiler, or the libibverbs headers) Build and Measure return an error
 // wrapping probes.ErrUnavailable with the reason in one line.
 //
+// Listing quotes the program by function or type name (with the comment
+// above it), SourceLines counts its lines: chapter 3 shows the verbs core
+// through them, so the listing is always the code that is built.
+//
 // The package also runs perftest's ib_write_bw, ib_read_bw, ib_send_bw and
 // ib_write_lat (Perftest): the tool is found on PATH (missing: an error
 // wrapping probes.ErrUnavailable that names the perftest package), the

@@ -43,3 +43,22 @@ func ExamplePerftestConfig_ClientArgs() {
 	// ib_write_bw -d mlx5_0 -x 3 -s 65536 -n 1000 --use_cuda=0 -p 18515 -F
 	// ib_write_bw -d mlx5_0 -x 3 -s 65536 -n 1000 --use_cuda=0 -p 18515 -F node-a
 }
+
+// Listing quotes rdma_write.c as it is built: here the connection info the
+// two sides exchange before their queue pairs can talk.
+func ExampleListing() {
+	code, err := rdma.Listing("conn_info")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(code)
+	// Output:
+	// /* conn_info is what each side tells the other. */
+	// struct conn_info {
+	// 	uint32_t qpn, psn, rkey;
+	// 	uint16_t lid;
+	// 	uint8_t gid[16];
+	// 	uint64_t addr, len;
+	// };
+}

@@ -5,6 +5,14 @@
 // group and driver, and for bridges the secondary bus, from which the
 // hierarchy (each device's chain of bridges) is rebuilt.
 //
+// ParseTree reads the tree `lspci -t` draws (`lspci -tv` adds names):
+// every function with its root bus and its chain of bridges, from which
+// Tree.Level gives the path type nvidia-smi's topology matrix prints
+// between two devices (PIX, PXB, PHB, NODE, SYS), and Tree.Topology the
+// whole GPU and NIC matrix, ready to draw. Across root buses the level
+// depends on the NUMA nodes, which ParseNUMA reads from lspci -v's "NUMA
+// node:" lines or from a /sys/bus/pci/devices/*/numa_node listing.
+//
 // Without root, lspci prints "Capabilities: <access denied>" instead of
 // the capability list; the report says so (AccessDenied), since a missing
 // ACSCtl line then means "not known", not "ACS off". Output of lspci -v or

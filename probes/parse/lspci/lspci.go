@@ -31,7 +31,10 @@ type Device struct {
 	ACSCap *probes.ACSFlags `json:"acs_cap,omitempty"`
 	ACSCtl *probes.ACSFlags `json:"acs_ctl,omitempty"`
 	// IOMMUGroup is -1 when lspci printed none.
-	IOMMUGroup   int    `json:"iommu_group"`
+	IOMMUGroup int `json:"iommu_group"`
+	// NUMA is the "NUMA node:" lspci -v prints on machines with more than
+	// one node; -1 when absent.
+	NUMA         int    `json:"numa_node"`
 	Driver       string `json:"driver,omitempty"`
 	AccessDenied bool   `json:"access_denied,omitempty"`
 
@@ -85,7 +88,7 @@ func Parse(r io.Reader) (*Report, error) {
 			}
 			rep.Devices = append(rep.Devices, Device{
 				Address: normalize(m[1]), Class: m[2], Name: m[3],
-				Bridge: strings.Contains(strings.ToLower(m[2]), "bridge") && !strings.HasPrefix(m[2], "Host"), Secondary: -1, IOMMUGroup: -1,
+				Bridge: strings.Contains(strings.ToLower(m[2]), "bridge") && !strings.HasPrefix(m[2], "Host"), Secondary: -1, IOMMUGroup: -1, NUMA: -1,
 			})
 			cur = &rep.Devices[len(rep.Devices)-1]
 			continue
@@ -119,6 +122,10 @@ func Parse(r io.Reader) (*Report, error) {
 		case "IOMMU group":
 			if n, err := strconv.Atoi(val); err == nil {
 				cur.IOMMUGroup = n
+			}
+		case "NUMA node":
+			if n, err := strconv.Atoi(val); err == nil {
+				cur.NUMA = n
 			}
 		case "Kernel driver in use":
 			cur.Driver = val

@@ -1,0 +1,120 @@
+package fake_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/commlab/commlab/probes/fake"
+	"github.com/commlab/commlab/probes/parse/cudasamples"
+	"github.com/commlab/commlab/probes/parse/lspci"
+	"github.com/commlab/commlab/probes/parse/nvidiasmi"
+	"github.com/commlab/commlab/probes/parse/perftest"
+	"github.com/commlab/commlab/probes/parse/rdmatools"
+)
+
+// Every published output reads with its parser; the ESC8000A-E12's tree
+// and NUMA nodes give the matrix its nvidia-smi printed.
+func TestPublishedMachinesParse(t *testing.T) {
+	if len(fake.PublishedMachines()) != 8 {
+		t.Fatalf("machines %v", fake.PublishedMachines())
+	}
+	for _, name := range fake.PublishedMachines() {
+		m, err := fake.PublishedMachine(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Source == "" || m.Machine == "" || len(m.Tools) == 0 {
+			t.Errorf("%s: no source, description or tools", name)
+		}
+		for _, tool := range m.Tools {
+			out, err := m.Output(tool)
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch tool {
+			case fake.ToolTopoMatrix:
+				_, err = nvidiasmi.ParseTopoMatrixString(out)
+			case fake.ToolLspciTree:
+				_, err = lspci.ParseTree(strings.NewReader(out))
+			case fake.ToolLspciVerbose:
+				_, err = lspci.ParseNUMA(strings.NewReader(out))
+			case fake.ToolP2P:
+				_, err = cudasamples.ParseP2P(strings.NewReader(out))
+			case fake.ToolBandwidth:
+				var rep *cudasamples.BandwidthReport
+				rep, err = cudasamples.ParseBandwidthTest(strings.NewReader(out))
+				if name == "p100-gearshifft" && rep != nil && len(rep.Runs) == 2 {
+					err = nil // the post is cut inside its second run
+				}
+			case fake.ToolIbstat, fake.ToolIbvDevinfo, fake.ToolRdmaLink:
+				var rep *rdmatools.Report
+				rep, err = rdmatools.Parse(strings.NewReader(out))
+				if rep != nil && name == "mooncake1999" {
+					err = nil // the paste is cut
+				}
+			case fake.ToolPerftest:
+				var rep *perftest.Report
+				rep, err = perftest.Parse(strings.NewReader(out))
+				if rep != nil && name == "perftest-pr21" {
+					err = nil // it ends before its results
+				}
+			case fake.ToolNumactl:
+				if !strings.Contains(out, "node distances") {
+					t.Errorf("%s: numactl output without distances", name)
+				}
+			}
+			if err != nil {
+				t.Errorf("%s, %s: %v", name, tool, err)
+			}
+		}
+	}
+	esc, _ := fake.PublishedMachine("esc8000a-e12")
+	smi, _ := esc.Output(fake.ToolTopoMatrix)
+	treeText, _ := esc.Output(fake.ToolLspciTree)
+	vvv, _ := esc.Output(fake.ToolLspciVerbose)
+	m, err := nvidiasmi.ParseTopoMatrixString(smi)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := m.Topology()
+	tree, _ := lspci.ParseTree(strings.NewReader(treeText))
+	numa, _ := lspci.ParseNUMA(strings.NewReader(vvv))
+	got, err := tree.Topology(lspci.TreeOptions{NUMA: numa})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range want.Devices {
+		for _, b := range want.Devices {
+			pw, _ := want.PathBetween(a, b)
+			pg, _ := got.PathBetween(a, b)
+			if a != b && pw.Level != pg.Level {
+				t.Errorf("%s-%s: tree %v, nvidia-smi %v", a, b, pg, pw)
+			}
+		}
+	}
+	if _, err := fake.PublishedMachine("nope"); err == nil {
+		t.Error("unknown machine: no error")
+	}
+	if _, err := esc.Output("ibstat"); err == nil {
+		t.Error("a tool the machine has no output of: no error")
+	}
+}
+
+// Every recorded matrix reads; the -mp excerpt keeps the rows it has.
+func TestRecordedMatricesParse(t *testing.T) {
+	for _, name := range fake.Matrices() {
+		text, source, err := fake.Matrix(name)
+		if err != nil || source == "" {
+			t.Fatalf("%s: %v", name, err)
+		}
+		m, err := nvidiasmi.ParseTopoMatrixString(text)
+		if m == nil || (err != nil && name != "deepep60-mp") {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if name == "deepep60-mp" {
+			if p, ok := m.Topology().PathBetween("GPU3", "NIC7"); !ok || p.String() != "PIX" {
+				t.Errorf("GPU3 to NIC7 %v %v, want PIX", p, ok)
+			}
+		}
+	}
+}
