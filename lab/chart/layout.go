@@ -41,6 +41,11 @@ const maxLabels = 11
 // fitAxis sets a's range and ticker for the content range it holds.
 func fitAxis(a *plot.Axis, spec Axis, fit axisFit) {
 	lo, hi := a.Min, a.Max
+	if a.Width == 0 && a.Tick.Length == 0 {
+		// hidden (plot.HideAxes): a drawing such as Trees, whose
+		// coordinates are not values a reader reads
+		return
+	}
 	if fit == fitFixed || math.IsNaN(lo) || math.IsNaN(hi) || math.IsInf(lo, 0) || math.IsInf(hi, 0) || hi < lo {
 		return
 	}

@@ -286,7 +286,7 @@ func TestSourceHiddenRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(out), "```go jupyter={\"source_hidden\":true} tags=[\"setup\"]\n") {
+	if !strings.Contains(string(out), "```go jupyter={\"source_hidden\": true} tags=[\"setup\"]\n") {
 		t.Errorf("written as %s", out)
 	}
 	again, err := Parse(out)

@@ -25,7 +25,7 @@ func TestEveryRecordedRunLoads(t *testing.T) {
 			if len(r.Samples) == 0 || r.Date.IsZero() || len(r.Command) == 0 || !strings.Contains(r.Tool, "gloo") {
 				t.Errorf("%s: incomplete provenance or no samples: %s", n, r.Provenance())
 			}
-		} else if len(r.Samples) == 0 || r.GPUModel != "NVIDIA H200" || r.Date.IsZero() || len(r.Command) == 0 || r.Driver == "" || r.CUDA == "" {
+		} else if (len(r.Samples) == 0 && !timeoutOnly(r)) || r.GPUModel != "NVIDIA H200" || r.Date.IsZero() || len(r.Command) == 0 || r.Driver == "" || r.CUDA == "" {
 			t.Errorf("%s: incomplete provenance or no samples: %s", n, r.Provenance())
 		}
 		for _, s := range r.Samples {
@@ -207,4 +207,11 @@ func TestCommandsAreWhatAUserTypes(t *testing.T) {
 		}
 		check(n, r.Command, r.Settings)
 	}
+}
+
+// timeoutOnly says whether a run staged timeouts only (chapter 5's c10d
+// lab with --parts timeout): it keeps what each error-handling mode left
+// behind in its summary, and no time samples.
+func timeoutOnly(r *probes.Run) bool {
+	return r.Settings["parts"] == "timeout" && r.Settings["modes"] != ""
 }
