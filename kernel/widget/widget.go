@@ -537,7 +537,7 @@ func (w *Widget) writeHTMLRows(b *strings.Builder) {
 	switch kind {
 	case "HBox", "VBox", "Output":
 	case "Dropdown":
-		detail = fmt.Sprintf("one of %v", w.state["_options_labels"])
+		detail = "one of " + optionsText(w.state["_options_labels"])
 	case "Button":
 		value = ""
 	default:
@@ -703,3 +703,19 @@ func toBool(v any) (any, error) {
 }
 
 func toString(v any) (any, error) { return fmt.Sprint(v), nil }
+
+// optionsText lists a dropdown's labels as a person writes them
+// ("ring, tree, dbtree"), not as Go prints a slice.
+func optionsText(v any) string {
+	switch labels := v.(type) {
+	case []string:
+		return strings.Join(labels, ", ")
+	case []any:
+		parts := make([]string, len(labels))
+		for i, l := range labels {
+			parts[i] = fmt.Sprint(l)
+		}
+		return strings.Join(parts, ", ")
+	}
+	return fmt.Sprint(v)
+}
