@@ -145,6 +145,8 @@ hang-cpu: build $(TORCH_VENV)/.installed
 	PATH="$(abspath $(TORCH_VENV))/bin:$$PATH" COMMLAB_REQUIRE_TORCH=1 \
 		COMMLAB_HANG_SCENARIOS="$(HANG_SCENARIOS)" COMMLAB_HANG_OUT="$(abspath $(OUT))/hang-cpu" \
 		$(GO) test -count=1 -timeout 30m -run '^TestHangLabOnCPU$$' -v ./probes/launch/
+	PATH="$(abspath $(TORCH_VENV))/bin:$$PATH" COMMLAB_REQUIRE_TORCH=1 \
+		$(GO) test -count=1 -timeout 10m -run '^TestLiveStore$$' -v ./probes/c10dlab/
 	@for s in $(HANG_SCENARIOS); do \
 		if [ -d $(OUT)/hang-cpu/$$s/fr ] && [ -n "$$(ls $(OUT)/hang-cpu/$$s/fr)" ]; then \
 			echo "== $$s"; $(BIN) parse flight-recorder $(OUT)/hang-cpu/$$s/fr || exit 1; \
