@@ -2,8 +2,11 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -274,12 +277,16 @@ func TestRunCLIWritesNotebookBeforeEachCell(t *testing.T) {
 func TestRunCLIExercisesBothWays(t *testing.T) {
 	out := t.TempDir()
 	code, stdout, stderr := labCLI(t, "run", "--out", out, "--expect-exercises", "blank", "chapters/03-rdma.md")
-	if code != 0 || !strings.Contains(stdout, "exercises: 3 not answered yet") {
+	var checks int
+	if m := regexp.MustCompile(`exercises: (\d+) not answered yet`).FindStringSubmatch(stdout); m != nil {
+		checks, _ = strconv.Atoi(m[1])
+	}
+	if code != 0 || checks == 0 {
 		t.Fatalf("as shipped: exit %d\n%s%s", code, stdout, stderr)
 	}
 	code, stdout, stderr = labCLI(t, "run", "--out", out, "--solutions", "chapters/03-rdma.md")
-	if code != 0 || !strings.Contains(stdout, "exercises: 3 right") {
-		t.Fatalf("--solutions: exit %d\n%s%s", code, stdout, stderr)
+	if code != 0 || !strings.Contains(stdout, fmt.Sprintf("exercises: %d right", checks)) {
+		t.Fatalf("--solutions: exit %d (want all %d checks right)\n%s%s", code, checks, stdout, stderr)
 	}
 	nb, err := notebook.ReadFile(filepath.Join(out, "03-rdma.ipynb"))
 	if err != nil {
@@ -293,12 +300,12 @@ func TestRunCLIExercisesBothWays(t *testing.T) {
 			}
 		}
 	}
-	if ran != 3 {
-		t.Errorf("%d blank cells say their solution ran, want 3", ran)
+	if ran == 0 || ran > checks {
+		t.Errorf("%d blank cells say their solution ran, want between 1 and the %d checks", ran, checks)
 	}
 	// Expecting right answers of the chapter as shipped fails the run.
 	code, _, stderr = labCLI(t, "run", "--out", out, "--expect-exercises", "right", "chapters/03-rdma.md")
-	if code != 1 || !strings.Contains(stderr, "3 of 3 not right") {
+	if code != 1 || !strings.Contains(stderr, fmt.Sprintf("%d of %d not right", checks, checks)) {
 		t.Errorf("--expect-exercises right on blanks: exit %d, stderr %q", code, stderr)
 	}
 	if code, _, stderr := labCLI(t, "run", "--out", out, "--solutions", "--expect-exercises", "blank", "chapters/03-rdma.md"); code != 2 || !strings.Contains(stderr, "contradicts --solutions") {
