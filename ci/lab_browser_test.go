@@ -197,7 +197,10 @@ func checkWidgetAndPlot(t *testing.T, p *page) {
 		p.read(interact+`.node.querySelector('.widget-output, .jupyter-widgets-output-area').innerText`, &before),
 		p.shot("2-widget-before.png"),
 		// A click on the GPUs slider's track, a quarter of the way along,
-		// as a person moves it; the output must follow the new value.
+		// as a person moves it; the output must follow the new value. The
+		// slider goes to the middle of the window first: a long cell leaves
+		// it below the fold, where a click at its coordinates hits nothing.
+		p.js(``+interact+`.node.querySelector('.widget-slider .noUi-target').scrollIntoView({block: 'center'}); await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));`),
 		chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
 			rect, err := chromedp.Evaluate[[]float64](`(() => { const r = `+interact+`.node.querySelector('.widget-slider .noUi-target').getBoundingClientRect(); return [r.left + r.width / 4, r.top + r.height / 2]; })()`)(ctx, tg)
 			if err != nil {
