@@ -512,7 +512,7 @@ func runModelCalibrate(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "calibrated model (NCCL's tuner picks; link rates as NCCL rates them; fitted constants below) beside %d published or recorded measurements, %d of them hold-out\n\n",
 			len(rows), holdout)
 		fmt.Fprintln(stdout, rows)
-		fmt.Fprintf(stdout, "fitted constants: ring %.3g, network %.3g, all_gather/reduce_scatter %.3g, LL %.3g, host-memory PCIe %.3g; host issue %.3g us per GPU (lab H200 VMs %.3g us); EFA %v, TCPX(O) %v per network hop\n",
+		fmt.Fprintf(stdout, "fitted constants: ring %.3g, network %.3g, all_gather/reduce_scatter %.3g, LL %.3g, host-memory PCIe %.3g; host issue %.3g µs per GPU (the recorded H200 VMs %.3g µs); EFA %v, TCPX(O) %v per network hop\n",
 			costmodel.FitRingEfficiency, costmodel.FitNetEfficiency, costmodel.FitGatherEfficiency, costmodel.FitLLEfficiency,
 			costmodel.FitSHMEfficiency, costmodel.FitIssueUs, costmodel.FitLabIssueUs, costmodel.Seconds(costmodel.FitEFALatency),
 			costmodel.Seconds(costmodel.FitTCPXOLatency))
