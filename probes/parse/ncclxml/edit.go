@@ -118,7 +118,7 @@ func ApplyEdit(root *Node, edit string) (string, error) {
 				if count == 0 {
 					return
 				}
-				n.Attrs["count"] = strconv.Itoa(count)
+				n.SetAttr("count", strconv.Itoa(count))
 				changed++
 			}
 		})
@@ -224,7 +224,7 @@ func moveNICsToNewCPU(root *Node) (string, error) {
 	removeAll(root, "nic")
 	note := ""
 	if first.Attr("numaid") == "-1" {
-		first.Attrs["numaid"] = "0"
+		first.SetAttr("numaid", "0")
 		maxNUMA = 0
 		note = " (numaid -1 of the existing CPU set to 0)"
 	}

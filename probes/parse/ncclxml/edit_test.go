@@ -128,3 +128,39 @@ func TestApplyEditNotTopology(t *testing.T) {
 		t.Errorf("graph file accepted: %v", err)
 	}
 }
+
+// Elements without attributes parse with no attribute map; an edit that
+// sets one on them must not panic.
+func TestApplyEditBareElements(t *testing.T) {
+	const bare = `<system version="1"><cpu><pci><gpu dev="0"><nvlink/></gpu></pci></cpu></system>`
+	for _, edit := range []string{"nvlink-count=2", "nic-remote-cpu", "nic-speed=1000", "no-nic"} {
+		root, err := ReadTree(strings.NewReader(bare))
+		if err != nil {
+			t.Fatal(err)
+		}
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					t.Errorf("%s on bare elements panicked: %v", edit, r)
+				}
+			}()
+			_, _ = ApplyEdit(root, edit)
+		}()
+	}
+	root, _ := ReadTree(strings.NewReader(bare))
+	if _, err := ApplyEdit(root, "nvlink-count=2"); err != nil {
+		t.Errorf("nvlink-count=2: %v", err)
+	}
+}
+
+func FuzzApplyEdit(f *testing.F) {
+	f.Add(`<system version="1"><cpu numaid="-1"><pci><gpu dev="0"><nvlink/></gpu></pci><nic><net name="mlx5_0"/></nic></cpu></system>`, "nic-remote-cpu")
+	f.Add(`<system><cpu><nic><net/></nic></cpu></system>`, "nic-speed=100")
+	f.Fuzz(func(t *testing.T, doc, edit string) {
+		root, err := ReadTree(strings.NewReader(doc))
+		if err != nil {
+			return
+		}
+		_, _ = ApplyEdit(root, edit) // never panics
+	})
+}

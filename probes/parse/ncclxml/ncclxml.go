@@ -35,6 +35,15 @@ type Node struct {
 // Attr returns an attribute's value, "" when absent.
 func (n *Node) Attr(name string) string { return n.Attrs[name] }
 
+// SetAttr sets an attribute, on an element that had none too (a bare
+// <nvlink/> parses with a nil map).
+func (n *Node) SetAttr(name, value string) {
+	if n.Attrs == nil {
+		n.Attrs = map[string]string{}
+	}
+	n.Attrs[name] = value
+}
+
 // Document is a parsed file: System for a topology, Graphs for a graph
 // dump; the other is nil.
 type Document struct {
