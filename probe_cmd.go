@@ -18,6 +18,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/commlab/commlab/lab/doctor"
 	"github.com/commlab/commlab/probes"
 	"github.com/commlab/commlab/probes/cuda"
 	"github.com/commlab/commlab/probes/fake"
@@ -731,24 +732,7 @@ func runProbeNCCLTests(args []string, stdout, stderr io.Writer) int {
 			if len(r.Devices) > 0 {
 				n = len(r.Devices)
 			}
-			for _, row := range r.Rows {
-				for _, half := range []struct {
-					m  nccltests.Measurement
-					in bool
-				}{{row.OutOfPlace, false}, {row.InPlace, true}} {
-					if !half.m.Present {
-						continue
-					}
-					wrong := int64(half.m.Wrong)
-					if half.m.WrongNA {
-						wrong = -1
-					}
-					run.Samples = append(run.Samples, probes.Sample{Op: r.Collective, Bytes: row.SizeBytes, Count: row.Count,
-						DType: row.Type, RedOp: row.RedOp, Root: max(row.Root, 0), InPlace: half.in, Src: -1, Dst: -1, Ranks: n,
-						Iters: r.Params.Iters, MedianUS: half.m.TimeUs, MinUS: half.m.TimeUs, MaxUS: half.m.TimeUs,
-						AlgBW: half.m.AlgBW, BusBW: half.m.BusBW, Wrong: wrong})
-				}
-			}
+			run.Samples = append(run.Samples, doctor.NCCLTestsSamples(r, n)...)
 		}
 		return res, err
 	}, summary: func(w io.Writer, v any) {

@@ -66,6 +66,7 @@ func init() {
 		"LayerTopology":        reflect.ValueOf(doctor.LayerTopology),
 		"LintEnv":              reflect.ValueOf(doctor.LintEnv),
 		"MarkTree":             reflect.ValueOf(doctor.MarkTree),
+		"NCCLTestsSamples":     reflect.ValueOf(doctor.NCCLTestsSamples),
 		"NodeTimesFromPairs":   reflect.ValueOf(doctor.NodeTimesFromPairs),
 		"OK":                   reflect.ValueOf(doctor.OK),
 		"PresetForGPU":         reflect.ValueOf(doctor.PresetForGPU),

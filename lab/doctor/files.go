@@ -358,24 +358,7 @@ func RunFromNCCLTests(res *nccltests.Result, source string) *probes.Run {
 		if len(hosts) > 1 {
 			run.Settings["nodes"] = fmt.Sprint(len(hosts))
 		}
-		for _, row := range r.Rows {
-			for _, half := range []struct {
-				m  nccltests.Measurement
-				in bool
-			}{{row.OutOfPlace, false}, {row.InPlace, true}} {
-				if !half.m.Present {
-					continue
-				}
-				wrong := int64(half.m.Wrong)
-				if half.m.WrongNA {
-					wrong = -1
-				}
-				run.Samples = append(run.Samples, probes.Sample{Op: r.Collective, Bytes: row.SizeBytes, Count: row.Count,
-					DType: row.Type, RedOp: row.RedOp, Root: max(row.Root, 0), InPlace: half.in, Src: -1, Dst: -1, Ranks: n,
-					Iters: r.Params.Iters, MedianUS: half.m.TimeUs, MinUS: half.m.TimeUs, MaxUS: half.m.TimeUs,
-					AlgBW: half.m.AlgBW, BusBW: half.m.BusBW, Wrong: wrong})
-			}
-		}
+		run.Samples = append(run.Samples, NCCLTestsSamples(r, n)...)
 		run.GPUCount = max(run.GPUCount, n)
 	}
 	if len(run.Samples) == 0 {
@@ -672,4 +655,31 @@ func RunProvenance(r *probes.Run) string {
 		s += ", command: " + ShellLine(r.Command)
 	}
 	return s
+}
+
+// NCCLTestsSamples turns one nccl-tests run's rows into samples, one per
+// half present (out-of-place, in-place), on ranks ranks; a #wrong column
+// of N/A (-c 0) becomes Wrong -1. nccl-tests prints one time per half, so
+// its median, minimum and maximum are that time.
+func NCCLTestsSamples(r nccltests.Run, ranks int) []probes.Sample {
+	var out []probes.Sample
+	for _, row := range r.Rows {
+		for _, half := range []struct {
+			m  nccltests.Measurement
+			in bool
+		}{{row.OutOfPlace, false}, {row.InPlace, true}} {
+			if !half.m.Present {
+				continue
+			}
+			wrong := int64(half.m.Wrong)
+			if half.m.WrongNA {
+				wrong = -1
+			}
+			out = append(out, probes.Sample{Op: r.Collective, Bytes: row.SizeBytes, Count: row.Count,
+				DType: row.Type, RedOp: row.RedOp, Root: max(row.Root, 0), InPlace: half.in, Src: -1, Dst: -1, Ranks: ranks,
+				Iters: r.Params.Iters, MedianUS: half.m.TimeUs, MinUS: half.m.TimeUs, MaxUS: half.m.TimeUs,
+				AlgBW: half.m.AlgBW, BusBW: half.m.BusBW, Wrong: wrong})
+		}
+	}
+	return out
 }
