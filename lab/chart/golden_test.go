@@ -19,30 +19,7 @@ var update = flag.Bool("update", false, "rewrite golden files")
 func TestGoldenPNG(t *testing.T) {
 	for _, tc := range sampleCharts(t) {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := tc.chart.renderPNG(1)
-			if err != nil {
-				t.Fatal(err)
-			}
-			path := filepath.Join("testdata", tc.name+".golden.png")
-			if *update {
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test -update to create it)", err)
-			}
-			diff, err := imageDiff(got, want)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff > 0.002 {
-				out := filepath.Join(t.TempDir(), tc.name+".png")
-				_ = os.WriteFile(out, got, 0o644)
-				t.Errorf("render differs from %s by %.4f (mean per channel, 0..1); got %s", path, diff, out)
-			}
+			checkGoldenPNG(t, tc.name, tc.chart)
 		})
 	}
 }
@@ -102,5 +79,35 @@ func TestImageDiff(t *testing.T) {
 	}
 	if _, err := imageDiff(a, []byte("not a png")); err == nil {
 		t.Error("diff with a non-PNG succeeded")
+	}
+}
+
+// checkGoldenPNG renders c at one image pixel per logical pixel and
+// compares it with testdata/<name>.golden.png (-update writes it).
+func checkGoldenPNG(t *testing.T, name string, c *Chart) {
+	t.Helper()
+	got, err := c.renderPNG(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join("testdata", name+".golden.png")
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	diff, err := imageDiff(got, want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff > 0.002 {
+		out := filepath.Join(t.TempDir(), name+".png")
+		_ = os.WriteFile(out, got, 0o644)
+		t.Errorf("render differs from %s by %.4f (mean per channel, 0..1); got %s", path, diff, out)
 	}
 }

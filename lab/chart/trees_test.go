@@ -2,8 +2,6 @@ package chart
 
 import (
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -41,30 +39,7 @@ func TestTreesGoldenPNG(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := c.renderPNG(1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join("testdata", "trees.golden.png")
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	diff, err := imageDiff(got, want)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff > 0.002 {
-		out := filepath.Join(t.TempDir(), "trees.png")
-		_ = os.WriteFile(out, got, 0o644)
-		t.Errorf("render differs from %s by %.4f; got %s", path, diff, out)
-	}
+	checkGoldenPNG(t, "trees", c)
 }
 
 func TestTreesRefuseBadInput(t *testing.T) {
