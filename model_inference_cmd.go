@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/commlab/commlab/costmodel"
@@ -26,30 +25,6 @@ const (
 	// bandwidth-h200x2 (p2p_read 256 MiB 390.6 GB/s, 2026-11-29).
 	defaultPeerBW = "390.6GB/s"
 )
-
-// tpResult is `commlab model tp-allreduce --json`.
-type tpResult struct {
-	Model             string             `json:"model,omitempty"`
-	Batch             int                `json:"batch"`
-	Hidden            int                `json:"hidden"`
-	DType             string             `json:"dtype"`
-	TP                int                `json:"tp"`
-	Layers            int                `json:"layers"`
-	Bytes             float64            `json:"bytes"`
-	AllReducesPerStep int                `json:"allreduces_per_step"`
-	PerStepBytes      float64            `json:"per_step_bytes"`
-	PerTokenBytes     float64            `json:"per_token_bytes"`
-	Backend           string             `json:"backend"`
-	Algorithm         string             `json:"algorithm,omitempty"`
-	Reason            string             `json:"reason"`
-	CustomMaxBytes    float64            `json:"custom_max_bytes"`
-	TimeS             map[string]float64 `json:"time_s"`
-	PerStepTimeS      map[string]float64 `json:"per_step_time_s"`
-	NCCLAlgorithm     string             `json:"nccl_algorithm"`
-	NCCLProtocol      string             `json:"nccl_protocol"`
-	OneTwoCrossover   float64            `json:"oneshot_twoshot_crossover_bytes"`
-	Sources           []string           `json:"sources"`
-}
 
 // runModelTPAllReduce is `commlab model tp-allreduce`.
 func runModelTPAllReduce(args []string, stdout, stderr io.Writer) int {
@@ -82,37 +57,14 @@ func runModelTPAllReduce(args []string, stdout, stderr io.Writer) int {
 	if status, ok := parseOnlyFlags(fs, args, stderr); !ok {
 		return status
 	}
-	r := tpResult{Batch: *batch, Hidden: *hidden, DType: *dtype, TP: *tp, Layers: *layers, Model: *model}
-	if *model != "" {
-		m, err := costmodel.ModelShapeByName(*model)
-		if err != nil {
-			return fail(fs, stderr, 2, "%v", err)
-		}
-		r.Model = m.Name
-		if r.Hidden == 0 {
-			r.Hidden = m.Hidden
-		}
-		if r.Layers == 0 {
-			r.Layers = m.Layers
-		}
-		r.Sources = append(r.Sources, m.Name+": "+m.Source)
+	shape, err := costmodel.FillModelShape(*model, costmodel.ModelShape{Hidden: *hidden, Layers: *layers})
+	if err != nil {
+		return fail(fs, stderr, 2, "%v", err)
 	}
-	if r.Layers == 0 {
-		r.Layers = 1
-	}
-	if r.Hidden == 0 {
+	if shape.Hidden == 0 {
 		return fail(fs, stderr, 2, "give --hidden or --model")
 	}
-	db, err := costmodel.DTypeBytes(*dtype)
-	if err != nil {
-		return fail(fs, stderr, 2, "%v", err)
-	}
-	acc, err := costmodel.TPDecode{Batch: r.Batch, Hidden: r.Hidden, DTypeBytes: db, TP: r.TP, Layers: r.Layers}.Account()
-	if err != nil {
-		return fail(fs, stderr, 2, "%v", err)
-	}
-	r.Bytes, r.AllReducesPerStep, r.PerStepBytes, r.PerTokenBytes = acc.AllReduceBytes, acc.AllReducesPerStep, acc.PerStepBytes, acc.PerTokenBytes
-	var vals [3]costmodel.Seconds
+	var vals [2]costmodel.Seconds
 	for i, s := range []string{*launch, *flagLat} {
 		if vals[i], err = costmodel.ParseDuration(s); err != nil {
 			return fail(fs, stderr, 2, "%v", err)
@@ -122,44 +74,20 @@ func runModelTPAllReduce(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(fs, stderr, 2, "--peer-bw: %v", err)
 	}
-	car := costmodel.CustomAllReduce{Ranks: r.TP, Launch: float64(vals[0]), Flag: float64(vals[1]), Beta: bw.OneWay()}
 	node, err := costmodel.NodeByName(*preset)
 	if err != nil {
 		return fail(fs, stderr, 2, "%v", err)
 	}
-	r.TimeS = map[string]float64{}
-	if r.TP > 1 {
-		one, err := car.OneShot(r.Bytes)
-		if err != nil {
-			return fail(fs, stderr, 2, "%v", err)
-		}
-		two, _ := car.TwoShot(r.Bytes)
-		r.TimeS["oneshot"], r.TimeS["twoshot"] = one, two
-		x, _ := car.Crossover()
-		r.OneTwoCrossover = x
-		pick, err := costmodel.NCCLAllReduceTime(node, r.TP, r.Bytes, *nvls, *family)
-		if err != nil {
-			return fail(fs, stderr, 2, "NCCL's model: %v", err)
-		}
-		r.TimeS["nccl"] = pick.TimeUs * 1e-6
-		r.NCCLAlgorithm, r.NCCLProtocol = pick.Algorithm, pick.Protocol
-	}
-	r.PerStepTimeS = map[string]float64{}
-	for k, v := range r.TimeS {
-		r.PerStepTimeS[k] = v * float64(r.AllReducesPerStep)
-	}
-	q := costmodel.BackendQuery{WorldSize: r.TP, Bytes: r.Bytes, BF16: db == 2 && (*dtype == "bf16" || *dtype == "bfloat16"),
-		Capability: *cc, FullNVLink: *fullNVLink, P2P: true, MultiNode: *multiNode, Multicast: *nvls,
-		CustomAR: *custom, TorchSymmMem: *torchSymm, NCCLSymmMem: *ncclSymm, FlashInfer: *flashinfer, CUDAGraph: *graph}
-	choice, err := costmodel.ChooseBackend(q)
+	r, err := costmodel.TPAllReduceQuery{Shape: shape, Batch: *batch, DType: *dtype, TP: *tp, Node: node, Family: *family, NVLS: *nvls,
+		Custom:     costmodel.CustomAllReduce{Launch: float64(vals[0]), Flag: float64(vals[1]), Beta: bw.OneWay()},
+		CustomNote: "launch " + *launch + ", flag " + *flagLat + ", peer bandwidth " + *peerBW + " (defaults: recorded runs latency-h200x1 and bandwidth-h200x2, NCCL's NVLink LL hop)",
+		Backend: costmodel.BackendQuery{Capability: *cc, FullNVLink: *fullNVLink, P2P: true, MultiNode: *multiNode,
+			CustomAR: *custom, TorchSymmMem: *torchSymm, NCCLSymmMem: *ncclSymm, FlashInfer: *flashinfer, CUDAGraph: *graph},
+	}.Estimate()
 	if err != nil {
 		return fail(fs, stderr, 2, "%v", err)
 	}
-	r.Backend, r.Algorithm, r.Reason, r.CustomMaxBytes = choice.Backend, choice.Algorithm, choice.Reason(), choice.CustomMaxBytes
-	r.Sources = append(r.Sources,
-		"backend: vLLM "+costmodel.VLLMCommit+" cuda_communicator.py, custom_all_reduce.py, all_reduce_utils.py; "+costmodel.VLLMKernelSource+"; "+costmodel.VLLMSymmMemSource,
-		"NCCL's model: costmodel's tuner (NVIDIA/nccl src/graph/tuning.cc, family "+*family+") on "+node.Name,
-		"custom all-reduce model: launch "+*launch+", flag "+*flagLat+", peer bandwidth "+*peerBW+" (defaults: recorded runs latency-h200x1 and bandwidth-h200x2, NCCL's NVLink LL hop)")
+	db := r.DTypeBytes
 	if *jsonOut {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -192,31 +120,6 @@ func runModelTPAllReduce(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// kvResult is `commlab model kv --json`.
-type kvResult struct {
-	Model         string   `json:"model,omitempty"`
-	Layers        int      `json:"layers"`
-	KVHeads       int      `json:"kv_heads"`
-	HeadDim       int      `json:"head_dim"`
-	DType         string   `json:"dtype"`
-	Tokens        int      `json:"tokens"`
-	BytesPerToken float64  `json:"bytes_per_token"`
-	Bytes         float64  `json:"bytes"`
-	PerLayerBytes float64  `json:"per_layer_bytes"`
-	BWBytesPerS   float64  `json:"bw_bytes_per_s"`
-	TimeS         float64  `json:"time_s"`
-	PerLayerTimeS float64  `json:"per_layer_time_s"`
-	Links         []kvLink `json:"links,omitempty"`
-	Sources       []string `json:"sources,omitempty"`
-}
-
-type kvLink struct {
-	Name        string  `json:"name"`
-	BWBytesPerS float64 `json:"bw_bytes_per_s"`
-	TimeS       float64 `json:"time_s"`
-	Source      string  `json:"source"`
-}
-
 // runModelKV is `commlab model kv`.
 func runModelKV(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("commlab model kv", stderr,
@@ -225,44 +128,25 @@ func runModelKV(args []string, stdout, stderr io.Writer) int {
 		"over a link (--bw), and over every link preset.",
 		"models: "+modelNames())
 	model := fs.String("model", "", "named model shape (sets --layers, --kv-heads, --head-dim)")
-	r := kvResult{}
-	fs.IntVar(&r.Layers, "layers", 0, "layers")
-	fs.IntVar(&r.KVHeads, "kv-heads", 0, "key/value heads (grouped-query attention)")
-	fs.IntVar(&r.HeadDim, "head-dim", 0, "head dimension")
-	fs.StringVar(&r.DType, "dtype", "bf16", "cache dtype: bf16, fp16, fp8")
-	fs.IntVar(&r.Tokens, "tokens", 4096, "tokens of the sequence")
+	var shape costmodel.ModelShape
+	fs.IntVar(&shape.Layers, "layers", 0, "layers")
+	fs.IntVar(&shape.KVHeads, "kv-heads", 0, "key/value heads (grouped-query attention)")
+	fs.IntVar(&shape.HeadDim, "head-dim", 0, "head dimension")
+	dtype := fs.String("dtype", "bf16", "cache dtype: bf16, fp16, fp8")
+	tokens := fs.Int("tokens", 4096, "tokens of the sequence")
 	bwFlag := fs.String("bw", "400Gb/s", "link bandwidth, e.g. 50GB/s or 400Gb/s (default: one NDR InfiniBand port, a GPU's own NIC)")
 	lat := fs.String("lat", "0s", "cost per message (with --bw: one message whole, or one per layer)")
 	jsonOut := fs.Bool("json", false, "print JSON")
 	if status, ok := parseOnlyFlags(fs, args, stderr); !ok {
 		return status
 	}
-	if *model != "" {
-		m, err := costmodel.ModelShapeByName(*model)
-		if err != nil {
-			return fail(fs, stderr, 2, "%v", err)
-		}
-		r.Model = m.Name
-		if r.Layers == 0 {
-			r.Layers = m.Layers
-		}
-		if r.KVHeads == 0 {
-			r.KVHeads = m.KVHeads
-		}
-		if r.HeadDim == 0 {
-			r.HeadDim = m.HeadDim
-		}
-		r.Sources = append(r.Sources, m.Name+": "+m.Source)
-	}
-	db, err := costmodel.DTypeBytes(r.DType)
+	shape, err := costmodel.FillModelShape(*model, shape)
 	if err != nil {
 		return fail(fs, stderr, 2, "%v", err)
 	}
-	acc, err := costmodel.KVCache{Layers: r.Layers, KVHeads: r.KVHeads, HeadDim: r.HeadDim, DTypeBytes: db, Tokens: r.Tokens}.Account()
-	if err != nil {
-		return fail(fs, stderr, 2, "%v (give --model or --layers, --kv-heads and --head-dim)", err)
+	if _, err := costmodel.DTypeBytes(*dtype); err != nil {
+		return fail(fs, stderr, 2, "%v", err)
 	}
-	r.BytesPerToken, r.Bytes, r.PerLayerBytes = acc.BytesPerToken, acc.Bytes, acc.PerLayerBytes
 	alpha, err := costmodel.ParseDuration(*lat)
 	if err != nil {
 		return fail(fs, stderr, 2, "--lat: %v", err)
@@ -271,27 +155,11 @@ func runModelKV(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(fs, stderr, 2, "--bw: %v", err)
 	}
-	r.BWBytesPerS = bw.OneWay()
-	r.TimeS, _ = costmodel.TransferTime(r.Bytes, 1, float64(alpha), r.BWBytesPerS)
-	r.PerLayerTimeS, _ = costmodel.TransferTime(r.Bytes, r.Layers, float64(alpha), r.BWBytesPerS)
-	for _, l := range costmodel.Links() {
-		// One rate per kind of path a KV cache takes: per-GPU NVLink, the
-		// network ports, PCIe x16; single NVLink links and host memory are
-		// parts of those paths, not paths.
-		if l.Kind == "memory" || (l.Kind == "pcie" && l.Name != "pcie5x16" && l.Name != "pcie4x16") || strings.HasSuffix(l.Name, "-link") {
-			continue
-		}
-		beta := l.Beta()
-		if l.Efficiency > 0 {
-			beta *= l.Efficiency
-		}
-		t, _ := costmodel.TransferTime(r.Bytes, 1, float64(alpha), beta)
-		src := l.Source
-		if l.EfficiencySource != "" {
-			src += "; efficiency: " + l.EfficiencySource
-		}
-		r.Links = append(r.Links, kvLink{Name: l.Name, BWBytesPerS: beta, TimeS: t, Source: src})
+	r, err := costmodel.KVTransferQuery{Shape: shape, DType: *dtype, Tokens: *tokens, Alpha: float64(alpha), Beta: bw.OneWay()}.Estimate()
+	if err != nil {
+		return fail(fs, stderr, 2, "%v (give --model or --layers, --kv-heads and --head-dim)", err)
 	}
+	db := r.DTypeBytes
 	if *jsonOut {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
