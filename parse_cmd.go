@@ -12,7 +12,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -93,23 +92,6 @@ func parseVerb(name, summary string, run func(files []string, jsonOut bool, stdo
 		}
 		return 0
 	}}
-}
-
-// parseInterleaved lets flags and positional arguments come in any order,
-// as a person types them: `parse nccl-log a.log --json b.log`.
-func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
-	var positional []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			return positional, nil
-		}
-		positional = append(positional, rest[0])
-		args = rest[1:]
-	}
 }
 
 // stdin is what the file "-" reads; tests replace it.
