@@ -7,7 +7,6 @@ package main
 // lab/doctor/report's; this file reads the flags and prints.
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -329,9 +328,7 @@ func runDoctorCurve(args []string, stdout, stderr io.Writer) int {
 	}
 	out.Exit = doctor.ExitCode(out.Verdicts)
 	if *jsonOut {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(out); err != nil {
+		if err := encodeIndented(stdout, out); err != nil {
 			return fail(fs, stderr, exitFailed, "%v", err)
 		}
 		return out.Exit

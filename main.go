@@ -9,15 +9,18 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"syscall"
 
 	"github.com/commlab/commlab/kernel/conn"
 	"github.com/commlab/commlab/lab"
@@ -171,4 +174,20 @@ func naming(file string, err error) string {
 		return msg
 	}
 	return file + ": " + msg
+}
+
+// encodeIndented prints v as indented JSON, HTML characters escaped as
+// encoding/json does by default (parse's writeJSON keeps them: logs hold
+// < and >).
+func encodeIndented(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// interruptible is the context of a verb that runs something long: an
+// interrupt, or the SIGTERM a timeout sends, cancels it, and whatever it
+// started stops too.
+func interruptible() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 }

@@ -8,7 +8,6 @@ package main
 // this file reads flags and prints.
 
 import (
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -348,14 +347,11 @@ func runModel(args []string, stdout, stderr io.Writer) int {
 		return usageErr("%v", err)
 	}
 	if *jsonOut {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
+		var v any = rows
 		if *sweep == "" {
-			err = enc.Encode(rows[0])
-		} else {
-			err = enc.Encode(rows)
+			v = rows[0]
 		}
-		if err != nil {
+		if err := encodeIndented(stdout, v); err != nil {
 			fmt.Fprintf(stderr, "commlab model: %v\n", err)
 			return 1
 		}
@@ -509,9 +505,7 @@ func runModelCalibrate(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if *jsonOut {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rows); err != nil {
+		if err := encodeIndented(stdout, rows); err != nil {
 			fmt.Fprintf(stderr, "commlab model calibrate: %v\n", err)
 			return 1
 		}
@@ -611,9 +605,7 @@ func runModelTPAllReduce(args []string, stdout, stderr io.Writer) int {
 	}
 	db := r.DTypeBytes
 	if *jsonOut {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(r); err != nil {
+		if err := encodeIndented(stdout, r); err != nil {
 			fmt.Fprintln(stderr, "commlab model:", err)
 			return 1
 		}
@@ -683,9 +675,7 @@ func runModelKV(args []string, stdout, stderr io.Writer) int {
 	}
 	db := r.DTypeBytes
 	if *jsonOut {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(r); err != nil {
+		if err := encodeIndented(stdout, r); err != nil {
 			fmt.Fprintln(stderr, "commlab model:", err)
 			return 1
 		}

@@ -2,18 +2,15 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"golang.org/x/term"
@@ -103,6 +100,25 @@ func finishRun(run, ref *probes.Run, mf outputFlags, stdout, stderr io.Writer, p
 		return 1
 	}
 	return 0
+}
+
+// recordRun completes a run a probe verb measured: the command line that
+// made it, this machine's GPUs, driver and CUDA (when there are any), and
+// the error that stopped it early.
+func recordRun(run *probes.Run, err error, kind string, args []string) {
+	run.Command = append([]string{"commlab", "probe", kind}, args...)
+	describeMachine(run)
+	if err != nil {
+		run.Error = err.Error()
+	}
+}
+
+// describeMachine records this machine's GPUs, driver and CUDA in run,
+// when CUDA opens.
+func describeMachine(run *probes.Run) {
+	if info, err := cuda.Open(); err == nil {
+		info.Describe(run)
+	}
 }
 
 // l2Line says how large the GPUs' L2 cache is, where copies stop fitting
@@ -476,9 +492,7 @@ func toolRun(kind, defaultProgram string, args []string, stdout, stderr io.Write
 	if err != nil {
 		return fail(fs, stderr, 1, "%v", err)
 	}
-	if info, err := cuda.Open(); err == nil {
-		info.Describe(run)
-	}
+	describeMachine(run)
 	parsed, perr := p.parse(run.Logs["output"], run)
 	return finishToolRun(fs, run, parsed, perr, mf, stdout, stderr, p)
 }
@@ -519,9 +533,7 @@ func finishToolRun(fs *flag.FlagSet, run *probes.Run, parsed any, perr error, mf
 		}
 	}
 	if *mf.json {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(map[string]any{"run": run, "parsed": parsed}); err != nil {
+		if err := encodeIndented(stdout, map[string]any{"run": run, "parsed": parsed}); err != nil {
 			return fail(fs, stderr, 1, "%v", err)
 		}
 	} else if parsed != nil {
@@ -707,19 +719,13 @@ func runProbePerftest(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, "client:", launch.ShellJoin(client))
 		return 0
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptible()
 	defer stop()
 	run, err := rdma.Perftest(ctx, cfg)
 	if run == nil {
 		return fail(fs, stderr, 1, "%v", err)
 	}
-	run.Command = append([]string{"commlab", "probe", "perftest"}, args...)
-	if info, cerr := cuda.Open(); cerr == nil {
-		info.Describe(run)
-	}
-	if err != nil {
-		run.Error = err.Error()
-	}
+	recordRun(run, err, "perftest", args)
 	return finishRun(run, nil, mf, stdout, stderr, printTable)
 }
 
@@ -787,7 +793,7 @@ func runProbeCustomAllReduce(args []string, stdout, stderr io.Writer) int {
 		if err := cfg.Validate(); err != nil {
 			return fail(fs, stderr, 2, "%v", err)
 		}
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		ctx, stop := interruptible()
 		defer stop()
 		run, err = customar.Measure(ctx, cfg)
 		if run == nil {
@@ -862,9 +868,7 @@ func runProbeTopo(args []string, stdout, stderr io.Writer) int {
 	}
 	switch {
 	case *jsonOut:
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(topo); err != nil {
+		if err := encodeIndented(stdout, topo); err != nil {
 			return fail(fs, stderr, 1, "%v", err)
 		}
 	case *dotOut:
@@ -1015,19 +1019,13 @@ func runProbeRDMAWrite(args []string, stdout, stderr io.Writer) int {
 	if *gpu {
 		cfg.GPU = *gpuIndex
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptible()
 	defer stop()
 	run, err := rdma.Measure(ctx, cfg)
 	if run == nil {
 		return fail(fs, stderr, 1, "%v", err)
 	}
-	run.Command = append([]string{"commlab", "probe", "rdma-write"}, args...)
-	if info, cerr := cuda.Open(); cerr == nil {
-		info.Describe(run)
-	}
-	if err != nil {
-		run.Error = err.Error()
-	}
+	recordRun(run, err, "rdma-write", args)
 	return finishRun(run, nil, mf, stdout, stderr, func(w io.Writer, r *probes.Run) {
 		if cfg.OOBOnly {
 			for _, side := range []string{"server", "client"} {

@@ -9,16 +9,13 @@ package main
 // probes/c10dlab, probes/kvxfer); this file reads flags and prints.
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 
 	"github.com/commlab/commlab/probes"
 	"github.com/commlab/commlab/probes/c10dlab"
@@ -135,7 +132,7 @@ func runProbeTorch(args []string, stdout, stderr io.Writer) int {
 		return fail(fs, stderr, 2, "%v", err)
 	}
 	// An interrupt or a timeout's SIGTERM stops the script too.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptible()
 	defer stop()
 	if err := launch.RunTorchBench(ctx, o, scriptArgs, stdout, stderr); err != nil {
 		return fail(fs, stderr, 1, "%v", err)
@@ -199,7 +196,7 @@ func runProbeOverlap(args []string, stdout, stderr io.Writer) int {
 		if _, cerr := launch.OverlapBenchCommand(o, launch.OverlapBenchName, nil); cerr != nil {
 			return fail(fs, stderr, 2, "%v", cerr)
 		}
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		ctx, stop := interruptible()
 		defer stop()
 		if o.Launcher == "none" || o.Launcher == "" {
 			// torchrun starts python3 too, but on another host; here the
@@ -268,7 +265,7 @@ func runProbeC10d(args []string, stdout, stderr io.Writer) int {
 				return fail(fs, stderr, 2, "--parts: %q is not one of %s", p, strings.Join(c10dlab.Parts, ", "))
 			}
 		}
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		ctx, stop := interruptible()
 		defer stop()
 		check := launch.TorchAvailable
 		if *backend == "nccl" {
@@ -313,7 +310,7 @@ func runProbeHang(args []string, stdout, stderr io.Writer) int {
 	if _, err := o.Args(); err != nil {
 		return fail(fs, stderr, exitBadInput, "%v", err)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptible()
 	defer stop()
 	if err := launch.RunHangLab(ctx, o, stdout, stderr); err != nil {
 		return fail(fs, stderr, exitFailed, "%v", err)
@@ -354,7 +351,7 @@ func runProbeKVNixl(args []string, stdout, stderr io.Writer) int {
 			return fail(fs, stderr, 1, "%v", err)
 		}
 	} else {
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		ctx, stop := interruptible()
 		defer stop()
 		if run, err = kvxfer.Run(ctx, kvxfer.Config{Args: append(rest, scriptArgs...), Stderr: stderr}); err != nil {
 			return fail(fs, stderr, 1, "%v", err)
