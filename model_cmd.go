@@ -351,17 +351,23 @@ func runModel(args []string, stdout, stderr io.Writer) int {
 		if *sweep == "" {
 			v = rows[0]
 		}
-		if err := encodeIndented(stdout, v); err != nil {
-			fmt.Fprintf(stderr, "commlab model: %v\n", err)
-			return 1
-		}
-		return 0
+		return printModelJSON(stdout, stderr, "commlab model", v)
 	}
 	crossover := ""
 	if !tuned {
 		crossover = crossoverLine(p)
 	}
 	printModel(stdout, header, crossover, p, rows, *sweep != "")
+	return 0
+}
+
+// printModelJSON prints v as --json does and returns the exit status; a
+// failed write is named after the verb (prefix).
+func printModelJSON(stdout, stderr io.Writer, prefix string, v any) int {
+	if err := encodeIndented(stdout, v); err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", prefix, err)
+		return 1
+	}
 	return 0
 }
 
@@ -605,11 +611,7 @@ func runModelTPAllReduce(args []string, stdout, stderr io.Writer) int {
 	}
 	db := r.DTypeBytes
 	if *jsonOut {
-		if err := encodeIndented(stdout, r); err != nil {
-			fmt.Fprintln(stderr, "commlab model:", err)
-			return 1
-		}
-		return 0
+		return printModelJSON(stdout, stderr, "commlab model", r)
 	}
 	name := r.Model
 	if name == "" {
@@ -675,11 +677,7 @@ func runModelKV(args []string, stdout, stderr io.Writer) int {
 	}
 	db := r.DTypeBytes
 	if *jsonOut {
-		if err := encodeIndented(stdout, r); err != nil {
-			fmt.Fprintln(stderr, "commlab model:", err)
-			return 1
-		}
-		return 0
+		return printModelJSON(stdout, stderr, "commlab model", r)
 	}
 	name := r.Model
 	if name == "" {

@@ -102,6 +102,14 @@ func finishRun(run, ref *probes.Run, mf outputFlags, stdout, stderr io.Writer, p
 	return 0
 }
 
+// runInterruptible runs measure until it returns or an interrupt (or a
+// timeout's SIGTERM) cancels it.
+func runInterruptible(measure func(context.Context) (*probes.Run, error)) (*probes.Run, error) {
+	ctx, stop := interruptible()
+	defer stop()
+	return measure(ctx)
+}
+
 // recordRun completes a run a probe verb measured: the command line that
 // made it, this machine's GPUs, driver and CUDA (when there are any), and
 // the error that stopped it early.
@@ -719,9 +727,7 @@ func runProbePerftest(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, "client:", launch.ShellJoin(client))
 		return 0
 	}
-	ctx, stop := interruptible()
-	defer stop()
-	run, err := rdma.Perftest(ctx, cfg)
+	run, err := runInterruptible(func(ctx context.Context) (*probes.Run, error) { return rdma.Perftest(ctx, cfg) })
 	if run == nil {
 		return fail(fs, stderr, 1, "%v", err)
 	}
@@ -793,9 +799,7 @@ func runProbeCustomAllReduce(args []string, stdout, stderr io.Writer) int {
 		if err := cfg.Validate(); err != nil {
 			return fail(fs, stderr, 2, "%v", err)
 		}
-		ctx, stop := interruptible()
-		defer stop()
-		run, err = customar.Measure(ctx, cfg)
+		run, err = runInterruptible(func(ctx context.Context) (*probes.Run, error) { return customar.Measure(ctx, cfg) })
 		if run == nil {
 			return fail(fs, stderr, 1, "%v", err)
 		}
@@ -1019,9 +1023,7 @@ func runProbeRDMAWrite(args []string, stdout, stderr io.Writer) int {
 	if *gpu {
 		cfg.GPU = *gpuIndex
 	}
-	ctx, stop := interruptible()
-	defer stop()
-	run, err := rdma.Measure(ctx, cfg)
+	run, err := runInterruptible(func(ctx context.Context) (*probes.Run, error) { return rdma.Measure(ctx, cfg) })
 	if run == nil {
 		return fail(fs, stderr, 1, "%v", err)
 	}
