@@ -1,36 +1,23 @@
 package main
 
 // commlab doctor: the series' method on one machine, in one command and one
-// report. The checks and the report are lab/doctor's and lab/doctor/report's;
-// this file gathers the evidence (probing a GPU machine, or reading the files
-// a user brings), builds a launcher's command across nodes, and writes the
-// outputs.
+// report, and `commlab doctor --nccl-tests FILE`, the curve doctor of
+// chapter 6 on one busbw curve. Gathering and reading the evidence, the
+// checks, the launch plans and the report are lab/doctor's and
+// lab/doctor/report's; this file reads the flags and prints.
 
 import (
-	"bytes"
-	"context"
-	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"reflect"
-	"slices"
 	"strconv"
 	"strings"
-	"time"
 
-	"github.com/commlab/commlab/lab/atomicfile"
+	"github.com/commlab/commlab/costmodel"
 	"github.com/commlab/commlab/lab/doctor"
 	"github.com/commlab/commlab/lab/doctor/report"
-	"github.com/commlab/commlab/probes"
-	"github.com/commlab/commlab/probes/nvml"
-	"github.com/commlab/commlab/probes/parse/lspci"
-	"github.com/commlab/commlab/probes/parse/nccllog"
-	"github.com/commlab/commlab/probes/sysfs"
 )
 
 // fullDoctorFlags are the flags only the full doctor reads: with any of
@@ -132,7 +119,7 @@ func runDoctor(args []string, stdout, stderr io.Writer) int {
 	}
 	out := *f.out
 	if *f.nodeDir != "" {
-		out = filepath.Join(*f.nodeDir, nodeName())
+		out = filepath.Join(*f.nodeDir, doctor.NodeName())
 	}
 	if out != "" {
 		if err := os.MkdirAll(out, 0o755); err != nil {
@@ -145,7 +132,12 @@ func runDoctor(args []string, stdout, stderr io.Writer) int {
 		return fail(fs, stderr, statusOf(err), "%v", err)
 	}
 	if *f.live || !files.Any() {
-		if err := gatherLive(ev, out, *f.quick, stderr); err != nil {
+		exe, err := os.Executable()
+		if err != nil {
+			return fail(fs, stderr, exitFailed, "%v", err)
+		}
+		g := doctor.Gather{Exe: exe, Out: out, Quick: *f.quick, Progress: newProgressBar(stderr).update}
+		if err := doctor.GatherLive(ev, g); err != nil {
 			return fail(fs, stderr, exitFailed, "%v", err)
 		}
 	}
@@ -165,7 +157,7 @@ func runDoctor(args []string, stdout, stderr io.Writer) int {
 		r.CompareBaseline(base, *f.baseline)
 	}
 	if out != "" {
-		if err := writeDoctorOutputs(out, r); err != nil {
+		if err := report.WriteFolder(out, r); err != nil {
 			return fail(fs, stderr, exitFailed, "%v", err)
 		}
 		fmt.Fprintf(stderr, "commlab doctor: wrote %s\n", filepath.Join(out, "report.html"))
@@ -179,218 +171,6 @@ func runDoctor(args []string, stdout, stderr io.Writer) int {
 		return fail(fs, stderr, exitFailed, "%v", err)
 	}
 	return r.ExitCode
-}
-
-// nodeName is this node's name for --node-dir: what the launcher says
-// ($SLURMD_NODENAME under srun), or $COMMLAB_NODE_NAME where hostnames
-// repeat (containers), else the hostname.
-func nodeName() string {
-	for _, k := range []string{"COMMLAB_NODE_NAME", "SLURMD_NODENAME"} {
-		if v := strings.TrimSpace(os.Getenv(k)); v != "" {
-			return v
-		}
-	}
-	host, _ := os.Hostname()
-	if host == "" {
-		host = "node"
-	}
-	return host
-}
-
-// gatherLive probes this machine: topology, PCI facts, CPU affinity and
-// environment always; copy bandwidth and an NCCL sweep (each in a child
-// commlab, so a crash or hang there cannot take the report with it) when
-// there is a GPU. Runs are kept in out (or a temporary directory).
-func gatherLive(ev *doctor.Evidence, out string, quick bool, stderr io.Writer) error {
-	pb := newProgressBar(stderr)
-	const steps = 5
-	ctx := context.Background()
-	pb.update(0, steps, "topology")
-	root := os.DirFS("/")
-	t, err := nvml.New(sysfs.New(root)).Topology(ctx)
-	if err != nil && !errors.Is(err, probes.ErrUnavailable) {
-		return err
-	}
-	if t != nil && ev.Topology == nil {
-		ev.Topology = t
-		ev.Host = t.Host
-		ev.AddInput("topology", "probed: NVML and sysfs", t.Source)
-	}
-	pb.update(1, steps, "PCI facts")
-	if ev.PCI == nil {
-		if f, err := sysfs.New(root).PCIFacts(); err == nil {
-			if !f.ACSRead {
-				if lf := lspciFacts(); lf != nil && lf.ACSRead {
-					f.ACS, f.ACSRead, f.Source = lf.ACS, true, "sysfs, ACS from lspci -vvv"
-				}
-			}
-			ev.PCI = f
-			ev.AddInput("pci", "probed: sysfs (config space, iommu_groups, /proc/cmdline)", fmt.Sprintf("ACS readable: %v", f.ACSRead))
-		}
-	}
-	if b, err := os.ReadFile("/proc/self/status"); err == nil {
-		for _, l := range strings.Split(string(b), "\n") {
-			if v, ok := strings.CutPrefix(l, "Cpus_allowed_list:"); ok {
-				ev.AllowedCPUs = strings.TrimSpace(v)
-			}
-		}
-	}
-	if ev.Env == nil {
-		all := map[string]string{}
-		for _, kv := range os.Environ() {
-			k, v, _ := strings.Cut(kv, "=")
-			all[k] = v
-		}
-		ev.Env, ev.EnvSource = doctor.CommEnv(all), "this process"
-		ev.AddInput("environment", "this process", fmt.Sprintf("%d NCCL/TORCH/CUDA variables", len(ev.Env)))
-	}
-	if ev.TorchVersion == "" {
-		if py, err := exec.LookPath("python3"); err == nil {
-			ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
-			v, err := exec.CommandContext(ctx, py, "-c", "import torch; print(torch.__version__)").Output()
-			cancel()
-			if err == nil {
-				ev.TorchVersion = strings.TrimSpace(string(v))
-				ev.AddInput("pytorch", "python3 -c 'import torch'", "PyTorch "+ev.TorchVersion)
-			}
-		}
-	}
-	if ev.Topology == nil || len(ev.Topology.GPUs) == 0 {
-		pb.update(steps, steps, "no GPU: nothing to measure")
-		return nil
-	}
-	dir := out
-	if dir == "" {
-		tmp, err := os.MkdirTemp("", "commlab-doctor-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(tmp)
-		dir = tmp
-	}
-	exe, err := os.Executable()
-	if err != nil {
-		return err
-	}
-	bwArgs := []string{"probe", "bandwidth", "-b", "64M", "-e", "256M", "-f", "4"}
-	ncArgs := []string{"probe", "nccl", "-b", "8", "-e", "1G", "-f", "4", "--debug-subsys", "INIT,GRAPH,ENV,TUNING,NET"}
-	if !quick {
-		bwArgs = []string{"probe", "bandwidth"}
-		ncArgs = []string{"probe", "nccl", "-b", "8", "-e", "8G", "-f", "2", "--debug-subsys", "INIT,GRAPH,ENV,TUNING,NET"}
-	}
-	pb.update(2, steps, "copy bandwidth")
-	if run, err := childRun(exe, bwArgs, filepath.Join(dir, "bandwidth.json")); err == nil {
-		ev.Bandwidth = run
-		ev.AddInput("bandwidth", "probed: commlab "+strings.Join(bwArgs, " "), doctor.RunProvenance(run))
-	} else {
-		ev.AddInput("bandwidth", "probed: commlab "+strings.Join(bwArgs, " "), "failed: "+err.Error())
-	}
-	pb.update(3, steps, "NCCL sweep")
-	if run, err := childRun(exe, ncArgs, filepath.Join(dir, "nccl.json")); err == nil {
-		ev.NCCL = run
-		ev.AddInput("nccl sweep", "probed: commlab "+strings.Join(ncArgs, " "), doctor.RunProvenance(run))
-		if lg := run.Logs["nccl-debug"]; lg != "" && ev.NCCLLog == nil {
-			if ev.NCCLLog, err = nccllog.ParseBytes([]byte(lg)); err == nil {
-				ev.NCCLLogName = "the sweep's NCCL_DEBUG=INFO log"
-				ev.AddInput("nccl log", "the sweep's NCCL_DEBUG=INFO log", fmt.Sprintf("%d NCCL lines", ev.NCCLLog.NCCLLines))
-			}
-		}
-	} else {
-		ev.AddInput("nccl sweep", "probed: commlab "+strings.Join(ncArgs, " "), "failed: "+err.Error())
-	}
-	// nccl-tests when installed: its output is what the curve doctor reads.
-	if _, err := exec.LookPath("all_reduce_perf"); err == nil {
-		pb.update(4, steps, "nccl-tests")
-		ntArgs := []string{"probe", "nccl-tests", "--", "-b", "8", "-e", "1G", "-f", "2", "-g", strconv.Itoa(len(ev.Topology.GPUs))}
-		if run, err := childRun(exe, ntArgs, filepath.Join(dir, "nccl-tests.json")); err == nil {
-			ev.NCCLTests = run
-			ev.AddInput("nccl-tests", "probed: commlab "+strings.Join(ntArgs, " "), doctor.RunProvenance(run))
-		} else {
-			ev.AddInput("nccl-tests", "probed: commlab "+strings.Join(ntArgs, " "), "failed: "+err.Error())
-		}
-	}
-	pb.update(steps, steps, "done")
-	return nil
-}
-
-// childRun runs `exe args... --save path` and loads the run it saved; the
-// child's output goes to path's .log beside it.
-func childRun(exe string, args []string, path string) (*probes.Run, error) {
-	logf, err := os.Create(strings.TrimSuffix(path, ".json") + ".log")
-	if err != nil {
-		return nil, err
-	}
-	defer logf.Close()
-	// --save goes before a "--" (the tool's arguments follow it).
-	full := append([]string(nil), args...)
-	if i := slices.Index(full, "--"); i >= 0 {
-		full = append(full[:i], append([]string{"--save", path}, args[i:]...)...)
-	} else {
-		full = append(full, "--save", path)
-	}
-	cmd := exec.Command(exe, full...)
-	cmd.Stdout, cmd.Stderr = logf, logf
-	runErr := cmd.Run()
-	run, err := probes.LoadRun(path)
-	if err != nil {
-		if runErr != nil {
-			return nil, fmt.Errorf("%s: %w (see %s)", strings.Join(args[:2], " "), runErr, logf.Name())
-		}
-		return nil, err
-	}
-	return run, nil
-}
-
-// lspciFacts runs lspci -vvv when it is installed (as root it reads ACS).
-func lspciFacts() *probes.PCIFacts {
-	path, err := exec.LookPath("lspci")
-	if err != nil {
-		return nil
-	}
-	outb, err := exec.Command(path, "-vvv").Output()
-	if err != nil {
-		return nil
-	}
-	rep, err := lspci.Parse(bytes.NewReader(outb))
-	if err != nil {
-		return nil
-	}
-	return rep.Facts()
-}
-
-func writeDoctorOutputs(dir string, r *doctor.Report) error {
-	var html, js, txt bytes.Buffer
-	if err := report.Page(&html, r); err != nil {
-		return err
-	}
-	if err := r.WriteJSON(&js); err != nil {
-		return err
-	}
-	if err := r.WriteText(&txt); err != nil {
-		return err
-	}
-	for name, b := range map[string][]byte{"report.html": html.Bytes(), "report.json": js.Bytes(), "report.txt": txt.Bytes()} {
-		if err := atomicfile.Write(filepath.Join(dir, name), b, 0o644); err != nil {
-			return err
-		}
-	}
-	// The evidence the probes gathered, so the run can be read again
-	// (lab/doctor's recorded machines are such directories).
-	if ev := r.Evidence; ev != nil {
-		for name, v := range map[string]any{"topology.json": ev.Topology, "pci.json": ev.PCI} {
-			if reflect.ValueOf(v).IsNil() {
-				continue
-			}
-			b, err := json.MarshalIndent(v, "", "  ")
-			if err != nil {
-				return err
-			}
-			if err := atomicfile.Write(filepath.Join(dir, name), append(b, '\n'), 0o644); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
 }
 
 // doctorLaunch prints (or, with --run, runs) the commands that take the
@@ -416,11 +196,7 @@ func doctorLaunch(fs *flag.FlagSet, f doctorFlags, stdout, stderr io.Writer) int
 	var hosts []string
 	switch {
 	case *f.hosts != "":
-		for _, h := range strings.Split(*f.hosts, ",") {
-			if h = strings.TrimSpace(h); h != "" {
-				hosts = append(hosts, h)
-			}
-		}
+		hosts = doctor.HostList(*f.hosts)
 	case *f.hostfile != "":
 		data, err := os.ReadFile(*f.hostfile)
 		if err != nil {
@@ -465,18 +241,128 @@ func doctorLaunch(fs *flag.FlagSet, f doctorFlags, stdout, stderr io.Writer) int
 	if !*f.run {
 		return 0
 	}
-	for _, c := range plan.Commands {
-		fmt.Fprintf(stderr, "commlab doctor: running %s\n", doctor.ShellLine(c))
-		cmd := exec.Command(c[0], c[1:]...)
-		cmd.Stdout, cmd.Stderr = stderr, stderr
-		if err := cmd.Run(); err != nil {
-			// The doctor's own exit status 1 or 2 on a node is a finding, not a failure to run.
-			var ee *exec.ExitError
-			if !errors.As(err, &ee) || ee.ExitCode() > 2 {
-				return fail(fs, stderr, exitFailed, "%s: %v", c[0], err)
-			}
-		}
+	if err := plan.RunCommands(stderr); err != nil {
+		return fail(fs, stderr, exitFailed, "%v", err)
 	}
 	fmt.Fprintf(stderr, "commlab doctor: reading everything: %s\n", doctor.ShellLine(plan.FollowUp))
 	return runDoctor(plan.FollowUp[2:], stdout, stderr)
+}
+
+// curveDoctorOutput is what --json prints.
+type curveDoctorOutput struct {
+	Reports  []doctor.CurveReport `json:"reports"`
+	Verdicts []doctor.Verdict     `json:"verdicts"`
+	Exit     int                  `json:"exit"`
+}
+
+// runDoctorCurve runs the curve doctor. Its exit status is doctor.ExitCode
+// of the verdicts (0 fine, 1 warnings, 2 a failure), or 2 for bad input.
+func runDoctorCurve(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("commlab doctor", stderr,
+		"usage: commlab doctor --nccl-tests FILE [--json] [--preset P] [--gpus N] [--nodes N] [--nccl 2.28] [--nvls=false] [--single-node FILE]",
+		"  FILE: nccl-tests output (text or -J JSON; - is standard input) or a commlab run saved with --save.",
+		"  Reads each busbw curve against costmodel's NCCL-like tuner for the machine and names its shape:",
+		"  large-message plateau, small-message floor, dips, multi-node against single-node. The machine is",
+		"  the preset of the GPU the file names (--preset to choose one); without one, or for a collective",
+		"  the tuner does not model, the curve is read on its own shape and the report says why.",
+		"  Exit status: 0 all fine, 1 warnings, 2 a failure or bad input.")
+	file := fs.String("nccl-tests", "", "nccl-tests output or a commlab NCCL run (required)")
+	single := fs.String("single-node", "", "a single-node curve of the same collective, to judge a multi-node one against")
+	jsonOut := fs.Bool("json", false, "print the reports and verdicts as JSON")
+	preset := fs.String("preset", "", "costmodel node preset of the machine (default: the preset of the GPU the file names): "+presetNames())
+	gpus := fs.Int("gpus", 0, "GPUs per node (default: the curve's ranks over its nodes)")
+	nodes := fs.Int("nodes", 0, "nodes (default: the hosts the curve names, else 1)")
+	family := fs.String("nccl", "", "NCCL version or tuner family: 2.19, 2.23 ... 2.28 (default: the file's NCCL version, else the newest modelled, "+costmodel.DefaultNCCL+")")
+	nvls := fs.Bool("nvls", true, "NVLS where the node has it; --nvls=false is NCCL_NVLS_ENABLE=0")
+	coll := fs.String("coll", "all_reduce", "the collective: for a commlab run, the one to read; for nccl-tests output that does not name it, what it is")
+	inPlace := fs.Bool("in-place", false, "for a commlab run: the in-place samples")
+	if status, ok := parseOnlyFlags(fs, args, stderr); !ok {
+		return status
+	}
+	if *file == "" {
+		return fail(fs, stderr, exitBadInput, "--nccl-tests FILE is required")
+	}
+	collSet := false
+	fs.Visit(func(f *flag.Flag) { collSet = collSet || f.Name == "coll" })
+	opt := doctor.DefaultCurveOptions()
+	setup := doctor.CurveSetup{Preset: *preset, GPUsPerNode: *gpus, Nodes: *nodes, Family: *family, NVLSOff: !*nvls}
+	diagnose := func(in doctor.NamedCurve) (doctor.CurveReport, error) {
+		c := in.Curve
+		if c.Collective == "" && collSet {
+			c.Collective, c.CollectiveFrom = *coll, "--coll"
+		}
+		return doctor.JudgeCurve(c, setup, opt)
+	}
+	ins, err := readCurveFile(*file, *coll, *inPlace)
+	if err != nil {
+		return fail(fs, stderr, exitBadInput, "%v", err)
+	}
+	var out curveDoctorOutput
+	for _, in := range ins {
+		rep, err := diagnose(in)
+		if err != nil {
+			return fail(fs, stderr, exitBadInput, "%s: %v", in.Name, err)
+		}
+		rep.Curve.Source = in.Name + ": " + rep.Curve.Source
+		out.Reports = append(out.Reports, rep)
+		out.Verdicts = append(out.Verdicts, rep.Verdicts...)
+	}
+	if *single != "" {
+		sins, err := readCurveFile(*single, *coll, *inPlace)
+		if err != nil {
+			return fail(fs, stderr, exitBadInput, "--single-node: %v", err)
+		}
+		sin := sins[0]
+		sin.Curve.Nodes = 1
+		ssetup := setup
+		ssetup.Nodes, ssetup.GPUsPerNode = 1, max(sin.Curve.Ranks, 1)
+		srep, err := doctor.JudgeCurve(sin.Curve, ssetup, opt)
+		if err != nil {
+			return fail(fs, stderr, exitBadInput, "--single-node: %v", err)
+		}
+		for _, rep := range out.Reports {
+			if rep.Curve.Nodes > 1 {
+				out.Verdicts = append(out.Verdicts, doctor.CompareNodes(rep, srep, opt))
+			}
+		}
+	}
+	out.Exit = doctor.ExitCode(out.Verdicts)
+	if *jsonOut {
+		if err := encodeIndented(stdout, out); err != nil {
+			return fail(fs, stderr, exitFailed, "%v", err)
+		}
+		return out.Exit
+	}
+	for i, rep := range out.Reports {
+		if i > 0 {
+			fmt.Fprintln(stdout)
+		}
+		fmt.Fprint(stdout, rep.Text())
+	}
+	for _, v := range out.Verdicts[len(out.Verdicts)-countCompare(out):] {
+		fmt.Fprintln(stdout, v)
+		for _, e := range v.Evidence {
+			fmt.Fprintf(stdout, "    %s\n", e)
+		}
+	}
+	return out.Exit
+}
+
+// countCompare is how many verdicts came from --single-node (they follow
+// the reports' own).
+func countCompare(out curveDoctorOutput) int {
+	n := len(out.Verdicts)
+	for _, r := range out.Reports {
+		n -= len(r.Verdicts)
+	}
+	return n
+}
+
+// readCurveFile reads the curves of one input file ("-": standard input).
+func readCurveFile(file, coll string, inPlace bool) ([]doctor.NamedCurve, error) {
+	data, err := readInput(file)
+	if err != nil {
+		return nil, err
+	}
+	return doctor.ReadCurves(inputName(file), data, coll, inPlace)
 }

@@ -9,16 +9,18 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"syscall"
 
 	"github.com/commlab/commlab/kernel/conn"
 	"github.com/commlab/commlab/lab"
@@ -133,75 +135,6 @@ func version() string {
 	return "devel"
 }
 
-// newFlags makes a verb's flag set, named as the command line names the
-// verb ("commlab probe topo"). -h prints the usage lines and the flags to
-// stderr; a bad flag prints one line, "commlab probe topo: flag provided
-// but not defined: -x" (parseFlags sees to it).
-func newFlags(name string, stderr io.Writer, usage ...string) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(prefixWriter{prefix: name + ": ", w: stderr})
-	fs.Usage = func() {
-		for _, l := range usage {
-			fmt.Fprintln(stderr, l)
-		}
-		out := fs.Output()
-		fs.SetOutput(stderr)
-		fs.PrintDefaults()
-		fs.SetOutput(out)
-	}
-	return fs
-}
-
-// prefixWriter writes every Write after prefix: the flag package reports
-// a bad flag in one Write, which thus reads as the verb's other errors do.
-type prefixWriter struct {
-	prefix string
-	w      io.Writer
-}
-
-func (p prefixWriter) Write(b []byte) (int, error) {
-	if _, err := io.WriteString(p.w, p.prefix); err != nil {
-		return 0, err
-	}
-	return p.w.Write(b)
-}
-
-// parseFlags parses args, flags anywhere among them, and returns the other
-// arguments. When the verb must stop, ok is false and status is its exit
-// status: 0 after -h (the usage was printed), 2 after a bad flag (one line
-// said why; the usage is not repeated).
-func parseFlags(fs *flag.FlagSet, args []string) (rest []string, status int, ok bool) {
-	usage := fs.Usage
-	fs.Usage = func() {}
-	rest, err := parseInterleaved(fs, args)
-	fs.Usage = usage
-	if errors.Is(err, flag.ErrHelp) {
-		usage()
-		return nil, 0, false
-	}
-	if err != nil {
-		return nil, 2, false
-	}
-	return rest, 0, true
-}
-
-// parseOnlyFlags is parseFlags for a verb that takes no other arguments.
-func parseOnlyFlags(fs *flag.FlagSet, args []string, stderr io.Writer) (status int, ok bool) {
-	rest, status, ok := parseFlags(fs, args)
-	if ok && len(rest) > 0 {
-		fmt.Fprintf(stderr, "%s: unexpected argument %q\n", fs.Name(), rest[0])
-		return 2, false
-	}
-	return status, ok
-}
-
-// fail prints "NAME: message" for the verb whose flag set is fs and
-// returns status.
-func fail(fs *flag.FlagSet, stderr io.Writer, status int, format string, a ...any) int {
-	fmt.Fprintf(stderr, "%s: %s\n", fs.Name(), fmt.Sprintf(format, a...))
-	return status
-}
-
 // Exit statuses: 2 for bad input (a usage error, a missing or malformed
 // file, a bad flag value), 1 when the input was good but the work failed
 // (a cell, a probe, a tool), 0 otherwise.
@@ -241,4 +174,20 @@ func naming(file string, err error) string {
 		return msg
 	}
 	return file + ": " + msg
+}
+
+// encodeIndented prints v as indented JSON, HTML characters escaped as
+// encoding/json does by default (parse's writeJSON keeps them: logs hold
+// < and >).
+func encodeIndented(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// interruptible is the context of a verb that runs something long: an
+// interrupt, or the SIGTERM a timeout sends, cancels it, and whatever it
+// started stops too.
+func interruptible() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 }

@@ -12,7 +12,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -39,39 +38,27 @@ import (
 // them, --json.
 var parseVerbs = []verb{
 	parseVerb("flight-recorder", "PyTorch Flight Recorder dumps (pickle or JSON, one per rank; directories allowed)", runParseFlightRecorder),
-	parseVerb("nccl-log", "NCCL_DEBUG=INFO logs (many ranks and hosts per file)", func(files []string, jsonOut bool, stdout io.Writer) error {
-		return runFormat(files, jsonOut, stdout, "log", nccllog.Parse)
-	}),
-	parseVerb("nccl-tests", "nccl-tests text output (any version, NCCL_DEBUG lines allowed) or its -J JSON file", func(files []string, jsonOut bool, stdout io.Writer) error {
-		return runFormat(files, jsonOut, stdout, "result", nccltests.Parse)
-	}),
-	parseVerb("nccl-xml", "NCCL_TOPO_DUMP_FILE / NCCL_GRAPH_DUMP_FILE XML", func(files []string, jsonOut bool, stdout io.Writer) error {
-		return runFormat(files, jsonOut, stdout, "document", ncclxml.Parse)
-	}),
-	parseVerb("nvbandwidth", "nvbandwidth text or -j JSON output", func(files []string, jsonOut bool, stdout io.Writer) error {
-		return runFormat(files, jsonOut, stdout, "report", nvbandwidth.Parse)
-	}),
-	parseVerb("perftest", "perftest ib_*_bw / ib_*_lat reports and --out_json files", func(files []string, jsonOut bool, stdout io.Writer) error {
-		return runFormat(files, jsonOut, stdout, "report", perftest.Parse)
-	}),
-	parseVerb("rdma", "ibstat, ibv_devinfo [-v], show_gids or rdma link output (which one is detected)", func(files []string, jsonOut bool, stdout io.Writer) error {
-		return runFormat(files, jsonOut, stdout, "report", rdmatools.Parse)
-	}),
-	parseVerb("ibstat", "ibstat output (infiniband-diags)", func(files []string, jsonOut bool, stdout io.Writer) error {
-		return runFormat(files, jsonOut, stdout, "report", rdmatools.ParseIBStat)
-	}),
-	parseVerb("ibv-devinfo", "ibv_devinfo or ibv_devinfo -v output (rdma-core), or its GID lines", func(files []string, jsonOut bool, stdout io.Writer) error {
-		return runFormat(files, jsonOut, stdout, "report", rdmatools.ParseIBVDevinfo)
-	}),
-	parseVerb("show-gids", "show_gids tables (MLNX_OFED)", func(files []string, jsonOut bool, stdout io.Writer) error {
-		return runFormat(files, jsonOut, stdout, "report", rdmatools.ParseShowGIDs)
-	}),
-	parseVerb("rdma-link", "rdma link show output (iproute2)", func(files []string, jsonOut bool, stdout io.Writer) error {
-		return runFormat(files, jsonOut, stdout, "report", rdmatools.ParseRDMALink)
-	}),
+	formatVerb("nccl-log", "NCCL_DEBUG=INFO logs (many ranks and hosts per file)", "log", nccllog.Parse),
+	formatVerb("nccl-tests", "nccl-tests text output (any version, NCCL_DEBUG lines allowed) or its -J JSON file", "result", nccltests.Parse),
+	formatVerb("nccl-xml", "NCCL_TOPO_DUMP_FILE / NCCL_GRAPH_DUMP_FILE XML", "document", ncclxml.Parse),
+	formatVerb("nvbandwidth", "nvbandwidth text or -j JSON output", "report", nvbandwidth.Parse),
+	formatVerb("perftest", "perftest ib_*_bw / ib_*_lat reports and --out_json files", "report", perftest.Parse),
+	formatVerb("rdma", "ibstat, ibv_devinfo [-v], show_gids or rdma link output (which one is detected)", "report", rdmatools.Parse),
+	formatVerb("ibstat", "ibstat output (infiniband-diags)", "report", rdmatools.ParseIBStat),
+	formatVerb("ibv-devinfo", "ibv_devinfo or ibv_devinfo -v output (rdma-core), or its GID lines", "report", rdmatools.ParseIBVDevinfo),
+	formatVerb("show-gids", "show_gids tables (MLNX_OFED)", "report", rdmatools.ParseShowGIDs),
+	formatVerb("rdma-link", "rdma link show output (iproute2)", "report", rdmatools.ParseRDMALink),
 	parseVerb("smi", "nvidia-smi -q reports", runParseSMI),
 	{name: "torch-trace", summary: "torch.profiler Chrome traces (JSON or .json.gz): per-stream GPU intervals, communication under compute, overlap_fraction", run: runParseTorchTrace},
 	parseVerb("topo", "nvidia-smi topo -m matrices", runParseTopo),
+}
+
+// formatVerb is parseVerb for a simple format: parseOne reads one file
+// into a value that summarises itself, shown under key in --json.
+func formatVerb[T summarizer](name, summary, key string, parseOne func(io.Reader) (T, error)) verb {
+	return parseVerb(name, summary, func(files []string, jsonOut bool, stdout io.Writer) error {
+		return runFormat(files, jsonOut, stdout, key, parseOne)
+	})
 }
 
 // parseVerb makes the verb for one format: run parses the named files and
@@ -93,23 +80,6 @@ func parseVerb(name, summary string, run func(files []string, jsonOut bool, stdo
 		}
 		return 0
 	}}
-}
-
-// parseInterleaved lets flags and positional arguments come in any order,
-// as a person types them: `parse nccl-log a.log --json b.log`.
-func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
-	var positional []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			return positional, nil
-		}
-		positional = append(positional, rest[0])
-		args = rest[1:]
-	}
 }
 
 // stdin is what the file "-" reads; tests replace it.

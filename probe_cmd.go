@@ -2,18 +2,15 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"golang.org/x/term"
@@ -21,6 +18,7 @@ import (
 	"github.com/commlab/commlab/lab/doctor"
 	"github.com/commlab/commlab/probes"
 	"github.com/commlab/commlab/probes/cuda"
+	"github.com/commlab/commlab/probes/customar"
 	"github.com/commlab/commlab/probes/fake"
 	"github.com/commlab/commlab/probes/launch"
 	"github.com/commlab/commlab/probes/nccl"
@@ -42,100 +40,6 @@ import (
 // nccl-tests and nvbandwidth run the external tools through probes/launch
 // and parse their outputs; torch runs the PyTorch
 // reference that --compare reads.
-
-// measureFlags are the output flags every measuring kind shares.
-type measureFlags struct {
-	json    *bool
-	save    *string
-	compare *string
-	load    *string
-}
-
-func addMeasureFlags(fs *flag.FlagSet, compare bool) measureFlags {
-	m := measureFlags{
-		json: fs.Bool("json", false, "print the run as JSON"),
-		save: fs.String("save", "", "also write the run to this JSON file"),
-	}
-	if compare {
-		m.compare = fs.String("compare", "", "compare with a reference run (e.g. one that commlab probe torch wrote)")
-		m.load = fs.String("load", "", "show a saved run instead of measuring")
-	}
-	return m
-}
-
-// sweepFlags are the flags of the probes that sweep message sizes over
-// devices (bandwidth, nccl): --sizes or -b/-e/-f, and --devices.
-type sweepFlags struct {
-	sizes, lo, hi, devices *string
-	factor                 *int64
-}
-
-// addSweepFlags declares them; noun names a size in the help ("copy size"),
-// and ncclTests adds the nccl-tests flag each of -b/-e/-f mirrors.
-func addSweepFlags(fs *flag.FlagSet, noun, lo, hi string, factor int64, ncclTests bool) sweepFlags {
-	as := func(f string) string {
-		if ncclTests {
-			return " (nccl-tests -" + f + ")"
-		}
-		return ""
-	}
-	return sweepFlags{
-		sizes:   fs.String("sizes", "", "comma-separated "+noun+"s (overrides -b/-e/-f)"),
-		lo:      fs.String("b", lo, "smallest "+noun+as("b")),
-		hi:      fs.String("e", hi, "largest "+noun+as("e")),
-		factor:  fs.Int64("f", factor, "size multiplication factor"+as("f")),
-		devices: fs.String("devices", "", "device indices (default all)"),
-	}
-}
-
-// values are the sizes and device indices the flags ask for; nil devices
-// means all.
-func (f sweepFlags) values() (sizes []int64, devices []int, err error) {
-	if sizes, err = sizeSweep(*f.sizes, *f.lo, *f.hi, *f.factor); err != nil {
-		return nil, nil, err
-	}
-	if devices, err = parseInts(*f.devices); err != nil {
-		return nil, nil, err
-	}
-	return sizes, devices, nil
-}
-
-// parseSize reads a positive size in units' grammar: 8, 4K, 1M, 8G and
-// 1MiB are powers of 1024 (as nccl-tests reads -b/-e), 1MB is 10^6.
-func parseSize(s string) (int64, error) {
-	return units.ParsePositiveSize(s)
-}
-
-// sizeSweep builds the sizes from -b/-e/-f or an explicit --sizes list.
-func sizeSweep(list, lo, hi string, factor int64) ([]int64, error) {
-	if list != "" {
-		return units.ParseSizeList(list)
-	}
-	a, err := parseSize(lo)
-	if err != nil {
-		return nil, err
-	}
-	b, err := parseSize(hi)
-	if err != nil {
-		return nil, err
-	}
-	return units.Sweep(a, b, factor)
-}
-
-func parseInts(s string) ([]int, error) {
-	if s == "" {
-		return nil, nil
-	}
-	var out []int
-	for _, f := range strings.Split(s, ",") {
-		v, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || v < 0 {
-			return nil, fmt.Errorf("bad device index %q", f)
-		}
-		out = append(out, v)
-	}
-	return out, nil
-}
 
 // progressBar draws "[####....] 12/40 what" on a terminal and nothing
 // elsewhere, so logs and pipes stay clean.
@@ -161,35 +65,8 @@ func (p *progressBar) update(done, total int, what string) {
 	}
 }
 
-// loaded returns the run named by --load, or nil when measuring. A run
-// that cannot be loaded is bad input: the error says why.
-func (mf measureFlags) loaded() (*probes.Run, error) {
-	if mf.load == nil || *mf.load == "" {
-		return nil, nil
-	}
-	return probes.LoadRun(*mf.load)
-}
-
-// inputs loads the runs --load and --compare name, before anything is
-// measured.
-func (mf measureFlags) inputs() (loaded, ref *probes.Run, err error) {
-	if loaded, err = mf.loaded(); err != nil {
-		return nil, nil, err
-	}
-	ref, err = mf.reference()
-	return loaded, ref, err
-}
-
-// reference loads the run named by --compare, or nil when not comparing.
-func (mf measureFlags) reference() (*probes.Run, error) {
-	if mf.compare == nil || *mf.compare == "" {
-		return nil, nil
-	}
-	return probes.LoadRun(*mf.compare)
-}
-
 // finishRun prints and saves a run, and compares it when asked.
-func finishRun(run, ref *probes.Run, mf measureFlags, stdout, stderr io.Writer, printTable func(io.Writer, *probes.Run)) int {
+func finishRun(run, ref *probes.Run, mf outputFlags, stdout, stderr io.Writer, printTable func(io.Writer, *probes.Run)) int {
 	if *mf.save != "" {
 		if err := run.Save(*mf.save); err != nil {
 			fmt.Fprintln(stderr, "commlab probe:", err)
@@ -225,6 +102,33 @@ func finishRun(run, ref *probes.Run, mf measureFlags, stdout, stderr io.Writer, 
 	return 0
 }
 
+// runInterruptible runs measure until it returns or an interrupt (or a
+// timeout's SIGTERM) cancels it.
+func runInterruptible(measure func(context.Context) (*probes.Run, error)) (*probes.Run, error) {
+	ctx, stop := interruptible()
+	defer stop()
+	return measure(ctx)
+}
+
+// recordRun completes a run a probe verb measured: the command line that
+// made it, this machine's GPUs, driver and CUDA (when there are any), and
+// the error that stopped it early.
+func recordRun(run *probes.Run, err error, kind string, args []string) {
+	run.Command = append([]string{"commlab", "probe", kind}, args...)
+	describeMachine(run)
+	if err != nil {
+		run.Error = err.Error()
+	}
+}
+
+// describeMachine records this machine's GPUs, driver and CUDA in run,
+// when CUDA opens.
+func describeMachine(run *probes.Run) {
+	if info, err := cuda.Open(); err == nil {
+		info.Describe(run)
+	}
+}
+
 // l2Line says how large the GPUs' L2 cache is, where copies stop fitting
 // in it; empty for runs that did not record it.
 func l2Line(run *probes.Run) string {
@@ -244,12 +148,12 @@ func l2Line(run *probes.Run) string {
 
 func runProbeBandwidth(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("commlab probe bandwidth", stderr, "usage: commlab probe bandwidth [flags]")
-	sf := addSweepFlags(fs, "copy size", "4K", "1G", 4, false)
+	sf := addSweepFlags(fs, "copy size", "4K", "1G", 4, "")
 	ops := fs.String("ops", strings.Join(cuda.AllCopyOps, ","), "copy operations to measure")
 	warmup := fs.Int("warmup", 3, "untimed copies per size")
 	iters := fs.Int("iters", 10, "copies per timed repetition")
 	reps := fs.Int("reps", 7, "timed repetitions (median reported)")
-	mf := addMeasureFlags(fs, true)
+	mf := addOutputFlags(fs, true)
 	if status, ok := parseOnlyFlags(fs, args, stderr); !ok {
 		return status
 	}
@@ -299,7 +203,7 @@ func runProbeLatency(args []string, stdout, stderr io.Writer) int {
 	iters := fs.Int("iters", 200, "operations per repetition")
 	reps := fs.Int("reps", 11, "repetitions (median reported)")
 	graphK := fs.Int("graph-kernels", 100, "kernels captured in the replayed graph")
-	mf := addMeasureFlags(fs, false)
+	mf := addOutputFlags(fs, false)
 	if status, ok := parseOnlyFlags(fs, args, stderr); !ok {
 		return status
 	}
@@ -330,7 +234,7 @@ func runProbeNCCL(args []string, stdout, stderr io.Writer) int {
 	}
 	fs := newFlags("commlab probe nccl", stderr, "usage: commlab probe nccl [flags]")
 	colls := fs.String("coll", "all_reduce", "collectives, comma-separated: "+strings.Join(nccl.Collectives, ",")+" (or all; unpaired_send and stalled_stream hang on purpose)")
-	sf := addSweepFlags(fs, "size", "8", "128M", 2, true)
+	sf := addSweepFlags(fs, "size", "8", "128M", 2, "nccl-tests")
 	dtype := fs.String("dtype", "float32", "data type (int8 ... float8e5m2)")
 	op := fs.String("op", "sum", "reduction: sum, prod, max, min, avg")
 	root := fs.Int("root", 0, "root rank of broadcast and reduce")
@@ -352,7 +256,7 @@ func runProbeNCCL(args []string, stdout, stderr io.Writer) int {
 	topoEdit := fs.String("topo-edit", "", "run twice: dump the topology, edit it (`EDIT`: "+topoEditNames()+"), run again on the edited file, and print both graph searches")
 	var env []string
 	fs.Func("env", "NAME=VALUE for the run (repeatable)", func(kv string) error { env = append(env, kv); return nil })
-	mf := addMeasureFlags(fs, true)
+	mf := addOutputFlags(fs, true)
 	if status, ok := parseOnlyFlags(fs, args, stderr); !ok {
 		return status
 	}
@@ -557,16 +461,6 @@ type toolParser struct {
 	summary func(w io.Writer, parsed any)
 }
 
-// toolArgs splits the arguments at "--": commlab's flags, then the tool's.
-func toolArgs(args []string) (ours, tool []string) {
-	for i, a := range args {
-		if a == "--" {
-			return args[:i], args[i+1:]
-		}
-	}
-	return args, nil
-}
-
 // toolRun runs an external tool through probes/launch (through the user's
 // launcher when asked) and hands its output to p.
 func toolRun(kind, defaultProgram string, args []string, stdout, stderr io.Writer, p toolParser) int {
@@ -575,8 +469,8 @@ func toolRun(kind, defaultProgram string, args []string, stdout, stderr io.Write
 	fs.StringVar(&tool.Program, "tool", defaultProgram, "the tool's binary (name on PATH or path)")
 	reparse := fs.String("load", "", "parse again the output kept in a saved run instead of running the tool")
 	tool.AddFlags(fs)
-	dryRun := fs.Bool("dry-run", false, "print the command instead of running it")
-	mf := addMeasureFlags(fs, false)
+	dryRun := addDryRunFlag(fs)
+	mf := addOutputFlags(fs, false)
 	args, tool.Args = toolArgs(args)
 	rest, status, ok := parseFlags(fs, args)
 	if !ok {
@@ -606,9 +500,7 @@ func toolRun(kind, defaultProgram string, args []string, stdout, stderr io.Write
 	if err != nil {
 		return fail(fs, stderr, 1, "%v", err)
 	}
-	if info, err := cuda.Open(); err == nil {
-		info.Describe(run)
-	}
+	describeMachine(run)
 	parsed, perr := p.parse(run.Logs["output"], run)
 	return finishToolRun(fs, run, parsed, perr, mf, stdout, stderr, p)
 }
@@ -616,7 +508,7 @@ func toolRun(kind, defaultProgram string, args []string, stdout, stderr io.Write
 // reparseToolRun parses again the output a saved run kept, so a run
 // recorded before a parser fix gains what the fix reads; the run's
 // provenance (command, date, machine) stays as recorded.
-func reparseToolRun(fs *flag.FlagSet, path string, mf measureFlags, stdout, stderr io.Writer, p toolParser) int {
+func reparseToolRun(fs *flag.FlagSet, path string, mf outputFlags, stdout, stderr io.Writer, p toolParser) int {
 	kind := strings.TrimPrefix(fs.Name(), "commlab probe ")
 	run, err := probes.LoadRun(path)
 	if err != nil {
@@ -639,7 +531,7 @@ func reparseToolRun(fs *flag.FlagSet, path string, mf measureFlags, stdout, stde
 }
 
 // finishToolRun records a parse error in the run, saves and prints it.
-func finishToolRun(fs *flag.FlagSet, run *probes.Run, parsed any, perr error, mf measureFlags, stdout, stderr io.Writer, p toolParser) int {
+func finishToolRun(fs *flag.FlagSet, run *probes.Run, parsed any, perr error, mf outputFlags, stdout, stderr io.Writer, p toolParser) int {
 	if perr != nil {
 		run.Notes = append(run.Notes, "parse: "+perr.Error())
 	}
@@ -649,9 +541,7 @@ func finishToolRun(fs *flag.FlagSet, run *probes.Run, parsed any, perr error, mf
 		}
 	}
 	if *mf.json {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(map[string]any{"run": run, "parsed": parsed}); err != nil {
+		if err := encodeIndented(stdout, map[string]any{"run": run, "parsed": parsed}); err != nil {
 			return fail(fs, stderr, 1, "%v", err)
 		}
 	} else if parsed != nil {
@@ -665,48 +555,6 @@ func finishToolRun(fs *flag.FlagSet, run *probes.Run, parsed any, perr error, mf
 	}
 	if perr != nil {
 		return 1
-	}
-	return 0
-}
-
-// runProbeTorch runs the PyTorch reference that commlab carries, or writes
-// it out with --script.
-func runProbeTorch(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("commlab probe torch", stderr,
-		"usage: commlab probe torch [--launcher none|torchrun] [--per-node N] [--nodes N] [--dry-run] -- --out RUN.json [bench_torch.py flags]",
-		"       commlab probe torch --script > bench_torch.py",
-		"Runs the PyTorch reference (copies and collectives timed as commlab times them) and writes a run for --compare.",
-		"bench_torch.py flags: --what copy,nccl --out FILE --copy-min B --copy-max B --nccl-min B --nccl-max B --colls LIST --warmup N --iters N --reps N")
-	var o launch.Options
-	o.AddFlags(fs)
-	dryRun := fs.Bool("dry-run", false, "print the command instead of running it")
-	script := fs.Bool("script", false, "write bench_torch.py to stdout instead of running it")
-	args, scriptArgs := toolArgs(args)
-	rest, status, ok := parseFlags(fs, args)
-	if !ok {
-		return status
-	}
-	scriptArgs = append(rest, scriptArgs...)
-	switch {
-	case *script:
-		stdout.Write(launch.TorchBench())
-		return 0
-	case *dryRun:
-		cmdline, err := launch.TorchBenchCommand(o, launch.TorchBenchName, scriptArgs)
-		if err != nil {
-			return fail(fs, stderr, 2, "%v", err)
-		}
-		fmt.Fprintln(stdout, launch.ShellJoin(cmdline))
-		return 0
-	}
-	if _, err := launch.TorchBenchCommand(o, launch.TorchBenchName, scriptArgs); err != nil {
-		return fail(fs, stderr, 2, "%v", err)
-	}
-	// An interrupt or a timeout's SIGTERM stops the script too.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := launch.RunTorchBench(ctx, o, scriptArgs, stdout, stderr); err != nil {
-		return fail(fs, stderr, 1, "%v", err)
 	}
 	return 0
 }
@@ -792,30 +640,23 @@ func runProbePerftest(args []string, stdout, stderr io.Writer) int {
 		"usage: commlab probe perftest [flags] [-- tool arguments]           server and client here (loopback through the NIC)",
 		"       commlab probe perftest --server :PORT [flags]                 machine A: the server",
 		"       commlab probe perftest --connect A:PORT [flags]               machine B: the client, which reports",
-		"Runs perftest's "+strings.Join(rdma.PerftestTools, ", ")+" (package perftest) and parses the client's report.")
+		"Runs perftest's "+strings.Join(rdma.PerftestTools, ", ")+" (package perftest) and parses the client's report.",
+		"Without sizes (--sizes, -b/-e, --all) the tool runs its own default, 65536 bytes.")
 	cfg := rdma.PerftestConfig{}
 	fs.StringVar(&cfg.Tool, "tool", "ib_write_bw", "the perftest tool: "+strings.Join(rdma.PerftestTools, ", ")+" (a name on PATH or a path)")
-	fs.StringVar(&cfg.Device, "device", "", "RDMA device, perftest -d (default: perftest's first)")
-	fs.IntVar(&cfg.IBPort, "ib-port", 0, "device port, perftest -i")
-	fs.IntVar(&cfg.GIDIndex, "gid-index", -1, "GID index for RoCE, perftest -x (show_gids lists them; -1: none)")
+	addRDMAPortFlags(fs, &cfg.Device, &cfg.IBPort, &cfg.GIDIndex)
 	fs.IntVar(&cfg.UseCUDA, "use-cuda", -1, "CUDA device of both buffers, perftest --use_cuda=N (-1: host memory)")
-	sizes := fs.String("sizes", "", "comma-separated message sizes, one run each (overrides -b/-e/-f)")
-	lo := fs.String("b", "", "smallest message size (default: the tool's, 65536)")
-	hi := fs.String("e", "", "largest message size")
-	factor := fs.Int64("f", 2, "size multiplication factor")
+	sizes := addSizeFlags(fs, "message size", "", "", 2, "")
 	fs.BoolVar(&cfg.All, "all", false, "every size from 2 bytes to 8 MiB in one run (perftest -a)")
 	fs.IntVar(&cfg.Iters, "iters", 0, "iterations per size, perftest -n (default: the tool's)")
 	fs.BoolVar(&cfg.ReportGbits, "report-gbits", false, "the tool prints Gb/s (--report_gbits); samples are GB/s either way")
-	fs.StringVar(&cfg.Listen, "server", "", "run only the server here, listening on HOST:PORT or :PORT")
-	fs.StringVar(&cfg.Connect, "connect", "", "run only the client here, against the server at HOST:PORT")
-	fs.IntVar(&cfg.Port, "port", 0, "perftest -p when both sides run here (default: a free one)")
-	fs.StringVar(&cfg.ServerHost, "server-host", "", "host the launched client connects to (default: this host's name)")
-	fs.StringVar(&cfg.CacheDir, "cache-dir", "", "where the device check builds rdma_write (default: the user cache directory)")
+	sd := addSidesFlags(fs, &cfg.Listen, &cfg.Connect, &cfg.Port, &cfg.ServerHost)
+	addCacheDirFlag(fs, &cfg.CacheDir)
 	fs.DurationVar(&cfg.Timeout, "timeout", 2*time.Minute, "how long one server and client pair may take")
 	reparse := fs.String("load", "", "parse again the output kept in a saved run instead of running the tool")
-	dryRun := fs.Bool("dry-run", false, "print the server's and client's commands instead of running them")
+	dryRun := addDryRunFlag(fs)
 	cfg.Launch.AddFlags(fs)
-	mf := addMeasureFlags(fs, false)
+	mf := addOutputFlags(fs, false)
 	args, cfg.Extra = toolArgs(args)
 	if status, ok := parseOnlyFlags(fs, args, stderr); !ok {
 		return status
@@ -845,23 +686,23 @@ func runProbePerftest(args []string, stdout, stderr io.Writer) int {
 		}
 		return finishRun(run, nil, mf, stdout, stderr, printTable)
 	}
-	if *sizes != "" || *lo != "" || *hi != "" {
-		if *lo == "" {
-			*lo = *hi
+	if *sizes.list != "" || *sizes.lo != "" || *sizes.hi != "" {
+		if *sizes.lo == "" {
+			*sizes.lo = *sizes.hi
 		}
-		if *hi == "" {
-			*hi = *lo
+		if *sizes.hi == "" {
+			*sizes.hi = *sizes.lo
 		}
 		var err error
-		if cfg.Sizes, err = sizeSweep(*sizes, *lo, *hi, *factor); err != nil {
+		if cfg.Sizes, err = sizes.values(); err != nil {
 			return fail(fs, stderr, 2, "%v", err)
 		}
 	}
 	if cfg.Iters < 0 || cfg.Timeout <= 0 || cfg.UseCUDA < -1 {
 		return fail(fs, stderr, 2, "--iters must not be negative, --timeout must be positive, --use-cuda a CUDA device or -1")
 	}
-	if cfg.Listen != "" && cfg.Connect != "" {
-		return fail(fs, stderr, 2, "--server and --connect name the two machines' sides: give one")
+	if err := sd.check(); err != nil {
+		return fail(fs, stderr, 2, "%v", err)
 	}
 	if cfg.All && len(cfg.Sizes) > 0 {
 		return fail(fs, stderr, 2, "--all runs every size: give it or sizes, not both")
@@ -886,20 +727,107 @@ func runProbePerftest(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, "client:", launch.ShellJoin(client))
 		return 0
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	run, err := rdma.Perftest(ctx, cfg)
+	run, err := runInterruptible(func(ctx context.Context) (*probes.Run, error) { return rdma.Perftest(ctx, cfg) })
 	if run == nil {
 		return fail(fs, stderr, 1, "%v", err)
 	}
-	run.Command = append([]string{"commlab", "probe", "perftest"}, args...)
-	if info, cerr := cuda.Open(); cerr == nil {
-		info.Describe(run)
-	}
-	if err != nil {
-		run.Error = err.Error()
-	}
+	recordRun(run, err, "perftest", args)
 	return finishRun(run, nil, mf, stdout, stderr, printTable)
+}
+
+// runProbeCustomAllReduce builds and runs commlab's own custom all-reduce
+// over CUDA IPC (probes/customar), or rebuilds its run from rank logs
+// recorded elsewhere (--from-logs).
+func runProbeCustomAllReduce(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("commlab probe custom-allreduce", stderr,
+		"usage: commlab probe custom-allreduce [flags]                       N processes here, one per GPU (two on one GPU share it)",
+		"       commlab probe custom-allreduce --from-logs R0.log,R1.log [--provenance FILE] [--save RUN.json]",
+		"Builds probes/customar's customar.cu with nvcc into a cache and times one-shot and two-shot all-reduces over CUDA IPC,",
+		"checking every sum, sizes doubling from -b to -e. Ranks that share a GPU time-slice: such a run proves the sums, not speed or cross-GPU ordering.")
+	cfg := customar.Config{}
+	fs.IntVar(&cfg.Ranks, "ranks", 2, "processes (ranks), at most 8")
+	device := fs.Int("device", -1, "put every rank on this GPU (-1: rank r on GPU r modulo the GPUs present)")
+	sizes := addSizeRange(fs, "size", "8", "8M", "")
+	fs.IntVar(&cfg.Iters, "iters", 20, "timed calls per size")
+	fs.IntVar(&cfg.Warmup, "warmup", 5, "untimed calls per size")
+	algos := fs.String("algos", "oneshot,twoshot", "oneshot, twoshot or both")
+	fs.IntVar(&cfg.Blocks, "blocks", 36, "CUDA blocks per kernel (at most 64)")
+	fs.IntVar(&cfg.Threads, "threads", 512, "threads per block")
+	fs.DurationVar(&cfg.Timeout, "timeout", 10*time.Second, "deadline of each flag wait inside the kernels")
+	addCacheDirFlag(fs, &cfg.CacheDir)
+	fs.StringVar(&cfg.Arch, "arch", "native", "nvcc -arch")
+	fromLogs := fs.String("from-logs", "", "comma-separated rank logs (rank 0 first) to build the run from, instead of measuring")
+	prov := fs.String("provenance", "", "with --from-logs: the recording's provenance file (date, GPU, driver)")
+	mf := addOutputFlags(fs, false)
+	if status, ok := parseOnlyFlags(fs, args, stderr); !ok {
+		return status
+	}
+	var run *probes.Run
+	var err error
+	if *fromLogs != "" {
+		var logs []string
+		for _, f := range strings.Split(*fromLogs, ",") {
+			b, rerr := os.ReadFile(f)
+			if rerr != nil {
+				return fail(fs, stderr, 1, "%v", rerr)
+			}
+			logs = append(logs, string(b))
+		}
+		if run, err = customar.FromLogs(logs); err != nil {
+			return fail(fs, stderr, 1, "%v", err)
+		}
+		if *prov != "" {
+			b, rerr := os.ReadFile(*prov)
+			if rerr != nil {
+				return fail(fs, stderr, 1, "%v", rerr)
+			}
+			customar.ReadProvenance(string(b)).Apply(run)
+			run.Logs["provenance"] = string(b)
+		}
+		run.Command = []string{"bash", "probes/gpubench/ch7.sh"}
+	} else {
+		if cfg.MinBytes, cfg.MaxBytes, err = sizes.bounds(); err != nil {
+			return fail(fs, stderr, 2, "%v", err)
+		}
+		cfg.Algos = strings.Split(*algos, ",")
+		if *device >= 0 {
+			cfg.SameGPU, cfg.Device = true, *device
+		}
+		if cfg.Iters <= 0 || cfg.Warmup < 0 || cfg.Timeout <= 0 || cfg.Ranks <= 0 {
+			return fail(fs, stderr, 2, "--ranks, --iters and --timeout must be positive, --warmup not negative")
+		}
+		if err := cfg.Validate(); err != nil {
+			return fail(fs, stderr, 2, "%v", err)
+		}
+		run, err = runInterruptible(func(ctx context.Context) (*probes.Run, error) { return customar.Measure(ctx, cfg) })
+		if run == nil {
+			return fail(fs, stderr, 1, "%v", err)
+		}
+		run.Command = append([]string{"commlab", "probe", "custom-allreduce"}, args...)
+		if info, cerr := cuda.Open(); cerr == nil && info.DriverRelease != "" {
+			run.Driver = info.DriverRelease
+		}
+		if err != nil {
+			run.Error = err.Error()
+		}
+	}
+	return finishRun(run, nil, mf, stdout, stderr, writeCustomAllReduce)
+}
+
+// writeCustomAllReduce prints a custom all-reduce run as a table.
+func writeCustomAllReduce(w io.Writer, r *probes.Run) {
+	fmt.Fprintf(w, "# %s ranks, placement %s, grid %s x %s\n", r.Settings["ranks"], r.Settings["placement"], r.Settings["blocks"], r.Settings["threads"])
+	fmt.Fprintf(w, "%-8s %10s %6s %12s %10s %10s %s\n", "algo", "bytes", "iters", "time(µs)", "algbw", "busbw", "sums")
+	for _, s := range r.Samples {
+		check := "ok"
+		switch {
+		case s.Wrong < 0:
+			check = "unchecked"
+		case s.Wrong > 0:
+			check = fmt.Sprintf("WRONG on %d ranks", s.Wrong)
+		}
+		fmt.Fprintf(w, "%-8s %10d %6d %12.2f %10.3f %10.3f %s\n", s.Label, s.Bytes, s.Iters, s.MedianUS, s.AlgBW, s.BusBW, check)
+	}
 }
 
 // topoSource is where probe topo reads from; tests replace it.
@@ -944,9 +872,7 @@ func runProbeTopo(args []string, stdout, stderr io.Writer) int {
 	}
 	switch {
 	case *jsonOut:
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(topo); err != nil {
+		if err := encodeIndented(stdout, topo); err != nil {
 			return fail(fs, stderr, 1, "%v", err)
 		}
 	case *dotOut:
@@ -1065,38 +991,30 @@ func runProbeRDMAWrite(args []string, stdout, stderr io.Writer) int {
 		"       commlab probe rdma-write --connect A:PORT [flags]     machine B: posts and times the writes",
 		"Builds probes/rdma's rdma_write.c (cc, libibverbs) into a cache and times RDMA WRITEs of each size.")
 	cfg := rdma.Config{}
-	fs.StringVar(&cfg.Device, "device", "", "RDMA device (default: the first with an ACTIVE port)")
-	fs.IntVar(&cfg.IBPort, "ib-port", 0, "device port (default: the first ACTIVE one)")
-	fs.IntVar(&cfg.GIDIndex, "gid-index", -1, "GID index for RoCE (show_gids lists them; -1: LID on InfiniBand, 0 on RoCE)")
-	sizes := fs.String("sizes", "", "comma-separated write sizes (overrides -b/-e/-f)")
-	lo := fs.String("b", "8", "smallest write size")
-	hi := fs.String("e", "8M", "largest write size")
-	factor := fs.Int64("f", 2, "size multiplication factor")
+	addRDMAPortFlags(fs, &cfg.Device, &cfg.IBPort, &cfg.GIDIndex)
+	sizes := addSizeFlags(fs, "write size", "8", "8M", 2, "")
 	fs.IntVar(&cfg.Iters, "iters", 1000, "timed writes per size")
 	fs.IntVar(&cfg.Warmup, "warmup", 10, "untimed writes per size")
 	gpu := fs.Bool("gpu", false, "register GPU memory (cuMemAlloc; dma-buf, else nvidia-peermem) instead of host memory")
 	gpuIndex := fs.Int("gpu-index", 0, "CUDA device of --gpu")
-	fs.StringVar(&cfg.Listen, "server", "", "run only the server here, listening on HOST:PORT or :PORT")
-	fs.StringVar(&cfg.Connect, "connect", "", "run only the client here, against the server at HOST:PORT")
-	fs.IntVar(&cfg.Port, "port", 0, "TCP port of the exchange when both sides run here (default: a free one)")
-	fs.StringVar(&cfg.ServerHost, "server-host", "", "host the launched client connects to (default: this host's name)")
+	sd := addSidesFlags(fs, &cfg.Listen, &cfg.Connect, &cfg.Port, &cfg.ServerHost)
 	fs.BoolVar(&cfg.OOBOnly, "oob-only", false, "only exchange connection info over TCP (no device): checks the two machines reach each other")
-	fs.StringVar(&cfg.CacheDir, "cache-dir", "", "where the program is built (default: the user cache directory)")
+	addCacheDirFlag(fs, &cfg.CacheDir)
 	fs.DurationVar(&cfg.Timeout, "timeout", 30*time.Second, "how long one side waits for the other")
 	cfg.Launch.AddFlags(fs)
-	mf := addMeasureFlags(fs, false)
+	mf := addOutputFlags(fs, false)
 	if status, ok := parseOnlyFlags(fs, args, stderr); !ok {
 		return status
 	}
 	var err error
-	if cfg.Sizes, err = sizeSweep(*sizes, *lo, *hi, *factor); err != nil {
+	if cfg.Sizes, err = sizes.values(); err != nil {
 		return fail(fs, stderr, 2, "%v", err)
 	}
 	if cfg.Iters <= 0 || cfg.Warmup < 0 || cfg.Timeout <= 0 || *gpuIndex < 0 {
 		return fail(fs, stderr, 2, "--iters and --timeout must be positive, --warmup and --gpu-index not negative")
 	}
-	if cfg.Listen != "" && cfg.Connect != "" {
-		return fail(fs, stderr, 2, "--server and --connect name the two machines' sides: give one")
+	if err := sd.check(); err != nil {
+		return fail(fs, stderr, 2, "%v", err)
 	}
 	if _, err := launch.Command(cfg.Launch, rdma.ProgramName, nil); err != nil {
 		return fail(fs, stderr, 2, "%v", err)
@@ -1105,19 +1023,11 @@ func runProbeRDMAWrite(args []string, stdout, stderr io.Writer) int {
 	if *gpu {
 		cfg.GPU = *gpuIndex
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	run, err := rdma.Measure(ctx, cfg)
+	run, err := runInterruptible(func(ctx context.Context) (*probes.Run, error) { return rdma.Measure(ctx, cfg) })
 	if run == nil {
 		return fail(fs, stderr, 1, "%v", err)
 	}
-	run.Command = append([]string{"commlab", "probe", "rdma-write"}, args...)
-	if info, cerr := cuda.Open(); cerr == nil {
-		info.Describe(run)
-	}
-	if err != nil {
-		run.Error = err.Error()
-	}
+	recordRun(run, err, "rdma-write", args)
 	return finishRun(run, nil, mf, stdout, stderr, func(w io.Writer, r *probes.Run) {
 		if cfg.OOBOnly {
 			for _, side := range []string{"server", "client"} {

@@ -65,7 +65,7 @@ var levels = map[string]int{
 	"probes/overlap":                 18, // the overlap benchmark's runs: launch, recorded, torchtrace, and measure's banner
 	"probes/kvxfer":                  18, // the KV transfer through NIXL (kv_nixl.py, embedded in probes/launch): launch, recorded, and measure's banner
 	"probes/c10dlab":                 18, // chapter 5's c10d experiments: launch, recorded, and measure's banner
-	"lab/doctor":                     18, // the checks and verdicts over probes, parsers and costmodel; below kernel/symbols, which extracts it // live-or-recorded over probes/nccl, probes/cuda and probes/recorded; below kernel/symbols, which extracts it
+	"lab/doctor":                     18, // the checks and verdicts over probes, parsers and costmodel, and the live evidence (nvml, sysfs); below kernel/symbols, which extracts it
 	"kernel/symbols":                 20,
 	"kernel/render":                  20,
 	"lab/literate":                   20,

@@ -270,3 +270,30 @@ func NCCLAllReduceTime(node Node, gpus int, size float64, nvls bool, family stri
 	}
 	return T.Pick(AllReduce, size)
 }
+
+// FillModelShape completes a shape from the named model: the fields given
+// sets (non-zero) are kept, the others take the model's, and the name and
+// source are the model's. An empty name returns given unchanged, so a
+// shape typed out in full needs no model.
+func FillModelShape(name string, given ModelShape) (ModelShape, error) {
+	if name == "" {
+		return given, nil
+	}
+	m, err := ModelShapeByName(name)
+	if err != nil {
+		return ModelShape{}, err
+	}
+	given.Name, given.Source = m.Name, m.Source
+	for _, f := range []struct {
+		dst *int
+		src int
+	}{
+		{&given.Layers, m.Layers}, {&given.Hidden, m.Hidden}, {&given.Heads, m.Heads},
+		{&given.KVHeads, m.KVHeads}, {&given.HeadDim, m.HeadDim}, {&given.FFN, m.FFN},
+	} {
+		if *f.dst == 0 {
+			*f.dst = f.src
+		}
+	}
+	return given, nil
+}

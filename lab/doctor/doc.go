@@ -27,9 +27,12 @@
 // curve*.go) and the overlap verdict of a torch trace (TraceOverlap,
 // overlap.go) join through Evidence.Collective and Evidence.Framework.
 // launch.go builds the user's launcher's commands across nodes and the
-// follow-up that reads what they leave; recorded.go holds the lab's
-// recorded machines (recorded/) as evidence, so the report can be read
-// without a GPU. It reads what the probes and parsers produce and what the
-// cost model expects (costmodel); it does not probe hardware itself,
-// start launchers, or render pages.
+// follow-up that reads what they leave, launchrun.go runs them (--run);
+// recorded.go holds the lab's recorded machines (recorded/) as evidence, so
+// the report can be read without a GPU. gather.go is the live evidence of
+// the machine the doctor runs on (NVML and sysfs, and its measurements,
+// each in a child commlab so that a hang there cannot take the report with
+// it); curvefile.go reads the curve doctor's one input file. Otherwise it
+// reads what the probes and parsers produce and what the cost model
+// expects (costmodel); it does not render pages (lab/doctor/report does).
 package doctor

@@ -1,0 +1,331 @@
+package main
+
+// The command's flags: one flag set per verb (newFlags), flags anywhere
+// among the other arguments (parseFlags), and one declaration of each flag
+// that several verbs share, so that its name, help and default read the
+// same everywhere: the output (--json, --save, --compare, --load), the
+// message sizes (--sizes, -b/-e/-f) and devices (--devices), an RDMA port
+// (--device, --ib-port, --gid-index), the two machines' sides (--server,
+// --connect, --port, --server-host), and the script probes' --script,
+// --recorded, --keep and --dry-run. The launcher's flags are declared once
+// by probes/launch (Options.AddFlags).
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/commlab/commlab/probes"
+	"github.com/commlab/commlab/units"
+)
+
+// newFlags makes a verb's flag set, named as the command line names the
+// verb ("commlab probe topo"). -h prints the usage lines and the flags to
+// stderr; a bad flag prints one line, "commlab probe topo: flag provided
+// but not defined: -x" (parseFlags sees to it).
+func newFlags(name string, stderr io.Writer, usage ...string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(prefixWriter{prefix: name + ": ", w: stderr})
+	fs.Usage = func() {
+		for _, l := range usage {
+			fmt.Fprintln(stderr, l)
+		}
+		out := fs.Output()
+		fs.SetOutput(stderr)
+		fs.PrintDefaults()
+		fs.SetOutput(out)
+	}
+	return fs
+}
+
+// prefixWriter writes every Write after prefix: the flag package reports
+// a bad flag in one Write, which thus reads as the verb's other errors do.
+type prefixWriter struct {
+	prefix string
+	w      io.Writer
+}
+
+func (p prefixWriter) Write(b []byte) (int, error) {
+	if _, err := io.WriteString(p.w, p.prefix); err != nil {
+		return 0, err
+	}
+	return p.w.Write(b)
+}
+
+// parseFlags parses args, flags anywhere among them, and returns the other
+// arguments. When the verb must stop, ok is false and status is its exit
+// status: 0 after -h (the usage was printed), 2 after a bad flag (one line
+// said why; the usage is not repeated).
+func parseFlags(fs *flag.FlagSet, args []string) (rest []string, status int, ok bool) {
+	usage := fs.Usage
+	fs.Usage = func() {}
+	rest, err := parseInterleaved(fs, args)
+	fs.Usage = usage
+	if errors.Is(err, flag.ErrHelp) {
+		usage()
+		return nil, 0, false
+	}
+	if err != nil {
+		return nil, 2, false
+	}
+	return rest, 0, true
+}
+
+// parseInterleaved lets flags and positional arguments come in any order,
+// as a person types them: `parse nccl-log a.log --json b.log`.
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return positional, nil
+		}
+		positional = append(positional, rest[0])
+		args = rest[1:]
+	}
+}
+
+// parseOnlyFlags is parseFlags for a verb that takes no other arguments.
+func parseOnlyFlags(fs *flag.FlagSet, args []string, stderr io.Writer) (status int, ok bool) {
+	rest, status, ok := parseFlags(fs, args)
+	if ok && len(rest) > 0 {
+		fmt.Fprintf(stderr, "%s: unexpected argument %q\n", fs.Name(), rest[0])
+		return 2, false
+	}
+	return status, ok
+}
+
+// fail prints "NAME: message" for the verb whose flag set is fs and
+// returns status.
+func fail(fs *flag.FlagSet, stderr io.Writer, status int, format string, a ...any) int {
+	fmt.Fprintf(stderr, "%s: %s\n", fs.Name(), fmt.Sprintf(format, a...))
+	return status
+}
+
+// toolArgs splits the arguments at "--": commlab's flags, then the tool's
+// (or the embedded script's).
+func toolArgs(args []string) (ours, tool []string) {
+	for i, a := range args {
+		if a == "--" {
+			return args[:i], args[i+1:]
+		}
+	}
+	return args, nil
+}
+
+// outputFlags are the output flags of every verb that produces a run:
+// --json and --save, and for the probes that measure here --compare and
+// --load.
+type outputFlags struct {
+	json    *bool
+	save    *string
+	compare *string
+	load    *string
+}
+
+func addOutputFlags(fs *flag.FlagSet, compare bool) outputFlags {
+	m := outputFlags{
+		json: fs.Bool("json", false, "print the result as JSON"),
+		save: fs.String("save", "", "also write the run to this JSON file"),
+	}
+	if compare {
+		m.compare = fs.String("compare", "", "compare with a reference run (e.g. one that commlab probe torch wrote)")
+		m.load = fs.String("load", "", "show a saved run instead of measuring")
+	}
+	return m
+}
+
+// loaded returns the run named by --load, or nil when measuring. A run
+// that cannot be loaded is bad input: the error says why.
+func (mf outputFlags) loaded() (*probes.Run, error) {
+	if mf.load == nil || *mf.load == "" {
+		return nil, nil
+	}
+	return probes.LoadRun(*mf.load)
+}
+
+// inputs loads the runs --load and --compare name, before anything is
+// measured.
+func (mf outputFlags) inputs() (loaded, ref *probes.Run, err error) {
+	if loaded, err = mf.loaded(); err != nil {
+		return nil, nil, err
+	}
+	ref, err = mf.reference()
+	return loaded, ref, err
+}
+
+// reference loads the run named by --compare, or nil when not comparing.
+func (mf outputFlags) reference() (*probes.Run, error) {
+	if mf.compare == nil || *mf.compare == "" {
+		return nil, nil
+	}
+	return probes.LoadRun(*mf.compare)
+}
+
+// sizeRange is -b and -e, the smallest and largest message size.
+type sizeRange struct{ lo, hi *string }
+
+// addSizeRange declares -b and -e; noun names a size in the help ("write
+// size"), mirrors the tool whose flags they copy ("nccl-tests", or "").
+func addSizeRange(fs *flag.FlagSet, noun, lo, hi, mirrors string) sizeRange {
+	return sizeRange{
+		lo: fs.String("b", lo, "smallest "+noun+mirrorNote(mirrors, "b")),
+		hi: fs.String("e", hi, "largest "+noun+mirrorNote(mirrors, "e")),
+	}
+}
+
+func mirrorNote(tool, flag string) string {
+	if tool == "" {
+		return ""
+	}
+	return " (" + tool + " -" + flag + ")"
+}
+
+// bounds are the two sizes, each in units' grammar: 8, 4K, 1M, 8G and
+// 1MiB are powers of 1024 (as nccl-tests reads -b/-e), 1MB is 10^6.
+func (r sizeRange) bounds() (lo, hi int64, err error) {
+	if lo, err = parseSize(*r.lo); err != nil {
+		return 0, 0, err
+	}
+	hi, err = parseSize(*r.hi)
+	return lo, hi, err
+}
+
+// sizeFlags are a sweep's sizes: --sizes, or -b/-e with the factor -f.
+type sizeFlags struct {
+	sizeRange
+	list   *string
+	factor *int64
+}
+
+func addSizeFlags(fs *flag.FlagSet, noun, lo, hi string, factor int64, mirrors string) sizeFlags {
+	return sizeFlags{
+		list:      fs.String("sizes", "", "comma-separated "+noun+"s (overrides -b/-e/-f)"),
+		sizeRange: addSizeRange(fs, noun, lo, hi, mirrors),
+		factor:    fs.Int64("f", factor, "size multiplication factor"+mirrorNote(mirrors, "f")),
+	}
+}
+
+// values are the sizes the flags ask for.
+func (f sizeFlags) values() ([]int64, error) {
+	return sizeSweep(*f.list, *f.lo, *f.hi, *f.factor)
+}
+
+// parseSize reads a positive size in units' grammar.
+func parseSize(s string) (int64, error) {
+	return units.ParsePositiveSize(s)
+}
+
+// sizeSweep builds the sizes from -b/-e/-f or an explicit --sizes list.
+func sizeSweep(list, lo, hi string, factor int64) ([]int64, error) {
+	if list != "" {
+		return units.ParseSizeList(list)
+	}
+	a, err := parseSize(lo)
+	if err != nil {
+		return nil, err
+	}
+	b, err := parseSize(hi)
+	if err != nil {
+		return nil, err
+	}
+	return units.Sweep(a, b, factor)
+}
+
+// sweepFlags are the flags of the probes that sweep message sizes over
+// the GPUs here (bandwidth, nccl): the sizes and --devices.
+type sweepFlags struct {
+	sizeFlags
+	devices *string
+}
+
+func addSweepFlags(fs *flag.FlagSet, noun, lo, hi string, factor int64, mirrors string) sweepFlags {
+	return sweepFlags{
+		sizeFlags: addSizeFlags(fs, noun, lo, hi, factor, mirrors),
+		devices:   fs.String("devices", "", "device indices (default all)"),
+	}
+}
+
+// values are the sizes and device indices the flags ask for; nil devices
+// means all.
+func (f sweepFlags) values() (sizes []int64, devices []int, err error) {
+	if sizes, err = f.sizeFlags.values(); err != nil {
+		return nil, nil, err
+	}
+	if devices, err = parseInts(*f.devices); err != nil {
+		return nil, nil, err
+	}
+	return sizes, devices, nil
+}
+
+func parseInts(s string) ([]int, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		v, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || v < 0 {
+			return nil, fmt.Errorf("bad device index %q", f)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// addRDMAPortFlags declares the RDMA port a program uses: --device,
+// --ib-port and --gid-index.
+func addRDMAPortFlags(fs *flag.FlagSet, device *string, ibPort, gidIndex *int) {
+	fs.StringVar(device, "device", "", "RDMA device, as ibv_devices lists it (default: the program's choice; rdma-write takes the first with an ACTIVE port)")
+	fs.IntVar(ibPort, "ib-port", 0, "device port (0: the program's choice; rdma-write takes the first ACTIVE one)")
+	fs.IntVar(gidIndex, "gid-index", -1, "GID index for RoCE, as show_gids lists them (-1: the program's choice; rdma-write uses the LID on InfiniBand, GID 0 on RoCE)")
+}
+
+// sides are a two-machine program's sides: both here by default, or one
+// per machine with --server and --connect.
+type sides struct{ listen, connect *string }
+
+// addSidesFlags declares --server, --connect, --port and --server-host.
+func addSidesFlags(fs *flag.FlagSet, listen, connect *string, port *int, serverHost *string) sides {
+	fs.StringVar(listen, "server", "", "run only the server here, listening on HOST:PORT or :PORT")
+	fs.StringVar(connect, "connect", "", "run only the client here, against the server at HOST:PORT")
+	fs.IntVar(port, "port", 0, "TCP port when both sides run here (default: a free one)")
+	fs.StringVar(serverHost, "server-host", "", "host the launched client connects to (default: this host's name)")
+	return sides{listen, connect}
+}
+
+// check refuses both sides named at once.
+func (s sides) check() error {
+	if *s.listen != "" && *s.connect != "" {
+		return errors.New("--server and --connect name the two machines' sides: give one")
+	}
+	return nil
+}
+
+// addCacheDirFlag declares where commlab's own programs are built.
+func addCacheDirFlag(fs *flag.FlagSet, dir *string) {
+	fs.StringVar(dir, "cache-dir", "", "where commlab's own programs are built (default: the user cache directory)")
+}
+
+// addDryRunFlag declares --dry-run.
+func addDryRunFlag(fs *flag.FlagSet) *bool {
+	return fs.Bool("dry-run", false, "print the commands instead of running them")
+}
+
+// addScriptFlag declares --script for a probe that runs the embedded
+// script name.
+func addScriptFlag(fs *flag.FlagSet, name string) *bool {
+	return fs.Bool("script", false, "write "+name+" to stdout instead of running it")
+}
+
+// addRecordedFlag declares --recorded for a probe with recordings, name
+// the one shown by default.
+func addRecordedFlag(fs *flag.FlagSet, name string) *bool {
+	return fs.Bool("recorded", false, "show the recorded run ("+name+", or the name given)")
+}

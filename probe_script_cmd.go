@@ -1,0 +1,374 @@
+package main
+
+// The probes that run a script commlab carries (probes/launch embeds
+// them) with python3 or through the user's launcher: torch (the PyTorch
+// reference --compare reads), overlap and c10d (chapter 5), hang (chapter
+// 6) and kv-nixl (chapter 7). Each can print its script (--script); those
+// with recordings show them (--recorded). Running and reading the scripts'
+// outputs are the probes' own packages' (probes/launch, probes/overlap,
+// probes/c10dlab, probes/kvxfer); this file reads flags and prints.
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/commlab/commlab/probes"
+	"github.com/commlab/commlab/probes/c10dlab"
+	"github.com/commlab/commlab/probes/kvxfer"
+	"github.com/commlab/commlab/probes/launch"
+	"github.com/commlab/commlab/probes/overlap"
+	"github.com/commlab/commlab/units"
+)
+
+// scriptProbeFlags are the flags of a probe whose script writes a folder
+// of results: --script, --recorded, --keep, --load and the output flags.
+type scriptProbeFlags struct {
+	output           outputFlags
+	script, recorded *bool
+	keep, load       *string
+}
+
+func addScriptProbeFlags(fs *flag.FlagSet, script, recorded string) scriptProbeFlags {
+	return scriptProbeFlags{
+		keep:     fs.String("keep", "", "keep the script's outputs (summary.json, and the traces it writes) in this folder"),
+		load:     fs.String("load", "", "read a folder the script wrote instead of running it"),
+		recorded: addRecordedFlag(fs, recorded),
+		output:   addOutputFlags(fs, false),
+		script:   addScriptFlag(fs, script),
+	}
+}
+
+// scriptResult is what a script probe read: the value --json prints, its
+// readable summary, its run (what --save writes) and the errors the script
+// itself reported.
+type scriptResult struct {
+	value   any
+	summary func(io.Writer) error
+	run     *probes.Run
+	errors  []string
+}
+
+func overlapResult(r *overlap.Result) *scriptResult {
+	if r == nil {
+		return nil
+	}
+	return &scriptResult{r, r.WriteSummary, r.Run, r.Errors}
+}
+
+func c10dResult(r *c10dlab.Result) *scriptResult {
+	if r == nil {
+		return nil
+	}
+	return &scriptResult{r, r.WriteSummary, r.Run, r.Errors}
+}
+
+// finishScriptProbe prints what a script probe read (JSON or its summary)
+// and saves its run, then returns the exit status: 1 when running or
+// reading failed (err), the run stopped early, or the script (what)
+// reported errors.
+func finishScriptProbe(fs *flag.FlagSet, out outputFlags, res *scriptResult, err error, what string, stdout, stderr io.Writer) int {
+	if res != nil {
+		if *out.json {
+			if werr := writeJSON(stdout, res.value); werr != nil {
+				return fail(fs, stderr, 1, "%v", werr)
+			}
+		} else if werr := res.summary(stdout); werr != nil {
+			return fail(fs, stderr, 1, "%v", werr)
+		}
+		if *out.save != "" && res.run != nil {
+			if serr := res.run.Save(*out.save); serr != nil {
+				return fail(fs, stderr, 1, "%v", serr)
+			}
+		}
+	}
+	if err != nil {
+		return fail(fs, stderr, 1, "%v", err)
+	}
+	if res != nil && res.run != nil && res.run.Error != "" {
+		return fail(fs, stderr, 1, "%s", res.run.Error)
+	}
+	if res != nil && len(res.errors) > 0 {
+		return fail(fs, stderr, 1, "the %s reported %d error(s): %s", what, len(res.errors), strings.Join(res.errors, "; "))
+	}
+	return 0
+}
+
+// runProbeTorch runs the PyTorch reference that commlab carries, or writes
+// it out with --script.
+func runProbeTorch(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("commlab probe torch", stderr,
+		"usage: commlab probe torch [--launcher none|torchrun] [--per-node N] [--nodes N] [--dry-run] -- --out RUN.json [bench_torch.py flags]",
+		"       commlab probe torch --script > bench_torch.py",
+		"Runs the PyTorch reference (copies and collectives timed as commlab times them) and writes a run for --compare.",
+		"bench_torch.py flags: --what copy,nccl --out FILE --copy-min B --copy-max B --nccl-min B --nccl-max B --colls LIST --warmup N --iters N --reps N")
+	var o launch.Options
+	o.AddFlags(fs)
+	dryRun := addDryRunFlag(fs)
+	script := addScriptFlag(fs, launch.TorchBenchName)
+	args, scriptArgs := toolArgs(args)
+	rest, status, ok := parseFlags(fs, args)
+	if !ok {
+		return status
+	}
+	scriptArgs = append(rest, scriptArgs...)
+	switch {
+	case *script:
+		stdout.Write(launch.TorchBench())
+		return 0
+	case *dryRun:
+		cmdline, err := launch.TorchBenchCommand(o, launch.TorchBenchName, scriptArgs)
+		if err != nil {
+			return fail(fs, stderr, 2, "%v", err)
+		}
+		fmt.Fprintln(stdout, launch.ShellJoin(cmdline))
+		return 0
+	}
+	if _, err := launch.TorchBenchCommand(o, launch.TorchBenchName, scriptArgs); err != nil {
+		return fail(fs, stderr, 2, "%v", err)
+	}
+	// An interrupt or a timeout's SIGTERM stops the script too.
+	ctx, stop := interruptible()
+	defer stop()
+	if err := launch.RunTorchBench(ctx, o, scriptArgs, stdout, stderr); err != nil {
+		return fail(fs, stderr, 1, "%v", err)
+	}
+	return 0
+}
+
+// runProbeOverlap runs chapter 5's overlap benchmark (bench_overlap.py),
+// or reads a folder it wrote or its recording, through probes/overlap and
+// probes/parse/torchtrace.
+func runProbeOverlap(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("commlab probe overlap", stderr,
+		"usage: commlab probe overlap [--launcher none|torchrun] [--per-node N] [--what variants|cq|variants,cq] [--keep DIR] [--json] [--save RUN.json] [-- bench_overlap.py flags]",
+		"       commlab probe overlap --load DIR | --recorded [NAME] [--json] [--save RUN.json]",
+		"       commlab probe overlap --script > bench_overlap.py",
+		"Runs the overlap micro-benchmark (GEMMs under a collective on ProcessGroupNCCL's stream, the variants that break",
+		"the overlap, the async/wait timestamps) with python3 or torchrun, and reads its torch.profiler traces.",
+		"bench_overlap.py flags: --variants LIST --coll all_gather|reduce_scatter|all_reduce --bytes B --gemm N --gemms K --steps N --trace-steps N --cq-bytes B --cq-gemms N")
+	var o launch.Options
+	o.AddFlags(fs)
+	what := fs.String("what", "", "variants, cq (the core question's cases) or variants,cq in one invocation; empty: the recording's five invocations (all_gather and AVG all_reduce variants; the cases by default, with TORCH_NCCL_BLOCKING_WAIT=1 and with TORCH_NCCL_AVOID_RECORD_STREAMS=1)")
+	sf := addScriptProbeFlags(fs, launch.OverlapBenchName, overlap.RecordedName)
+	dryRun := addDryRunFlag(fs)
+	args, scriptArgs := toolArgs(args)
+	rest, status, ok := parseFlags(fs, args)
+	if !ok {
+		return status
+	}
+	var res *overlap.Result
+	var err error
+	switch {
+	case *sf.script:
+		stdout.Write(launch.OverlapBench())
+		return 0
+	case *dryRun:
+		steps := overlap.Steps
+		if *what != "" {
+			steps = []overlap.Step{{Name: ".", Args: []string{"--what", *what}}}
+		}
+		for _, st := range steps {
+			args := append(append([]string{"--out", filepath.Join("DIR", st.Name)}, st.Args...), scriptArgs...)
+			cmdline, err := launch.OverlapBenchCommand(o, launch.OverlapBenchName, args)
+			if err != nil {
+				return fail(fs, stderr, 2, "%v", err)
+			}
+			fmt.Fprintln(stdout, strings.TrimSpace(strings.Join(st.Env, " ")+" "+launch.ShellJoin(cmdline)))
+		}
+		return 0
+	case *sf.recorded:
+		name := overlap.RecordedName
+		if len(rest) > 0 {
+			name = rest[0]
+		}
+		res, err = overlap.Recorded(name)
+	case *sf.load != "":
+		res, err = overlap.Load(os.DirFS(*sf.load), ".")
+	default:
+		if len(rest) > 0 {
+			return fail(fs, stderr, 2, "unexpected arguments %q (script flags go after --)", rest)
+		}
+		if _, cerr := launch.OverlapBenchCommand(o, launch.OverlapBenchName, nil); cerr != nil {
+			return fail(fs, stderr, 2, "%v", cerr)
+		}
+		ctx, stop := interruptible()
+		defer stop()
+		if o.Launcher == "none" || o.Launcher == "" {
+			// torchrun starts python3 too, but on another host; here the
+			// check says plainly what is missing before the script fails.
+			if terr := launch.TorchCUDA(ctx); terr != nil {
+				return fail(fs, stderr, 1, "%v (commlab probe overlap --recorded shows the H200 recording)", terr)
+			}
+		}
+		res, err = overlap.Run(ctx, overlap.Config{Launch: o, What: *what, Args: scriptArgs, OutDir: *sf.keep, Stdout: stderr, Stderr: stderr})
+	}
+	return finishScriptProbe(fs, sf.output, overlapResult(res), err, "benchmark", stdout, stderr)
+}
+
+// runProbeC10d runs chapter 5's c10d experiments (c10d_lab.py) on gloo
+// CPU ranks or NCCL GPU ranks, read by probes/c10dlab.
+func runProbeC10d(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("commlab probe c10d", stderr,
+		"usage: commlab probe c10d [--backend gloo|nccl] [--parts store,coalesce,timeout,compile] [--keep DIR] [--json] [--save RUN.json] [-- c10d_lab.py flags]",
+		"       commlab probe c10d --load DIR | --recorded [NAME] [--json]",
+		"       commlab probe c10d --script > c10d_lab.py",
+		"Runs chapter 5's c10d experiments with python3 (which starts the ranks): the rendezvous store's traffic,",
+		"small all_reduces one by one against coalesced, a collective timeout under each TORCH_NCCL_ASYNC_ERROR_HANDLING",
+		"value (gloo: one rank never joins; nccl: the stream kept busy past the timeout), and a functional collective",
+		"under torch.compile. c10d_lab.py flags: --world N --timeout S --stall S --modes LIST --counts LIST --sizes LIST --iters N")
+	backend := fs.String("backend", "gloo", "gloo (CPU ranks) or nccl (the GPUs here)")
+	parts := fs.String("parts", "", "experiments to run, comma-separated (default all): "+strings.Join(c10dlab.Parts, ","))
+	sf := addScriptProbeFlags(fs, launch.C10dLabName, c10dlab.RecordedCPU)
+	args, scriptArgs := toolArgs(args)
+	rest, status, ok := parseFlags(fs, args)
+	if !ok {
+		return status
+	}
+	var res *c10dlab.Result
+	var err error
+	switch {
+	case *sf.script:
+		stdout.Write(launch.C10dLab())
+		return 0
+	case *sf.recorded:
+		name := c10dlab.RecordedCPU
+		if len(rest) > 0 {
+			name = rest[0]
+		}
+		res, err = c10dlab.Recorded(name)
+		if err != nil && res == nil {
+			return fail(fs, stderr, 2, "%v", err)
+		}
+	case *sf.load != "":
+		res, err = c10dlab.Load(os.DirFS(*sf.load), ".")
+		if err != nil && res == nil {
+			return fail(fs, stderr, 2, "%v", err)
+		}
+	default:
+		if *backend != "gloo" && *backend != "nccl" {
+			return fail(fs, stderr, 2, "--backend %q: want gloo or nccl", *backend)
+		}
+		if len(rest) > 0 {
+			return fail(fs, stderr, 2, "unexpected arguments %q (script flags go after --)", rest)
+		}
+		var list []string
+		if *parts != "" {
+			list = strings.Split(*parts, ",")
+		}
+		for _, p := range list {
+			if !slices.Contains(c10dlab.Parts, p) {
+				return fail(fs, stderr, 2, "--parts: %q is not one of %s", p, strings.Join(c10dlab.Parts, ", "))
+			}
+		}
+		ctx, stop := interruptible()
+		defer stop()
+		check := launch.TorchAvailable
+		if *backend == "nccl" {
+			check = launch.TorchCUDA
+		}
+		if terr := check(ctx); terr != nil {
+			return fail(fs, stderr, 1, "%v (commlab probe c10d --recorded shows a recording)", terr)
+		}
+		res, err = c10dlab.Run(ctx, c10dlab.Config{Backend: *backend, Parts: list, Args: scriptArgs, OutDir: *sf.keep, Stdout: stderr, Stderr: stderr})
+	}
+	return finishScriptProbe(fs, sf.output, c10dResult(res), err, "script", stdout, stderr)
+}
+
+// runProbeHang runs chapter 6's hang lab (probes/launch's embedded
+// hang_torch.py), or writes the script out with --script.
+func runProbeHang(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("commlab probe hang", stderr,
+		"usage: commlab probe hang --scenario NAME --out DIR [--nproc N] [--timeout S] [--steps N --hang-at N --stuck-rank R] [--deadline S]",
+		"       commlab probe hang --script > hang_torch.py",
+		"Stages a hang on CPU ranks (torchrun, gloo, PyTorch 2.8 or later) with the Flight Recorder on, takes every",
+		"rank's stack (faulthandler: DIR/stacks/rank_N.txt; py-spy dump when installed: DIR/stacks/rankN.txt),",
+		"lets the ranks time out and dump, and runs PyTorch's fr_trace; read the dumps with commlab parse flight-recorder DIR/fr,",
+		"the whole run with commlab doctor --fr DIR/fr --stacks DIR/stacks. make hang-cpu installs torch and py-spy in a venv.",
+		"Scenarios: "+strings.Join(launch.HangScenarios, ", "))
+	var o launch.HangOptions
+	fs.StringVar(&o.Scenario, "scenario", "", "the hang to stage")
+	fs.StringVar(&o.Out, "out", "", "the folder the dumps, stacks and reports go to")
+	fs.IntVar(&o.NProc, "nproc", 0, "ranks (default 2; 64 for core)")
+	fs.Float64Var(&o.TimeoutS, "timeout", 0, "init_process_group's timeout in seconds (default 15)")
+	fs.IntVar(&o.Steps, "steps", 0, "core: all_reduces per rank (default 3000)")
+	fs.IntVar(&o.HangAt, "hang-at", 0, "core: the step whose all_reduce one rank never calls (default 3000)")
+	fs.IntVar(&o.StuckRank, "stuck-rank", 0, "core: the rank stuck in its data loader (default 37)")
+	fs.Float64Var(&o.DeadlineS, "deadline", 0, "end the ranks after this many seconds (default 150)")
+	script := addScriptFlag(fs, launch.HangLabName)
+	if status, ok := parseOnlyFlags(fs, args, stderr); !ok {
+		return status
+	}
+	if *script {
+		stdout.Write(launch.HangLab())
+		return 0
+	}
+	if _, err := o.Args(); err != nil {
+		return fail(fs, stderr, exitBadInput, "%v", err)
+	}
+	ctx, stop := interruptible()
+	defer stop()
+	if err := launch.RunHangLab(ctx, o, stdout, stderr); err != nil {
+		return fail(fs, stderr, exitFailed, "%v", err)
+	}
+	fmt.Fprintf(stdout, "hang lab %s: results under %s\n", o.Scenario, o.Out)
+	return 0
+}
+
+// runProbeKVNixl runs chapter 7's KV transfer through NIXL on one GPU
+// (kv_nixl.py, embedded), shows its recorded run, or prints the script.
+func runProbeKVNixl(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("commlab probe kv-nixl", stderr,
+		"usage: commlab probe kv-nixl [--json] [--save RUN.json] [-- kv_nixl.py flags]",
+		"       commlab probe kv-nixl --recorded [NAME] | --script > kv_nixl.py",
+		"Moves KV-sized buffers from GPU memory to pinned host memory and back through NIXL (two agents, one GPU), whole and",
+		"one descriptor per layer, beside the same copies through PyTorch. Needs python3 with PyTorch and NIXL (pip install nixl).",
+		"kv_nixl.py flags: --min 16M --max 2G --layers 80 --reps 7 --warmup 2 --backend UCX --device 0")
+	rec := addRecordedFlag(fs, kvxfer.RecordedName)
+	script := addScriptFlag(fs, launch.KVNixlName)
+	mf := addOutputFlags(fs, false)
+	args, scriptArgs := toolArgs(args)
+	rest, status, ok := parseFlags(fs, args)
+	if !ok {
+		return status
+	}
+	if *script {
+		stdout.Write(launch.KVNixl())
+		return 0
+	}
+	var run *probes.Run
+	var err error
+	if *rec {
+		name := kvxfer.RecordedName
+		if len(rest) > 0 {
+			name = rest[0]
+		}
+		if run, err = kvxfer.Recorded(name); err != nil {
+			return fail(fs, stderr, 1, "%v", err)
+		}
+	} else {
+		ctx, stop := interruptible()
+		defer stop()
+		if run, err = kvxfer.Run(ctx, kvxfer.Config{Args: append(rest, scriptArgs...), Stderr: stderr}); err != nil {
+			return fail(fs, stderr, 1, "%v", err)
+		}
+	}
+	return finishRun(run, nil, mf, stdout, stderr, writeKVNixl)
+}
+
+// writeKVNixl prints a KV transfer run as a table.
+func writeKVNixl(w io.Writer, r *probes.Run) {
+	fmt.Fprintf(w, "%-10s %-9s %10s %12s %12s %s\n", "op", "label", "bytes", "time", "rate", "bytes check")
+	for _, s := range r.Samples {
+		check := "ok"
+		if s.Wrong > 0 {
+			check = "WRONG"
+		}
+		fmt.Fprintf(w, "%-10s %-9s %10s %12s %12s %s\n", s.Op, s.Label, units.FormatSize(s.Bytes),
+			units.Duration(s.MedianUS*1e-6), units.FormatRate(s.AlgBW*1e9), check)
+	}
+}
