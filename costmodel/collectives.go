@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/commlab/commlab/units"
@@ -43,36 +44,34 @@ func Collectives() []Collective {
 // "all_reduce", "allreduce", "all-reduce", "AllReduce", "alltoall",
 // "send_recv", "sendrecv", "p2p".
 func ParseCollective(s string) (Collective, error) {
-	k := strings.ToLower(strings.NewReplacer("_", "", "-", "", " ", "").Replace(s))
-	switch k {
-	case "broadcast", "bcast":
-		return Broadcast, nil
-	case "reduce":
-		return Reduce, nil
-	case "allreduce":
-		return AllReduce, nil
-	case "allgather":
-		return AllGather, nil
-	case "reducescatter":
-		return ReduceScatter, nil
-	case "alltoall", "alltoallv":
-		return AllToAll, nil
-	case "scatter":
-		return Scatter, nil
-	case "gather":
-		return Gather, nil
-	case "sendrecv", "send", "recv", "p2p":
-		return SendRecv, nil
+	if c, ok := collectiveSpellings[squashName(s)]; ok {
+		return c, nil
 	}
-	return "", fmt.Errorf("%w: unknown collective %q (want one of %s)", ErrParams, s, joinCollectives())
-}
-
-func joinCollectives() string {
 	var names []string
 	for _, c := range Collectives() {
 		names = append(names, string(c))
 	}
-	return strings.Join(names, ", ")
+	return "", fmt.Errorf("%w: unknown collective %q (want one of %s)", ErrParams, s, strings.Join(names, ", "))
+}
+
+// collectiveSpellings maps every accepted spelling, squashed, to its
+// primitive.
+var collectiveSpellings = map[string]Collective{
+	"broadcast": Broadcast, "bcast": Broadcast,
+	"reduce":        Reduce,
+	"allreduce":     AllReduce,
+	"allgather":     AllGather,
+	"reducescatter": ReduceScatter,
+	"alltoall":      AllToAll, "alltoallv": AllToAll,
+	"scatter":  Scatter,
+	"gather":   Gather,
+	"sendrecv": SendRecv, "send": SendRecv, "recv": SendRecv, "p2p": SendRecv,
+}
+
+// squashName folds the ways people spell a name (case, '_', '-', spaces)
+// so that one table serves them all.
+func squashName(s string) string {
+	return strings.ToLower(strings.NewReplacer("_", "", "-", "", " ", "").Replace(s))
 }
 
 // BusBWFactor returns nccl-tests' busbw/algbw factor for n ranks
@@ -114,28 +113,27 @@ func Algorithms() []Algorithm {
 // ParseAlgorithm accepts the short names above and a few long ones
 // ("double_binary_tree", "recursive_halving_doubling", "hierarchical").
 func ParseAlgorithm(s string) (Algorithm, error) {
-	k := strings.ToLower(strings.NewReplacer("_", "", "-", "", " ", "").Replace(s))
-	switch k {
-	case "ring":
-		return Ring, nil
-	case "tree", "binarytree":
-		return Tree, nil
-	case "dbtree", "doublebinarytree", "doubletree":
-		return DoubleBinaryTree, nil
-	case "rhd", "recursivehalvingdoubling", "rabenseifner", "recursivedoubling":
-		return RecursiveHalvingDoubling, nil
-	case "hier", "hierarchical", "twolevel":
-		return Hierarchical, nil
-	case "nvls":
-		return NVLS, nil
-	case "collnet", "sharp":
-		return CollNet, nil
+	if a, ok := algorithmSpellings[squashName(s)]; ok {
+		return a, nil
 	}
 	var names []string
 	for _, a := range Algorithms() {
 		names = append(names, string(a))
 	}
 	return "", fmt.Errorf("%w: unknown algorithm %q (want one of %s)", ErrParams, s, strings.Join(names, ", "))
+}
+
+// algorithmSpellings maps every accepted spelling, squashed, to its
+// algorithm.
+var algorithmSpellings = map[string]Algorithm{
+	"ring": Ring,
+	"tree": Tree, "binarytree": Tree,
+	"dbtree": DoubleBinaryTree, "doublebinarytree": DoubleBinaryTree, "doubletree": DoubleBinaryTree,
+	"rhd": RecursiveHalvingDoubling, "recursivehalvingdoubling": RecursiveHalvingDoubling,
+	"rabenseifner": RecursiveHalvingDoubling, "recursivedoubling": RecursiveHalvingDoubling,
+	"hier": Hierarchical, "hierarchical": Hierarchical, "twolevel": Hierarchical,
+	"nvls":    NVLS,
+	"collnet": CollNet, "sharp": CollNet,
 }
 
 // Protocol is how data crosses a hop: its bandwidth efficiency (payload
@@ -437,44 +435,25 @@ func terms(p Params) (int, float64, float64, error) {
 	L := float64(ceilLog2(n))
 	switch p.Algorithm {
 	case Ring:
-		switch p.Collective {
-		case AllReduce:
-			return 2 * (n - 1), 2 * (nf - 1) * a, 2 * (nf - 1) / nf * S / b, nil
-		case AllGather, ReduceScatter, AllToAll, Scatter, Gather:
-			return n - 1, (nf - 1) * a, (nf - 1) / nf * S / b, nil
-		case Broadcast, Reduce:
-			return n - 1, (nf - 1) * a, S / b, nil
+		if passes, data, ok := ringFactors(p.Collective, n); ok {
+			return passes * (n - 1), float64(passes) * (nf - 1) * a, data * S / b, nil
 		}
-	case Tree:
-		fan := math.Min(2, nf-1)
+		// all_to_all (pairwise), scatter and gather: n-1 steps, each rank's
+		// share of the others' data.
+		return n - 1, (nf - 1) * a, (nf - 1) / nf * S / b, nil
+	case Tree, DoubleBinaryTree:
 		switch p.Collective {
 		case Broadcast, Reduce:
-			return int(h), h * a, fan * S / b, nil
+			return int(h), h * a, treeFan(p.Algorithm, n) * S / b, nil
 		case AllReduce:
-			load := 3.0 // an inner node: S up to its parent, 2S down to children
-			if n == 2 {
-				load = 1
-			} else if n == 3 {
-				load = 2
-			}
-			return 2 * int(h), 2 * h * a, load * S / b, nil
+			return 2 * int(h), 2 * h * a, treeAllReduceLoad(p.Algorithm, n) * S / b, nil
 		case Scatter, Gather:
-			return int(L), L * a, (nf - 1) / nf * S / b, nil
-		}
-		return 0, 0, 0, unsupported(p, "trees serve broadcast, reduce, all_reduce, scatter and gather")
-	case DoubleBinaryTree:
-		switch p.Collective {
-		case Broadcast, Reduce:
-			return int(h), h * a, S / b, nil
-		case AllReduce:
-			// The busiest rank of NCCLDoubleTree: 2S from n = 4 on.
-			load := 2.0
-			if n == 2 {
-				load = 1
-			} else if n == 3 {
-				load = 1.5
+			if p.Algorithm == Tree {
+				return int(L), L * a, (nf - 1) / nf * S / b, nil
 			}
-			return 2 * int(h), 2 * h * a, load * S / b, nil
+		}
+		if p.Algorithm == Tree {
+			return 0, 0, 0, unsupported(p, "trees serve broadcast, reduce, all_reduce, scatter and gather")
 		}
 		return 0, 0, 0, unsupported(p, "the double binary tree serves broadcast, reduce and all_reduce")
 	case RecursiveHalvingDoubling:
@@ -557,13 +536,10 @@ func ringAcrossNodes(c Collective, n, m int, S float64, intra, inter link) (step
 	B := math.Min(intra.beta, gf*inter.beta)
 	k := min(m, n-1) // boundary hops in one pass; all of them when g = 1
 	pass := float64(n-1-k)*intra.alpha + float64(k)*inter.alpha
+	if passes, data, ok := ringFactors(c, n); ok {
+		return passes * (n - 1), float64(passes) * pass, data * S / B, true
+	}
 	switch c {
-	case AllReduce:
-		return 2 * (n - 1), 2 * pass, 2 * (nf - 1) / nf * S / B, true
-	case AllGather, ReduceScatter:
-		return n - 1, pass, (nf - 1) / nf * S / B, true
-	case Broadcast, Reduce:
-		return n - 1, pass, S / B, true
 	case Scatter, Gather:
 		// Every byte leaves (or reaches) the root through its own port.
 		return n - 1, pass, (nf - 1) / nf * S / math.Min(intra.beta, inter.beta), true
@@ -593,37 +569,61 @@ func treeAcrossNodes(c Collective, alg Algorithm, n, m int, S float64, intra, in
 	}
 	switch c {
 	case AllReduce:
-		// Node egress: an inner node of a binary tree sends S up and 2S
-		// down; a dbtree node is inner in one tree and a leaf in the other.
-		load := 3.0
-		if alg == DoubleBinaryTree {
-			load = 2
-		}
-		if m == 2 {
-			load = 1
-		} else if m == 3 && alg == Tree {
-			load = 2
-		} else if m == 3 {
-			load = 1.5
-		}
-		return 2 * (g - 1 + H), 2 * chain, math.Max(2*perGPU, load*S/nics), true
+		return 2 * (g - 1 + H), 2 * chain, math.Max(2*perGPU, treeAllReduceLoad(alg, m)*S/nics), true
 	case Broadcast, Reduce:
-		fan := math.Min(2, float64(m-1)) // children of an inner node
-		if alg == DoubleBinaryTree {
-			fan = 1 // each tree carries half the data
-		}
-		return g - 1 + H, chain, math.Max(perGPU, fan*S/nics), true
+		return g - 1 + H, chain, math.Max(perGPU, treeFan(alg, m)*S/nics), true
 	}
 	return 0, 0, 0, false
 }
 
-func knownCollective(c Collective) bool {
+// ringFactors are the ring's terms of the collectives a ring runs as
+// passes around it: the passes (each n-1 steps) and the data each rank
+// moves, as a multiple of S. ok is false for the collectives a ring does
+// not run in passes (all_to_all, scatter, gather, send/recv).
+func ringFactors(c Collective, n int) (passes int, data float64, ok bool) {
+	nf := float64(n)
 	switch c {
-	case Broadcast, Reduce, AllReduce, AllGather, ReduceScatter, AllToAll, Scatter, Gather, SendRecv:
-		return true
+	case AllReduce:
+		return 2, 2 * (nf - 1) / nf, true
+	case AllGather, ReduceScatter:
+		return 1, (nf - 1) / nf, true
+	case Broadcast, Reduce:
+		return 1, 1, true
 	}
-	return false
+	return 0, 0, false
 }
+
+// treeAllReduceLoad is the data, as a multiple of S, that the busiest
+// member of NCCL's tree of k members (ranks on one node, nodes across
+// several) sends in an all_reduce: an inner member of a binary tree sends
+// S up and 2S down; a double binary tree member is inner in one tree and a
+// leaf in the other (NCCLDoubleTree: 2S from k = 4 on). Two and three
+// members have no such inner member.
+func treeAllReduceLoad(alg Algorithm, k int) float64 {
+	switch {
+	case k == 2:
+		return 1
+	case k == 3 && alg == Tree:
+		return 2
+	case k == 3:
+		return 1.5
+	case alg == DoubleBinaryTree:
+		return 2
+	}
+	return 3
+}
+
+// treeFan is the data, as a multiple of S, that an inner member of NCCL's
+// tree of k members sends in a broadcast (or receives in a reduce): one
+// copy per child; each double binary tree carries half the data, so 1.
+func treeFan(alg Algorithm, k int) float64 {
+	if alg == DoubleBinaryTree {
+		return 1
+	}
+	return math.Min(2, float64(k-1))
+}
+
+func knownCollective(c Collective) bool { return slices.Contains(Collectives(), c) }
 
 func floorLog2(n int) int {
 	l := 0
