@@ -57,18 +57,20 @@ type Curve struct {
 
 // Sizes returns the curve's message sizes in bytes.
 func (c Curve) Sizes() []float64 {
-	out := make([]float64, len(c.Points))
-	for i, p := range c.Points {
-		out[i] = p.Bytes
-	}
-	return out
+	return column(len(c.Points), func(i int) float64 { return c.Points[i].Bytes })
 }
 
 // BusBWs returns the curve's busbw (GB/s) per size, for a chart.
 func (c Curve) BusBWs() []float64 {
-	out := make([]float64, len(c.Points))
-	for i, p := range c.Points {
-		out[i] = p.BusBW
+	return column(len(c.Points), func(i int) float64 { return c.Points[i].BusBW })
+}
+
+// column is one value of each of n points, in order: a curve's or a
+// model's sizes or busbw for a table or a chart.
+func column(n int, value func(i int) float64) []float64 {
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = value(i)
 	}
 	return out
 }
@@ -205,20 +207,12 @@ type Model struct {
 
 // Sizes returns the model's message sizes in bytes.
 func (m Model) Sizes() []float64 {
-	out := make([]float64, len(m.Points))
-	for i, p := range m.Points {
-		out[i] = p.Bytes
-	}
-	return out
+	return column(len(m.Points), func(i int) float64 { return m.Points[i].Bytes })
 }
 
 // BusBWs returns the model's busbw (GB/s) per size, for a chart.
 func (m Model) BusBWs() []float64 {
-	out := make([]float64, len(m.Points))
-	for i, p := range m.Points {
-		out[i] = p.BusBW
-	}
-	return out
+	return column(len(m.Points), func(i int) float64 { return m.Points[i].BusBW })
 }
 
 // ExpectedCurve tunes the machine with costmodel's NCCL-like tuner and
@@ -506,37 +500,12 @@ func floorVerdict(rep *CurveReport, opt CurveOptions) Verdict {
 func dipVerdicts(rep *CurveReport, opt CurveOptions) []Verdict {
 	r, c, m := rep.Ratio, rep.Curve, rep.Model
 	b, _ := BranchByID(BranchDip)
-	span := max(opt.DipSpan, 1)
-	depth := make([]float64, len(r))
-	for i := range r {
-		depth[i] = 1
-		if i == 0 || i == len(r)-1 || c.Points[i].Bytes <= rep.FloorUpTo {
-			continue // the ends, and the latency-bound sizes, where a few us of noise look like dips
-		}
-		left, right := 0.0, 0.0
-		for j := max(0, i-span); j < i; j++ {
-			left = math.Max(left, r[j])
-		}
-		for j := i + 1; j <= min(len(r)-1, i+span); j++ {
-			right = math.Max(right, r[j])
-		}
-		if ref := math.Min(left, right); ref > 0 {
-			depth[i] = r[i] / ref
-		}
-	}
+	// The latency-bound sizes are left out: there a few us of noise look
+	// like dips.
+	depth := dipDepths(r, opt.DipSpan, func(i int) bool { return c.Points[i].Bytes <= rep.FloorUpTo })
 	var out []Verdict
-	for i := 0; i < len(depth); {
-		if depth[i] >= opt.DipDepth {
-			i++
-			continue
-		}
-		j, worst := i, i
-		for j+1 < len(depth) && depth[j+1] < opt.DipDepth {
-			j++
-			if depth[j] < depth[worst] {
-				worst = j
-			}
-		}
+	for _, run := range dipRuns(depth, opt.DipDepth) {
+		i, j, worst := run.first, run.last, run.worst
 		lo, hi := c.Points[i].Bytes, c.Points[j].Bytes
 		v := Verdict{Layer: LayerCollective, Check: BranchDip, Status: Warn, Chapter: ChapterCurve,
 			Summary: fmt.Sprintf("dip at %s: busbw %s at %s, %s of what its neighbours reach against the model", sizeRange(lo, hi),
@@ -549,7 +518,6 @@ func dipVerdicts(rep *CurveReport, opt CurveOptions) []Verdict {
 			v.Evidence = append(v.Evidence, "no model switch near it (the model switches "+strings.Join(rep.Switches, ", ")+"): NCCL's own switch is elsewhere than its model's, or something else runs there")
 		}
 		out = append(out, v)
-		i = j + 1
 	}
 	if len(out) == 0 {
 		out = append(out, Verdict{Layer: LayerCollective, Check: BranchDip, Status: OK, Chapter: ChapterCurve,
@@ -557,6 +525,57 @@ func dipVerdicts(rep *CurveReport, opt CurveOptions) []Verdict {
 		if len(rep.Switches) > 0 {
 			out[0].Evidence = []string{"the model switches " + strings.Join(rep.Switches, ", ")}
 		}
+	}
+	return out
+}
+
+// dipDepths is each value over the smaller of the best values within span
+// places on its left and on its right: how far it falls below what its
+// neighbours on both sides reach. The ends, the places leftOut names and
+// places without a reference get 1 (no dip).
+func dipDepths(values []float64, span int, leftOut func(i int) bool) []float64 {
+	span = max(span, 1)
+	depth := make([]float64, len(values))
+	for i := range values {
+		depth[i] = 1
+		if i == 0 || i == len(values)-1 || leftOut(i) {
+			continue
+		}
+		left, right := 0.0, 0.0
+		for j := max(0, i-span); j < i; j++ {
+			left = math.Max(left, values[j])
+		}
+		for j := i + 1; j <= min(len(values)-1, i+span); j++ {
+			right = math.Max(right, values[j])
+		}
+		if ref := math.Min(left, right); ref > 0 {
+			depth[i] = values[i] / ref
+		}
+	}
+	return depth
+}
+
+// dipRun is one dip: consecutive places whose depth is below the limit,
+// first to last, and the deepest of them.
+type dipRun struct{ first, last, worst int }
+
+// dipRuns groups the places whose depth is below limit into dips.
+func dipRuns(depth []float64, limit float64) []dipRun {
+	var out []dipRun
+	for i := 0; i < len(depth); {
+		if depth[i] >= limit {
+			i++
+			continue
+		}
+		run := dipRun{i, i, i}
+		for run.last+1 < len(depth) && depth[run.last+1] < limit {
+			run.last++
+			if depth[run.last] < depth[run.worst] {
+				run.worst = run.last
+			}
+		}
+		out = append(out, run)
+		i = run.last + 1
 	}
 	return out
 }
