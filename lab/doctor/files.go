@@ -1,5 +1,9 @@
 package doctor
 
+// This file reads the evidence files a user names (Files, ReadFiles):
+// one reader per kind, run from one table; a file that is not there
+// fails, one that reads only in part gives what it could and a Problem.
+
 import (
 	"bytes"
 	"encoding/json"
@@ -7,7 +11,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -302,56 +305,6 @@ func readLogText(ev *Evidence, text []byte, name string) {
 	}
 }
 
-var (
-	// ProcessGroupNCCL's init lines: "TORCH_NCCL_DUMP_ON_TIMEOUT: 1",
-	// "TORCH_NCCL_ENABLE_MONITORING (Whether to kill ...): 1",
-	// "NCCL version: 2.28.9" (ProcessGroupNCCL.cpp, PyTorch 2.11).
-	reTorchSetting = regexp.MustCompile(`\b(TORCH_[A-Z0-9_]+)(?: \([^)]*\))?: ([^,\s]+)`)
-	reTorchNCCL    = regexp.MustCompile(`ProcessGroupNCCL environments: NCCL version: ([0-9.]+)`)
-)
-
-// TorchSettingsFromLog reads the settings PyTorch's ProcessGroupNCCL
-// prints when a process group starts (with TORCH_CPP_LOG_LEVEL=INFO, or in
-// its errors): effective values, defaults included. The NCCL version it
-// names is kept as "NCCL_VERSION_LOADED".
-func TorchSettingsFromLog(text string) map[string]string {
-	out := map[string]string{}
-	for _, line := range strings.Split(text, "\n") {
-		if !strings.Contains(line, "ProcessGroupNCCL") && !strings.Contains(line, "HeartbeatMonitor") {
-			continue
-		}
-		for _, m := range reTorchSetting.FindAllStringSubmatch(line, -1) {
-			out[m[1]] = m[2]
-		}
-		if m := reTorchNCCL.FindStringSubmatch(line); m != nil {
-			out["NCCL_VERSION_LOADED"] = m[1]
-		}
-	}
-	return out
-}
-
-// launcherFromLog tells torchrun from the lines its elastic agent prints.
-func launcherFromLog(text string) (string, string) {
-	for _, sign := range []string{"torch/distributed/run.py", "torch.distributed.elastic", "torchelastic"} {
-		if strings.Contains(text, sign) {
-			return "torchrun", fmt.Sprintf("%q lines", sign)
-		}
-	}
-	return "", ""
-}
-
-// launcherFromEnv tells torchrun from the variables its agent sets in
-// every worker (TORCHELASTIC_RUN_ID, TORCHELASTIC_RESTART_COUNT; local
-// elastic agent).
-func launcherFromEnv(env map[string]string) (string, string) {
-	for _, k := range []string{"TORCHELASTIC_RUN_ID", "TORCHELASTIC_RESTART_COUNT", "TORCHELASTIC_MAX_RESTARTS"} {
-		if _, ok := env[k]; ok {
-			return "torchrun", k + " is set (torchrun's agent sets it in every worker)"
-		}
-	}
-	return "", ""
-}
-
 func readNCCLTests(ev *Evidence, p string, data []byte) {
 	if run, err := probes.ReadRun(bytes.NewReader(data)); err == nil && run.Kind != "" {
 		ev.NCCLTests = run
@@ -369,39 +322,6 @@ func readNCCLTests(ev *Evidence, p string, data []byte) {
 	}
 	ev.NCCLTests = run
 	ev.AddInput("nccl-tests", p, fmt.Sprintf("%d sizes of %s", len(run.Samples), run.Samples[0].Op))
-}
-
-// RunFromNCCLTests turns nccl-tests output into a run the curve checks
-// read: one sample per row and half (out of place, in place), the #wrong
-// column kept (-1 where validation was off). nil when no row was read.
-func RunFromNCCLTests(res *nccltests.Result, source string) *probes.Run {
-	if res == nil {
-		return nil
-	}
-	run := &probes.Run{Kind: "nccl-tests", Settings: map[string]string{"source": source}}
-	for _, r := range res.Runs {
-		if v := r.LibraryVersion(); v != "" {
-			run.NCCL = v
-		}
-		run.Tool = strings.TrimSpace("nccl-tests " + r.TestsVersion)
-		n := r.NRanks()
-		hosts := map[string]bool{}
-		for _, d := range r.Devices {
-			hosts[d.Host] = true
-			if run.GPUModel == "" {
-				run.GPUModel = d.Name
-			}
-		}
-		if len(hosts) > 1 {
-			run.Settings["nodes"] = fmt.Sprint(len(hosts))
-		}
-		run.Samples = append(run.Samples, NCCLTestsSamples(r, n)...)
-		run.GPUCount = max(run.GPUCount, n)
-	}
-	if len(run.Samples) == 0 {
-		return nil
-	}
-	return run
 }
 
 func readFlightRecorder(ev *Evidence, p string, _ Files) error {
@@ -627,49 +547,4 @@ func errString(err error) string {
 		return "nothing recognised"
 	}
 	return err.Error()
-}
-
-// RunProvenance says where a run comes from, its command as a shell line.
-func RunProvenance(r *probes.Run) string {
-	s := fmt.Sprintf("%dx %s, driver %s, CUDA %s", r.GPUCount, orDash(r.GPUModel), orDash(r.Driver), orDash(r.CUDA))
-	if r.NCCL != "" {
-		s += ", NCCL " + r.NCCL
-	}
-	if r.Tool != "" {
-		s += ", " + r.Tool
-	}
-	if !r.Date.IsZero() {
-		s += ", " + r.Date.UTC().Format("2006-01-02")
-	}
-	if len(r.Command) > 0 {
-		s += ", command: " + ShellLine(r.Command)
-	}
-	return s
-}
-
-// NCCLTestsSamples turns one nccl-tests run's rows into samples, one per
-// half present (out-of-place, in-place), on ranks ranks; a #wrong column
-// of N/A (-c 0) becomes Wrong -1. nccl-tests prints one time per half, so
-// its median, minimum and maximum are that time.
-func NCCLTestsSamples(r nccltests.Run, ranks int) []probes.Sample {
-	var out []probes.Sample
-	for _, row := range r.Rows {
-		for _, half := range []struct {
-			m  nccltests.Measurement
-			in bool
-		}{{row.OutOfPlace, false}, {row.InPlace, true}} {
-			if !half.m.Present {
-				continue
-			}
-			wrong := int64(half.m.Wrong)
-			if half.m.WrongNA {
-				wrong = -1
-			}
-			out = append(out, probes.Sample{Op: r.Collective, Bytes: row.SizeBytes, Count: row.Count,
-				DType: row.Type, RedOp: row.RedOp, Root: max(row.Root, 0), InPlace: half.in, Src: -1, Dst: -1, Ranks: ranks,
-				Iters: r.Params.Iters, MedianUS: half.m.TimeUs, MinUS: half.m.TimeUs, MaxUS: half.m.TimeUs,
-				AlgBW: half.m.AlgBW, BusBW: half.m.BusBW, Wrong: wrong})
-		}
-	}
-	return out
 }
