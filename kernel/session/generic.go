@@ -112,46 +112,17 @@ func resultNamesTypeParam(fn *types.Func) bool {
 		return false
 	}
 	found := false
-	var walk func(t types.Type)
-	seen := map[types.Type]bool{}
-	walk = func(t types.Type) {
-		if found || seen[t] {
-			return
-		}
-		seen[t] = true
-		switch t := types.Unalias(t).(type) {
+	visit := func(t types.Type) bool {
+		switch types.Unalias(t).(type) {
 		case *types.TypeParam:
 			found = true
-		case *types.Pointer:
-			walk(t.Elem())
-		case *types.Slice:
-			walk(t.Elem())
-		case *types.Array:
-			walk(t.Elem())
-		case *types.Chan:
-			walk(t.Elem())
-		case *types.Map:
-			walk(t.Key())
-			walk(t.Elem())
-		case *types.Named:
-			for i := range t.TypeArgs().Len() {
-				walk(t.TypeArgs().At(i))
-			}
-		case *types.Signature:
-			for i := range t.Params().Len() {
-				walk(t.Params().At(i).Type())
-			}
-			for i := range t.Results().Len() {
-				walk(t.Results().At(i).Type())
-			}
-		case *types.Struct:
-			for i := range t.NumFields() {
-				walk(t.Field(i).Type())
-			}
+		case *types.Interface:
+			return false // a result's interface methods are not searched
 		}
+		return !found
 	}
 	for i := range sig.Results().Len() {
-		walk(sig.Results().At(i).Type())
+		walkType(sig.Results().At(i).Type(), visit)
 	}
 	return found
 }
