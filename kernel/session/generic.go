@@ -482,19 +482,14 @@ func calleeName(call *ast.CallExpr) (qualifier, name string) {
 // callsGeneric reports a call of a function that generic says is generic
 // by its name; function literals are searched too if intoLiterals.
 func callsGeneric(n ast.Node, generic func(qualifier, name string) bool, intoLiterals bool) bool {
-	found := false
-	ast.Inspect(n, func(n ast.Node) bool {
-		switch n := n.(type) {
-		case *ast.FuncLit:
-			return intoLiterals
-		case *ast.CallExpr:
-			if q, name := calleeName(n); name != "" && generic(q, name) {
-				found = true
-			}
+	return hasNode(n, intoLiterals, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok {
+			return false
 		}
-		return !found
+		q, name := calleeName(call)
+		return name != "" && generic(q, name)
 	})
-	return found
 }
 
 // genericFuncs lists the generic functions a file declares.
