@@ -44,14 +44,7 @@ func Collectives() []Collective {
 // "all_reduce", "allreduce", "all-reduce", "AllReduce", "alltoall",
 // "send_recv", "sendrecv", "p2p".
 func ParseCollective(s string) (Collective, error) {
-	if c, ok := collectiveSpellings[squashName(s)]; ok {
-		return c, nil
-	}
-	var names []string
-	for _, c := range Collectives() {
-		names = append(names, string(c))
-	}
-	return "", fmt.Errorf("%w: unknown collective %q (want one of %s)", ErrParams, s, strings.Join(names, ", "))
+	return parseName("collective", s, collectiveSpellings, Collectives())
 }
 
 // collectiveSpellings maps every accepted spelling, squashed, to its
@@ -68,10 +61,18 @@ var collectiveSpellings = map[string]Collective{
 	"sendrecv": SendRecv, "send": SendRecv, "recv": SendRecv, "p2p": SendRecv,
 }
 
-// squashName folds the ways people spell a name (case, '_', '-', spaces)
-// so that one table serves them all.
-func squashName(s string) string {
-	return strings.ToLower(strings.NewReplacer("_", "", "-", "", " ", "").Replace(s))
+// parseName finds s among the spellings of one kind of name, folding the
+// ways people spell it (case, '_', '-', spaces); the error lists the
+// kind's names. Unexported, so the interpreter never needs it.
+func parseName[T ~string](kind, s string, spellings map[string]T, names []T) (T, error) {
+	if v, ok := spellings[strings.ToLower(strings.NewReplacer("_", "", "-", "", " ", "").Replace(s))]; ok {
+		return v, nil
+	}
+	var want []string
+	for _, n := range names {
+		want = append(want, string(n))
+	}
+	return "", fmt.Errorf("%w: unknown %s %q (want one of %s)", ErrParams, kind, s, strings.Join(want, ", "))
 }
 
 // BusBWFactor returns nccl-tests' busbw/algbw factor for n ranks
@@ -113,14 +114,7 @@ func Algorithms() []Algorithm {
 // ParseAlgorithm accepts the short names above and a few long ones
 // ("double_binary_tree", "recursive_halving_doubling", "hierarchical").
 func ParseAlgorithm(s string) (Algorithm, error) {
-	if a, ok := algorithmSpellings[squashName(s)]; ok {
-		return a, nil
-	}
-	var names []string
-	for _, a := range Algorithms() {
-		names = append(names, string(a))
-	}
-	return "", fmt.Errorf("%w: unknown algorithm %q (want one of %s)", ErrParams, s, strings.Join(names, ", "))
+	return parseName("algorithm", s, algorithmSpellings, Algorithms())
 }
 
 // algorithmSpellings maps every accepted spelling, squashed, to its
