@@ -1,9 +1,13 @@
 package costmodel
 
+// This file names what the model prices: the primitives (Collective),
+// the algorithms and the protocols, with the spellings each accepts, and
+// nccl-tests' bus-bandwidth factor.
+
 import (
 	"errors"
 	"fmt"
-	"math"
+	"slices"
 	"strings"
 
 	"github.com/commlab/commlab/units"
@@ -43,36 +47,35 @@ func Collectives() []Collective {
 // "all_reduce", "allreduce", "all-reduce", "AllReduce", "alltoall",
 // "send_recv", "sendrecv", "p2p".
 func ParseCollective(s string) (Collective, error) {
-	k := strings.ToLower(strings.NewReplacer("_", "", "-", "", " ", "").Replace(s))
-	switch k {
-	case "broadcast", "bcast":
-		return Broadcast, nil
-	case "reduce":
-		return Reduce, nil
-	case "allreduce":
-		return AllReduce, nil
-	case "allgather":
-		return AllGather, nil
-	case "reducescatter":
-		return ReduceScatter, nil
-	case "alltoall", "alltoallv":
-		return AllToAll, nil
-	case "scatter":
-		return Scatter, nil
-	case "gather":
-		return Gather, nil
-	case "sendrecv", "send", "recv", "p2p":
-		return SendRecv, nil
-	}
-	return "", fmt.Errorf("%w: unknown collective %q (want one of %s)", ErrParams, s, joinCollectives())
+	return parseName("collective", s, collectiveSpellings, Collectives())
 }
 
-func joinCollectives() string {
-	var names []string
-	for _, c := range Collectives() {
-		names = append(names, string(c))
+// collectiveSpellings maps every accepted spelling, squashed, to its
+// primitive.
+var collectiveSpellings = map[string]Collective{
+	"broadcast": Broadcast, "bcast": Broadcast,
+	"reduce":        Reduce,
+	"allreduce":     AllReduce,
+	"allgather":     AllGather,
+	"reducescatter": ReduceScatter,
+	"alltoall":      AllToAll, "alltoallv": AllToAll,
+	"scatter":  Scatter,
+	"gather":   Gather,
+	"sendrecv": SendRecv, "send": SendRecv, "recv": SendRecv, "p2p": SendRecv,
+}
+
+// parseName finds s among the spellings of one kind of name, folding the
+// ways people spell it (case, '_', '-', spaces); the error lists the
+// kind's names. Unexported, so the interpreter never needs it.
+func parseName[T ~string](kind, s string, spellings map[string]T, names []T) (T, error) {
+	if v, ok := spellings[strings.ToLower(strings.NewReplacer("_", "", "-", "", " ", "").Replace(s))]; ok {
+		return v, nil
 	}
-	return strings.Join(names, ", ")
+	var want []string
+	for _, n := range names {
+		want = append(want, string(n))
+	}
+	return "", fmt.Errorf("%w: unknown %s %q (want one of %s)", ErrParams, kind, s, strings.Join(want, ", "))
 }
 
 // BusBWFactor returns nccl-tests' busbw/algbw factor for n ranks
@@ -114,28 +117,20 @@ func Algorithms() []Algorithm {
 // ParseAlgorithm accepts the short names above and a few long ones
 // ("double_binary_tree", "recursive_halving_doubling", "hierarchical").
 func ParseAlgorithm(s string) (Algorithm, error) {
-	k := strings.ToLower(strings.NewReplacer("_", "", "-", "", " ", "").Replace(s))
-	switch k {
-	case "ring":
-		return Ring, nil
-	case "tree", "binarytree":
-		return Tree, nil
-	case "dbtree", "doublebinarytree", "doubletree":
-		return DoubleBinaryTree, nil
-	case "rhd", "recursivehalvingdoubling", "rabenseifner", "recursivedoubling":
-		return RecursiveHalvingDoubling, nil
-	case "hier", "hierarchical", "twolevel":
-		return Hierarchical, nil
-	case "nvls":
-		return NVLS, nil
-	case "collnet", "sharp":
-		return CollNet, nil
-	}
-	var names []string
-	for _, a := range Algorithms() {
-		names = append(names, string(a))
-	}
-	return "", fmt.Errorf("%w: unknown algorithm %q (want one of %s)", ErrParams, s, strings.Join(names, ", "))
+	return parseName("algorithm", s, algorithmSpellings, Algorithms())
+}
+
+// algorithmSpellings maps every accepted spelling, squashed, to its
+// algorithm.
+var algorithmSpellings = map[string]Algorithm{
+	"ring": Ring,
+	"tree": Tree, "binarytree": Tree,
+	"dbtree": DoubleBinaryTree, "doublebinarytree": DoubleBinaryTree, "doubletree": DoubleBinaryTree,
+	"rhd": RecursiveHalvingDoubling, "recursivehalvingdoubling": RecursiveHalvingDoubling,
+	"rabenseifner": RecursiveHalvingDoubling, "recursivedoubling": RecursiveHalvingDoubling,
+	"hier": Hierarchical, "hierarchical": Hierarchical, "twolevel": Hierarchical,
+	"nvls":    NVLS,
+	"collnet": CollNet, "sharp": CollNet,
 }
 
 // Protocol is how data crosses a hop: its bandwidth efficiency (payload
@@ -177,467 +172,4 @@ func ParseProtocol(s string) (Protocol, error) {
 	return Protocol{}, fmt.Errorf("%w: unknown protocol %q (want simple, ll or ll128)", ErrParams, s)
 }
 
-// Params describes one collective to model.
-type Params struct {
-	Collective Collective
-	Algorithm  Algorithm
-	// Ranks is n, the number of GPUs taking part.
-	Ranks int
-	// Nodes is the number of nodes the ranks spread over evenly; 0 or 1
-	// means one node.
-	Nodes int
-	// Bytes is the message size as nccl-tests reports it: the larger of
-	// the send and receive buffer of one rank (all_gather: the gathered
-	// total; reduce_scatter: the input).
-	Bytes float64 `unit:"B"`
-	// Alpha (s) and Beta (bytes/s, one way, per rank) describe the link
-	// inside a node, or the only link when there is one node.
-	Alpha float64 `unit:"s"`
-	Beta  float64 `unit:"B/s"`
-	// InterAlpha and InterBeta describe the network between nodes, Beta
-	// being each rank's share (a rail NIC per GPU gives the NIC's rate).
-	// Zero means the same as Alpha and Beta. Over several nodes, rings and
-	// trees pay InterAlpha only on the hops that leave a node and share
-	// the node's NICs (Predict lists how); rhd and the binomial tree
-	// scatter/gather still run every step at the slower of the two links.
-	InterAlpha float64 `unit:"s"`
-	InterBeta  float64 `unit:"B/s"`
-	// Protocol scales Beta and adds latency per step; zero means ideal.
-	Protocol Protocol
-	// Channels and ChannelBeta cap the bandwidth a rank can drive at
-	// Channels x ChannelBeta (NCCL's per-channel limits); zero means no cap.
-	Channels    int
-	ChannelBeta float64 `unit:"B/s"`
-}
-
-// Cost is the predicted cost of one collective, split so a reader can see
-// which term dominates.
-type Cost struct {
-	Collective Collective
-	Algorithm  Algorithm
-	Protocol   string
-	Ranks      int
-	Nodes      int
-	Bytes      float64 `unit:"B"`
-	// Steps is the number of alpha terms on the critical path.
-	Steps int
-	// LatencyTerm is the sum of the alpha terms, in seconds.
-	LatencyTerm float64 `unit:"s"`
-	// BandwidthTerm is the sum of the size/beta terms, in seconds.
-	BandwidthTerm float64 `unit:"s"`
-	// Time = LatencyTerm + BandwidthTerm, in seconds.
-	Time float64 `unit:"s"`
-	// AlgBW = Bytes/Time and BusBW = AlgBW x BusBWFactor, bytes/s.
-	AlgBW float64 `unit:"B/s"`
-	BusBW float64 `unit:"B/s"`
-	// Bound is "latency" or "bandwidth": whichever term is larger.
-	Bound string
-}
-
-type link struct{ alpha, beta float64 }
-
-func (p Params) links() (intra, inter link) {
-	intra = link{p.Alpha + p.Protocol.HopLatency, p.Beta}
-	inter = link{p.InterAlpha, p.InterBeta}
-	if inter.alpha == 0 {
-		inter.alpha = p.Alpha
-	}
-	if inter.beta == 0 {
-		inter.beta = p.Beta
-	}
-	inter.alpha += p.Protocol.HopLatency
-	eff := p.Protocol.Efficiency
-	if eff <= 0 || eff > 1 {
-		eff = 1
-	}
-	intra.beta *= eff
-	inter.beta *= eff
-	if p.Channels > 0 && p.ChannelBeta > 0 {
-		limit := float64(p.Channels) * p.ChannelBeta
-		intra.beta = math.Min(intra.beta, limit)
-		inter.beta = math.Min(inter.beta, limit)
-	}
-	return intra, inter
-}
-
-func (p Params) validate() error {
-	switch {
-	case p.Ranks < 1:
-		return fmt.Errorf("%w: ranks %d, need at least 1", ErrParams, p.Ranks)
-	case p.Bytes < 0 || math.IsNaN(p.Bytes) || math.IsInf(p.Bytes, 0):
-		return fmt.Errorf("%w: size %v bytes", ErrParams, p.Bytes)
-	case !(p.Beta > 0) || math.IsInf(p.Beta, 0):
-		return fmt.Errorf("%w: bandwidth %v bytes/s, need > 0", ErrParams, p.Beta)
-	case p.Alpha < 0 || p.InterAlpha < 0 || p.InterBeta < 0 || math.IsNaN(p.Alpha):
-		return fmt.Errorf("%w: negative latency or bandwidth", ErrParams)
-	case p.Nodes < 0 || (p.Nodes > 1 && p.Ranks%p.Nodes != 0):
-		return fmt.Errorf("%w: %d ranks do not spread evenly over %d nodes", ErrParams, p.Ranks, p.Nodes)
-	}
-	return nil
-}
-
-// Predict returns the cost of one collective under the alpha-beta model.
-// Formulas on one node, with n ranks, S bytes, alpha and beta of the link
-// (per rank, full duplex), L = ceil(log2 n) and h = L, the depth of NCCL's
-// binary tree of n ranks (NCCLBinaryTree; its root has one child):
-//
-//	ring     all_reduce 2(n-1) a + 2(n-1)/n S/b; all_gather, reduce_scatter,
-//	         all_to_all (pairwise), scatter, gather (n-1) a + (n-1)/n S/b;
-//	         broadcast, reduce (pipelined chain) (n-1) a + S/b;
-//	         send/recv a + S/b
-//	tree     pipelined binary tree: broadcast, reduce h a + 2 S/b;
-//	         all_reduce 2h a + 3 S/b (an inner node sends S up and 2S down);
-//	         scatter, gather (binomial) L a + (n-1)/n S/b
-//	dbtree   two complementary trees, each half the data (NCCLDoubleTree):
-//	         broadcast, reduce h a + S/b; all_reduce 2h a + 2 S/b (1.5 S/b
-//	         for n = 3, where no rank is inner in both trees with two
-//	         children)
-//	rhd      Rabenseifner all_reduce 2 log2(p) a + 2(p-1)/p S/b with p the
-//	         largest power of two <= n, plus 2(a + S/b) when n != p;
-//	         recursive halving / doubling reduce_scatter, all_gather;
-//	         broadcast and reduce as scatter + all_gather; Bruck all_to_all
-//	         L a + L S/(2b)
-//	nvls     NVLink SHARP in one node: all_reduce 2a + (n+1)/n S/b
-//
-// Across m > 1 nodes of g = n/m GPUs, a and b being the link inside a node
-// and a' and b' each rank's share of the network (InterAlpha, InterBeta),
-// k = min(m, n-1) and H = ceil(log2 m), the depth of NCCL's tree of nodes:
-//
-//	ring     NCCL runs one ring per NIC and only node-boundary hops cross
-//	         the network: g rings share each GPU's b and each has one NIC,
-//	         so B = min(b, g b'). all_reduce (2(n-1)-2k) a + 2k a' +
-//	         2(n-1)/n S/B; all_gather, reduce_scatter (n-1-k) a + k a' +
-//	         (n-1)/n S/B; broadcast, reduce that latency + S/B; scatter,
-//	         gather that latency + (n-1)/n S/min(b, b') (the root's one
-//	         port); all_to_all (pairwise exchange) (g-1) a + (n-g) a' +
-//	         (g-1)/n S/b + (n-g)/n S/b' (the rank's own NIC);
-//	         send/recv a' + S/b'
-//	tree,    as NCCL builds them: a chain inside each node, a binary (or
-//	dbtree   double binary) tree of nodes. all_reduce 2((g-1) a + H a') +
-//	         max(2 S/b, l S/(g b')), node egress over its g NICs with
-//	         l = 3 for tree and 2 for dbtree (a dbtree node is inner in one
-//	         tree and a leaf in the other; l = 1 for m = 2, 2 for a tree
-//	         and 1.5 for a dbtree of m = 3); broadcast, reduce (g-1) a + H a' + max(S/b, f S/(g b'))
-//	         with f = min(2, m-1) for tree, 1 for dbtree; no S/b term when
-//	         g = 1
-//	rhd      and the binomial tree scatter/gather: the one-node formulas
-//	         with every step at the slower link, max(a, a') and min(b, b')
-//	hier     intra reduce_scatter, inter ring on S/g per rail, intra
-//	         all_gather (and the analogues), one phase after another
-//	collnet  in-network reduction between nodes: intra reduce_scatter and
-//	         all_gather plus 2a' + (S/g)/b' through the switch
-//	nvls     one node only
-//
-// Combinations that do not exist return an error wrapping ErrUnsupported.
-func Predict(p Params) (Cost, error) {
-	if err := p.validate(); err != nil {
-		return Cost{}, err
-	}
-	steps, lat, bw, err := terms(p)
-	if err != nil {
-		return Cost{}, err
-	}
-	if p.Ranks == 1 && p.Collective != SendRecv {
-		steps, lat, bw = 0, 0, 0 // one rank has nothing to move
-	}
-	c := Cost{
-		Collective: p.Collective, Algorithm: p.Algorithm, Protocol: p.Protocol.Name,
-		Ranks: p.Ranks, Nodes: max(p.Nodes, 1), Bytes: p.Bytes,
-		Steps: steps, LatencyTerm: lat, BandwidthTerm: bw, Time: lat + bw,
-	}
-	if c.Time > 0 {
-		c.AlgBW = p.Bytes / c.Time
-		c.BusBW = c.AlgBW * BusBWFactor(p.Collective, p.Ranks)
-	}
-	c.Bound = "bandwidth"
-	if lat > bw {
-		c.Bound = "latency"
-	}
-	return c, nil
-}
-
-// Crossover returns the message size in bytes at which p's latency term
-// equals its bandwidth term, for p's collective under p's algorithm,
-// protocol, channels and nodes; p.Bytes is ignored. Smaller messages are
-// latency-bound, larger ones bandwidth-bound. A ring all_reduce on one node
-// crosses over where 2(n-1) a = 2(n-1)/n S/b, at S = n a b; a send/recv at
-// AlphaBeta's a b. One rank has no crossover: it moves nothing.
-func Crossover(p Params) (float64, error) {
-	if p.Ranks == 1 && p.Collective != SendRecv {
-		return 0, fmt.Errorf("%w: one rank moves nothing, so %s has no crossover", ErrParams, p.Collective)
-	}
-	// Both terms are affine in S: read them at 0 and at a power of two,
-	// which divides exactly.
-	const ref = 1 << 30
-	p.Bytes = 0
-	if err := p.validate(); err != nil {
-		return 0, err
-	}
-	_, lat0, bw0, err := terms(p)
-	if err != nil {
-		return 0, err
-	}
-	p.Bytes = ref
-	_, lat1, bw1, err := terms(p)
-	if err != nil {
-		return 0, err
-	}
-	grow := (bw1-bw0)/ref - (lat1-lat0)/ref
-	if !(grow > 0) || math.IsInf(grow, 0) {
-		return 0, fmt.Errorf("%w: the bandwidth term of %s %s does not grow faster than its latency term, so they never cross", ErrParams, p.Algorithm, p.Collective)
-	}
-	return math.Max(0, (lat0-bw0)/grow), nil
-}
-
-func unsupported(p Params, why string) error {
-	return fmt.Errorf("%w: %s %s: %s", ErrUnsupported, p.Algorithm, p.Collective, why)
-}
-
-// terms returns the number of alpha steps, the latency term and the
-// bandwidth term in seconds.
-func terms(p Params) (int, float64, float64, error) {
-	n := p.Ranks
-	nf := float64(n)
-	S := p.Bytes
-	nodes := max(p.Nodes, 1)
-	intra, inter := p.links()
-	flat := intra
-	if nodes > 1 {
-		flat = link{math.Max(intra.alpha, inter.alpha), math.Min(intra.beta, inter.beta)}
-	}
-	if p.Collective == SendRecv {
-		if p.Algorithm != Ring {
-			return 0, 0, 0, unsupported(p, "a send/recv is one point-to-point transfer; use ring (direct)")
-		}
-		l := intra
-		if nodes > 1 {
-			l = inter
-		}
-		return 1, l.alpha, S / l.beta, nil
-	}
-	if !knownCollective(p.Collective) {
-		return 0, 0, 0, fmt.Errorf("%w: unknown collective %q", ErrParams, p.Collective)
-	}
-	if nodes > 1 {
-		switch p.Algorithm {
-		case Ring:
-			if steps, lat, bw, ok := ringAcrossNodes(p.Collective, n, nodes, S, intra, inter); ok {
-				return steps, lat, bw, nil
-			}
-		case Tree, DoubleBinaryTree:
-			if steps, lat, bw, ok := treeAcrossNodes(p.Collective, p.Algorithm, n, nodes, S, intra, inter); ok {
-				return steps, lat, bw, nil
-			}
-		}
-	}
-	a, b := flat.alpha, flat.beta
-	// NCCL's binary tree over n ranks is ceil(log2 n) deep: its root, rank
-	// 0, has a single child (trees.cc; NCCLBinaryTree), so h = L.
-	h := float64(ceilLog2(n))
-	L := float64(ceilLog2(n))
-	switch p.Algorithm {
-	case Ring:
-		switch p.Collective {
-		case AllReduce:
-			return 2 * (n - 1), 2 * (nf - 1) * a, 2 * (nf - 1) / nf * S / b, nil
-		case AllGather, ReduceScatter, AllToAll, Scatter, Gather:
-			return n - 1, (nf - 1) * a, (nf - 1) / nf * S / b, nil
-		case Broadcast, Reduce:
-			return n - 1, (nf - 1) * a, S / b, nil
-		}
-	case Tree:
-		fan := math.Min(2, nf-1)
-		switch p.Collective {
-		case Broadcast, Reduce:
-			return int(h), h * a, fan * S / b, nil
-		case AllReduce:
-			load := 3.0 // an inner node: S up to its parent, 2S down to children
-			if n == 2 {
-				load = 1
-			} else if n == 3 {
-				load = 2
-			}
-			return 2 * int(h), 2 * h * a, load * S / b, nil
-		case Scatter, Gather:
-			return int(L), L * a, (nf - 1) / nf * S / b, nil
-		}
-		return 0, 0, 0, unsupported(p, "trees serve broadcast, reduce, all_reduce, scatter and gather")
-	case DoubleBinaryTree:
-		switch p.Collective {
-		case Broadcast, Reduce:
-			return int(h), h * a, S / b, nil
-		case AllReduce:
-			// The busiest rank of NCCLDoubleTree: 2S from n = 4 on.
-			load := 2.0
-			if n == 2 {
-				load = 1
-			} else if n == 3 {
-				load = 1.5
-			}
-			return 2 * int(h), 2 * h * a, load * S / b, nil
-		}
-		return 0, 0, 0, unsupported(p, "the double binary tree serves broadcast, reduce and all_reduce")
-	case RecursiveHalvingDoubling:
-		pw := 1 << floorLog2(n)
-		pf := float64(pw)
-		lp := float64(floorLog2(n))
-		extraSteps, extraLat, extraBW := 0, 0.0, 0.0
-		if pw != n {
-			extraSteps, extraLat, extraBW = 2, 2*a, 2*S/b
-		}
-		switch p.Collective {
-		case AllReduce:
-			return 2*int(lp) + extraSteps, 2*lp*a + extraLat, 2*(pf-1)/pf*S/b + extraBW, nil
-		case ReduceScatter, AllGather:
-			return int(lp) + extraSteps/2, lp*a + extraLat/2, (pf-1)/pf*S/b + extraBW/2, nil
-		case Broadcast, Reduce:
-			return 2 * int(L), 2 * L * a, 2 * (nf - 1) / nf * S / b, nil
-		case Scatter, Gather:
-			return int(L), L * a, (nf - 1) / nf * S / b, nil
-		case AllToAll:
-			return int(L), L * a, L * S / (2 * b), nil
-		}
-	case Hierarchical:
-		if nodes < 2 {
-			return 0, 0, 0, unsupported(p, "two-level needs at least 2 nodes")
-		}
-		g := n / nodes
-		gf, mf := float64(g), float64(nodes)
-		a1, b1, a2, b2 := intra.alpha, intra.beta, inter.alpha, inter.beta
-		switch p.Collective {
-		case AllReduce:
-			return 2*(g-1) + 2*(nodes-1), 2*(gf-1)*a1 + 2*(mf-1)*a2,
-				2*(gf-1)/gf*S/b1 + 2*(mf-1)/mf*(S/gf)/b2, nil
-		case AllGather, ReduceScatter:
-			return (g - 1) + (nodes - 1), (gf-1)*a1 + (mf-1)*a2,
-				(gf-1)/gf*S/b1 + (mf-1)/mf*(S/gf)/b2, nil
-		case Broadcast, Reduce:
-			return 2*(g-1) + (nodes - 1), 2*(gf-1)*a1 + (mf-1)*a2,
-				2*(gf-1)/gf*S/b1 + (S/gf)/b2, nil
-		case AllToAll:
-			return (g - 1) + (nodes - 1), (gf-1)*a1 + (mf-1)*a2,
-				(gf-1)/nf*S/b1 + (nf-gf)/nf*S/b2, nil
-		}
-		return 0, 0, 0, unsupported(p, "two-level serves all_reduce, all_gather, reduce_scatter, broadcast, reduce and all_to_all")
-	case NVLS:
-		if nodes > 1 {
-			return 0, 0, 0, unsupported(p, "NVLS reduces inside one NVLink domain; across nodes use hier or collnet")
-		}
-		switch p.Collective {
-		case AllReduce:
-			return 2, 2 * intra.alpha, (nf + 1) / nf * S / intra.beta, nil
-		case ReduceScatter, AllGather, Broadcast, Reduce:
-			return 1, intra.alpha, S / intra.beta, nil
-		}
-		return 0, 0, 0, unsupported(p, "NVLS serves all_reduce, reduce_scatter, all_gather, broadcast and reduce")
-	case CollNet:
-		if nodes < 2 {
-			return 0, 0, 0, unsupported(p, "CollNet reduces in the network switch, so it needs at least 2 nodes")
-		}
-		if p.Collective != AllReduce {
-			return 0, 0, 0, unsupported(p, "CollNet is modelled for all_reduce only")
-		}
-		g := n / nodes
-		gf := float64(g)
-		return 2*(g-1) + 2, 2*(gf-1)*intra.alpha + 2*inter.alpha,
-			2*(gf-1)/gf*S/intra.beta + (S/gf)/inter.beta, nil
-	default:
-		return 0, 0, 0, fmt.Errorf("%w: unknown algorithm %q", ErrParams, p.Algorithm)
-	}
-	return 0, 0, 0, unsupported(p, "no such combination")
-}
-
-// ringAcrossNodes models NCCL's rings over m > 1 nodes: one ring per NIC,
-// so a node of g GPUs runs g rings, each with one NIC for its boundary hop
-// and a 1/g share of every GPU's intra bandwidth; only the boundary hops
-// pay the network latency. ok is false for collectives it does not cover.
-func ringAcrossNodes(c Collective, n, m int, S float64, intra, inter link) (steps int, lat, bw float64, ok bool) {
-	nf, g := float64(n), n/m
-	gf := float64(g)
-	B := math.Min(intra.beta, gf*inter.beta)
-	k := min(m, n-1) // boundary hops in one pass; all of them when g = 1
-	pass := float64(n-1-k)*intra.alpha + float64(k)*inter.alpha
-	switch c {
-	case AllReduce:
-		return 2 * (n - 1), 2 * pass, 2 * (nf - 1) / nf * S / B, true
-	case AllGather, ReduceScatter:
-		return n - 1, pass, (nf - 1) / nf * S / B, true
-	case Broadcast, Reduce:
-		return n - 1, pass, S / B, true
-	case Scatter, Gather:
-		// Every byte leaves (or reaches) the root through its own port.
-		return n - 1, pass, (nf - 1) / nf * S / math.Min(intra.beta, inter.beta), true
-	case AllToAll:
-		// Pairwise exchange, not a ring: the node's peers over the intra
-		// link, everyone else through the rank's own NIC.
-		return n - 1, (gf-1)*intra.alpha + (nf-gf)*inter.alpha,
-			(gf-1)/nf*S/intra.beta + (nf-gf)/nf*S/inter.beta, true
-	}
-	return 0, 0, 0, false
-}
-
-// treeAcrossNodes models NCCL's trees over m > 1 nodes: a chain through
-// the g GPUs of each node and a binary (or double binary) tree of nodes,
-// whose traffic leaves a node through its g NICs. ok is false for
-// collectives it does not cover.
-func treeAcrossNodes(c Collective, alg Algorithm, n, m int, S float64, intra, inter link) (steps int, lat, bw float64, ok bool) {
-	g := n / m
-	H := ceilLog2(m) // the depth of NCCL's tree of m nodes
-	chain := float64(g-1)*intra.alpha + float64(H)*inter.alpha
-	nics := float64(g) * inter.beta
-	// Each GPU of the chain forwards every byte once per phase; a node of
-	// one GPU has no chain.
-	perGPU := S / intra.beta
-	if g == 1 {
-		perGPU = 0
-	}
-	switch c {
-	case AllReduce:
-		// Node egress: an inner node of a binary tree sends S up and 2S
-		// down; a dbtree node is inner in one tree and a leaf in the other.
-		load := 3.0
-		if alg == DoubleBinaryTree {
-			load = 2
-		}
-		if m == 2 {
-			load = 1
-		} else if m == 3 && alg == Tree {
-			load = 2
-		} else if m == 3 {
-			load = 1.5
-		}
-		return 2 * (g - 1 + H), 2 * chain, math.Max(2*perGPU, load*S/nics), true
-	case Broadcast, Reduce:
-		fan := math.Min(2, float64(m-1)) // children of an inner node
-		if alg == DoubleBinaryTree {
-			fan = 1 // each tree carries half the data
-		}
-		return g - 1 + H, chain, math.Max(perGPU, fan*S/nics), true
-	}
-	return 0, 0, 0, false
-}
-
-func knownCollective(c Collective) bool {
-	switch c {
-	case Broadcast, Reduce, AllReduce, AllGather, ReduceScatter, AllToAll, Scatter, Gather, SendRecv:
-		return true
-	}
-	return false
-}
-
-func floorLog2(n int) int {
-	l := 0
-	for n > 1 {
-		n >>= 1
-		l++
-	}
-	return l
-}
-
-func ceilLog2(n int) int {
-	l := floorLog2(n)
-	if 1<<l < n {
-		l++
-	}
-	return l
-}
+func knownCollective(c Collective) bool { return slices.Contains(Collectives(), c) }

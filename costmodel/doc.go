@@ -19,7 +19,9 @@
 //   - an NCCL-like tuner that evaluates NCCL's own latency and bandwidth
 //     tables (src/graph/tuning.cc) for a topology (Tune), per NCCL version
 //     family (DefaultNCCL, NCCLFamily; tuner.go says what each family
-//     changes and why the NVLS figures of 8 H100s differ between them);
+//     changes, why the NVLS figures of 8 H100s differ between them, and
+//     which tuner_*.go file holds which part: tables, input, bandwidth,
+//     latency, pick, print, search);
 //   - the calibrated model (Machine.Estimate, `commlab model --algo auto`)
 //     and the published measurements it is held to (PublishedMeasurements,
 //     Calibration; testdata/published.tsv);

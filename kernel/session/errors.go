@@ -185,13 +185,7 @@ func (s *Session) runtimeError(cell, src string, err error) error {
 	if len(funcs) == 0 && len(compiled) > 0 {
 		// The panic came from compiled code the cell called: find that call
 		// by the function's name (the cell's own expressions did not fail).
-		calls := callsOf(src, compiled[len(compiled)-1])
-		switch lines := distinctLines(calls); {
-		case len(lines) == 1:
-			line, col = calls[0].Line, calls[0].Column
-		case len(lines) > 1:
-			callLines = lines
-		}
+		line, col, callLines = placeOfCalls(callsOf(src, compiled[len(compiled)-1]))
 	}
 	if len(funcs) == 0 && line == 0 && len(callLines) == 0 {
 		line, col, detail = s.locatePanic(src, kind)
@@ -206,13 +200,7 @@ func (s *Session) runtimeError(cell, src string, err error) error {
 			}
 		}
 	} else if len(funcs) > 0 {
-		calls := locateCalls(src, funcs[len(funcs)-1])
-		switch lines := distinctLines(calls); {
-		case len(lines) == 1:
-			line, col = calls[0].Line, calls[0].Column
-		case len(lines) > 1:
-			callLines = lines
-		}
+		line, col, callLines = placeOfCalls(locateCalls(src, funcs[len(funcs)-1]))
 	}
 	if detail != "" {
 		goWords += " " + detail
@@ -539,6 +527,20 @@ func callsOf(src, fn string) []token.Position {
 		return viaPkg
 	}
 	return others
+}
+
+// placeOfCalls is where a panic points among the cell's calls that may
+// have raised it: the first call's line and column when they all stand on
+// one line, else the lines they stand on (the message names them all);
+// all zero when there is no call.
+func placeOfCalls(calls []token.Position) (line, col int, callLines []int) {
+	switch lines := distinctLines(calls); {
+	case len(lines) == 1:
+		return calls[0].Line, calls[0].Column, nil
+	case len(lines) > 1:
+		return 0, 0, lines
+	}
+	return 0, 0, nil
 }
 
 func distinctLines(ps []token.Position) []int {

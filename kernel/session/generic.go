@@ -112,46 +112,17 @@ func resultNamesTypeParam(fn *types.Func) bool {
 		return false
 	}
 	found := false
-	var walk func(t types.Type)
-	seen := map[types.Type]bool{}
-	walk = func(t types.Type) {
-		if found || seen[t] {
-			return
-		}
-		seen[t] = true
-		switch t := types.Unalias(t).(type) {
+	visit := func(t types.Type) bool {
+		switch types.Unalias(t).(type) {
 		case *types.TypeParam:
 			found = true
-		case *types.Pointer:
-			walk(t.Elem())
-		case *types.Slice:
-			walk(t.Elem())
-		case *types.Array:
-			walk(t.Elem())
-		case *types.Chan:
-			walk(t.Elem())
-		case *types.Map:
-			walk(t.Key())
-			walk(t.Elem())
-		case *types.Named:
-			for i := range t.TypeArgs().Len() {
-				walk(t.TypeArgs().At(i))
-			}
-		case *types.Signature:
-			for i := range t.Params().Len() {
-				walk(t.Params().At(i).Type())
-			}
-			for i := range t.Results().Len() {
-				walk(t.Results().At(i).Type())
-			}
-		case *types.Struct:
-			for i := range t.NumFields() {
-				walk(t.Field(i).Type())
-			}
+		case *types.Interface:
+			return false // a result's interface methods are not searched
 		}
+		return !found
 	}
 	for i := range sig.Results().Len() {
-		walk(sig.Results().At(i).Type())
+		walkType(sig.Results().At(i).Type(), visit)
 	}
 	return found
 }
@@ -511,19 +482,14 @@ func calleeName(call *ast.CallExpr) (qualifier, name string) {
 // callsGeneric reports a call of a function that generic says is generic
 // by its name; function literals are searched too if intoLiterals.
 func callsGeneric(n ast.Node, generic func(qualifier, name string) bool, intoLiterals bool) bool {
-	found := false
-	ast.Inspect(n, func(n ast.Node) bool {
-		switch n := n.(type) {
-		case *ast.FuncLit:
-			return intoLiterals
-		case *ast.CallExpr:
-			if q, name := calleeName(n); name != "" && generic(q, name) {
-				found = true
-			}
+	return hasNode(n, intoLiterals, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok {
+			return false
 		}
-		return !found
+		q, name := calleeName(call)
+		return name != "" && generic(q, name)
 	})
-	return found
 }
 
 // genericFuncs lists the generic functions a file declares.

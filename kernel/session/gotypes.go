@@ -479,18 +479,76 @@ func yaegiBuilt(t reflect.Type) bool {
 	return false
 }
 
+// walkType calls visit on t and on every type it is built from (typeParts),
+// each once, going into a type's parts only where visit returns true.
+func walkType(t types.Type, visit func(types.Type) bool) {
+	seen := map[types.Type]bool{}
+	var walk func(types.Type)
+	walk = func(t types.Type) {
+		if seen[t] {
+			return
+		}
+		seen[t] = true
+		if visit(t) {
+			for _, part := range typeParts(t) {
+				walk(part)
+			}
+		}
+	}
+	walk(t)
+}
+
+// typeParts are the types t is written with: element, key, type
+// arguments, parameters and results, fields, an interface's methods and
+// embedded types.
+func typeParts(t types.Type) []types.Type {
+	var parts []types.Type
+	switch t := types.Unalias(t).(type) {
+	case *types.Pointer:
+		parts = append(parts, t.Elem())
+	case *types.Slice:
+		parts = append(parts, t.Elem())
+	case *types.Array:
+		parts = append(parts, t.Elem())
+	case *types.Chan:
+		parts = append(parts, t.Elem())
+	case *types.Map:
+		parts = append(parts, t.Key(), t.Elem())
+	case *types.Named:
+		for i := range t.TypeArgs().Len() {
+			parts = append(parts, t.TypeArgs().At(i))
+		}
+	case *types.Signature:
+		for i := range t.Params().Len() {
+			parts = append(parts, t.Params().At(i).Type())
+		}
+		for i := range t.Results().Len() {
+			parts = append(parts, t.Results().At(i).Type())
+		}
+	case *types.Struct:
+		for i := range t.NumFields() {
+			parts = append(parts, t.Field(i).Type())
+		}
+	case *types.Interface:
+		for i := range t.NumExplicitMethods() {
+			parts = append(parts, t.ExplicitMethod(i).Type())
+		}
+		for i := range t.NumEmbeddeds() {
+			parts = append(parts, t.EmbeddedType(i))
+		}
+	}
+	return parts
+}
+
 // spellType writes t as Go source in the group's package, naming other
 // packages as nameOf says (pkgs collects those names); ok is false for a
 // type the cell cannot name.
 func spellType(t types.Type, main *types.Package, nameOf func(*types.Package) string, pkgs map[string]string) (string, bool) {
 	ok := true
-	var check func(types.Type)
-	seen := map[types.Type]bool{}
-	check = func(t types.Type) {
-		if !ok || seen[t] {
-			return
+	walkType(t, func(t types.Type) bool {
+		if !ok {
+			return false // one part the cell cannot name is enough
 		}
-		seen[t] = true
 		switch t := types.Unalias(t).(type) {
 		case *types.Basic:
 			if t.Kind() == types.Invalid || t.Info()&types.IsUntyped != 0 || t.Kind() == types.UnsafePointer {
@@ -502,54 +560,28 @@ func spellType(t types.Type, main *types.Package, nameOf func(*types.Package) st
 				name := nameOf(obj.Pkg())
 				if !obj.Exported() || name == "" {
 					ok = false
-					return
+					return false
 				}
 				pkgs[name] = obj.Pkg().Path()
-			}
-			for i := range t.TypeArgs().Len() {
-				check(t.TypeArgs().At(i))
-			}
-		case *types.Pointer:
-			check(t.Elem())
-		case *types.Slice:
-			check(t.Elem())
-		case *types.Array:
-			check(t.Elem())
-		case *types.Chan:
-			check(t.Elem())
-		case *types.Map:
-			check(t.Key())
-			check(t.Elem())
-		case *types.Signature:
-			for i := range t.Params().Len() {
-				check(t.Params().At(i).Type())
-			}
-			for i := range t.Results().Len() {
-				check(t.Results().At(i).Type())
 			}
 		case *types.Struct:
 			for i := range t.NumFields() {
 				if f := t.Field(i); !f.Exported() && f.Pkg() != main {
 					ok = false
 				}
-				check(t.Field(i).Type())
 			}
 		case *types.Interface:
 			for i := range t.NumExplicitMethods() {
 				if m := t.ExplicitMethod(i); !m.Exported() && m.Pkg() != main {
 					ok = false
 				}
-				check(t.ExplicitMethod(i).Type())
 			}
-			for i := range t.NumEmbeddeds() {
-				check(t.EmbeddedType(i))
-			}
-		case *types.TypeParam:
+		case *types.Pointer, *types.Slice, *types.Array, *types.Chan, *types.Map, *types.Signature, *types.TypeParam:
 		default:
 			ok = false
 		}
-	}
-	check(t)
+		return ok
+	})
 	if !ok {
 		return "", false
 	}

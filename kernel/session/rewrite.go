@@ -438,16 +438,21 @@ func needsClosure(st ast.Stmt) bool {
 	default:
 		return false
 	}
+	return hasNode(st, false, func(n ast.Node) bool {
+		as, ok := n.(*ast.AssignStmt)
+		return ok && as.Tok == token.DEFINE && len(as.Lhs) > len(as.Rhs)
+	})
+}
+
+// hasNode reports whether match holds for root or a node under it;
+// function literals are searched too if intoLiterals.
+func hasNode(root ast.Node, intoLiterals bool, match func(ast.Node) bool) bool {
 	found := false
-	ast.Inspect(st, func(n ast.Node) bool {
-		switch n := n.(type) {
-		case *ast.FuncLit:
+	ast.Inspect(root, func(n ast.Node) bool {
+		if _, lit := n.(*ast.FuncLit); lit && !intoLiterals {
 			return false
-		case *ast.AssignStmt:
-			if n.Tok == token.DEFINE && len(n.Lhs) > len(n.Rhs) {
-				found = true
-			}
 		}
+		found = found || (n != nil && match(n))
 		return !found
 	})
 	return found

@@ -230,48 +230,22 @@ func shapeReport(c Curve, preset, from, why string, opt CurveOptions) CurveRepor
 // like dips).
 func shapeDips(c Curve, opt CurveOptions) []Verdict {
 	b, _ := BranchByID(BranchDip)
-	span := max(opt.DipSpan, 1)
 	peak := 0.0
 	for _, p := range c.Points {
 		peak = math.Max(peak, p.BusBW)
 	}
-	depth := make([]float64, len(c.Points))
-	for i := range depth {
-		depth[i] = 1
-		if i == 0 || i == len(c.Points)-1 || c.Points[i].BusBW < peak/10 && c.Points[i-1].BusBW < peak/10 {
-			continue
-		}
-		left, right := 0.0, 0.0
-		for j := max(0, i-span); j < i; j++ {
-			left = math.Max(left, c.Points[j].BusBW)
-		}
-		for j := i + 1; j <= min(len(c.Points)-1, i+span); j++ {
-			right = math.Max(right, c.Points[j].BusBW)
-		}
-		if ref := math.Min(left, right); ref > 0 {
-			depth[i] = c.Points[i].BusBW / ref
-		}
-	}
+	depth := dipDepths(c.BusBWs(), opt.DipSpan, func(i int) bool {
+		return c.Points[i].BusBW < peak/10 && c.Points[i-1].BusBW < peak/10
+	})
 	var out []Verdict
-	for i := 0; i < len(depth); {
-		if depth[i] >= opt.DipDepth {
-			i++
-			continue
-		}
-		j, worst := i, i
-		for j+1 < len(depth) && depth[j+1] < opt.DipDepth {
-			j++
-			if depth[j] < depth[worst] {
-				worst = j
-			}
-		}
+	for _, run := range dipRuns(depth, opt.DipDepth) {
+		i, j, worst := run.first, run.last, run.worst
 		p := c.Points[worst]
 		out = append(out, Verdict{Layer: LayerCollective, Check: BranchDip, Status: Warn, Chapter: ChapterCurve,
 			Summary: fmt.Sprintf("dip at %s: busbw %s at %s, %s of what the sizes on both sides reach", sizeRange(c.Points[i].Bytes, c.Points[j].Bytes),
 				units.Readable(p.BusBW, "GB/s"), units.Readable(p.Bytes, "B"), pct(depth[worst])),
 			Evidence: []string{"read on the curve's own shape: busbw should not fall as the size grows"},
 			Next:     "check " + strings.Join(b.Checks, "; ")})
-		i = j + 1
 	}
 	if len(out) == 0 {
 		out = append(out, Verdict{Layer: LayerCollective, Check: BranchDip, Status: OK, Chapter: ChapterCurve,

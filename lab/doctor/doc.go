@@ -6,8 +6,11 @@
 // chapter 6's decision tree it marks.
 //
 // The package owns reading the evidence and the checks. files.go reads
-// what a user brings (Files, ReadFiles): every file named is read, and what
-// does not read becomes a named Problem, not a silent gap. The checks:
+// what a user brings (Files, ReadFiles) with one reader per kind, run from
+// one table: every file named is read, and what does not read becomes a
+// named Problem, not a silent gap; joblog.go reads what PyTorch and
+// torchrun print into a job's log, runs.go turns nccl-tests output into a
+// saved run. The checks:
 // topology.go (NIC placement, PCIe links, ACS, IOMMU, NUMA), nvlink.go
 // (NVLink, P2P, measured copies against their link's ceiling), nic.go (RDMA
 // ports, nvidia_peermem or DMA-BUF, GPUDirect RDMA where the network
@@ -23,9 +26,13 @@
 // runs them all and answers the series' closing questions in a Report,
 // with the gaps ranked causes first and the decision tree marked
 // (decision.go), metrics for --baseline and the exit code for a job
-// prolog. The collective layer's busbw-curve verdicts (CheckCurves,
-// curve*.go) and the overlap verdict of a torch trace (TraceOverlap,
-// overlap.go) join through Evidence.Collective and Evidence.Framework.
+// prolog. The collective layer's busbw-curve verdicts (CheckCurves) come
+// from the measured curve (curve.go), the model's (curve_model.go), the
+// diagnosis (curve_diagnose.go; dips in curve_dips.go), the preset a curve
+// is read against or its shape alone (curve_judge.go), the text
+// (curve_text.go) and chapter 6's decision tree (curve_tree.go); they and
+// the overlap verdict of a torch trace (TraceOverlap, overlap.go) join
+// through Evidence.Collective and Evidence.Framework.
 // launch.go builds the user's launcher's commands across nodes and the
 // follow-up that reads what they leave, launchrun.go runs them (--run);
 // recorded.go holds the lab's recorded machines (recorded/) as evidence, so

@@ -1,5 +1,9 @@
 package doctor
 
+// This file reads the evidence files a user names (Files, ReadFiles):
+// one reader per kind, run from one table; a file that is not there
+// fails, one that reads only in part gives what it could and a Problem.
+
 import (
 	"bytes"
 	"encoding/json"
@@ -7,7 +11,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -74,10 +77,11 @@ func ReadFiles(f Files) (*Evidence, error) {
 		}
 		ev = rec
 	}
-	steps := []func(*Evidence, Files) error{readTopo, readLSPCI, readBandwidth, readNCCLRun, readNCCLLog, readNCCLTests,
-		readFlightRecorder, readStacks, readDmesg, readEnv, readTrace, readRankRuns, readNodeReports, readPairs}
-	for _, step := range steps {
-		if err := step(ev, f); err != nil {
+	for _, r := range f.readers() {
+		if r.path == "" {
+			continue
+		}
+		if err := r.read(ev, r.path, f); err != nil {
 			return nil, err
 		}
 	}
@@ -86,6 +90,34 @@ func ReadFiles(f Files) (*Evidence, error) {
 		ev.AddInput("pytorch", "--torch", "PyTorch "+f.Torch)
 	}
 	return ev, nil
+}
+
+// evidenceReader reads the evidence at one path a user named (never "").
+type evidenceReader struct {
+	path string
+	read func(ev *Evidence, p string, f Files) error
+}
+
+// readers are the paths f names and their readers, in the order
+// ReadFiles runs them: a saved run's NCCL log is read only when no log is
+// named, and the per-node reports add to the per-node runs' times.
+func (f Files) readers() []evidenceReader {
+	return []evidenceReader{
+		{f.Topo, oneFile(readTopo)},
+		{f.LSPCI, oneFile(readLSPCI)},
+		{f.Bandwidth, readBandwidth},
+		{f.NCCLRun, readNCCLRun},
+		{f.NCCLLog, readNCCLLog},
+		{f.NCCLTests, oneFile(readNCCLTests)},
+		{f.FlightRecorder, readFlightRecorder},
+		{f.Stacks, readStacks},
+		{f.Dmesg, readDmesg},
+		{f.Env, oneFile(readEnv)},
+		{f.Trace, readTrace},
+		{f.RankRuns, readRankRuns},
+		{f.NodeReports, readNodeReports},
+		{f.Pairs, readPairs},
+	}
 }
 
 // readFile reads a file a user named: not being there is an error.
@@ -97,21 +129,57 @@ func readFile(p string) ([]byte, error) {
 	return b, nil
 }
 
-func readTopo(ev *Evidence, f Files) error {
-	p := f.Topo
-	if p == "" {
+// oneFile is a reader of one file: not being there fails; what it holds,
+// however little of it reads, goes to read, which notes what it could not.
+func oneFile(read func(ev *Evidence, p string, data []byte)) func(*Evidence, string, Files) error {
+	return func(ev *Evidence, p string, _ Files) error {
+		data, err := readFile(p)
+		if err != nil {
+			return err
+		}
+		read(ev, p, data)
 		return nil
 	}
-	data, err := readFile(p)
-	if err != nil {
-		return err
+}
+
+// eachFile reads files in order; one that is not there fails.
+func eachFile(files []string, read func(name string, data []byte)) error {
+	for _, name := range files {
+		data, err := readFile(name)
+		if err != nil {
+			return err
+		}
+		read(name, data)
 	}
+	return nil
+}
+
+// filesIn lists the files under dir that match pattern, sorted; none is
+// an error wrapping os.ErrNotExist that says what was looked for.
+func filesIn(dir, pattern, want string) ([]string, error) {
+	files, err := filepath.Glob(filepath.Join(dir, pattern))
+	if err != nil || len(files) == 0 {
+		return nil, fmt.Errorf("doctor: %s: %s: %w", dir, want, os.ErrNotExist)
+	}
+	sort.Strings(files)
+	return files, nil
+}
+
+// mustExist fails when a path a user named is not there.
+func mustExist(p string) error {
+	if _, err := os.Stat(p); err != nil {
+		return fmt.Errorf("doctor: %w", err)
+	}
+	return nil
+}
+
+func readTopo(ev *Evidence, p string, data []byte) {
 	var t *probes.Topology
 	if bytes.HasPrefix(bytes.TrimSpace(data), []byte("{")) {
 		t = &probes.Topology{}
 		if err := json.Unmarshal(data, t); err != nil {
 			ev.AddProblem("topology", p, "not a commlab topology JSON: "+err.Error())
-			return nil
+			return
 		}
 	} else {
 		m, err := nvidiasmi.ParseTopoMatrixString(string(data))
@@ -120,7 +188,7 @@ func readTopo(ev *Evidence, f Files) error {
 		}
 		if t == nil || len(t.GPUs) == 0 {
 			ev.AddProblem("topology", p, "not nvidia-smi topo -m output: "+errString(err))
-			return nil
+			return
 		}
 		if err != nil {
 			ev.AddProblem("topology", p, "read in part: "+err.Error())
@@ -128,29 +196,19 @@ func readTopo(ev *Evidence, f Files) error {
 	}
 	ev.Topology = t
 	ev.AddInput("topology", p, t.Source)
-	return nil
 }
 
-func readLSPCI(ev *Evidence, f Files) error {
-	p := f.LSPCI
-	if p == "" {
-		return nil
-	}
-	data, err := readFile(p)
-	if err != nil {
-		return err
-	}
+func readLSPCI(ev *Evidence, p string, data []byte) {
 	rep, err := lspci.Parse(bytes.NewReader(data))
 	if rep == nil || len(rep.Devices) == 0 {
 		ev.AddProblem("pci", p, "no PCI function read: "+errString(err))
-		return nil
+		return
 	}
 	if err != nil {
 		ev.AddProblem("pci", p, "read in part: "+err.Error())
 	}
 	ev.PCI = rep.Facts()
 	ev.AddInput("pci", p, fmt.Sprintf("%d functions", len(rep.Devices)))
-	return nil
 }
 
 func loadRun(ev *Evidence, what, p string) *probes.Run {
@@ -167,34 +225,33 @@ func loadRun(ev *Evidence, what, p string) *probes.Run {
 	return run
 }
 
-func readBandwidth(ev *Evidence, f Files) error {
-	if f.Bandwidth == "" {
-		return nil
+// namedRun reads the saved run a user named as what: not being there
+// fails; not reading as a run is a problem, and gives nil.
+func namedRun(ev *Evidence, what, p string) (*probes.Run, error) {
+	if err := mustExist(p); err != nil {
+		return nil, err
 	}
-	if _, err := os.Stat(f.Bandwidth); err != nil {
-		return fmt.Errorf("doctor: %w", err)
+	run := loadRun(ev, what, p)
+	if run != nil {
+		ev.AddInput(what, p, RunProvenance(run))
 	}
-	if run := loadRun(ev, "bandwidth", f.Bandwidth); run != nil {
-		ev.Bandwidth = run
-		ev.AddInput("bandwidth", f.Bandwidth, RunProvenance(run))
-	}
-	return nil
+	return run, nil
 }
 
-func readNCCLRun(ev *Evidence, f Files) error {
-	p := f.NCCLRun
-	if p == "" {
-		return nil
+func readBandwidth(ev *Evidence, p string, _ Files) error {
+	run, err := namedRun(ev, "bandwidth", p)
+	if run != nil {
+		ev.Bandwidth = run
 	}
-	if _, err := os.Stat(p); err != nil {
-		return fmt.Errorf("doctor: %w", err)
-	}
-	run := loadRun(ev, "nccl sweep", p)
+	return err
+}
+
+func readNCCLRun(ev *Evidence, p string, f Files) error {
+	run, err := namedRun(ev, "nccl sweep", p)
 	if run == nil {
-		return nil
+		return err
 	}
 	ev.NCCL = run
-	ev.AddInput("nccl sweep", p, RunProvenance(run))
 	if lg := run.Logs["nccl-debug"]; lg != "" && f.NCCLLog == "" {
 		readLogText(ev, []byte(lg), p+" (nccl-debug)")
 	}
@@ -204,22 +261,14 @@ func readNCCLRun(ev *Evidence, f Files) error {
 // readNCCLLog reads NCCL_DEBUG output; several files (one per rank) read
 // as one log. The same text often is the job's stderr: PyTorch's
 // ProcessGroupNCCL settings and a torchrun banner in it are read too.
-func readNCCLLog(ev *Evidence, f Files) error {
-	p := f.NCCLLog
-	if p == "" {
-		return nil
-	}
+func readNCCLLog(ev *Evidence, p string, _ Files) error {
 	files, err := globOrFile(p)
 	if err != nil {
 		return err
 	}
 	var all []byte
-	for _, name := range files {
-		b, err := readFile(name)
-		if err != nil {
-			return err
-		}
-		all = append(append(all, b...), '\n')
+	if err := eachFile(files, func(_ string, b []byte) { all = append(append(all, b...), '\n') }); err != nil {
+		return err
 	}
 	readLogText(ev, all, p)
 	if ev.NCCLLog != nil {
@@ -256,122 +305,26 @@ func readLogText(ev *Evidence, text []byte, name string) {
 	}
 }
 
-var (
-	// ProcessGroupNCCL's init lines: "TORCH_NCCL_DUMP_ON_TIMEOUT: 1",
-	// "TORCH_NCCL_ENABLE_MONITORING (Whether to kill ...): 1",
-	// "NCCL version: 2.28.9" (ProcessGroupNCCL.cpp, PyTorch 2.11).
-	reTorchSetting = regexp.MustCompile(`\b(TORCH_[A-Z0-9_]+)(?: \([^)]*\))?: ([^,\s]+)`)
-	reTorchNCCL    = regexp.MustCompile(`ProcessGroupNCCL environments: NCCL version: ([0-9.]+)`)
-)
-
-// TorchSettingsFromLog reads the settings PyTorch's ProcessGroupNCCL
-// prints when a process group starts (with TORCH_CPP_LOG_LEVEL=INFO, or in
-// its errors): effective values, defaults included. The NCCL version it
-// names is kept as "NCCL_VERSION_LOADED".
-func TorchSettingsFromLog(text string) map[string]string {
-	out := map[string]string{}
-	for _, line := range strings.Split(text, "\n") {
-		if !strings.Contains(line, "ProcessGroupNCCL") && !strings.Contains(line, "HeartbeatMonitor") {
-			continue
-		}
-		for _, m := range reTorchSetting.FindAllStringSubmatch(line, -1) {
-			out[m[1]] = m[2]
-		}
-		if m := reTorchNCCL.FindStringSubmatch(line); m != nil {
-			out["NCCL_VERSION_LOADED"] = m[1]
-		}
-	}
-	return out
-}
-
-// launcherFromLog tells torchrun from the lines its elastic agent prints.
-func launcherFromLog(text string) (string, string) {
-	for _, sign := range []string{"torch/distributed/run.py", "torch.distributed.elastic", "torchelastic"} {
-		if strings.Contains(text, sign) {
-			return "torchrun", fmt.Sprintf("%q lines", sign)
-		}
-	}
-	return "", ""
-}
-
-// launcherFromEnv tells torchrun from the variables its agent sets in
-// every worker (TORCHELASTIC_RUN_ID, TORCHELASTIC_RESTART_COUNT; local
-// elastic agent).
-func launcherFromEnv(env map[string]string) (string, string) {
-	for _, k := range []string{"TORCHELASTIC_RUN_ID", "TORCHELASTIC_RESTART_COUNT", "TORCHELASTIC_MAX_RESTARTS"} {
-		if _, ok := env[k]; ok {
-			return "torchrun", k + " is set (torchrun's agent sets it in every worker)"
-		}
-	}
-	return "", ""
-}
-
-func readNCCLTests(ev *Evidence, f Files) error {
-	p := f.NCCLTests
-	if p == "" {
-		return nil
-	}
-	data, err := readFile(p)
-	if err != nil {
-		return err
-	}
+func readNCCLTests(ev *Evidence, p string, data []byte) {
 	if run, err := probes.ReadRun(bytes.NewReader(data)); err == nil && run.Kind != "" {
 		ev.NCCLTests = run
 		ev.AddInput("nccl-tests", p, RunProvenance(run))
-		return nil
+		return
 	}
 	res, perr := nccltests.Parse(bytes.NewReader(data))
 	run := RunFromNCCLTests(res, p)
 	if run == nil {
 		ev.AddProblem("nccl-tests", p, "no nccl-tests row: "+errString(perr))
-		return nil
+		return
 	}
 	if perr != nil {
 		ev.AddProblem("nccl-tests", p, "read in part: "+perr.Error())
 	}
 	ev.NCCLTests = run
 	ev.AddInput("nccl-tests", p, fmt.Sprintf("%d sizes of %s", len(run.Samples), run.Samples[0].Op))
-	return nil
 }
 
-// RunFromNCCLTests turns nccl-tests output into a run the curve checks
-// read: one sample per row and half (out of place, in place), the #wrong
-// column kept (-1 where validation was off). nil when no row was read.
-func RunFromNCCLTests(res *nccltests.Result, source string) *probes.Run {
-	if res == nil {
-		return nil
-	}
-	run := &probes.Run{Kind: "nccl-tests", Settings: map[string]string{"source": source}}
-	for _, r := range res.Runs {
-		if v := r.LibraryVersion(); v != "" {
-			run.NCCL = v
-		}
-		run.Tool = strings.TrimSpace("nccl-tests " + r.TestsVersion)
-		n := r.NRanks()
-		hosts := map[string]bool{}
-		for _, d := range r.Devices {
-			hosts[d.Host] = true
-			if run.GPUModel == "" {
-				run.GPUModel = d.Name
-			}
-		}
-		if len(hosts) > 1 {
-			run.Settings["nodes"] = fmt.Sprint(len(hosts))
-		}
-		run.Samples = append(run.Samples, NCCLTestsSamples(r, n)...)
-		run.GPUCount = max(run.GPUCount, n)
-	}
-	if len(run.Samples) == 0 {
-		return nil
-	}
-	return run
-}
-
-func readFlightRecorder(ev *Evidence, f Files) error {
-	p := f.FlightRecorder
-	if p == "" {
-		return nil
-	}
+func readFlightRecorder(ev *Evidence, p string, _ Files) error {
 	files, err := globOrFile(p)
 	if err != nil {
 		return err
@@ -409,11 +362,7 @@ func readFlightRecorder(ev *Evidence, f Files) error {
 	return nil
 }
 
-func readStacks(ev *Evidence, f Files) error {
-	p := f.Stacks
-	if p == "" {
-		return nil
-	}
+func readStacks(ev *Evidence, p string, _ Files) error {
 	st, err := os.Stat(p)
 	if err != nil {
 		return fmt.Errorf("doctor: %w", err)
@@ -443,25 +392,17 @@ func oneStack(fsys fs.FS, name string) []hanglab.Stack {
 	return []hanglab.Stack{hanglab.ParseStack(max(r, 0), string(b))}
 }
 
-func readDmesg(ev *Evidence, f Files) error {
-	p := f.Dmesg
-	if p == "" {
-		return nil
-	}
+func readDmesg(ev *Evidence, p string, _ Files) error {
 	files, err := globOrFile(p)
 	if err != nil {
 		return err
 	}
-	for _, name := range files {
-		data, err := readFile(name)
-		if err != nil {
-			return err
-		}
+	return eachFile(files, func(name string, data []byte) {
 		l, err := dmesg.Parse(bytes.NewReader(data))
 		if err != nil {
 			ev.AddProblem("kernel log", name, err.Error())
 			if l == nil || l.Lines == 0 {
-				continue
+				return
 			}
 		}
 		k := KernelLog{Name: name, Log: l}
@@ -473,19 +414,10 @@ func readDmesg(ev *Evidence, f Files) error {
 		}
 		ev.Kernel = append(ev.Kernel, k)
 		ev.AddInput("kernel log", name, fmt.Sprintf("%d lines, %d GPU or NIC events", l.Lines, len(l.Events)))
-	}
-	return nil
+	})
 }
 
-func readEnv(ev *Evidence, f Files) error {
-	p := f.Env
-	if p == "" {
-		return nil
-	}
-	data, err := readFile(p)
-	if err != nil {
-		return err
-	}
+func readEnv(ev *Evidence, p string, data []byte) {
 	env := EnvFromText(string(data))
 	if len(env) == 0 {
 		ev.AddProblem("environment", p, "no NAME=VALUE line")
@@ -498,14 +430,9 @@ func readEnv(ev *Evidence, f Files) error {
 	if s := TorchSettingsFromLog(string(data)); len(s) > 0 && ev.TorchSettings == nil {
 		ev.TorchSettings, ev.TorchSettingsSource = s, p
 	}
-	return nil
 }
 
-func readTrace(ev *Evidence, f Files) error {
-	p := f.Trace
-	if p == "" {
-		return nil
-	}
+func readTrace(ev *Evidence, p string, _ Files) error {
 	fh, err := os.Open(p)
 	if err != nil {
 		return fmt.Errorf("doctor: %w", err)
@@ -521,16 +448,11 @@ func readTrace(ev *Evidence, f Files) error {
 	return nil
 }
 
-func readRankRuns(ev *Evidence, f Files) error {
-	p := f.RankRuns
-	if p == "" {
-		return nil
+func readRankRuns(ev *Evidence, p string, _ Files) error {
+	files, err := filesIn(p, "*.json", "no *.json runs")
+	if err != nil {
+		return err
 	}
-	files, err := filepath.Glob(filepath.Join(p, "*.json"))
-	if err != nil || len(files) == 0 {
-		return fmt.Errorf("doctor: %s: no *.json runs: %w", p, os.ErrNotExist)
-	}
-	sort.Strings(files)
 	var runs []*probes.Run
 	for _, name := range files {
 		if run := loadRun(ev, "per-node runs", name); run != nil {
@@ -542,30 +464,24 @@ func readRankRuns(ev *Evidence, f Files) error {
 	return nil
 }
 
-func readNodeReports(ev *Evidence, f Files) error {
-	p := f.NodeReports
-	if p == "" {
-		return nil
+func readNodeReports(ev *Evidence, p string, _ Files) error {
+	files, err := filesIn(p, filepath.Join("*", "report.json"), "no */report.json")
+	if err != nil {
+		return err
 	}
-	files, _ := filepath.Glob(filepath.Join(p, "*", "report.json"))
-	if len(files) == 0 {
-		return fmt.Errorf("doctor: %s: no */report.json: %w", p, os.ErrNotExist)
-	}
-	sort.Strings(files)
 	var reps []*Report
 	var hosts []string
-	for _, name := range files {
-		data, err := readFile(name)
-		if err != nil {
-			return err
-		}
+	err = eachFile(files, func(name string, data []byte) {
 		rep, err := ReadReport(bytes.NewReader(data))
 		if err != nil {
 			ev.AddProblem("per-node reports", name, err.Error())
-			continue
+			return
 		}
 		reps = append(reps, rep)
 		hosts = append(hosts, filepath.Base(filepath.Dir(name)))
+	})
+	if err != nil {
+		return err
 	}
 	ev.RankTimes = append(ev.RankTimes, RankTimesFromReports(reps)...)
 	ev.NodeReports = append(ev.NodeReports, reps...)
@@ -573,32 +489,26 @@ func readNodeReports(ev *Evidence, f Files) error {
 	return nil
 }
 
-func readPairs(ev *Evidence, f Files) error {
-	p := f.Pairs
-	if p == "" {
-		return nil
+func readPairs(ev *Evidence, p string, _ Files) error {
+	files, err := filesIn(p, "*+*.txt", "no <a>+<b>.txt pairwise outputs")
+	if err != nil {
+		return err
 	}
-	files, _ := filepath.Glob(filepath.Join(p, "*+*.txt"))
-	if len(files) == 0 {
-		return fmt.Errorf("doctor: %s: no <a>+<b>.txt pairwise outputs: %w", p, os.ErrNotExist)
-	}
-	sort.Strings(files)
 	times := map[string]float64{}
 	what := ""
-	for _, name := range files {
-		data, err := readFile(name)
-		if err != nil {
-			return err
-		}
+	err = eachFile(files, func(name string, data []byte) {
 		res, err := nccltests.Parse(bytes.NewReader(data))
 		if res == nil || len(res.Runs) == 0 || len(res.Runs[0].Rows) == 0 {
 			ev.AddProblem("pairwise runs", name, "no nccl-tests row (the pair failed to run?): "+errString(err))
-			continue
+			return
 		}
 		rows := res.Runs[0].Rows
 		last := rows[len(rows)-1]
 		times[strings.TrimSuffix(filepath.Base(name), ".txt")] = last.OutOfPlace.TimeUs
 		what = fmt.Sprintf("%s %s between two nodes", res.Runs[0].Collective, units.FormatSize(last.SizeBytes))
+	})
+	if err != nil {
+		return err
 	}
 	ev.RankTimes = append(ev.RankTimes, NodeTimesFromPairs(times, what)...)
 	ev.AddInput("pairwise runs", p, fmt.Sprintf("%d pairs", len(times)))
@@ -637,49 +547,4 @@ func errString(err error) string {
 		return "nothing recognised"
 	}
 	return err.Error()
-}
-
-// RunProvenance says where a run comes from, its command as a shell line.
-func RunProvenance(r *probes.Run) string {
-	s := fmt.Sprintf("%dx %s, driver %s, CUDA %s", r.GPUCount, orDash(r.GPUModel), orDash(r.Driver), orDash(r.CUDA))
-	if r.NCCL != "" {
-		s += ", NCCL " + r.NCCL
-	}
-	if r.Tool != "" {
-		s += ", " + r.Tool
-	}
-	if !r.Date.IsZero() {
-		s += ", " + r.Date.UTC().Format("2006-01-02")
-	}
-	if len(r.Command) > 0 {
-		s += ", command: " + ShellLine(r.Command)
-	}
-	return s
-}
-
-// NCCLTestsSamples turns one nccl-tests run's rows into samples, one per
-// half present (out-of-place, in-place), on ranks ranks; a #wrong column
-// of N/A (-c 0) becomes Wrong -1. nccl-tests prints one time per half, so
-// its median, minimum and maximum are that time.
-func NCCLTestsSamples(r nccltests.Run, ranks int) []probes.Sample {
-	var out []probes.Sample
-	for _, row := range r.Rows {
-		for _, half := range []struct {
-			m  nccltests.Measurement
-			in bool
-		}{{row.OutOfPlace, false}, {row.InPlace, true}} {
-			if !half.m.Present {
-				continue
-			}
-			wrong := int64(half.m.Wrong)
-			if half.m.WrongNA {
-				wrong = -1
-			}
-			out = append(out, probes.Sample{Op: r.Collective, Bytes: row.SizeBytes, Count: row.Count,
-				DType: row.Type, RedOp: row.RedOp, Root: max(row.Root, 0), InPlace: half.in, Src: -1, Dst: -1, Ranks: ranks,
-				Iters: r.Params.Iters, MedianUS: half.m.TimeUs, MinUS: half.m.TimeUs, MaxUS: half.m.TimeUs,
-				AlgBW: half.m.AlgBW, BusBW: half.m.BusBW, Wrong: wrong})
-		}
-	}
-	return out
 }

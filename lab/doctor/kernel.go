@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/commlab/commlab/lab/prose"
 	"github.com/commlab/commlab/probes/parse/dmesg"
 )
 
@@ -41,7 +42,7 @@ func CheckKernel(ev *Evidence) Verdict {
 		}
 	}
 	v.Evidence = append(v.Evidence, fmt.Sprintf("%d kernel log(s), %d lines, %d GPU or NIC events", len(ev.Kernel), lines, events))
-	v.Evidence = append(v.Evidence, dedupe(append(append(append(lost, roots...), follow...), down...))...)
+	v.Evidence = append(v.Evidence, prose.Distinct(append(append(append(lost, roots...), follow...), down...))...)
 	switch {
 	case len(lost) > 0:
 		v.Status = Fail
@@ -84,7 +85,7 @@ func kernelCauses(ev *Evidence) []string {
 			out = append(out, describeEvent(ev, k, e))
 		}
 	}
-	return dedupe(out)
+	return prose.Distinct(out)
 }
 
 // describeEvent names the device the way the rest of the report does:

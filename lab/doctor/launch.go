@@ -3,7 +3,9 @@ package doctor
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -264,13 +266,8 @@ func NodeTimesFromPairs(pairs map[string]float64, what string) []RankTime {
 		byNode[a] = append(byNode[a], us)
 		byNode[b] = append(byNode[b], us)
 	}
-	nodes := make([]string, 0, len(byNode))
-	for n := range byNode {
-		nodes = append(nodes, n)
-	}
-	sort.Strings(nodes)
 	var out []RankTime
-	for i, n := range nodes {
+	for i, n := range slices.Sorted(maps.Keys(byNode)) {
 		ts := byNode[n]
 		sort.Float64s(ts)
 		out = append(out, RankTime{Rank: i, Host: n, What: fmt.Sprintf("%s, fastest of its %d pairs", what, len(ts)), TimeUS: ts[0]})

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/commlab/commlab/lab/prose"
 	"github.com/commlab/commlab/probes"
 	"github.com/commlab/commlab/probes/parse/nccllog"
 )
@@ -255,7 +256,7 @@ func checkGDR(t *probes.Topology, pci *probes.PCIFacts, lg *nccllog.Log, nodes i
 		}
 		if len(why[n]) > 0 {
 			off = append(off, n)
-			v.Evidence = append(v.Evidence, n+": "+strings.Join(dedupe(why[n]), "; "))
+			v.Evidence = append(v.Evidence, n+": "+strings.Join(prose.Distinct(why[n]), "; "))
 		}
 	}
 	sockOnly := false
@@ -315,16 +316,4 @@ func contains(xs []string, x string) bool {
 		}
 	}
 	return false
-}
-
-func dedupe(xs []string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, x := range xs {
-		if !seen[x] {
-			seen[x] = true
-			out = append(out, x)
-		}
-	}
-	return out
 }

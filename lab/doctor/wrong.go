@@ -2,7 +2,8 @@ package doctor
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/commlab/commlab/probes"
@@ -47,13 +48,8 @@ func checkWrongResults(ev *Evidence, env map[string]string) Verdict {
 	}
 	switch {
 	case len(wrong) > 0:
-		keys := make([]string, 0, len(wrong))
-		for k := range wrong {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
 		var parts []string
-		for _, k := range keys {
+		for _, k := range slices.Sorted(maps.Keys(wrong)) {
 			parts = append(parts, fmt.Sprintf("%s: %d", k, wrong[k]))
 		}
 		v.Status, v.Branch = Fail, BranchWrongUnstable

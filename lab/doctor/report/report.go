@@ -128,11 +128,7 @@ func Notebook(r *doctor.Report) (*notebook.Notebook, error) {
 			fmt.Fprintf(&qs, "<div class=\"q %s\"><h3>%s %s</h3><p>%s</p>", a.Status, badge(a.Status), esc(a.Question), esc(a.Answer))
 		}
 		if len(a.Checks) > 0 {
-			var links []string
-			for _, c := range a.Checks {
-				links = append(links, fmt.Sprintf("<a href=\"#check-%s\">%s</a>", anchor(c), esc(c)))
-			}
-			fmt.Fprintf(&qs, "<p class=\"small\">from %s</p>", strings.Join(links, ", "))
+			fmt.Fprintf(&qs, "<p class=\"small\">from %s</p>", checkLinks(a.Checks))
 		}
 		qs.WriteString("</div>\n")
 	}
@@ -169,6 +165,15 @@ func Notebook(r *doctor.Report) (*notebook.Notebook, error) {
 	}
 	nb.EnsureIDs()
 	return nb, nil
+}
+
+// checkLinks links each check to its section of the page, comma-separated.
+func checkLinks(checks []string) string {
+	var links []string
+	for _, c := range checks {
+		links = append(links, fmt.Sprintf("<a href=\"#check-%s\">%s</a>", anchor(c), esc(c)))
+	}
+	return strings.Join(links, ", ")
 }
 
 func anchor(ref string) string { return strings.NewReplacer("/", "-", " ", "-").Replace(ref) }
@@ -217,13 +222,9 @@ func gapsList(gaps []doctor.Gap) string {
 	var b strings.Builder
 	b.WriteString("<ol>\n")
 	for _, g := range gaps {
-		fmt.Fprintf(&b, "<li>%s <a href=\"#check-%s\">%s</a>: %s", badge(g.Status), anchor(g.Check), esc(g.Check), esc(g.Summary))
+		fmt.Fprintf(&b, "<li>%s %s: %s", badge(g.Status), checkLinks([]string{g.Check}), esc(g.Summary))
 		if len(g.ExplainedBy) > 0 {
-			var links []string
-			for _, e := range g.ExplainedBy {
-				links = append(links, fmt.Sprintf("<a href=\"#check-%s\">%s</a>", anchor(e), esc(e)))
-			}
-			fmt.Fprintf(&b, " <span class=\"small\">(follows from %s)</span>", strings.Join(links, ", "))
+			fmt.Fprintf(&b, " <span class=\"small\">(follows from %s)</span>", checkLinks(g.ExplainedBy))
 		}
 		b.WriteString("</li>\n")
 	}
@@ -246,15 +247,12 @@ func treeTable(marks []doctor.TreeMark) string {
 		if m.Reached {
 			mark = badge(m.Status)
 		}
-		var checks, from []string
+		var checks []string
 		for _, c := range m.Branch.Checks {
 			checks = append(checks, "<li>"+esc(c)+"</li>")
 		}
-		for _, c := range m.Checks {
-			from = append(from, fmt.Sprintf("<a href=\"#check-%s\">%s</a>", anchor(c), esc(c)))
-		}
 		fmt.Fprintf(&b, "<tr><td>%s</td><td>%s</td><td class=\"st\">%s</td><td><ol style=\"margin:0\">%s</ol></td><td class=\"small\">%s</td></tr>\n",
-			sym, esc(m.Branch.Sign), mark, strings.Join(checks, ""), strings.Join(from, ", "))
+			sym, esc(m.Branch.Sign), mark, strings.Join(checks, ""), checkLinks(m.Checks))
 	}
 	b.WriteString("</table>")
 	return b.String()

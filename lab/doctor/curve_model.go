@@ -1,0 +1,106 @@
+package doctor
+
+// This file is the expected side of the curve doctor: the machine a curve
+// is priced on (Machine) and the busbw costmodel's NCCL-like tuner
+// expects at each measured size (Model, ExpectedCurve; chapters 1, 2 and
+// 4).
+
+import (
+	"fmt"
+
+	"github.com/commlab/commlab/costmodel"
+)
+
+// Machine names the machine the model prices: a costmodel node preset cut
+// to GPUsPerNode GPUs, Nodes of them, NCCL's tuning constants of Family
+// ("" is costmodel.DefaultNCCL), NVLS on or off.
+type Machine struct {
+	Preset      string `json:"preset"`
+	GPUsPerNode int    `json:"gpus_per_node"`
+	Nodes       int    `json:"nodes"`
+	Family      string `json:"nccl_family"`
+	NVLS        bool   `json:"nvls"`
+}
+
+func (m Machine) String() string {
+	nvls := "NVLS off"
+	if m.NVLS {
+		nvls = "NVLS on"
+	}
+	family := m.Family
+	if family == "" {
+		family = costmodel.DefaultNCCL
+	}
+	return fmt.Sprintf("%d node(s) of %s with %d GPUs each, NCCL %s tuning constants, %s", m.Nodes, m.Preset, m.GPUsPerNode, family, nvls)
+}
+
+// ModelPoint is the model's expectation at one size.
+type ModelPoint struct {
+	Bytes     float64 `json:"bytes" unit:"B"`
+	TimeUs    float64 `json:"time_us" unit:"us"`
+	LatencyUs float64 `json:"latency_us" unit:"us"`
+	BusBW     float64 `json:"busbw_gbps" unit:"GB/s"`
+	Algorithm string  `json:"algorithm"`
+	Protocol  string  `json:"protocol"`
+}
+
+// Model is the expected curve at a measured curve's sizes.
+type Model struct {
+	Source string       `json:"source"`
+	Points []ModelPoint `json:"points"`
+}
+
+// Sizes returns the model's message sizes in bytes.
+func (m Model) Sizes() []float64 {
+	return column(len(m.Points), func(i int) float64 { return m.Points[i].Bytes })
+}
+
+// BusBWs returns the model's busbw (GB/s) per size, for a chart.
+func (m Model) BusBWs() []float64 {
+	return column(len(m.Points), func(i int) float64 { return m.Points[i].BusBW })
+}
+
+// ExpectedCurve tunes the machine with costmodel's NCCL-like tuner and
+// prices collective at each size with the tuner's pick (chapter 4).
+func ExpectedCurve(m Machine, collective string, sizes []float64) (Model, error) {
+	node, err := costmodel.NodeByName(m.Preset)
+	if err != nil {
+		return Model{}, fmt.Errorf("doctor: %w", err)
+	}
+	if m.GPUsPerNode <= 0 {
+		m.GPUsPerNode = node.GPUs
+	}
+	m.Nodes = max(m.Nodes, 1)
+	if m.GPUsPerNode*m.Nodes <= 1 {
+		// NCCL's tuner has no algorithm for one rank: nothing to price.
+		return Model{Source: "no model: one rank (" + m.Preset + ")"}, nil
+	}
+	T, err := costmodel.TuneNodes(node, m.GPUsPerNode, m.Nodes, m.Family, m.NVLS)
+	if err != nil {
+		return Model{}, fmt.Errorf("doctor: %w", err)
+	}
+	return ExpectedFromTuner(T, collective, m.GPUsPerNode*m.Nodes, sizes, "costmodel tuner: "+m.String())
+}
+
+// ExpectedFromTuner prices collective on ranks GPUs at each size with the
+// pick of a tuning table.
+func ExpectedFromTuner(T costmodel.TunerTable, collective string, ranks int, sizes []float64, source string) (Model, error) {
+	c, err := costmodel.ParseCollective(collective)
+	if err != nil {
+		return Model{}, fmt.Errorf("doctor: %w", err)
+	}
+	factor := costmodel.BusBWFactor(c, ranks)
+	out := Model{Source: source, Points: make([]ModelPoint, 0, len(sizes))}
+	for _, s := range sizes {
+		ch, err := T.Pick(c, s)
+		if err != nil {
+			return Model{}, fmt.Errorf("doctor: %w", err)
+		}
+		p := ModelPoint{Bytes: s, TimeUs: ch.TimeUs, LatencyUs: ch.LatencyUs, Algorithm: ch.Algorithm, Protocol: ch.Protocol}
+		if ch.TimeUs > 0 {
+			p.BusBW = s / (ch.TimeUs * 1e3) * factor
+		}
+		out.Points = append(out.Points, p)
+	}
+	return out, nil
+}
