@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/commlab/commlab/probes/parse"
-	"github.com/commlab/commlab/probes/parse/internal/launcher"
+	"github.com/commlab/commlab/probes/parse/internal/textinput"
 )
 
 // ErrTruncated says a matrix or block ended before all its rows.
@@ -139,12 +139,10 @@ var (
 // ParseP2P reads p2pBandwidthLatencyTest's output. Older versions print
 // the same matrices without "(P2P Writes)"; they read as writes.
 func ParseP2P(r io.Reader) (*P2PReport, error) {
-	data, err := io.ReadAll(r)
+	lines, err := textinput.Read(r)
 	if err != nil {
 		return nil, fmt.Errorf("cudasamples: %w", err)
 	}
-	data, _ = launcher.Clean(data)
-	lines := strings.Split(string(data), "\n")
 	rep := &P2PReport{}
 	seen := false
 	var access []accessPair
@@ -153,7 +151,7 @@ func ParseP2P(r io.Reader) (*P2PReport, error) {
 		errs = append(errs, &parse.Error{Format: "cudasamples", Line: line + 1, Msg: msg, Err: err})
 	}
 	for i := 0; i < len(lines); i++ {
-		line := strings.TrimSpace(strings.TrimRight(lines[i], "\r"))
+		line := strings.TrimSpace(lines[i])
 		switch {
 		case strings.HasPrefix(line, "[P2P (Peer-to-Peer) GPU Bandwidth Latency Test]"):
 			seen = true

@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/commlab/commlab/probes/parse"
-	"github.com/commlab/commlab/probes/parse/internal/launcher"
+	"github.com/commlab/commlab/probes/parse/internal/textinput"
 )
 
 // Sentinel errors callers can branch on with errors.Is.
@@ -529,13 +529,8 @@ func flip(dir string) string {
 // ParseText reads nvbandwidth's plain text output.
 func ParseText(r io.Reader) (*Report, error) {
 	rep := &Report{Format: "text"}
-	p := textParser{rep: rep}
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return rep, &parse.Error{Format: "nvbandwidth", Line: 1, Msg: "read: " + err.Error(), Err: ErrMalformed}
-	}
-	data, _ = launcher.Clean(data) // srun's "0: ", mpirun's "[1,0]<stdout>:", pdsh's "host: "
-	err = parse.ScanLines(bytes.NewReader(data), "nvbandwidth", ErrMalformed, &p.line, p.feed)
+	p := textParser{Scanner: textinput.Scanner{Format: "nvbandwidth", Malformed: ErrMalformed}, rep: rep}
+	err := p.Scan(r, p.feed)
 	if err == nil {
 		err = p.finish()
 	}
@@ -546,8 +541,8 @@ func ParseText(r io.Reader) (*Report, error) {
 }
 
 type textParser struct {
+	textinput.Scanner
 	rep        *Report
-	line       int
 	recognised bool
 	cur        *Testcase // testcase being read, nil between testcases
 	header     []int     // column indices of the current matrix
@@ -556,10 +551,6 @@ type textParser struct {
 	preamble         []string
 	firstUnknown     int
 	firstUnknownText string
-}
-
-func (p *textParser) errorf(kind error, format string, args ...any) error {
-	return &parse.Error{Format: "nvbandwidth", Line: p.line, Msg: fmt.Sprintf(format, args...), Err: kind}
 }
 
 func (p *textParser) feed(raw string) error {
@@ -615,7 +606,7 @@ func (p *textParser) feed(raw string) error {
 		}
 		name := strings.TrimSuffix(strings.TrimPrefix(line, "Running "), ".")
 		name = strings.TrimPrefix(name, "benchmark ") // README of the first releases
-		p.rep.Testcases = append(p.rep.Testcases, Testcase{Name: strings.TrimSpace(name), Status: StatusIncomplete, Line: p.line})
+		p.rep.Testcases = append(p.rep.Testcases, Testcase{Name: strings.TrimSpace(name), Status: StatusIncomplete, Line: p.Line})
 		p.cur = &p.rep.Testcases[len(p.rep.Testcases)-1]
 	case strings.HasPrefix(line, "SUM "):
 		return p.summary(line, "SUM", func(t *Testcase, v float64) { t.Sum, t.HasSum = v, true })
@@ -634,7 +625,7 @@ func (p *textParser) feed(raw string) error {
 	case p.cur == nil && (strings.HasPrefix(line, "memcpy ") || strings.HasPrefix(line, "memory latency")):
 		// A pasted excerpt that lost its "Running" line: the SUM line that
 		// follows names the testcase.
-		p.rep.Testcases = append(p.rep.Testcases, Testcase{Status: StatusIncomplete, Line: p.line})
+		p.rep.Testcases = append(p.rep.Testcases, Testcase{Status: StatusIncomplete, Line: p.Line})
 		p.cur = &p.rep.Testcases[len(p.rep.Testcases)-1]
 		describe(p.cur, line)
 	case p.cur != nil && p.cur.Description != "" && p.cur.Matrix == nil && p.header == nil && isHeader(line):
@@ -643,7 +634,7 @@ func (p *textParser) feed(raw string) error {
 		// The next matrix under the same "Running" line; its SUM line
 		// will name it.
 		group := p.cur.Group
-		p.rep.Testcases = append(p.rep.Testcases, Testcase{Status: StatusIncomplete, Line: p.line, Group: group})
+		p.rep.Testcases = append(p.rep.Testcases, Testcase{Status: StatusIncomplete, Line: p.Line, Group: group})
 		p.cur = &p.rep.Testcases[len(p.rep.Testcases)-1]
 		describe(p.cur, line)
 	case p.cur != nil:
@@ -675,7 +666,7 @@ func (p *textParser) feed(raw string) error {
 // unknown keeps a line seen before any nvbandwidth line.
 func (p *textParser) unknown(line string) {
 	if p.firstUnknown == 0 {
-		p.firstUnknown, p.firstUnknownText = p.line, line
+		p.firstUnknown, p.firstUnknownText = p.Line, line
 	}
 	p.preamble = append(p.preamble, line)
 }
@@ -686,11 +677,11 @@ func (p *textParser) summary(line, key string, set func(*Testcase, float64)) err
 	p.recognised = true
 	fields := strings.Fields(line)
 	if len(fields) != 3 {
-		return p.errorf(ErrMalformed, "%s line wants a testcase name and a value: %q", key, parse.Clip(line, 80))
+		return p.Errorf(ErrMalformed, "%s line wants a testcase name and a value: %q", key, parse.Clip(line, 80))
 	}
 	v, err := strconv.ParseFloat(fields[2], 64)
 	if err != nil {
-		return p.errorf(ErrMalformed, "%s value %q is not a number", key, fields[2])
+		return p.Errorf(ErrMalformed, "%s value %q is not a number", key, fields[2])
 	}
 	t := p.find(fields[1])
 	if t == nil && p.cur != nil && p.cur.Name != "" && !p.cur.HasSum && strings.HasPrefix(fields[1], p.cur.Name+"_") {
@@ -704,7 +695,7 @@ func (p *textParser) summary(line, key string, set func(*Testcase, float64)) err
 		t.Name = fields[1]
 	}
 	if t == nil {
-		p.rep.Testcases = append(p.rep.Testcases, Testcase{Name: fields[1], Status: StatusPassed, Line: p.line})
+		p.rep.Testcases = append(p.rep.Testcases, Testcase{Name: fields[1], Status: StatusPassed, Line: p.Line})
 		t = &p.rep.Testcases[len(p.rep.Testcases)-1]
 	}
 	set(t, v)
@@ -730,11 +721,11 @@ func (p *textParser) matrixRow(line string) ([]float64, bool, error) {
 		return nil, false, nil
 	}
 	if idx != len(p.cur.Matrix) {
-		return nil, false, p.errorf(ErrMalformed, "matrix row %d where row %d was expected", idx, len(p.cur.Matrix))
+		return nil, false, p.Errorf(ErrMalformed, "matrix row %d where row %d was expected", idx, len(p.cur.Matrix))
 	}
 	cells := fields[1:]
 	if len(cells) != len(p.header) {
-		return nil, false, p.errorf(ErrMalformed, "matrix row %d has %d cells, header has %d", idx, len(cells), len(p.header))
+		return nil, false, p.Errorf(ErrMalformed, "matrix row %d has %d cells, header has %d", idx, len(cells), len(p.header))
 	}
 	row := make([]float64, len(cells))
 	for i, c := range cells {
@@ -744,7 +735,7 @@ func (p *textParser) matrixRow(line string) ([]float64, bool, error) {
 		}
 		v, err := strconv.ParseFloat(c, 64)
 		if err != nil {
-			return nil, false, p.errorf(ErrMalformed, "matrix row %d cell %d: %q is not a number", idx, i, c)
+			return nil, false, p.Errorf(ErrMalformed, "matrix row %d cell %d: %q is not a number", idx, i, c)
 		}
 		row[i] = v
 	}
@@ -769,9 +760,9 @@ func (p *textParser) endTestcase() error {
 func (p *textParser) finish() error {
 	if !p.recognised {
 		if p.firstUnknown > 0 {
-			return &parse.Error{Format: "nvbandwidth", Line: p.firstUnknown, Msg: fmt.Sprintf("not nvbandwidth output: %q", parse.Clip(p.firstUnknownText, 80)), Err: parse.ErrFormat}
+			return p.ErrorAt(p.firstUnknown, parse.ErrFormat, "not nvbandwidth output: %q", parse.Clip(p.firstUnknownText, 80))
 		}
-		return &parse.Error{Format: "nvbandwidth", Line: p.line, Msg: "no nvbandwidth header, testcase or SUM line found", Err: parse.ErrFormat}
+		return p.Errorf(parse.ErrFormat, "no nvbandwidth header, testcase or SUM line found")
 	}
 	if len(p.preamble) > 0 {
 		p.rep.Warnings = append(p.preamble, p.rep.Warnings...)
@@ -779,11 +770,11 @@ func (p *textParser) finish() error {
 	if p.cur != nil {
 		t := p.cur
 		if p.header != nil && len(t.Matrix) < len(p.header) && isSquare(t) {
-			return &parse.Error{Format: "nvbandwidth", Line: p.line, Msg: fmt.Sprintf("output ends inside the matrix of %s (started line %d)", t.Name, t.Line), Err: ErrTruncated}
+			return p.Errorf(ErrTruncated, "output ends inside the matrix of %s (started line %d)", t.Name, t.Line)
 		}
 		p.closeMatrix()
 		if t.Status == StatusIncomplete && len(t.Matrix) == 0 {
-			return &parse.Error{Format: "nvbandwidth", Line: p.line, Msg: fmt.Sprintf("output ends before %s (started line %d) printed its results", t.Name, t.Line), Err: ErrTruncated}
+			return p.Errorf(ErrTruncated, "output ends before %s (started line %d) printed its results", t.Name, t.Line)
 		}
 	}
 	return nil
