@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/commlab/commlab/probes/parse"
+	"github.com/commlab/commlab/probes/parse/internal/jsonmatrix"
 	"github.com/commlab/commlab/probes/parse/internal/textinput"
 )
 
@@ -52,19 +53,10 @@ type Matrix struct {
 // MarshalJSON writes missing cells as null, since JSON has no NaN.
 func (m Matrix) MarshalJSON() ([]byte, error) {
 	type plain Matrix
-	vals := make([][]*float64, len(m.Values))
-	for r, row := range m.Values {
-		vals[r] = make([]*float64, len(row))
-		for c := range row {
-			if v := row[c]; !math.IsNaN(v) && !math.IsInf(v, 0) {
-				vals[r][c] = &v
-			}
-		}
-	}
 	return json.Marshal(struct {
 		plain
 		Values [][]*float64 `json:"values"`
-	}{plain(m), vals})
+	}{plain(m), jsonmatrix.WithNulls(m.Values)})
 }
 
 // OffDiagonal returns the mean, smallest and largest value of the cells

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/commlab/commlab/probes/parse"
+	"github.com/commlab/commlab/probes/parse/internal/jsonmatrix"
 	"github.com/commlab/commlab/probes/parse/internal/textinput"
 )
 
@@ -219,19 +220,10 @@ func (r *Report) Testcase(name string) (Testcase, bool) {
 // MarshalJSON writes N/A cells as null, since JSON has no NaN.
 func (t Testcase) MarshalJSON() ([]byte, error) {
 	type plain Testcase
-	matrix := make([][]*float64, len(t.Matrix))
-	for r, row := range t.Matrix {
-		matrix[r] = make([]*float64, len(row))
-		for c := range row {
-			if v := row[c]; !math.IsNaN(v) && !math.IsInf(v, 0) {
-				matrix[r][c] = &v
-			}
-		}
-	}
 	return json.Marshal(struct {
 		plain
 		Matrix [][]*float64 `json:"matrix"`
-	}{plain(t), matrix})
+	}{plain(t), jsonmatrix.WithNulls(t.Matrix)})
 }
 
 // Parse reads nvbandwidth text or JSON output, whichever r holds. On error
