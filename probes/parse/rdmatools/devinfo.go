@@ -153,9 +153,9 @@ func (p *devinfoParser) setPort(key, value string) error {
 	pt := p.port
 	switch key {
 	case "state":
-		pt.StateText, pt.State = value, normState(value)
+		pt.setState(value)
 	case "phys_state":
-		pt.PhysStateText, pt.PhysState = value, normPhys(value)
+		pt.setPhysState(value)
 	case "max_mtu":
 		pt.MaxMTU = leadInt(value)
 	case "active_mtu":

@@ -94,9 +94,9 @@ func (p *ibstatParser) setPort(key, value string) {
 	pt := p.port
 	switch key {
 	case "State":
-		pt.StateText, pt.State = value, normState(value)
+		pt.setState(value)
 	case "Physical state":
-		pt.PhysStateText, pt.PhysState = value, normPhys(value)
+		pt.setPhysState(value)
 	case "Rate":
 		pt.Rate = value
 		pt.RateGbps, _ = strconv.ParseFloat(value, 64)

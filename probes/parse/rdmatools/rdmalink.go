@@ -53,9 +53,9 @@ func (p *rdmaLinkParser) feed(line string) error {
 		pt.Fields[k] = v
 		switch k {
 		case "state":
-			pt.StateText, pt.State = v, normState(v)
+			pt.setState(v)
 		case "physical_state":
-			pt.PhysStateText, pt.PhysState = v, normPhys(v)
+			pt.setPhysState(v)
 		case "netdev":
 			pt.Netdev = v
 		case "subnet_prefix":

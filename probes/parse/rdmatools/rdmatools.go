@@ -360,6 +360,16 @@ func ipv4Of(gid string) string {
 	return a.Unmap().String()
 }
 
+// setState keeps the port's logical state as printed and in normState's
+// words; every tool prints it in its own spelling.
+func (pt *Port) setState(text string) { pt.StateText, pt.State = text, normState(text) }
+
+// setPhysState keeps the port's physical state as printed and in
+// normPhys's words.
+func (pt *Port) setPhysState(text string) {
+	pt.PhysStateText, pt.PhysState = text, normPhys(text)
+}
+
 // normState turns a printed logical port state into ACTIVE, DOWN, INIT
 // or ARMED.
 func normState(s string) string {
