@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/commlab/commlab/probes/parse"
-	"github.com/commlab/commlab/probes/parse/internal/textinput"
 )
 
 var (
@@ -27,7 +26,7 @@ var devinfoPortKeys = []string{"state", "max_mtu", "active_mtu", "sm_lid", "port
 // or only its GID lines (`ibv_devinfo -v | grep GID`): those go to an
 // unnamed device's port 0, with a warning.
 func ParseIBVDevinfo(r io.Reader) (*Report, error) {
-	p := &devinfoParser{lineParser: lineParser{Scanner: textinput.Scanner{Format: "ibv_devinfo", Malformed: ErrMalformed}, rep: newReport(ToolIBVDevinfo)}}
+	p := &devinfoParser{lineParser: newLineParser(ToolIBVDevinfo)}
 	return p.run(r, p)
 }
 

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/commlab/commlab/probes/parse"
-	"github.com/commlab/commlab/probes/parse/internal/textinput"
 )
 
 var (
@@ -21,7 +20,7 @@ var ibstatPortKeys = []string{"State", "Physical state", "Rate", "Base lid", "LM
 
 // ParseIBStat reads the output of ibstat (infiniband-diags).
 func ParseIBStat(r io.Reader) (*Report, error) {
-	p := &ibstatParser{lineParser: lineParser{Scanner: textinput.Scanner{Format: "ibstat", Malformed: ErrMalformed}, rep: newReport(ToolIBStat)}}
+	p := &ibstatParser{lineParser: newLineParser(ToolIBStat)}
 	return p.run(r, p)
 }
 

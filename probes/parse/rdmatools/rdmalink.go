@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/commlab/commlab/probes/parse"
-	"github.com/commlab/commlab/probes/parse/internal/textinput"
 )
 
 var reLinkLine = regexp.MustCompile(`^link (\S+)/(\d+)(?:\s+(.*))?$`)
@@ -16,7 +15,7 @@ var reLinkLine = regexp.MustCompile(`^link (\S+)/(\d+)(?:\s+(.*))?$`)
 // (iproute2). Each line is one port; its "key value" pairs are kept in
 // Port.Fields and the known ones typed.
 func ParseRDMALink(r io.Reader) (*Report, error) {
-	p := &rdmaLinkParser{lineParser: lineParser{Scanner: textinput.Scanner{Format: "rdma link", Malformed: ErrMalformed}, rep: newReport(ToolRDMALink)}, index: map[string]int{}}
+	p := &rdmaLinkParser{lineParser: newLineParser(ToolRDMALink), index: map[string]int{}}
 	return p.run(r, p)
 }
 

@@ -444,6 +444,12 @@ type lineParser struct {
 	host string
 }
 
+// newLineParser starts the parser of one tool (ToolIBStat, ...); the
+// tool's name is its report's Tool and the format its errors name.
+func newLineParser(tool string) lineParser {
+	return lineParser{Scanner: textinput.Scanner{Format: tool, Malformed: ErrMalformed}, rep: newReport(tool)}
+}
+
 // portCursor is the device and port a per-device tool's parser (ibstat,
 // ibv_devinfo) is filling in.
 type portCursor struct {

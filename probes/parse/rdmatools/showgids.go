@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/commlab/commlab/probes/parse"
-	"github.com/commlab/commlab/probes/parse/internal/textinput"
 )
 
 // isShowGIDsHeader reports whether line is show_gids' column header,
@@ -20,7 +19,7 @@ func isShowGIDsHeader(line string) bool {
 
 // ParseShowGIDs reads the output of show_gids (MLNX_OFED).
 func ParseShowGIDs(r io.Reader) (*Report, error) {
-	p := &showGIDsParser{lineParser: lineParser{Scanner: textinput.Scanner{Format: "show_gids", Malformed: ErrMalformed}, rep: newReport(ToolShowGIDs)}}
+	p := &showGIDsParser{lineParser: newLineParser(ToolShowGIDs)}
 	return p.run(r, p)
 }
 
