@@ -2,8 +2,18 @@
 // which says where in the input a problem was found, and ErrFormat, the one
 // sentinel for input that is not the parser's format at all; and the small
 // helpers written once for all of them (ScanLines, Int, Clip, the summary
-// writers). The parsers themselves live in the packages below it, one per format; this package
-// parses nothing and imports only the standard library.
+// writers). The parsers themselves live in the packages below it, one per
+// format; this package parses nothing and imports only the standard
+// library.
+//
+// What the parsers share beyond that is internal to probes/parse, so that
+// notebook cells see only each parser's own API: internal/textinput is the
+// one way a line-oriented parser reads its input (read whole, launcher
+// prefixes removed by internal/launcher, "\r" trimmed, lines numbered,
+// errors as an Error under the parser's format name). It exists because
+// each parser had its own copy of that opening, and copies drift.
+// internal/jsonmatrix writes a measured matrix's missing (NaN) cells as
+// JSON null.
 package parse
 
 import (

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/commlab/commlab/probes/parse"
-	"github.com/commlab/commlab/probes/parse/internal/launcher"
+	"github.com/commlab/commlab/probes/parse/internal/textinput"
 )
 
 // BandwidthRow is one "Transfer Size (Bytes)  Bandwidth(..)" row.
@@ -87,18 +87,17 @@ var (
 // on..." line); the line before it, a command or a prompt, is kept as the
 // run's Command.
 func ParseBandwidthTest(r io.Reader) (*BandwidthReport, error) {
-	data, err := io.ReadAll(r)
+	lines, err := textinput.Read(r)
 	if err != nil {
 		return nil, fmt.Errorf("cudasamples: %w", err)
 	}
-	data, _ = launcher.Clean(data)
 	rep := &BandwidthReport{}
 	var run *BandwidthRun
 	var tc *BandwidthTestCase
 	var errs []error
 	prev := "" // the line before this one, blanks skipped
-	for i, raw := range strings.Split(string(data), "\n") {
-		line := strings.TrimSpace(strings.TrimRight(raw, "\r"))
+	for i, raw := range lines {
+		line := strings.TrimSpace(raw)
 		if line == "" {
 			continue
 		}

@@ -11,7 +11,8 @@ import (
 	"strings"
 
 	"github.com/commlab/commlab/probes/parse"
-	"github.com/commlab/commlab/probes/parse/internal/launcher"
+	"github.com/commlab/commlab/probes/parse/internal/jsonmatrix"
+	"github.com/commlab/commlab/probes/parse/internal/textinput"
 )
 
 // ErrTruncated says a matrix or block ended before all its rows.
@@ -52,19 +53,10 @@ type Matrix struct {
 // MarshalJSON writes missing cells as null, since JSON has no NaN.
 func (m Matrix) MarshalJSON() ([]byte, error) {
 	type plain Matrix
-	vals := make([][]*float64, len(m.Values))
-	for r, row := range m.Values {
-		vals[r] = make([]*float64, len(row))
-		for c := range row {
-			if v := row[c]; !math.IsNaN(v) && !math.IsInf(v, 0) {
-				vals[r][c] = &v
-			}
-		}
-	}
 	return json.Marshal(struct {
 		plain
 		Values [][]*float64 `json:"values"`
-	}{plain(m), vals})
+	}{plain(m), jsonmatrix.WithNulls(m.Values)})
 }
 
 // OffDiagonal returns the mean, smallest and largest value of the cells
@@ -139,12 +131,10 @@ var (
 // ParseP2P reads p2pBandwidthLatencyTest's output. Older versions print
 // the same matrices without "(P2P Writes)"; they read as writes.
 func ParseP2P(r io.Reader) (*P2PReport, error) {
-	data, err := io.ReadAll(r)
+	lines, err := textinput.Read(r)
 	if err != nil {
 		return nil, fmt.Errorf("cudasamples: %w", err)
 	}
-	data, _ = launcher.Clean(data)
-	lines := strings.Split(string(data), "\n")
 	rep := &P2PReport{}
 	seen := false
 	var access []accessPair
@@ -153,7 +143,7 @@ func ParseP2P(r io.Reader) (*P2PReport, error) {
 		errs = append(errs, &parse.Error{Format: "cudasamples", Line: line + 1, Msg: msg, Err: err})
 	}
 	for i := 0; i < len(lines); i++ {
-		line := strings.TrimSpace(strings.TrimRight(lines[i], "\r"))
+		line := strings.TrimSpace(lines[i])
 		switch {
 		case strings.HasPrefix(line, "[P2P (Peer-to-Peer) GPU Bandwidth Latency Test]"):
 			seen = true

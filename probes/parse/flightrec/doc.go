@@ -58,4 +58,11 @@
 //
 // The package owns reading and analysing dumps. It does not run PyTorch,
 // record dumps, or know the probes domain types.
+//
+// The files: dump.go and pickle.go read one dump; set.go reads a folder of
+// them; findings.go is what an analysis reports; analyze.go groups the
+// dumps by process group and finds deadlocks across groups; group.go
+// lines up one group's ranks; rules.go the culprit rules (a mismatched
+// call, a stuck collective, an unpaired send or receive); verdict.go says
+// it in words; text.go writes it for a terminal or a notebook.
 package flightrec

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/commlab/commlab/probes/parse"
 	"io"
 	"maps"
 	"math"
@@ -15,6 +14,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/commlab/commlab/probes/parse"
 )
 
 // Sentinel errors callers can branch on with errors.Is.

@@ -4,13 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"github.com/commlab/commlab/probes/parse"
-	"github.com/commlab/commlab/probes/parse/internal/golden"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/commlab/commlab/probes/parse"
+	"github.com/commlab/commlab/probes/parse/internal/golden"
 )
 
 // scenarios are the synthetic dump sets gen_fixtures.py writes.

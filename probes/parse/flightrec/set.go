@@ -4,11 +4,12 @@ import (
 	"errors"
 
 	"fmt"
-	"github.com/commlab/commlab/probes/parse"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/commlab/commlab/probes/parse"
 )
 
 // Timing says whether a process group recorded start events. ProcessGroupNCCL

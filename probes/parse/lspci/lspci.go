@@ -10,7 +10,7 @@ import (
 
 	"github.com/commlab/commlab/probes"
 	"github.com/commlab/commlab/probes/parse"
-	"github.com/commlab/commlab/probes/parse/internal/launcher"
+	"github.com/commlab/commlab/probes/parse/internal/textinput"
 )
 
 // Device is one PCI function as lspci -vvv prints it.
@@ -65,15 +65,13 @@ var (
 // Parse reads lspci -vvv output. Input with no device header at all is not
 // lspci output (parse.ErrFormat).
 func Parse(r io.Reader) (*Report, error) {
-	data, err := io.ReadAll(r)
+	lines, err := textinput.Read(r)
 	if err != nil {
 		return nil, fmt.Errorf("lspci: %w", err)
 	}
-	data, _ = launcher.Clean(data)
 	rep := &Report{}
 	var cur *Device
-	for i, line := range strings.Split(string(data), "\n") {
-		line = strings.TrimRight(line, "\r")
+	for i, line := range lines {
 		if line == "" {
 			continue
 		}

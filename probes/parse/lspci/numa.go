@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/commlab/commlab/probes/parse"
-	"github.com/commlab/commlab/probes/parse/internal/launcher"
+	"github.com/commlab/commlab/probes/parse/internal/textinput"
 )
 
 // sysfsNUMARE matches one line of `grep . /sys/bus/pci/devices/*/numa_node`
@@ -28,11 +28,10 @@ var sysfsNUMARE = regexp.MustCompile(`devices/((?:[0-9a-fA-F]{4,8}:)?[0-9a-fA-F]
 // (a machine with one node, or a virtual machine, where every device
 // belongs to node 0 or to none).
 func ParseNUMA(r io.Reader) (map[string]int, error) {
-	data, err := io.ReadAll(r)
+	data, err := textinput.ReadClean(r)
 	if err != nil {
 		return nil, fmt.Errorf("lspci: %w", err)
 	}
-	data, _ = launcher.Clean(data)
 	numa := map[string]int{}
 	sysfsLines := 0
 	for _, line := range strings.Split(string(data), "\n") {

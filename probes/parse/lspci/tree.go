@@ -10,7 +10,7 @@ import (
 
 	"github.com/commlab/commlab/probes"
 	"github.com/commlab/commlab/probes/parse"
-	"github.com/commlab/commlab/probes/parse/internal/launcher"
+	"github.com/commlab/commlab/probes/parse/internal/textinput"
 )
 
 // TreeDevice is one PCI function of an `lspci -t` tree.
@@ -67,16 +67,15 @@ type busContext struct {
 // the devices read before it are returned with it. Input with no root bus
 // at all is not a tree (parse.ErrFormat).
 func ParseTree(r io.Reader) (*Tree, error) {
-	data, err := io.ReadAll(r)
+	lines, err := textinput.Read(r)
 	if err != nil {
 		return nil, fmt.Errorf("lspci: %w", err)
 	}
-	data, _ = launcher.Clean(data)
 	t := &Tree{}
 	cols := map[int]busContext{} // column of a children connector -> its bus
 	started := false
 	var errs []error
-	for i, raw := range strings.Split(string(data), "\n") {
+	for i, raw := range lines {
 		line := strings.TrimRight(raw, "\r \t")
 		lineNo := i + 1
 		start := strings.IndexFunc(line, func(c rune) bool { return c != ' ' && c != '|' })

@@ -145,13 +145,28 @@ func (p *parser) netInfo() *netState {
 	return p.net
 }
 
-// addOnce appends s to *list unless key was added before.
-func (ns *netState) addOnce(list *[]string, key, s string) {
+// firstTime reports whether key is new, and marks it seen: NCCL repeats
+// its network lines on every rank and communicator.
+func (ns *netState) firstTime(key string) bool {
 	if ns.seen[key] {
-		return
+		return false
 	}
 	ns.seen[key] = true
-	*list = append(*list, s)
+	return true
+}
+
+// addOnce appends s to *list unless key was added before.
+func (ns *netState) addOnce(list *[]string, key, s string) {
+	if ns.firstTime(key) {
+		*list = append(*list, s)
+	}
+}
+
+// addGDR keeps g unless the same NIC's support was reported before.
+func (ns *netState) addGDR(g GDRNIC) {
+	if ns.firstTime(fmt.Sprintf("gdr:%+v", g)) {
+		ns.n.GDR = append(ns.n.GDR, g)
+	}
 }
 
 // networkLine handles the lines about net plugins, devices, the chosen
@@ -187,8 +202,7 @@ func (p *parser) networkLine(trimmed string) bool {
 			return false
 		}
 		ns := p.netInfo()
-		if !ns.seen["using:"+m[1]] {
-			ns.seen["using:"+m[1]] = true
+		if ns.firstTime("using:" + m[1]) {
 			if ns.n.Using != "" {
 				ns.n.Using += ", "
 			}
@@ -260,10 +274,7 @@ func (p *parser) netSlashLine(trimmed string) bool {
 	if m := reGDRNIC.FindStringSubmatch(trimmed); m != nil {
 		ns := p.netInfo()
 		g := GDRNIC{Net: m[1], Index: parse.Int(m[3]), Device: m[4], Enabled: strings.EqualFold(m[2], "Enabled")}
-		if key := fmt.Sprintf("gdr:%+v", g); !ns.seen[key] {
-			ns.seen[key] = true
-			ns.n.GDR = append(ns.n.GDR, g)
-		}
+		ns.addGDR(g)
 		return true
 	}
 	if m := reGDROld.FindStringSubmatch(trimmed); m != nil {
@@ -274,10 +285,7 @@ func (p *parser) netSlashLine(trimmed string) bool {
 		if n, err := strconv.Atoi(m[4]); err == nil {
 			g.Index, g.Device = n, ""
 		}
-		if key := fmt.Sprintf("gdr:%+v", g); !ns.seen[key] {
-			ns.seen[key] = true
-			ns.n.GDR = append(ns.n.GDR, g)
-		}
+		ns.addGDR(g)
 		return true
 	}
 	if m := reNetUsing.FindStringSubmatch(trimmed); m != nil {

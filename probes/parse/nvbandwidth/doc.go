@@ -25,7 +25,13 @@
 //
 // The package owns parsing only. It does not run nvbandwidth, does not know
 // the probes domain types, and draws nothing; callers turn a Report into
-// links and charts. Standard library only.
+// links and charts. It imports the standard library and probes/parse.
+//
+// The files: nvbandwidth.go the model (Report, Testcase, Device) and
+// Parse; direction.go what a bidirectional testcase's numbers are;
+// describe.go what a description line says; parse_text.go and
+// parse_json.go the two output forms; matrix.go the text matrix's rows;
+// summary.go and text.go what a person reads.
 //
 // Truncated or foreign input returns a *parse.Error naming the line, together
 // with everything parsed before it.

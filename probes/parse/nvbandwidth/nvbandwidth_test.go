@@ -4,13 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"github.com/commlab/commlab/probes/parse"
-	"github.com/commlab/commlab/probes/parse/internal/golden"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/commlab/commlab/probes/parse"
+	"github.com/commlab/commlab/probes/parse/internal/golden"
 )
 
 // fixtures are the inputs under testdata (SOURCES.md says where each comes

@@ -5,7 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"github.com/commlab/commlab/probes/parse"
-	"github.com/commlab/commlab/probes/parse/internal/launcher"
+	"github.com/commlab/commlab/probes/parse/internal/textinput"
 	"io"
 	"strconv"
 	"strings"
@@ -121,11 +121,10 @@ func ParseQuery(r io.Reader) (*Query, error) {
 			gpu = nil
 		}
 	}
-	data, rerr := io.ReadAll(r)
+	data, rerr := textinput.ReadClean(r) // srun's "0: ", pdsh's "host: " removed
 	if rerr != nil {
 		fail(1, "read: "+rerr.Error())
 	}
-	data, _ = launcher.Clean(data) // srun's "0: ", pdsh's "host: "
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 0, 64*1024), 4*1024*1024)
 	for sc.Scan() {

@@ -5,7 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"github.com/commlab/commlab/probes/parse"
-	"github.com/commlab/commlab/probes/parse/internal/launcher"
+	"github.com/commlab/commlab/probes/parse/internal/textinput"
 	"io"
 	"strconv"
 	"strings"
@@ -106,12 +106,11 @@ func ParseTopoMatrixString(s string) (*TopoMatrix, error) {
 // wrapping parse.ErrFormat.
 func ParseTopoMatrix(r io.Reader) (*TopoMatrix, error) {
 	p := topoParser{m: &TopoMatrix{}, nicNames: map[string]string{}}
-	data, err := io.ReadAll(r)
+	// Launchers' prefixes (srun's "0: ", pdsh's "host: ") come off first.
+	data, err := textinput.ReadClean(r)
 	if err != nil {
 		p.fail(1, "read: "+err.Error())
 	}
-	// Launchers' prefixes (srun's "0: ", pdsh's "host: ") come off first.
-	data, _ = launcher.Clean(data)
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 0, 64*1024), 4*1024*1024)
 	for sc.Scan() {

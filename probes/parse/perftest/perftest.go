@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/commlab/commlab/probes/parse"
-	"github.com/commlab/commlab/probes/parse/internal/launcher"
+	"github.com/commlab/commlab/probes/parse/internal/textinput"
 )
 
 // Sentinel errors callers can branch on with errors.Is.
@@ -187,21 +187,16 @@ const (
 // ParseText reads perftest's text report.
 func ParseText(r io.Reader) (*Report, error) {
 	rep := newReport("text")
-	p := &textParser{rep: rep}
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return rep, &parse.Error{Format: "perftest", Line: 1, Msg: "read: " + err.Error(), Err: ErrMalformed}
-	}
-	data, _ = launcher.Clean(data) // srun's "0: ", mpirun's "[1,0]<stdout>:", pdsh's "host: "
-	if err := parse.ScanLines(bytes.NewReader(data), "perftest", ErrMalformed, &p.line, p.feed); err != nil {
+	p := &textParser{Scanner: textinput.Scanner{Format: "perftest", Malformed: ErrMalformed}, rep: rep}
+	if err := p.Scan(r, p.feed); err != nil {
 		return rep, err
 	}
 	return rep, p.finish()
 }
 
 type textParser struct {
+	textinput.Scanner
 	rep        *Report
-	line       int
 	recognised bool
 	// preamble holds lines seen before anything perftest-like (a shell
 	// prompt, a pasted command); firstUnknown is the first such line.
@@ -223,17 +218,13 @@ type bwColumns struct {
 	cpu     bool // CPU_Util[%] at the end
 }
 
-func (p *textParser) errorf(kind error, format string, args ...any) error {
-	return &parse.Error{Format: "perftest", Line: p.line, Msg: fmt.Sprintf(format, args...), Err: kind}
-}
-
 func (p *textParser) feed(raw string) error {
 	line := strings.TrimSpace(raw)
 	if line == "" || strings.Trim(line, "-*") == "" {
 		return nil
 	}
 	if p.badHeader > 0 {
-		return &parse.Error{Format: "perftest", Line: p.badHeader, Msg: fmt.Sprintf("unknown results table header %q", parse.Clip(p.badHeaderText, 80)), Err: ErrMalformed}
+		return p.ErrorAt(p.badHeader, ErrMalformed, "unknown results table header %q", parse.Clip(p.badHeaderText, 80))
 	}
 	if strings.HasPrefix(line, "#bytes") || strings.HasPrefix(line, "# bytes") {
 		return p.tableHeader(line)
@@ -286,7 +277,7 @@ func (p *textParser) feed(raw string) error {
 	}
 	if !p.recognised {
 		if p.firstUnknown == 0 {
-			p.firstUnknown = p.line
+			p.firstUnknown = p.Line
 		}
 		p.preamble = append(p.preamble, line)
 		return nil
@@ -408,7 +399,7 @@ func applySetting(rep *Report, key, val string) {
 
 func (p *textParser) tableHeader(line string) error {
 	p.recognise()
-	p.tableLine = p.line
+	p.tableLine = p.Line
 	switch {
 	case strings.Contains(line, "BW peak[") || strings.Contains(line, "BW average["):
 		if p.table == tableBW {
@@ -446,7 +437,7 @@ func (p *textParser) tableHeader(line string) error {
 			p.rep.Kind = "latency"
 		}
 	default:
-		p.badHeader, p.badHeaderText = p.line, line
+		p.badHeader, p.badHeaderText = p.Line, line
 	}
 	return nil
 }
@@ -459,7 +450,7 @@ func (p *textParser) row(line string) error {
 		if err != nil {
 			// perftest prints warnings between header and rows; a line
 			// that starts with a digit but is not numbers is a broken row.
-			return p.errorf(ErrMalformed, "results row field %d: %q is not a number", i+1, s)
+			return p.Errorf(ErrMalformed, "results row field %d: %q is not a number", i+1, s)
 		}
 		nums[i] = v
 	}
@@ -473,9 +464,9 @@ func (p *textParser) row(line string) error {
 			want += 4
 		}
 		if len(nums) < want {
-			return p.errorf(ErrTruncated, "bandwidth row has %d fields, the header wants %d", len(nums), want)
+			return p.Errorf(ErrTruncated, "bandwidth row has %d fields, the header wants %d", len(nums), want)
 		}
-		b := Bandwidth{ServiceLevel: -1, Line: p.line, Bytes: int64(nums[0])}
+		b := Bandwidth{ServiceLevel: -1, Line: p.Line, Bytes: int64(nums[0])}
 		i := 1
 		if p.bwCols.qos {
 			b.ServiceLevel = int(nums[1])
@@ -491,22 +482,22 @@ func (p *textParser) row(line string) error {
 		p.rep.Bandwidth = append(p.rep.Bandwidth, b)
 	case tableLat:
 		if len(nums) < 7 {
-			return p.errorf(ErrTruncated, "latency row has %d fields, want 9", len(nums))
+			return p.Errorf(ErrTruncated, "latency row has %d fields, want 9", len(nums))
 		}
-		l := Latency{Line: p.line, Bytes: int64(nums[0]), Iterations: int64(nums[1]),
+		l := Latency{Line: p.Line, Bytes: int64(nums[0]), Iterations: int64(nums[1]),
 			Min: nums[2], Max: nums[3], Typical: nums[4], Average: nums[5], Stdev: nums[6]}
 		// Older releases print only min, max and typical.
 		if len(nums) >= 9 {
 			l.P99, l.P999 = nums[7], nums[8]
 		} else if len(nums) == 8 {
-			return p.errorf(ErrTruncated, "latency row has 8 fields, want 9")
+			return p.Errorf(ErrTruncated, "latency row has 8 fields, want 9")
 		}
 		p.rep.Latency = append(p.rep.Latency, l)
 	case tableLatDuration:
 		if len(nums) < 4 {
-			return p.errorf(ErrTruncated, "latency row has %d fields, want 4", len(nums))
+			return p.Errorf(ErrTruncated, "latency row has %d fields, want 4", len(nums))
 		}
-		p.rep.Latency = append(p.rep.Latency, Latency{Line: p.line, Duration: true,
+		p.rep.Latency = append(p.rep.Latency, Latency{Line: p.Line, Duration: true,
 			Bytes: int64(nums[0]), Iterations: int64(nums[1]), Average: nums[2], TPSAverage: nums[3]})
 	}
 	return nil
@@ -516,7 +507,7 @@ func (p *textParser) finish() error {
 	if !p.recognised {
 		line := p.firstUnknown
 		if line == 0 {
-			line = p.line
+			line = p.Line
 		}
 		msg := "no perftest title, settings or results table found"
 		if len(p.preamble) > 0 {
@@ -525,13 +516,13 @@ func (p *textParser) finish() error {
 		return &parse.Error{Format: "perftest", Line: line, Msg: msg, Err: parse.ErrFormat}
 	}
 	if p.badHeader > 0 {
-		return &parse.Error{Format: "perftest", Line: p.badHeader, Msg: fmt.Sprintf("report ends inside the results table header %q", parse.Clip(p.badHeaderText, 80)), Err: ErrTruncated}
+		return p.ErrorAt(p.badHeader, ErrTruncated, "report ends inside the results table header %q", parse.Clip(p.badHeaderText, 80))
 	}
 	if p.table == tableNone {
-		return &parse.Error{Format: "perftest", Line: p.line, Msg: "report ends before its results table", Err: ErrTruncated}
+		return p.Errorf(ErrTruncated, "report ends before its results table")
 	}
 	if len(p.rep.Bandwidth) == 0 && len(p.rep.Latency) == 0 {
-		return &parse.Error{Format: "perftest", Line: p.line, Msg: fmt.Sprintf("results table (header line %d) has no rows", p.tableLine), Err: ErrTruncated}
+		return p.Errorf(ErrTruncated, "results table (header line %d) has no rows", p.tableLine)
 	}
 	return nil
 }

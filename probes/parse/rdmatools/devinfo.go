@@ -26,7 +26,7 @@ var devinfoPortKeys = []string{"state", "max_mtu", "active_mtu", "sm_lid", "port
 // or only its GID lines (`ibv_devinfo -v | grep GID`): those go to an
 // unnamed device's port 0, with a warning.
 func ParseIBVDevinfo(r io.Reader) (*Report, error) {
-	p := &devinfoParser{lineParser: lineParser{tool: "ibv_devinfo", rep: newReport(ToolIBVDevinfo)}}
+	p := &devinfoParser{lineParser: newLineParser(ToolIBVDevinfo)}
 	return p.run(r, p)
 }
 
@@ -41,7 +41,7 @@ type devinfoParser struct {
 func (p *devinfoParser) feed(line string) error {
 	if m := reHCA.FindStringSubmatch(line); m != nil {
 		p.closePort()
-		p.rep.Devices = append(p.rep.Devices, Device{Name: m[1], Host: p.host, Fields: map[string]string{}, Line: p.line})
+		p.rep.Devices = append(p.rep.Devices, Device{Name: m[1], Host: p.host, Fields: map[string]string{}, Line: p.Line})
 		p.dev = &p.rep.Devices[len(p.rep.Devices)-1]
 		return nil
 	}
@@ -52,20 +52,20 @@ func (p *devinfoParser) feed(line string) error {
 			return nil
 		}
 		// A paste that starts inside a port (a grep of -v).
-		p.rep.Warnings = append(p.rep.Warnings, fmt.Sprintf("line %d: no hca_id line: the paste starts inside a port; device and port unknown", p.line))
-		p.rep.Devices = append(p.rep.Devices, Device{Fields: map[string]string{}, Line: p.line})
+		p.rep.Warnings = append(p.rep.Warnings, fmt.Sprintf("line %d: no hca_id line: the paste starts inside a port; device and port unknown", p.Line))
+		p.rep.Devices = append(p.rep.Devices, Device{Fields: map[string]string{}, Line: p.Line})
 		p.dev = &p.rep.Devices[len(p.rep.Devices)-1]
-		p.port = &Port{Fields: map[string]string{}, Line: p.line}
+		p.port = &Port{Fields: map[string]string{}, Line: p.Line}
 	}
 	if m := rePortLine.FindStringSubmatch(line); m != nil {
 		p.closePort()
 		n, _ := strconv.Atoi(m[1])
-		p.port = &Port{Device: p.dev.Name, Number: n, Fields: map[string]string{}, Line: p.line}
+		p.port = &Port{Device: p.dev.Name, Number: n, Fields: map[string]string{}, Line: p.Line}
 		return nil
 	}
 	if m := reGIDLine.FindStringSubmatch(line); m != nil {
 		if p.port == nil {
-			return p.errorf(p.line, ErrMalformed, "GID line outside a port")
+			return p.ErrorAt(p.Line, ErrMalformed, "GID line outside a port")
 		}
 		return p.gid(m)
 	}
@@ -124,9 +124,9 @@ func (p *devinfoParser) gid(m []string) error {
 	addr, typ, _ := strings.Cut(text, ",")
 	addr, typ = strings.TrimSpace(addr), strings.TrimSpace(typ)
 	if !strings.Contains(addr, ":") {
-		return p.errorf(p.line, ErrMalformed, "GID[%d] is not an address: %q", idx, parse.Clip(text, 80))
+		return p.ErrorAt(p.Line, ErrMalformed, "GID[%d] is not an address: %q", idx, parse.Clip(text, 80))
 	}
-	g := GID{Device: p.port.Device, Port: p.port.Number, Index: idx, GID: addr, IPv4: ipv4Of(addr), TypeText: typ, Line: p.line}
+	g := GID{Device: p.port.Device, Port: p.port.Number, Index: idx, GID: addr, IPv4: ipv4Of(addr), TypeText: typ, Line: p.Line}
 	switch typ {
 	case "RoCE v2":
 		g.Type = GIDTypeRoCEv2
@@ -152,9 +152,9 @@ func (p *devinfoParser) setPort(key, value string) error {
 	pt := p.port
 	switch key {
 	case "state":
-		pt.StateText, pt.State = value, normState(value)
+		pt.setState(value)
 	case "phys_state":
-		pt.PhysStateText, pt.PhysState = value, normPhys(value)
+		pt.setPhysState(value)
 	case "max_mtu":
 		pt.MaxMTU = leadInt(value)
 	case "active_mtu":
@@ -200,19 +200,19 @@ func (p *devinfoParser) finish() error {
 	last := p.port
 	p.closePort()
 	if len(p.rep.Devices) == 0 {
-		return p.errorf(p.first, parse.ErrFormat, "not ibv_devinfo output (no hca_id line)")
+		return p.ErrorAt(p.first, parse.ErrFormat, "not ibv_devinfo output (no hca_id line)")
 	}
 	d := p.rep.Devices[len(p.rep.Devices)-1]
 	if d.Name == "" {
 		return nil // a grep: nothing to hold it against
 	}
 	if len(d.Ports) == 0 {
-		return p.errorf(p.line, ErrTruncated, "%s ends before its ports", d.Name)
+		return p.ErrorAt(p.Line, ErrTruncated, "%s ends before its ports", d.Name)
 	}
 	if last != nil {
 		for _, k := range devinfoPortKeys {
 			if _, ok := last.Fields[k]; !ok {
-				return p.errorf(p.line, ErrTruncated, "%s port %d ends before %q", last.Device, last.Number, k)
+				return p.ErrorAt(p.Line, ErrTruncated, "%s port %d ends before %q", last.Device, last.Number, k)
 			}
 		}
 	}

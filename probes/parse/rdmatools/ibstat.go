@@ -20,7 +20,7 @@ var ibstatPortKeys = []string{"State", "Physical state", "Rate", "Base lid", "LM
 
 // ParseIBStat reads the output of ibstat (infiniband-diags).
 func ParseIBStat(r io.Reader) (*Report, error) {
-	p := &ibstatParser{lineParser: lineParser{tool: "ibstat", rep: newReport(ToolIBStat)}}
+	p := &ibstatParser{lineParser: newLineParser(ToolIBStat)}
 	return p.run(r, p)
 }
 
@@ -34,7 +34,7 @@ func (p *ibstatParser) feed(line string) error {
 	p.lastText = line
 	if m := reCA.FindStringSubmatch(line); m != nil {
 		p.closePort()
-		p.rep.Devices = append(p.rep.Devices, Device{Name: m[1], Host: p.host, Fields: map[string]string{}, Line: p.line})
+		p.rep.Devices = append(p.rep.Devices, Device{Name: m[1], Host: p.host, Fields: map[string]string{}, Line: p.Line})
 		p.dev = &p.rep.Devices[len(p.rep.Devices)-1]
 		return nil
 	}
@@ -45,12 +45,12 @@ func (p *ibstatParser) feed(line string) error {
 	if m := reIBPort.FindStringSubmatch(line); m != nil {
 		p.closePort()
 		n, _ := strconv.Atoi(m[1])
-		p.port = &Port{Device: p.dev.Name, Number: n, Fields: map[string]string{}, Line: p.line}
+		p.port = &Port{Device: p.dev.Name, Number: n, Fields: map[string]string{}, Line: p.Line}
 		return nil
 	}
 	key, value, ok := strings.Cut(line, ":")
 	if !ok {
-		return p.errorf(p.line, ErrMalformed, "not a \"key: value\" line: %q", parse.Clip(line, 80))
+		return p.ErrorAt(p.Line, ErrMalformed, "not a \"key: value\" line: %q", parse.Clip(line, 80))
 	}
 	key, value = strings.TrimSpace(key), strings.TrimSpace(value)
 	if p.port != nil {
@@ -93,9 +93,9 @@ func (p *ibstatParser) setPort(key, value string) {
 	pt := p.port
 	switch key {
 	case "State":
-		pt.StateText, pt.State = value, normState(value)
+		pt.setState(value)
 	case "Physical state":
-		pt.PhysStateText, pt.PhysState = value, normPhys(value)
+		pt.setPhysState(value)
 	case "Rate":
 		pt.Rate = value
 		pt.RateGbps, _ = strconv.ParseFloat(value, 64)
@@ -118,21 +118,21 @@ func (p *ibstatParser) finish() error {
 	last := p.port
 	p.closePort()
 	if len(p.rep.Devices) == 0 {
-		return p.errorf(p.first, parse.ErrFormat, "not ibstat output (no \"CA '...'\" line)")
+		return p.ErrorAt(p.first, parse.ErrFormat, "not ibstat output (no \"CA '...'\" line)")
 	}
 	if last != nil {
 		for _, k := range ibstatPortKeys {
 			if v, ok := last.Fields[k]; !ok || v == "" {
-				return p.errorf(p.line, ErrTruncated, "%s port %d ends before %q", last.Device, last.Number, k)
+				return p.ErrorAt(p.Line, ErrTruncated, "%s port %d ends before %q", last.Device, last.Number, k)
 			}
 		}
 	}
 	d := p.rep.Devices[len(p.rep.Devices)-1]
 	if d.NumPorts > 0 && len(d.Ports) < d.NumPorts {
-		return p.errorf(p.line, ErrTruncated, "%s has %d of its %d ports", d.Name, len(d.Ports), d.NumPorts)
+		return p.ErrorAt(p.Line, ErrTruncated, "%s has %d of its %d ports", d.Name, len(d.Ports), d.NumPorts)
 	}
 	if len(d.Ports) == 0 {
-		return p.errorf(p.line, ErrTruncated, "%s ends before its ports", d.Name)
+		return p.ErrorAt(p.Line, ErrTruncated, "%s ends before its ports", d.Name)
 	}
 	return nil
 }

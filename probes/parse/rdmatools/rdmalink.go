@@ -15,7 +15,7 @@ var reLinkLine = regexp.MustCompile(`^link (\S+)/(\d+)(?:\s+(.*))?$`)
 // (iproute2). Each line is one port; its "key value" pairs are kept in
 // Port.Fields and the known ones typed.
 func ParseRDMALink(r io.Reader) (*Report, error) {
-	p := &rdmaLinkParser{lineParser: lineParser{tool: "rdma link", rep: newReport(ToolRDMALink)}, index: map[string]int{}}
+	p := &rdmaLinkParser{lineParser: newLineParser(ToolRDMALink), index: map[string]int{}}
 	return p.run(r, p)
 }
 
@@ -30,7 +30,7 @@ func (p *rdmaLinkParser) feed(line string) error {
 	if p.odd > 0 {
 		odd, text := p.odd, p.oddText
 		p.odd = 0
-		return p.errorf(odd, ErrMalformed, "a key without a value: %q", parse.Clip(text, 80))
+		return p.ErrorAt(odd, ErrMalformed, "a key without a value: %q", parse.Clip(text, 80))
 	}
 	m := reLinkLine.FindStringSubmatch(line)
 	if m == nil {
@@ -38,13 +38,13 @@ func (p *rdmaLinkParser) feed(line string) error {
 			p.skip("first link", line)
 			return nil
 		}
-		return p.errorf(p.line, ErrMalformed, "not a \"link DEV/PORT ...\" line: %q", parse.Clip(line, 80))
+		return p.ErrorAt(p.Line, ErrMalformed, "not a \"link DEV/PORT ...\" line: %q", parse.Clip(line, 80))
 	}
 	n, _ := strconv.Atoi(m[2])
-	pt := Port{Device: m[1], Number: n, Fields: map[string]string{}, Line: p.line}
+	pt := Port{Device: m[1], Number: n, Fields: map[string]string{}, Line: p.Line}
 	f := strings.Fields(m[3])
 	if len(f)%2 == 1 {
-		p.odd, p.oddText = p.line, line
+		p.odd, p.oddText = p.Line, line
 		f = f[:len(f)-1]
 	}
 	for i := 0; i+1 < len(f); i += 2 {
@@ -52,9 +52,9 @@ func (p *rdmaLinkParser) feed(line string) error {
 		pt.Fields[k] = v
 		switch k {
 		case "state":
-			pt.StateText, pt.State = v, normState(v)
+			pt.setState(v)
 		case "physical_state":
-			pt.PhysStateText, pt.PhysState = v, normPhys(v)
+			pt.setPhysState(v)
 		case "netdev":
 			pt.Netdev = v
 		case "subnet_prefix":
@@ -73,7 +73,7 @@ func (p *rdmaLinkParser) feed(line string) error {
 	if !ok {
 		i = len(p.rep.Devices)
 		p.index[pt.Device] = i
-		p.rep.Devices = append(p.rep.Devices, Device{Name: pt.Device, Line: p.line})
+		p.rep.Devices = append(p.rep.Devices, Device{Name: pt.Device, Line: p.Line})
 	}
 	p.rep.Devices[i].Ports = append(p.rep.Devices[i].Ports, pt)
 	return nil
@@ -83,10 +83,10 @@ func (p *rdmaLinkParser) ownLine(line string) bool { return reLinkLine.MatchStri
 
 func (p *rdmaLinkParser) finish() error {
 	if len(p.rep.Devices) == 0 {
-		return p.errorf(p.first, parse.ErrFormat, "not rdma link output (no \"link DEV/PORT\" line)")
+		return p.ErrorAt(p.first, parse.ErrFormat, "not rdma link output (no \"link DEV/PORT\" line)")
 	}
 	if p.odd > 0 {
-		return p.errorf(p.odd, ErrTruncated, "the last line ends with a key and no value: %q", parse.Clip(p.oddText, 80))
+		return p.ErrorAt(p.odd, ErrTruncated, "the last line ends with a key and no value: %q", parse.Clip(p.oddText, 80))
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/commlab/commlab/probes/parse"
 	"github.com/commlab/commlab/probes/parse/internal/launcher"
+	"github.com/commlab/commlab/probes/parse/internal/textinput"
 )
 
 // Sentinel errors callers can branch on with errors.Is.
@@ -359,6 +360,16 @@ func ipv4Of(gid string) string {
 	return a.Unmap().String()
 }
 
+// setState keeps the port's logical state as printed and in normState's
+// words; every tool prints it in its own spelling.
+func (pt *Port) setState(text string) { pt.StateText, pt.State = text, normState(text) }
+
+// setPhysState keeps the port's physical state as printed and in
+// normPhys's words.
+func (pt *Port) setPhysState(text string) {
+	pt.PhysStateText, pt.PhysState = text, normPhys(text)
+}
+
 // normState turns a printed logical port state into ACTIVE, DOWN, INIT
 // or ARMED.
 func normState(s string) string {
@@ -423,15 +434,20 @@ func plural(n int) string {
 func formatGbps(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
 // lineParser is what the four tools' parsers share: the report they fill,
-// the line ScanLines is on, and the first line that was not the tool's
-// (where "not this format" points).
+// the tool's name errors carry and the line being read (Scanner), and the
+// first line that was not the tool's (where "not this format" points).
 type lineParser struct {
-	tool  string // the format name errors carry
+	textinput.Scanner
 	rep   *Report
-	line  int
 	first int
 	// host is the pdsh label of the line being read, "" without one.
 	host string
+}
+
+// newLineParser starts the parser of one tool (ToolIBStat, ...); the
+// tool's name is its report's Tool and the format its errors name.
+func newLineParser(tool string) lineParser {
+	return lineParser{Scanner: textinput.Scanner{Format: tool, Malformed: ErrMalformed}, rep: newReport(tool)}
 }
 
 // portCursor is the device and port a per-device tool's parser (ibstat,
@@ -468,7 +484,7 @@ type toolParser interface {
 func (p *lineParser) run(r io.Reader, tp toolParser) (*Report, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
-		return p.rep, &parse.Error{Format: p.tool, Line: 1, Msg: "read: " + err.Error(), Err: ErrMalformed}
+		return p.rep, p.ErrorAt(1, ErrMalformed, "read: %s", err)
 	}
 	lines := strings.Split(string(data), "\n")
 	if len(lines) > 1 && lines[len(lines)-1] == "" {
@@ -484,7 +500,7 @@ func (p *lineParser) run(r io.Reader, tp toolParser) (*Report, error) {
 	}
 	var errs []error
 	for i, raw := range lines {
-		p.line = i + 1
+		p.Line = i + 1
 		rest, prefix := strip.Strip(strings.TrimRight(raw, "\r"))
 		line := strings.TrimSpace(rest)
 		if line == "" {
@@ -497,7 +513,7 @@ func (p *lineParser) run(r io.Reader, tp toolParser) (*Report, error) {
 				span = fmt.Sprintf("line %d", end)
 			}
 			p.rep.Warnings = append(p.rep.Warnings, fmt.Sprintf("%s after the %s output are not %s's (from %q): skipped",
-				span, p.tool, p.tool, parse.Clip(line, 60)))
+				span, p.Format, p.Format, parse.Clip(line, 60)))
 			break
 		}
 		if err := tp.feed(line); err != nil {
@@ -535,15 +551,11 @@ func lastNonBlank(lines []string) int {
 	return 0
 }
 
-func (p *lineParser) errorf(line int, kind error, format string, args ...any) error {
-	return &parse.Error{Format: p.tool, Line: line, Msg: fmt.Sprintf(format, args...), Err: kind}
-}
-
 // skip keeps a line met before the tool's first record (a shell prompt,
 // an ibwarn line) as a warning.
 func (p *lineParser) skip(before, line string) {
 	if p.first == 0 {
-		p.first = p.line
+		p.first = p.Line
 	}
-	p.rep.Warnings = append(p.rep.Warnings, fmt.Sprintf("line %d before the %s skipped: %s", p.line, before, parse.Clip(line, 80)))
+	p.rep.Warnings = append(p.rep.Warnings, fmt.Sprintf("line %d before the %s skipped: %s", p.Line, before, parse.Clip(line, 80)))
 }

@@ -19,7 +19,7 @@ func isShowGIDsHeader(line string) bool {
 
 // ParseShowGIDs reads the output of show_gids (MLNX_OFED).
 func ParseShowGIDs(r io.Reader) (*Report, error) {
-	p := &showGIDsParser{lineParser: lineParser{tool: "show_gids", rep: newReport(ToolShowGIDs)}}
+	p := &showGIDsParser{lineParser: newLineParser(ToolShowGIDs)}
 	return p.run(r, p)
 }
 
@@ -35,7 +35,7 @@ func (p *showGIDsParser) feed(line string) error {
 	if p.cut > 0 {
 		cut, text := p.cut, p.cutText
 		p.cut = 0
-		return p.errorf(cut, ErrMalformed, "row has too few columns: %q", parse.Clip(text, 80))
+		return p.ErrorAt(cut, ErrMalformed, "row has too few columns: %q", parse.Clip(text, 80))
 	}
 	if isShowGIDsHeader(line) {
 		p.header = true
@@ -44,7 +44,7 @@ func (p *showGIDsParser) feed(line string) error {
 	if n, ok := strings.CutPrefix(line, "n_gids_found="); ok {
 		v, err := strconv.Atoi(strings.TrimSpace(n))
 		if err != nil {
-			return p.errorf(p.line, ErrMalformed, "n_gids_found is not a number: %q", n)
+			return p.ErrorAt(p.Line, ErrMalformed, "n_gids_found is not a number: %q", n)
 		}
 		p.rep.GIDsFound, p.footer = v, true
 		return nil
@@ -73,21 +73,21 @@ func (p *showGIDsParser) ownLine(line string) bool {
 func (p *showGIDsParser) row(line string) error {
 	f := strings.Fields(line)
 	if len(f) < 5 {
-		p.cut, p.cutText = p.line, line
+		p.cut, p.cutText = p.Line, line
 		return nil
 	}
 	port, err1 := strconv.Atoi(f[1])
 	index, err2 := strconv.Atoi(f[2])
 	if err1 != nil || err2 != nil || !strings.Contains(f[3], ":") {
-		return p.errorf(p.line, ErrMalformed, "not a show_gids row: %q", parse.Clip(line, 80))
+		return p.ErrorAt(p.Line, ErrMalformed, "not a show_gids row: %q", parse.Clip(line, 80))
 	}
-	g := GID{Device: f[0], Port: port, Index: index, GID: f[3], Line: p.line}
+	g := GID{Device: f[0], Port: port, Index: index, GID: f[3], Line: p.Line}
 	rest := f[4:]
 	if a, err := netip.ParseAddr(rest[0]); err == nil && a.Is4() {
 		g.IPv4, rest = rest[0], rest[1:]
 	}
 	if len(rest) == 0 {
-		p.cut, p.cutText = p.line, line
+		p.cut, p.cutText = p.Line, line
 		return nil
 	}
 	g.TypeText = rest[0]
@@ -97,13 +97,13 @@ func (p *showGIDsParser) row(line string) error {
 	case "v2":
 		g.Type = GIDTypeRoCEv2
 	default:
-		return p.errorf(p.line, ErrMalformed, "GID version %q is not v1 or v2", rest[0])
+		return p.ErrorAt(p.Line, ErrMalformed, "GID version %q is not v1 or v2", rest[0])
 	}
 	if len(rest) > 1 {
 		g.Netdev = rest[1]
 	}
 	if len(rest) > 2 {
-		return p.errorf(p.line, ErrMalformed, "row has too many columns: %q", parse.Clip(line, 80))
+		return p.ErrorAt(p.Line, ErrMalformed, "row has too many columns: %q", parse.Clip(line, 80))
 	}
 	if g.IPv4 == "" {
 		g.IPv4 = ipv4Of(g.GID)
@@ -114,10 +114,10 @@ func (p *showGIDsParser) row(line string) error {
 
 func (p *showGIDsParser) finish() error {
 	if !p.header && !p.footer {
-		return p.errorf(p.first, parse.ErrFormat, "not show_gids output (no DEV PORT INDEX GID header)")
+		return p.ErrorAt(p.first, parse.ErrFormat, "not show_gids output (no DEV PORT INDEX GID header)")
 	}
 	if p.cut > 0 {
-		return p.errorf(p.cut, ErrTruncated, "last row is cut: %q", parse.Clip(p.cutText, 80))
+		return p.ErrorAt(p.cut, ErrTruncated, "last row is cut: %q", parse.Clip(p.cutText, 80))
 	}
 	if !p.footer {
 		p.rep.Warnings = append(p.rep.Warnings, "no n_gids_found footer: the paste may end early")

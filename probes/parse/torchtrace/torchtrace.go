@@ -499,15 +499,7 @@ func intArg(v any) (int64, bool) {
 }
 
 // Ranges returns the CPU ops and annotations called name, by start time.
-func (t *Trace) Ranges(name string) []Range {
-	var out []Range
-	for _, o := range t.Ops {
-		if o.Name == name {
-			out = append(out, o)
-		}
-	}
-	return out
-}
+func (t *Trace) Ranges(name string) []Range { return named(t.Ops, name) }
 
 // LaunchedIn returns the GPU activities whose launch call ran inside r on
 // r's thread: the GPU work a CPU range issued.
@@ -527,11 +519,14 @@ func (t *Trace) LaunchedIn(r Range) []Activity {
 
 // Calls returns the runtime and driver calls called name (for instance
 // cudaStreamWaitEvent, cudaStreamSynchronize), by start time.
-func (t *Trace) Calls(name string) []Range {
+func (t *Trace) Calls(name string) []Range { return named(t.calls, name) }
+
+// named returns the ranges of rs called name, in rs's order.
+func named(rs []Range, name string) []Range {
 	var out []Range
-	for _, c := range t.calls {
-		if c.Name == name {
-			out = append(out, c)
+	for _, r := range rs {
+		if r.Name == name {
+			out = append(out, r)
 		}
 	}
 	return out
