@@ -45,7 +45,7 @@ func runProbeOverlap(args []string, stdout, stderr io.Writer) int {
 	var err error
 	switch {
 	case *script:
-		stdout.Write(launch.OverlapBench())
+		stdout.Write(launch.OverlapBench.Source())
 		return 0
 	case *dryRun:
 		steps := overlap.Steps
@@ -54,7 +54,7 @@ func runProbeOverlap(args []string, stdout, stderr io.Writer) int {
 		}
 		for _, st := range steps {
 			args := append(append([]string{"--out", filepath.Join("DIR", st.Name)}, st.Args...), scriptArgs...)
-			cmdline, err := launch.OverlapBenchCommand(o, launch.OverlapBenchName, args)
+			cmdline, err := launch.OverlapBench.Command(o, launch.OverlapBench.Name, args)
 			if err != nil {
 				return fail(fs, stderr, 2, "%v", err)
 			}
@@ -73,7 +73,7 @@ func runProbeOverlap(args []string, stdout, stderr io.Writer) int {
 		if len(rest) > 0 {
 			return fail(fs, stderr, 2, "unexpected arguments %q (script flags go after --)", rest)
 		}
-		if _, cerr := launch.OverlapBenchCommand(o, launch.OverlapBenchName, nil); cerr != nil {
+		if _, cerr := launch.OverlapBench.Command(o, launch.OverlapBench.Name, nil); cerr != nil {
 			return fail(fs, stderr, 2, "%v", cerr)
 		}
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

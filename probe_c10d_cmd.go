@@ -43,7 +43,7 @@ func runProbeC10d(args []string, stdout, stderr io.Writer) int {
 	var err error
 	switch {
 	case *script:
-		stdout.Write(launch.C10dLab())
+		stdout.Write(launch.C10dLab.Source())
 		return 0
 	case *rec:
 		name := c10dlab.RecordedCPU

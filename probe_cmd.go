@@ -689,23 +689,23 @@ func runProbeTorch(args []string, stdout, stderr io.Writer) int {
 	scriptArgs = append(rest, scriptArgs...)
 	switch {
 	case *script:
-		stdout.Write(launch.TorchBench())
+		stdout.Write(launch.TorchBench.Source())
 		return 0
 	case *dryRun:
-		cmdline, err := launch.TorchBenchCommand(o, launch.TorchBenchName, scriptArgs)
+		cmdline, err := launch.TorchBench.Command(o, launch.TorchBench.Name, scriptArgs)
 		if err != nil {
 			return fail(fs, stderr, 2, "%v", err)
 		}
 		fmt.Fprintln(stdout, launch.ShellJoin(cmdline))
 		return 0
 	}
-	if _, err := launch.TorchBenchCommand(o, launch.TorchBenchName, scriptArgs); err != nil {
+	if _, err := launch.TorchBench.Command(o, launch.TorchBench.Name, scriptArgs); err != nil {
 		return fail(fs, stderr, 2, "%v", err)
 	}
 	// An interrupt or a timeout's SIGTERM stops the script too.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := launch.RunTorchBench(ctx, o, scriptArgs, stdout, stderr); err != nil {
+	if _, err := launch.TorchBench.Run(ctx, o, scriptArgs, stdout, stderr); err != nil {
 		return fail(fs, stderr, 1, "%v", err)
 	}
 	return 0

@@ -37,7 +37,7 @@ func runProbeHang(args []string, stdout, stderr io.Writer) int {
 		return status
 	}
 	if *script {
-		stdout.Write(launch.HangLab())
+		stdout.Write(launch.HangLab.Source())
 		return 0
 	}
 	if _, err := o.Args(); err != nil {

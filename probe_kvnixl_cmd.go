@@ -30,7 +30,7 @@ func runProbeKVNixl(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if *script {
-		stdout.Write(launch.KVNixl())
+		stdout.Write(launch.KVNixl.Source())
 		return 0
 	}
 	var run *probes.Run

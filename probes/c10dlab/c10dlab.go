@@ -497,7 +497,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if stderr == nil {
 		stderr = io.Discard
 	}
-	_, runErr := launch.RunC10dLab(ctx, launch.Options{}, append([]string{"--out", dir}, args...), stdout, stderr)
+	_, runErr := launch.C10dLab.Run(ctx, launch.Options{}, append([]string{"--out", dir}, args...), stdout, stderr)
 	res, err := Load(os.DirFS(dir), ".")
 	if res == nil {
 		return nil, errors.Join(runErr, err)

@@ -66,7 +66,7 @@ func Run(ctx context.Context, cfg Config) (*probes.Run, error) {
 	out := filepath.Join(dir, "run.json")
 	var captured bytes.Buffer
 	stdout, stderr := writerOr(cfg.Stdout), writerOr(cfg.Stderr)
-	if _, err := launch.RunKVNixl(ctx, launch.Options{}, append([]string{"--out", out}, cfg.Args...),
+	if _, err := launch.KVNixl.Run(ctx, launch.Options{}, append([]string{"--out", out}, cfg.Args...),
 		io.MultiWriter(stdout, &captured), io.MultiWriter(stderr, &captured)); err != nil {
 		return nil, fmt.Errorf("kvxfer: %w: %s", err, lastLine(captured.String()))
 	}

@@ -14,14 +14,19 @@ import (
 // GPUs when the script allows it.
 type Script struct {
 	Name   string // the file name it is written under: "bench_torch.py"
-	Source []byte
+	source []byte
 	// TorchrunOnly names what the script reads from torchrun ("torchrun's
 	// LOCAL_RANK"); such a script refuses mpirun and srun. "" means the
 	// script starts its own ranks and runs under python3 alone.
 	TorchrunOnly string
 }
 
-// Command returns the command line that runs the script at path with args.
+// Source returns the script's text, a copy: what --print-script writes.
+func (s Script) Source() []byte { return append([]byte(nil), s.source...) }
+
+// Command returns the command line that runs the script at path with args:
+// python3 on one machine, or the user's torchrun for a script that reads
+// torchrun's variables; other launchers are refused.
 func (s Script) Command(o Options, path string, args []string) ([]string, error) {
 	switch o.Launcher {
 	case "none", "":
@@ -47,7 +52,7 @@ func (s Script) Run(ctx context.Context, o Options, args []string, stdout, stder
 	}
 	defer os.RemoveAll(dir)
 	path := filepath.Join(dir, s.Name)
-	if err := os.WriteFile(path, s.Source, 0o644); err != nil {
+	if err := os.WriteFile(path, s.source, 0o644); err != nil {
 		return nil, fmt.Errorf("launch: %w", err)
 	}
 	cmdline, err := s.Command(o, path, args)

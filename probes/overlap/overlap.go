@@ -604,7 +604,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		o.Env = append(append([]string(nil), o.Env...), st.Env...)
 		args := append(append([]string{"--out", filepath.Join(dir, st.Name)}, st.Args...), cfg.Args...)
 		var captured bytes.Buffer
-		cmdline, err := launch.RunOverlapBench(ctx, o, args, io.MultiWriter(stdout, &captured), io.MultiWriter(stderr, &captured))
+		cmdline, err := launch.OverlapBench.Run(ctx, o, args, io.MultiWriter(stdout, &captured), io.MultiWriter(stderr, &captured))
 		if kept := keptLog(captured.String()); kept != "" {
 			logs[st.Name] = kept
 		}
