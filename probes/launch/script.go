@@ -59,13 +59,35 @@ func (s Script) Run(ctx context.Context, o Options, args []string, stdout, stder
 	if err != nil {
 		return nil, err
 	}
-	cmd, _, err := command(ctx, o, cmdline)
+	cmd, err := start(ctx, o, cmdline, stdout, stderr)
 	if err != nil {
 		return cmdline, err
 	}
-	cmd.Stdout, cmd.Stderr = stdout, stderr
-	if err := cmd.Run(); err != nil {
+	if err := cmd.Wait(); err != nil {
 		return cmdline, fmt.Errorf("launch: %s: %w", s.Name, err)
 	}
 	return cmdline, nil
+}
+
+// OutputDir is the folder a script writes into: dir, made if needed, or a
+// new temporary folder named after pattern (os.MkdirTemp) when dir is "".
+// The returned func removes the temporary folder, and nothing else.
+func OutputDir(dir, pattern string) (string, func(), error) {
+	if dir != "" {
+		return dir, func() {}, os.MkdirAll(dir, 0o755)
+	}
+	tmp, err := os.MkdirTemp("", pattern)
+	if err != nil {
+		return "", func() {}, err
+	}
+	return tmp, func() { os.RemoveAll(tmp) }, nil
+}
+
+// Discarding returns w, or io.Discard when w is nil: for a caller's
+// optional writers that the script's output is copied to.
+func Discarding(w io.Writer) io.Writer {
+	if w == nil {
+		return io.Discard
+	}
+	return w
 }

@@ -73,3 +73,15 @@ func Files() fs.FS {
 	sub, _ := fs.Sub(data, "data") // fails only for an invalid path; "data" is valid
 	return sub
 }
+
+// Adopt returns stored, the run recorded under a name, to stand for read,
+// the run a package read back from the raw files kept beside it (Files()):
+// the stored run carries the recording's provenance (the command that
+// recorded it, the script's checksum), and takes read's samples when it
+// holds none itself.
+func Adopt(stored, read *probes.Run) *probes.Run {
+	if len(stored.Samples) == 0 {
+		stored.Samples = read.Samples
+	}
+	return stored
+}
