@@ -26,13 +26,23 @@ var ErrNotFound = errors.New("recorded: no such run")
 // List returns the names of the recorded runs (file names without .json),
 // sorted.
 func List() []string {
-	entries, err := fs.ReadDir(data, "data")
+	return entryNames(data, "data", func(e fs.DirEntry) (string, bool) {
+		n, ok := strings.CutSuffix(e.Name(), ".json")
+		return n, ok && !e.IsDir()
+	})
+}
+
+// entryNames lists the entries of dir in fsys that keep accepts, under the
+// names it gives them, sorted; nil when dir cannot be read. The runs, the
+// public outputs and the hang labs are each a kind of entry in a folder.
+func entryNames(fsys fs.FS, dir string, keep func(fs.DirEntry) (string, bool)) []string {
+	entries, err := fs.ReadDir(fsys, dir)
 	if err != nil {
 		return nil
 	}
 	var names []string
 	for _, e := range entries {
-		if n, ok := strings.CutSuffix(e.Name(), ".json"); ok && !e.IsDir() {
+		if n, ok := keep(e); ok {
 			names = append(names, n)
 		}
 	}
