@@ -108,8 +108,14 @@ type side struct {
 	err            error
 }
 
-// start starts one side of the program and a goroutine that waits for it.
+// start starts one side of rdma_write and a goroutine that waits for it.
 func start(ctx context.Context, name string, o launch.Options, bin string, args []string) (*side, error) {
+	return startSide(ctx, name, o, bin, args, (*side).exit)
+}
+
+// startSide starts one side of a two-sided program and a goroutine that
+// waits for it and keeps what exit makes of its end.
+func startSide(ctx context.Context, name string, o launch.Options, bin string, args []string, exit func(s *side, code int, err error) error) (*side, error) {
 	s := &side{name: name, exited: make(chan struct{})}
 	var err error
 	if s.p, err = launch.Start(ctx, o, bin, args, &s.stdout, &s.stderr); err != nil {
@@ -117,9 +123,29 @@ func start(ctx context.Context, name string, o launch.Options, bin string, args 
 	}
 	go func() {
 		defer close(s.exited)
-		s.err = s.exit(s.p.Wait())
+		code, err := s.p.Wait()
+		s.err = exit(s, code, err)
 	}()
 	return s, nil
+}
+
+// serverPort is the port a server started here listens on: listen's
+// ("HOST:PORT" or ":PORT") when set, else port, else a free one.
+func serverPort(listen string, port int) (int, error) {
+	if listen != "" {
+		_, p, err := net.SplitHostPort(listen)
+		if err != nil {
+			return 0, fmt.Errorf("rdma: listen address %q: want HOST:PORT or :PORT", listen)
+		}
+		if port, err = strconv.Atoi(p); err != nil || port <= 0 || port > 65535 {
+			return 0, fmt.Errorf("rdma: listen address %q: bad port", listen)
+		}
+		return port, nil
+	}
+	if port == 0 {
+		return freePort()
+	}
+	return port, nil
 }
 
 // wait waits for the side to end and returns what its exit means.
@@ -183,21 +209,10 @@ func MeasureWith(ctx context.Context, bin string, cfg Config) (*probes.Run, erro
 		run.Host = h
 	}
 	var server, client *side
-	var err error
 	if cfg.Connect == "" {
-		port := cfg.Port
-		if cfg.Listen != "" {
-			_, p, err := net.SplitHostPort(cfg.Listen)
-			if err != nil {
-				return nil, fmt.Errorf("rdma: listen address %q: want HOST:PORT or :PORT", cfg.Listen)
-			}
-			if port, err = strconv.Atoi(p); err != nil || port <= 0 || port > 65535 {
-				return nil, fmt.Errorf("rdma: listen address %q: bad port", cfg.Listen)
-			}
-		} else if port == 0 {
-			if port, err = freePort(); err != nil {
-				return nil, err
-			}
+		port, err := serverPort(cfg.Listen, cfg.Port)
+		if err != nil {
+			return nil, err
 		}
 		cfg.Connect = net.JoinHostPort(serverHost(cfg), strconv.Itoa(port))
 		if server, err = start(ctx, "server", launch.Options{}, bin, append([]string{"--server", "--port", strconv.Itoa(port)}, common...)); err != nil {
