@@ -1,7 +1,8 @@
 package c10dlab
 
 import (
-	"sort"
+	"cmp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -123,29 +124,25 @@ func (p *CoalescePart) Row(method string, count int, bytes int64) *CoalesceRow {
 
 // Counts and Sizes list the group sizes and tensor sizes measured, sorted.
 func (p *CoalescePart) Counts() []int {
-	seen := map[int]bool{}
-	var out []int
-	for _, r := range p.Rows {
-		if !seen[r.Count] {
-			seen[r.Count] = true
-			out = append(out, r.Count)
-		}
-	}
-	sort.Ints(out)
-	return out
+	return distinctSorted(p.Rows, func(r CoalesceRow) int { return r.Count })
 }
 
 // Sizes lists the tensor sizes measured, in bytes, sorted.
 func (p *CoalescePart) Sizes() []int64 {
-	seen := map[int64]bool{}
-	var out []int64
-	for _, r := range p.Rows {
-		if !seen[r.Bytes] {
-			seen[r.Bytes] = true
-			out = append(out, r.Bytes)
+	return distinctSorted(p.Rows, func(r CoalesceRow) int64 { return r.Bytes })
+}
+
+// distinctSorted lists the values key takes over rows, each once, sorted.
+func distinctSorted[T cmp.Ordered](rows []CoalesceRow, key func(CoalesceRow) T) []T {
+	seen := map[T]bool{}
+	var out []T
+	for _, r := range rows {
+		if k := key(r); !seen[k] {
+			seen[k] = true
+			out = append(out, k)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	slices.Sort(out)
 	return out
 }
 

@@ -114,19 +114,19 @@ type Result struct {
 // Variant returns the variant called name of the first set that has it,
 // or nil.
 func (r *Result) Variant(name string) *Variant {
-	for i := range r.Variants {
-		if r.Variants[i].Name == name {
-			return &r.Variants[i]
-		}
-	}
-	return nil
+	return r.variant(func(v *Variant) bool { return v.Name == name })
 }
 
 // VariantIn returns the variant called name of one set ("variants",
 // "variants-allreduce-avg"), or nil.
 func (r *Result) VariantIn(set, name string) *Variant {
+	return r.variant(func(v *Variant) bool { return v.Set == set && v.Name == name })
+}
+
+// variant returns the first variant that match accepts, or nil.
+func (r *Result) variant(match func(*Variant) bool) *Variant {
 	for i := range r.Variants {
-		if r.Variants[i].Set == set && r.Variants[i].Name == name {
+		if match(&r.Variants[i]) {
 			return &r.Variants[i]
 		}
 	}
