@@ -89,16 +89,7 @@ func (cfg PerftestConfig) bandwidth() bool {
 
 // common are the flags both sides take for one message size (0: none).
 func (cfg PerftestConfig) common(size int64, port int) []string {
-	var a []string
-	if cfg.Device != "" {
-		a = append(a, "-d", cfg.Device)
-	}
-	if cfg.IBPort > 0 {
-		a = append(a, "-i", strconv.Itoa(cfg.IBPort))
-	}
-	if cfg.GIDIndex >= 0 {
-		a = append(a, "-x", strconv.Itoa(cfg.GIDIndex))
-	}
+	a := portFlags(cfg.Device, cfg.IBPort, cfg.GIDIndex, "-d", "-i", "-x")
 	switch {
 	case cfg.All:
 		a = append(a, "-a")

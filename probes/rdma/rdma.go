@@ -64,16 +64,7 @@ type Config struct {
 
 // args are rdma_write's flags for cfg, common to both sides.
 func (cfg Config) args() []string {
-	var a []string
-	if cfg.Device != "" {
-		a = append(a, "--device", cfg.Device)
-	}
-	if cfg.IBPort > 0 {
-		a = append(a, "--ib-port", strconv.Itoa(cfg.IBPort))
-	}
-	if cfg.GIDIndex >= 0 {
-		a = append(a, "--gid-index", strconv.Itoa(cfg.GIDIndex))
-	}
+	a := portFlags(cfg.Device, cfg.IBPort, cfg.GIDIndex, "--device", "--ib-port", "--gid-index")
 	if len(cfg.Sizes) > 0 {
 		s := make([]string, len(cfg.Sizes))
 		for i, v := range cfg.Sizes {
@@ -96,6 +87,23 @@ func (cfg Config) args() []string {
 		t = 30 * time.Second
 	}
 	return append(a, "--timeout", strconv.Itoa(max(1, int(t.Round(time.Second)/time.Second))))
+}
+
+// portFlags name the RDMA port a program opens, in the program's own
+// flags: the device (empty: the program's choice), the port number (0:
+// likewise) and the GID index (-1: none).
+func portFlags(device string, ibPort, gidIndex int, deviceFlag, portFlag, gidFlag string) []string {
+	var a []string
+	if device != "" {
+		a = append(a, deviceFlag, device)
+	}
+	if ibPort > 0 {
+		a = append(a, portFlag, strconv.Itoa(ibPort))
+	}
+	if gidIndex >= 0 {
+		a = append(a, gidFlag, strconv.Itoa(gidIndex))
+	}
+	return a
 }
 
 // side is one running rdma_write: its process, its captured output, and
