@@ -109,7 +109,7 @@ func runProbeTorch(args []string, stdout, stderr io.Writer) int {
 	var o launch.Options
 	o.AddFlags(fs)
 	dryRun := addDryRunFlag(fs)
-	script := addScriptFlag(fs, launch.TorchBenchName)
+	script := addScriptFlag(fs, launch.TorchBench.Name)
 	args, scriptArgs := toolArgs(args)
 	rest, status, ok := parseFlags(fs, args)
 	if !ok {
@@ -118,23 +118,23 @@ func runProbeTorch(args []string, stdout, stderr io.Writer) int {
 	scriptArgs = append(rest, scriptArgs...)
 	switch {
 	case *script:
-		stdout.Write(launch.TorchBench())
+		stdout.Write(launch.TorchBench.Source())
 		return 0
 	case *dryRun:
-		cmdline, err := launch.TorchBenchCommand(o, launch.TorchBenchName, scriptArgs)
+		cmdline, err := launch.TorchBench.Command(o, launch.TorchBench.Name, scriptArgs)
 		if err != nil {
 			return fail(fs, stderr, 2, "%v", err)
 		}
 		fmt.Fprintln(stdout, launch.ShellJoin(cmdline))
 		return 0
 	}
-	if _, err := launch.TorchBenchCommand(o, launch.TorchBenchName, scriptArgs); err != nil {
+	if _, err := launch.TorchBench.Command(o, launch.TorchBench.Name, scriptArgs); err != nil {
 		return fail(fs, stderr, 2, "%v", err)
 	}
 	// An interrupt or a timeout's SIGTERM stops the script too.
 	ctx, stop := interruptible()
 	defer stop()
-	if err := launch.RunTorchBench(ctx, o, scriptArgs, stdout, stderr); err != nil {
+	if _, err := launch.TorchBench.Run(ctx, o, scriptArgs, stdout, stderr); err != nil {
 		return fail(fs, stderr, 1, "%v", err)
 	}
 	return 0
@@ -154,7 +154,7 @@ func runProbeOverlap(args []string, stdout, stderr io.Writer) int {
 	var o launch.Options
 	o.AddFlags(fs)
 	what := fs.String("what", "", "variants, cq (the core question's cases) or variants,cq in one invocation; empty: the recording's five invocations (all_gather and AVG all_reduce variants; the cases by default, with TORCH_NCCL_BLOCKING_WAIT=1 and with TORCH_NCCL_AVOID_RECORD_STREAMS=1)")
-	sf := addScriptProbeFlags(fs, launch.OverlapBenchName, overlap.RecordedName)
+	sf := addScriptProbeFlags(fs, launch.OverlapBench.Name, overlap.RecordedName)
 	dryRun := addDryRunFlag(fs)
 	args, scriptArgs := toolArgs(args)
 	rest, status, ok := parseFlags(fs, args)
@@ -165,7 +165,7 @@ func runProbeOverlap(args []string, stdout, stderr io.Writer) int {
 	var err error
 	switch {
 	case *sf.script:
-		stdout.Write(launch.OverlapBench())
+		stdout.Write(launch.OverlapBench.Source())
 		return 0
 	case *dryRun:
 		steps := overlap.Steps
@@ -174,7 +174,7 @@ func runProbeOverlap(args []string, stdout, stderr io.Writer) int {
 		}
 		for _, st := range steps {
 			args := append(append([]string{"--out", filepath.Join("DIR", st.Name)}, st.Args...), scriptArgs...)
-			cmdline, err := launch.OverlapBenchCommand(o, launch.OverlapBenchName, args)
+			cmdline, err := launch.OverlapBench.Command(o, launch.OverlapBench.Name, args)
 			if err != nil {
 				return fail(fs, stderr, 2, "%v", err)
 			}
@@ -193,7 +193,7 @@ func runProbeOverlap(args []string, stdout, stderr io.Writer) int {
 		if len(rest) > 0 {
 			return fail(fs, stderr, 2, "unexpected arguments %q (script flags go after --)", rest)
 		}
-		if _, cerr := launch.OverlapBenchCommand(o, launch.OverlapBenchName, nil); cerr != nil {
+		if _, cerr := launch.OverlapBench.Command(o, launch.OverlapBench.Name, nil); cerr != nil {
 			return fail(fs, stderr, 2, "%v", cerr)
 		}
 		ctx, stop := interruptible()
@@ -223,7 +223,7 @@ func runProbeC10d(args []string, stdout, stderr io.Writer) int {
 		"under torch.compile. c10d_lab.py flags: --world N --timeout S --stall S --modes LIST --counts LIST --sizes LIST --iters N")
 	backend := fs.String("backend", "gloo", "gloo (CPU ranks) or nccl (the GPUs here)")
 	parts := fs.String("parts", "", "experiments to run, comma-separated (default all): "+strings.Join(c10dlab.Parts, ","))
-	sf := addScriptProbeFlags(fs, launch.C10dLabName, c10dlab.RecordedCPU)
+	sf := addScriptProbeFlags(fs, launch.C10dLab.Name, c10dlab.RecordedCPU)
 	args, scriptArgs := toolArgs(args)
 	rest, status, ok := parseFlags(fs, args)
 	if !ok {
@@ -233,7 +233,7 @@ func runProbeC10d(args []string, stdout, stderr io.Writer) int {
 	var err error
 	switch {
 	case *sf.script:
-		stdout.Write(launch.C10dLab())
+		stdout.Write(launch.C10dLab.Source())
 		return 0
 	case *sf.recorded:
 		name := c10dlab.RecordedCPU
@@ -299,12 +299,12 @@ func runProbeHang(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&o.HangAt, "hang-at", 0, "core: the step whose all_reduce one rank never calls (default 3000)")
 	fs.IntVar(&o.StuckRank, "stuck-rank", 0, "core: the rank stuck in its data loader (default 37)")
 	fs.Float64Var(&o.DeadlineS, "deadline", 0, "end the ranks after this many seconds (default 150)")
-	script := addScriptFlag(fs, launch.HangLabName)
+	script := addScriptFlag(fs, launch.HangLab.Name)
 	if status, ok := parseOnlyFlags(fs, args, stderr); !ok {
 		return status
 	}
 	if *script {
-		stdout.Write(launch.HangLab())
+		stdout.Write(launch.HangLab.Source())
 		return 0
 	}
 	if _, err := o.Args(); err != nil {
@@ -329,7 +329,7 @@ func runProbeKVNixl(args []string, stdout, stderr io.Writer) int {
 		"one descriptor per layer, beside the same copies through PyTorch. Needs python3 with PyTorch and NIXL (pip install nixl).",
 		"kv_nixl.py flags: --min 16M --max 2G --layers 80 --reps 7 --warmup 2 --backend UCX --device 0")
 	rec := addRecordedFlag(fs, kvxfer.RecordedName)
-	script := addScriptFlag(fs, launch.KVNixlName)
+	script := addScriptFlag(fs, launch.KVNixl.Name)
 	mf := addOutputFlags(fs, false)
 	args, scriptArgs := toolArgs(args)
 	rest, status, ok := parseFlags(fs, args)
@@ -337,7 +337,7 @@ func runProbeKVNixl(args []string, stdout, stderr io.Writer) int {
 		return status
 	}
 	if *script {
-		stdout.Write(launch.KVNixl())
+		stdout.Write(launch.KVNixl.Source())
 		return 0
 	}
 	var run *probes.Run

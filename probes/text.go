@@ -2,6 +2,7 @@ package probes
 
 import (
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/commlab/commlab/units"
@@ -72,3 +73,20 @@ func (r *Run) String() string {
 // String is the topology's Summary: a notebook draws the topology, and a
 // terminal prints these lines.
 func (t *Topology) String() string { return strings.TrimRight(t.Summary(), "\n") }
+
+// WriteReport writes a run's summary as text: the run's provenance line
+// (none when run is nil), what body writes, and one "error: ..." line for
+// each of errs. The text is built whole before it is written, so a reader
+// never sees half of it.
+func WriteReport(w io.Writer, run *Run, errs []string, body func(b *strings.Builder)) error {
+	var b strings.Builder
+	if run != nil {
+		fmt.Fprintf(&b, "%s\n", run.Provenance())
+	}
+	body(&b)
+	for _, e := range errs {
+		fmt.Fprintf(&b, "error: %s\n", e)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

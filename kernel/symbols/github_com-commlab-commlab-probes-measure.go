@@ -15,6 +15,7 @@ func init() {
 		"ErrMode":          reflect.ValueOf(&measure.ErrMode).Elem(),
 		"HangLab":          reflect.ValueOf(measure.HangLab),
 		"Latency":          reflect.ValueOf(measure.Latency),
+		"LiveOrRecorded":   reflect.ValueOf(measure.LiveOrRecorded),
 		"ModeAuto":         reflect.ValueOf(measure.ModeAuto),
 		"ModeLive":         reflect.ValueOf(measure.ModeLive),
 		"ModeRecorded":     reflect.ValueOf(measure.ModeRecorded),

@@ -10,6 +10,7 @@ import (
 func init() {
 	Symbols["github.com/commlab/commlab/probes/recorded/recorded"] = map[string]reflect.Value{
 		// function, constant and variable definitions
+		"Adopt":       reflect.ValueOf(recorded.Adopt),
 		"Command":     reflect.ValueOf(recorded.Command),
 		"ErrNoPublic": reflect.ValueOf(&recorded.ErrNoPublic).Elem(),
 		"ErrNotFound": reflect.ValueOf(&recorded.ErrNotFound).Elem(),

@@ -53,6 +53,7 @@ func init() {
 		"ReadRun":          reflect.ValueOf(probes.ReadRun),
 		"SettingL2Bytes":   reflect.ValueOf(constant.MakeFromLiteral("\"l2_bytes\"", token.STRING, 0)),
 		"SocketPrefix":     reflect.ValueOf(constant.MakeFromLiteral("\"SOCKET\"", token.STRING, 0)),
+		"WriteReport":      reflect.ValueOf(probes.WriteReport),
 
 		// type definitions
 		"ACS":          reflect.ValueOf((*probes.ACS)(nil)),

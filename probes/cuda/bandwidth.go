@@ -74,20 +74,9 @@ func Bandwidth(cfg BandwidthConfig) ([]probes.Sample, error) {
 	cfg.defaults()
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	n, err := devicesReady()
+	devs, err := readyDevices(cfg.Devices)
 	if err != nil {
 		return nil, err
-	}
-	devs := cfg.Devices
-	if devs == nil {
-		for d := 0; d < n; d++ {
-			devs = append(devs, d)
-		}
-	}
-	for _, d := range devs {
-		if err := checkDevice(d, n); err != nil {
-			return nil, err
-		}
 	}
 	var maxSize int64
 	for _, s := range cfg.Sizes {

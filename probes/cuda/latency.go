@@ -100,11 +100,7 @@ func Latency(cfg LatencyConfig) ([]probes.Sample, error) {
 	cfg.defaults()
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	n, err := devicesReady()
-	if err != nil {
-		return nil, err
-	}
-	if err := checkDevice(cfg.Device, n); err != nil {
+	if _, err := readyDevices([]int{cfg.Device}); err != nil {
 		return nil, err
 	}
 	if err := setDevice(cfg.Device); err != nil {

@@ -334,6 +334,26 @@ func devicesReady() (int, error) {
 	return n, nil
 }
 
+// readyDevices opens CUDA and checks that each of devs is a device here;
+// nil devs means every device. It returns the devices.
+func readyDevices(devs []int) ([]int, error) {
+	n, err := devicesReady()
+	if err != nil {
+		return nil, err
+	}
+	if devs == nil {
+		for d := 0; d < n; d++ {
+			devs = append(devs, d)
+		}
+	}
+	for _, d := range devs {
+		if err := checkDevice(d, n); err != nil {
+			return nil, err
+		}
+	}
+	return devs, nil
+}
+
 // checkDevice says whether d is one of n devices.
 func checkDevice(d, n int) error {
 	if d < 0 || d >= n {

@@ -30,16 +30,8 @@ const (
 // fail part way, the run holds the samples taken before, its Error says
 // why, and the error is returned too.
 func MeasureBandwidth(cfg BandwidthConfig) (*probes.Run, error) {
-	info, err := Open()
-	if err != nil {
-		return nil, err
-	}
-	run := bandwidthProvenance(info, &cfg)
-	run.Samples, err = Bandwidth(cfg)
-	if err != nil {
-		run.Error = err.Error()
-	}
-	return run, err
+	return measureRun(func(info *Info) *probes.Run { return bandwidthProvenance(info, &cfg) },
+		func() ([]probes.Sample, error) { return Bandwidth(cfg) })
 }
 
 // MeasureLatency opens CUDA and times launches as Latency does, and
@@ -48,12 +40,19 @@ func MeasureBandwidth(cfg BandwidthConfig) (*probes.Run, error) {
 // graph_kernels, the kernel launched, the runtime library). Errors are
 // returned as MeasureBandwidth returns them.
 func MeasureLatency(cfg LatencyConfig) (*probes.Run, error) {
+	return measureRun(func(info *Info) *probes.Run { return latencyProvenance(info, &cfg) },
+		func() ([]probes.Sample, error) { return Latency(cfg) })
+}
+
+// measureRun opens CUDA, records the run's provenance (which resolves the
+// config's defaults before measure reads it) and measures into it.
+func measureRun(provenance func(*Info) *probes.Run, measure func() ([]probes.Sample, error)) (*probes.Run, error) {
 	info, err := Open()
 	if err != nil {
 		return nil, err
 	}
-	run := latencyProvenance(info, &cfg)
-	run.Samples, err = Latency(cfg)
+	run := provenance(info)
+	run.Samples, err = measure()
 	if err != nil {
 		run.Error = err.Error()
 	}

@@ -65,9 +65,8 @@ func Run(ctx context.Context, cfg Config) (*probes.Run, error) {
 	defer os.RemoveAll(dir)
 	out := filepath.Join(dir, "run.json")
 	var captured bytes.Buffer
-	stdout, stderr := writerOr(cfg.Stdout), writerOr(cfg.Stderr)
-	if _, err := launch.RunKVNixl(ctx, launch.Options{}, append([]string{"--out", out}, cfg.Args...),
-		io.MultiWriter(stdout, &captured), io.MultiWriter(stderr, &captured)); err != nil {
+	if _, err := launch.KVNixl.Run(ctx, launch.Options{}, append([]string{"--out", out}, cfg.Args...),
+		io.MultiWriter(launch.Discarding(cfg.Stdout), &captured), io.MultiWriter(launch.Discarding(cfg.Stderr), &captured)); err != nil {
 		return nil, fmt.Errorf("kvxfer: %w: %s", err, lastLine(captured.String()))
 	}
 	run, err := probes.LoadRun(out)
@@ -98,50 +97,24 @@ func Recorded(name string) (*probes.Run, error) {
 // With no live run possible and no recording it returns ErrNoRecording
 // (wrapped) and a Measurement whose Fallback says why nothing ran.
 func Measure(ctx context.Context, mode measure.Mode, cfg Config, name string) (*measure.Measurement, error) {
-	mode, err := measure.ParseMode(string(mode))
-	if err != nil {
-		return nil, err
-	}
-	rec := func(fallback string, lerr error) (*measure.Measurement, error) {
-		run, err := Recorded(name)
-		if err != nil {
-			return &measure.Measurement{Recorded: name, Fallback: fallback, LiveError: lerr}, err
+	var m *measure.Measurement
+	err := measure.LiveOrRecorded(ctx, mode, "kvxfer", func() (string, error) {
+		if err := launch.TorchCUDA(ctx); err != nil {
+			return "no PyTorch with a GPU here", err
 		}
-		return &measure.Measurement{Run: run, Recorded: name, Fallback: fallback, LiveError: lerr}, nil
-	}
-	if mode == measure.ModeRecorded {
-		return rec("", nil)
-	}
-	reason, lerr := "no PyTorch with a GPU here", launch.TorchCUDA(ctx)
-	if lerr == nil {
-		reason, lerr = "no NIXL here", launch.NIXLPython(ctx)
-	}
-	var run *probes.Run
-	if lerr == nil {
-		reason = "live run failed"
-		run, lerr = Run(ctx, cfg)
-	}
-	if lerr == nil {
-		return &measure.Measurement{Run: run, Live: true}, nil
-	}
-	if cerr := ctx.Err(); cerr != nil {
-		return nil, fmt.Errorf("kvxfer: live run interrupted: %w", cerr)
-	}
-	if mode == measure.ModeLive {
-		return nil, fmt.Errorf("kvxfer: live: %s: %w", reason, lerr)
-	}
-	fallback := reason + ": " + oneLine(lerr.Error())
-	if errors.Is(lerr, launch.ErrNoTorch) || errors.Is(lerr, launch.ErrNoNIXL) {
-		fallback = oneLine(strings.TrimPrefix(lerr.Error(), "launch: "))
-	}
-	return rec(fallback, lerr)
-}
-
-func writerOr(w io.Writer) io.Writer {
-	if w == nil {
-		return io.Discard
-	}
-	return w
+		return "no NIXL here", launch.NIXLPython(ctx)
+	}, func() error {
+		run, err := Run(ctx, cfg)
+		if err == nil {
+			m = &measure.Measurement{Run: run, Live: true}
+		}
+		return err
+	}, func(fallback string, lerr error) error {
+		run, err := Recorded(name)
+		m = &measure.Measurement{Run: run, Recorded: name, Fallback: fallback, LiveError: lerr}
+		return err
+	})
+	return m, err
 }
 
 func lastLine(s string) string {

@@ -87,7 +87,7 @@ func TestLiveFailureSaysWhy(t *testing.T) {
 }
 
 func TestScriptEmbedded(t *testing.T) {
-	src := string(launch.KVNixl())
+	src := string(launch.KVNixl.Source())
 	for _, want := range []string{"--out", OpNIXLD2H, OpNIXLH2D, OpTorchD2H, OpTorchH2D, `"whole"`, "initialize_xfer", "os.replace"} {
 		if !strings.Contains(src, want) {
 			t.Errorf("kv_nixl.py lacks %q", want)

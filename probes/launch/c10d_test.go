@@ -18,7 +18,7 @@ func TestC10dLabCommand(t *testing.T) {
 		{Options{Launcher: "torchrun", PerNode: 2}, "", "starts its own ranks"},
 		{Options{Launcher: "mpirun"}, "", "starts its own ranks"},
 	} {
-		cmd, err := C10dLabCommand(tc.o, "/tmp/c.py", []string{"--out", "d"})
+		cmd, err := C10dLab.Command(tc.o, "/tmp/c.py", []string{"--out", "d"})
 		if tc.wantErr != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 				t.Errorf("%+v: err %v, want %q", tc.o, err, tc.wantErr)
@@ -32,14 +32,14 @@ func TestC10dLabCommand(t *testing.T) {
 }
 
 func TestC10dLabEmbedded(t *testing.T) {
-	a := C10dLab()
+	a := C10dLab.Source()
 	for _, part := range []string{"def rank_store(", "def rank_coalesce(", "def rank_timeout(", "def rank_compile("} {
 		if !bytes.Contains(a, []byte(part)) {
 			t.Fatalf("the embedded script has no %s", part)
 		}
 	}
 	a[0] = 'X'
-	if C10dLab()[0] == 'X' {
+	if C10dLab.Source()[0] == 'X' {
 		t.Error("C10dLab returns the embedded bytes themselves")
 	}
 }

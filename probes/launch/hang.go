@@ -2,24 +2,12 @@ package launch
 
 import (
 	"context"
-	_ "embed"
 	"fmt"
 	"io"
 	"slices"
 	"strconv"
 	"strings"
 )
-
-// hangLab is chapter 6's hang lab: collective hangs staged on purpose on
-// CPU ranks (gloo) with PyTorch's Flight Recorder on; its driver starts the
-// ranks with torchrun, takes every rank's stack with faulthandler, lets the
-// ranks time out and dump, and runs PyTorch's fr_trace on the dumps.
-//
-//go:embed hang_torch.py
-var hangLab []byte
-
-// HangLabName is the file name the hang lab script is written under.
-const HangLabName = "hang_torch.py"
 
 // HangScenarios are the hangs the script stages: sizes that differ,
 // collectives in a different order, a different count, a send without its
@@ -28,9 +16,6 @@ const HangLabName = "hang_torch.py"
 // the same collective with one rank's process killed inside it ("killed")
 // or frozen there as if its network were cut ("netcut").
 var HangScenarios = []string{"size", "order", "count", "unpaired", "two_comms", "core", "killed", "netcut"}
-
-// HangLab returns the hang lab script's source.
-func HangLab() []byte { return append([]byte(nil), hangLab...) }
 
 // HangOptions are the driver's flags (hang_torch.py run ...). Zero values
 // leave the script's defaults.
@@ -85,26 +70,6 @@ func RunHangLab(ctx context.Context, o HangOptions, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	_, err = Script{Name: HangLabName, Source: hangLab}.Run(ctx, Options{}, args, stdout, stderr)
+	_, err = HangLab.Run(ctx, Options{}, args, stdout, stderr)
 	return err
-}
-
-// TorchAvailable says whether python3 here imports torch with the gloo
-// backend, which the hang lab needs; the error says what is missing.
-func TorchAvailable(ctx context.Context) error {
-	cmd, _, err := command(ctx, Options{}, []string{"python3", "-c", "import torch.distributed as d; import sys; sys.exit(0 if d.is_gloo_available() else 3)"})
-	if err != nil {
-		return err
-	}
-	if out, err := cmd.CombinedOutput(); err != nil {
-		last := strings.TrimSpace(string(out))
-		if i := strings.LastIndexByte(last, '\n'); i >= 0 {
-			last = last[i+1:]
-		}
-		if last == "" {
-			last = err.Error()
-		}
-		return fmt.Errorf("launch: python3 has no torch with gloo: %s", last)
-	}
-	return nil
 }

@@ -31,7 +31,7 @@ func TestHangOptionsArgs(t *testing.T) {
 
 // The embedded script is valid Python and names every scenario Go knows.
 func TestHangLabScript(t *testing.T) {
-	src := string(launch.HangLab())
+	src := string(launch.HangLab.Source())
 	for _, s := range launch.HangScenarios {
 		if !strings.Contains(src, `"`+s+`"`) {
 			t.Errorf("script does not know scenario %q", s)
@@ -41,8 +41,8 @@ func TestHangLabScript(t *testing.T) {
 	if err != nil {
 		t.Skip("no python3 here: ", err)
 	}
-	path := filepath.Join(t.TempDir(), launch.HangLabName)
-	if err := os.WriteFile(path, launch.HangLab(), 0o644); err != nil {
+	path := filepath.Join(t.TempDir(), launch.HangLab.Name)
+	if err := os.WriteFile(path, launch.HangLab.Source(), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if out, err := exec.Command(py, "-c", "import ast,sys; ast.parse(open(sys.argv[1]).read())", path).CombinedOutput(); err != nil {

@@ -64,18 +64,18 @@ func TestToolRunKeepsOutputAndFailure(t *testing.T) {
 }
 
 func TestTorchBench(t *testing.T) {
-	if src := string(launch.TorchBench()); !strings.Contains(src, `p.add_argument("--out", required=True)`) {
+	if src := string(launch.TorchBench.Source()); !strings.Contains(src, `p.add_argument("--out", required=True)`) {
 		t.Error("the embedded script is not bench_torch.py")
 	}
-	got, err := launch.TorchBenchCommand(launch.Options{}, "/tmp/b.py", []string{"--what", "copy"})
+	got, err := launch.TorchBench.Command(launch.Options{}, "/tmp/b.py", []string{"--what", "copy"})
 	if err != nil || strings.Join(got, " ") != "python3 /tmp/b.py --what copy" {
 		t.Errorf("python3: %q, %v", got, err)
 	}
-	got, err = launch.TorchBenchCommand(launch.Options{Launcher: "torchrun", PerNode: 8}, "/tmp/b.py", nil)
+	got, err = launch.TorchBench.Command(launch.Options{Launcher: "torchrun", PerNode: 8}, "/tmp/b.py", nil)
 	if err != nil || strings.Join(got, " ") != "torchrun --nproc-per-node 8 /tmp/b.py" {
 		t.Errorf("torchrun: %q, %v", got, err)
 	}
-	if _, err := launch.TorchBenchCommand(launch.Options{Launcher: "srun"}, "/tmp/b.py", nil); err == nil {
+	if _, err := launch.TorchBench.Command(launch.Options{Launcher: "srun"}, "/tmp/b.py", nil); err == nil {
 		t.Error("srun accepted")
 	}
 }

@@ -16,7 +16,7 @@ func TestOverlapBenchCommand(t *testing.T) {
 		{Options{Launcher: "torchrun", PerNode: 8}, "torchrun --nproc-per-node 8 /tmp/b.py --out d", ""},
 		{Options{Launcher: "srun"}, "", "LOCAL_RANK"},
 	} {
-		cmd, err := OverlapBenchCommand(tc.o, "/tmp/b.py", []string{"--out", "d"})
+		cmd, err := OverlapBench.Command(tc.o, "/tmp/b.py", []string{"--out", "d"})
 		if tc.wantErr != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 				t.Errorf("%+v: err %v, want %q", tc.o, err, tc.wantErr)
@@ -32,12 +32,12 @@ func TestOverlapBenchCommand(t *testing.T) {
 // The embedded script is the file beside this package, whole, and copies
 // of it do not alias the embedded bytes.
 func TestOverlapBenchEmbedded(t *testing.T) {
-	a := OverlapBench()
+	a := OverlapBench.Source()
 	if !bytes.Contains(a, []byte("def core_question(")) || !bytes.Contains(a, []byte(`"alloc_retry"`)) {
 		t.Fatal("the embedded script is not bench_overlap.py")
 	}
 	a[0] = 'X'
-	if OverlapBench()[0] == 'X' {
+	if OverlapBench.Source()[0] == 'X' {
 		t.Error("OverlapBench returns the embedded bytes themselves")
 	}
 }

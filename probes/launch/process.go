@@ -26,6 +26,16 @@ func Start(ctx context.Context, o Options, program string, args []string, stdout
 	if err != nil {
 		return nil, err
 	}
+	cmd, err := start(ctx, o, cmdline, stdout, stderr)
+	if err != nil {
+		return nil, err
+	}
+	return &Process{Cmdline: cmdline, cmd: cmd}, nil
+}
+
+// start starts a command line with o's environment, its output going to
+// stdout and stderr, and returns without waiting.
+func start(ctx context.Context, o Options, cmdline []string, stdout, stderr io.Writer) (*exec.Cmd, error) {
 	cmd, _, err := command(ctx, o, cmdline)
 	if err != nil {
 		return nil, err
@@ -34,7 +44,7 @@ func Start(ctx context.Context, o Options, program string, args []string, stdout
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("launch: start %s: %w", cmdline[0], err)
 	}
-	return &Process{Cmdline: cmdline, cmd: cmd}, nil
+	return cmd, nil
 }
 
 // Wait waits for the process to end and returns its exit status: 0, the

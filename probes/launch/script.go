@@ -14,14 +14,19 @@ import (
 // GPUs when the script allows it.
 type Script struct {
 	Name   string // the file name it is written under: "bench_torch.py"
-	Source []byte
+	source []byte
 	// TorchrunOnly names what the script reads from torchrun ("torchrun's
 	// LOCAL_RANK"); such a script refuses mpirun and srun. "" means the
 	// script starts its own ranks and runs under python3 alone.
 	TorchrunOnly string
 }
 
-// Command returns the command line that runs the script at path with args.
+// Source returns the script's text, a copy: what --print-script writes.
+func (s Script) Source() []byte { return append([]byte(nil), s.source...) }
+
+// Command returns the command line that runs the script at path with args:
+// python3 on one machine, or the user's torchrun for a script that reads
+// torchrun's variables; other launchers are refused.
 func (s Script) Command(o Options, path string, args []string) ([]string, error) {
 	switch o.Launcher {
 	case "none", "":
@@ -47,20 +52,42 @@ func (s Script) Run(ctx context.Context, o Options, args []string, stdout, stder
 	}
 	defer os.RemoveAll(dir)
 	path := filepath.Join(dir, s.Name)
-	if err := os.WriteFile(path, s.Source, 0o644); err != nil {
+	if err := os.WriteFile(path, s.source, 0o644); err != nil {
 		return nil, fmt.Errorf("launch: %w", err)
 	}
 	cmdline, err := s.Command(o, path, args)
 	if err != nil {
 		return nil, err
 	}
-	cmd, _, err := command(ctx, o, cmdline)
+	cmd, err := start(ctx, o, cmdline, stdout, stderr)
 	if err != nil {
 		return cmdline, err
 	}
-	cmd.Stdout, cmd.Stderr = stdout, stderr
-	if err := cmd.Run(); err != nil {
+	if err := cmd.Wait(); err != nil {
 		return cmdline, fmt.Errorf("launch: %s: %w", s.Name, err)
 	}
 	return cmdline, nil
+}
+
+// OutputDir is the folder a script writes into: dir, made if needed, or a
+// new temporary folder named after pattern (os.MkdirTemp) when dir is "".
+// The returned func removes the temporary folder, and nothing else.
+func OutputDir(dir, pattern string) (string, func(), error) {
+	if dir != "" {
+		return dir, func() {}, os.MkdirAll(dir, 0o755)
+	}
+	tmp, err := os.MkdirTemp("", pattern)
+	if err != nil {
+		return "", func() {}, err
+	}
+	return tmp, func() { os.RemoveAll(tmp) }, nil
+}
+
+// Discarding returns w, or io.Discard when w is nil: for a caller's
+// optional writers that the script's output is copied to.
+func Discarding(w io.Writer) io.Writer {
+	if w == nil {
+		return io.Discard
+	}
+	return w
 }

@@ -121,7 +121,7 @@ func liveHang(ctx context.Context, scenario string, timeout float64) (*Hang, str
 	}
 	// The ranks ran on CPUs: the banner says so where a GPU run names its
 	// GPUs, driver and CUDA.
-	run := &probes.Run{Kind: "hang-lab", Command: append([]string{"python3", launch.HangLabName}, args...), Date: start,
+	run := &probes.Run{Kind: "hang-lab", Command: append([]string{"python3", launch.HangLab.Name}, args...), Date: start,
 		GPUCount: lab.NProc, GPUModel: "CPU ranks (gloo)", Driver: "-", CUDA: "-",
 		Settings: map[string]string{"scenario": scenario}, Logs: map[string]string{"driver": log.String()}}
 	if len(lab.Ranks) > 0 && lab.Ranks[0].Torch != "" {

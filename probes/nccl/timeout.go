@@ -7,6 +7,10 @@ import (
 	"time"
 )
 
+// ErrTimeout says a collective did not finish in time and the
+// communicators were aborted.
+var ErrTimeout = errors.New("nccl: collective timed out")
+
 // clock is the time source of the polling loops, so tests can drive the
 // deadlines without waiting.
 type clock interface {

@@ -262,26 +262,23 @@ func readGPU(h gonvml.Device, index int, c *collector) probes.GPU {
 		g.Architecture = architecture(a)
 		return r
 	})
-	c.call("PCIe generation", func() gonvml.Return {
-		var r gonvml.Return
-		g.PCIe.GenCurrent, r = h.GetCurrPcieLinkGeneration()
-		return r
-	})
-	c.call("PCIe max generation", func() gonvml.Return {
-		var r gonvml.Return
-		g.PCIe.GenMax, r = h.GetMaxPcieLinkGeneration()
-		return r
-	})
-	c.call("PCIe width", func() gonvml.Return {
-		var r gonvml.Return
-		g.PCIe.WidthCurrent, r = h.GetCurrPcieLinkWidth()
-		return r
-	})
-	c.call("PCIe max width", func() gonvml.Return {
-		var r gonvml.Return
-		g.PCIe.WidthMax, r = h.GetMaxPcieLinkWidth()
-		return r
-	})
+	// The link's generation and width, as it runs now and at most.
+	for _, f := range []struct {
+		what string
+		into *int
+		get  func() (int, gonvml.Return)
+	}{
+		{"PCIe generation", &g.PCIe.GenCurrent, h.GetCurrPcieLinkGeneration},
+		{"PCIe max generation", &g.PCIe.GenMax, h.GetMaxPcieLinkGeneration},
+		{"PCIe width", &g.PCIe.WidthCurrent, h.GetCurrPcieLinkWidth},
+		{"PCIe max width", &g.PCIe.WidthMax, h.GetMaxPcieLinkWidth},
+	} {
+		c.call(f.what, func() gonvml.Return {
+			var r gonvml.Return
+			*f.into, r = f.get()
+			return r
+		})
+	}
 	c.call("CPU affinity", func() gonvml.Return {
 		words, r := h.GetCpuAffinity(cpuWords)
 		g.CPUAffinity = cpulist(words)
@@ -303,16 +300,20 @@ func readGPU(h gonvml.Device, index int, c *collector) probes.GPU {
 		}
 		return r
 	})
-	c.call("PCIe TX throughput", func() gonvml.Return {
-		v, r := h.GetPcieThroughput(gonvml.PCIE_UTIL_TX_BYTES)
-		g.PCIeTxKBps = float64(v)
-		return r
-	})
-	c.call("PCIe RX throughput", func() gonvml.Return {
-		v, r := h.GetPcieThroughput(gonvml.PCIE_UTIL_RX_BYTES)
-		g.PCIeRxKBps = float64(v)
-		return r
-	})
+	for _, f := range []struct {
+		what    string
+		into    *float64
+		counter gonvml.PcieUtilCounter
+	}{
+		{"PCIe TX throughput", &g.PCIeTxKBps, gonvml.PCIE_UTIL_TX_BYTES},
+		{"PCIe RX throughput", &g.PCIeRxKBps, gonvml.PCIE_UTIL_RX_BYTES},
+	} {
+		c.call(f.what, func() gonvml.Return {
+			v, r := h.GetPcieThroughput(f.counter)
+			*f.into = float64(v)
+			return r
+		})
+	}
 	for l := 0; l < gonvml.NVLINK_MAX_LINKS; l++ {
 		var state gonvml.EnableState
 		if !c.call("NVLink state", func() gonvml.Return { var r gonvml.Return; state, r = h.GetNvLinkState(l); return r }) {

@@ -89,16 +89,7 @@ func (cfg PerftestConfig) bandwidth() bool {
 
 // common are the flags both sides take for one message size (0: none).
 func (cfg PerftestConfig) common(size int64, port int) []string {
-	var a []string
-	if cfg.Device != "" {
-		a = append(a, "-d", cfg.Device)
-	}
-	if cfg.IBPort > 0 {
-		a = append(a, "-i", strconv.Itoa(cfg.IBPort))
-	}
-	if cfg.GIDIndex >= 0 {
-		a = append(a, "-x", strconv.Itoa(cfg.GIDIndex))
-	}
+	a := portFlags(cfg.Device, cfg.IBPort, cfg.GIDIndex, "-d", "-i", "-x")
 	switch {
 	case cfg.All:
 		a = append(a, "-a")
@@ -267,23 +258,11 @@ func perftestPair(ctx context.Context, cfg PerftestConfig, tool string, size int
 	var server *side
 	connect := cfg.Connect
 	if connect == "" {
-		port := cfg.Port
-		if cfg.Listen != "" {
-			_, p, err := net.SplitHostPort(cfg.Listen)
-			if err != nil {
-				return fmt.Errorf("rdma: listen address %q: want HOST:PORT or :PORT", cfg.Listen)
-			}
-			if port, err = strconv.Atoi(p); err != nil || port <= 0 || port > 65535 {
-				return fmt.Errorf("rdma: listen address %q: bad port", cfg.Listen)
-			}
-		} else if port == 0 {
-			var err error
-			if port, err = freePort(); err != nil {
-				return err
-			}
+		port, err := serverPort(cfg.Listen, cfg.Port)
+		if err != nil {
+			return err
 		}
 		connect = net.JoinHostPort(serverHost(Config{ServerHost: cfg.ServerHost, Launch: cfg.Launch}), strconv.Itoa(port))
-		var err error
 		if server, err = startTool(ctx, tool+" server", launch.Options{}, tool, cfg.ServerArgs(size, port)); err != nil {
 			return err
 		}
@@ -356,29 +335,26 @@ func runClient(ctx context.Context, o launch.Options, tool string, args []string
 // startTool starts one side of a perftest tool and a goroutine that waits
 // for it.
 func startTool(ctx context.Context, name string, o launch.Options, bin string, args []string) (*side, error) {
-	s := &side{name: name, exited: make(chan struct{})}
-	var err error
-	if s.p, err = launch.Start(ctx, o, bin, args, &s.stdout, &s.stderr); err != nil {
-		return nil, fmt.Errorf("rdma: %s: %w", name, err)
-	}
-	go func() {
-		defer close(s.exited)
-		code, err := s.p.Wait()
-		switch {
-		case err != nil:
-			s.err = fmt.Errorf("rdma: %s: %w", name, err)
-		case code != 0:
-			msg := lastLine(s.stderr.String())
-			if msg == "" {
-				msg = lastLine(s.stdout.String())
-			}
-			if msg == "" {
-				msg = "no message"
-			}
-			s.err = fmt.Errorf("rdma: %s exited with status %d: %s", name, code, msg)
+	return startSide(ctx, name, o, bin, args, toolExit)
+}
+
+// toolExit turns a perftest side's exit into an error, with the last line
+// it printed (perftest reports some failures on stdout).
+func toolExit(s *side, code int, err error) error {
+	switch {
+	case err != nil:
+		return fmt.Errorf("rdma: %s: %w", s.name, err)
+	case code != 0:
+		msg := lastLine(s.stderr.String())
+		if msg == "" {
+			msg = lastLine(s.stdout.String())
 		}
-	}()
-	return s, nil
+		if msg == "" {
+			msg = "no message"
+		}
+		return fmt.Errorf("rdma: %s exited with status %d: %s", s.name, code, msg)
+	}
+	return nil
 }
 
 // perftestVersion is what "tool --version" prints ("6.10"), or "".

@@ -64,16 +64,7 @@ type Config struct {
 
 // args are rdma_write's flags for cfg, common to both sides.
 func (cfg Config) args() []string {
-	var a []string
-	if cfg.Device != "" {
-		a = append(a, "--device", cfg.Device)
-	}
-	if cfg.IBPort > 0 {
-		a = append(a, "--ib-port", strconv.Itoa(cfg.IBPort))
-	}
-	if cfg.GIDIndex >= 0 {
-		a = append(a, "--gid-index", strconv.Itoa(cfg.GIDIndex))
-	}
+	a := portFlags(cfg.Device, cfg.IBPort, cfg.GIDIndex, "--device", "--ib-port", "--gid-index")
 	if len(cfg.Sizes) > 0 {
 		s := make([]string, len(cfg.Sizes))
 		for i, v := range cfg.Sizes {
@@ -98,6 +89,23 @@ func (cfg Config) args() []string {
 	return append(a, "--timeout", strconv.Itoa(max(1, int(t.Round(time.Second)/time.Second))))
 }
 
+// portFlags name the RDMA port a program opens, in the program's own
+// flags: the device (empty: the program's choice), the port number (0:
+// likewise) and the GID index (-1: none).
+func portFlags(device string, ibPort, gidIndex int, deviceFlag, portFlag, gidFlag string) []string {
+	var a []string
+	if device != "" {
+		a = append(a, deviceFlag, device)
+	}
+	if ibPort > 0 {
+		a = append(a, portFlag, strconv.Itoa(ibPort))
+	}
+	if gidIndex >= 0 {
+		a = append(a, gidFlag, strconv.Itoa(gidIndex))
+	}
+	return a
+}
+
 // side is one running rdma_write: its process, its captured output, and
 // its exit once it ended.
 type side struct {
@@ -108,8 +116,14 @@ type side struct {
 	err            error
 }
 
-// start starts one side of the program and a goroutine that waits for it.
+// start starts one side of rdma_write and a goroutine that waits for it.
 func start(ctx context.Context, name string, o launch.Options, bin string, args []string) (*side, error) {
+	return startSide(ctx, name, o, bin, args, (*side).exit)
+}
+
+// startSide starts one side of a two-sided program and a goroutine that
+// waits for it and keeps what exit makes of its end.
+func startSide(ctx context.Context, name string, o launch.Options, bin string, args []string, exit func(s *side, code int, err error) error) (*side, error) {
 	s := &side{name: name, exited: make(chan struct{})}
 	var err error
 	if s.p, err = launch.Start(ctx, o, bin, args, &s.stdout, &s.stderr); err != nil {
@@ -117,9 +131,29 @@ func start(ctx context.Context, name string, o launch.Options, bin string, args 
 	}
 	go func() {
 		defer close(s.exited)
-		s.err = s.exit(s.p.Wait())
+		code, err := s.p.Wait()
+		s.err = exit(s, code, err)
 	}()
 	return s, nil
+}
+
+// serverPort is the port a server started here listens on: listen's
+// ("HOST:PORT" or ":PORT") when set, else port, else a free one.
+func serverPort(listen string, port int) (int, error) {
+	if listen != "" {
+		_, p, err := net.SplitHostPort(listen)
+		if err != nil {
+			return 0, fmt.Errorf("rdma: listen address %q: want HOST:PORT or :PORT", listen)
+		}
+		if port, err = strconv.Atoi(p); err != nil || port <= 0 || port > 65535 {
+			return 0, fmt.Errorf("rdma: listen address %q: bad port", listen)
+		}
+		return port, nil
+	}
+	if port == 0 {
+		return freePort()
+	}
+	return port, nil
 }
 
 // wait waits for the side to end and returns what its exit means.
@@ -183,21 +217,10 @@ func MeasureWith(ctx context.Context, bin string, cfg Config) (*probes.Run, erro
 		run.Host = h
 	}
 	var server, client *side
-	var err error
 	if cfg.Connect == "" {
-		port := cfg.Port
-		if cfg.Listen != "" {
-			_, p, err := net.SplitHostPort(cfg.Listen)
-			if err != nil {
-				return nil, fmt.Errorf("rdma: listen address %q: want HOST:PORT or :PORT", cfg.Listen)
-			}
-			if port, err = strconv.Atoi(p); err != nil || port <= 0 || port > 65535 {
-				return nil, fmt.Errorf("rdma: listen address %q: bad port", cfg.Listen)
-			}
-		} else if port == 0 {
-			if port, err = freePort(); err != nil {
-				return nil, err
-			}
+		port, err := serverPort(cfg.Listen, cfg.Port)
+		if err != nil {
+			return nil, err
 		}
 		cfg.Connect = net.JoinHostPort(serverHost(cfg), strconv.Itoa(port))
 		if server, err = start(ctx, "server", launch.Options{}, bin, append([]string{"--server", "--port", strconv.Itoa(port)}, common...)); err != nil {

@@ -4,7 +4,6 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
-	"sort"
 	"strings"
 )
 
@@ -16,18 +15,7 @@ var hang embed.FS
 
 // HangLabs returns the names of the recorded hang lab runs, sorted.
 func HangLabs() []string {
-	entries, err := fs.ReadDir(hang, "hang")
-	if err != nil {
-		return nil
-	}
-	var names []string
-	for _, e := range entries {
-		if e.IsDir() {
-			names = append(names, e.Name())
-		}
-	}
-	sort.Strings(names)
-	return names
+	return entryNames(hang, "hang", func(e fs.DirEntry) (string, bool) { return e.Name(), e.IsDir() })
 }
 
 // HangLab opens the recorded hang lab run called name, a folder with

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
-	"sort"
 	"strings"
 )
 
@@ -26,18 +25,9 @@ type PublicOutput struct {
 // PublicList names the public outputs (data/public/*, README.md left out),
 // sorted.
 func PublicList() []string {
-	entries, err := fs.ReadDir(data, publicDir)
-	if err != nil {
-		return nil
-	}
-	var names []string
-	for _, e := range entries {
-		if !e.IsDir() && e.Name() != "README.md" {
-			names = append(names, e.Name())
-		}
-	}
-	sort.Strings(names)
-	return names
+	return entryNames(data, publicDir, func(e fs.DirEntry) (string, bool) {
+		return e.Name(), !e.IsDir() && e.Name() != "README.md"
+	})
 }
 
 // Public returns the public output called name with the source its

@@ -26,13 +26,23 @@ var ErrNotFound = errors.New("recorded: no such run")
 // List returns the names of the recorded runs (file names without .json),
 // sorted.
 func List() []string {
-	entries, err := fs.ReadDir(data, "data")
+	return entryNames(data, "data", func(e fs.DirEntry) (string, bool) {
+		n, ok := strings.CutSuffix(e.Name(), ".json")
+		return n, ok && !e.IsDir()
+	})
+}
+
+// entryNames lists the entries of dir in fsys that keep accepts, under the
+// names it gives them, sorted; nil when dir cannot be read. The runs, the
+// public outputs and the hang labs are each a kind of entry in a folder.
+func entryNames(fsys fs.FS, dir string, keep func(fs.DirEntry) (string, bool)) []string {
+	entries, err := fs.ReadDir(fsys, dir)
 	if err != nil {
 		return nil
 	}
 	var names []string
 	for _, e := range entries {
-		if n, ok := strings.CutSuffix(e.Name(), ".json"); ok && !e.IsDir() {
+		if n, ok := keep(e); ok {
 			names = append(names, n)
 		}
 	}
@@ -72,4 +82,16 @@ func Match(prefix string) []string {
 func Files() fs.FS {
 	sub, _ := fs.Sub(data, "data") // fails only for an invalid path; "data" is valid
 	return sub
+}
+
+// Adopt returns stored, the run recorded under a name, to stand for read,
+// the run a package read back from the raw files kept beside it (Files()):
+// the stored run carries the recording's provenance (the command that
+// recorded it, the script's checksum), and takes read's samples when it
+// holds none itself.
+func Adopt(stored, read *probes.Run) *probes.Run {
+	if len(stored.Samples) == 0 {
+		stored.Samples = read.Samples
+	}
+	return stored
 }

@@ -1,0 +1,272 @@
+package c10dlab
+
+import (
+	"cmp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/commlab/commlab/probes"
+)
+
+// What the script found, part by part, as summary.json holds it.
+
+// Kind is the probes.Run kind of a c10d run.
+const Kind = "c10d-lab"
+
+// Parts are the experiments the script knows, in the order it runs them.
+var Parts = []string{"store", "coalesce", "timeout", "compile"}
+
+// StoreOp is one call on the rendezvous store, or a mark the rank wrote
+// between calls (Op "mark", Key the words).
+type StoreOp struct {
+	TMS   float64 `json:"t_ms"`
+	Op    string  `json:"op"`
+	Key   string  `json:"key"`
+	Bytes int     `json:"bytes,omitempty"`
+}
+
+// StoreRank is one rank's store traffic, in its order.
+type StoreRank struct {
+	Rank int       `json:"rank"`
+	Ops  []StoreOp `json:"ops"`
+}
+
+// Exit is how a rank's process ended.
+type Exit struct {
+	Code             *int   `json:"code"`
+	Signal           string `json:"signal"`
+	KilledAtDeadline bool   `json:"killed_at_deadline"`
+}
+
+// String says it as a person would: "exit 0", "SIGABRT", "killed at the
+// deadline".
+func (e Exit) String() string {
+	switch {
+	case e.KilledAtDeadline:
+		return "killed at the deadline"
+	case e.Signal != "":
+		return "killed by " + e.Signal
+	case e.Code != nil:
+		return "exit " + strconv.Itoa(*e.Code)
+	}
+	return "unknown"
+}
+
+// StorePart is the store experiment.
+type StorePart struct {
+	World int         `json:"world"`
+	Exits []Exit      `json:"exits"`
+	Ranks []StoreRank `json:"ranks"`
+	Error string      `json:"error,omitempty"`
+}
+
+// CoalesceRow is one way of reducing Count tensors of Bytes each: the
+// median time of one group, on the host (issuing it) and in all (issuing
+// and waiting), and on a GPU the kernels and copies one group launched.
+type CoalesceRow struct {
+	Method      string         `json:"method"`
+	Count       int            `json:"count"`
+	Bytes       int64          `json:"bytes"`
+	Iters       int            `json:"iters,omitempty"`
+	HostUS      float64        `json:"host_us,omitempty"`
+	TotalUS     float64        `json:"total_us,omitempty"`
+	GPUKernels  int            `json:"gpu_kernels,omitempty"`
+	GPUCopies   int            `json:"gpu_copies,omitempty"`
+	KernelNames map[string]int `json:"kernel_names,omitempty"`
+	Error       string         `json:"error,omitempty"`
+}
+
+// CoalesceMethods are the ways the script reduces a group of tensors.
+var CoalesceMethods = []string{"separate", "coalescing_manager", "all_reduce_coalesced", "flat"}
+
+// CoalescePart is the coalescing experiment.
+type CoalescePart struct {
+	World int           `json:"world"`
+	Op    string        `json:"op"`
+	Rows  []CoalesceRow `json:"rows"`
+	// AfterFailure is what an all_reduce of ones gave right after a
+	// method failed with the group left mid-coalescing (nil when none did).
+	AfterFailure *AfterFailure `json:"after_failure,omitempty"`
+	Error        string        `json:"error,omitempty"`
+}
+
+// AfterFailure is the check the script makes when a coalescing method
+// fails: one all_reduce of ones on the group, before the script clears the
+// group's coalescing state. Expected is the world size; 1 means the
+// collective never ran.
+type AfterFailure struct {
+	Method          string  `json:"method"`
+	AllReduceOfOnes float64 `json:"all_reduce_of_ones"`
+	Expected        float64 `json:"expected"`
+	Returned        string  `json:"returned"`
+}
+
+// Silent says whether the all_reduce after the failure did nothing and
+// said nothing.
+func (a *AfterFailure) Silent() bool {
+	return a != nil && a.AllReduceOfOnes != a.Expected
+}
+
+// Row returns the row of method for count tensors of bytes each, or nil.
+func (p *CoalescePart) Row(method string, count int, bytes int64) *CoalesceRow {
+	if p == nil {
+		return nil
+	}
+	for i := range p.Rows {
+		r := &p.Rows[i]
+		if r.Method == method && r.Count == count && r.Bytes == bytes {
+			return r
+		}
+	}
+	return nil
+}
+
+// Counts and Sizes list the group sizes and tensor sizes measured, sorted.
+func (p *CoalescePart) Counts() []int {
+	return distinctSorted(p.Rows, func(r CoalesceRow) int { return r.Count })
+}
+
+// Sizes lists the tensor sizes measured, in bytes, sorted.
+func (p *CoalescePart) Sizes() []int64 {
+	return distinctSorted(p.Rows, func(r CoalesceRow) int64 { return r.Bytes })
+}
+
+// distinctSorted lists the values key takes over rows, each once, sorted.
+func distinctSorted[T cmp.Ordered](rows []CoalesceRow, key func(CoalesceRow) T) []T {
+	seen := map[T]bool{}
+	var out []T
+	for _, r := range rows {
+		if k := key(r); !seen[k] {
+			seen[k] = true
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Mark is one thing a timeout rank reached, seconds from its start.
+type Mark struct {
+	TS    float64 `json:"t_s"`
+	What  string  `json:"what"`
+	Error string  `json:"error,omitempty"`
+}
+
+// TimeoutRank is one rank of a timeout run: how it ended, what it reached,
+// and the lines of its output about the watchdog, errors and dumps.
+type TimeoutRank struct {
+	Rank  int      `json:"rank"`
+	Exit  Exit     `json:"exit"`
+	Marks []Mark   `json:"marks"`
+	Log   []string `json:"log"`
+}
+
+// Reached says whether the rank reached a mark whose words start with
+// prefix, and returns the first such mark.
+func (r TimeoutRank) Reached(prefix string) (Mark, bool) {
+	for _, m := range r.Marks {
+		if strings.HasPrefix(m.What, prefix) {
+			return m, true
+		}
+	}
+	return Mark{}, false
+}
+
+// Last is the last mark the rank reached (zero when none).
+func (r TimeoutRank) Last() Mark {
+	if len(r.Marks) == 0 {
+		return Mark{}
+	}
+	return r.Marks[len(r.Marks)-1]
+}
+
+// LogWith returns the first kept log line that contains s, or "".
+func (r TimeoutRank) LogWith(s string) string {
+	for _, l := range r.Log {
+		if strings.Contains(l, s) {
+			return l
+		}
+	}
+	return ""
+}
+
+// Dump is one Flight Recorder file a timeout run left.
+type Dump struct {
+	File  string `json:"file"`
+	Bytes int64  `json:"bytes"`
+}
+
+// TimeoutRun is one value of TORCH_NCCL_ASYNC_ERROR_HANDLING ("unset" when
+// the variable was not set) and what came of it.
+type TimeoutRun struct {
+	Mode    string        `json:"mode"`
+	Seconds float64       `json:"seconds"`
+	Ranks   []TimeoutRank `json:"ranks"`
+	FRDumps []Dump        `json:"fr_dumps"`
+}
+
+// TimeoutPart is the timeout experiment: the group's timeout and how long
+// past it the collective was held.
+type TimeoutPart struct {
+	World    int          `json:"world"`
+	TimeoutS float64      `json:"timeout_s"`
+	StallS   float64      `json:"stall_s"`
+	Runs     []TimeoutRun `json:"runs"`
+	Error    string       `json:"error,omitempty"`
+}
+
+// Run returns the run of one mode, or nil.
+func (p *TimeoutPart) Run(mode string) *TimeoutRun {
+	if p == nil {
+		return nil
+	}
+	for i := range p.Runs {
+		if p.Runs[i].Mode == mode {
+			return &p.Runs[i]
+		}
+	}
+	return nil
+}
+
+// InductorCode is the call() Inductor wrote for one configuration and the
+// collective, wait and compute calls in it, in order.
+type InductorCode struct {
+	Call  string   `json:"call"`
+	Ops   []string `json:"ops"`
+	Error string   `json:"error,omitempty"`
+}
+
+// CompilePart is the functional-collective experiment.
+type CompilePart struct {
+	World                int                     `json:"world"`
+	EagerResultType      string                  `json:"eager_result_type"`
+	DynamoGraph          string                  `json:"dynamo_graph"`
+	DynamoOps            []string                `json:"dynamo_ops"`
+	CompiledMatchesEager bool                    `json:"compiled_matches_eager"`
+	Inductor             map[string]InductorCode `json:"inductor"`
+	Error                string                  `json:"error,omitempty"`
+}
+
+// Result is one run of the script.
+type Result struct {
+	Run *probes.Run `json:"run"`
+	// Backend is gloo or nccl.
+	Backend  string         `json:"backend"`
+	Versions map[string]any `json:"versions,omitempty"`
+	Store    *StorePart     `json:"store,omitempty"`
+	Coalesce *CoalescePart  `json:"coalesce,omitempty"`
+	Timeout  *TimeoutPart   `json:"timeout,omitempty"`
+	Compile  *CompilePart   `json:"compile,omitempty"`
+	Errors   []string       `json:"errors,omitempty"`
+}
+
+// known says whether part is one of Parts.
+func known(part string) bool {
+	for _, p := range Parts {
+		if p == part {
+			return true
+		}
+	}
+	return false
+}

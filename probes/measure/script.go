@@ -1,0 +1,58 @@
+package measure
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/commlab/commlab/probes/launch"
+)
+
+// LiveOrRecorded is the flow of a measurement whose live side runs one of
+// probes/launch's PyTorch scripts (probes/c10dlab, probes/overlap,
+// probes/kvxfer), which read their recordings themselves: in recorded mode
+// it calls recorded("", nil); otherwise check says whether this machine
+// can run the script (the reason it cannot, and why), live runs it, and a
+// live failure in auto mode calls recorded with the banner's fallback line
+// and the failure. An interrupt, or a failure in live mode, ends the call
+// with an error prefixed by pkg. What live or recorded return is the
+// call's error; they keep their result themselves.
+func LiveOrRecorded(ctx context.Context, mode Mode, pkg string, check func() (reason string, err error), live func() error, recorded func(fallback string, liveErr error) error) error {
+	mode, err := ParseMode(string(mode))
+	if err != nil {
+		return err
+	}
+	if mode == ModeRecorded {
+		return recorded("", nil)
+	}
+	reason, lerr := check()
+	if lerr == nil {
+		reason, lerr = failed, live()
+	}
+	if lerr == nil {
+		return nil
+	}
+	if cerr := ctx.Err(); cerr != nil {
+		return fmt.Errorf("%s: live run interrupted: %w", pkg, cerr)
+	}
+	if mode == ModeLive {
+		return fmt.Errorf("%s: live: %s: %w", pkg, reason, lerr)
+	}
+	// launch's "no PyTorch with a GPU here" and "no NIXL" say the reason
+	// already.
+	fallback := reason + ": " + scriptLine(lerr.Error())
+	if errors.Is(lerr, launch.ErrNoTorch) || errors.Is(lerr, launch.ErrNoNIXL) {
+		fallback = scriptLine(strings.TrimPrefix(lerr.Error(), "launch: "))
+	}
+	return recorded(fallback, lerr)
+}
+
+// scriptLine joins a script's error into one line cut to 160 bytes.
+func scriptLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 160 {
+		s = s[:157] + "..."
+	}
+	return s
+}

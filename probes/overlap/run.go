@@ -1,0 +1,157 @@
+package overlap
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/commlab/commlab/probes/launch"
+	"github.com/commlab/commlab/probes/measure"
+	"github.com/commlab/commlab/probes/recorded"
+)
+
+// RecordedName is the recorded run of the benchmark on one H200.
+const RecordedName = "torch-overlap-h200x1"
+
+// Recorded loads the recorded run called name (probes/recorded) with its
+// traces.
+func Recorded(name string) (*Result, error) {
+	stored, err := recorded.Load(name)
+	if err != nil {
+		return nil, fmt.Errorf("overlap: %w", err)
+	}
+	res, err := Load(recorded.Files(), name)
+	if res != nil && res.Run != nil {
+		res.Run = recorded.Adopt(stored, res.Run)
+	}
+	return res, err
+}
+
+// Step is one invocation of the script in a live run: its output folder's
+// name (the variants' Set, or "cq-" and the cases' Setting), its flags and
+// its environment.
+type Step struct {
+	Name string
+	Args []string
+	Env  []string
+}
+
+// Steps are what Run does when Config.What is empty: the same folders as
+// the recording (record_overlap.sh), so a live run reads like it.
+var Steps = []Step{
+	{Name: "variants", Args: []string{"--what", "variants"}},
+	{Name: "variants-allreduce-avg", Args: []string{"--what", "variants", "--coll", "all_reduce"}},
+	{Name: "cq-default", Args: []string{"--what", "cq"}, Env: []string{"TORCH_CPP_LOG_LEVEL=INFO"}},
+	{Name: "cq-blocking-wait", Args: []string{"--what", "cq"}, Env: []string{"TORCH_CPP_LOG_LEVEL=INFO", "TORCH_NCCL_BLOCKING_WAIT=1"}},
+	{Name: "cq-avoid-record-streams", Args: []string{"--what", "cq"}, Env: []string{"TORCH_CPP_LOG_LEVEL=INFO", "TORCH_NCCL_AVOID_RECORD_STREAMS=1"}},
+}
+
+// Config is a live run's settings.
+type Config struct {
+	// Launch is how to start the script: python3 (Launcher "none") on one
+	// GPU, or torchrun with PerNode GPUs.
+	Launch launch.Options
+	// What is "variants", "cq" or "variants,cq" for one invocation of the
+	// script; empty runs Steps, one invocation each.
+	What string
+	// Args are more of the script's own flags (--bytes, --gemm, --variants,
+	// ...).
+	Args []string
+	// OutDir keeps the script's outputs (summary.json, the traces) there;
+	// empty means a temporary folder, removed after reading.
+	OutDir string
+	// Stdout and Stderr get the script's output (nil: discarded).
+	Stdout, Stderr io.Writer
+}
+
+// Run runs the benchmark live into a temporary folder and reads it.
+func Run(ctx context.Context, cfg Config) (*Result, error) {
+	dir, remove, err := launch.OutputDir(cfg.OutDir, "commlab-overlap-out-")
+	defer remove()
+	if err != nil {
+		return nil, fmt.Errorf("overlap: %w", err)
+	}
+	stdout, stderr := launch.Discarding(cfg.Stdout), launch.Discarding(cfg.Stderr)
+	steps := []Step{{Name: ".", Args: []string{"--what", cfg.What}}}
+	if cfg.What == "" {
+		steps = Steps
+	}
+	var commands []string
+	var runErrs []error
+	logs := map[string]string{}
+	for _, st := range steps {
+		o := cfg.Launch
+		o.Env = append(append([]string(nil), o.Env...), st.Env...)
+		args := append(append([]string{"--out", filepath.Join(dir, st.Name)}, st.Args...), cfg.Args...)
+		var captured bytes.Buffer
+		cmdline, err := launch.OverlapBench.Run(ctx, o, args, io.MultiWriter(stdout, &captured), io.MultiWriter(stderr, &captured))
+		if kept := keptLog(captured.String()); kept != "" {
+			logs[st.Name] = kept
+		}
+		commands = append(commands, strings.TrimSpace(strings.Join(st.Env, " ")+" "+launch.ShellJoin(cmdline)))
+		if err != nil {
+			runErrs = append(runErrs, fmt.Errorf("%s: %w", st.Name, err))
+			if ctx.Err() != nil {
+				break
+			}
+		}
+	}
+	runErr := errors.Join(runErrs...)
+	res, err := Load(os.DirFS(dir), ".")
+	if res != nil && res.Run != nil {
+		res.Run.Command = []string{strings.Join(commands, "; ")}
+		if len(logs) > 0 {
+			if res.Run.Logs == nil {
+				res.Run.Logs = map[string]string{}
+			}
+			for k, v := range logs {
+				res.Run.Logs[k] = v
+			}
+		}
+		if runErr != nil {
+			res.Run.Error = runErr.Error()
+		}
+	}
+	if res == nil || res.Run == nil {
+		return nil, errors.Join(runErr, err)
+	}
+	return res, err
+}
+
+// Measurement is the chapter's view of a run: measure's banner (live or
+// recorded, with the provenance) and the result.
+type Measurement struct {
+	*measure.Measurement
+	Result *Result
+}
+
+// Measure runs the benchmark live when mode allows and this machine can
+// (python3 with PyTorch that sees a GPU), else shows the recorded run
+// called name; auto mode says in the banner why it fell back.
+func Measure(ctx context.Context, mode measure.Mode, cfg Config, name string) (*Measurement, error) {
+	var m *Measurement
+	err := measure.LiveOrRecorded(ctx, mode, "overlap", func() (string, error) {
+		return "no PyTorch with a GPU here", launch.TorchCUDA(ctx)
+	}, func() error {
+		res, err := Run(ctx, cfg)
+		if err == nil && len(res.Errors) > 0 {
+			return fmt.Errorf("overlap: the benchmark reported: %s", strings.Join(res.Errors, "; "))
+		}
+		if err == nil {
+			m = &Measurement{Measurement: &measure.Measurement{Run: res.Run, Live: true}, Result: res}
+		}
+		return err
+	}, func(fallback string, lerr error) error {
+		res, err := Recorded(name)
+		if res != nil && res.Run != nil {
+			m = &Measurement{Measurement: &measure.Measurement{Run: res.Run, Recorded: name, Fallback: fallback, LiveError: lerr}, Result: res}
+		}
+		return err
+	})
+	return m, err
+}
