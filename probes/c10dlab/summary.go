@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"path"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/commlab/commlab/probes"
@@ -90,6 +91,9 @@ func runOf(s *summary) *probes.Run {
 			r.Command = append(r.Command, "--"+k, v)
 		}
 	}
+	if extra := scriptFlags(s.Command); len(extra) > 0 {
+		r.Command = append(append(r.Command, "--"), extra...)
+	}
 	for k, v := range s.Settings {
 		r.Settings[k] = v
 	}
@@ -128,4 +132,32 @@ func coalesceSamples(p *CoalescePart) []probes.Sample {
 			Label: fmt.Sprintf("%d x %d B, host %.1f us", r.Count, r.Bytes, r.HostUS)})
 	}
 	return out
+}
+
+// scriptFlags are the flags the script was given beyond what the command's
+// own flags set (--out, --backend, --parts), so that the recorded command
+// reproduces the run (--modes, --timeout, ...).
+func scriptFlags(command []string) []string {
+	var extra []string
+	for i := 0; i < len(command); i++ {
+		a := command[i]
+		if !strings.HasPrefix(a, "--") {
+			continue // python3, the script's name
+		}
+		name, value, inline := strings.Cut(a, "=")
+		owned := name == "--out" || name == "--backend" || name == "--parts"
+		if !inline && i+1 < len(command) && !strings.HasPrefix(command[i+1], "--") {
+			value = command[i+1]
+			i++
+		}
+		if owned {
+			continue
+		}
+		if value == "" && !inline {
+			extra = append(extra, name)
+		} else {
+			extra = append(extra, name, value)
+		}
+	}
+	return extra
 }
