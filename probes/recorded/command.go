@@ -20,7 +20,7 @@ func Command(argv []string) []string {
 				i++
 			}
 			continue
-		case "--compare", "-compare", "--load", "-load", "--provenance", "-provenance":
+		case "--compare", "-compare", "--load", "-load", "--provenance", "-provenance", "--keep", "-keep":
 			if hasValue {
 				out = append(out, flag+"="+path.Base(value))
 				continue

@@ -153,6 +153,7 @@ func TestCommand(t *testing.T) {
 		{"commlab probe nccl --save /root/a.json --compare /root/out/r/torch-nccl.json", "commlab probe nccl --compare torch-nccl.json"},
 		{"commlab probe custom-allreduce --from-logs a,b --provenance=/x/p.txt", "commlab probe custom-allreduce --from-logs a,b --provenance=p.txt"},
 		{"commlab probe nccl --save", "commlab probe nccl"},
+		{"commlab probe c10d --keep /root/out/c10d --save /root/r.json -- --modes 1,3", "commlab probe c10d --keep c10d -- --modes 1,3"},
 	}
 	for _, tt := range tests {
 		if got := strings.Join(Command(strings.Fields(tt.in)), " "); got != tt.want {
