@@ -92,7 +92,7 @@ func (s *Sample) SetTimes(us []float64) {
 	if len(us) == 0 {
 		return
 	}
-	s.MedianUS = median(us)
+	s.MedianUS = Median(us)
 	s.MinUS, s.MaxUS = us[0], us[0]
 	for _, v := range us[1:] {
 		s.MinUS = math.Min(s.MinUS, v)
@@ -121,7 +121,10 @@ func PositiveOr(n, def int) int {
 	return n
 }
 
-func median(v []float64) float64 {
+// Median is the middle value of v, the mean of the two middle ones for an
+// even count, 0 for none; v is left as it is. Samples summarise their
+// times with it, and the doctor its curves and ranks.
+func Median(v []float64) float64 {
 	if len(v) == 0 {
 		return 0
 	}

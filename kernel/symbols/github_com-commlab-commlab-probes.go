@@ -44,6 +44,7 @@ func init() {
 		"LinkPCIe":         reflect.ValueOf(probes.LinkPCIe),
 		"LinkSMP":          reflect.ValueOf(probes.LinkSMP),
 		"LoadRun":          reflect.ValueOf(probes.LoadRun),
+		"Median":           reflect.ValueOf(probes.Median),
 		"NVSwitchID":       reflect.ValueOf(constant.MakeFromLiteral("\"NVS0\"", token.STRING, 0)),
 		"PCIeGBps":         reflect.ValueOf(probes.PCIeGBps),
 		"PCIeGenFromSpeed": reflect.ValueOf(probes.PCIeGenFromSpeed),

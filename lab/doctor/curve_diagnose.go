@@ -7,7 +7,6 @@ package doctor
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/commlab/commlab/probes"
@@ -133,18 +132,6 @@ func switches(m Model) []string {
 	return out
 }
 
-func medianOf(v []float64) float64 {
-	if len(v) == 0 {
-		return 0
-	}
-	c := append([]float64(nil), v...)
-	sort.Float64s(c)
-	if len(c)%2 == 1 {
-		return c[len(c)/2]
-	}
-	return (c[len(c)/2-1] + c[len(c)/2]) / 2
-}
-
 func pct(v float64) string { return fmt.Sprintf("%.0f%%", 100*v) }
 
 func sizeRange(a, b float64) string {
@@ -180,7 +167,7 @@ func plateauVerdict(rep *CurveReport, opt CurveOptions) Verdict {
 		meas = append(meas, c.Points[i].BusBW)
 		mod = append(mod, m.Points[i].BusBW)
 	}
-	rep.PlateauBusBW, rep.ModelPlateauBusBW = medianOf(meas), medianOf(mod)
+	rep.PlateauBusBW, rep.ModelPlateauBusBW = probes.Median(meas), probes.Median(mod)
 	share := 0.0
 	if rep.ModelPlateauBusBW > 0 {
 		share = rep.PlateauBusBW / rep.ModelPlateauBusBW
@@ -224,7 +211,7 @@ func floorVerdict(rep *CurveReport, opt CurveOptions) Verdict {
 		v.Summary = fmt.Sprintf("the sweep starts at %s, where the model is no longer latency-bound: start it lower (nccl-tests -b 8) to read the small-message floor", units.Readable(c.Points[0].Bytes, "B"))
 		return v
 	}
-	rep.FloorUs, rep.ModelFloorUs = medianOf(meas), medianOf(mod)
+	rep.FloorUs, rep.ModelFloorUs = probes.Median(meas), probes.Median(mod)
 	times := 0.0
 	if rep.ModelFloorUs > 0 {
 		times = rep.FloorUs / rep.ModelFloorUs

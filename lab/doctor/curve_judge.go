@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/commlab/commlab/costmodel"
+	"github.com/commlab/commlab/probes"
 	"github.com/commlab/commlab/units"
 )
 
@@ -206,7 +207,7 @@ func shapeReport(c Curve, preset, from, why string, opt CurveOptions) CurveRepor
 	for _, p := range top {
 		bw = append(bw, p.BusBW)
 	}
-	rep.PlateauBusBW = medianOf(bw)
+	rep.PlateauBusBW = probes.Median(bw)
 	rep.Verdicts = append(rep.Verdicts, Verdict{Layer: LayerCollective, Check: id, Status: Skipped, Chapter: ChapterCurve,
 		Summary: fmt.Sprintf("%s not judged: %s", name, why),
 		Evidence: []string{fmt.Sprintf("%s, %d rank(s): busbw %s at %s (median of the largest sizes)", orDash(c.Collective), c.Ranks,
@@ -216,7 +217,7 @@ func shapeReport(c Curve, preset, from, why string, opt CurveOptions) CurveRepor
 	for _, p := range low {
 		us = append(us, p.TimeUs)
 	}
-	rep.FloorUs = medianOf(us)
+	rep.FloorUs = probes.Median(us)
 	rep.Verdicts = append(rep.Verdicts, Verdict{Layer: LayerCollective, Check: BranchSmallFloor, Status: Skipped, Chapter: ChapterCurve,
 		Summary:  "small-message floor not judged: " + why,
 		Evidence: []string{fmt.Sprintf("median %s over %s", units.Readable(rep.FloorUs, "us"), sizeRange(low[0].Bytes, low[len(low)-1].Bytes))}})

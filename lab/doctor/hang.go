@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/commlab/commlab/probes"
 	"github.com/commlab/commlab/probes/parse/flightrec"
 	"github.com/commlab/commlab/probes/parse/hanglab"
 )
@@ -300,11 +301,7 @@ func CheckRanks(times []RankTime) Verdict {
 	for i, t := range times {
 		ts[i] = t.TimeUS
 	}
-	sort.Float64s(ts)
-	median := ts[len(ts)/2]
-	if len(ts)%2 == 0 {
-		median = (ts[len(ts)/2-1] + ts[len(ts)/2]) / 2
-	}
+	median := probes.Median(ts)
 	worst, ratio := times[0], 0.0
 	for _, t := range times {
 		who := fmt.Sprintf("rank %d", t.Rank)

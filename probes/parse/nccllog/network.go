@@ -178,12 +178,37 @@ func (p *parser) networkLine(trimmed string) bool {
 		return true
 	case strings.HasPrefix(trimmed, "NET/"):
 		return p.netSlashLine(trimmed)
-	case strings.HasPrefix(trimmed, "GPU Direct RDMA "):
-		m := reGDRPath.FindStringSubmatch(trimmed)
+	}
+	for _, l := range netLines {
+		if !l.is(trimmed) {
+			continue
+		}
+		m := l.re.FindStringSubmatch(trimmed)
 		if m == nil {
 			return false
 		}
-		ns := p.netInfo()
+		l.read(p.netInfo(), m, trimmed)
+		return true
+	}
+	return false
+}
+
+// netLine is one kind of network line outside "NET/": which lines are of
+// the kind (is), the pattern that reads one, and what it records. The
+// first kind a line is of reads it; a line of the kind that does not fit
+// the pattern is not a network line.
+type netLine struct {
+	is   func(trimmed string) bool
+	re   *regexp.Regexp
+	read func(ns *netState, m []string, trimmed string)
+}
+
+func hasPrefix(prefix string) func(string) bool {
+	return func(s string) bool { return strings.HasPrefix(s, prefix) }
+}
+
+var netLines = []netLine{
+	{hasPrefix("GPU Direct RDMA "), reGDRPath, func(ns *netState, m []string, _ string) {
 		g := GDRPath{GPU: m[2], NIC: parse.Int(m[3]), Distance: parse.Int(m[4]), Limit: parse.Int(m[6]), Enabled: m[1] == "Enabled", Read: -1, Mode: m[8]}
 		if m[7] != "" {
 			g.Read = parse.Int(m[7])
@@ -195,26 +220,16 @@ func (p *parser) networkLine(trimmed string) bool {
 			g.Count = 1
 			ns.n.GDRPaths = append(ns.n.GDRPaths, g)
 		}
-		return true
-	case strings.HasPrefix(trimmed, "Using network "):
-		m := reUsingNet.FindStringSubmatch(trimmed)
-		if m == nil {
-			return false
-		}
-		ns := p.netInfo()
+	}},
+	{hasPrefix("Using network "), reUsingNet, func(ns *netState, m []string, _ string) {
 		if ns.firstTime("using:" + m[1]) {
 			if ns.n.Using != "" {
 				ns.n.Using += ", "
 			}
 			ns.n.Using += m[1]
 		}
-		return true
-	case strings.Contains(trimmed, "NET plugin "):
-		m := reNetPluginOp.FindStringSubmatch(trimmed)
-		if m == nil {
-			return false
-		}
-		ns := p.netInfo()
+	}},
+	{func(s string) bool { return strings.Contains(s, "NET plugin ") }, reNetPluginOp, func(ns *netState, m []string, _ string) {
 		switch m[1] {
 		case "Initialized":
 			ns.addOnce(&ns.n.Initialized, "init:"+m[2], m[2])
@@ -222,26 +237,16 @@ func (p *parser) networkLine(trimmed string) bool {
 			ns.addOnce(&ns.n.Failed, "fail:"+m[2], m[2])
 		}
 		// "Assigned NET plugin X to comm" repeats "Using network X".
-		return true
-	case strings.HasPrefix(trimmed, "Plugin Path : "):
-		m := rePluginPath.FindStringSubmatch(trimmed)
-		if m == nil {
-			return false
-		}
-		ns := p.netInfo()
+	}},
+	{hasPrefix("Plugin Path : "), rePluginPath, func(ns *netState, m []string, trimmed string) {
 		ns.n.PluginSearched = true
 		if strings.Contains(m[1], "net") {
 			ns.n.PluginFound = true
 			ns.n.Plugin = m[1]
 		}
 		ns.addOnce(&ns.n.PluginNotes, "note:"+trimmed, trimmed)
-		return true
-	case strings.HasPrefix(trimmed, "P2P plugin "):
-		m := reP2PPlugin.FindStringSubmatch(trimmed)
-		if m == nil {
-			return false
-		}
-		ns := p.netInfo()
+	}},
+	{hasPrefix("P2P plugin "), reP2PPlugin, func(ns *netState, m []string, trimmed string) {
 		ns.n.PluginFound = true
 		ns.n.PluginSearched = true
 		if ns.n.Plugin == "" {
@@ -250,9 +255,7 @@ func (p *parser) networkLine(trimmed string) bool {
 			ns.n.Plugin = m[1] + " (" + ns.n.Plugin + ")"
 		}
 		ns.addOnce(&ns.n.PluginNotes, "note:"+trimmed, trimmed)
-		return true
-	}
-	return false
+	}},
 }
 
 func (p *parser) netSlashLine(trimmed string) bool {

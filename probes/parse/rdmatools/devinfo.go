@@ -79,27 +79,28 @@ func (p *devinfoParser) feed(line string) error {
 		return p.setPort(key, value)
 	}
 	p.dev.Fields[key] = value
+	if field, ok := devinfoDeviceText[key]; ok {
+		*field(p.dev) = value
+	}
 	switch key {
 	case "transport":
 		p.dev.Transport = stripCode(value)
-	case "fw_ver":
-		p.dev.Firmware = value
-	case "node_guid":
-		p.dev.NodeGUID = value
-	case "sys_image_guid":
-		p.dev.SystemImageGUID = value
-	case "vendor_id":
-		p.dev.VendorID = value
-	case "vendor_part_id":
-		p.dev.VendorPartID = value
-	case "hw_ver":
-		p.dev.Hardware = value
-	case "board_id":
-		p.dev.BoardID = value
 	case "phys_port_cnt":
 		p.dev.NumPorts, _ = strconv.Atoi(value)
 	}
 	return nil
+}
+
+// devinfoDeviceText maps the device keys ibv_devinfo prints as they are
+// to the Device field that keeps them.
+var devinfoDeviceText = map[string]func(*Device) *string{
+	"fw_ver":         func(d *Device) *string { return &d.Firmware },
+	"node_guid":      func(d *Device) *string { return &d.NodeGUID },
+	"sys_image_guid": func(d *Device) *string { return &d.SystemImageGUID },
+	"vendor_id":      func(d *Device) *string { return &d.VendorID },
+	"vendor_part_id": func(d *Device) *string { return &d.VendorPartID },
+	"hw_ver":         func(d *Device) *string { return &d.Hardware },
+	"board_id":       func(d *Device) *string { return &d.BoardID },
 }
 
 // reDevinfoKey is a "key: value" line of ibv_devinfo: rdma-core's keys

@@ -21,16 +21,13 @@ func ParseRDMALink(r io.Reader) (*Report, error) {
 
 type rdmaLinkParser struct {
 	lineParser
-	index   map[string]int // device name -> index in rep.Devices
-	odd     int            // line whose last key had no value
-	oddText string
+	index map[string]int // device name -> index in rep.Devices
+	odd   heldLine       // a line whose last key had no value
 }
 
 func (p *rdmaLinkParser) feed(line string) error {
-	if p.odd > 0 {
-		odd, text := p.odd, p.oddText
-		p.odd = 0
-		return p.ErrorAt(odd, ErrMalformed, "a key without a value: %q", parse.Clip(text, 80))
+	if err := p.odd.report(&p.Scanner, ErrMalformed, "a key without a value"); err != nil {
+		return err
 	}
 	m := reLinkLine.FindStringSubmatch(line)
 	if m == nil {
@@ -44,7 +41,7 @@ func (p *rdmaLinkParser) feed(line string) error {
 	pt := Port{Device: m[1], Number: n, Fields: map[string]string{}, Line: p.Line}
 	f := strings.Fields(m[3])
 	if len(f)%2 == 1 {
-		p.odd, p.oddText = p.Line, line
+		p.odd.hold(p.Line, line)
 		f = f[:len(f)-1]
 	}
 	for i := 0; i+1 < len(f); i += 2 {
@@ -85,8 +82,5 @@ func (p *rdmaLinkParser) finish() error {
 	if len(p.rep.Devices) == 0 {
 		return p.ErrorAt(p.first, parse.ErrFormat, "not rdma link output (no \"link DEV/PORT\" line)")
 	}
-	if p.odd > 0 {
-		return p.ErrorAt(p.odd, ErrTruncated, "the last line ends with a key and no value: %q", parse.Clip(p.oddText, 80))
-	}
-	return nil
+	return p.odd.report(&p.Scanner, ErrTruncated, "the last line ends with a key and no value")
 }

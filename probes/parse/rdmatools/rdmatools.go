@@ -465,6 +465,27 @@ func (c *portCursor) closePort() {
 	c.port = nil
 }
 
+// heldLine is a damaged line that is an error only if more lines follow:
+// as the output's last line it is a paste cut short (truncated), inside
+// the output it is malformed. The parser holds it until it knows which.
+type heldLine struct {
+	line int // 0 when no line is held
+	text string
+}
+
+func (h *heldLine) hold(line int, text string) { h.line, h.text = line, text }
+
+// report is the held line as an error of kind, what it lacks first, and
+// lets it go; nil when no line is held.
+func (h *heldLine) report(s *textinput.Scanner, kind error, what string) error {
+	if h.line == 0 {
+		return nil
+	}
+	line, text := h.line, h.text
+	h.line, h.text = 0, ""
+	return s.ErrorAt(line, kind, "%s: %q", what, parse.Clip(text, 80))
+}
+
 // toolParser is one tool's parser: feed gets each non-blank line, trimmed;
 // finish checks what a complete output must have; ownLine says whether a
 // line is one the tool prints (a record's start or one of its keys),

@@ -25,17 +25,14 @@ func ParseShowGIDs(r io.Reader) (*Report, error) {
 
 type showGIDsParser struct {
 	lineParser
-	header  bool
-	footer  bool
-	cut     int // line of a short row, an error unless it is the last
-	cutText string
+	header bool
+	footer bool
+	cut    heldLine // a short row, an error unless it is the last
 }
 
 func (p *showGIDsParser) feed(line string) error {
-	if p.cut > 0 {
-		cut, text := p.cut, p.cutText
-		p.cut = 0
-		return p.ErrorAt(cut, ErrMalformed, "row has too few columns: %q", parse.Clip(text, 80))
+	if err := p.cut.report(&p.Scanner, ErrMalformed, "row has too few columns"); err != nil {
+		return err
 	}
 	if isShowGIDsHeader(line) {
 		p.header = true
@@ -73,7 +70,7 @@ func (p *showGIDsParser) ownLine(line string) bool {
 func (p *showGIDsParser) row(line string) error {
 	f := strings.Fields(line)
 	if len(f) < 5 {
-		p.cut, p.cutText = p.Line, line
+		p.cut.hold(p.Line, line)
 		return nil
 	}
 	port, err1 := strconv.Atoi(f[1])
@@ -87,7 +84,7 @@ func (p *showGIDsParser) row(line string) error {
 		g.IPv4, rest = rest[0], rest[1:]
 	}
 	if len(rest) == 0 {
-		p.cut, p.cutText = p.Line, line
+		p.cut.hold(p.Line, line)
 		return nil
 	}
 	g.TypeText = rest[0]
@@ -116,8 +113,8 @@ func (p *showGIDsParser) finish() error {
 	if !p.header && !p.footer {
 		return p.ErrorAt(p.first, parse.ErrFormat, "not show_gids output (no DEV PORT INDEX GID header)")
 	}
-	if p.cut > 0 {
-		return p.ErrorAt(p.cut, ErrTruncated, "last row is cut: %q", parse.Clip(p.cutText, 80))
+	if err := p.cut.report(&p.Scanner, ErrTruncated, "last row is cut"); err != nil {
+		return err
 	}
 	if !p.footer {
 		p.rep.Warnings = append(p.rep.Warnings, "no n_gids_found footer: the paste may end early")
