@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -561,26 +560,9 @@ func finishToolRun(fs *flag.FlagSet, run *probes.Run, parsed any, perr error, mf
 
 func runProbeNCCLTests(args []string, stdout, stderr io.Writer) int {
 	return toolRun("nccl-tests", "all_reduce_perf", args, stdout, stderr, toolParser{parse: func(out string, run *probes.Run) (any, error) {
-		res, err := nccltests.Parse(strings.NewReader(out))
+		res, err := doctor.AddNCCLTestsOutput(out, run)
 		if res == nil {
 			return nil, err
-		}
-		// Older outputs do not name the test: the binary's name does.
-		prog := filepath.Base(run.Settings["tool"])
-		fallback := strings.TrimSuffix(strings.TrimSuffix(prog, "_mpi"), "_perf")
-		for _, r := range res.Runs {
-			if r.Collective == "" {
-				r.Collective = fallback
-			}
-			if v := r.LibraryVersion(); v != "" {
-				run.NCCL = v
-			}
-			run.Tool = strings.TrimSpace("nccl-tests " + r.TestsVersion)
-			n := r.Params.NGpus * max(r.Params.NThread, 1)
-			if len(r.Devices) > 0 {
-				n = len(r.Devices)
-			}
-			run.Samples = append(run.Samples, doctor.NCCLTestsSamples(r, n)...)
 		}
 		return res, err
 	}, summary: func(w io.Writer, v any) {
@@ -597,18 +579,9 @@ func runProbeNCCLTests(args []string, stdout, stderr io.Writer) int {
 
 func runProbeNVBandwidth(args []string, stdout, stderr io.Writer) int {
 	return toolRun("nvbandwidth", "nvbandwidth", args, stdout, stderr, toolParser{parse: func(out string, run *probes.Run) (any, error) {
-		rep, err := nvbandwidth.Parse(strings.NewReader(out))
+		rep, err := doctor.AddNVBandwidthOutput(out, run)
 		if rep == nil {
 			return nil, err
-		}
-		run.Tool = strings.TrimSpace("nvbandwidth " + rep.Version)
-		for _, tc := range rep.Testcases {
-			if tc.IsLatency() {
-				continue
-			}
-			for _, c := range tc.Cells() {
-				run.Samples = append(run.Samples, probes.Sample{Op: tc.Name, Src: c.Row, Dst: c.Col, AlgBW: c.Value, BusBW: c.Value, Wrong: -1, Label: nvbandwidthLabel(tc)})
-			}
 		}
 		return rep, err
 	}, summary: func(w io.Writer, v any) {
@@ -620,16 +593,6 @@ func runProbeNVBandwidth(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(w, line)
 		}
 	}})
-}
-
-// nvbandwidthLabel is a sample's label: the testcase's description and,
-// for a bidirectional one, what its number is (one direction while the
-// reverse runs, or both added), so no one reads a one-way rate as a total.
-func nvbandwidthLabel(tc nvbandwidth.Testcase) string {
-	if tc.DirectionNote == "" {
-		return tc.Description
-	}
-	return tc.Description + " [" + tc.DirectionNote + "]"
 }
 
 // runProbePerftest runs a perftest tool (probes/rdma.Perftest): the
@@ -878,107 +841,9 @@ func runProbeTopo(args []string, stdout, stderr io.Writer) int {
 	case *dotOut:
 		fmt.Fprint(stdout, topograph.DOT(topo))
 	default:
-		writeTopologyText(stdout, topo)
+		fmt.Fprint(stdout, topograph.Text(topo))
 	}
 	return 0
-}
-
-// writeTopologyText prints what a person reads: a summary, the matrix as
-// nvidia-smi draws it, then one line per GPU and NIC.
-func writeTopologyText(w io.Writer, t *probes.Topology) {
-	fmt.Fprint(w, t.Summary())
-	if len(t.GPUs) > 0 && len(t.Devices) > 0 {
-		fmt.Fprintln(w)
-		fmt.Fprint(w, t.Matrix())
-	}
-	if len(t.GPUs) > 0 {
-		fmt.Fprintln(w, "\nGPUs:")
-	}
-	for _, g := range t.GPUs {
-		active := 0
-		for _, l := range g.NVLinks {
-			if l.Active {
-				active++
-			}
-		}
-		line := fmt.Sprintf("  %s %s", g.ID(), topoOrDash(g.Name))
-		if g.BusID != "" {
-			line += " at " + g.BusID
-		}
-		if g.MemoryBytes > 0 {
-			line += fmt.Sprintf(", %.1f GiB", float64(g.MemoryBytes)/(1<<30))
-		}
-		if g.ComputeCapability != "" {
-			line += ", sm " + g.ComputeCapability
-		}
-		if g.PCIe.GenCurrent > 0 {
-			line += fmt.Sprintf(", PCIe %s = %.1f GB/s", g.PCIe, g.PCIe.GBps())
-		}
-		if g.NUMANode >= 0 {
-			line += fmt.Sprintf(", NUMA %d", g.NUMANode)
-		}
-		if len(g.NVLinks) > 0 {
-			line += fmt.Sprintf(", NVLink %d/%d active", active, len(g.NVLinks))
-		}
-		if nics, level := t.NearestNICs(g.ID()); len(nics) > 0 {
-			line += fmt.Sprintf(", nearest NIC %s (%s)", strings.Join(nics, ","), level)
-		}
-		fmt.Fprintln(w, line)
-	}
-	if len(t.NICs) > 0 {
-		fmt.Fprintln(w, "\nNICs:")
-	}
-	for _, n := range t.NICs {
-		line := fmt.Sprintf("  %s %s", n.ID(), n.Name)
-		if n.BusID != "" {
-			line += " at " + n.BusID
-		}
-		if n.NUMANode >= 0 {
-			line += fmt.Sprintf(", NUMA %d", n.NUMANode)
-		}
-		for _, p := range n.Ports {
-			line += fmt.Sprintf(", port %d %s %s %s", p.Port, topoOrDash(p.State), topoOrDash(p.LinkLayer), topoOrDash(p.Rate))
-		}
-		fmt.Fprintln(w, line)
-	}
-	if len(t.GPUs) > 0 {
-		writeNICPaths(w, t)
-	}
-	gd := t.GPUDirect
-	if gd.DMABuf != "" || gd.PeerMem || gd.NvidiaVersion != "" {
-		fmt.Fprintf(w, "\nGPUDirect RDMA: nvidia_peermem %s; DMA-BUF: %s\n", topoLoaded(gd.PeerMem, gd.PeerMemVersion), topoOrDash(gd.DMABuf))
-	}
-}
-
-// writeNICPaths prints the NIC each GPU would use under NCCL's defaults
-// (NCCL_NET_GDR_LEVEL unset, PXN on), as probes.NICPaths models it.
-func writeNICPaths(w io.Writer, t *probes.Topology) {
-	paths := t.NICPaths(probes.LevelUnknown)
-	if len(t.NICs) == 0 {
-		fmt.Fprintf(w, "\nGPU -> NIC: %s\n", paths)
-		return
-	}
-	fmt.Fprintln(w, "\nGPU -> NIC (modelled from the matrix as NCCL picks; NCCL_NET_GDR_LEVEL=PXB, PXN on; ceiling one way):")
-	for _, l := range strings.Split(paths.String(), "\n") {
-		fmt.Fprintln(w, "  "+l)
-	}
-}
-
-func topoLoaded(ok bool, version string) string {
-	if !ok {
-		return "not loaded"
-	}
-	if version != "" {
-		return "loaded (" + version + ")"
-	}
-	return "loaded"
-}
-
-func topoOrDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }
 
 // runProbeRDMAWrite builds and runs commlab's own RDMA WRITE program
