@@ -101,23 +101,22 @@ func finishRun(run, ref *probes.Run, mf outputFlags, stdout, stderr io.Writer, p
 	return 0
 }
 
-// runInterruptible runs measure until it returns or an interrupt (or a
-// timeout's SIGTERM) cancels it.
-func runInterruptible(measure func(context.Context) (*probes.Run, error)) (*probes.Run, error) {
+// measureRun runs measure until it returns or an interrupt (or a
+// timeout's SIGTERM) cancels it, and completes the run with the command
+// line that made it and the error that stopped it early. A probe that
+// measured nothing fails: the run is nil and status its exit status.
+func measureRun(fs *flag.FlagSet, stderr io.Writer, args []string, measure func(context.Context) (*probes.Run, error)) (run *probes.Run, status int) {
 	ctx, stop := interruptible()
 	defer stop()
-	return measure(ctx)
-}
-
-// recordRun completes a run a probe verb measured: the command line that
-// made it, this machine's GPUs, driver and CUDA (when there are any), and
-// the error that stopped it early.
-func recordRun(run *probes.Run, err error, kind string, args []string) {
-	run.Command = append([]string{"commlab", "probe", kind}, args...)
-	describeMachine(run)
+	run, err := measure(ctx)
+	if run == nil {
+		return nil, fail(fs, stderr, 1, "%v", err)
+	}
+	run.Command = append(strings.Fields(fs.Name()), args...)
 	if err != nil {
 		run.Error = err.Error()
 	}
+	return run, 0
 }
 
 // describeMachine records this machine's GPUs, driver and CUDA in run,
@@ -690,11 +689,11 @@ func runProbePerftest(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, "client:", launch.ShellJoin(client))
 		return 0
 	}
-	run, err := runInterruptible(func(ctx context.Context) (*probes.Run, error) { return rdma.Perftest(ctx, cfg) })
+	run, status := measureRun(fs, stderr, args, func(ctx context.Context) (*probes.Run, error) { return rdma.Perftest(ctx, cfg) })
 	if run == nil {
-		return fail(fs, stderr, 1, "%v", err)
+		return status
 	}
-	recordRun(run, err, "perftest", args)
+	describeMachine(run)
 	return finishRun(run, nil, mf, stdout, stderr, printTable)
 }
 
@@ -762,16 +761,13 @@ func runProbeCustomAllReduce(args []string, stdout, stderr io.Writer) int {
 		if err := cfg.Validate(); err != nil {
 			return fail(fs, stderr, 2, "%v", err)
 		}
-		run, err = runInterruptible(func(ctx context.Context) (*probes.Run, error) { return customar.Measure(ctx, cfg) })
-		if run == nil {
-			return fail(fs, stderr, 1, "%v", err)
+		var status int
+		if run, status = measureRun(fs, stderr, args, func(ctx context.Context) (*probes.Run, error) { return customar.Measure(ctx, cfg) }); run == nil {
+			return status
 		}
-		run.Command = append([]string{"commlab", "probe", "custom-allreduce"}, args...)
+		// The ranks' placement set the GPU count; only the driver is added.
 		if info, cerr := cuda.Open(); cerr == nil && info.DriverRelease != "" {
 			run.Driver = info.DriverRelease
-		}
-		if err != nil {
-			run.Error = err.Error()
 		}
 	}
 	return finishRun(run, nil, mf, stdout, stderr, writeCustomAllReduce)
@@ -888,11 +884,11 @@ func runProbeRDMAWrite(args []string, stdout, stderr io.Writer) int {
 	if *gpu {
 		cfg.GPU = *gpuIndex
 	}
-	run, err := runInterruptible(func(ctx context.Context) (*probes.Run, error) { return rdma.Measure(ctx, cfg) })
+	run, status := measureRun(fs, stderr, args, func(ctx context.Context) (*probes.Run, error) { return rdma.Measure(ctx, cfg) })
 	if run == nil {
-		return fail(fs, stderr, 1, "%v", err)
+		return status
 	}
-	recordRun(run, err, "rdma-write", args)
+	describeMachine(run)
 	return finishRun(run, nil, mf, stdout, stderr, func(w io.Writer, r *probes.Run) {
 		if cfg.OOBOnly {
 			for _, side := range []string{"server", "client"} {
