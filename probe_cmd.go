@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -453,7 +454,8 @@ func placement(inPlace bool) string {
 }
 
 // toolParser reads a tool's output into the run (its samples, tool and
-// library versions) and returns what it parsed, for --json and summary.
+// library versions) and returns what it parsed, for --json and summary;
+// summary is not called when parse returned a nil pointer.
 type toolParser struct {
 	parse   func(out string, run *probes.Run) (any, error)
 	summary func(w io.Writer, parsed any)
@@ -542,7 +544,7 @@ func finishToolRun(fs *flag.FlagSet, run *probes.Run, parsed any, perr error, mf
 		if err := encodeIndented(stdout, map[string]any{"run": run, "parsed": parsed}); err != nil {
 			return fail(fs, stderr, 1, "%v", err)
 		}
-	} else if parsed != nil {
+	} else if parsed != nil && !reflect.ValueOf(parsed).IsNil() {
 		p.summary(stdout, parsed)
 	}
 	if perr != nil {
@@ -559,14 +561,9 @@ func finishToolRun(fs *flag.FlagSet, run *probes.Run, parsed any, perr error, mf
 
 func runProbeNCCLTests(args []string, stdout, stderr io.Writer) int {
 	return toolRun("nccl-tests", "all_reduce_perf", args, stdout, stderr, toolParser{parse: func(out string, run *probes.Run) (any, error) {
-		res, err := doctor.AddNCCLTestsOutput(out, run)
-		if res == nil {
-			return nil, err
-		}
-		return res, err
+		return doctor.AddNCCLTestsOutput(out, run)
 	}, summary: func(w io.Writer, v any) {
-		res := v.(*nccltests.Result)
-		for _, r := range res.Runs {
+		for _, r := range v.(*nccltests.Result).Runs {
 			if len(r.Rows) == 0 {
 				fmt.Fprintf(w, "%s: no results\n", r.Collective)
 				continue
@@ -578,11 +575,7 @@ func runProbeNCCLTests(args []string, stdout, stderr io.Writer) int {
 
 func runProbeNVBandwidth(args []string, stdout, stderr io.Writer) int {
 	return toolRun("nvbandwidth", "nvbandwidth", args, stdout, stderr, toolParser{parse: func(out string, run *probes.Run) (any, error) {
-		rep, err := doctor.AddNVBandwidthOutput(out, run)
-		if rep == nil {
-			return nil, err
-		}
-		return rep, err
+		return doctor.AddNVBandwidthOutput(out, run)
 	}, summary: func(w io.Writer, v any) {
 		for _, tc := range v.(*nvbandwidth.Report).Testcases {
 			line := fmt.Sprintf("%-45s %-8s sum %.2f %s", tc.Name, tc.Status, tc.Sum, tc.Unit)
