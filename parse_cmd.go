@@ -31,6 +31,7 @@ import (
 	"github.com/commlab/commlab/probes/parse/perftest"
 	"github.com/commlab/commlab/probes/parse/rdmatools"
 	"github.com/commlab/commlab/probes/parse/torchtrace"
+	"github.com/commlab/commlab/probes/topograph"
 )
 
 // parseVerbs are the formats `commlab parse` understands, each a verb of
@@ -312,7 +313,7 @@ func runParseTopo(files []string, jsonOut bool, stdout io.Writer) error {
 			return r, nil, perr
 		}
 		r.Matrix, r.Topology = m, fake.TopologyFromMatrix(m)
-		return r, func(w io.Writer) { writeTopologyText(w, r.Topology) }, perr
+		return r, func(w io.Writer) { fmt.Fprint(w, topograph.Text(r.Topology)) }, perr
 	})
 }
 

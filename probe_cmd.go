@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -102,23 +102,22 @@ func finishRun(run, ref *probes.Run, mf outputFlags, stdout, stderr io.Writer, p
 	return 0
 }
 
-// runInterruptible runs measure until it returns or an interrupt (or a
-// timeout's SIGTERM) cancels it.
-func runInterruptible(measure func(context.Context) (*probes.Run, error)) (*probes.Run, error) {
+// measureRun runs measure until it returns or an interrupt (or a
+// timeout's SIGTERM) cancels it, and completes the run with the command
+// line that made it and the error that stopped it early. A probe that
+// measured nothing fails: the run is nil and status its exit status.
+func measureRun(fs *flag.FlagSet, stderr io.Writer, args []string, measure func(context.Context) (*probes.Run, error)) (run *probes.Run, status int) {
 	ctx, stop := interruptible()
 	defer stop()
-	return measure(ctx)
-}
-
-// recordRun completes a run a probe verb measured: the command line that
-// made it, this machine's GPUs, driver and CUDA (when there are any), and
-// the error that stopped it early.
-func recordRun(run *probes.Run, err error, kind string, args []string) {
-	run.Command = append([]string{"commlab", "probe", kind}, args...)
-	describeMachine(run)
+	run, err := measure(ctx)
+	if run == nil {
+		return nil, fail(fs, stderr, 1, "%v", err)
+	}
+	run.Command = append(strings.Fields(fs.Name()), args...)
 	if err != nil {
 		run.Error = err.Error()
 	}
+	return run, 0
 }
 
 // describeMachine records this machine's GPUs, driver and CUDA in run,
@@ -455,7 +454,8 @@ func placement(inPlace bool) string {
 }
 
 // toolParser reads a tool's output into the run (its samples, tool and
-// library versions) and returns what it parsed, for --json and summary.
+// library versions) and returns what it parsed, for --json and summary;
+// summary is not called when parse returned a nil pointer.
 type toolParser struct {
 	parse   func(out string, run *probes.Run) (any, error)
 	summary func(w io.Writer, parsed any)
@@ -544,7 +544,7 @@ func finishToolRun(fs *flag.FlagSet, run *probes.Run, parsed any, perr error, mf
 		if err := encodeIndented(stdout, map[string]any{"run": run, "parsed": parsed}); err != nil {
 			return fail(fs, stderr, 1, "%v", err)
 		}
-	} else if parsed != nil {
+	} else if parsed != nil && !reflect.ValueOf(parsed).IsNil() {
 		p.summary(stdout, parsed)
 	}
 	if perr != nil {
@@ -561,31 +561,9 @@ func finishToolRun(fs *flag.FlagSet, run *probes.Run, parsed any, perr error, mf
 
 func runProbeNCCLTests(args []string, stdout, stderr io.Writer) int {
 	return toolRun("nccl-tests", "all_reduce_perf", args, stdout, stderr, toolParser{parse: func(out string, run *probes.Run) (any, error) {
-		res, err := nccltests.Parse(strings.NewReader(out))
-		if res == nil {
-			return nil, err
-		}
-		// Older outputs do not name the test: the binary's name does.
-		prog := filepath.Base(run.Settings["tool"])
-		fallback := strings.TrimSuffix(strings.TrimSuffix(prog, "_mpi"), "_perf")
-		for _, r := range res.Runs {
-			if r.Collective == "" {
-				r.Collective = fallback
-			}
-			if v := r.LibraryVersion(); v != "" {
-				run.NCCL = v
-			}
-			run.Tool = strings.TrimSpace("nccl-tests " + r.TestsVersion)
-			n := r.Params.NGpus * max(r.Params.NThread, 1)
-			if len(r.Devices) > 0 {
-				n = len(r.Devices)
-			}
-			run.Samples = append(run.Samples, doctor.NCCLTestsSamples(r, n)...)
-		}
-		return res, err
+		return doctor.AddNCCLTestsOutput(out, run)
 	}, summary: func(w io.Writer, v any) {
-		res := v.(*nccltests.Result)
-		for _, r := range res.Runs {
+		for _, r := range v.(*nccltests.Result).Runs {
 			if len(r.Rows) == 0 {
 				fmt.Fprintf(w, "%s: no results\n", r.Collective)
 				continue
@@ -597,20 +575,7 @@ func runProbeNCCLTests(args []string, stdout, stderr io.Writer) int {
 
 func runProbeNVBandwidth(args []string, stdout, stderr io.Writer) int {
 	return toolRun("nvbandwidth", "nvbandwidth", args, stdout, stderr, toolParser{parse: func(out string, run *probes.Run) (any, error) {
-		rep, err := nvbandwidth.Parse(strings.NewReader(out))
-		if rep == nil {
-			return nil, err
-		}
-		run.Tool = strings.TrimSpace("nvbandwidth " + rep.Version)
-		for _, tc := range rep.Testcases {
-			if tc.IsLatency() {
-				continue
-			}
-			for _, c := range tc.Cells() {
-				run.Samples = append(run.Samples, probes.Sample{Op: tc.Name, Src: c.Row, Dst: c.Col, AlgBW: c.Value, BusBW: c.Value, Wrong: -1, Label: nvbandwidthLabel(tc)})
-			}
-		}
-		return rep, err
+		return doctor.AddNVBandwidthOutput(out, run)
 	}, summary: func(w io.Writer, v any) {
 		for _, tc := range v.(*nvbandwidth.Report).Testcases {
 			line := fmt.Sprintf("%-45s %-8s sum %.2f %s", tc.Name, tc.Status, tc.Sum, tc.Unit)
@@ -620,16 +585,6 @@ func runProbeNVBandwidth(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(w, line)
 		}
 	}})
-}
-
-// nvbandwidthLabel is a sample's label: the testcase's description and,
-// for a bidirectional one, what its number is (one direction while the
-// reverse runs, or both added), so no one reads a one-way rate as a total.
-func nvbandwidthLabel(tc nvbandwidth.Testcase) string {
-	if tc.DirectionNote == "" {
-		return tc.Description
-	}
-	return tc.Description + " [" + tc.DirectionNote + "]"
 }
 
 // runProbePerftest runs a perftest tool (probes/rdma.Perftest): the
@@ -727,11 +682,11 @@ func runProbePerftest(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, "client:", launch.ShellJoin(client))
 		return 0
 	}
-	run, err := runInterruptible(func(ctx context.Context) (*probes.Run, error) { return rdma.Perftest(ctx, cfg) })
+	run, status := measureRun(fs, stderr, args, func(ctx context.Context) (*probes.Run, error) { return rdma.Perftest(ctx, cfg) })
 	if run == nil {
-		return fail(fs, stderr, 1, "%v", err)
+		return status
 	}
-	recordRun(run, err, "perftest", args)
+	describeMachine(run)
 	return finishRun(run, nil, mf, stdout, stderr, printTable)
 }
 
@@ -799,16 +754,13 @@ func runProbeCustomAllReduce(args []string, stdout, stderr io.Writer) int {
 		if err := cfg.Validate(); err != nil {
 			return fail(fs, stderr, 2, "%v", err)
 		}
-		run, err = runInterruptible(func(ctx context.Context) (*probes.Run, error) { return customar.Measure(ctx, cfg) })
-		if run == nil {
-			return fail(fs, stderr, 1, "%v", err)
+		var status int
+		if run, status = measureRun(fs, stderr, args, func(ctx context.Context) (*probes.Run, error) { return customar.Measure(ctx, cfg) }); run == nil {
+			return status
 		}
-		run.Command = append([]string{"commlab", "probe", "custom-allreduce"}, args...)
+		// The ranks' placement set the GPU count; only the driver is added.
 		if info, cerr := cuda.Open(); cerr == nil && info.DriverRelease != "" {
 			run.Driver = info.DriverRelease
-		}
-		if err != nil {
-			run.Error = err.Error()
 		}
 	}
 	return finishRun(run, nil, mf, stdout, stderr, writeCustomAllReduce)
@@ -878,107 +830,9 @@ func runProbeTopo(args []string, stdout, stderr io.Writer) int {
 	case *dotOut:
 		fmt.Fprint(stdout, topograph.DOT(topo))
 	default:
-		writeTopologyText(stdout, topo)
+		fmt.Fprint(stdout, topograph.Text(topo))
 	}
 	return 0
-}
-
-// writeTopologyText prints what a person reads: a summary, the matrix as
-// nvidia-smi draws it, then one line per GPU and NIC.
-func writeTopologyText(w io.Writer, t *probes.Topology) {
-	fmt.Fprint(w, t.Summary())
-	if len(t.GPUs) > 0 && len(t.Devices) > 0 {
-		fmt.Fprintln(w)
-		fmt.Fprint(w, t.Matrix())
-	}
-	if len(t.GPUs) > 0 {
-		fmt.Fprintln(w, "\nGPUs:")
-	}
-	for _, g := range t.GPUs {
-		active := 0
-		for _, l := range g.NVLinks {
-			if l.Active {
-				active++
-			}
-		}
-		line := fmt.Sprintf("  %s %s", g.ID(), topoOrDash(g.Name))
-		if g.BusID != "" {
-			line += " at " + g.BusID
-		}
-		if g.MemoryBytes > 0 {
-			line += fmt.Sprintf(", %.1f GiB", float64(g.MemoryBytes)/(1<<30))
-		}
-		if g.ComputeCapability != "" {
-			line += ", sm " + g.ComputeCapability
-		}
-		if g.PCIe.GenCurrent > 0 {
-			line += fmt.Sprintf(", PCIe %s = %.1f GB/s", g.PCIe, g.PCIe.GBps())
-		}
-		if g.NUMANode >= 0 {
-			line += fmt.Sprintf(", NUMA %d", g.NUMANode)
-		}
-		if len(g.NVLinks) > 0 {
-			line += fmt.Sprintf(", NVLink %d/%d active", active, len(g.NVLinks))
-		}
-		if nics, level := t.NearestNICs(g.ID()); len(nics) > 0 {
-			line += fmt.Sprintf(", nearest NIC %s (%s)", strings.Join(nics, ","), level)
-		}
-		fmt.Fprintln(w, line)
-	}
-	if len(t.NICs) > 0 {
-		fmt.Fprintln(w, "\nNICs:")
-	}
-	for _, n := range t.NICs {
-		line := fmt.Sprintf("  %s %s", n.ID(), n.Name)
-		if n.BusID != "" {
-			line += " at " + n.BusID
-		}
-		if n.NUMANode >= 0 {
-			line += fmt.Sprintf(", NUMA %d", n.NUMANode)
-		}
-		for _, p := range n.Ports {
-			line += fmt.Sprintf(", port %d %s %s %s", p.Port, topoOrDash(p.State), topoOrDash(p.LinkLayer), topoOrDash(p.Rate))
-		}
-		fmt.Fprintln(w, line)
-	}
-	if len(t.GPUs) > 0 {
-		writeNICPaths(w, t)
-	}
-	gd := t.GPUDirect
-	if gd.DMABuf != "" || gd.PeerMem || gd.NvidiaVersion != "" {
-		fmt.Fprintf(w, "\nGPUDirect RDMA: nvidia_peermem %s; DMA-BUF: %s\n", topoLoaded(gd.PeerMem, gd.PeerMemVersion), topoOrDash(gd.DMABuf))
-	}
-}
-
-// writeNICPaths prints the NIC each GPU would use under NCCL's defaults
-// (NCCL_NET_GDR_LEVEL unset, PXN on), as probes.NICPaths models it.
-func writeNICPaths(w io.Writer, t *probes.Topology) {
-	paths := t.NICPaths(probes.LevelUnknown)
-	if len(t.NICs) == 0 {
-		fmt.Fprintf(w, "\nGPU -> NIC: %s\n", paths)
-		return
-	}
-	fmt.Fprintln(w, "\nGPU -> NIC (modelled from the matrix as NCCL picks; NCCL_NET_GDR_LEVEL=PXB, PXN on; ceiling one way):")
-	for _, l := range strings.Split(paths.String(), "\n") {
-		fmt.Fprintln(w, "  "+l)
-	}
-}
-
-func topoLoaded(ok bool, version string) string {
-	if !ok {
-		return "not loaded"
-	}
-	if version != "" {
-		return "loaded (" + version + ")"
-	}
-	return "loaded"
-}
-
-func topoOrDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }
 
 // runProbeRDMAWrite builds and runs commlab's own RDMA WRITE program
@@ -1023,11 +877,11 @@ func runProbeRDMAWrite(args []string, stdout, stderr io.Writer) int {
 	if *gpu {
 		cfg.GPU = *gpuIndex
 	}
-	run, err := runInterruptible(func(ctx context.Context) (*probes.Run, error) { return rdma.Measure(ctx, cfg) })
+	run, status := measureRun(fs, stderr, args, func(ctx context.Context) (*probes.Run, error) { return rdma.Measure(ctx, cfg) })
 	if run == nil {
-		return fail(fs, stderr, 1, "%v", err)
+		return status
 	}
-	recordRun(run, err, "rdma-write", args)
+	describeMachine(run)
 	return finishRun(run, nil, mf, stdout, stderr, func(w io.Writer, r *probes.Run) {
 		if cfg.OOBOnly {
 			for _, side := range []string{"server", "client"} {

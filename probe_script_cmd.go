@@ -53,18 +53,58 @@ type scriptResult struct {
 	errors  []string
 }
 
-func overlapResult(r *overlap.Result) *scriptResult {
-	if r == nil {
-		return nil
-	}
-	return &scriptResult{r, r.WriteSummary, r.Run, r.Errors}
+// scriptProbe is what sets one script probe apart: the script --script
+// prints, how it reads a recording (--recorded NAME) or a folder the script
+// wrote (--load DIR), and how it runs the script.
+type scriptProbe struct {
+	script launch.Script
+	// recording is the recording --recorded shows without a NAME.
+	recording string
+	// what names the script in the errors it reported ("benchmark").
+	what string
+	// unreadable is the exit status when a recording or folder does not
+	// read at all; 0 leaves it to finishScriptProbe (1).
+	unreadable int
+	recorded   func(name string) (*scriptResult, error)
+	load       func(dir string) (*scriptResult, error)
+	// dryRun prints the commands a run would start; nil where the probe
+	// has no --dry-run.
+	dryRun func() int
+	// run checks the run's flags and runs the script; status is the exit
+	// status of a check that failed (res and err then unused).
+	run func(rest []string) (status int, res *scriptResult, err error)
 }
 
-func c10dResult(r *c10dlab.Result) *scriptResult {
-	if r == nil {
-		return nil
+// main does what the flags ask: print the script, print the commands,
+// read a recording or a folder, or run the script; then it prints what it
+// read (finishScriptProbe).
+func (p scriptProbe) main(fs *flag.FlagSet, sf scriptProbeFlags, dryRun bool, rest []string, stdout, stderr io.Writer) int {
+	var res *scriptResult
+	var err error
+	switch {
+	case *sf.script:
+		stdout.Write(p.script.Source())
+		return 0
+	case dryRun && p.dryRun != nil:
+		return p.dryRun()
+	case *sf.recorded:
+		name := p.recording
+		if len(rest) > 0 {
+			name = rest[0]
+		}
+		res, err = p.recorded(name)
+	case *sf.load != "":
+		res, err = p.load(*sf.load)
+	default:
+		var status int
+		if status, res, err = p.run(rest); status != 0 {
+			return status
+		}
 	}
-	return &scriptResult{r, r.WriteSummary, r.Run, r.Errors}
+	if p.unreadable != 0 && (*sf.recorded || *sf.load != "") && err != nil && res == nil {
+		return fail(fs, stderr, p.unreadable, "%v", err)
+	}
+	return finishScriptProbe(fs, sf.output, res, err, p.what, stdout, stderr)
 }
 
 // finishScriptProbe prints what a script probe read (JSON or its summary)
@@ -140,6 +180,20 @@ func runProbeTorch(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+func overlapResult(r *overlap.Result, err error) (*scriptResult, error) {
+	if r == nil {
+		return nil, err
+	}
+	return &scriptResult{r, r.WriteSummary, r.Run, r.Errors}, err
+}
+
+func c10dResult(r *c10dlab.Result, err error) (*scriptResult, error) {
+	if r == nil {
+		return nil, err
+	}
+	return &scriptResult{r, r.WriteSummary, r.Run, r.Errors}, err
+}
+
 // runProbeOverlap runs chapter 5's overlap benchmark (bench_overlap.py),
 // or reads a folder it wrote or its recording, through probes/overlap and
 // probes/parse/torchtrace.
@@ -161,53 +215,44 @@ func runProbeOverlap(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return status
 	}
-	var res *overlap.Result
-	var err error
-	switch {
-	case *sf.script:
-		stdout.Write(launch.OverlapBench.Source())
-		return 0
-	case *dryRun:
-		steps := overlap.Steps
-		if *what != "" {
-			steps = []overlap.Step{{Name: ".", Args: []string{"--what", *what}}}
-		}
-		for _, st := range steps {
-			args := append(append([]string{"--out", filepath.Join("DIR", st.Name)}, st.Args...), scriptArgs...)
-			cmdline, err := launch.OverlapBench.Command(o, launch.OverlapBench.Name, args)
-			if err != nil {
-				return fail(fs, stderr, 2, "%v", err)
+	return scriptProbe{script: launch.OverlapBench, recording: overlap.RecordedName, what: "benchmark",
+		recorded: func(name string) (*scriptResult, error) { return overlapResult(overlap.Recorded(name)) },
+		load:     func(dir string) (*scriptResult, error) { return overlapResult(overlap.Load(os.DirFS(dir), ".")) },
+		dryRun: func() int {
+			steps := overlap.Steps
+			if *what != "" {
+				steps = []overlap.Step{{Name: ".", Args: []string{"--what", *what}}}
 			}
-			fmt.Fprintln(stdout, strings.TrimSpace(strings.Join(st.Env, " ")+" "+launch.ShellJoin(cmdline)))
-		}
-		return 0
-	case *sf.recorded:
-		name := overlap.RecordedName
-		if len(rest) > 0 {
-			name = rest[0]
-		}
-		res, err = overlap.Recorded(name)
-	case *sf.load != "":
-		res, err = overlap.Load(os.DirFS(*sf.load), ".")
-	default:
-		if len(rest) > 0 {
-			return fail(fs, stderr, 2, "unexpected arguments %q (script flags go after --)", rest)
-		}
-		if _, cerr := launch.OverlapBench.Command(o, launch.OverlapBench.Name, nil); cerr != nil {
-			return fail(fs, stderr, 2, "%v", cerr)
-		}
-		ctx, stop := interruptible()
-		defer stop()
-		if o.Launcher == "none" || o.Launcher == "" {
-			// torchrun starts python3 too, but on another host; here the
-			// check says plainly what is missing before the script fails.
-			if terr := launch.TorchCUDA(ctx); terr != nil {
-				return fail(fs, stderr, 1, "%v (commlab probe overlap --recorded shows the H200 recording)", terr)
+			for _, st := range steps {
+				args := append(append([]string{"--out", filepath.Join("DIR", st.Name)}, st.Args...), scriptArgs...)
+				cmdline, err := launch.OverlapBench.Command(o, launch.OverlapBench.Name, args)
+				if err != nil {
+					return fail(fs, stderr, 2, "%v", err)
+				}
+				fmt.Fprintln(stdout, strings.TrimSpace(strings.Join(st.Env, " ")+" "+launch.ShellJoin(cmdline)))
 			}
-		}
-		res, err = overlap.Run(ctx, overlap.Config{Launch: o, What: *what, Args: scriptArgs, OutDir: *sf.keep, Stdout: stderr, Stderr: stderr})
-	}
-	return finishScriptProbe(fs, sf.output, overlapResult(res), err, "benchmark", stdout, stderr)
+			return 0
+		},
+		run: func(rest []string) (int, *scriptResult, error) {
+			if len(rest) > 0 {
+				return fail(fs, stderr, 2, "unexpected arguments %q (script flags go after --)", rest), nil, nil
+			}
+			if _, cerr := launch.OverlapBench.Command(o, launch.OverlapBench.Name, nil); cerr != nil {
+				return fail(fs, stderr, 2, "%v", cerr), nil, nil
+			}
+			ctx, stop := interruptible()
+			defer stop()
+			if o.Launcher == "none" || o.Launcher == "" {
+				// torchrun starts python3 too, but on another host; here the
+				// check says plainly what is missing before the script fails.
+				if terr := launch.TorchCUDA(ctx); terr != nil {
+					return fail(fs, stderr, 1, "%v (commlab probe overlap --recorded shows the H200 recording)", terr), nil, nil
+				}
+			}
+			res, err := overlapResult(overlap.Run(ctx, overlap.Config{Launch: o, What: *what, Args: scriptArgs, OutDir: *sf.keep, Stdout: stderr, Stderr: stderr}))
+			return 0, res, err
+		},
+	}.main(fs, sf, *dryRun, rest, stdout, stderr)
 }
 
 // runProbeC10d runs chapter 5's c10d experiments (c10d_lab.py) on gloo
@@ -229,54 +274,38 @@ func runProbeC10d(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return status
 	}
-	var res *c10dlab.Result
-	var err error
-	switch {
-	case *sf.script:
-		stdout.Write(launch.C10dLab.Source())
-		return 0
-	case *sf.recorded:
-		name := c10dlab.RecordedCPU
-		if len(rest) > 0 {
-			name = rest[0]
-		}
-		res, err = c10dlab.Recorded(name)
-		if err != nil && res == nil {
-			return fail(fs, stderr, 2, "%v", err)
-		}
-	case *sf.load != "":
-		res, err = c10dlab.Load(os.DirFS(*sf.load), ".")
-		if err != nil && res == nil {
-			return fail(fs, stderr, 2, "%v", err)
-		}
-	default:
-		if *backend != "gloo" && *backend != "nccl" {
-			return fail(fs, stderr, 2, "--backend %q: want gloo or nccl", *backend)
-		}
-		if len(rest) > 0 {
-			return fail(fs, stderr, 2, "unexpected arguments %q (script flags go after --)", rest)
-		}
-		var list []string
-		if *parts != "" {
-			list = strings.Split(*parts, ",")
-		}
-		for _, p := range list {
-			if !slices.Contains(c10dlab.Parts, p) {
-				return fail(fs, stderr, 2, "--parts: %q is not one of %s", p, strings.Join(c10dlab.Parts, ", "))
+	return scriptProbe{script: launch.C10dLab, recording: c10dlab.RecordedCPU, what: "script", unreadable: 2,
+		recorded: func(name string) (*scriptResult, error) { return c10dResult(c10dlab.Recorded(name)) },
+		load:     func(dir string) (*scriptResult, error) { return c10dResult(c10dlab.Load(os.DirFS(dir), ".")) },
+		run: func(rest []string) (int, *scriptResult, error) {
+			if *backend != "gloo" && *backend != "nccl" {
+				return fail(fs, stderr, 2, "--backend %q: want gloo or nccl", *backend), nil, nil
 			}
-		}
-		ctx, stop := interruptible()
-		defer stop()
-		check := launch.TorchAvailable
-		if *backend == "nccl" {
-			check = launch.TorchCUDA
-		}
-		if terr := check(ctx); terr != nil {
-			return fail(fs, stderr, 1, "%v (commlab probe c10d --recorded shows a recording)", terr)
-		}
-		res, err = c10dlab.Run(ctx, c10dlab.Config{Backend: *backend, Parts: list, Args: scriptArgs, OutDir: *sf.keep, Stdout: stderr, Stderr: stderr})
-	}
-	return finishScriptProbe(fs, sf.output, c10dResult(res), err, "script", stdout, stderr)
+			if len(rest) > 0 {
+				return fail(fs, stderr, 2, "unexpected arguments %q (script flags go after --)", rest), nil, nil
+			}
+			var list []string
+			if *parts != "" {
+				list = strings.Split(*parts, ",")
+			}
+			for _, p := range list {
+				if !slices.Contains(c10dlab.Parts, p) {
+					return fail(fs, stderr, 2, "--parts: %q is not one of %s", p, strings.Join(c10dlab.Parts, ", ")), nil, nil
+				}
+			}
+			ctx, stop := interruptible()
+			defer stop()
+			check := launch.TorchAvailable
+			if *backend == "nccl" {
+				check = launch.TorchCUDA
+			}
+			if terr := check(ctx); terr != nil {
+				return fail(fs, stderr, 1, "%v (commlab probe c10d --recorded shows a recording)", terr), nil, nil
+			}
+			res, err := c10dResult(c10dlab.Run(ctx, c10dlab.Config{Backend: *backend, Parts: list, Args: scriptArgs, OutDir: *sf.keep, Stdout: stderr, Stderr: stderr}))
+			return 0, res, err
+		},
+	}.main(fs, sf, false, rest, stdout, stderr)
 }
 
 // runProbeHang runs chapter 6's hang lab (probes/launch's embedded

@@ -12,6 +12,8 @@ import (
 func init() {
 	Symbols["github.com/commlab/commlab/lab/doctor/doctor"] = map[string]reflect.Value{
 		// function, constant and variable definitions
+		"AddNCCLTestsOutput":   reflect.ValueOf(doctor.AddNCCLTestsOutput),
+		"AddNVBandwidthOutput": reflect.ValueOf(doctor.AddNVBandwidthOutput),
 		"BranchByID":           reflect.ValueOf(doctor.BranchByID),
 		"BranchDip":            reflect.ValueOf(constant.MakeFromLiteral("\"dip\"", token.STRING, 0)),
 		"BranchHangDiffer":     reflect.ValueOf(constant.MakeFromLiteral("\"hang-different-places\"", token.STRING, 0)),

@@ -16,6 +16,7 @@ func init() {
 		"FromNCCL":   reflect.ValueOf(topograph.FromNCCL),
 		"SVG":        reflect.ValueOf(topograph.SVG),
 		"ScaleToFit": reflect.ValueOf(constant.MakeFromLiteral("\"max-width:100%;height:auto\"", token.STRING, 0)),
+		"Text":       reflect.ValueOf(topograph.Text),
 		"WriteSVG":   reflect.ValueOf(topograph.WriteSVG),
 	}
 }
