@@ -331,6 +331,47 @@ func LoadGDBStacks(fsys fs.FS, dir string) ([]GDBStack, []string) {
 	return stacks, skipped
 }
 
+// GDBRun is the driver's account of its gdb step (summary.json's "gdb"):
+// gdb's version and command, and per rank the file it wrote or why not
+// ("ptrace refused", "gone", "timeout") with the seconds it took.
+type GDBRun struct {
+	Version string                `json:"version"`
+	Command []string              `json:"command"`
+	WallS   float64               `json:"wall_s" unit:"s"`
+	Error   string                `json:"error"`
+	Ranks   map[string]GDBRankRun `json:"ranks"`
+}
+
+// GDBRankRun is gdb's result on one rank.
+type GDBRankRun struct {
+	Exit    any     `json:"exit"`
+	File    string  `json:"file"`
+	Error   string  `json:"error"`
+	Seconds float64 `json:"seconds" unit:"s"`
+}
+
+// Seconds is the least and most gdb took on one rank (0, 0 when it did
+// not run).
+func (g *GDBRun) Seconds() (lo, hi float64) {
+	if g == nil {
+		return 0, 0
+	}
+	first := true
+	for _, r := range g.Ranks {
+		if r.Seconds <= 0 {
+			continue
+		}
+		if first || r.Seconds < lo {
+			lo = r.Seconds
+		}
+		if first || r.Seconds > hi {
+			hi = r.Seconds
+		}
+		first = false
+	}
+	return lo, hi
+}
+
 // GDBOf is the rank's gdb stack in the lab, if one was read.
 func (l *Lab) GDBOf(rank int) (GDBStack, bool) {
 	for _, s := range l.GDB {

@@ -193,6 +193,7 @@ type Lab struct {
 	Killed    bool              `json:"killed,omitempty"`
 	WallS     float64           `json:"wall_s" unit:"s"`
 	FRTraces  []FRTrace         `json:"fr_trace"`
+	GDBRun    *GDBRun           `json:"gdb"` // what the driver's gdb did, when it ran
 	Ranks     []Rank            `json:"-"`
 	Stacks    []Stack           `json:"-"`
 	// GDB are the ranks' C++ stacks (stacks/rank<N>.gdb.txt).
