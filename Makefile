@@ -134,7 +134,8 @@ bench-gpu: build
 # Chapter 6's hang lab for real on CPU ranks: a venv with PyTorch (gloo,
 # the Flight Recorder) and py-spy from the index (ci/requirements-torch.txt;
 # the index's torch wheel brings its CUDA libraries: about 1.5 min and
-# 5.3 GB here), every scenario staged by `commlab probe hang` into
+# 5.3 GB here), every scenario staged by `commlab probe hang` (with each
+# rank's C++ stack from gdb when gdb is on PATH) into
 # $(OUT)/hang-cpu/, each run read back by commlab's Flight Recorder and
 # hang lab readers (TestHangLabOnCPU), then each run's dumps printed by
 # `commlab parse flight-recorder`.

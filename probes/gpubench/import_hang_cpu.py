@@ -1,8 +1,8 @@
 """Turn `make hang-cpu` runs (the hang lab on CPU ranks, no GPU) into
 recorded runs: $(OUT)/hang-cpu/<name>/ becomes
 probes/recorded/hang/hang-cpu-<name>/ with what the chapter and the tests
-read: summary.json, result/, stacks/ (faulthandler's rank_N.txt and py-spy's
-rankN.txt), marks/, fr/ (the pickle dumps), fr_trace*.txt, stderr/rank_N.txt
+read: summary.json, result/, stacks/ (faulthandler's rank_N.txt, py-spy's
+rankN.txt and gdb's rankN.gdb.txt), marks/, fr/ (the pickle dumps), fr_trace*.txt, stderr/rank_N.txt
 (each rank's stderr from torchrun's logs), torchrun.txt, run.json (the
 provenance as a probes.Run of kind "hang-lab") and PROVENANCE.md.
 
@@ -64,12 +64,15 @@ def import_run(src, name, m, command):
         lines = [l for l in open(os.path.join(src, "torchrun.log")) if "closing signal" not in l]
         open(os.path.join(dst, "torchrun.txt"), "w").writelines(lines)
     pyspy = summary.get("py_spy", {})
+    gdb = summary.get("gdb", {})
+    gdb_secs = [r["seconds"] for r in gdb.get("ranks", {}).values() if "seconds" in r]
     run = {
         "kind": "hang-lab",
         "command": command or ["commlab", "probe", "hang", "--scenario", name, "--out", "DIR"],
         "settings": {"scenario": name, "ranks": str(summary.get("nproc")), "timeout_s": str(summary.get("timeout_s")),
                      "backend": "gloo (CPU ranks)", "torch": m["torch"], "python": m["python"],
                      "py_spy": pyspy.get("version", pyspy.get("error", "")),
+                     "gdb": gdb.get("version", gdb.get("error", "not run by this version of the driver")),
                      "torchrun_command": " ".join(summary.get("command", []))},
         "env": summary.get("env", {}),
         "date": summary.get("date", ""),
@@ -90,6 +93,9 @@ def import_run(src, name, m, command):
         "- date: %s" % summary.get("date", ""),
         "- host: %s (%s, %s cores, Linux %s), no GPU" % (m["host"], m["cpu"], m["cores"], m["kernel"]),
         "- torch %s (the index's wheel), python %s, %s" % (m["torch"], m["python"], pyspy.get("version", "py-spy: " + pyspy.get("error", "?"))),
+        "- gdb: %s" % (gdb.get("version", gdb.get("error", "not run by this version of the driver")) + (
+            "; `thread apply all bt` took %.1f to %.1f s per rank, the ranks read at once" % (min(gdb_secs), max(gdb_secs))
+            if gdb_secs else "")),
         "- command: `%s`" % " ".join(run["command"]),
         "- the driver's torchrun command: `%s`" % run["settings"]["torchrun_command"],
         "",

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -141,6 +142,62 @@ func checkHangRun(t *testing.T, sc string, fsys fs.FS, recordedRun bool) {
 		return
 	}
 	checkPySpy(t, fsys, lab, want.dumps)
+	checkGDB(t, fsys, lab, recordedRun)
+}
+
+// checkGDB: where gdb is installed (or the recorded run used it), every
+// rank py-spy read alive has gdb's C++ stack too, with a thread in
+// communication code; a rank gdb could not attach to (ptrace refused)
+// skips that check with the reason.
+func checkGDB(t *testing.T, fsys fs.FS, lab *hanglab.Lab, recordedRun bool) {
+	t.Helper()
+	var summary struct {
+		GDB *struct {
+			Error string `json:"error"`
+			Ranks map[string]struct {
+				Exit  any    `json:"exit"`
+				Error string `json:"error"`
+			} `json:"ranks"`
+		} `json:"gdb"`
+	}
+	b, err := fs.ReadFile(fsys, "summary.json")
+	if err == nil {
+		err = json.Unmarshal(b, &summary)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := exec.LookPath("gdb"); err != nil && !recordedRun {
+		t.Logf("gdb not installed: no C++ stacks to check (%v)", err)
+		return
+	}
+	if summary.GDB == nil {
+		if !recordedRun {
+			t.Errorf("gdb is installed, the driver's summary has no gdb part")
+		}
+		return // recorded before the driver ran gdb
+	}
+	if summary.GDB.Error != "" {
+		t.Fatalf("gdb did not run: %s", summary.GDB.Error)
+	}
+	for _, s := range lab.Stacks {
+		if s.Source != "py-spy" || len(s.Threads) == 0 {
+			continue // a rank py-spy did not find running
+		}
+		r := summary.GDB.Ranks[itoa(s.Rank)]
+		if r.Exit == "ptrace refused" {
+			t.Logf("rank %d: gdb could not attach, its C++ stack not checked: %s", s.Rank, r.Error)
+			continue
+		}
+		g, ok := lab.GDBOf(s.Rank)
+		if !ok || len(g.Threads) == 0 {
+			t.Errorf("rank %d: hung, and no gdb stack (%v: %s)", s.Rank, r.Exit, r.Error)
+			continue
+		}
+		if len(g.Waits()) == 0 {
+			t.Errorf("rank %d: gdb's stack has no thread in communication code:\n%s", s.Rank, g)
+		}
+	}
 }
 
 // checkPySpy: the driver says what py-spy did for each rank; where it

@@ -9,12 +9,14 @@ Two modes in one file, so the commlab binary can embed it whole:
       rank SIGUSR1 (faulthandler writes every thread's Python stack) after
       taking each rank's stack from outside with py-spy when it is installed
       (`py-spy dump --pid PID`, which needs ptrace: root, or
-      kernel.yama.ptrace_scope 0), waits for
-      the ranks to time out and dump their Flight Recorder buffers, then runs
+      kernel.yama.ptrace_scope 0) and, when gdb is on PATH, every thread's
+      C++ stack with `gdb -p PID -batch ... -ex "thread apply all bt"`
+      (stacks/rankN.gdb.txt, same ptrace rule), waits for the ranks to time out and dump their Flight Recorder buffers, then runs
       PyTorch's own analyzer (torch.distributed.flight_recorder.fr_trace) on
       the dumps. Everything lands under DIR: fr/rank_N (pickle dumps, the
       names fr_trace expects), fr_json/rank_N.json, stacks/rank_N.txt
       (faulthandler), stacks/rankN.txt (py-spy dump's text),
+      stacks/rankN.gdb.txt (gdb's),
       result/rank_N.json (what the rank saw: the exception and when),
       torchrun/ (each rank's stdout and stderr), fr_trace*.txt and
       summary.json.
@@ -49,7 +51,7 @@ rank catches the collective's exception itself and dumps through
 torch._C._distributed_c10d._dump_fr_trace. The Flight Recorder records gloo
 collectives in PyTorch 2.8 and later when TORCH_FR_BUFFER_SIZE (or the older
 TORCH_NCCL_TRACE_BUFFER_SIZE) is set; the driver sets both unless the caller did.
-Standard library and torch only; py-spy (pip install py-spy) when present.
+Standard library and torch only; py-spy (pip install py-spy) and gdb when present.
 """
 import argparse
 import concurrent.futures
@@ -463,6 +465,9 @@ def drive(args):
     # 2. the stacks of every rank still running: py-spy's from outside, then
     # faulthandler's from inside.
     summary["py_spy"] = pyspy_dumps(d, args.pyspy_timeout, event)
+    # gdb sees what py-spy cannot: the C++ threads (gloo's or NCCL's) and
+    # where in them each rank waits. It stops a rank while it reads it.
+    summary["gdb"] = gdb_dumps(d, args.gdb_timeout, event)
     signalled = []
     for f in sorted(os.listdir(os.path.join(d, "pids"))) if os.path.isdir(os.path.join(d, "pids")) else []:
         if f.endswith(".tmp"):
@@ -608,6 +613,91 @@ def pyspy_dumps(d, timeout, event):
     return {"version": version, "command": [exe, "dump", "--pid", "PID"], "ranks": {str(k): v for k, v in ranks.items()}}
 
 
+def rank_pids(d):
+    """{rank: pid} from the pid files the ranks wrote."""
+    pids = {}
+    pid_dir = os.path.join(d, "pids")
+    for f in sorted(os.listdir(pid_dir)) if os.path.isdir(pid_dir) else []:
+        if f.startswith("rank_") and not f.endswith(".tmp"):
+            try:
+                pids[int(f[5:])] = int(open(os.path.join(pid_dir, f)).read())
+            except ValueError:
+                pass
+    return pids
+
+
+GDB_ARGS = ["-batch", "-nx", "-q", "-ex", "set pagination off", "-ex", "thread apply all bt"]
+
+
+def gdb_dumps(d, timeout, event):
+    """`gdb -p PID -batch -nx -q -ex "set pagination off" -ex "thread
+    apply all bt"` for every rank still running, all at once, each within
+    `timeout` seconds (gdb reads libtorch's symbols: seconds to tens of
+    seconds per rank). Its text, warnings included, is saved as
+    stacks/rank<N>.gdb.txt. Attaching needs ptrace, as py-spy does; a
+    refusal, a rank already gone or a timeout is kept as that rank's
+    error. gdb stops the rank while it reads it and detaches after."""
+    exe = shutil.which("gdb")
+    if exe is None:
+        event("gdb not installed: no C++ stacks")
+        return {"error": "gdb not found on PATH"}
+    try:
+        version = subprocess.run([exe, "--version"], capture_output=True, text=True,
+                                 timeout=timeout).stdout.splitlines()[0].strip()
+    except (OSError, subprocess.SubprocessError, IndexError) as e:
+        return {"error": "gdb --version: %s" % e}
+    pids = rank_pids(d)
+
+    def dump(rank):
+        pid = pids[rank]
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return rank, {"exit": "gone", "error": "rank %d (pid %d) had already ended" % (rank, pid)}
+        except PermissionError:
+            pass  # exists; gdb will say whether it may attach
+        cmd = [exe, "-p", str(pid)] + GDB_ARGS
+        t0 = now()
+        try:
+            p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                 stdin=subprocess.DEVNULL)
+        except OSError as e:
+            return rank, {"exit": "error", "error": str(e)}
+        try:
+            text, _ = p.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            # SIGTERM first: gdb then detaches, so the rank runs on
+            p.terminate()
+            try:
+                p.communicate(timeout=10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.communicate()
+            return rank, {"exit": "timeout", "error": "gdb took more than %g s" % timeout,
+                          "seconds": round(now() - t0, 2)}
+        took = round(now() - t0, 2)
+        refused = [l.strip() for l in text.splitlines() if l.startswith("ptrace:") or "ould not attach" in l]
+        if any("No such process" in l for l in refused):
+            return rank, {"exit": "gone", "error": "; ".join(refused[:2]), "seconds": took}
+        if refused:
+            return rank, {"exit": "ptrace refused", "error": "; ".join(refused[:2]), "seconds": took}
+        if not any(l.startswith("Thread ") for l in text.splitlines()):
+            lines = [l.strip() for l in text.splitlines() if l.strip()]
+            return rank, {"exit": p.returncode, "error": "; ".join(lines[-2:]) or "no output", "seconds": took}
+        write_atomic(os.path.join(d, "stacks", "rank%d.gdb.txt" % rank), text)
+        return rank, {"exit": 0, "file": "stacks/rank%d.gdb.txt" % rank, "seconds": took}
+
+    os.makedirs(os.path.join(d, "stacks"), exist_ok=True)
+    t0 = now()
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, min(8, len(pids)))) as pool:
+        ranks = dict(pool.map(dump, sorted(pids)))
+    ok = sum(1 for r in ranks.values() if r.get("exit") == 0)
+    event("gdb thread apply all bt: %d of %d ranks in %.1f s" % (ok, len(pids), now() - t0) + (
+        "" if ok == len(pids) else "; the first failure: %s" % next(r["error"] for r in ranks.values() if r.get("exit") != 0)))
+    return {"version": version, "command": [exe, "-p", "PID"] + GDB_ARGS, "wall_s": round(now() - t0, 2),
+            "ranks": {str(k): v for k, v in ranks.items()}}
+
+
 def repair_pg_config(src, dst, world):
     """Copy the dumps with their pg_config made to match their entries:
     torch 2.11's gloo dumps name the default group "" in pg_config while
@@ -666,6 +756,7 @@ def main():
     p.add_argument("--fr-trace-timeout", type=float, default=60, help="run: seconds each fr_trace run may take")
     p.add_argument("--deadline", type=float, default=150, help="run: end the ranks after this many seconds")
     p.add_argument("--pyspy-timeout", type=float, default=60, help="run: seconds each py-spy dump may take")
+    p.add_argument("--gdb-timeout", type=float, default=90, help="run: seconds each gdb backtrace may take")
     a = p.parse_args()
     if a.mode == "run":
         if not a.out:

@@ -4,7 +4,8 @@
 // rank's result/rank_N.json (the call it blocked in, the exception it got
 // and after how long), each rank's stack (stacks/rank_N.txt from
 // faulthandler, stacks/rankN.txt from py-spy dump; ParseStack reads
-// either, LoadStacks any folder of them),
+// either, LoadStacks any folder of them; stacks/rankN.gdb.txt from gdb's
+// "thread apply all bt", read by ParseGDB and LoadGDBStacks),
 // the Flight Recorder dumps (fr/rank_N, read by probes/parse/flightrec) and
 // PyTorch's own analyzer's output (fr_trace*.txt).
 //
@@ -192,9 +193,12 @@ type Lab struct {
 	Killed    bool              `json:"killed,omitempty"`
 	WallS     float64           `json:"wall_s" unit:"s"`
 	FRTraces  []FRTrace         `json:"fr_trace"`
+	GDBRun    *GDBRun           `json:"gdb"` // what the driver's gdb did, when it ran
 	Ranks     []Rank            `json:"-"`
 	Stacks    []Stack           `json:"-"`
-	Dumps     []*flightrec.Dump `json:"-"`
+	// GDB are the ranks' C++ stacks (stacks/rank<N>.gdb.txt).
+	GDB   []GDBStack        `json:"-"`
+	Dumps []*flightrec.Dump `json:"-"`
 	// Warnings name files that did not read.
 	Warnings []string `json:"-"`
 }
@@ -260,6 +264,10 @@ func Load(fsys fs.FS) (*Lab, error) {
 		b, err := fs.ReadFile(fsys, n)
 		if err != nil {
 			l.Warnings = append(l.Warnings, fmt.Sprintf("%s: %v", n, err))
+			continue
+		}
+		if isGDBFile(n) {
+			l.GDB = append(l.GDB, ParseGDB(ranks[i], string(b)))
 			continue
 		}
 		l.Stacks = mergeStack(l.Stacks, ParseStack(ranks[i], string(b)))
@@ -539,8 +547,8 @@ func LoadStacks(fsys fs.FS, dir string) ([]Stack, []string) {
 		return nil, []string{fmt.Sprintf("%s: %v", dir, err)}
 	}
 	for _, e := range entries {
-		if e.IsDir() {
-			continue
+		if e.IsDir() || isGDBFile(e.Name()) {
+			continue // gdb's stacks: LoadGDBStacks
 		}
 		n := path.Join(dir, e.Name())
 		r := rankOfName(e.Name())
