@@ -96,6 +96,10 @@ def import_run(src, name, m, command):
         "- gdb: %s" % (gdb.get("version", gdb.get("error", "not run by this version of the driver")) + (
             "; `thread apply all bt` took %.1f to %.1f s per rank, the ranks read at once" % (min(gdb_secs), max(gdb_secs))
             if gdb_secs else "")),
+    ] + ([
+        "- order: py-spy, then faulthandler (SIGUSR1), then gdb, which stops each rank while it reads it; a rank",
+        "  held past its timeout raises it as soon as gdb detaches (result/ says when each rank ended)",
+    ] if gdb_secs else []) + [
         "- command: `%s`" % " ".join(run["command"]),
         "- the driver's torchrun command: `%s`" % run["settings"]["torchrun_command"],
         "",

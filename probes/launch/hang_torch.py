@@ -9,9 +9,10 @@ Two modes in one file, so the commlab binary can embed it whole:
       rank SIGUSR1 (faulthandler writes every thread's Python stack) after
       taking each rank's stack from outside with py-spy when it is installed
       (`py-spy dump --pid PID`, which needs ptrace: root, or
-      kernel.yama.ptrace_scope 0) and, when gdb is on PATH, every thread's
+      kernel.yama.ptrace_scope 0), then, when gdb is on PATH, every thread's
       C++ stack with `gdb -p PID -batch ... -ex "thread apply all bt"`
-      (stacks/rankN.gdb.txt, same ptrace rule), waits for the ranks to time out and dump their Flight Recorder buffers, then runs
+      (stacks/rankN.gdb.txt, same ptrace rule; last, because gdb stops the
+      rank while it reads it), waits for the ranks to time out and dump their Flight Recorder buffers, then runs
       PyTorch's own analyzer (torch.distributed.flight_recorder.fr_trace) on
       the dumps. Everything lands under DIR: fr/rank_N (pickle dumps, the
       names fr_trace expects), fr_json/rank_N.json, stacks/rank_N.txt
@@ -463,11 +464,11 @@ def drive(args):
     event("%d of %d ranks marked their blocking call, %d done" % (count(d, "marks"), nproc, count(d, "done")))
     time.sleep(args.settle)
     # 2. the stacks of every rank still running: py-spy's from outside, then
-    # faulthandler's from inside.
+    # faulthandler's from inside, then gdb's. gdb goes last because it stops
+    # a rank while it reads it (tens of seconds with libtorch's symbols): a
+    # rank held past its timeout fails as soon as gdb lets go, so the stacks
+    # taken after gdb would show it already past the collective.
     summary["py_spy"] = pyspy_dumps(d, args.pyspy_timeout, event)
-    # gdb sees what py-spy cannot: the C++ threads (gloo's or NCCL's) and
-    # where in them each rank waits. It stops a rank while it reads it.
-    summary["gdb"] = gdb_dumps(d, args.gdb_timeout, event)
     signalled = []
     for f in sorted(os.listdir(os.path.join(d, "pids"))) if os.path.isdir(os.path.join(d, "pids")) else []:
         if f.endswith(".tmp"):
@@ -479,6 +480,10 @@ def drive(args):
         except (OSError, ValueError) as e:
             event("no stack from %s: %s" % (f, e))
     event("SIGUSR1 (faulthandler stacks) sent to %d ranks" % len(signalled))
+    wait_for_stacks(d, signalled, 10.0)
+    # gdb sees what py-spy cannot: the C++ threads (gloo's or NCCL's) and
+    # where in them each rank waits.
+    summary["gdb"] = gdb_dumps(d, args.gdb_timeout, event)
     # 3. the ranks time out, dump, and leave. A frozen rank (netcut) is
     # resumed once every other rank has dumped, so that it dumps too.
     resumed = args.scenario != "netcut"
@@ -555,6 +560,17 @@ def pyspy_binary():
     if os.access(here, os.X_OK):
         return here
     return shutil.which("py-spy")
+
+
+def wait_for_stacks(d, signalled, limit_s):
+    """Waits (at most limit_s) until faulthandler has written a stack for
+    every rank that was sent SIGUSR1 (pids/rank_N -> stacks/rank_N.txt)."""
+    end = time.monotonic() + limit_s
+    want = [os.path.join(d, "stacks", f + ".txt") for f in signalled]
+    while time.monotonic() < end:
+        if all(os.path.exists(w) and os.path.getsize(w) > 0 for w in want):
+            return
+        time.sleep(0.1)
 
 
 def pyspy_dumps(d, timeout, event):
