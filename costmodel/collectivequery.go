@@ -159,33 +159,13 @@ func (q CollectiveQuery) given(o Option) bool {
 	if slices.Contains(q.Given, o) {
 		return true
 	}
-	switch o {
-	case OptionRanks:
-		return q.Ranks != 0
-	case OptionNodes:
-		return q.Nodes != 0
-	case OptionThreadGPUs:
-		return q.ThreadGPUs != 0
-	case OptionNCCL:
-		return q.NCCL != ""
-	case OptionLink:
-		return q.Link != ""
-	case OptionNICPath:
-		return q.NICPath != ""
-	case OptionNVLS:
-		return q.NVLSOff
-	case OptionTable:
-		return q.Table
-	case OptionIssue:
-		return q.Issue != ""
-	case OptionLatency:
-		return q.Latency != ""
-	case OptionInterBandwidth:
-		return q.InterBandwidth != ""
-	case OptionInterLatency:
-		return q.InterLatency != ""
+	set := map[Option]bool{
+		OptionRanks: q.Ranks != 0, OptionNodes: q.Nodes != 0, OptionThreadGPUs: q.ThreadGPUs != 0,
+		OptionNCCL: q.NCCL != "", OptionLink: q.Link != "", OptionNICPath: q.NICPath != "",
+		OptionNVLS: q.NVLSOff, OptionTable: q.Table, OptionIssue: q.Issue != "", OptionLatency: q.Latency != "",
+		OptionInterBandwidth: q.InterBandwidth != "", OptionInterLatency: q.InterLatency != "",
 	}
-	return false
+	return set[o]
 }
 
 // orDefault is v, or def when o was not given.
