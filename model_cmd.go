@@ -105,243 +105,33 @@ func runModel(args []string, stdout, stderr io.Writer) int {
 	if len(pos) != 1 {
 		return usageErr("want exactly one collective, got %d arguments (run with -h for the flags)", len(pos))
 	}
-	coll, err := costmodel.ParseCollective(pos[0])
+	q := costmodel.CollectiveQuery{Collective: pos[0], Size: *size, Sweep: *sweep, Algorithm: *algo, Protocol: *proto,
+		Ranks: *ranks, Nodes: *nodes, Preset: *preset, Bandwidth: *bw, Latency: *lat, InterBandwidth: *interBW, InterLatency: *interLat,
+		Link: *link, NICPath: *nicPath, NVLSOff: !*nvls, Table: *table, Issue: *issue}
+	// Flags left at their defaults stay zero in the query, whose defaults
+	// are the same; those given are listed, so that the query can tell.
+	fs.Visit(func(f *flag.Flag) {
+		if o, ok := modelOptionOf(f.Name); ok {
+			q.Given = append(q.Given, o)
+		}
+		switch f.Name {
+		case "nccl":
+			q.NCCL = *family
+		case "thread-gpus":
+			q.ThreadGPUs = *threadGPUs
+		}
+	})
+	plan, err := q.Plan()
 	if err != nil {
-		return usageErr("%v", err)
+		return usageErr("%s", modelErrorText(err))
 	}
-	if (*size == "") == (*sweep == "") {
-		return usageErr("give either --size or --sweep")
-	}
-	var sizes []float64
-	if *size != "" {
-		s, err := units.ParseSize(*size)
-		if err != nil {
-			return usageErr("--size: %v", err)
-		}
-		sizes = []float64{float64(s)}
-	} else if sizes, err = costmodel.ParseSweep(*sweep); err != nil {
-		return usageErr("--sweep: %v", err)
-	}
-	if *nodes < 1 {
-		return usageErr("--nodes %d: need at least 1 node", *nodes)
-	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	nSet := set["n"]
-	if nSet && *ranks < 1 {
-		return usageErr("-n %d: need at least 1 GPU", *ranks)
-	}
-	tuned := strings.EqualFold(*algo, "auto") || strings.EqualFold(*proto, "auto")
-	var p costmodel.Params
-	p.Collective = coll
-	if tuned {
-		if _, err := costmodel.NCCLAlgorithm(*algo); err != nil {
-			return usageErr("--algo: %v", err)
-		}
-		if _, err := costmodel.NCCLProtocol(*proto); err != nil {
-			return usageErr("--proto: %v", err)
-		}
-		if set["lat"] {
-			return usageErr("--lat sets the alpha-beta model's per-step latency; --algo auto uses NCCL's own per-hop latencies (tuning.cc), so it cannot apply (--inter-lat adds a network's latency)")
-		}
-	} else {
-		if p.Algorithm, err = costmodel.ParseAlgorithm(*algo); err != nil {
-			return usageErr("--algo: %v", err)
-		}
-		if p.Protocol, err = costmodel.ParseProtocol(*proto); err != nil {
-			return usageErr("--proto: %v", err)
-		}
-		for _, name := range []string{"nccl", "link", "nic-path", "nvls", "table", "thread-gpus", "issue"} {
-			if set[name] {
-				return usageErr("--%s applies to the tuner (--algo auto or --proto auto); the alpha-beta model of --algo %s has no NCCL in it", name, *algo)
-			}
-		}
-	}
-	if *threadGPUs < 1 {
-		return usageErr("--thread-gpus %d: need at least 1", *threadGPUs)
-	}
-	var harness costmodel.Harness
-	harness.ThreadGPUs = *threadGPUs
-	if *issue != "" {
-		d, err := costmodel.ParseDuration(*issue)
-		if err != nil {
-			return usageErr("--issue: %v", err)
-		}
-		if float64(d) <= 0 {
-			return usageErr("--issue %s: want a time above 0", *issue)
-		}
-		harness.IssueUs = float64(d) * 1e6
-	}
-	if tuned {
-		if _, err := costmodel.NCCLFamily(*family); err != nil {
-			return usageErr("--nccl: %v", err)
-		}
-	}
-
-	// The node: a preset, or one built from --bw and --lat.
-	var node costmodel.Node
-	if *preset != "" {
-		if node, err = costmodel.NodeByName(*preset); err != nil {
-			return usageErr("--preset: %v", err)
-		}
-	}
-	n := *ranks
-	if !nSet {
-		n = 8
-		if *preset != "" {
-			n = node.GPUs * *nodes
-		}
-	}
-	if n%*nodes != 0 {
-		return usageErr("-n %d does not spread evenly over %d nodes", n, *nodes)
-	}
-	if *preset != "" && n/(*nodes) < node.GPUs {
-		// Part of each board: the preset's links, n/nodes GPUs per node.
-		if node, err = node.WithGPUs(n / *nodes); err != nil {
-			return usageErr("-n: %v", err)
-		}
-	}
-	*link = strings.ToLower(strings.TrimSpace(*link))
-	if *link != "" && *link != "pcie" && *link != "nvlink" {
-		return usageErr("--link %q: want pcie or nvlink", *link)
-	}
-	if *nicPath != "" {
-		switch strings.ToUpper(*nicPath) {
-		case "PIX", "PXB", "PXN", "PHB", "SYS":
-		default:
-			return usageErr("--nic-path %q: want pix, pxb, pxn, phb or sys", *nicPath)
-		}
-	}
-	if *nodes == 1 {
-		for _, name := range []string{"inter-bw", "inter-lat", "nic-path"} {
-			if set[name] {
-				return usageErr("--%s describes the network between nodes; with --nodes 1 nothing crosses it", name)
-			}
-		}
-	}
-	p.Ranks, p.Nodes = n, *nodes
-	p.Alpha, p.Beta, p.InterAlpha, p.InterBeta = node.Intra.Alpha, node.Intra.Beta(), node.NIC.Alpha, node.InterBeta()
-	if *preset == "" {
-		p.Alpha = 5e-6
-	}
-	if *bw != "" {
-		b, err := costmodel.ParseBandwidth(*bw)
-		if err != nil {
-			return usageErr("--bw: %v", err)
-		}
-		p.Beta = b.OneWay()
-		node.Intra.Bandwidth = b
-		node.Intra.NCCLBandwidth = 0 // rated from the new rate as NCCL rates this kind of link
-	}
-	if *lat != "" {
-		l, err := costmodel.ParseDuration(*lat)
-		if err != nil {
-			return usageErr("--lat: %v", err)
-		}
-		p.Alpha = float64(l)
-	}
-	if *interBW != "" {
-		b, err := costmodel.ParseBandwidth(*interBW)
-		if err != nil {
-			return usageErr("--inter-bw: %v", err)
-		}
-		p.InterBeta = b.OneWay()
-	}
-	if *interLat != "" {
-		l, err := costmodel.ParseDuration(*interLat)
-		if err != nil {
-			return usageErr("--inter-lat: %v", err)
-		}
-		p.InterAlpha = float64(l)
-	}
-	if p.Beta <= 0 {
-		// Say first what would be wrong even with a bandwidth.
-		if !tuned {
-			q := p
-			q.Beta, q.Bytes = 1, sizes[0]
-			if _, err := costmodel.Predict(q); errors.Is(err, costmodel.ErrUnsupported) {
-				return usageErr("%v", err)
-			}
-		}
-		return usageErr("need --bw (e.g. --bw 25GB/s) or --preset (%s)", presetNames())
-	}
-
 	var rows []modelResult
 	header := ""
-	if tuned {
-		linkNote := ""
-		if *preset == "" {
-			if node, err = costmodel.CustomNode(p, *link); err != nil {
-				return usageErr("--link: %v", err)
-			}
-			if *link == "" {
-				linkNote = fmt.Sprintf(" (assumed from --bw %v; set --link)", costmodel.Bandwidth{BytesPerSecond: p.Beta})
-			}
-		} else if *link != "" {
-			node.Intra.Kind = *link
-			node.NVSwitch = *link == "nvlink"
-			node.NVLS = node.NVLS && node.NVSwitch
-			node.Intra.NCCLBandwidth = 0
-		}
-		if *nicPath != "" {
-			node.NICPath = strings.ToUpper(*nicPath)
-		}
-		// The network flags apply to the tuner's nodes too: one NIC per
-		// GPU at --inter-bw, and --inter-lat as the network's own latency.
-		if *interBW != "" {
-			node.NICs = node.GPUs
-			node.NIC.Name = "custom"
-			node.NIC.Bandwidth = costmodel.Bandwidth{BytesPerSecond: p.InterBeta}
-			node.NIC.NCCLBandwidth = p.InterBeta / 1e9
-		}
-		if *interLat != "" {
-			node.NIC.NetLatency = p.InterAlpha
-		}
-		nvlsNote := "no NVLS"
-		switch {
-		case node.NVLS && !*nvls:
-			nvlsNote = "NVLS off (NCCL_NVLS_ENABLE=0)"
-		case node.NVLS:
-			nvlsNote = "NVLS on"
-		}
-		kind := node.Intra.Kind
-		if kind != "pcie" {
-			kind = "nvlink"
-		}
-		fam, _ := costmodel.NCCLFamily(*family)
-		famNote := fam + "-family tuner"
-		if *family != fam {
-			famNote = fmt.Sprintf("NCCL %s: %s", *family, famNote)
-		}
-		if !set["nccl"] {
-			famNote += " (the default, newest modelled)"
-		}
-		header = fmt.Sprintf("%s, calibrated model over NCCL's %s, %d node(s) of %s: %d GPUs each, in-node link %s%s, %s",
-			coll, famNote, *nodes, node.Name, node.GPUs, kind, linkNote, nvlsNote)
-		if *nodes > 1 {
-			path := node.NICPath
-			if path == "" {
-				path = "PIX"
-				if !node.NVSwitch {
-					path = "PHB"
-				}
-			}
-			header += fmt.Sprintf(", %d NIC(s) %s at %v, NIC %s", node.NICs, node.NIC.Name, node.NIC.Bandwidth, path)
-			if node.NIC.NetLatency > 0 {
-				header += fmt.Sprintf(", network latency %v per hop", costmodel.Seconds(node.NIC.NetLatency))
-			}
-		}
-		if harness.ThreadGPUs > 1 || harness.IssueUs > 0 {
-			iss := harness.IssueUs
-			if iss == 0 {
-				iss = costmodel.FitIssueUs
-			}
-			header += fmt.Sprintf(", %d GPU(s) per host thread at %.3g us each", harness.ThreadGPUs, iss)
-		}
-		m := costmodel.Machine{Node: node, Nodes: *nodes, NCCL: *family, NVLSOff: !*nvls, Harness: harness}
-		rows, err = modelTuner(m, p, sizes, *algo, *proto, *table && !*jsonOut, stdout)
+	if plan.Tuned {
+		header = tunerHeader(plan)
+		rows, err = modelTuner(plan, plan.Table && !*jsonOut, stdout)
 	} else {
-		rows, err = modelAlphaBeta(p, sizes)
+		rows, err = modelAlphaBeta(plan.Params, plan.Sizes)
 	}
 	if err != nil {
 		return usageErr("%v", err)
@@ -354,11 +144,95 @@ func runModel(args []string, stdout, stderr io.Writer) int {
 		return printModelJSON(stdout, stderr, "commlab model", v)
 	}
 	crossover := ""
-	if !tuned {
-		crossover = crossoverLine(p)
+	if !plan.Tuned {
+		crossover = crossoverLine(plan.Params)
 	}
-	printModel(stdout, header, crossover, p, rows, *sweep != "")
+	printModel(stdout, header, crossover, plan.Params, rows, *sweep != "")
 	return 0
+}
+
+// modelFlags are the flags of `commlab model` that stand for the inputs
+// of a costmodel.CollectiveQuery.
+var modelFlags = map[costmodel.Option]string{
+	costmodel.OptionSize: "--size", costmodel.OptionSweep: "--sweep", costmodel.OptionAlgorithm: "--algo",
+	costmodel.OptionProtocol: "--proto", costmodel.OptionRanks: "-n", costmodel.OptionNodes: "--nodes",
+	costmodel.OptionPreset: "--preset", costmodel.OptionBandwidth: "--bw", costmodel.OptionLatency: "--lat",
+	costmodel.OptionInterBandwidth: "--inter-bw", costmodel.OptionInterLatency: "--inter-lat", costmodel.OptionNCCL: "--nccl",
+	costmodel.OptionLink: "--link", costmodel.OptionNICPath: "--nic-path", costmodel.OptionNVLS: "--nvls",
+	costmodel.OptionTable: "--table", costmodel.OptionThreadGPUs: "--thread-gpus", costmodel.OptionIssue: "--issue",
+}
+
+// modelOptionOf is the query input that the flag named name sets.
+func modelOptionOf(name string) (costmodel.Option, bool) {
+	for o, f := range modelFlags {
+		if strings.TrimLeft(f, "-") == name {
+			return o, true
+		}
+	}
+	return "", false
+}
+
+// modelErrorText is err's message with the query's inputs named by their
+// flags: "--nodes 0: need at least 1 node".
+func modelErrorText(err error) string {
+	var oe *costmodel.OptionError
+	if !errors.As(err, &oe) {
+		return err.Error()
+	}
+	return oe.Text(func(o costmodel.Option) string { return modelFlags[o] })
+}
+
+// tunerHeader is the first line of the tuner's answer: the NCCL family
+// and the machine as modelled.
+func tunerHeader(plan costmodel.CollectivePlan) string {
+	m := plan.Machine
+	node := m.Node
+	linkNote := ""
+	if plan.LinkAssumed {
+		linkNote = fmt.Sprintf(" (assumed from --bw %v; set --link)", costmodel.Bandwidth{BytesPerSecond: plan.Params.Beta})
+	}
+	nvlsNote := "no NVLS"
+	switch {
+	case node.NVLS && m.NVLSOff:
+		nvlsNote = "NVLS off (NCCL_NVLS_ENABLE=0)"
+	case node.NVLS:
+		nvlsNote = "NVLS on"
+	}
+	kind := node.Intra.Kind
+	if kind != "pcie" {
+		kind = "nvlink"
+	}
+	fam, _ := costmodel.NCCLFamily(m.NCCL)
+	famNote := fam + "-family tuner"
+	if m.NCCL != fam {
+		famNote = fmt.Sprintf("NCCL %s: %s", m.NCCL, famNote)
+	}
+	if !plan.NCCLGiven {
+		famNote += " (the default, newest modelled)"
+	}
+	header := fmt.Sprintf("%s, calibrated model over NCCL's %s, %d node(s) of %s: %d GPUs each, in-node link %s%s, %s",
+		plan.Params.Collective, famNote, m.Nodes, node.Name, node.GPUs, kind, linkNote, nvlsNote)
+	if m.Nodes > 1 {
+		path := node.NICPath
+		if path == "" {
+			path = "PIX"
+			if !node.NVSwitch {
+				path = "PHB"
+			}
+		}
+		header += fmt.Sprintf(", %d NIC(s) %s at %v, NIC %s", node.NICs, node.NIC.Name, node.NIC.Bandwidth, path)
+		if node.NIC.NetLatency > 0 {
+			header += fmt.Sprintf(", network latency %v per hop", costmodel.Seconds(node.NIC.NetLatency))
+		}
+	}
+	if h := m.Harness; h.ThreadGPUs > 1 || h.IssueUs > 0 {
+		iss := h.IssueUs
+		if iss == 0 {
+			iss = costmodel.FitIssueUs
+		}
+		header += fmt.Sprintf(", %d GPU(s) per host thread at %.3g us each", h.ThreadGPUs, iss)
+	}
+	return header
 }
 
 // printModelJSON prints v as --json does and returns the exit status; a
@@ -408,12 +282,8 @@ func modelAlphaBeta(p costmodel.Params, sizes []float64) ([]modelResult, error) 
 
 // modelTuner predicts with the calibrated model over NCCL's tuner, and
 // prints the tuner's table first when asked.
-func modelTuner(m costmodel.Machine, p costmodel.Params, sizes []float64, algo, proto string, printTable bool, w io.Writer) ([]modelResult, error) {
-	node := m.Node
-	if p.Ranks != node.GPUs*p.Nodes {
-		return nil, fmt.Errorf("the tuner models whole nodes of at most %d GPUs: -n %d over %d node(s) of %s is %d per node", node.GPUs, p.Ranks, p.Nodes, node.Name, p.Ranks/p.Nodes)
-	}
-	T, rows, err := m.Sweep(p.Collective, sizes, algo, proto)
+func modelTuner(plan costmodel.CollectivePlan, printTable bool, w io.Writer) ([]modelResult, error) {
+	T, rows, err := plan.Machine.Sweep(plan.Params.Collective, plan.Sizes, plan.Algorithm, plan.Protocol)
 	if err != nil {
 		return nil, err
 	}

@@ -25,6 +25,10 @@
 //   - the calibrated model (Machine.Estimate, `commlab model --algo auto`)
 //     and the published measurements it is held to (PublishedMeasurements,
 //     Calibration; testdata/published.tsv);
+//   - a collective question as a person asks it (CollectiveQuery: sizes,
+//     rates and a preset as typed, resolved to Params or a Machine), whose
+//     errors name the input at fault (OptionError) so that a command can
+//     name its own flag;
 //   - the paths of a transfer from a GPU to a GPU on another node (TCP,
 //     RDMA through host memory, GPUDirect RDMA): copies, PCIe links
 //     crossed, host-memory traffic, the PCIe switch uplink a GPU shares

@@ -79,6 +79,7 @@ func init() {
 		"RDMAPort":     reflect.ValueOf((*probes.RDMAPort)(nil)),
 		"Run":          reflect.ValueOf((*probes.Run)(nil)),
 		"Sample":       reflect.ValueOf((*probes.Sample)(nil)),
+		"ScriptHeader": reflect.ValueOf((*probes.ScriptHeader)(nil)),
 		"Source":       reflect.ValueOf((*probes.Source)(nil)),
 		"Topology":     reflect.ValueOf((*probes.Topology)(nil)),
 

@@ -9,20 +9,14 @@ import (
 	"path"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/commlab/commlab/probes"
 )
 
 // summary is summary.json as c10d_lab.py writes it.
 type summary struct {
-	Kind     string                     `json:"kind"`
-	Command  []string                   `json:"command"`
-	Date     string                     `json:"date"`
-	Host     string                     `json:"host"`
-	Settings map[string]string          `json:"settings"`
+	probes.ScriptHeader
 	Versions map[string]any             `json:"versions"`
-	Env      map[string]string          `json:"env"`
 	Parts    map[string]json.RawMessage `json:"parts"`
 	Errors   []string                   `json:"errors"`
 }
@@ -97,9 +91,7 @@ func runOf(s *summary) *probes.Run {
 	for k, v := range s.Settings {
 		r.Settings[k] = v
 	}
-	if t, err := time.Parse(time.RFC3339Nano, s.Date); err == nil {
-		r.Date = t
-	}
+	r.Date = s.Time()
 	str := func(k string) string {
 		if v, ok := s.Versions[k]; ok && v != nil {
 			return fmt.Sprint(v)

@@ -3,6 +3,8 @@ package c10dlab
 import (
 	"slices"
 	"testing"
+
+	"github.com/commlab/commlab/probes"
 )
 
 func TestScriptFlags(t *testing.T) {
@@ -23,10 +25,10 @@ func TestScriptFlags(t *testing.T) {
 }
 
 func TestRunOfKeepsScriptFlags(t *testing.T) {
-	s := &summary{
+	s := &summary{ScriptHeader: probes.ScriptHeader{
 		Command:  []string{"python3", "c10d_lab.py", "--out", "/tmp/x", "--backend", "nccl", "--modes", "unset,1,3"},
 		Settings: map[string]string{"backend": "nccl", "parts": "store,timeout"},
-	}
+	}}
 	want := []string{"commlab", "probe", "c10d", "--backend", "nccl", "--parts", "store,timeout", "--", "--modes", "unset,1,3"}
 	if got := runOf(s).Command; !slices.Equal(got, want) {
 		t.Errorf("command %q, want %q", got, want)

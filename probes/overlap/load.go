@@ -10,19 +10,13 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/commlab/commlab/probes"
 )
 
 // summary is summary.json as bench_overlap.py writes it.
 type summary struct {
-	Kind        string             `json:"kind"`
-	Command     []string           `json:"command"`
-	Settings    map[string]string  `json:"settings"`
-	Env         map[string]string  `json:"env"`
-	Date        string             `json:"date"`
-	Host        string             `json:"host"`
+	probes.ScriptHeader
 	GPUModel    string             `json:"gpu_model"`
 	GPUCount    int                `json:"gpu_count"`
 	CUDA        string             `json:"cuda"`
@@ -181,7 +175,7 @@ func runOf(s *summary) *probes.Run {
 	}
 	r := &probes.Run{Kind: "torch-overlap", Command: s.Command, Settings: settings, Env: s.Env, Host: s.Host,
 		GPUModel: s.GPUModel, GPUCount: s.GPUCount, Driver: s.Driver, CUDA: s.CUDA, NCCL: s.NCCL, Tool: s.Tool}
-	if t, err := time.Parse(time.RFC3339Nano, s.Date); err == nil {
+	if t := s.Time(); !t.IsZero() {
 		r.Date = t.UTC()
 	}
 	if s.GPUCount == 1 {
