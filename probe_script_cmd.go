@@ -315,7 +315,8 @@ func runProbeHang(args []string, stdout, stderr io.Writer) int {
 		"usage: commlab probe hang --scenario NAME --out DIR [--nproc N] [--timeout S] [--steps N --hang-at N --stuck-rank R] [--deadline S]",
 		"       commlab probe hang --script > hang_torch.py",
 		"Stages a hang on CPU ranks (torchrun, gloo, PyTorch 2.8 or later) with the Flight Recorder on, takes every",
-		"rank's stack (faulthandler: DIR/stacks/rank_N.txt; py-spy dump when installed: DIR/stacks/rankN.txt),",
+		"rank's stack (faulthandler: DIR/stacks/rank_N.txt; py-spy dump when installed: DIR/stacks/rankN.txt;",
+		"gdb's C++ threads, last, when gdb is on PATH: DIR/stacks/rankN.gdb.txt),",
 		"lets the ranks time out and dump, and runs PyTorch's fr_trace; read the dumps with commlab parse flight-recorder DIR/fr,",
 		"the whole run with commlab doctor --fr DIR/fr --stacks DIR/stacks. make hang-cpu installs torch and py-spy in a venv.",
 		"Scenarios: "+strings.Join(launch.HangScenarios, ", "))
