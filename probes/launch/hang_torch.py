@@ -588,22 +588,12 @@ def pyspy_dumps(d, timeout, event):
         version = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=timeout).stdout.strip()
     except (OSError, subprocess.SubprocessError) as e:
         return {"error": "py-spy --version: %s" % e}
-    pids = {}
-    pid_dir = os.path.join(d, "pids")
-    for f in sorted(os.listdir(pid_dir)) if os.path.isdir(pid_dir) else []:
-        if f.startswith("rank_") and not f.endswith(".tmp"):
-            try:
-                pids[int(f[5:])] = int(open(os.path.join(pid_dir, f)).read())
-            except ValueError:
-                pass
+    pids = rank_pids(d)
 
     def dump(rank):
-        try:
-            os.kill(pids[rank], 0)
-        except ProcessLookupError:
-            return rank, {"exit": "gone", "error": "rank %d (pid %d) had already ended" % (rank, pids[rank])}
-        except PermissionError:
-            pass  # exists; py-spy will say whether it may read it
+        ended = already_ended(rank, pids[rank])
+        if ended:
+            return rank, ended
         cmd = [exe, "dump", "--pid", str(pids[rank])]
         try:
             res = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
@@ -642,6 +632,18 @@ def rank_pids(d):
     return pids
 
 
+def already_ended(rank, pid):
+    """The error entry of a rank whose process has ended, else None (a
+    process we may not signal exists: the tool says whether it may read it)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return {"exit": "gone", "error": "rank %d (pid %d) had already ended" % (rank, pid)}
+    except PermissionError:
+        pass
+    return None
+
+
 GDB_ARGS = ["-batch", "-nx", "-q", "-ex", "set pagination off", "-ex", "thread apply all bt"]
 
 
@@ -666,12 +668,9 @@ def gdb_dumps(d, timeout, event):
 
     def dump(rank):
         pid = pids[rank]
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return rank, {"exit": "gone", "error": "rank %d (pid %d) had already ended" % (rank, pid)}
-        except PermissionError:
-            pass  # exists; gdb will say whether it may attach
+        ended = already_ended(rank, pid)
+        if ended:
+            return rank, ended
         cmd = [exe, "-p", str(pid)] + GDB_ARGS
         t0 = now()
         try:

@@ -299,34 +299,15 @@ func isGDBFile(name string) bool { return strings.HasSuffix(name, ".gdb.txt") }
 // order; files that name no rank or hold no thread are returned with the
 // reason (a gdb error that was kept still counts as read).
 func LoadGDBStacks(fsys fs.FS, dir string) ([]GDBStack, []string) {
-	entries, err := fs.ReadDir(fsys, dir)
-	if err != nil {
-		return nil, []string{fmt.Sprintf("%s: %v", dir, err)}
-	}
 	var stacks []GDBStack
-	var skipped []string
-	for _, e := range entries {
-		if e.IsDir() || !isGDBFile(e.Name()) {
-			continue
-		}
-		n := path.Join(dir, e.Name())
-		r := rankOfName(e.Name())
-		if r < 0 {
-			skipped = append(skipped, n+": the name gives no rank (rankN.gdb.txt)")
-			continue
-		}
-		b, err := fs.ReadFile(fsys, n)
-		if err != nil {
-			skipped = append(skipped, fmt.Sprintf("%s: %v", n, err))
-			continue
-		}
-		st := ParseGDB(r, string(b))
+	skipped := eachRankFile(fsys, dir, isGDBFile, "rankN.gdb.txt", func(rank int, text string) string {
+		st := ParseGDB(rank, text)
 		if len(st.Threads) == 0 && st.Error == "" {
-			skipped = append(skipped, n+": no thread in gdb's text")
-			continue
+			return "no thread in gdb's text"
 		}
 		stacks = append(stacks, st)
-	}
+		return ""
+	})
 	sort.SliceStable(stacks, func(i, j int) bool { return stacks[i].Rank < stacks[j].Rank })
 	return stacks, skipped
 }

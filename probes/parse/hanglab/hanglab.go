@@ -541,19 +541,37 @@ func (s Stack) String() string {
 // and returned with the reason.
 func LoadStacks(fsys fs.FS, dir string) ([]Stack, []string) {
 	var stacks []Stack
-	var skipped []string
+	notGDB := func(name string) bool { return !isGDBFile(name) } // gdb's stacks: LoadGDBStacks
+	skipped := eachRankFile(fsys, dir, notGDB, "rank_N.txt or rankN.txt", func(rank int, text string) string {
+		st := ParseStack(rank, text)
+		if len(st.Threads) == 0 && st.Error == "" {
+			return "neither a py-spy dump nor a faulthandler traceback"
+		}
+		stacks = mergeStack(stacks, st)
+		return ""
+	})
+	sort.Slice(stacks, func(i, j int) bool { return stacks[i].Rank < stacks[j].Rank })
+	return stacks, skipped
+}
+
+// eachRankFile hands use the text of every file of dir that keep accepts and
+// whose name gives a rank; the files it could not read, whose names give
+// no rank (noRank says what a name should look like), or that use turned
+// down (its reason) come back as "path: why".
+func eachRankFile(fsys fs.FS, dir string, keep func(name string) bool, noRank string, use func(rank int, text string) (skip string)) []string {
 	entries, err := fs.ReadDir(fsys, dir)
 	if err != nil {
-		return nil, []string{fmt.Sprintf("%s: %v", dir, err)}
+		return []string{fmt.Sprintf("%s: %v", dir, err)}
 	}
+	var skipped []string
 	for _, e := range entries {
-		if e.IsDir() || isGDBFile(e.Name()) {
-			continue // gdb's stacks: LoadGDBStacks
+		if e.IsDir() || !keep(e.Name()) {
+			continue
 		}
 		n := path.Join(dir, e.Name())
 		r := rankOfName(e.Name())
 		if r < 0 {
-			skipped = append(skipped, n+": the name gives no rank (rank_N.txt or rankN.txt)")
+			skipped = append(skipped, n+": the name gives no rank ("+noRank+")")
 			continue
 		}
 		b, err := fs.ReadFile(fsys, n)
@@ -561,15 +579,11 @@ func LoadStacks(fsys fs.FS, dir string) ([]Stack, []string) {
 			skipped = append(skipped, fmt.Sprintf("%s: %v", n, err))
 			continue
 		}
-		st := ParseStack(r, string(b))
-		if len(st.Threads) == 0 && st.Error == "" {
-			skipped = append(skipped, n+": neither a py-spy dump nor a faulthandler traceback")
-			continue
+		if why := use(r, string(b)); why != "" {
+			skipped = append(skipped, n+": "+why)
 		}
-		stacks = mergeStack(stacks, st)
 	}
-	sort.Slice(stacks, func(i, j int) bool { return stacks[i].Rank < stacks[j].Rank })
-	return stacks, skipped
+	return skipped
 }
 
 // reRankAnywhere finds the rank in a file name that is not the hang lab's
