@@ -670,16 +670,16 @@ func runProbePerftest(args []string, stdout, stderr io.Writer) int {
 		if len(cfg.Sizes) > 0 {
 			size = cfg.Sizes[0]
 		}
-		port := cfg.Port
-		if port == 0 {
-			port = 18515
-		}
-		fmt.Fprintln(stdout, "server:", launch.ShellJoin(append([]string{cfg.Tool}, cfg.ServerArgs(size, port)...)))
-		client, err := launch.Command(cfg.Launch, cfg.Tool, cfg.ClientArgs("127.0.0.1", size, port))
+		server, client, err := rdma.PerftestCommands(cfg, size)
 		if err != nil {
 			return fail(fs, stderr, 2, "%v", err)
 		}
-		fmt.Fprintln(stdout, "client:", launch.ShellJoin(client))
+		if server != nil {
+			fmt.Fprintln(stdout, "server:", launch.ShellJoin(server))
+		}
+		if client != nil {
+			fmt.Fprintln(stdout, "client:", launch.ShellJoin(client))
+		}
 		return 0
 	}
 	run, status := measureRun(fs, stderr, args, func(ctx context.Context) (*probes.Run, error) { return rdma.Perftest(ctx, cfg) })

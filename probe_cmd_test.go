@@ -162,6 +162,26 @@ func TestProbePerftestFlags(t *testing.T) {
 	if code != 0 || out.String() != want {
 		t.Errorf("exit %d, output %q, want %q (%s)", code, out.String(), want, errb.String())
 	}
+	// The two machines' sides: each prints only its own command line, the
+	// client against the server it names or the server host given.
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--server", ":19000"}, "server: ib_write_bw -s 65536 -p 19000 -F\n"},
+		{[]string{"--connect", "10.0.0.2:19000"}, "client: ib_write_bw -s 65536 -p 19000 -F 10.0.0.2\n"},
+		{[]string{"--launcher", "mpirun", "--np", "2", "--server-host", "nodeA"},
+			"server: ib_write_bw -s 65536 -p 18515 -F\nclient: mpirun -np 2 --bind-to none ib_write_bw -s 65536 -p 18515 -F nodeA\n"},
+	} {
+		var out, errb bytes.Buffer
+		code := dispatch(append([]string{"probe", "perftest", "--dry-run", "-b", "64K"}, tc.args...), &out, &errb)
+		if code != 0 || out.String() != tc.want {
+			t.Errorf("%v: exit %d, output %q, want %q (%s)", tc.args, code, out.String(), tc.want, errb.String())
+		}
+	}
+	if code := dispatch([]string{"probe", "perftest", "--dry-run", "--connect", "nohost"}, &out, &errb); code != 2 || !strings.Contains(errb.String(), "HOST:PORT") {
+		t.Errorf("--connect nohost: exit %d, stderr %q", code, errb.String())
+	}
 	for _, args := range [][]string{
 		{"--tool", "ib_atomic_lat"},
 		{"--server", ":1", "--connect", "a:1"},

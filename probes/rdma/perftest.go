@@ -246,6 +246,59 @@ func Perftest(ctx context.Context, cfg PerftestConfig) (*probes.Run, error) {
 	return run, perr
 }
 
+// PerftestDefaultPort is the TCP port perftest's tools use when none is
+// given (-p 18515); a dry run names it where a real run would pick a free
+// port.
+const PerftestDefaultPort = 18515
+
+// PerftestCommands are the command lines a run of cfg would start for one
+// size, without starting them: the server's, unless cfg.Connect names a
+// server on another machine, and the client's (through cfg.Launch when the
+// server runs here too), unless cfg.Listen makes this the server only. A
+// server started here listens on cfg.Listen's port, else cfg.Port, else
+// PerftestDefaultPort.
+func PerftestCommands(cfg PerftestConfig, size int64) (server, client []string, err error) {
+	tool := cfg.tool()
+	connect := cfg.Connect
+	if connect == "" {
+		port := cfg.Port
+		if port == 0 && cfg.Listen == "" {
+			port = PerftestDefaultPort
+		}
+		if port, err = serverPort(cfg.Listen, port); err != nil {
+			return nil, nil, err
+		}
+		server = append([]string{tool}, cfg.ServerArgs(size, port)...)
+		connect = net.JoinHostPort(serverHost(Config{ServerHost: cfg.ServerHost, Launch: cfg.Launch}), strconv.Itoa(port))
+	}
+	if cfg.Listen != "" {
+		return server, nil, nil
+	}
+	host, port, err := connectAddress(connect)
+	if err != nil {
+		return nil, nil, err
+	}
+	o := launch.Options{}
+	if server != nil {
+		o = cfg.Launch
+	}
+	client, err = launch.Command(o, tool, cfg.ClientArgs(host, size, port))
+	return server, client, err
+}
+
+// connectAddress splits a client's HOST:PORT.
+func connectAddress(connect string) (string, int, error) {
+	host, p, err := net.SplitHostPort(connect)
+	if err != nil {
+		return "", 0, fmt.Errorf("rdma: connect address %q: want HOST:PORT", connect)
+	}
+	port, err := strconv.Atoi(p)
+	if err != nil || port <= 0 || port > 65535 {
+		return "", 0, fmt.Errorf("rdma: connect address %q: bad port", connect)
+	}
+	return host, port, nil
+}
+
 // perftestPair runs one server and client pair (or one side) for one
 // size, keeping the logs as "server"+suffix and "client"+suffix.
 func perftestPair(ctx context.Context, cfg PerftestConfig, tool string, size int64, suffix string, run *probes.Run) error {
@@ -270,13 +323,9 @@ func perftestPair(ctx context.Context, cfg PerftestConfig, tool string, size int
 	}
 	var cerr error
 	if cfg.Listen == "" {
-		host, p, err := net.SplitHostPort(connect)
+		host, port, err := connectAddress(connect)
 		if err != nil {
-			return fmt.Errorf("rdma: connect address %q: want HOST:PORT", connect)
-		}
-		port, err := strconv.Atoi(p)
-		if err != nil || port <= 0 || port > 65535 {
-			return fmt.Errorf("rdma: connect address %q: bad port", connect)
+			return err
 		}
 		o := launch.Options{}
 		if server != nil {
