@@ -100,16 +100,20 @@ func (f doctorFlags) files() doctor.Files {
 		Trace: *f.trace, Env: *f.env, Torch: *f.torch, RankRuns: *f.rankRuns, NodeReports: *f.nodes, Pairs: *f.pairs}
 }
 
-func runDoctor(args []string, stdout, stderr io.Writer) int {
+var doctorUsage = []string{
+	"usage: commlab doctor [--out DIR] [--json] [--topo F --lspci F --nccl-log LOG --nccl-tests F --fr DIR --stacks DIR --dmesg F --trace TRACE.json --env F --torch V --baseline F]",
+	"       commlab doctor --nccl-tests FILE [--json] [--preset P ...]   (one busbw curve: see commlab doctor --nccl-tests -h)",
+	"       commlab doctor --launcher mpirun|srun|torchrun --nodes N --per-node G --out SHARED_DIR [--hostfile F | --hosts a,b | --master H:P] [--run]",
+	"On a GPU machine with no files given it probes: topology (NVML, sysfs), PCI facts, copy bandwidth, an NCCL sweep with its log.",
+	"Exit status: 0 every check ok or skipped, 1 warnings, 2 failures (or bad input).",
+}
+
+// runDoctor is the full doctor, or the curve doctor when --nccl-tests is
+// its one input: that one's flag set is its own, under the same name.
+func runDoctor(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	if curveOnly(args) {
-		return runDoctorCurve(args, stdout, stderr)
+		return runDoctorCurve(newFlags(fs.Name(), stderr, doctorCurveUsage...), args, stdout, stderr)
 	}
-	fs := newFlags("commlab doctor", stderr,
-		"usage: commlab doctor [--out DIR] [--json] [--topo F --lspci F --nccl-log LOG --nccl-tests F --fr DIR --stacks DIR --dmesg F --trace TRACE.json --env F --torch V --baseline F]",
-		"       commlab doctor --nccl-tests FILE [--json] [--preset P ...]   (one busbw curve: see commlab doctor --nccl-tests -h)",
-		"       commlab doctor --launcher mpirun|srun|torchrun --nodes N --per-node G --out SHARED_DIR [--hostfile F | --hosts a,b | --master H:P] [--run]",
-		"On a GPU machine with no files given it probes: topology (NVML, sysfs), PCI facts, copy bandwidth, an NCCL sweep with its log.",
-		"Exit status: 0 every check ok or skipped, 1 warnings, 2 failures (or bad input).")
 	f := addDoctorFlags(fs)
 	if status, ok := parseOnlyFlags(fs, args, stderr); !ok {
 		return status
@@ -143,7 +147,7 @@ func runDoctor(args []string, stdout, stderr io.Writer) int {
 	}
 	ev.Collective = append(ev.Collective, doctor.CheckCurves(ev)...)
 	r := doctor.Diagnose(ev)
-	r.Command = doctor.ShellLine(append([]string{"commlab", "doctor"}, args...))
+	r.Command = doctor.ShellLine(commandLine(fs, args))
 	if *f.baseline != "" {
 		bf, err := os.Open(*f.baseline)
 		if err != nil {
@@ -245,7 +249,7 @@ func doctorLaunch(fs *flag.FlagSet, f doctorFlags, stdout, stderr io.Writer) int
 		return fail(fs, stderr, exitFailed, "%v", err)
 	}
 	fmt.Fprintf(stderr, "commlab doctor: reading everything: %s\n", doctor.ShellLine(plan.FollowUp))
-	return runDoctor(plan.FollowUp[2:], stdout, stderr)
+	return dispatch(plan.FollowUp[1:], stdout, stderr)
 }
 
 // curveDoctorOutput is what --json prints.
@@ -255,17 +259,19 @@ type curveDoctorOutput struct {
 	Exit     int                  `json:"exit"`
 }
 
+var doctorCurveUsage = []string{
+	"usage: commlab doctor --nccl-tests FILE [--json] [--preset P] [--gpus N] [--nodes N] [--nccl 2.28] [--nvls=false] [--single-node FILE]",
+	"  FILE: nccl-tests output (text or -J JSON; - is standard input) or a commlab run saved with --save.",
+	"  Reads each busbw curve against costmodel's NCCL-like tuner for the machine and names its shape:",
+	"  large-message plateau, small-message floor, dips, multi-node against single-node. The machine is",
+	"  the preset of the GPU the file names (--preset to choose one); without one, or for a collective",
+	"  the tuner does not model, the curve is read on its own shape and the report says why.",
+	"  Exit status: 0 all fine, 1 warnings, 2 a failure or bad input.",
+}
+
 // runDoctorCurve runs the curve doctor. Its exit status is doctor.ExitCode
 // of the verdicts (0 fine, 1 warnings, 2 a failure), or 2 for bad input.
-func runDoctorCurve(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("commlab doctor", stderr,
-		"usage: commlab doctor --nccl-tests FILE [--json] [--preset P] [--gpus N] [--nodes N] [--nccl 2.28] [--nvls=false] [--single-node FILE]",
-		"  FILE: nccl-tests output (text or -J JSON; - is standard input) or a commlab run saved with --save.",
-		"  Reads each busbw curve against costmodel's NCCL-like tuner for the machine and names its shape:",
-		"  large-message plateau, small-message floor, dips, multi-node against single-node. The machine is",
-		"  the preset of the GPU the file names (--preset to choose one); without one, or for a collective",
-		"  the tuner does not model, the curve is read on its own shape and the report says why.",
-		"  Exit status: 0 all fine, 1 warnings, 2 a failure or bad input.")
+func runDoctorCurve(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	file := fs.String("nccl-tests", "", "nccl-tests output or a commlab NCCL run (required)")
 	single := fs.String("single-node", "", "a single-node curve of the same collective, to judge a multi-node one against")
 	jsonOut := fs.Bool("json", false, "print the reports and verdicts as JSON")

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,12 @@ import (
 
 	"github.com/commlab/commlab/probes/recorded"
 )
+
+// curveDoctor runs the curve doctor as commlab doctor does when
+// --nccl-tests is its one input (args need not say it: "no file").
+func curveDoctor(args []string, stdout, stderr io.Writer) int {
+	return runDoctorCurve(newFlags("commlab doctor", stderr, doctorCurveUsage...), args, stdout, stderr)
+}
 
 func TestDoctorCurveCommand(t *testing.T) {
 	dir := t.TempDir()
@@ -54,7 +61,7 @@ func TestDoctorCurveCommand(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var out, errb bytes.Buffer
-			status := runDoctorCurve(tc.args, &out, &errb)
+			status := curveDoctor(tc.args, &out, &errb)
 			if status != tc.status {
 				t.Errorf("status %d, want %d; stderr %s", status, tc.status, errb.String())
 			}
@@ -78,7 +85,7 @@ func TestDoctorCurveJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out, errb bytes.Buffer
-	if status := runDoctorCurve([]string{"--nccl-tests", path, "--nvls=false", "--json"}, &out, &errb); status != 0 {
+	if status := curveDoctor([]string{"--nccl-tests", path, "--nvls=false", "--json"}, &out, &errb); status != 0 {
 		t.Fatalf("status %d: %s", status, errb.String())
 	}
 	var got struct {

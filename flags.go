@@ -1,14 +1,16 @@
 package main
 
-// The command's flags: one flag set per verb (newFlags), flags anywhere
-// among the other arguments (parseFlags), and one declaration of each flag
-// that several verbs share, so that its name, help and default read the
-// same everywhere: the output (--json, --save, --compare, --load), the
-// message sizes (--sizes, -b/-e/-f) and devices (--devices), an RDMA port
-// (--device, --ib-port, --gid-index), the two machines' sides (--server,
-// --connect, --port, --server-host), and the script probes' --script,
-// --recorded, --keep and --dry-run. The launcher's flags are declared once
-// by probes/launch (Options.AddFlags).
+// The command's flags: one flag set per verb (newFlags, which dispatch
+// calls with the verb table's name and usage), flags anywhere among the
+// other arguments (parseFlags), flags whose value is a quantity (a size, a
+// bandwidth, a duration) parsed as they are set (quantityFlag), and one
+// declaration of each flag that several verbs share, so that its name,
+// help and default read the same everywhere: the output (--json, --save,
+// --compare, --load), the message sizes (--sizes, -b/-e/-f) and devices
+// (--devices), an RDMA port (--device, --ib-port, --gid-index), the two
+// machines' sides (--server, --connect, --port, --server-host), and the
+// script probes' --script, --recorded, --keep and --dry-run. The
+// launcher's flags are declared once by probes/launch (Options.AddFlags).
 
 import (
 	"errors"
@@ -23,9 +25,10 @@ import (
 )
 
 // newFlags makes a verb's flag set, named as the command line names the
-// verb ("commlab probe topo"). -h prints the usage lines and the flags to
-// stderr; a bad flag prints one line, "commlab probe topo: flag provided
-// but not defined: -x" (parseFlags sees to it).
+// verb ("commlab probe topo"); dispatch makes it from the verb table. -h
+// prints the usage lines and the flags to stderr; a bad flag prints one
+// line, "commlab probe topo: flag provided but not defined: -x"
+// (parseFlags sees to it).
 func newFlags(name string, stderr io.Writer, usage ...string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(prefixWriter{prefix: name + ": ", w: stderr})
@@ -33,12 +36,26 @@ func newFlags(name string, stderr io.Writer, usage ...string) *flag.FlagSet {
 		for _, l := range usage {
 			fmt.Fprintln(stderr, l)
 		}
-		out := fs.Output()
-		fs.SetOutput(stderr)
-		fs.PrintDefaults()
-		fs.SetOutput(out)
+		printDefaults(fs, stderr)
 	}
 	return fs
+}
+
+// printDefaults prints fs's flags as fs.PrintDefaults does, except that
+// quantity flags read as the string flags a person types them as: "-bw string ... (default "400Gb/s")", where the flag
+// package would print "-bw value ... (default 400Gb/s)".
+func printDefaults(fs *flag.FlagSet, w io.Writer) {
+	shown := flag.NewFlagSet(fs.Name(), flag.ContinueOnError)
+	shown.SetOutput(w)
+	fs.VisitAll(func(f *flag.Flag) {
+		if _, text := f.Value.(interface{ typedAsText() }); text {
+			shown.String(f.Name, f.DefValue, f.Usage)
+			return
+		}
+		shown.Var(f.Value, f.Name, f.Usage)
+		shown.Lookup(f.Name).DefValue = f.DefValue
+	})
+	shown.PrintDefaults()
 }
 
 // prefixWriter writes every Write after prefix: the flag package reports
@@ -108,6 +125,19 @@ func fail(fs *flag.FlagSet, stderr io.Writer, status int, format string, a ...an
 	return status
 }
 
+// verbName is the verb's own name, the last word of its flag set's name:
+// "nccl-tests" for "commlab probe nccl-tests".
+func verbName(fs *flag.FlagSet) string {
+	name := fs.Name()
+	return name[strings.LastIndex(name, " ")+1:]
+}
+
+// commandLine is the command line that ran the verb whose flag set is fs
+// with args: "commlab probe rdma-write --sizes 4K".
+func commandLine(fs *flag.FlagSet, args []string) []string {
+	return append(strings.Fields(fs.Name()), args...)
+}
+
 // toolArgs splits the arguments at "--": commlab's flags, then the tool's
 // (or the embedded script's).
 func toolArgs(args []string) (ours, tool []string) {
@@ -168,15 +198,55 @@ func (mf outputFlags) reference() (*probes.Run, error) {
 	return probes.LoadRun(*mf.compare)
 }
 
+// quantity is a flag whose value is a quantity (a bandwidth, a duration, a
+// size) in text, parsed as it is set: a bad value is refused by flag
+// parsing, naming the flag (`invalid value "25GB" for flag -bw: ...`). It
+// keeps the text as given, which -h shows as the default and messages
+// repeat; the text is empty while the flag is unset with no default.
+type quantity[T any] struct {
+	text  string
+	value T
+	parse func(string) (T, error)
+}
+
+func (q *quantity[T]) String() string { return q.text }
+
+func (q *quantity[T]) Set(s string) error {
+	v, err := q.parse(s)
+	if err != nil {
+		return err
+	}
+	q.text, q.value = s, v
+	return nil
+}
+
+// typedAsText marks the flags -h shows as the string flags a person types
+// (printDefaults).
+func (q *quantity[T]) typedAsText() {}
+
+// quantityFlag declares the flag name, whose value parse reads, with the
+// default value (empty: none); a default that does not parse is a
+// programming error.
+func quantityFlag[T any](fs *flag.FlagSet, name, value, usage string, parse func(string) (T, error)) *quantity[T] {
+	q := &quantity[T]{parse: parse}
+	if value != "" {
+		if err := q.Set(value); err != nil {
+			panic(fmt.Sprintf("flag -%s: bad default %q: %v", name, value, err))
+		}
+	}
+	fs.Var(q, name, usage)
+	return q
+}
+
 // sizeRange is -b and -e, the smallest and largest message size.
-type sizeRange struct{ lo, hi *string }
+type sizeRange struct{ lo, hi *quantity[int64] }
 
 // addSizeRange declares -b and -e; noun names a size in the help ("write
 // size"), mirrors the tool whose flags they copy ("nccl-tests", or "").
 func addSizeRange(fs *flag.FlagSet, noun, lo, hi, mirrors string) sizeRange {
 	return sizeRange{
-		lo: fs.String("b", lo, "smallest "+noun+mirrorNote(mirrors, "b")),
-		hi: fs.String("e", hi, "largest "+noun+mirrorNote(mirrors, "e")),
+		lo: quantityFlag(fs, "b", lo, "smallest "+noun+mirrorNote(mirrors, "b"), units.ParsePositiveSize),
+		hi: quantityFlag(fs, "e", hi, "largest "+noun+mirrorNote(mirrors, "e"), units.ParsePositiveSize),
 	}
 }
 
@@ -187,55 +257,28 @@ func mirrorNote(tool, flag string) string {
 	return " (" + tool + " -" + flag + ")"
 }
 
-// bounds are the two sizes, each in units' grammar: 8, 4K, 1M, 8G and
-// 1MiB are powers of 1024 (as nccl-tests reads -b/-e), 1MB is 10^6.
-func (r sizeRange) bounds() (lo, hi int64, err error) {
-	if lo, err = parseSize(*r.lo); err != nil {
-		return 0, 0, err
-	}
-	hi, err = parseSize(*r.hi)
-	return lo, hi, err
-}
-
 // sizeFlags are a sweep's sizes: --sizes, or -b/-e with the factor -f.
 type sizeFlags struct {
 	sizeRange
-	list   *string
+	list   *quantity[[]int64]
 	factor *int64
 }
 
 func addSizeFlags(fs *flag.FlagSet, noun, lo, hi string, factor int64, mirrors string) sizeFlags {
 	return sizeFlags{
-		list:      fs.String("sizes", "", "comma-separated "+noun+"s (overrides -b/-e/-f)"),
+		list:      quantityFlag(fs, "sizes", "", "comma-separated "+noun+"s (overrides -b/-e/-f)", units.ParseSizeList),
 		sizeRange: addSizeRange(fs, noun, lo, hi, mirrors),
 		factor:    fs.Int64("f", factor, "size multiplication factor"+mirrorNote(mirrors, "f")),
 	}
 }
 
-// values are the sizes the flags ask for.
+// values are the sizes the flags ask for: the --sizes list, else the
+// sweep from -b to -e by -f.
 func (f sizeFlags) values() ([]int64, error) {
-	return sizeSweep(*f.list, *f.lo, *f.hi, *f.factor)
-}
-
-// parseSize reads a positive size in units' grammar.
-func parseSize(s string) (int64, error) {
-	return units.ParsePositiveSize(s)
-}
-
-// sizeSweep builds the sizes from -b/-e/-f or an explicit --sizes list.
-func sizeSweep(list, lo, hi string, factor int64) ([]int64, error) {
-	if list != "" {
-		return units.ParseSizeList(list)
+	if f.list.text != "" {
+		return f.list.value, nil
 	}
-	a, err := parseSize(lo)
-	if err != nil {
-		return nil, err
-	}
-	b, err := parseSize(hi)
-	if err != nil {
-		return nil, err
-	}
-	return units.Sweep(a, b, factor)
+	return units.Sweep(f.lo.value, f.hi.value, *f.factor)
 }
 
 // sweepFlags are the flags of the probes that sweep message sizes over

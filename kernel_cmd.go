@@ -28,8 +28,9 @@ import (
 	"github.com/commlab/commlab/lab"
 )
 
-func runKernel(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("commlab kernel", stderr, "usage: commlab kernel [--log LEVEL] <connection-file>")
+var kernelUsage = []string{"usage: commlab kernel [--log LEVEL] <connection-file>"}
+
+func runKernel(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	logLevel := fs.String("log", envOr("COMMLAB_LOG", "warn"), "log level: debug, info, warn or error")
 	files, status, ok := parseFlags(fs, args)
 	if !ok {
@@ -75,8 +76,9 @@ func envOr(name, def string) string {
 	return def
 }
 
-func runInstall(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("commlab install", stderr, "usage: commlab install [--user | --sys-prefix | --prefix DIR] [--uninstall] [--name NAME]")
+var installUsage = []string{"usage: commlab install [--user | --sys-prefix | --prefix DIR] [--uninstall] [--name NAME]"}
+
+func runInstall(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	user := fs.Bool("user", false, "install for the current user: $JUPYTER_DATA_DIR or ~/.local/share/jupyter (the default)")
 	sysPrefix := fs.Bool("sys-prefix", false, "install into the Python environment that runs jupyter: <sys.prefix>/share/jupyter")
 	prefix := fs.String("prefix", "", "install into `DIR`/share/jupyter")
@@ -187,11 +189,12 @@ func scopeFlag(sysPrefix bool, prefix string) string {
 	return "--prefix " + prefix
 }
 
-func runLab(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("commlab lab", stderr, "usage: commlab lab [DIR] [--force] [--no-install] [--no-run]",
-		"Writes the chapters this binary carries into DIR/chapters and DIR/notebooks, registers the kernel",
-		"(commlab install --user) and runs every chapter headless into DIR/out, as make lab does.",
-		"A file you changed since commlab wrote it is kept (say so with --force to overwrite it).")
+var labUsage = []string{"usage: commlab lab [DIR] [--force] [--no-install] [--no-run]",
+	"Writes the chapters this binary carries into DIR/chapters and DIR/notebooks, registers the kernel",
+	"(commlab install --user) and runs every chapter headless into DIR/out, as make lab does.",
+	"A file you changed since commlab wrote it is kept (say so with --force to overwrite it)."}
+
+func runLab(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	force := fs.Bool("force", false, "overwrite chapters and notebooks you changed")
 	noInstall := fs.Bool("no-install", false, "do not register the Jupyter kernel")
 	noRun := fs.Bool("no-run", false, "write the files only; do not run the chapters")
@@ -227,13 +230,13 @@ func runLab(args []string, stdout, stderr io.Writer) int {
 	sort.Strings(summary)
 	fmt.Fprintf(stdout, "lab     %s: %d files (%s)\n", dir, len(acts), strings.Join(summary, ", "))
 	if !*noInstall {
-		if s := runInstall([]string{"--user"}, stdout, stderr); s != 0 {
+		if s := dispatch([]string{"install", "--user"}, stdout, stderr); s != 0 {
 			return s
 		}
 	}
 	if !*noRun {
 		files, _ := filepath.Glob(filepath.Join(dir, "chapters", "*.md"))
-		if s := runRun(append([]string{"--out", filepath.Join(dir, "out"), "--html"}, files...), stdout, stderr); s != 0 {
+		if s := dispatch(append([]string{"run", "--out", filepath.Join(dir, "out"), "--html"}, files...), stdout, stderr); s != 0 {
 			return s
 		}
 		fmt.Fprintf(stdout, "open %s in a browser\n", filepath.Join(dir, "out", "index.html"))
@@ -269,8 +272,9 @@ func (p paramFlags) Set(s string) error {
 	return nil
 }
 
-func runRun(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("commlab run", stderr, "usage: commlab run NOTEBOOK.ipynb|CHAPTER.md... [--out DIR] [-p name=value]... [--timeout 10m] [--cell-timeout 2m] [--allow-errors] [--html] [--solutions] [--expect-exercises right|blank]")
+var runUsage = []string{"usage: commlab run NOTEBOOK.ipynb|CHAPTER.md... [--out DIR] [-p name=value]... [--timeout 10m] [--cell-timeout 2m] [--allow-errors] [--html] [--solutions] [--expect-exercises right|blank]"}
+
+func runRun(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	out := fs.String("out", "out", "write executed notebooks into `DIR`")
 	params := paramFlags{}
 	fs.Var(params, "p", "set a parameter: `name=value` (repeatable), typed from the cell tagged parameters")
@@ -433,9 +437,10 @@ func relPath(p string) string {
 	return p
 }
 
-func runSync(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("commlab sync", stderr, "usage: commlab sync [--check] [--chapters DIR] [--notebooks DIR]",
-		"Where a chapter and its notebook disagree, the newer file is written into the other.")
+var syncUsage = []string{"usage: commlab sync [--check] [--chapters DIR] [--notebooks DIR]",
+	"Where a chapter and its notebook disagree, the newer file is written into the other."}
+
+func runSync(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	check := fs.Bool("check", false, "write nothing; exit 1 when a chapter and its notebook disagree")
 	chapters := fs.String("chapters", "chapters", "folder of the literate sources (`DIR`/NN-slug.md)")
 	notebooks := fs.String("notebooks", "notebooks", "folder of the notebooks (`DIR`/NN-slug.ipynb)")
@@ -463,9 +468,10 @@ func runSync(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-func runExport(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("commlab export", stderr, "usage: commlab export [--out DIR] [NOTEBOOK.ipynb|CHAPTER.md...]",
-		"With no files, exports every DIR/*.ipynb (what `commlab run --out DIR` wrote).")
+var exportUsage = []string{"usage: commlab export [--out DIR] [NOTEBOOK.ipynb|CHAPTER.md...]",
+	"With no files, exports every DIR/*.ipynb (what `commlab run --out DIR` wrote)."}
+
+func runExport(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	out := fs.String("out", "out", "write NAME.html and index.html into `DIR`")
 	files, status, ok := parseFlags(fs, args)
 	if !ok {

@@ -12,6 +12,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -31,43 +32,60 @@ import (
 
 // verb is one verb of the commlab command, or a group of verbs under one
 // name (`commlab probe <kind>`), dispatched by the same code at each level.
+// The table names each verb once: its flag set is named by the path to it
+// ("commlab probe topo") and prints usage for -h.
 type verb struct {
 	name    string
 	summary string
-	// run executes the verb with the arguments after its name and returns
-	// the process exit status (2 for usage errors).
-	run func(args []string, stdout, stderr io.Writer) int
-	// sub, when set instead of run, holds the verbs under this one.
+	// usage is what -h prints above the flags.
+	usage []string
+	// run executes the verb with its flag set (newFlags: named by the
+	// path, printing usage for -h) and the arguments after its name, and
+	// returns the process exit status (2 for usage errors).
+	run func(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int
+	// sub holds the verbs under this one. With run too, arguments that do
+	// not start with one of their names go to run (`commlab model
+	// all_reduce` beside `commlab model kv`).
 	sub []verb
 }
 
-// verbs is the command table, in the order usage lists it.
-var verbs = []verb{
-	{name: "doctor", summary: "check this machine layer by layer (or the files you bring; --nccl-tests FILE: one busbw curve) and report: HTML, JSON, exit 0/1/2", run: runDoctor},
-	{name: "export", summary: "write executed notebooks as self-contained HTML with an index", run: runExport},
-	{name: "install", summary: "install the Jupyter kernelspec (Go (commlab))", run: runInstall},
-	{name: "kernel", summary: "run the Jupyter kernel on a connection file", run: runKernel},
-	{name: "lab", summary: "write the chapters this binary carries into DIR, register the kernel and run them (make lab without a clone)", run: runLab},
-	{name: "model", summary: "predict a collective's time, algbw and busbw (alpha-beta, NCCL-like tuner)", run: runModel},
-	{name: "parse", summary: "parse tool outputs (nccl-tests, NCCL logs, topo, ...)", sub: parseVerbs},
-	{name: "probe", summary: "read this machine's topology or measure it", sub: []verb{
-		{name: "bandwidth", summary: "copy bandwidth: host<->device, device-local, peer to peer", run: runProbeBandwidth},
-		{name: "c10d", summary: "chapter 5's c10d experiments (c10d_lab.py, embedded): store traffic, coalescing, timeouts per error-handling mode, compiled functional collectives", run: runProbeC10d},
-		{name: "custom-allreduce", summary: "commlab's own one-shot and two-shot all-reduce over CUDA IPC (nvcc): sums checked, times per size", run: runProbeCustomAllReduce},
-		{name: "hang", summary: "stage a collective hang on CPU ranks (hang_torch.py, embedded): Flight Recorder dumps, stacks, fr_trace", run: runProbeHang},
-		{name: "kv-nixl", summary: "a KV-sized transfer through NIXL on one GPU (kv_nixl.py, embedded): device to host and back, beside PyTorch copies", run: runProbeKVNixl},
-		{name: "latency", summary: "kernel launch, event and CUDA-graph latency", run: runProbeLatency},
-		{name: "nccl", summary: "NCCL collectives over the local GPUs, nccl-tests style", run: runProbeNCCL},
-		{name: "nccl-tests", summary: "run an nccl-tests binary (locally or through mpirun/srun) and parse it", run: runProbeNCCLTests},
-		{name: "nvbandwidth", summary: "run nvbandwidth and parse its output", run: runProbeNVBandwidth},
-		{name: "overlap", summary: "the overlap micro-benchmark (bench_overlap.py, embedded): GEMMs under a collective, torch.profiler traces read", run: runProbeOverlap},
-		{name: "perftest", summary: "run a perftest binary (ib_write_bw, ...) and parse it", run: runProbePerftest},
-		{name: "rdma-write", summary: "commlab's own RDMA WRITE program (libibverbs): build, run, time a size sweep", run: runProbeRDMAWrite},
-		{name: "topo", summary: "this machine's GPUs, NICs, PCIe and NVLink topology (NVML + sysfs)", run: runProbeTopo},
-		{name: "torch", summary: "run the PyTorch reference (bench_torch.py, embedded) that --compare reads", run: runProbeTorch},
-	}},
-	{name: "run", summary: "run notebooks or chapters headless and write the executed copies", run: runRun},
-	{name: "sync", summary: "sync chapters/*.md and notebooks/*.ipynb (--check: fail when they disagree)", run: runSync},
+// verbs is the command table, in the order usage lists it. init fills it:
+// verbs that run other verbs (lab runs install and run, doctor --launcher
+// --run its follow-up) dispatch through it.
+var verbs []verb
+
+func init() {
+	verbs = []verb{
+		{name: "doctor", summary: "check this machine layer by layer (or the files you bring; --nccl-tests FILE: one busbw curve) and report: HTML, JSON, exit 0/1/2", usage: doctorUsage, run: runDoctor},
+		{name: "export", summary: "write executed notebooks as self-contained HTML with an index", usage: exportUsage, run: runExport},
+		{name: "install", summary: "install the Jupyter kernelspec (Go (commlab))", usage: installUsage, run: runInstall},
+		{name: "kernel", summary: "run the Jupyter kernel on a connection file", usage: kernelUsage, run: runKernel},
+		{name: "lab", summary: "write the chapters this binary carries into DIR, register the kernel and run them (make lab without a clone)", usage: labUsage, run: runLab},
+		{name: "model", summary: "predict a collective's time, algbw and busbw (alpha-beta, NCCL-like tuner)", usage: modelUsage, run: runModel, sub: []verb{
+			{name: "calibrate", summary: "the calibrated model beside published measurements", usage: modelCalibrateUsage, run: runModelCalibrate},
+			{name: "kv", summary: "KV cache bytes and their transfer time", usage: modelKVUsage, run: runModelKV},
+			{name: "tp-allreduce", summary: "a tensor-parallel decode step's all_reduces and the backend vLLM picks", usage: modelTPAllReduceUsage, run: runModelTPAllReduce},
+		}},
+		{name: "parse", summary: "parse tool outputs (nccl-tests, NCCL logs, topo, ...)", sub: parseVerbs},
+		{name: "probe", summary: "read this machine's topology or measure it", sub: []verb{
+			{name: "bandwidth", summary: "copy bandwidth: host<->device, device-local, peer to peer", usage: probeBandwidthUsage, run: runProbeBandwidth},
+			{name: "c10d", summary: "chapter 5's c10d experiments (c10d_lab.py, embedded): store traffic, coalescing, timeouts per error-handling mode, compiled functional collectives", usage: probeC10dUsage, run: runProbeC10d},
+			{name: "custom-allreduce", summary: "commlab's own one-shot and two-shot all-reduce over CUDA IPC (nvcc): sums checked, times per size", usage: probeCustomAllReduceUsage, run: runProbeCustomAllReduce},
+			{name: "hang", summary: "stage a collective hang on CPU ranks (hang_torch.py, embedded): Flight Recorder dumps, stacks, fr_trace", usage: probeHangUsage, run: runProbeHang},
+			{name: "kv-nixl", summary: "a KV-sized transfer through NIXL on one GPU (kv_nixl.py, embedded): device to host and back, beside PyTorch copies", usage: probeKVNixlUsage, run: runProbeKVNixl},
+			{name: "latency", summary: "kernel launch, event and CUDA-graph latency", usage: probeLatencyUsage, run: runProbeLatency},
+			{name: "nccl", summary: "NCCL collectives over the local GPUs, nccl-tests style", usage: probeNCCLUsage, run: runProbeNCCL},
+			{name: "nccl-tests", summary: "run an nccl-tests binary (locally or through mpirun/srun) and parse it", usage: probeNCCLTestsUsage, run: runProbeNCCLTests},
+			{name: "nvbandwidth", summary: "run nvbandwidth and parse its output", usage: probeNVBandwidthUsage, run: runProbeNVBandwidth},
+			{name: "overlap", summary: "the overlap micro-benchmark (bench_overlap.py, embedded): GEMMs under a collective, torch.profiler traces read", usage: probeOverlapUsage, run: runProbeOverlap},
+			{name: "perftest", summary: "run a perftest binary (ib_write_bw, ...) and parse it", usage: probePerftestUsage, run: runProbePerftest},
+			{name: "rdma-write", summary: "commlab's own RDMA WRITE program (libibverbs): build, run, time a size sweep", usage: probeRDMAWriteUsage, run: runProbeRDMAWrite},
+			{name: "topo", summary: "this machine's GPUs, NICs, PCIe and NVLink topology (NVML + sysfs)", usage: probeTopoUsage, run: runProbeTopo},
+			{name: "torch", summary: "run the PyTorch reference (bench_torch.py, embedded) that --compare reads", usage: probeTorchUsage, run: runProbeTorch},
+		}},
+		{name: "run", summary: "run notebooks or chapters headless and write the executed copies", usage: runUsage, run: runRun},
+		{name: "sync", summary: "sync chapters/*.md and notebooks/*.ipynb (--check: fail when they disagree)", usage: syncUsage, run: runSync},
+	}
 }
 
 func main() {
@@ -98,10 +116,11 @@ func dispatchIn(path string, table []verb, args []string, stdout, stderr io.Writ
 		usage(stderr, path, table)
 		return 2
 	}
-	if v.sub != nil {
-		return dispatchIn(path+" "+v.name, v.sub, args[1:], stdout, stderr)
+	path += " " + v.name
+	if v.sub != nil && (v.run == nil || len(args) > 1 && findVerb(v.sub, args[1]) != nil) {
+		return dispatchIn(path, v.sub, args[1:], stdout, stderr)
 	}
-	return v.run(args[1:], stdout, stderr)
+	return v.run(newFlags(path, stderr, v.usage...), args[1:], stdout, stderr)
 }
 
 func findVerb(table []verb, name string) *verb {

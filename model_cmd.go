@@ -48,17 +48,11 @@ func resultOf(r costmodel.Row) modelResult {
 		AlgBWGBps: r.AlgBW / 1e9, BusBWGBps: r.BusBW / 1e9, Bound: r.Bound}
 }
 
-func runModel(args []string, stdout, stderr io.Writer) int {
-	if len(args) > 0 {
-		switch args[0] {
-		case "tp-allreduce":
-			return runModelTPAllReduce(args[1:], stdout, stderr)
-		case "kv":
-			return runModelKV(args[1:], stdout, stderr)
-		case "calibrate":
-			return runModelCalibrate(args[1:], stdout, stderr)
-		}
-	}
+var modelUsage = modelUsageLines()
+
+// modelUsageLines are the usage of `commlab model`, with the presets and
+// network links it knows.
+func modelUsageLines() []string {
 	usage := []string{
 		"usage: commlab model <collective> [--algo A] [-n N] [--nodes M] [--size S | --sweep 8B:8GB] [--bw B] [--lat L] [--proto P] [--preset NAME] [--json]",
 		"collectives: broadcast, reduce, all_reduce, all_gather, reduce_scatter, all_to_all, scatter, gather, sendrecv",
@@ -76,7 +70,10 @@ func runModel(args []string, stdout, stderr io.Writer) int {
 			usage = append(usage, fmt.Sprintf("  %-20s %s", l.Name, l.Description))
 		}
 	}
-	fs := newFlags("commlab model", stderr, usage...)
+	return usage
+}
+
+func runModel(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	algo := fs.String("algo", "ring", "ring|tree|dbtree|rhd|hier|nvls|collnet, or auto (calibrated model over NCCL's tuner; nvlstree and pat too)")
 	ranks := fs.Int("n", 0, "number of GPUs (default: preset GPUs x nodes, else 8)")
 	nodes := fs.Int("nodes", 1, "number of nodes the GPUs spread over")
@@ -141,7 +138,7 @@ func runModel(args []string, stdout, stderr io.Writer) int {
 		if *sweep == "" {
 			v = rows[0]
 		}
-		return printModelJSON(stdout, stderr, "commlab model", v)
+		return printModelJSON(fs, stdout, stderr, v)
 	}
 	crossover := ""
 	if !plan.Tuned {
@@ -236,11 +233,10 @@ func tunerHeader(plan costmodel.CollectivePlan) string {
 }
 
 // printModelJSON prints v as --json does and returns the exit status; a
-// failed write is named after the verb (prefix).
-func printModelJSON(stdout, stderr io.Writer, prefix string, v any) int {
+// failed write is named after the verb whose flag set is fs.
+func printModelJSON(fs *flag.FlagSet, stdout, stderr io.Writer, v any) int {
 	if err := encodeIndented(stdout, v); err != nil {
-		fmt.Fprintf(stderr, "%s: %v\n", prefix, err)
-		return 1
+		return fail(fs, stderr, 1, "%v", err)
 	}
 	return 0
 }
@@ -352,15 +348,17 @@ func formatBytes(b float64) string {
 	return units.FormatSize(int64(b))
 }
 
+var modelCalibrateUsage = []string{
+	"usage: commlab model calibrate [--preset NAME] [--json]",
+	"The calibrated model (commlab model --algo auto) beside published nccl-tests results and the recorded 2x H200 runs:",
+	"plateau bus bandwidths must be within 10%, small-message times within 30%. Hold-out rows took no part in the fit.",
+}
+
 // runModelCalibrate prints the model beside every published measurement
 // (costmodel/testdata/published.tsv), or those of one preset, with the
 // error per row and the fitted constants; it exits 1 when a row is outside
 // its limit.
-func runModelCalibrate(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("commlab model calibrate", stderr,
-		"usage: commlab model calibrate [--preset NAME] [--json]",
-		"The calibrated model (commlab model --algo auto) beside published nccl-tests results and the recorded 2x H200 runs:",
-		"plateau bus bandwidths must be within 10%, small-message times within 30%. Hold-out rows took no part in the fit.")
+func runModelCalibrate(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	preset := fs.String("preset", "", "only the rows of machines of this node preset")
 	jsonOut := fs.Bool("json", false, "print the rows as JSON")
 	if status, ok := parseOnlyFlags(fs, args, stderr); !ok {
@@ -382,8 +380,7 @@ func runModelCalibrate(args []string, stdout, stderr io.Writer) int {
 	}
 	if *jsonOut {
 		if err := encodeIndented(stdout, rows); err != nil {
-			fmt.Fprintf(stderr, "commlab model calibrate: %v\n", err)
-			return 1
+			return fail(fs, stderr, 1, "%v", err)
 		}
 	} else {
 		fmt.Fprintf(stdout, "calibrated model (NCCL's tuner picks; link rates as NCCL rates them; fitted constants below) beside %d published or recorded measurements, %d of them hold-out\n\n",
@@ -418,13 +415,15 @@ const (
 	defaultPeerBW = "390.6GB/s"
 )
 
+var modelTPAllReduceUsage = []string{
+	"usage: commlab model tp-allreduce [--model NAME] --batch B [--hidden H] [--dtype bf16] [--tp N] [--layers L] [--json]",
+	"The all_reduces of one tensor-parallel decode step (two per layer: after attention and after the MLP), their time",
+	"under NCCL's model and the one-shot and two-shot custom all-reduce models, and the backend vLLM would pick.",
+	"models: " + modelNames(),
+}
+
 // runModelTPAllReduce is `commlab model tp-allreduce`.
-func runModelTPAllReduce(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("commlab model tp-allreduce", stderr,
-		"usage: commlab model tp-allreduce [--model NAME] --batch B [--hidden H] [--dtype bf16] [--tp N] [--layers L] [--json]",
-		"The all_reduces of one tensor-parallel decode step (two per layer: after attention and after the MLP), their time",
-		"under NCCL's model and the one-shot and two-shot custom all-reduce models, and the backend vLLM would pick.",
-		"models: "+modelNames())
+func runModelTPAllReduce(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	model := fs.String("model", "", "named model shape (sets --hidden and --layers)")
 	batch := fs.Int("batch", 8, "sequences decoded together (one token each per step)")
 	hidden := fs.Int("hidden", 0, "hidden size")
@@ -434,9 +433,9 @@ func runModelTPAllReduce(args []string, stdout, stderr io.Writer) int {
 	preset := fs.String("preset", "hgx-h200", "node preset for NCCL's model: "+presetNames())
 	family := fs.String("nccl", costmodel.DefaultNCCL, "NCCL version or tuner family (2.19, 2.23 ... 2.28)")
 	nvls := fs.Bool("nvls", true, "NVLink multicast (NVLS) available; --nvls=false is NCCL_NVLS_ENABLE=0")
-	launch := fs.String("launch", defaultLaunch, "custom all-reduce fixed cost (kernel launch); default: recorded kernel launch on H200")
-	flagLat := fs.String("flag", defaultFlag, "one flag barrier; default: NCCL's NVLink LL hop latency (tuning.cc)")
-	peerBW := fs.String("peer-bw", defaultPeerBW, "what one GPU pulls from its peers, one way; default: recorded 2xH200 P2P read")
+	launch := quantityFlag(fs, "launch", defaultLaunch, "custom all-reduce fixed cost (kernel launch); default: recorded kernel launch on H200", costmodel.ParseDuration)
+	flagLat := quantityFlag(fs, "flag", defaultFlag, "one flag barrier; default: NCCL's NVLink LL hop latency (tuning.cc)", costmodel.ParseDuration)
+	peerBW := quantityFlag(fs, "peer-bw", defaultPeerBW, "what one GPU pulls from its peers, one way; default: recorded 2xH200 P2P read", costmodel.ParseBandwidth)
 	cc := fs.String("cc", "9.0", "compute capability as vLLM writes it: 8.0, 9.0, 10.0, 10.3")
 	fullNVLink := fs.Bool("full-nvlink", true, "every GPU pair on NVLink (NVSwitch)")
 	multiNode := fs.Bool("multi-node", false, "the TP group spans nodes")
@@ -456,23 +455,13 @@ func runModelTPAllReduce(args []string, stdout, stderr io.Writer) int {
 	if shape.Hidden == 0 {
 		return fail(fs, stderr, 2, "give --hidden or --model")
 	}
-	var vals [2]costmodel.Seconds
-	for i, s := range []string{*launch, *flagLat} {
-		if vals[i], err = costmodel.ParseDuration(s); err != nil {
-			return fail(fs, stderr, 2, "%v", err)
-		}
-	}
-	bw, err := costmodel.ParseBandwidth(*peerBW)
-	if err != nil {
-		return fail(fs, stderr, 2, "--peer-bw: %v", err)
-	}
 	node, err := costmodel.NodeByName(*preset)
 	if err != nil {
 		return fail(fs, stderr, 2, "%v", err)
 	}
 	r, err := costmodel.TPAllReduceQuery{Shape: shape, Batch: *batch, DType: *dtype, TP: *tp, Node: node, Family: *family, NVLS: *nvls,
-		Custom:     costmodel.CustomAllReduce{Launch: float64(vals[0]), Flag: float64(vals[1]), Beta: bw.OneWay()},
-		CustomNote: "launch " + *launch + ", flag " + *flagLat + ", peer bandwidth " + *peerBW + " (defaults: recorded runs latency-h200x1 and bandwidth-h200x2, NCCL's NVLink LL hop)",
+		Custom:     costmodel.CustomAllReduce{Launch: float64(launch.value), Flag: float64(flagLat.value), Beta: peerBW.value.OneWay()},
+		CustomNote: "launch " + launch.text + ", flag " + flagLat.text + ", peer bandwidth " + peerBW.text + " (defaults: recorded runs latency-h200x1 and bandwidth-h200x2, NCCL's NVLink LL hop)",
 		Backend: costmodel.BackendQuery{Capability: *cc, FullNVLink: *fullNVLink, P2P: true, MultiNode: *multiNode,
 			CustomAR: *custom, TorchSymmMem: *torchSymm, NCCLSymmMem: *ncclSymm, FlashInfer: *flashinfer, CUDAGraph: *graph},
 	}.Estimate()
@@ -481,7 +470,7 @@ func runModelTPAllReduce(args []string, stdout, stderr io.Writer) int {
 	}
 	db := r.DTypeBytes
 	if *jsonOut {
-		return printModelJSON(stdout, stderr, "commlab model", r)
+		return printModelJSON(fs, stdout, stderr, r)
 	}
 	name := r.Model
 	if name == "" {
@@ -506,13 +495,15 @@ func runModelTPAllReduce(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+var modelKVUsage = []string{
+	"usage: commlab model kv [--model NAME] [--layers L --kv-heads H --head-dim D] [--dtype bf16] [--tokens T] [--bw B] [--lat L] [--json]",
+	"KV cache bytes per token (layers x 2 x kv_heads x head_dim x dtype), per sequence and per layer, and the time to move them",
+	"over a link (--bw), and over every link preset.",
+	"models: " + modelNames(),
+}
+
 // runModelKV is `commlab model kv`.
-func runModelKV(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("commlab model kv", stderr,
-		"usage: commlab model kv [--model NAME] [--layers L --kv-heads H --head-dim D] [--dtype bf16] [--tokens T] [--bw B] [--lat L] [--json]",
-		"KV cache bytes per token (layers x 2 x kv_heads x head_dim x dtype), per sequence and per layer, and the time to move them",
-		"over a link (--bw), and over every link preset.",
-		"models: "+modelNames())
+func runModelKV(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	model := fs.String("model", "", "named model shape (sets --layers, --kv-heads, --head-dim)")
 	var shape costmodel.ModelShape
 	fs.IntVar(&shape.Layers, "layers", 0, "layers")
@@ -520,8 +511,8 @@ func runModelKV(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&shape.HeadDim, "head-dim", 0, "head dimension")
 	dtype := fs.String("dtype", "bf16", "cache dtype: bf16, fp16, fp8")
 	tokens := fs.Int("tokens", 4096, "tokens of the sequence")
-	bwFlag := fs.String("bw", "400Gb/s", "link bandwidth, e.g. 50GB/s or 400Gb/s (default: one NDR InfiniBand port, a GPU's own NIC)")
-	lat := fs.String("lat", "0s", "cost per message (with --bw: one message whole, or one per layer)")
+	bw := quantityFlag(fs, "bw", "400Gb/s", "link bandwidth, e.g. 50GB/s or 400Gb/s (default: one NDR InfiniBand port, a GPU's own NIC)", costmodel.ParseBandwidth)
+	lat := quantityFlag(fs, "lat", "0s", "cost per message (with --bw: one message whole, or one per layer)", costmodel.ParseDuration)
 	jsonOut := fs.Bool("json", false, "print JSON")
 	if status, ok := parseOnlyFlags(fs, args, stderr); !ok {
 		return status
@@ -533,21 +524,13 @@ func runModelKV(args []string, stdout, stderr io.Writer) int {
 	if _, err := costmodel.DTypeBytes(*dtype); err != nil {
 		return fail(fs, stderr, 2, "%v", err)
 	}
-	alpha, err := costmodel.ParseDuration(*lat)
-	if err != nil {
-		return fail(fs, stderr, 2, "--lat: %v", err)
-	}
-	bw, err := costmodel.ParseBandwidth(*bwFlag)
-	if err != nil {
-		return fail(fs, stderr, 2, "--bw: %v", err)
-	}
-	r, err := costmodel.KVTransferQuery{Shape: shape, DType: *dtype, Tokens: *tokens, Alpha: float64(alpha), Beta: bw.OneWay()}.Estimate()
+	r, err := costmodel.KVTransferQuery{Shape: shape, DType: *dtype, Tokens: *tokens, Alpha: float64(lat.value), Beta: bw.value.OneWay()}.Estimate()
 	if err != nil {
 		return fail(fs, stderr, 2, "%v (give --model or --layers, --kv-heads and --head-dim)", err)
 	}
 	db := r.DTypeBytes
 	if *jsonOut {
-		return printModelJSON(stdout, stderr, "commlab model", r)
+		return printModelJSON(fs, stdout, stderr, r)
 	}
 	name := r.Model
 	if name == "" {

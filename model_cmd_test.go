@@ -177,9 +177,9 @@ func TestSizeGrammarModelAgreesWithProbe(t *testing.T) {
 		if err := json.Unmarshal([]byte(out), &r); err != nil {
 			t.Fatalf("%v: %s", err, out)
 		}
-		probe, err := parseSize(tc.size)
-		if err != nil || probe != tc.want || r.Bytes != float64(tc.want) {
-			t.Errorf("%s: model %v bytes, probe %d (%v); want %d", tc.size, r.Bytes, probe, err, tc.want)
+		probe, err := sizeFlagsOf("-b", tc.size)
+		if err != nil || probe.lo.value != tc.want || r.Bytes != float64(tc.want) {
+			t.Errorf("%s: model %v bytes, probe %d (%v); want %d", tc.size, r.Bytes, probe.lo.value, err, tc.want)
 		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -50,7 +51,7 @@ var parseVerbs = []verb{
 	formatVerb("show-gids", "show_gids tables (MLNX_OFED)", "report", rdmatools.ParseShowGIDs),
 	formatVerb("rdma-link", "rdma link show output (iproute2)", "report", rdmatools.ParseRDMALink),
 	parseVerb("smi", "nvidia-smi -q reports", runParseSMI),
-	{name: "torch-trace", summary: "torch.profiler Chrome traces (JSON or .json.gz): per-stream GPU intervals, communication under compute, overlap_fraction", run: runParseTorchTrace},
+	{name: "torch-trace", summary: "torch.profiler Chrome traces (JSON or .json.gz): per-stream GPU intervals, communication under compute, overlap_fraction", usage: parseTorchTraceUsage, run: runParseTorchTrace},
 	parseVerb("topo", "nvidia-smi topo -m matrices", runParseTopo),
 }
 
@@ -66,8 +67,8 @@ func formatVerb[T summarizer](name, summary, key string, parseOne func(io.Reader
 // writes either a readable summary or, with jsonOut, the parsed numbers as
 // JSON.
 func parseVerb(name, summary string, run func(files []string, jsonOut bool, stdout io.Writer) error) verb {
-	return verb{name: name, summary: summary, run: func(args []string, stdout, stderr io.Writer) int {
-		fs := newFlags("commlab parse "+name, stderr, "usage: commlab parse "+name+" FILE... [--json]")
+	usage := []string{"usage: commlab parse " + name + " FILE... [--json]"}
+	return verb{name: name, summary: summary, usage: usage, run: func(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 		jsonOut := fs.Bool("json", false, "print the parsed data as JSON")
 		files, status, ok := parseFlags(fs, args)
 		if !ok {
@@ -368,13 +369,15 @@ func runNVIDIASMI(files []string, jsonOut bool, stdout io.Writer, parseOne func(
 	return first
 }
 
+var parseTorchTraceUsage = []string{
+	"usage: commlab parse torch-trace FILE... [--within NAME] [--device N] [--json]",
+	"Reads torch.profiler Chrome traces (export_chrome_trace; gzipped too) and measures communication against compute.",
+}
+
 // runParseTorchTrace is `commlab parse torch-trace FILE... [--within NAME]
 // [--json]`: each trace's streams and overlap, over the whole trace or
 // inside the CPU ranges called NAME (a record_function annotation).
-func runParseTorchTrace(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("commlab parse torch-trace", stderr,
-		"usage: commlab parse torch-trace FILE... [--within NAME] [--device N] [--json]",
-		"Reads torch.profiler Chrome traces (export_chrome_trace; gzipped too) and measures communication against compute.")
+func runParseTorchTrace(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	jsonOut := fs.Bool("json", false, "print the parsed data as JSON")
 	within := fs.String("within", "", "analyse only the GPU work launched inside the CPU ranges of this name (a record_function annotation)")
 	device := fs.Int("device", -1, "the GPU to analyse (-1: the lowest in the trace)")

@@ -113,7 +113,7 @@ func measureRun(fs *flag.FlagSet, stderr io.Writer, args []string, measure func(
 	if run == nil {
 		return nil, fail(fs, stderr, 1, "%v", err)
 	}
-	run.Command = append(strings.Fields(fs.Name()), args...)
+	run.Command = commandLine(fs, args)
 	if err != nil {
 		run.Error = err.Error()
 	}
@@ -145,8 +145,9 @@ func l2Line(run *probes.Run) string {
 	return "L2 cache per GPU: " + strings.Join(sizes, ", ") + " (copies whose buffers fit may not reach HBM)"
 }
 
-func runProbeBandwidth(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("commlab probe bandwidth", stderr, "usage: commlab probe bandwidth [flags]")
+var probeBandwidthUsage = []string{"usage: commlab probe bandwidth [flags]"}
+
+func runProbeBandwidth(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	sf := addSweepFlags(fs, "copy size", "4K", "1G", 4, "")
 	ops := fs.String("ops", strings.Join(cuda.AllCopyOps, ","), "copy operations to measure")
 	warmup := fs.Int("warmup", 3, "untimed copies per size")
@@ -178,7 +179,7 @@ func runProbeBandwidth(args []string, stdout, stderr io.Writer) int {
 	if run == nil {
 		return fail(fs, stderr, 1, "%v", err)
 	}
-	run.Command = append([]string{"commlab", "probe", "bandwidth"}, args...)
+	run.Command = commandLine(fs, args)
 	return finishRun(run, ref, mf, stdout, stderr, printCopyTable)
 }
 
@@ -196,8 +197,9 @@ func devName(d int) string {
 	return "gpu" + strconv.Itoa(d)
 }
 
-func runProbeLatency(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("commlab probe latency", stderr, "usage: commlab probe latency [flags]")
+var probeLatencyUsage = []string{"usage: commlab probe latency [flags]"}
+
+func runProbeLatency(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	device := fs.Int("device", 0, "device index")
 	iters := fs.Int("iters", 200, "operations per repetition")
 	reps := fs.Int("reps", 11, "repetitions (median reported)")
@@ -213,7 +215,7 @@ func runProbeLatency(args []string, stdout, stderr io.Writer) int {
 	if run == nil {
 		return fail(fs, stderr, 1, "%v", err)
 	}
-	run.Command = append([]string{"commlab", "probe", "latency"}, args...)
+	run.Command = commandLine(fs, args)
 	return finishRun(run, nil, mf, stdout, stderr, func(w io.Writer, r *probes.Run) {
 		fmt.Fprintf(w, "%-26s %12s %10s %10s %s\n", "op", "median(µs)", "min(µs)", "max(µs)", "label")
 		for _, s := range r.Samples {
@@ -222,7 +224,9 @@ func runProbeLatency(args []string, stdout, stderr io.Writer) int {
 	})
 }
 
-func runProbeNCCL(args []string, stdout, stderr io.Writer) int {
+var probeNCCLUsage = []string{"usage: commlab probe nccl [flags]"}
+
+func runProbeNCCL(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	if nccl.IsWorker() {
 		// The child side of MeasureInChild: the parent reads our run file.
 		if err := nccl.ServeWorker(stderr); err != nil {
@@ -231,7 +235,6 @@ func runProbeNCCL(args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
-	fs := newFlags("commlab probe nccl", stderr, "usage: commlab probe nccl [flags]")
 	colls := fs.String("coll", "all_reduce", "collectives, comma-separated: "+strings.Join(nccl.Collectives, ",")+" (or all; unpaired_send and stalled_stream hang on purpose)")
 	sf := addSweepFlags(fs, "size", "8", "128M", 2, "nccl-tests")
 	dtype := fs.String("dtype", "float32", "data type (int8 ... float8e5m2)")
@@ -367,7 +370,7 @@ func runProbeNCCL(args []string, stdout, stderr io.Writer) int {
 	if run == nil {
 		return fail(fs, stderr, 1, "%v", err)
 	}
-	run.Command = append([]string{"commlab", "probe", "nccl"}, args...)
+	run.Command = commandLine(fs, args)
 	if err != nil && run.Error == "" {
 		run.Error = err.Error()
 	}
@@ -462,10 +465,10 @@ type toolParser struct {
 }
 
 // toolRun runs an external tool through probes/launch (through the user's
-// launcher when asked) and hands its output to p.
-func toolRun(kind, defaultProgram string, args []string, stdout, stderr io.Writer, p toolParser) int {
-	fs := newFlags("commlab probe "+kind, stderr, "usage: commlab probe "+kind+" [flags] [-- tool arguments]")
-	tool := launch.Tool{Kind: kind}
+// launcher when asked) and hands its output to p. The run's kind is the
+// verb's name.
+func toolRun(fs *flag.FlagSet, defaultProgram string, args []string, stdout, stderr io.Writer, p toolParser) int {
+	tool := launch.Tool{Kind: verbName(fs)}
 	fs.StringVar(&tool.Program, "tool", defaultProgram, "the tool's binary (name on PATH or path)")
 	reparse := fs.String("load", "", "parse again the output kept in a saved run instead of running the tool")
 	tool.AddFlags(fs)
@@ -509,7 +512,7 @@ func toolRun(kind, defaultProgram string, args []string, stdout, stderr io.Write
 // recorded before a parser fix gains what the fix reads; the run's
 // provenance (command, date, machine) stays as recorded.
 func reparseToolRun(fs *flag.FlagSet, path string, mf outputFlags, stdout, stderr io.Writer, p toolParser) int {
-	kind := strings.TrimPrefix(fs.Name(), "commlab probe ")
+	kind := verbName(fs)
 	run, err := probes.LoadRun(path)
 	if err != nil {
 		return fail(fs, stderr, exitBadInput, "%v", err)
@@ -559,8 +562,10 @@ func finishToolRun(fs *flag.FlagSet, run *probes.Run, parsed any, perr error, mf
 	return 0
 }
 
-func runProbeNCCLTests(args []string, stdout, stderr io.Writer) int {
-	return toolRun("nccl-tests", "all_reduce_perf", args, stdout, stderr, toolParser{parse: func(out string, run *probes.Run) (any, error) {
+var probeNCCLTestsUsage = []string{"usage: commlab probe nccl-tests [flags] [-- tool arguments]"}
+
+func runProbeNCCLTests(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
+	return toolRun(fs, "all_reduce_perf", args, stdout, stderr, toolParser{parse: func(out string, run *probes.Run) (any, error) {
 		return doctor.AddNCCLTestsOutput(out, run)
 	}, summary: func(w io.Writer, v any) {
 		for _, r := range v.(*nccltests.Result).Runs {
@@ -573,8 +578,10 @@ func runProbeNCCLTests(args []string, stdout, stderr io.Writer) int {
 	}})
 }
 
-func runProbeNVBandwidth(args []string, stdout, stderr io.Writer) int {
-	return toolRun("nvbandwidth", "nvbandwidth", args, stdout, stderr, toolParser{parse: func(out string, run *probes.Run) (any, error) {
+var probeNVBandwidthUsage = []string{"usage: commlab probe nvbandwidth [flags] [-- tool arguments]"}
+
+func runProbeNVBandwidth(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
+	return toolRun(fs, "nvbandwidth", args, stdout, stderr, toolParser{parse: func(out string, run *probes.Run) (any, error) {
 		return doctor.AddNVBandwidthOutput(out, run)
 	}, summary: func(w io.Writer, v any) {
 		for _, tc := range v.(*nvbandwidth.Report).Testcases {
@@ -587,16 +594,18 @@ func runProbeNVBandwidth(args []string, stdout, stderr io.Writer) int {
 	}})
 }
 
+var probePerftestUsage = []string{
+	"usage: commlab probe perftest [flags] [-- tool arguments]           server and client here (loopback through the NIC)",
+	"       commlab probe perftest --server :PORT [flags]                 machine A: the server",
+	"       commlab probe perftest --connect A:PORT [flags]               machine B: the client, which reports",
+	"Runs perftest's " + strings.Join(rdma.PerftestTools, ", ") + " (package perftest) and parses the client's report.",
+	"Without sizes (--sizes, -b/-e, --all) the tool runs its own default, 65536 bytes.",
+}
+
 // runProbePerftest runs a perftest tool (probes/rdma.Perftest): the
 // server and then the client here by default, one side per machine with
 // --server and --connect, or the client through the user's launcher.
-func runProbePerftest(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("commlab probe perftest", stderr,
-		"usage: commlab probe perftest [flags] [-- tool arguments]           server and client here (loopback through the NIC)",
-		"       commlab probe perftest --server :PORT [flags]                 machine A: the server",
-		"       commlab probe perftest --connect A:PORT [flags]               machine B: the client, which reports",
-		"Runs perftest's "+strings.Join(rdma.PerftestTools, ", ")+" (package perftest) and parses the client's report.",
-		"Without sizes (--sizes, -b/-e, --all) the tool runs its own default, 65536 bytes.")
+func runProbePerftest(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	cfg := rdma.PerftestConfig{}
 	fs.StringVar(&cfg.Tool, "tool", "ib_write_bw", "the perftest tool: "+strings.Join(rdma.PerftestTools, ", ")+" (a name on PATH or a path)")
 	addRDMAPortFlags(fs, &cfg.Device, &cfg.IBPort, &cfg.GIDIndex)
@@ -641,11 +650,11 @@ func runProbePerftest(args []string, stdout, stderr io.Writer) int {
 		}
 		return finishRun(run, nil, mf, stdout, stderr, printTable)
 	}
-	if *sizes.list != "" || *sizes.lo != "" || *sizes.hi != "" {
-		if *sizes.lo == "" {
+	if sizes.list.text != "" || sizes.lo.text != "" || sizes.hi.text != "" {
+		if sizes.lo.text == "" {
 			*sizes.lo = *sizes.hi
 		}
-		if *sizes.hi == "" {
+		if sizes.hi.text == "" {
 			*sizes.hi = *sizes.lo
 		}
 		var err error
@@ -690,15 +699,17 @@ func runProbePerftest(args []string, stdout, stderr io.Writer) int {
 	return finishRun(run, nil, mf, stdout, stderr, printTable)
 }
 
+var probeCustomAllReduceUsage = []string{
+	"usage: commlab probe custom-allreduce [flags]                       N processes here, one per GPU (two on one GPU share it)",
+	"       commlab probe custom-allreduce --from-logs R0.log,R1.log [--provenance FILE] [--save RUN.json]",
+	"Builds probes/customar's customar.cu with nvcc into a cache and times one-shot and two-shot all-reduces over CUDA IPC,",
+	"checking every sum, sizes doubling from -b to -e. Ranks that share a GPU time-slice: such a run proves the sums, not speed or cross-GPU ordering.",
+}
+
 // runProbeCustomAllReduce builds and runs commlab's own custom all-reduce
 // over CUDA IPC (probes/customar), or rebuilds its run from rank logs
 // recorded elsewhere (--from-logs).
-func runProbeCustomAllReduce(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("commlab probe custom-allreduce", stderr,
-		"usage: commlab probe custom-allreduce [flags]                       N processes here, one per GPU (two on one GPU share it)",
-		"       commlab probe custom-allreduce --from-logs R0.log,R1.log [--provenance FILE] [--save RUN.json]",
-		"Builds probes/customar's customar.cu with nvcc into a cache and times one-shot and two-shot all-reduces over CUDA IPC,",
-		"checking every sum, sizes doubling from -b to -e. Ranks that share a GPU time-slice: such a run proves the sums, not speed or cross-GPU ordering.")
+func runProbeCustomAllReduce(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	cfg := customar.Config{}
 	fs.IntVar(&cfg.Ranks, "ranks", 2, "processes (ranks), at most 8")
 	device := fs.Int("device", -1, "put every rank on this GPU (-1: rank r on GPU r modulo the GPUs present)")
@@ -741,9 +752,7 @@ func runProbeCustomAllReduce(args []string, stdout, stderr io.Writer) int {
 		}
 		run.Command = []string{"bash", "probes/gpubench/ch7.sh"}
 	} else {
-		if cfg.MinBytes, cfg.MaxBytes, err = sizes.bounds(); err != nil {
-			return fail(fs, stderr, 2, "%v", err)
-		}
+		cfg.MinBytes, cfg.MaxBytes = sizes.lo.value, sizes.hi.value
 		cfg.Algos = strings.Split(*algos, ",")
 		if *device >= 0 {
 			cfg.SameGPU, cfg.Device = true, *device
@@ -790,8 +799,9 @@ var topoSource = func(fakeName string) (probes.Source, error) {
 	return nvml.New(sysfs.New(os.DirFS("/"))), nil
 }
 
-func runProbeTopo(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("commlab probe topo", stderr, "usage: commlab probe topo [--json] [--dot] [--svg FILE] [--fake NAME]")
+var probeTopoUsage = []string{"usage: commlab probe topo [--json] [--dot] [--svg FILE] [--fake NAME]"}
+
+func runProbeTopo(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	jsonOut := fs.Bool("json", false, "print the topology as JSON")
 	svgPath := fs.String("svg", "", "also draw the topology as SVG into `FILE`")
 	dotOut := fs.Bool("dot", false, "print the topology as Graphviz DOT")
@@ -812,8 +822,7 @@ func runProbeTopo(args []string, stdout, stderr io.Writer) int {
 		// A laptop or a CPU-only server: say so, and show what sysfs gave.
 		fmt.Fprintf(stderr, "no NVIDIA driver/GPU on this machine: %v\n", err)
 		if topo == nil || (len(topo.GPUs) == 0 && len(topo.NICs) == 0 && len(topo.NUMANodes) == 0) {
-			fmt.Fprintln(stderr, "commlab probe topo: sysfs gave nothing either; nothing to show")
-			return 1
+			return fail(fs, stderr, 1, "sysfs gave nothing either; nothing to show")
 		}
 		fmt.Fprintln(stderr, "showing what sysfs gave.")
 	}
@@ -835,15 +844,17 @@ func runProbeTopo(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+var probeRDMAWriteUsage = []string{
+	"usage: commlab probe rdma-write [flags]                      both sides here (loopback through the NIC)",
+	"       commlab probe rdma-write --server :PORT [flags]       machine A: the target buffer",
+	"       commlab probe rdma-write --connect A:PORT [flags]     machine B: posts and times the writes",
+	"Builds probes/rdma's rdma_write.c (cc, libibverbs) into a cache and times RDMA WRITEs of each size.",
+}
+
 // runProbeRDMAWrite builds and runs commlab's own RDMA WRITE program
 // (probes/rdma): both sides here by default (a loopback through the NIC),
 // or one side per machine with --server and --connect.
-func runProbeRDMAWrite(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("commlab probe rdma-write", stderr,
-		"usage: commlab probe rdma-write [flags]                      both sides here (loopback through the NIC)",
-		"       commlab probe rdma-write --server :PORT [flags]       machine A: the target buffer",
-		"       commlab probe rdma-write --connect A:PORT [flags]     machine B: posts and times the writes",
-		"Builds probes/rdma's rdma_write.c (cc, libibverbs) into a cache and times RDMA WRITEs of each size.")
+func runProbeRDMAWrite(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	cfg := rdma.Config{}
 	addRDMAPortFlags(fs, &cfg.Device, &cfg.IBPort, &cfg.GIDIndex)
 	sizes := addSizeFlags(fs, "write size", "8", "8M", 2, "")

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,6 +20,15 @@ import (
 	"github.com/commlab/commlab/probes/fake"
 )
 
+// sizeFlagsOf parses args as a sweep's size flags, defaults -b 8 -e 64
+// -f 2.
+func sizeFlagsOf(args ...string) (sizeFlags, error) {
+	fs := flag.NewFlagSet("commlab probe test", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	f := addSizeFlags(fs, "size", "8", "64", 2, "")
+	return f, fs.Parse(args)
+}
+
 func TestProbeMeasureParseSize(t *testing.T) {
 	tests := []struct {
 		in   string
@@ -30,29 +41,33 @@ func TestProbeMeasureParseSize(t *testing.T) {
 		{"0", 0, false}, {"-1", 0, false}, {"lots", 0, false}, {"", 0, false},
 	}
 	for _, tc := range tests {
-		got, err := parseSize(tc.in)
-		if (err == nil) != tc.ok || got != tc.want {
-			t.Errorf("parseSize(%q) = %d, %v; want %d, ok=%v", tc.in, got, err, tc.want, tc.ok)
+		f, err := sizeFlagsOf("-b", tc.in)
+		if (err == nil) != tc.ok || tc.ok && f.lo.value != tc.want {
+			t.Errorf("-b %q = %d, %v; want %d, ok=%v", tc.in, f.lo.value, err, tc.want, tc.ok)
 		}
 	}
 }
 
 func TestProbeMeasureSizeSweep(t *testing.T) {
-	got, err := sizeSweep("", "8", "64", 2)
+	sizes := func(args ...string) ([]int64, error) {
+		f, err := sizeFlagsOf(args...)
+		if err != nil {
+			return nil, err
+		}
+		return f.values()
+	}
+	got, err := sizes()
 	if err != nil || len(got) != 4 || got[3] != 64 {
 		t.Errorf("sweep 8..64 x2 = %v, %v", got, err)
 	}
-	got, err = sizeSweep("1K,1M", "8", "8", 2)
+	got, err = sizes("--sizes", "1K,1M", "-b", "8", "-e", "8")
 	if err != nil || len(got) != 2 || got[1] != 1<<20 {
 		t.Errorf("explicit sizes = %v, %v", got, err)
 	}
-	for _, bad := range [][3]string{{"", "64", "8"}, {"", "x", "8"}, {"1K,zz", "8", "8"}} {
-		if _, err := sizeSweep(bad[0], bad[1], bad[2], 2); err == nil {
-			t.Errorf("sizeSweep(%q) accepted", bad)
+	for _, bad := range [][]string{{"-b", "64", "-e", "8"}, {"-b", "x"}, {"--sizes", "1K,zz"}, {"-f", "1"}} {
+		if _, err := sizes(bad...); err == nil {
+			t.Errorf("%q accepted", bad)
 		}
-	}
-	if _, err := sizeSweep("", "8", "64", 1); err == nil {
-		t.Error("factor 1 accepted")
 	}
 }
 

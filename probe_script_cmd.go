@@ -138,14 +138,16 @@ func finishScriptProbe(fs *flag.FlagSet, out outputFlags, res *scriptResult, err
 	return 0
 }
 
+var probeTorchUsage = []string{
+	"usage: commlab probe torch [--launcher none|torchrun] [--per-node N] [--nodes N] [--dry-run] -- --out RUN.json [bench_torch.py flags]",
+	"       commlab probe torch --script > bench_torch.py",
+	"Runs the PyTorch reference (copies and collectives timed as commlab times them) and writes a run for --compare.",
+	"bench_torch.py flags: --what copy,nccl --out FILE --copy-min B --copy-max B --nccl-min B --nccl-max B --colls LIST --warmup N --iters N --reps N",
+}
+
 // runProbeTorch runs the PyTorch reference that commlab carries, or writes
 // it out with --script.
-func runProbeTorch(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("commlab probe torch", stderr,
-		"usage: commlab probe torch [--launcher none|torchrun] [--per-node N] [--nodes N] [--dry-run] -- --out RUN.json [bench_torch.py flags]",
-		"       commlab probe torch --script > bench_torch.py",
-		"Runs the PyTorch reference (copies and collectives timed as commlab times them) and writes a run for --compare.",
-		"bench_torch.py flags: --what copy,nccl --out FILE --copy-min B --copy-max B --nccl-min B --nccl-max B --colls LIST --warmup N --iters N --reps N")
+func runProbeTorch(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	var o launch.Options
 	o.AddFlags(fs)
 	dryRun := addDryRunFlag(fs)
@@ -194,17 +196,19 @@ func c10dResult(r *c10dlab.Result, err error) (*scriptResult, error) {
 	return &scriptResult{r, r.WriteSummary, r.Run, r.Errors}, err
 }
 
+var probeOverlapUsage = []string{
+	"usage: commlab probe overlap [--launcher none|torchrun] [--per-node N] [--what variants|cq|variants,cq] [--keep DIR] [--json] [--save RUN.json] [-- bench_overlap.py flags]",
+	"       commlab probe overlap --load DIR | --recorded [NAME] [--json] [--save RUN.json]",
+	"       commlab probe overlap --script > bench_overlap.py",
+	"Runs the overlap micro-benchmark (GEMMs under a collective on ProcessGroupNCCL's stream, the variants that break",
+	"the overlap, the async/wait timestamps) with python3 or torchrun, and reads its torch.profiler traces.",
+	"bench_overlap.py flags: --variants LIST --coll all_gather|reduce_scatter|all_reduce --bytes B --gemm N --gemms K --steps N --trace-steps N --cq-bytes B --cq-gemms N",
+}
+
 // runProbeOverlap runs chapter 5's overlap benchmark (bench_overlap.py),
 // or reads a folder it wrote or its recording, through probes/overlap and
 // probes/parse/torchtrace.
-func runProbeOverlap(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("commlab probe overlap", stderr,
-		"usage: commlab probe overlap [--launcher none|torchrun] [--per-node N] [--what variants|cq|variants,cq] [--keep DIR] [--json] [--save RUN.json] [-- bench_overlap.py flags]",
-		"       commlab probe overlap --load DIR | --recorded [NAME] [--json] [--save RUN.json]",
-		"       commlab probe overlap --script > bench_overlap.py",
-		"Runs the overlap micro-benchmark (GEMMs under a collective on ProcessGroupNCCL's stream, the variants that break",
-		"the overlap, the async/wait timestamps) with python3 or torchrun, and reads its torch.profiler traces.",
-		"bench_overlap.py flags: --variants LIST --coll all_gather|reduce_scatter|all_reduce --bytes B --gemm N --gemms K --steps N --trace-steps N --cq-bytes B --cq-gemms N")
+func runProbeOverlap(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	var o launch.Options
 	o.AddFlags(fs)
 	what := fs.String("what", "", "variants, cq (the core question's cases) or variants,cq in one invocation; empty: the recording's five invocations (all_gather and AVG all_reduce variants; the cases by default, with TORCH_NCCL_BLOCKING_WAIT=1 and with TORCH_NCCL_AVOID_RECORD_STREAMS=1)")
@@ -255,17 +259,19 @@ func runProbeOverlap(args []string, stdout, stderr io.Writer) int {
 	}.main(fs, sf, *dryRun, rest, stdout, stderr)
 }
 
+var probeC10dUsage = []string{
+	"usage: commlab probe c10d [--backend gloo|nccl] [--parts store,coalesce,timeout,compile] [--keep DIR] [--json] [--save RUN.json] [-- c10d_lab.py flags]",
+	"       commlab probe c10d --load DIR | --recorded [NAME] [--json]",
+	"       commlab probe c10d --script > c10d_lab.py",
+	"Runs chapter 5's c10d experiments with python3 (which starts the ranks): the rendezvous store's traffic,",
+	"small all_reduces one by one against coalesced, a collective timeout under each TORCH_NCCL_ASYNC_ERROR_HANDLING",
+	"value (gloo: one rank never joins; nccl: the stream kept busy past the timeout), and a functional collective",
+	"under torch.compile. c10d_lab.py flags: --world N --timeout S --stall S --modes LIST --counts LIST --sizes LIST --iters N",
+}
+
 // runProbeC10d runs chapter 5's c10d experiments (c10d_lab.py) on gloo
 // CPU ranks or NCCL GPU ranks, read by probes/c10dlab.
-func runProbeC10d(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("commlab probe c10d", stderr,
-		"usage: commlab probe c10d [--backend gloo|nccl] [--parts store,coalesce,timeout,compile] [--keep DIR] [--json] [--save RUN.json] [-- c10d_lab.py flags]",
-		"       commlab probe c10d --load DIR | --recorded [NAME] [--json]",
-		"       commlab probe c10d --script > c10d_lab.py",
-		"Runs chapter 5's c10d experiments with python3 (which starts the ranks): the rendezvous store's traffic,",
-		"small all_reduces one by one against coalesced, a collective timeout under each TORCH_NCCL_ASYNC_ERROR_HANDLING",
-		"value (gloo: one rank never joins; nccl: the stream kept busy past the timeout), and a functional collective",
-		"under torch.compile. c10d_lab.py flags: --world N --timeout S --stall S --modes LIST --counts LIST --sizes LIST --iters N")
+func runProbeC10d(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	backend := fs.String("backend", "gloo", "gloo (CPU ranks) or nccl (the GPUs here)")
 	parts := fs.String("parts", "", "experiments to run, comma-separated (default all): "+strings.Join(c10dlab.Parts, ","))
 	sf := addScriptProbeFlags(fs, launch.C10dLab.Name, c10dlab.RecordedCPU)
@@ -308,18 +314,20 @@ func runProbeC10d(args []string, stdout, stderr io.Writer) int {
 	}.main(fs, sf, false, rest, stdout, stderr)
 }
 
+var probeHangUsage = []string{
+	"usage: commlab probe hang --scenario NAME --out DIR [--nproc N] [--timeout S] [--steps N --hang-at N --stuck-rank R] [--deadline S]",
+	"       commlab probe hang --script > hang_torch.py",
+	"Stages a hang on CPU ranks (torchrun, gloo, PyTorch 2.8 or later) with the Flight Recorder on, takes every",
+	"rank's stack (faulthandler: DIR/stacks/rank_N.txt; py-spy dump when installed: DIR/stacks/rankN.txt;",
+	"gdb's C++ threads, last, when gdb is on PATH: DIR/stacks/rankN.gdb.txt),",
+	"lets the ranks time out and dump, and runs PyTorch's fr_trace; read the dumps with commlab parse flight-recorder DIR/fr,",
+	"the whole run with commlab doctor --fr DIR/fr --stacks DIR/stacks. make hang-cpu installs torch and py-spy in a venv.",
+	"Scenarios: " + strings.Join(launch.HangScenarios, ", "),
+}
+
 // runProbeHang runs chapter 6's hang lab (probes/launch's embedded
 // hang_torch.py), or writes the script out with --script.
-func runProbeHang(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("commlab probe hang", stderr,
-		"usage: commlab probe hang --scenario NAME --out DIR [--nproc N] [--timeout S] [--steps N --hang-at N --stuck-rank R] [--deadline S]",
-		"       commlab probe hang --script > hang_torch.py",
-		"Stages a hang on CPU ranks (torchrun, gloo, PyTorch 2.8 or later) with the Flight Recorder on, takes every",
-		"rank's stack (faulthandler: DIR/stacks/rank_N.txt; py-spy dump when installed: DIR/stacks/rankN.txt;",
-		"gdb's C++ threads, last, when gdb is on PATH: DIR/stacks/rankN.gdb.txt),",
-		"lets the ranks time out and dump, and runs PyTorch's fr_trace; read the dumps with commlab parse flight-recorder DIR/fr,",
-		"the whole run with commlab doctor --fr DIR/fr --stacks DIR/stacks. make hang-cpu installs torch and py-spy in a venv.",
-		"Scenarios: "+strings.Join(launch.HangScenarios, ", "))
+func runProbeHang(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	var o launch.HangOptions
 	fs.StringVar(&o.Scenario, "scenario", "", "the hang to stage")
 	fs.StringVar(&o.Out, "out", "", "the folder the dumps, stacks and reports go to")
@@ -349,15 +357,17 @@ func runProbeHang(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+var probeKVNixlUsage = []string{
+	"usage: commlab probe kv-nixl [--json] [--save RUN.json] [-- kv_nixl.py flags]",
+	"       commlab probe kv-nixl --recorded [NAME] | --script > kv_nixl.py",
+	"Moves KV-sized buffers from GPU memory to pinned host memory and back through NIXL (two agents, one GPU), whole and",
+	"one descriptor per layer, beside the same copies through PyTorch. Needs python3 with PyTorch and NIXL (pip install nixl).",
+	"kv_nixl.py flags: --min 16M --max 2G --layers 80 --reps 7 --warmup 2 --backend UCX --device 0",
+}
+
 // runProbeKVNixl runs chapter 7's KV transfer through NIXL on one GPU
 // (kv_nixl.py, embedded), shows its recorded run, or prints the script.
-func runProbeKVNixl(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("commlab probe kv-nixl", stderr,
-		"usage: commlab probe kv-nixl [--json] [--save RUN.json] [-- kv_nixl.py flags]",
-		"       commlab probe kv-nixl --recorded [NAME] | --script > kv_nixl.py",
-		"Moves KV-sized buffers from GPU memory to pinned host memory and back through NIXL (two agents, one GPU), whole and",
-		"one descriptor per layer, beside the same copies through PyTorch. Needs python3 with PyTorch and NIXL (pip install nixl).",
-		"kv_nixl.py flags: --min 16M --max 2G --layers 80 --reps 7 --warmup 2 --backend UCX --device 0")
+func runProbeKVNixl(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	rec := addRecordedFlag(fs, kvxfer.RecordedName)
 	script := addScriptFlag(fs, launch.KVNixl.Name)
 	mf := addOutputFlags(fs, false)
