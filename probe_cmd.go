@@ -881,7 +881,7 @@ func runProbeRDMAWrite(fs *flag.FlagSet, args []string, stdout, stderr io.Writer
 	if err := sd.check(); err != nil {
 		return fail(fs, stderr, 2, "%v", err)
 	}
-	if _, err := launch.Command(cfg.Launch, rdma.ProgramName, nil); err != nil {
+	if _, err := launch.Command(cfg.Launch, rdma.Program.Name, nil); err != nil {
 		return fail(fs, stderr, 2, "%v", err)
 	}
 	cfg.GPU = -1

@@ -27,11 +27,9 @@ func init() {
 		"PlacementP2P":     reflect.ValueOf(constant.MakeFromLiteral("\"p2p\"", token.STRING, 0)),
 		"PlacementSameGPU": reflect.ValueOf(constant.MakeFromLiteral("\"same-gpu\"", token.STRING, 0)),
 		"PlacementSingle":  reflect.ValueOf(constant.MakeFromLiteral("\"single\"", token.STRING, 0)),
-		"ProgramName":      reflect.ValueOf(constant.MakeFromLiteral("\"customar\"", token.STRING, 0)),
+		"Program":          reflect.ValueOf(&customar.Program).Elem(),
 		"ReadProvenance":   reflect.ValueOf(customar.ReadProvenance),
 		"SameGPUNote":      reflect.ValueOf(constant.MakeFromLiteral("\"ranks share one GPU through CUDA IPC; without MPS their contexts time-slice, so each flag wait lasts about one time slice: this run proves the handle exchange, the kernels and the sums, not memory ordering across GPUs, and its times measure time slicing, not the all-reduce\"", token.STRING, 0)),
-		"Source":           reflect.ValueOf(&customar.Source).Elem(),
-		"SourceHash":       reflect.ValueOf(customar.SourceHash),
 		"TwoShot":          reflect.ValueOf(constant.MakeFromLiteral("\"twoshot\"", token.STRING, 0)),
 
 		// type definitions

@@ -29,9 +29,7 @@ func init() {
 		"PerftestReparse":     reflect.ValueOf(rdma.PerftestReparse),
 		"PerftestSamples":     reflect.ValueOf(rdma.PerftestSamples),
 		"PerftestTools":       reflect.ValueOf(&rdma.PerftestTools).Elem(),
-		"ProgramName":         reflect.ValueOf(constant.MakeFromLiteral("\"rdma_write\"", token.STRING, 0)),
-		"Source":              reflect.ValueOf(&rdma.Source).Elem(),
-		"SourceHash":          reflect.ValueOf(rdma.SourceHash),
+		"Program":             reflect.ValueOf(&rdma.Program).Elem(),
 		"SourceLines":         reflect.ValueOf(rdma.SourceLines),
 
 		// type definitions

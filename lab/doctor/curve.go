@@ -45,10 +45,15 @@ type Curve struct {
 	// CollectiveFrom and RanksFrom say how the input gave the collective
 	// and the rank count (nccl-tests' program name, its columns, its
 	// device lines); Collective is "" when nothing told it.
-	CollectiveFrom string       `json:"collective_from,omitempty"`
-	RanksFrom      string       `json:"ranks_from,omitempty"`
-	Notes          []string     `json:"notes,omitempty"`
-	Points         []CurvePoint `json:"points"`
+	CollectiveFrom string `json:"collective_from,omitempty"`
+	RanksFrom      string `json:"ranks_from,omitempty"`
+	// ThreadGPUs is how many GPUs one host thread issued each operation
+	// to (nccl-tests' -g; commlab's NCCL probe drives every GPU from one
+	// thread); 0 when the input does not say. The model's host floor
+	// grows with it.
+	ThreadGPUs int          `json:"thread_gpus,omitempty"`
+	Notes      []string     `json:"notes,omitempty"`
+	Points     []CurvePoint `json:"points"`
 }
 
 // Sizes returns the curve's message sizes in bytes.
@@ -81,7 +86,7 @@ func CurveFromNCCLTests(r *nccltests.Run) (Curve, error) {
 		return Curve{}, fmt.Errorf("doctor: nccl-tests run: %w (no rows)", ErrNoCurve)
 	}
 	c := Curve{Source: "nccl-tests", Collective: r.Collective, Ranks: r.NRanks(), Nodes: 1, NCCL: r.LibraryVersion(),
-		CollectiveFrom: r.CollectiveFrom, RanksFrom: r.RanksFrom, Notes: append([]string(nil), r.Notes...)}
+		CollectiveFrom: r.CollectiveFrom, RanksFrom: r.RanksFrom, ThreadGPUs: r.Params.NGpus, Notes: append([]string(nil), r.Notes...)}
 	if r.Library == "RCCL" {
 		c.Source = "rccl-tests"
 	}
@@ -157,6 +162,9 @@ func CurveFromRun(r *probes.Run, collective string, inPlace bool) (Curve, error)
 	}
 	if len(c.Points) == 0 {
 		return Curve{}, fmt.Errorf("doctor: run %s: %w for %s (in place %v)", r.Kind, ErrNoCurve, collective, inPlace)
+	}
+	if r.Kind == "nccl" {
+		c.ThreadGPUs = c.Ranks // the probe issues every operation to all its GPUs from one thread
 	}
 	sort.SliceStable(c.Points, func(i, j int) bool { return c.Points[i].Bytes < c.Points[j].Bytes })
 	return c, nil

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/commlab/commlab/costmodel"
 	"github.com/commlab/commlab/lab/doctor"
 	"github.com/commlab/commlab/probes/parse/nccltests"
 	"github.com/commlab/commlab/probes/recorded"
@@ -23,7 +24,10 @@ func ExampleDiagnoseCurve() {
 		fmt.Println(err)
 		return
 	}
-	machine := doctor.Machine{Preset: "hgx-h200", GPUsPerNode: 2, Nodes: 1, Family: "2.28"}
+	// commlab's NCCL probe issues each operation to both GPUs from one
+	// thread: the curve says so, and the model's host floor counts it.
+	machine := doctor.Machine{Preset: "hgx-h200", GPUsPerNode: 2, Nodes: 1, Family: "2.28",
+		Harness: costmodel.Harness{ThreadGPUs: curve.ThreadGPUs}}
 	model, err := doctor.ExpectedCurve(machine, curve.Collective, curve.Sizes())
 	if err != nil {
 		fmt.Println(err)
@@ -40,8 +44,8 @@ func ExampleDiagnoseCurve() {
 	b, _ := doctor.BranchByID(rep.Verdicts[0].Check)
 	fmt.Println("first check:", b.Checks[0])
 	// Output:
-	// [fail] collective/large-plateau: large-message plateau too low: 121.7 GB/s busbw, 34% of the model's 359.5 GB/s
-	// [ok] collective/small-floor: small-message floor 22.37 µs, 2.9x the model
+	// [fail] collective/large-plateau: large-message plateau too low: 121.7 GB/s busbw, 36% of the model's 339.2 GB/s
+	// [ok] collective/small-floor: small-message floor 22.31 µs, 2.6x the model
 	// [ok] collective/dip: no dip: no size below 70% of its neighbours' ratio to the model
 	// first check: the path (nvidia-smi topo -m levels, chapter 2)
 }
@@ -77,5 +81,5 @@ func ExampleJudgeCurve() {
 	// Output:
 	// all_reduce 16 ranks from device lines
 	// preset: hgx-h100 from the GPU the input names: NVIDIA H100 80GB HBM3
-	// [warn] collective/multi-node: multi-node plateau too low: 330.6 GB/s busbw, 72% of the model's 459.8 GB/s
+	// [warn] collective/multi-node: multi-node plateau too low: 330.6 GB/s busbw, 68% of the model's 488.3 GB/s
 }

@@ -145,7 +145,8 @@ func JudgeCurve(c Curve, s CurveSetup, opt CurveOptions) (CurveReport, error) {
 	if err != nil {
 		return CurveReport{Curve: c}, fmt.Errorf("doctor: %w", err)
 	}
-	m := Machine{Preset: preset, Nodes: max(s.Nodes, c.Nodes, 1), GPUsPerNode: s.GPUsPerNode, Family: s.Family, NVLS: !s.NVLSOff}
+	m := Machine{Preset: preset, Nodes: max(s.Nodes, c.Nodes, 1), GPUsPerNode: s.GPUsPerNode, Family: s.Family, NVLS: !s.NVLSOff,
+		Harness: costmodel.Harness{ThreadGPUs: c.ThreadGPUs}}
 	if m.GPUsPerNode <= 0 {
 		m.GPUsPerNode = max(1, ceilDiv(c.Ranks, m.Nodes))
 		if m.GPUsPerNode > node.GPUs && s.Nodes <= 0 {

@@ -1,9 +1,13 @@
 package doctor
 
 // This file is the expected side of the curve doctor: the machine a curve
-// is priced on (Machine) and the busbw costmodel's NCCL-like tuner
+// is priced on (Machine) and the busbw costmodel's calibrated estimate
 // expects at each measured size (Model, ExpectedCurve; chapters 1, 2 and
-// 4).
+// 4): NCCL's tuner picks the algorithm and protocol and gives its
+// latency, the links give the bandwidth, the harness a host floor. It is
+// the model `commlab model` prints and the one held to published
+// measurements, so the doctor and the model never disagree on what a
+// machine should reach.
 
 import (
 	"fmt"
@@ -13,13 +17,16 @@ import (
 
 // Machine names the machine the model prices: a costmodel node preset cut
 // to GPUsPerNode GPUs, Nodes of them, NCCL's tuning constants of Family
-// ("" is costmodel.DefaultNCCL), NVLS on or off.
+// ("" is costmodel.DefaultNCCL), NVLS on or off, and how the measuring
+// program issued each operation (Harness; the zero value is one GPU per
+// host thread, as under mpirun or torchrun).
 type Machine struct {
-	Preset      string `json:"preset"`
-	GPUsPerNode int    `json:"gpus_per_node"`
-	Nodes       int    `json:"nodes"`
-	Family      string `json:"nccl_family"`
-	NVLS        bool   `json:"nvls"`
+	Preset      string            `json:"preset"`
+	GPUsPerNode int               `json:"gpus_per_node"`
+	Nodes       int               `json:"nodes"`
+	Family      string            `json:"nccl_family"`
+	NVLS        bool              `json:"nvls"`
+	Harness     costmodel.Harness `json:"harness,omitzero"`
 }
 
 func (m Machine) String() string {
@@ -31,7 +38,11 @@ func (m Machine) String() string {
 	if family == "" {
 		family = costmodel.DefaultNCCL
 	}
-	return fmt.Sprintf("%d node(s) of %s with %d GPUs each, NCCL %s tuning constants, %s", m.Nodes, m.Preset, m.GPUsPerNode, family, nvls)
+	s := fmt.Sprintf("%d node(s) of %s with %d GPUs each, NCCL %s tuning constants, %s", m.Nodes, m.Preset, m.GPUsPerNode, family, nvls)
+	if n := m.Harness.ThreadGPUs; n > 1 {
+		s += fmt.Sprintf(", %d GPUs issued from one host thread", n)
+	}
+	return s
 }
 
 // ModelPoint is the model's expectation at one size.
@@ -60,8 +71,9 @@ func (m Model) BusBWs() []float64 {
 	return column(len(m.Points), func(i int) float64 { return m.Points[i].BusBW })
 }
 
-// ExpectedCurve tunes the machine with costmodel's NCCL-like tuner and
-// prices collective at each size with the tuner's pick (chapter 4).
+// ExpectedCurve prices collective at each size with costmodel's
+// calibrated estimate for the machine (Machine.Estimate: the tuner's pick,
+// its latency or the harness floor, the links' bandwidth).
 func ExpectedCurve(m Machine, collective string, sizes []float64) (Model, error) {
 	node, err := costmodel.NodeByName(m.Preset)
 	if err != nil {
@@ -75,15 +87,26 @@ func ExpectedCurve(m Machine, collective string, sizes []float64) (Model, error)
 		// NCCL's tuner has no algorithm for one rank: nothing to price.
 		return Model{Source: "no model: one rank (" + m.Preset + ")"}, nil
 	}
-	T, err := costmodel.TuneNodes(node, m.GPUsPerNode, m.Nodes, m.Family, m.NVLS)
+	c, err := costmodel.ParseCollective(collective)
 	if err != nil {
 		return Model{}, fmt.Errorf("doctor: %w", err)
 	}
-	return ExpectedFromTuner(T, collective, m.GPUsPerNode*m.Nodes, sizes, "costmodel tuner: "+m.String())
+	cm := costmodel.Machine{Node: node, GPUsPerNode: m.GPUsPerNode, Nodes: m.Nodes, NCCL: m.Family, NVLSOff: !m.NVLS, Harness: m.Harness}
+	es, err := cm.EstimateSweep(c, sizes, "", "")
+	if err != nil {
+		return Model{}, fmt.Errorf("doctor: %w", err)
+	}
+	out := Model{Source: "costmodel estimate: " + m.String(), Points: make([]ModelPoint, 0, len(es))}
+	for _, e := range es {
+		out.Points = append(out.Points, ModelPoint{Bytes: e.Bytes, TimeUs: e.TimeUs, LatencyUs: max(e.LatencyUs, e.FloorUs),
+			BusBW: e.BusBWGBps, Algorithm: e.Algorithm, Protocol: e.Protocol})
+	}
+	return out, nil
 }
 
 // ExpectedFromTuner prices collective on ranks GPUs at each size with the
-// pick of a tuning table.
+// pick of a tuning table and NCCL's own time for it: NCCL's view, without
+// the calibration ExpectedCurve adds (for a table tuned by hand).
 func ExpectedFromTuner(T costmodel.TunerTable, collective string, ranks int, sizes []float64, source string) (Model, error) {
 	c, err := costmodel.ParseCollective(collective)
 	if err != nil {

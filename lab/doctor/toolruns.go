@@ -18,18 +18,22 @@ import (
 // AddNCCLTestsOutput parses nccl-tests output into run: one sample per
 // row and half, the tests' and NCCL's versions. A run whose output does
 // not name its test takes the name of the binary (run.Settings["tool"]:
-// all_reduce_perf, all_gather_perf_mpi). It returns what it parsed (nil
-// when nothing was) and the parser's error.
+// all_reduce_perf, all_gather_perf_mpi), in the samples and in the result.
+// It returns what it parsed (nil when nothing was) and the parser's error.
 func AddNCCLTestsOutput(out string, run *probes.Run) (*nccltests.Result, error) {
 	res, err := nccltests.Parse(strings.NewReader(out))
 	if res == nil {
 		return nil, err
 	}
-	prog := filepath.Base(run.Settings["tool"])
-	fallback := strings.TrimSuffix(strings.TrimSuffix(prog, "_mpi"), "_perf")
-	for _, r := range res.Runs {
-		if r.Collective == "" {
-			r.Collective = fallback
+	var prog, fallback string
+	if tool := run.Settings["tool"]; tool != "" {
+		prog = filepath.Base(tool)
+		fallback = strings.TrimSuffix(strings.TrimSuffix(prog, "_mpi"), "_perf")
+	}
+	for i := range res.Runs {
+		r := &res.Runs[i] // the result returned names the collective too
+		if r.Collective == "" && fallback != "" {
+			r.Collective, r.CollectiveFrom = fallback, "the binary's name ("+prog+")"
 		}
 		if v := r.LibraryVersion(); v != "" {
 			run.NCCL = v
@@ -39,7 +43,7 @@ func AddNCCLTestsOutput(out string, run *probes.Run) (*nccltests.Result, error) 
 		if len(r.Devices) > 0 {
 			n = len(r.Devices)
 		}
-		run.Samples = append(run.Samples, NCCLTestsSamples(r, n)...)
+		run.Samples = append(run.Samples, NCCLTestsSamples(*r, n)...)
 	}
 	return res, err
 }

@@ -34,8 +34,21 @@ func TestAddNCCLTestsOutput(t *testing.T) {
 				t.Errorf("%s: sample %s on %d ranks, want %s on 2", tc.name, s.Op, s.Ranks, tc.wantOp)
 			}
 		}
+		if got := res.Runs[0].Collective; got != tc.wantOp {
+			t.Errorf("%s: the parsed run's collective is %q, want %q as in the samples", tc.name, got, tc.wantOp)
+		}
 	}
-	run := &probes.Run{Settings: map[string]string{}}
+	// No binary recorded: an unnamed test stays unnamed (never ".").
+	run := &probes.Run{Kind: "nccl-tests", Settings: map[string]string{}}
+	if res, err := AddNCCLTestsOutput(noName, run); err != nil || res == nil || res.Runs[0].Collective != "" {
+		t.Errorf("no tool: %v, collective %q", err, res.Runs[0].Collective)
+	}
+	for _, s := range run.Samples {
+		if s.Op != "" {
+			t.Fatalf("no tool: sample named %q, want unnamed", s.Op)
+		}
+	}
+	run = &probes.Run{Settings: map[string]string{}}
 	if _, err := AddNCCLTestsOutput("garbage\n", run); err == nil || len(run.Samples) != 0 {
 		t.Errorf("garbage: error %v, %d samples", err, len(run.Samples))
 	}

@@ -12,17 +12,12 @@ import (
 	"github.com/commlab/commlab/probes/launch"
 )
 
-// Source is program/customar.cu, the program this package builds and runs.
-//
 //go:embed program/customar.cu
-var Source []byte
+var source []byte
 
-// ProgramName is the built program's file name.
-const ProgramName = "customar"
-
-// SourceHash is the first 12 hex digits of the source's SHA-256: the cache
-// key of the built program and the version a run records.
-func SourceHash() string { return launch.SourceHash(Source) }
+// Program is program/customar.cu, the program this package builds and
+// runs: its name, its source and (Program.Hash) the version a run records.
+var Program = launch.CachedProgram{Name: "customar", Source: source, Ext: ".cu"}
 
 // BuildCommand is the compiler command line Build runs, for the record.
 // arch is nvcc's -arch value; "" means "native" (the GPUs of this
@@ -52,7 +47,7 @@ func FindNVCC() (string, error) {
 	if fi, err := os.Stat(std); err == nil && fi.Mode().IsRegular() {
 		return std, nil
 	}
-	return "", fmt.Errorf("customar: %w: no nvcc (CUDA toolkit) on PATH or in /usr/local/cuda/bin to build %s", probes.ErrUnavailable, ProgramName)
+	return "", fmt.Errorf("customar: %w: no nvcc (CUDA toolkit) on PATH or in /usr/local/cuda/bin to build %s", probes.ErrUnavailable, Program.Name)
 }
 
 // Build compiles customar.cu with nvcc into
@@ -64,7 +59,8 @@ func Build(ctx context.Context, cacheDir, arch string) (string, error) {
 	if arch == "" {
 		arch = "native"
 	}
-	prog := launch.CachedProgram{Name: ProgramName, Source: Source, Ext: ".cu", Folder: ProgramName + "-" + SourceHash() + "-" + arch}
+	prog := Program
+	prog.Folder = prog.Name + "-" + prog.Hash() + "-" + arch
 	if bin, built := prog.Path(cacheDir); built {
 		return bin, nil
 	}
@@ -75,7 +71,7 @@ func Build(ctx context.Context, cacheDir, arch string) (string, error) {
 	bin, err := prog.Build(ctx, cacheDir, func(src, out string) []string { return BuildCommand(nvcc, arch, src, out) })
 	var be *launch.BuildError
 	if errors.As(err, &be) {
-		return "", fmt.Errorf("customar: build %s failed (%s): %s", ProgramName, launch.ShellJoin(be.Command), launch.FirstLines(be.Output, 3))
+		return "", fmt.Errorf("customar: build %s failed (%s): %s", Program.Name, launch.ShellJoin(be.Command), launch.FirstLines(be.Output, 3))
 	}
 	if err != nil {
 		return "", fmt.Errorf("customar: %w", err)

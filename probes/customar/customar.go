@@ -258,7 +258,7 @@ func reason(stderr, def string) string {
 	if i := strings.LastIndex(s, "\n"); i >= 0 {
 		s = s[i+1:]
 	}
-	s = strings.TrimPrefix(s, ProgramName+": ")
+	s = strings.TrimPrefix(s, Program.Name+": ")
 	if f := strings.Fields(s); len(f) > 2 && f[0] == "rank" && strings.HasSuffix(f[1], ":") {
 		s = strings.TrimSpace(strings.TrimPrefix(s, f[0]+" "+f[1]))
 	}
@@ -289,8 +289,8 @@ func FromLogs(logs []string) (*probes.Run, error) {
 	}
 	first := outs[0]
 	run := &probes.Run{Kind: Kind, Date: time.Now().UTC(), GPUModel: first.GPU,
-		Tool: "commlab " + ProgramName + " " + SourceHash(),
-		Settings: map[string]string{"source_sha256": SourceHash(), "ranks": strconv.Itoa(len(logs)),
+		Tool: "commlab " + Program.Name + " " + Program.Hash(),
+		Settings: map[string]string{"source_sha256": Program.Hash(), "ranks": strconv.Itoa(len(logs)),
 			"timing": "CUDA events around iters back-to-back calls on each rank; a sample's time is the slowest rank's mean per call",
 			"dtype":  "float32", "check": "every element of every rank's output after one call, against the exact sum"},
 		Logs: map[string]string{}}

@@ -96,7 +96,7 @@ func Parse(out string) (*Output, error) {
 			}
 		case "done":
 			o.Done = len(f) == 1
-		case ProgramName + ":":
+		case Program.Name + ":":
 			o.Errors = append(o.Errors, strings.TrimSpace(line))
 		}
 		if err != nil {

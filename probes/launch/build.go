@@ -37,9 +37,13 @@ type CachedProgram struct {
 	Name   string // the built program's file name, "rdma_write"
 	Source []byte
 	Ext    string // the source file's extension: ".c", ".cu"
-	// Folder is the cache folder's name; "" is Name-SourceHash.
+	// Folder is the cache folder's name; "" is Name-Hash.
 	Folder string
 }
+
+// Hash is SourceHash of the program's source: the cache key of the built
+// program and the version a run records.
+func (p CachedProgram) Hash() string { return SourceHash(p.Source) }
 
 // BuildError is a compiler that ran and failed: its command and output,
 // for the caller to say what is missing.
@@ -61,7 +65,7 @@ func (p CachedProgram) Path(cacheDir string) (string, bool) {
 	}
 	folder := p.Folder
 	if folder == "" {
-		folder = p.Name + "-" + SourceHash(p.Source)
+		folder = p.Name + "-" + p.Hash()
 	}
 	bin := filepath.Join(cacheDir, folder, p.Name)
 	fi, err := os.Stat(bin)

@@ -13,17 +13,12 @@ import (
 	"github.com/commlab/commlab/probes/launch"
 )
 
-// Source is program/rdma_write.c, the program this package builds and runs.
-//
 //go:embed program/rdma_write.c
-var Source []byte
+var source []byte
 
-// ProgramName is the built program's file name.
-const ProgramName = "rdma_write"
-
-// SourceHash is the first 12 hex digits of the source's SHA-256: the cache
-// key of the built program and the version a run records.
-func SourceHash() string { return launch.SourceHash(Source) }
+// Program is program/rdma_write.c, the program this package builds and
+// runs: its name, its source and (Program.Hash) the version a run records.
+var Program = launch.CachedProgram{Name: "rdma_write", Source: source, Ext: ".c"}
 
 // BuildCommand is the compiler command line Build runs, for the record.
 func BuildCommand(cc, src, out string) []string {
@@ -40,12 +35,13 @@ func Build(ctx context.Context, cacheDir string) (string, error) {
 	if cc == "" {
 		cc = "cc"
 	}
-	prog := launch.CachedProgram{Name: ProgramName, Source: Source, Ext: ".c", Folder: "rdma-" + SourceHash()}
+	prog := Program
+	prog.Folder = "rdma-" + prog.Hash()
 	if bin, built := prog.Path(cacheDir); built {
 		return bin, nil // the compiler is not needed
 	}
 	if _, err := exec.LookPath(cc); err != nil {
-		return "", fmt.Errorf("rdma: %w: no C compiler (%s) on PATH to build %s", probes.ErrUnavailable, cc, ProgramName)
+		return "", fmt.Errorf("rdma: %w: no C compiler (%s) on PATH to build %s", probes.ErrUnavailable, cc, Program.Name)
 	}
 	bin, err := prog.Build(ctx, cacheDir, func(src, out string) []string { return BuildCommand(cc, src, out) })
 	var be *launch.BuildError
@@ -55,7 +51,7 @@ func Build(ctx context.Context, cacheDir string) (string, error) {
 	case errors.As(err, &be) && strings.Contains(be.Output, "-libverbs"):
 		return "", fmt.Errorf("rdma: %w: libibverbs is not installed (apt-get install libibverbs-dev)", probes.ErrUnavailable)
 	case errors.As(err, &be):
-		return "", fmt.Errorf("rdma: build %s failed: %s", ProgramName, launch.FirstLines(be.Output, 3))
+		return "", fmt.Errorf("rdma: build %s failed: %s", Program.Name, launch.FirstLines(be.Output, 3))
 	case err != nil:
 		return "", fmt.Errorf("rdma: %w", err)
 	}
@@ -69,10 +65,10 @@ func errUnavailable(stderr string) error {
 	if i := strings.LastIndex(reason, "\n"); i >= 0 {
 		reason = reason[i+1:]
 	}
-	reason = strings.TrimPrefix(reason, ProgramName+": ")
+	reason = strings.TrimPrefix(reason, Program.Name+": ")
 	reason = strings.TrimPrefix(reason, "unavailable: ")
 	if reason == "" {
-		reason = ProgramName + " exited with status 3 (unavailable)"
+		reason = Program.Name + " exited with status 3 (unavailable)"
 	}
 	return fmt.Errorf("rdma: %w: %s", probes.ErrUnavailable, reason)
 }

@@ -9,7 +9,7 @@ import (
 // SourceLines is the number of lines of rdma_write.c, counted from the
 // embedded source, so a text quoting the program's size cannot drift.
 func SourceLines() int {
-	return strings.Count(strings.TrimRight(string(Source), "\n"), "\n") + 1
+	return strings.Count(strings.TrimRight(string(Program.Source), "\n"), "\n") + 1
 }
 
 // Listing returns one piece of rdma_write.c as it stands in the embedded
@@ -18,7 +18,7 @@ func SourceLines() int {
 // quotes the program through it, so its listing is always the code that
 // runs. An unknown name is an error listing the names there are.
 func Listing(name string) (string, error) {
-	lines := strings.Split(string(Source), "\n")
+	lines := strings.Split(string(Program.Source), "\n")
 	def := regexp.MustCompile(`^(?:static\s+)?(?:struct|enum|[A-Za-z_][A-Za-z0-9_ *]*?)\s*\b` + regexp.QuoteMeta(name) + `\b\s*(?:\(|\{)`)
 	for i, l := range lines {
 		if !def.MatchString(l) || strings.HasSuffix(strings.TrimSpace(l), ";") {
@@ -51,7 +51,7 @@ func Listing(name string) (string, error) {
 func Definitions() []string {
 	re := regexp.MustCompile(`^(?:static\s+[A-Za-z_][A-Za-z0-9_ *]*?\b([a-z_][a-z0-9_]*)\s*\(|struct ([a-z_][a-z0-9_]*)\s*\{|int (main)\()`)
 	var names []string
-	for _, l := range strings.Split(string(Source), "\n") {
+	for _, l := range strings.Split(string(Program.Source), "\n") {
 		if strings.HasSuffix(strings.TrimSpace(l), ";") {
 			continue
 		}

@@ -41,7 +41,7 @@ func TestListing(t *testing.T) {
 			t.Errorf("definitions %v lack %s", defs, want)
 		}
 	}
-	if n := SourceLines(); n < 300 || n != strings.Count(string(Source), "\n") {
+	if n := SourceLines(); n < 300 || n != strings.Count(string(Program.Source), "\n") {
 		t.Errorf("SourceLines %d", n)
 	}
 }

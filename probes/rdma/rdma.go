@@ -210,8 +210,8 @@ func MeasureWith(ctx context.Context, bin string, cfg Config) (*probes.Run, erro
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	common := cfg.args()
-	run := &probes.Run{Kind: Kind, Date: time.Now().UTC(), Logs: map[string]string{}, Tool: "commlab " + ProgramName + " " + SourceHash(),
-		Settings: map[string]string{"program": bin, "source_sha256": SourceHash(),
+	run := &probes.Run{Kind: Kind, Date: time.Now().UTC(), Logs: map[string]string{}, Tool: "commlab " + Program.Name + " " + Program.Hash(),
+		Settings: map[string]string{"program": bin, "source_sha256": Program.Hash(),
 			"timing": "wall clock (CLOCK_MONOTONIC) from the first post to the last completion of iters signaled RDMA WRITEs, at most 128 in flight; one sample per size"}}
 	if h, err := os.Hostname(); err == nil {
 		run.Host = h

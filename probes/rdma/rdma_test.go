@@ -23,7 +23,7 @@ func buildOrSkip(t *testing.T) string {
 		if os.Getenv("COMMLAB_REQUIRE_VERBS") == "1" {
 			t.Fatalf("COMMLAB_REQUIRE_VERBS=1 but: %v", err)
 		}
-		t.Skipf("cannot build %s: %v", ProgramName, err)
+		t.Skipf("cannot build %s: %v", Program.Name, err)
 	}
 	if err != nil {
 		t.Fatal(err)

@@ -139,7 +139,7 @@ func Notebook(r *doctor.Report) (*notebook.Notebook, error) {
 		add(raw(t))
 	}
 	if c := busbwChart(r); c != "" {
-		add(md("## The collective against the model\n\nMeasured all_reduce bus bandwidth (points) beside the NCCL-like tuner's prediction for this machine (dashed). busbw compares directly with a link's one-way rate."))
+		add(md("## The collective against the model\n\nMeasured all_reduce bus bandwidth (points) beside the cost model's prediction for this machine (dashed: NCCL's tuner picks the algorithm, the links and the fitted efficiencies give the bandwidth). busbw compares directly with a link's one-way rate."))
 		add(raw(c))
 	}
 	if b := bandwidthBars(r); b != "" {

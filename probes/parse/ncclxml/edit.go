@@ -105,49 +105,28 @@ func ApplyEdit(root *Node, edit string) (string, error) {
 		return "", err
 	}
 	name, value, _ := strings.Cut(strings.TrimSpace(edit), "=")
-	number := func() (int, error) { return strconv.Atoi(value) }
+	number, _ := strconv.Atoi(value) // CheckEdit read it: >= 0 where the edit takes a value
 	switch name {
 	case "nvlink-count":
-		count, err := number()
-		if err != nil {
-			return "", err
+		n := 0
+		if number == 0 {
+			n = removeAll(root, "nvlink")
+		} else {
+			n = setAll(root, "nvlink", "count", number)
 		}
-		changed := 0
-		walk(root, nil, func(n, parent *Node) {
-			if n.Name == "nvlink" {
-				if count == 0 {
-					return
-				}
-				n.SetAttr("count", strconv.Itoa(count))
-				changed++
-			}
-		})
-		if count == 0 {
-			changed = removeAll(root, "nvlink")
-		}
-		if changed == 0 {
+		switch {
+		case n == 0:
 			return "", fmt.Errorf("%w: no <nvlink> in this topology (one GPU, or GPUs without NVLink): nothing to lower", ErrEdit)
+		case number == 0:
+			return fmt.Sprintf("removed %s", elements(n, "nvlink")), nil
 		}
-		if count == 0 {
-			return fmt.Sprintf("removed %s", elements(changed, "nvlink")), nil
-		}
-		return fmt.Sprintf("set count=%d on %s", count, elements(changed, "nvlink")), nil
+		return fmt.Sprintf("set count=%d on %s", number, elements(n, "nvlink")), nil
 	case "nic-speed":
-		speed, err := number()
-		if err != nil {
-			return "", err
-		}
-		changed := 0
-		walk(root, nil, func(n, parent *Node) {
-			if n.Name == "net" && n.Attrs != nil {
-				n.Attrs["speed"] = strconv.Itoa(speed)
-				changed++
-			}
-		})
-		if changed == 0 {
+		n := setAll(root, "net", "speed", number)
+		if n == 0 {
 			return "", fmt.Errorf("%w: no <net> in this topology", ErrEdit)
 		}
-		return fmt.Sprintf("set speed=%d Mb/s on %s", speed, elements(changed, "net")), nil
+		return fmt.Sprintf("set speed=%d Mb/s on %s", number, elements(n, "net")), nil
 	case "no-nic":
 		n := removeAll(root, "nic")
 		if n == 0 {
@@ -171,6 +150,19 @@ func walk(n, parent *Node, f func(n, parent *Node)) {
 	for _, c := range n.Children {
 		walk(c, n, f)
 	}
+}
+
+// setAll sets attr to value on every element called name below root and
+// returns how many.
+func setAll(root *Node, name, attr string, value int) int {
+	set := 0
+	walk(root, nil, func(n, _ *Node) {
+		if n.Name == name {
+			n.SetAttr(attr, strconv.Itoa(value))
+			set++
+		}
+	})
+	return set
 }
 
 // removeAll removes every element called name below root and returns how many.
