@@ -262,10 +262,11 @@ type curveDoctorOutput struct {
 var doctorCurveUsage = []string{
 	"usage: commlab doctor --nccl-tests FILE [--json] [--preset P] [--gpus N] [--nodes N] [--nccl 2.28] [--nvls=false] [--single-node FILE]",
 	"  FILE: nccl-tests output (text or -J JSON; - is standard input) or a commlab run saved with --save.",
-	"  Reads each busbw curve against costmodel's NCCL-like tuner for the machine and names its shape:",
+	"  Reads each busbw curve against costmodel's estimate for the machine (commlab model's: NCCL's tuner picks,",
+	"  the links and fitted efficiencies give the bandwidth) and names its shape:",
 	"  large-message plateau, small-message floor, dips, multi-node against single-node. The machine is",
 	"  the preset of the GPU the file names (--preset to choose one); without one, or for a collective",
-	"  the tuner does not model, the curve is read on its own shape and the report says why.",
+	"  the model does not cover, the curve is read on its own shape and the report says why.",
 	"  Exit status: 0 all fine, 1 warnings, 2 a failure or bad input.",
 }
 
@@ -287,6 +288,12 @@ func runDoctorCurve(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) i
 	}
 	if *file == "" {
 		return fail(fs, stderr, exitBadInput, "--nccl-tests FILE is required")
+	}
+	if *file == "-h" || *file == "-help" || *file == "--help" {
+		// `commlab doctor --nccl-tests -h`, as commlab doctor -h says: the
+		// flag took -h as its value.
+		fs.Usage()
+		return 0
 	}
 	collSet := false
 	fs.Visit(func(f *flag.Flag) { collSet = collSet || f.Name == "coll" })

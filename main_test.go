@@ -25,6 +25,9 @@ func TestEveryVerbHelp(t *testing.T) {
 	walk([]string{"commlab"}, verbs)
 	// The curve doctor's flags are its own, under commlab doctor.
 	checkHelp(t, []string{"doctor"}, doctorCurveUsage, "--nccl-tests=FILE")
+	// ... and as commlab doctor -h spells it, where the flag takes -h as
+	// its value.
+	checkHelp(t, []string{"doctor"}, doctorCurveUsage, "--nccl-tests")
 }
 
 // checkHelp runs the verb at path with -h after args.
