@@ -1,8 +1,9 @@
 package doctor
 
 import (
+	"cmp"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/commlab/commlab/probes"
@@ -162,14 +163,8 @@ func bestSamples(run *probes.Run, ops ...string) []probes.Sample {
 	for _, s := range best {
 		out = append(out, s)
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Op != out[j].Op {
-			return out[i].Op < out[j].Op
-		}
-		if out[i].Src != out[j].Src {
-			return out[i].Src < out[j].Src
-		}
-		return out[i].Dst < out[j].Dst
+	slices.SortFunc(out, func(a, b probes.Sample) int {
+		return cmp.Or(cmp.Compare(a.Op, b.Op), cmp.Compare(a.Src, b.Src), cmp.Compare(a.Dst, b.Dst))
 	})
 	return out
 }
