@@ -31,6 +31,7 @@ func init() {
 		"LoadDumps":            reflect.ValueOf(flightrec.LoadDumps),
 		"LoadSet":              reflect.ValueOf(flightrec.LoadSet),
 		"ParseDump":            reflect.ValueOf(flightrec.ParseDump),
+		"Pronoun":              reflect.ValueOf(flightrec.Pronoun),
 		"RankFromName":         reflect.ValueOf(flightrec.RankFromName),
 		"RankRanges":           reflect.ValueOf(flightrec.RankRanges),
 		"ShapesText":           reflect.ValueOf(flightrec.ShapesText),

@@ -157,8 +157,7 @@ func plateauVerdict(rep *CurveReport, opt CurveOptions) Verdict {
 		}
 	}
 	if len(idx) == 0 {
-		v.Status = Skipped
-		v.Summary = fmt.Sprintf("the sweep ends at %s, where the model is not yet bandwidth-bound: extend it (nccl-tests -e) to read the %s", units.Readable(c.Points[len(c.Points)-1].Bytes, "B"), name)
+		v.judge(Skipped, fmt.Sprintf("the sweep ends at %s, where the model is not yet bandwidth-bound: extend it (nccl-tests -e) to read the %s", units.Readable(c.Points[len(c.Points)-1].Bytes, "B"), name), "")
 		return v
 	}
 	rep.PlateauFrom = m.Points[idx[0]].Bytes
@@ -180,18 +179,16 @@ func plateauVerdict(rep *CurveReport, opt CurveOptions) Verdict {
 		fmt.Sprintf("the model is bandwidth-bound from %s (%s/%s at the top)", units.Readable(rep.PlateauFrom, "B"), m.Points[top[len(top)-1]].Algorithm, m.Points[top[len(top)-1]].Protocol),
 		"model: " + m.Source,
 	}
+	low := fmt.Sprintf("%s too low: %s busbw, %s of the model's %s", name, units.Readable(rep.PlateauBusBW, "GB/s"), pct(share), units.Readable(rep.ModelPlateauBusBW, "GB/s"))
+	next := "check " + strings.Join(b.Checks, "; ")
 	switch {
 	case share < opt.PlateauFail:
-		v.Status = Fail
+		v.judge(Fail, low, next)
 	case share < opt.PlateauWarn:
-		v.Status = Warn
+		v.judge(Warn, low, next)
+	default:
+		v.judge(OK, fmt.Sprintf("%s at %s of the model (%s busbw)", name, pct(share), units.Readable(rep.PlateauBusBW, "GB/s")), "")
 	}
-	if v.Status == OK {
-		v.Summary = fmt.Sprintf("%s at %s of the model (%s busbw)", name, pct(share), units.Readable(rep.PlateauBusBW, "GB/s"))
-		return v
-	}
-	v.Summary = fmt.Sprintf("%s too low: %s busbw, %s of the model's %s", name, units.Readable(rep.PlateauBusBW, "GB/s"), pct(share), units.Readable(rep.ModelPlateauBusBW, "GB/s"))
-	v.Next = "check " + strings.Join(b.Checks, "; ")
 	return v
 }
 
@@ -208,8 +205,7 @@ func floorVerdict(rep *CurveReport, opt CurveOptions) Verdict {
 		}
 	}
 	if len(meas) == 0 {
-		v.Status = Skipped
-		v.Summary = fmt.Sprintf("the sweep starts at %s, where the model is no longer latency-bound: start it lower (nccl-tests -b 8) to read the small-message floor", units.Readable(c.Points[0].Bytes, "B"))
+		v.judge(Skipped, fmt.Sprintf("the sweep starts at %s, where the model is no longer latency-bound: start it lower (nccl-tests -b 8) to read the small-message floor", units.Readable(c.Points[0].Bytes, "B")), "")
 		return v
 	}
 	rep.FloorUs, rep.ModelFloorUs = probes.Median(meas), probes.Median(mod)
@@ -222,18 +218,16 @@ func floorVerdict(rep *CurveReport, opt CurveOptions) Verdict {
 			units.Readable(rep.FloorUs, "us"), sizeRange(c.Points[0].Bytes, rep.FloorUpTo), units.Readable(rep.ModelFloorUs, "us"), times),
 		fmt.Sprintf("thresholds: warn above %gx, fail above %gx the model (NCCL's latency, or the host's time to issue the operation where larger)", opt.FloorWarn, opt.FloorFail),
 	}
+	high := fmt.Sprintf("small-message floor too high: %s, %.1fx the model's %s", units.Readable(rep.FloorUs, "us"), times, units.Readable(rep.ModelFloorUs, "us"))
+	next := "check " + strings.Join(b.Checks, "; ")
 	switch {
 	case times > opt.FloorFail:
-		v.Status = Fail
+		v.judge(Fail, high, next)
 	case times > opt.FloorWarn:
-		v.Status = Warn
+		v.judge(Warn, high, next)
+	default:
+		v.judge(OK, fmt.Sprintf("small-message floor %s, %.1fx the model", units.Readable(rep.FloorUs, "us"), times), "")
 	}
-	if v.Status == OK {
-		v.Summary = fmt.Sprintf("small-message floor %s, %.1fx the model", units.Readable(rep.FloorUs, "us"), times)
-		return v
-	}
-	v.Summary = fmt.Sprintf("small-message floor too high: %s, %.1fx the model's %s", units.Readable(rep.FloorUs, "us"), times, units.Readable(rep.ModelFloorUs, "us"))
-	v.Next = "check " + strings.Join(b.Checks, "; ")
 	return v
 }
 
@@ -245,8 +239,7 @@ func CompareNodes(multi, single CurveReport, opt CurveOptions) Verdict {
 	b, _ := BranchByID(BranchMultiNode)
 	v := Verdict{Layer: LayerCollective, Check: BranchMultiNode, Chapter: ChapterCurve}
 	if multi.PlateauBusBW <= 0 || single.PlateauBusBW <= 0 || multi.ModelPlateauBusBW <= 0 || single.ModelPlateauBusBW <= 0 {
-		v.Status = Skipped
-		v.Summary = "both curves need a bandwidth-bound plateau (sweep to larger sizes)"
+		v.judge(Skipped, "both curves need a bandwidth-bound plateau (sweep to larger sizes)", "")
 		return v
 	}
 	got := multi.PlateauBusBW / single.PlateauBusBW
@@ -256,12 +249,11 @@ func CompareNodes(multi, single CurveReport, opt CurveOptions) Verdict {
 		fmt.Sprintf("the model keeps %s (%s against %s)", pct(want), units.Readable(multi.ModelPlateauBusBW, "GB/s"), units.Readable(single.ModelPlateauBusBW, "GB/s")),
 	}
 	if got < opt.MultiNodeFail*want {
-		v.Status = Fail
-		v.Summary = fmt.Sprintf("multi-node far below single-node: %s of the single-node busbw where the model expects %s", pct(got), pct(want))
-		v.Next = "check " + strings.Join(b.Checks, "; ")
+		v.judge(Fail, fmt.Sprintf("multi-node far below single-node: %s of the single-node busbw where the model expects %s", pct(got), pct(want)),
+			"check "+strings.Join(b.Checks, "; "))
 		return v
 	}
-	v.Summary = fmt.Sprintf("multi-node keeps %s of the single-node busbw (model %s)", pct(got), pct(want))
+	v.judge(OK, fmt.Sprintf("multi-node keeps %s of the single-node busbw (model %s)", pct(got), pct(want)), "")
 	return v
 }
 

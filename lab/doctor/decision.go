@@ -1,9 +1,9 @@
 package doctor
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 )
 
@@ -177,15 +177,9 @@ func RankGaps(vs []Verdict) []Gap {
 			bad = append(bad, item{v, i})
 		}
 	}
-	sort.SliceStable(bad, func(i, j int) bool {
-		ti, tj := tierOf(bad[i].v.Check), tierOf(bad[j].v.Check)
-		if ti != tj {
-			return ti < tj
-		}
-		if bad[i].v.Status != bad[j].v.Status {
-			return bad[i].v.Status > bad[j].v.Status
-		}
-		return bad[i].idx < bad[j].idx
+	slices.SortStableFunc(bad, func(a, b item) int {
+		// lowest tier first, then the worse status, then report order
+		return cmp.Or(cmp.Compare(tierOf(a.v.Check), tierOf(b.v.Check)), cmp.Compare(b.v.Status, a.v.Status), cmp.Compare(a.idx, b.idx))
 	})
 	var out []Gap
 	for i, it := range bad {

@@ -132,17 +132,16 @@ func lintRenamed(env map[string]string) Verdict {
 	}
 	v.Evidence = append(v.Evidence, "names from "+pytorchEnvSource)
 	if len(found) == 0 {
-		v.Status, v.Summary = OK, "no deprecated PyTorch variable names"
+		v.judge(OK, "no deprecated PyTorch variable names", "")
 		return v
 	}
-	v.Status = Warn
-	v.Summary = "deprecated names set: " + strings.Join(found, ", ") + " (read today; a later PyTorch drops them and the setting silently stops working)"
 	v.Evidence = append(v.Evidence, "PyTorch 2.11 on an H200 (2026-12-01) printed one deprecation warning, for NCCL_ASYNC_ERROR_HANDLING, and none for TORCH_NCCL_TRACE_BUFFER_SIZE set in the same run: a log without the warning does not mean the names are current")
 	var fixes []string
 	for _, old := range found {
 		fixes = append(fixes, old+" -> "+renamed[old])
 	}
-	v.Next = "rename: " + strings.Join(fixes, ", ")
+	v.judge(Warn, "deprecated names set: "+strings.Join(found, ", ")+" (read today; a later PyTorch drops them and the setting silently stops working)",
+		"rename: "+strings.Join(fixes, ", "))
 	return v
 }
 
@@ -162,7 +161,7 @@ func lookup(env map[string]string, name string) (string, bool) {
 }
 
 func lintTimeouts(ev *Evidence) Verdict {
-	v := Verdict{Layer: LayerFramework, Check: "env-timeouts", Chapter: chapterTroubleshoot, Status: OK}
+	v := Verdict{Layer: LayerFramework, Check: "env-timeouts", Chapter: chapterTroubleshoot}
 	hb := ev.TorchSetting("TORCH_NCCL_HEARTBEAT_TIMEOUT_SEC")
 	heartbeat := -1
 	if hb.Known {
@@ -186,28 +185,25 @@ func lintTimeouts(ev *Evidence) Verdict {
 	if heartbeat >= 0 {
 		hbText = fmt.Sprintf("%d s", heartbeat)
 	}
-	v.Summary = fmt.Sprintf("a stuck collective is torn down after the process group's timeout (%d s unless the program sets one); a stuck watchdog after %s", defaultCollectiveTimeoutS, hbText)
+	// Any problem warns; one that leaves a hang running until someone
+	// kills the job fails.
+	status := Warn
 	var problems []string
 	if aeh.Known && strings.TrimSpace(aeh.Value) == "0" && !(blocking.Known && truthy(blocking.Value)) {
-		v.Status = Fail
+		status = Fail
 		problems = append(problems, "TORCH_NCCL_ASYNC_ERROR_HANDLING=0 without blocking wait: a timed-out collective is noticed but the job is not torn down, so a hang lasts until someone kills it")
 	}
 	if monitor.Known && !truthy(monitor.Value) {
-		if v.Status != Fail {
-			v.Status = Warn
-		}
 		problems = append(problems, "TORCH_NCCL_ENABLE_MONITORING=0: a watchdog stuck in a CUDA or NCCL call is never aborted")
 	}
 	if heartbeat > 0 && heartbeat < 60 {
-		if v.Status != Fail {
-			v.Status = Warn
-		}
 		problems = append(problems, fmt.Sprintf("TORCH_NCCL_HEARTBEAT_TIMEOUT_SEC=%d: a slow but healthy watchdog (a large Flight Recorder dump, a slow store) gets the job killed", heartbeat))
 	}
-	if len(problems) > 0 {
-		v.Summary = strings.Join(problems, "; ")
-		v.Next = "leave TORCH_NCCL_ASYNC_ERROR_HANDLING and the monitor at their defaults; set the collective timeout in init_process_group to a few times the slowest step"
+	if len(problems) == 0 {
+		v.judge(OK, fmt.Sprintf("a stuck collective is torn down after the process group's timeout (%d s unless the program sets one); a stuck watchdog after %s", defaultCollectiveTimeoutS, hbText), "")
+		return v
 	}
+	v.judge(status, strings.Join(problems, "; "), "leave TORCH_NCCL_ASYNC_ERROR_HANDLING and the monitor at their defaults; set the collective timeout in init_process_group to a few times the slowest step")
 	return v
 }
 
@@ -241,15 +237,12 @@ func lintMasking(env map[string]string, ncclVersion string) Verdict {
 	}
 	switch {
 	case len(set) > 0:
-		v.Status = Warn
-		v.Summary = "settings that mask a fault rather than fix it: " + strings.Join(set, ", ")
-		v.Next = "remove them one at a time and find what they hide (the topology, NIC and NCCL checks above name it); keep one only with a measurement that shows why"
+		v.judge(Warn, "settings that mask a fault rather than fix it: "+strings.Join(set, ", "),
+			"remove them one at a time and find what they hide (the topology, NIC and NCCL checks above name it); keep one only with a measurement that shows why")
 	case len(deliberate) > 0:
-		v.Status = OK
-		v.Summary = "only " + strings.Join(deliberate, ", ") + " (NVLS off: deliberate where the node has no NVLink multicast to offer, a loss of about 30% at large all_reduce sizes on an NVSwitch node that has it)"
+		v.judge(OK, "only "+strings.Join(deliberate, ", ")+" (NVLS off: deliberate where the node has no NVLink multicast to offer, a loss of about 30% at large all_reduce sizes on an NVSwitch node that has it)", "")
 	default:
-		v.Status = OK
-		v.Summary = "no setting that turns off a transport or forces NCCL's choice"
+		v.judge(OK, "no setting that turns off a transport or forces NCCL's choice", "")
 	}
 	return v
 }
@@ -263,23 +256,20 @@ func lintFlightRecorder(ev *Evidence) Verdict {
 	n, err := strconv.Atoi(strings.TrimSpace(size.Value))
 	switch {
 	case size.Known && err == nil && n <= 0:
-		v.Status = Warn
-		v.Summary = "the Flight Recorder is off (buffer size " + size.Value + "): a hang leaves no record of which rank stopped where"
-		v.Next = "set TORCH_FR_BUFFER_SIZE=2000 and TORCH_NCCL_DUMP_ON_TIMEOUT=1"
+		v.judge(Warn, "the Flight Recorder is off (buffer size "+size.Value+"): a hang leaves no record of which rank stopped where",
+			"set TORCH_FR_BUFFER_SIZE=2000 and TORCH_NCCL_DUMP_ON_TIMEOUT=1")
 	case dump.Known && truthy(dump.Value):
-		v.Status = OK
-		v.Summary = "a timeout leaves one Flight Recorder dump per rank (TORCH_NCCL_DUMP_ON_TIMEOUT=" + dump.Value + ")"
+		at := ""
 		if file != "" {
-			v.Summary += " at " + file + "<rank>"
+			at = " at " + file + "<rank>"
 		}
+		v.judge(OK, "a timeout leaves one Flight Recorder dump per rank (TORCH_NCCL_DUMP_ON_TIMEOUT="+dump.Value+")"+at, "")
 	case dump.Known:
-		v.Status = OK
-		v.Summary = "the Flight Recorder records, but no dump is written at a timeout (TORCH_NCCL_DUMP_ON_TIMEOUT=" + dump.Value + ")"
-		v.Next = "set TORCH_NCCL_DUMP_ON_TIMEOUT=1 and TORCH_FR_DUMP_TEMP_FILE=/shared/path/fr_ so a hang leaves one dump per rank"
+		v.judge(OK, "the Flight Recorder records, but no dump is written at a timeout (TORCH_NCCL_DUMP_ON_TIMEOUT="+dump.Value+")",
+			"set TORCH_NCCL_DUMP_ON_TIMEOUT=1 and TORCH_FR_DUMP_TEMP_FILE=/shared/path/fr_ so a hang leaves one dump per rank")
 	default:
-		v.Status = Skipped
-		v.Summary = "whether a timeout writes a Flight Recorder dump is not known: " + dump.Source
-		v.Next = "set TORCH_NCCL_DUMP_ON_TIMEOUT=1 explicitly, or give the PyTorch version (--torch) or its log (TORCH_CPP_LOG_LEVEL=INFO prints the settings)"
+		v.judge(Skipped, "whether a timeout writes a Flight Recorder dump is not known: "+dump.Source,
+			"set TORCH_NCCL_DUMP_ON_TIMEOUT=1 explicitly, or give the PyTorch version (--torch) or its log (TORCH_CPP_LOG_LEVEL=INFO prints the settings)")
 	}
 	return v
 }
@@ -328,12 +318,11 @@ func lintUnknown(env map[string]string, ev *Evidence) Verdict {
 		v.Evidence = append(v.Evidence, "the PyTorch version is not in the evidence: names are checked against "+knownReleases("torch"))
 	}
 	if len(unknown) == 0 {
-		v.Status, v.Summary = OK, "every NCCL_* and TORCH_NCCL_* variable set is one the NCCL and PyTorch in use read"
+		v.judge(OK, "every NCCL_* and TORCH_NCCL_* variable set is one the NCCL and PyTorch in use read", "")
 		return v
 	}
-	v.Status = Warn
-	v.Summary = "variables the NCCL and PyTorch in use do not read (they do nothing): " + strings.Join(unknown, ", ")
-	v.Next = "fix the spelling (the likely name is given where one is near); NCCL has no NCCL_TIMEOUT (the collective timeout is PyTorch's init_process_group(timeout=...))"
+	v.judge(Warn, "variables the NCCL and PyTorch in use do not read (they do nothing): "+strings.Join(unknown, ", "),
+		"fix the spelling (the likely name is given where one is near); NCCL has no NCCL_TIMEOUT (the collective timeout is PyTorch's init_process_group(timeout=...))")
 	return v
 }
 

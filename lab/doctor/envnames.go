@@ -1,8 +1,10 @@
 package doctor
 
 import (
+	"cmp"
 	"embed"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -45,12 +47,9 @@ func knownEnvLists() []envList {
 			}
 			envLists = append(envLists, l)
 		}
-		sort.Slice(envLists, func(i, j int) bool {
-			if envLists[i].lib != envLists[j].lib {
-				return envLists[i].lib < envLists[j].lib
-			}
-			c, _ := compareVersions(envLists[i].version, envLists[j].version)
-			return c < 0
+		slices.SortFunc(envLists, func(a, b envList) int {
+			versions, _ := compareVersions(a.version, b.version)
+			return cmp.Or(cmp.Compare(a.lib, b.lib), versions)
 		})
 	})
 	return envLists

@@ -104,7 +104,7 @@ func lintNICs(ev *Evidence, env map[string]string) Verdict {
 	hca, hcaSet := env["NCCL_IB_HCA"]
 	ifname, ifSet := env["NCCL_SOCKET_IFNAME"]
 	if !hcaSet && !ifSet {
-		v.Status, v.Summary = Skipped, "neither NCCL_IB_HCA nor NCCL_SOCKET_IFNAME is set: NCCL chooses the NICs itself"
+		v.judge(Skipped, "neither NCCL_IB_HCA nor NCCL_SOCKET_IFNAME is set: NCCL chooses the NICs itself", "")
 		return v
 	}
 	status := OK
@@ -191,15 +191,15 @@ func lintNICs(ev *Evidence, env map[string]string) Verdict {
 			raise(Skipped)
 		}
 	}
-	v.Status = status
-	if status == Skipped && len(summary) > 1 {
-		v.Status = OK
-	}
-	v.Summary = strings.Join(summary, "; ")
+	next := ""
 	if status == Fail || status == Warn {
-		v.Next = "list every NIC a GPU uses (or unset NCCL_IB_HCA: NCCL pairs each GPU with its nearest NIC); use '=' for exact names; check with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET which NICs it reports"
+		next = "list every NIC a GPU uses (or unset NCCL_IB_HCA: NCCL pairs each GPU with its nearest NIC); use '=' for exact names; check with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET which NICs it reports"
 		v.Branch = BranchMultiNode
 	}
+	if status == Skipped && len(summary) > 1 {
+		status = OK
+	}
+	v.judge(status, strings.Join(summary, "; "), next)
 	return v
 }
 

@@ -23,15 +23,15 @@ func CheckHang(ev *Evidence) (Verdict, *flightrec.Analysis) {
 	v := Verdict{Layer: LayerHang, Check: "hang", Chapter: chapterTroubleshoot}
 	dumps := ev.FlightRecorder
 	if len(dumps) == 0 {
-		v.Status = Skipped
-		v.Summary = "no Flight Recorder dumps: give --fr DIR with one dump per rank"
+		summary := "no Flight Recorder dumps: give --fr DIR with one dump per rank"
 		if d := ev.TorchSetting("TORCH_NCCL_DUMP_ON_TIMEOUT"); d.Known && truthy(d.Value) {
-			v.Summary += "; this job writes them at a timeout (" + d.String() + "), to TORCH_FR_DUMP_TEMP_FILE<rank> (default ~/.cache/fr_trace or /tmp, per PyTorch version)"
+			summary += "; this job writes them at a timeout (" + d.String() + "), to TORCH_FR_DUMP_TEMP_FILE<rank> (default ~/.cache/fr_trace or /tmp, per PyTorch version)"
 		} else if d.Known {
-			v.Summary += "; this job writes none at a timeout (" + d.String() + "): set TORCH_NCCL_DUMP_ON_TIMEOUT=1"
+			summary += "; this job writes none at a timeout (" + d.String() + "): set TORCH_NCCL_DUMP_ON_TIMEOUT=1"
 		} else {
-			v.Summary += "; whether this job writes them at a timeout is not known (" + d.Source + ")"
+			summary += "; whether this job writes them at a timeout is not known (" + d.Source + ")"
 		}
+		v.judge(Skipped, summary, "")
 		return v, nil
 	}
 	opt := flightrec.Options{}
@@ -70,50 +70,44 @@ func CheckHang(ev *Evidence) (Verdict, *flightrec.Analysis) {
 			// A backend without completion records (gloo) dumps the same
 			// last collective on every rank whether it finished or not;
 			// the stacks say it did not.
-			v.Status, v.Branch = Fail, BranchHangSame
-			v.Summary = fmt.Sprintf("every rank (%s) called %s #%d of pg %s last and every rank's stack is inside it (%s): no rank is behind, the collective itself cannot finish; this points at the network or a dead rank",
-				flightrec.RankRanges(ranks), opAt(dumps, g.PG, g.States[0].LastEnqueued), g.States[0].LastEnqueued, g.PG, where)
-			v.Next = sameNext
+			v.judge(Fail, fmt.Sprintf("every rank (%s) called %s #%d of pg %s last and every rank's stack is inside it (%s): no rank is behind, the collective itself cannot finish; this points at the network or a dead rank",
+				flightrec.RankRanges(ranks), opAt(dumps, g.PG, g.States[0].LastEnqueued), g.States[0].LastEnqueued, g.PG, where), sameNext)
+			v.Branch = BranchHangSame
 			v.Evidence = append(v.Evidence, fmt.Sprintf("pg %s: %s records no completion, so the dumps alone cannot tell a finished collective from a stuck one", g.PG, g.Backend))
 			return v, a
 		}
-		v.Status = OK
-		v.Summary = fmt.Sprintf("no rank behind and no mismatch in %d process group(s)", len(a.Groups))
+		v.judge(OK, fmt.Sprintf("no rank behind and no mismatch in %d process group(s)", len(a.Groups)), "")
 		return v, a
 	}
-	v.Status = Fail
-	var parts []string
-	for _, line := range a.Verdict {
-		parts = append(parts, line)
-	}
-	v.Summary = strings.Join(parts, "; ")
+	summary, next := strings.Join(a.Verdict, "; "), ""
 	causes := kernelCauses(ev)
 	warns := ncclWarnLines(ev, 5)
 	switch {
 	case has(kinds, flightrec.FindingNoDump):
 		f := kinds[flightrec.FindingNoDump]
 		v.Branch = BranchHangSame
-		v.Summary = fmt.Sprintf("%s left no dump: did %s crash or get killed? ", ranksText(f.Ranks), pronounOf(f.Ranks)) + v.Summary
-		v.Next = fmt.Sprintf("first find out whether %s process is alive: ps on its node, py-spy dump --pid (a dead process leaves no stack), its stderr for an exception or 'terminate called', the node's dmesg for an Xid or the OOM killer; the other ranks only wait for it", possessiveOf(f.Ranks))
+		summary = fmt.Sprintf("%s left no dump: did %s crash or get killed? ", ranksText(f.Ranks), flightrec.Pronoun(f.Ranks)) + summary
+		next = fmt.Sprintf("first find out whether %s process is alive: ps on its node, py-spy dump --pid (a dead process leaves no stack), its stderr for an exception or 'terminate called', the node's dmesg for an Xid or the OOM killer; the other ranks only wait for it", possessiveOf(f.Ranks))
 		v.Evidence = append(v.Evidence, aliveLines(ev.Stacks, f.Ranks)...)
 	case has(kinds, flightrec.FindingAllStuck):
 		v.Branch = BranchHangSame
-		v.Summary += "; this points at the network or a dead rank"
-		v.Next = sameNext
+		summary += "; this points at the network or a dead rank"
+		next = sameNext
 		if g, ok := stuckGroup(a); ok && g.Timing != flightrec.TimingOn {
 			v.Evidence = append(v.Evidence, "the dump cannot tell whether the GPUs started the collective (start events "+g.Timing.String()+"); TORCH_NCCL_ENABLE_TIMING=1 records them next time")
 		}
 	case has(kinds, flightrec.FindingUnpairedP2P) || has(kinds, flightrec.FindingCrossGroup):
 		v.Branch = BranchHangSome
-		v.Next = "match every send with its receive (the p2p entries name the peer); for groups waiting on each other, call the collectives of each group in one order on every rank"
+		next = "match every send with its receive (the p2p entries name the peer); for groups waiting on each other, call the collectives of each group in one order on every rank"
 	default:
 		v.Branch = BranchHangDiffer
-		v.Next = "look at what the culprit rank was doing before the collective (its stack: py-spy dump on the live process, --stacks DIR): a slow data loader, an exception, a branch the other ranks did not take"
+		next = "look at what the culprit rank was doing before the collective (its stack: py-spy dump on the live process, --stacks DIR): a slow data loader, an exception, a branch the other ranks did not take"
 	}
 	if len(causes) > 0 {
-		v.Summary += "; the kernel log names a cause: " + causes[0]
+		summary += "; the kernel log names a cause: " + causes[0]
 		v.Evidence = append(v.Evidence, causes...)
 	}
+	v.judge(Fail, summary, next)
 	if len(warns) > 0 {
 		v.Evidence = append(v.Evidence, warns...)
 	}
@@ -198,13 +192,9 @@ func ranksText(rs []int) string {
 	return "ranks " + flightrec.RankRanges(rs)
 }
 
-func pronounOf(rs []int) string {
-	if len(rs) == 1 {
-		return "it"
-	}
-	return "they"
-}
-
+// possessiveOf names whose process: "rank 3's" for one rank (flightrec's
+// own possessive says "its", too vague for an instruction), "their" for
+// several.
 func possessiveOf(rs []int) string {
 	if len(rs) == 1 {
 		return fmt.Sprintf("rank %d's", rs[0])
@@ -294,7 +284,7 @@ const (
 func CheckRanks(times []RankTime) Verdict {
 	v := Verdict{Layer: LayerCollective, Check: "slow-rank", Chapter: chapterTroubleshoot}
 	if len(times) < 2 {
-		v.Status, v.Summary = Skipped, "no per-rank times (give one run per node with --rank-runs, or the job's per-rank step times)"
+		v.judge(Skipped, "no per-rank times (give one run per node with --rank-runs, or the job's per-rank step times)", "")
 		return v
 	}
 	ts := make([]float64, len(times))
@@ -317,18 +307,16 @@ func CheckRanks(times []RankTime) Verdict {
 	if worst.Host != "" {
 		who += " on " + worst.Host
 	}
+	slow := fmt.Sprintf("%s takes %s, %.2fx the median %s: every collective waits for it", who, usText(worst.TimeUS), ratio, usText(median))
+	const next = "run the node's own checks (this report on that node: PCIe width, NVLink, NIC rate, clocks and thermals in nvidia-smi -q) and a pairwise run between it and a good node"
 	switch {
 	case ratio >= slowFail:
-		v.Status = Fail
+		v.judge(Fail, slow, next)
 	case ratio >= slowWarn:
-		v.Status = Warn
+		v.judge(Warn, slow, next)
 	default:
-		v.Status = OK
-		v.Summary = fmt.Sprintf("%d ranks, the slowest %.2fx the median (%s)", len(times), ratio, usText(median))
-		return v
+		v.judge(OK, fmt.Sprintf("%d ranks, the slowest %.2fx the median (%s)", len(times), ratio, usText(median)), "")
 	}
-	v.Summary = fmt.Sprintf("%s takes %s, %.2fx the median %s: every collective waits for it", who, usText(worst.TimeUS), ratio, usText(median))
-	v.Next = "run the node's own checks (this report on that node: PCIe width, NVLink, NIC rate, clocks and thermals in nvidia-smi -q) and a pairwise run between it and a good node"
 	return v
 }
 
@@ -388,8 +376,7 @@ func CheckStraggler(dumps []*flightrec.Dump) Verdict {
 		}
 	}
 	if ops < minStragglerOps {
-		v.Status = Skipped
-		v.Summary = fmt.Sprintf("%d collectives timed on every rank (TORCH_NCCL_ENABLE_TIMING=1 records durations); %d needed", ops, minStragglerOps)
+		v.judge(Skipped, fmt.Sprintf("%d collectives timed on every rank (TORCH_NCCL_ENABLE_TIMING=1 records durations); %d needed", ops, minStragglerOps), "")
 		return v
 	}
 	rank, n := -1, 0
@@ -405,12 +392,10 @@ func CheckStraggler(dumps []*flightrec.Dump) Verdict {
 	}
 	v.Evidence = append(v.Evidence, fmt.Sprintf("%d collectives timed on all %d ranks; rank %d had the shortest duration in %d; the others' median duration is %.1fx its own", ops, len(dumps), rank, n, ratio))
 	if float64(n) >= 0.8*float64(ops) && ratio >= 2 {
-		v.Status = Warn
-		v.Summary = fmt.Sprintf("rank %d arrives last at %d of %d collectives: the other ranks wait for it (their collectives take %.1fx as long)", rank, n, ops, ratio)
-		v.Next = "profile rank " + fmt.Sprint(rank) + " between collectives (data loading, host work, its GPU's clocks); a pairwise or per-node run tells a slow node from slow work"
+		v.judge(Warn, fmt.Sprintf("rank %d arrives last at %d of %d collectives: the other ranks wait for it (their collectives take %.1fx as long)", rank, n, ops, ratio),
+			"profile rank "+fmt.Sprint(rank)+" between collectives (data loading, host work, its GPU's clocks); a pairwise or per-node run tells a slow node from slow work")
 		return v
 	}
-	v.Status = OK
-	v.Summary = fmt.Sprintf("no rank is consistently last in %d timed collectives", ops)
+	v.judge(OK, fmt.Sprintf("no rank is consistently last in %d timed collectives", ops), "")
 	return v
 }

@@ -17,7 +17,8 @@ import (
 func CheckKernel(ev *Evidence) Verdict {
 	v := Verdict{Layer: LayerHang, Check: "kernel-log", Chapter: chapterTroubleshoot, Branch: BranchHangSame}
 	if len(ev.Kernel) == 0 {
-		v.Status, v.Summary, v.Branch = Skipped, "no kernel log: give --dmesg FILE (dmesg -T or journalctl -k of each node) to see Xid events and NIC ports going down", ""
+		v.judge(Skipped, "no kernel log: give --dmesg FILE (dmesg -T or journalctl -k of each node) to see Xid events and NIC ports going down", "")
+		v.Branch = ""
 		return v
 	}
 	lines, events := 0, 0
@@ -45,25 +46,20 @@ func CheckKernel(ev *Evidence) Verdict {
 	v.Evidence = append(v.Evidence, prose.Distinct(append(append(append(lost, roots...), follow...), down...))...)
 	switch {
 	case len(lost) > 0:
-		v.Status = Fail
-		v.Summary = "a GPU fell off the bus: " + lost[0]
-		v.Next = "drain the node: the GPU is gone until it is reset (nvidia-smi -r, or a reboot); check its power, cooling and the PCIe slot; every job on it hangs or dies"
+		v.judge(Fail, "a GPU fell off the bus: "+lost[0],
+			"drain the node: the GPU is gone until it is reset (nvidia-smi -r, or a reboot); check its power, cooling and the PCIe slot; every job on it hangs or dies")
 	case len(roots) > 0:
-		v.Status = Fail
-		v.Summary = fmt.Sprintf("the GPU driver logged %d Xid event(s): %s", len(roots), roots[0])
-		v.Next = "look the Xid up in NVIDIA's Xid catalog (docs.nvidia.com/deploy/xid-errors) for its action; a job on that GPU stops at its next collective"
+		v.judge(Fail, fmt.Sprintf("the GPU driver logged %d Xid event(s): %s", len(roots), roots[0]),
+			"look the Xid up in NVIDIA's Xid catalog (docs.nvidia.com/deploy/xid-errors) for its action; a job on that GPU stops at its next collective")
 	case len(follow) > 0:
-		v.Status = Warn
-		v.Summary = fmt.Sprintf("%d Xid event(s) that follow from an earlier one not in this log: %s", len(follow), follow[0])
-		v.Next = "find the earlier Xid each names (older log lines, or the node's journal): that one is the fault"
+		v.judge(Warn, fmt.Sprintf("%d Xid event(s) that follow from an earlier one not in this log: %s", len(follow), follow[0]),
+			"find the earlier Xid each names (older log lines, or the node's journal): that one is the fault")
 	case len(down) > 0:
-		v.Status = Fail
-		v.Summary = "NIC ports left down: " + strings.Join(down, "; ")
-		v.Next = "ibstat on the node (State, Physical state), the cable and the switch port; a job across nodes stops at its next collective over that NIC"
+		v.judge(Fail, "NIC ports left down: "+strings.Join(down, "; "),
+			"ibstat on the node (State, Physical state), the cable and the switch port; a job across nodes stops at its next collective over that NIC")
 		v.Branch = BranchHangSame
 	default:
-		v.Status = OK
-		v.Summary = "no Xid, no GPU off the bus and no NIC port down in the kernel log"
+		v.judge(OK, "no Xid, no GPU off the bus and no NIC port down in the kernel log", "")
 		v.Branch = ""
 	}
 	return v
@@ -123,7 +119,7 @@ func gpuAtBus(ev *Evidence, pci string) string {
 func CheckProcesses(ev *Evidence) Verdict {
 	v := Verdict{Layer: LayerHang, Check: "processes", Chapter: chapterTroubleshoot}
 	if len(ev.Stacks) == 0 {
-		v.Status, v.Summary = Skipped, "no stacks: give --stacks DIR (py-spy dump --pid of each rank, one rank_N.txt per rank) to see where each process is and which are gone"
+		v.judge(Skipped, "no stacks: give --stacks DIR (py-spy dump --pid of each rank, one rank_N.txt per rank) to see where each process is and which are gone", "")
 		return v
 	}
 	var gone, alive []int
@@ -137,12 +133,11 @@ func CheckProcesses(ev *Evidence) Verdict {
 	sort.Ints(gone)
 	v.Evidence = stackLines(ev.Stacks)
 	if len(gone) > 0 {
-		v.Status, v.Branch = Fail, BranchHangSame
-		v.Summary = fmt.Sprintf("%s had no process to read when the stacks were taken: crashed or killed", ranksText(gone))
-		v.Next = "read the dead rank's stderr and its node's dmesg (the OOM killer, an Xid); the other ranks wait for it in their next collective"
+		v.judge(Fail, fmt.Sprintf("%s had no process to read when the stacks were taken: crashed or killed", ranksText(gone)),
+			"read the dead rank's stderr and its node's dmesg (the OOM killer, an Xid); the other ranks wait for it in their next collective")
+		v.Branch = BranchHangSame
 		return v
 	}
-	v.Status = OK
-	v.Summary = fmt.Sprintf("%d rank(s) with a stack, every process alive", len(alive))
+	v.judge(OK, fmt.Sprintf("%d rank(s) with a stack, every process alive", len(alive)), "")
 	return v
 }

@@ -33,13 +33,12 @@ func checkNCCLVersion(lg *nccllog.Log) Verdict {
 	v := Verdict{Layer: LayerNCCL, Check: "nccl-version", Chapter: chapterNCCL}
 	switch len(lg.Versions) {
 	case 0:
-		v.Status, v.Summary = Skipped, "the log has no NCCL version banner (NCCL_DEBUG=INFO prints it at init)"
+		v.judge(Skipped, "the log has no NCCL version banner (NCCL_DEBUG=INFO prints it at init)", "")
 	case 1:
-		v.Status, v.Summary = OK, "NCCL "+lg.Versions[0]
+		v.judge(OK, "NCCL "+lg.Versions[0], "")
 	default:
-		v.Status = Warn
-		v.Summary = "ranks run different NCCL builds: " + strings.Join(lg.Versions, "; ")
-		v.Next = "one NCCL for every rank (PyTorch bundles its own; LD_LIBRARY_PATH or NCCL from the system can override it on some nodes)"
+		v.judge(Warn, "ranks run different NCCL builds: "+strings.Join(lg.Versions, "; "),
+			"one NCCL for every rank (PyTorch bundles its own; LD_LIBRARY_PATH or NCCL from the system can override it on some nodes)")
 	}
 	v.Evidence = append(v.Evidence, fmt.Sprintf("%d ranks, %d processes on %d host(s)", lg.NRanks(), len(lg.Processes), len(lg.Hosts())))
 	return v
@@ -80,9 +79,10 @@ var warnCauses = []warnCause{
 func checkNCCLWarnings(lg *nccllog.Log) Verdict {
 	v := Verdict{Layer: LayerNCCL, Check: "nccl-warnings", Chapter: chapterTroubleshoot}
 	if len(lg.Warnings) == 0 {
-		v.Status, v.Summary = OK, "no NCCL WARN line"
 		if lg.NCCLLines == 0 {
-			v.Status, v.Summary = Skipped, "no NCCL line in the log"
+			v.judge(Skipped, "no NCCL line in the log", "")
+		} else {
+			v.judge(OK, "no NCCL WARN line", "")
 		}
 		return v
 	}
@@ -131,9 +131,8 @@ func checkNCCLWarnings(lg *nccllog.Log) Verdict {
 		v.Evidence = append(v.Evidence, fmt.Sprintf("%s%s NCCL WARN %s", w.Source, where, w.Text))
 	}
 	if len(hits) == 0 {
-		v.Status = Warn
-		v.Summary = fmt.Sprintf("%d NCCL WARN line(s): %s", len(lg.Warnings), lg.Warnings[0].Text)
-		v.Next = "read the WARN lines: NCCL prints them for what it could not do as configured"
+		v.judge(Warn, fmt.Sprintf("%d NCCL WARN line(s): %s", len(lg.Warnings), lg.Warnings[0].Text),
+			"read the WARN lines: NCCL prints them for what it could not do as configured")
 		return v
 	}
 	first := hits[0]
@@ -142,12 +141,11 @@ func checkNCCLWarnings(lg *nccllog.Log) Verdict {
 			first = h
 		}
 	}
-	v.Status = Warn
+	status := Warn
 	if first.c.fatal {
-		v.Status = Fail
+		status = Fail
 	}
-	v.Summary = fmt.Sprintf("%s (%d WARN line(s), first on %s: %s)", first.c.cause, first.count, first.first.Source, first.first.Text)
-	v.Next = first.c.next
+	v.judge(status, fmt.Sprintf("%s (%d WARN line(s), first on %s: %s)", first.c.cause, first.count, first.first.Source, first.first.Text), first.c.next)
 	for _, h := range hits {
 		if h != first {
 			v.Evidence = append(v.Evidence, fmt.Sprintf("also: %s (%d WARN line(s))", h.c.cause, h.count))
@@ -163,7 +161,7 @@ func checkNetwork(lg *nccllog.Log, t *probes.Topology, env map[string]string, no
 	v := Verdict{Layer: LayerNCCL, Check: "nccl-network", Chapter: chapterNCCL}
 	n := lg.Network
 	if n == nil {
-		v.Status, v.Summary = Skipped, "the log says nothing about the network (NCCL_DEBUG_SUBSYS without INIT and NET, or an excerpt)"
+		v.judge(Skipped, "the log says nothing about the network (NCCL_DEBUG_SUBSYS without INIT and NET, or an excerpt)", "")
 		return v
 	}
 	v.Evidence = append(v.Evidence, n.Why)
@@ -186,36 +184,37 @@ func checkNetwork(lg *nccllog.Log, t *probes.Topology, env map[string]string, no
 	haveRDMA := t != nil && len(RDMANICs(t)) > 0
 	switch {
 	case socket && (sockConns > 0 || nodes > 1):
-		v.Status = Fail
-		v.Summary = fmt.Sprintf("Socket fallback: %d inter-node connections go over TCP sockets (no RDMA, no GPUDirect)", sockConns)
+		summary := fmt.Sprintf("Socket fallback: %d inter-node connections go over TCP sockets (no RDMA, no GPUDirect)", sockConns)
+		var next string
 		switch {
 		case masked != "":
-			v.Summary += "; " + masked
-			v.Next = "unset NCCL_IB_DISABLE: it masks whatever made IB fail instead of fixing it; then read the IB warnings in the log"
+			summary += "; " + masked
+			next = "unset NCCL_IB_DISABLE: it masks whatever made IB fail instead of fixing it; then read the IB warnings in the log"
 		case n.NoIBDevice || contains(n.Failed, "IB"):
-			v.Next = "NCCL found no usable IB device: check ibv_devinfo, the RDMA driver (mlx5_ib) and that the container sees /dev/infiniband"
+			next = "NCCL found no usable IB device: check ibv_devinfo, the RDMA driver (mlx5_ib) and that the container sees /dev/infiniband"
 		default:
-			v.Next = "read the NET/IB warnings in the log; check NCCL_SOCKET_IFNAME, NCCL_IB_HCA and the net plugin"
+			next = "read the NET/IB warnings in the log; check NCCL_SOCKET_IFNAME, NCCL_IB_HCA and the net plugin"
 		}
 		if haveRDMA {
-			v.Summary += "; this machine has RDMA NICs NCCL did not use"
+			summary += "; this machine has RDMA NICs NCCL did not use"
 		}
+		v.judge(Fail, summary, next)
 	case socket:
-		v.Status = OK
-		v.Summary = "one node: NCCL chose the Socket network but sent nothing over it (intra-node traffic uses P2P or SHM)"
+		summary := "one node: NCCL chose the Socket network but sent nothing over it (intra-node traffic uses P2P or SHM)"
 		if masked != "" {
-			v.Summary += "; " + masked + " (masking, not fixing, once the job spans nodes)"
+			summary += "; " + masked + " (masking, not fixing, once the job spans nodes)"
 		}
+		v.judge(OK, summary, "")
 	case n.Using != "":
-		v.Status, v.Summary = OK, "network "+n.Using+" (RDMA)"
+		v.judge(OK, "network "+n.Using+" (RDMA)", "")
 	case len(n.NICs) > 0:
 		conns := 0
 		for _, u := range n.NICs {
 			conns += u.Connections
 		}
-		v.Status, v.Summary = OK, fmt.Sprintf("network %s (RDMA): %d inter-node connections", n.NICs[0].Net, conns)
+		v.judge(OK, fmt.Sprintf("network %s (RDMA): %d inter-node connections", n.NICs[0].Net, conns), "")
 	default:
-		v.Status, v.Summary = OK, "no network connection in the log"
+		v.judge(OK, "no network connection in the log", "")
 	}
 	for _, w := range n.Warnings {
 		v.Evidence = append(v.Evidence, "WARN "+w)
@@ -227,7 +226,7 @@ func checkTransports(lg *nccllog.Log, t *probes.Topology) Verdict {
 	v := Verdict{Layer: LayerNCCL, Check: "nccl-transports", Chapter: chapterNCCL}
 	counts := lg.TransportCounts()
 	if len(counts) == 0 {
-		v.Status, v.Summary = Skipped, "no channel connections in the log (one rank, or NCCL_DEBUG_SUBSYS without INIT)"
+		v.judge(Skipped, "no channel connections in the log (one rank, or NCCL_DEBUG_SUBSYS without INIT)", "")
 		return v
 	}
 	kinds := make([]string, 0, len(counts))
@@ -254,16 +253,13 @@ func checkTransports(lg *nccllog.Log, t *probes.Topology) Verdict {
 	}
 	switch {
 	case shm > 0 && nvlink:
-		v.Status = Fail
-		v.Summary = fmt.Sprintf("%d connections use SHM (through host memory) between GPUs joined by NVLink: P2P is off", shm)
-		v.Next = "look for NCCL_P2P_DISABLE or NCCL_P2P_LEVEL in the environment, and the p2p, acs and iommu checks"
+		v.judge(Fail, fmt.Sprintf("%d connections use SHM (through host memory) between GPUs joined by NVLink: P2P is off", shm),
+			"look for NCCL_P2P_DISABLE or NCCL_P2P_LEVEL in the environment, and the p2p, acs and iommu checks")
 	case shm > 0:
-		v.Status = Warn
-		v.Summary = fmt.Sprintf("%d connections use SHM (through host memory): the GPUs have no P2P path NCCL will use", shm)
-		v.Next = "check P2P capability (nvidia-smi topo -p2p r) and ACS; on PCIe across sockets SHM is expected"
+		v.judge(Warn, fmt.Sprintf("%d connections use SHM (through host memory): the GPUs have no P2P path NCCL will use", shm),
+			"check P2P capability (nvidia-smi topo -p2p r) and ACS; on PCIe across sockets SHM is expected")
 	default:
-		v.Status = OK
-		v.Summary = "transports: " + strings.Join(kinds, ", ")
+		v.judge(OK, "transports: "+strings.Join(kinds, ", "), "")
 	}
 	return v
 }
@@ -272,7 +268,7 @@ func checkChannels(lg *nccllog.Log, t *probes.Topology, env map[string]string) V
 	v := Verdict{Layer: LayerNCCL, Check: "nccl-channels", Chapter: chapterNCCL}
 	cc := lg.DistinctChannelCounts()
 	if len(cc) == 0 {
-		v.Status, v.Summary = Skipped, "no channel counts in the log (NCCL 2.19+ prints them at init with INIT)"
+		v.judge(Skipped, "no channel counts in the log (NCCL 2.19+ prints them at init with INIT)", "")
 		return v
 	}
 	nvls := 0
@@ -281,25 +277,25 @@ func checkChannels(lg *nccllog.Log, t *probes.Topology, env map[string]string) V
 		nvls = max(nvls, c.NVLS)
 	}
 	c := cc[0]
-	v.Status = OK
-	v.Summary = fmt.Sprintf("%d collective channels", c.Coll)
+	status, summary, next := OK, fmt.Sprintf("%d collective channels", c.Coll), ""
 	switch {
 	case nvls == 0 && env["NCCL_NVLS_ENABLE"] == "0":
-		v.Summary += "; NVLS off (NCCL_NVLS_ENABLE=0 is set)"
+		summary += "; NVLS off (NCCL_NVLS_ENABLE=0 is set)"
 	case nvls == 0 && t != nil && hasNVSwitch(t) && len(t.GPUs) > 2:
-		v.Status = Warn
-		v.Summary += "; no NVLS channels on an NVSwitch node: NVLink SHARP is off"
-		v.Next = "NVLS needs the fabric manager and IMEX/multicast support; NCCL_NVLS_ENABLE=0 turns it off on purpose"
+		status = Warn
+		summary += "; no NVLS channels on an NVSwitch node: NVLink SHARP is off"
+		next = "NVLS needs the fabric manager and IMEX/multicast support; NCCL_NVLS_ENABLE=0 turns it off on purpose"
 	case nvls == 0:
-		v.Summary += "; no NVLS channels"
+		summary += "; no NVLS channels"
 	default:
-		v.Summary += fmt.Sprintf("; %d NVLS channels (NVLink SHARP)", nvls)
+		summary += fmt.Sprintf("; %d NVLS channels (NVLink SHARP)", nvls)
 	}
 	if c.Coll > 0 && c.Coll < 2 && lg.NRanks() > 1 {
-		v.Status = Warn
-		v.Summary += "; one channel only: one SM moves all the data"
-		v.Next = "look for NCCL_MAX_NCHANNELS / NCCL_MIN_NCHANNELS in the environment"
+		status = Warn
+		summary += "; one channel only: one SM moves all the data"
+		next = "look for NCCL_MAX_NCHANNELS / NCCL_MIN_NCHANNELS in the environment"
 	}
+	v.judge(status, summary, next)
 	return v
 }
 
@@ -465,16 +461,16 @@ func ComparePicks(lg *nccllog.Log, table costmodel.TunerTable) []PickRow {
 func checkTunerPick(lg *nccllog.Log, t *probes.Topology, env map[string]string, nodes int) Verdict {
 	v := Verdict{Layer: LayerNCCL, Check: "tuner-pick", Chapter: chapterNCCL}
 	if len(lg.ChoicesFor("AllReduce")) == 0 {
-		v.Status, v.Summary = Skipped, "the log has no per-operation picks (NCCL_DEBUG_SUBSYS=TUNING or COLL prints them)"
+		v.judge(Skipped, "the log has no per-operation picks (NCCL_DEBUG_SUBSYS=TUNING or COLL prints them)", "")
 		return v
 	}
 	if lg.NRanks() < 2 {
-		v.Status, v.Summary = Skipped, "one rank: NCCL runs its collectives as device copies, no algorithm to compare"
+		v.judge(Skipped, "one rank: NCCL runs its collectives as device copies, no algorithm to compare", "")
 		return v
 	}
 	table, desc, ok := TunerFor(t, lg, env, nodes)
 	if !ok {
-		v.Status, v.Summary = Skipped, "the GPU model is not one the tuner has a preset for"
+		v.judge(Skipped, "the GPU model is not one the tuner has a preset for", "")
 		return v
 	}
 	rows := ComparePicks(lg, table)
@@ -501,15 +497,12 @@ func checkTunerPick(lg *nccllog.Log, t *probes.Topology, env map[string]string, 
 	}
 	switch {
 	case len(forced) > 0:
-		v.Status = Warn
-		v.Summary = fmt.Sprintf("NCCL's choice is forced (%s): the model's free pick agrees at %d of %d sizes", strings.Join(forced, ", "), agree, len(rows))
-		v.Next = "unset the forcing variables unless a measurement shows they help: they hold at every size"
+		v.judge(Warn, fmt.Sprintf("NCCL's choice is forced (%s): the model's free pick agrees at %d of %d sizes", strings.Join(forced, ", "), agree, len(rows)),
+			"unset the forcing variables unless a measurement shows they help: they hold at every size")
 	case len(rows) > 0 && agree == len(rows):
-		v.Status = OK
-		v.Summary = fmt.Sprintf("NCCL's all_reduce picks agree with the tuner at all %d sizes", len(rows))
+		v.judge(OK, fmt.Sprintf("NCCL's all_reduce picks agree with the tuner at all %d sizes", len(rows)), "")
 	default:
-		v.Status = OK
-		v.Summary = fmt.Sprintf("NCCL's all_reduce picks agree with the tuner at %d of %d sizes (the tuner approximates NCCL's graph search; a difference is a question, not a fault)", agree, len(rows))
+		v.judge(OK, fmt.Sprintf("NCCL's all_reduce picks agree with the tuner at %d of %d sizes (the tuner approximates NCCL's graph search; a difference is a question, not a fault)", agree, len(rows)), "")
 	}
 	return v
 }

@@ -2,7 +2,8 @@ package doctor
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/commlab/commlab/lab/prose"
@@ -40,15 +41,16 @@ func networkUse(lg *nccllog.Log, nodes int) (conns, gdr int, traffic bool) {
 func checkRDMADevices(t *probes.Topology, nodes int) Verdict {
 	v := Verdict{Layer: LayerNIC, Check: "rdma-devices", Chapter: chapterRDMA}
 	if t == nil {
-		v.Status, v.Summary = Skipped, "no topology"
+		v.judge(Skipped, "no topology", "")
 		return v
 	}
 	nics := RDMANICs(t)
 	if len(nics) == 0 {
-		v.Status, v.Summary = Skipped, "no RDMA device (fine on one node; across nodes NCCL would use TCP sockets)"
 		if nodes > 1 {
-			v.Status, v.Summary = Fail, fmt.Sprintf("no RDMA device on a job of %d nodes: NCCL falls back to TCP sockets", nodes)
-			v.Next = "load the RDMA driver (mlx5_ib, ib_core) and check ibv_devinfo"
+			v.judge(Fail, fmt.Sprintf("no RDMA device on a job of %d nodes: NCCL falls back to TCP sockets", nodes),
+				"load the RDMA driver (mlx5_ib, ib_core) and check ibv_devinfo")
+		} else {
+			v.judge(Skipped, "no RDMA device (fine on one node; across nodes NCCL would use TCP sockets)", "")
 		}
 		return v
 	}
@@ -77,28 +79,19 @@ func checkRDMADevices(t *probes.Topology, nodes int) Verdict {
 	}
 	switch {
 	case len(down) > 0:
-		v.Status = Fail
-		v.Summary = "RDMA ports not active: " + strings.Join(down, ", ")
-		v.Next = "ibstat / ibv_devinfo on the node; check cables, the switch port and the subnet manager (InfiniBand)"
+		v.judge(Fail, "RDMA ports not active: "+strings.Join(down, ", "),
+			"ibstat / ibv_devinfo on the node; check cables, the switch port and the subnet manager (InfiniBand)")
 	case len(noGID) > 0:
-		v.Status = Fail
-		v.Summary = "RoCE ports without a GID (no IP address on their netdev): " + strings.Join(noGID, ", ")
-		v.Next = "give the netdev an address (show_gids lists them); NCCL_IB_GID_INDEX must name a RoCE v2 GID"
+		v.judge(Fail, "RoCE ports without a GID (no IP address on their netdev): "+strings.Join(noGID, ", "),
+			"give the netdev an address (show_gids lists them); NCCL_IB_GID_INDEX must name a RoCE v2 GID")
 	case len(rates) > 1:
-		v.Status = Warn
-		var keys []float64
-		for r := range rates {
-			keys = append(keys, r)
-		}
-		sort.Float64s(keys)
-		v.Summary = fmt.Sprintf("RDMA ports at different rates: %s at %.0f Gb/s against %.0f Gb/s on the others", strings.Join(rates[keys[0]], ", "), keys[0], keys[len(keys)-1])
-		v.Next = "a port that trained at a lower rate slows every ring through it; check the cable and the switch port"
+		keys := slices.Sorted(maps.Keys(rates))
+		v.judge(Warn, fmt.Sprintf("RDMA ports at different rates: %s at %.0f Gb/s against %.0f Gb/s on the others", strings.Join(rates[keys[0]], ", "), keys[0], keys[len(keys)-1]),
+			"a port that trained at a lower rate slows every ring through it; check the cable and the switch port")
 	case withPorts == 0:
-		v.Status = OK
-		v.Summary = fmt.Sprintf("%d RDMA NICs in the matrix (port states not in the evidence)", len(nics))
+		v.judge(OK, fmt.Sprintf("%d RDMA NICs in the matrix (port states not in the evidence)", len(nics)), "")
 	default:
-		v.Status = OK
-		v.Summary = fmt.Sprintf("%d RDMA NICs, every port active", len(nics))
+		v.judge(OK, fmt.Sprintf("%d RDMA NICs, every port active", len(nics)), "")
 	}
 	return v
 }
@@ -132,29 +125,26 @@ func versionSuffix(v string) string {
 func checkGDRModule(t *probes.Topology, lg *nccllog.Log, nodes int) Verdict {
 	v := Verdict{Layer: LayerNIC, Check: "gpudirect-module", Chapter: chapterRDMA}
 	if t == nil {
-		v.Status, v.Summary = Skipped, "no topology"
+		v.judge(Skipped, "no topology", "")
 		return v
 	}
 	ok, known, why := gdrModule(t)
 	v.Evidence = []string{why}
 	_, gdrConns, traffic := networkUse(lg, nodes)
+	const loadPeerMem = "modprobe nvidia_peermem (driver package nvidia-peermem), or use the open kernel modules on Linux 5.12+ for DMA-BUF"
 	switch {
 	case gdrConns > 0 && !ok:
-		v.Status, v.Summary = OK, fmt.Sprintf("NCCL's log shows %d network connection(s) through GPUDirect RDMA (GDRDMA), so NICs reach GPU memory (%s)", gdrConns, why)
+		v.judge(OK, fmt.Sprintf("NCCL's log shows %d network connection(s) through GPUDirect RDMA (GDRDMA), so NICs reach GPU memory (%s)", gdrConns, why), "")
 	case known && !ok && len(RDMANICs(t)) > 0 && !traffic:
-		v.Status = Warn
-		v.Summary = "GPUDirect RDMA would be off once the job spans nodes: " + why + " (one node: nothing crosses the network now)"
-		v.Next = "modprobe nvidia_peermem (driver package nvidia-peermem), or use the open kernel modules on Linux 5.12+ for DMA-BUF"
+		v.judge(Warn, "GPUDirect RDMA would be off once the job spans nodes: "+why+" (one node: nothing crosses the network now)", loadPeerMem)
 	case !known:
-		v.Status, v.Summary = Skipped, why+" (run on the machine to read /sys/module)"
+		v.judge(Skipped, why+" (run on the machine to read /sys/module)", "")
 	case ok:
-		v.Status, v.Summary = OK, "NICs can reach GPU memory: "+why
+		v.judge(OK, "NICs can reach GPU memory: "+why, "")
 	case len(RDMANICs(t)) == 0:
-		v.Status, v.Summary = OK, "no RDMA NIC, so no GPUDirect RDMA needed: "+why
+		v.judge(OK, "no RDMA NIC, so no GPUDirect RDMA needed: "+why, "")
 	default:
-		v.Status = Fail
-		v.Summary = "GPUDirect RDMA is off: " + why + "; every network transfer is staged through host memory"
-		v.Next = "modprobe nvidia_peermem (driver package nvidia-peermem), or use the open kernel modules on Linux 5.12+ for DMA-BUF"
+		v.judge(Fail, "GPUDirect RDMA is off: "+why+"; every network transfer is staged through host memory", loadPeerMem)
 	}
 	return v
 }
@@ -166,7 +156,7 @@ func checkGDR(t *probes.Topology, pci *probes.PCIFacts, lg *nccllog.Log, nodes i
 		net = lg.Network
 	}
 	if t == nil && net == nil {
-		v.Status, v.Summary = Skipped, "no topology and no NCCL log"
+		v.judge(Skipped, "no topology and no NCCL log", "")
 		return v
 	}
 	netConns, gdrConns, traffic := networkUse(lg, nodes)
@@ -271,33 +261,24 @@ func checkGDR(t *probes.Topology, pci *probes.PCIFacts, lg *nccllog.Log, nodes i
 		}
 		sockOnly = sock > 0 && rdma == 0
 	}
+	const fix = "for each reason: load nvidia_peermem (or DMA-BUF), put the NIC within PXB of its GPU, disable ACS on the bridges between them; NCCL_NET_GDR_LEVEL raises the distance limit at a bandwidth cost"
 	switch {
 	case sockOnly:
-		v.Status = Warn
-		v.Summary = "GPUDirect RDMA not in effect: NCCL's inter-node traffic went over TCP sockets (the nccl-network check says why)"
+		v.judge(Warn, "GPUDirect RDMA not in effect: NCCL's inter-node traffic went over TCP sockets (the nccl-network check says why)", fix)
 	case len(usedNoGDR) > 0:
-		v.Status = Fail
-		v.Summary = "NCCL sent over " + strings.Join(usedNoGDR, ", ") + " without GPUDirect RDMA: network traffic is staged through host memory"
+		v.judge(Fail, "NCCL sent over "+strings.Join(usedNoGDR, ", ")+" without GPUDirect RDMA: network traffic is staged through host memory", fix)
 	case len(offHard) > 0 && traffic:
-		v.Status = Fail
-		v.Summary = fmt.Sprintf("GPUDirect RDMA is off or detoured for %d of %d NICs: %s", len(offHard), len(nics), strings.Join(offHard, ", "))
+		v.judge(Fail, fmt.Sprintf("GPUDirect RDMA is off or detoured for %d of %d NICs: %s", len(offHard), len(nics), strings.Join(offHard, ", ")), fix)
 	case len(offHard) > 0:
-		v.Status = Warn
-		v.Summary = fmt.Sprintf("GPUDirect RDMA would be off or detoured for %d of %d NICs (%s) once the job spans nodes (one node: nothing crosses the network now)", len(offHard), len(nics), strings.Join(offHard, ", "))
+		v.judge(Warn, fmt.Sprintf("GPUDirect RDMA would be off or detoured for %d of %d NICs (%s) once the job spans nodes (one node: nothing crosses the network now)", len(offHard), len(nics), strings.Join(offHard, ", ")), fix)
 	case len(off) > 0:
-		v.Status = Warn
-		v.Summary = fmt.Sprintf("some GPUs are too far from their NIC for GPUDirect RDMA (beyond PXB; the nic-affinity check places them): %s", strings.Join(off, ", "))
+		v.judge(Warn, fmt.Sprintf("some GPUs are too far from their NIC for GPUDirect RDMA (beyond PXB; the nic-affinity check places them): %s", strings.Join(off, ", ")), fix)
 	case gdrConns > 0:
-		v.Status = OK
-		v.Summary = fmt.Sprintf("GPUDirect RDMA in use: all %d network connections in NCCL's log go through .../GDRDMA", netConns)
+		v.judge(OK, fmt.Sprintf("GPUDirect RDMA in use: all %d network connections in NCCL's log go through .../GDRDMA", netConns), "")
 	case len(nics) == 0:
-		v.Status, v.Summary = Skipped, "no RDMA NIC in the evidence: GPUDirect RDMA does not apply"
+		v.judge(Skipped, "no RDMA NIC in the evidence: GPUDirect RDMA does not apply", "")
 	default:
-		v.Status = OK
-		v.Summary = fmt.Sprintf("GPUDirect RDMA in effect for all %d NICs", len(nics))
-	}
-	if v.Status == Fail || v.Status == Warn {
-		v.Next = "for each reason: load nvidia_peermem (or DMA-BUF), put the NIC within PXB of its GPU, disable ACS on the bridges between them; NCCL_NET_GDR_LEVEL raises the distance limit at a bandwidth cost"
+		v.judge(OK, fmt.Sprintf("GPUDirect RDMA in effect for all %d NICs", len(nics)), "")
 	}
 	return v
 }

@@ -1,8 +1,9 @@
 package doctor
 
 import (
+	"cmp"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/commlab/commlab/probes"
@@ -70,21 +71,16 @@ func checkNVLinkState(t *probes.Topology) Verdict {
 	}
 	switch {
 	case len(down) > 0:
-		v.Status = Fail
-		v.Summary = "NVLink ports down on GPUs whose other ports are up: " + strings.Join(down, "; ")
-		v.Next = "nvidia-smi nvlink -s and -e (error counters); a GPU with links down gets less bandwidth to its peers, and NCCL's rings run at its pace"
+		v.judge(Fail, "NVLink ports down on GPUs whose other ports are up: "+strings.Join(down, "; "),
+			"nvidia-smi nvlink -s and -e (error counters); a GPU with links down gets less bandwidth to its peers, and NCCL's rings run at its pace")
 	case withPorts == 0 && nvPairs > 0:
-		v.Status = OK
-		v.Summary = fmt.Sprintf("%d GPU pairs joined by NVLink in the matrix (port states not in the evidence)", nvPairs)
+		v.judge(OK, fmt.Sprintf("%d GPU pairs joined by NVLink in the matrix (port states not in the evidence)", nvPairs), "")
 	case withPorts == 0:
-		v.Status = Skipped
-		v.Summary = "no NVLink in the evidence (a PCIe-only machine, a single GPU, or the matrix alone)"
+		v.judge(Skipped, "no NVLink in the evidence (a PCIe-only machine, a single GPU, or the matrix alone)", "")
 	case total == 0:
-		v.Status = Skipped
-		v.Summary = "no NVLink port is active: the GPUs talk over PCIe (or there is one GPU)"
+		v.judge(Skipped, "no NVLink port is active: the GPUs talk over PCIe (or there is one GPU)", "")
 	default:
-		v.Status = OK
-		v.Summary = fmt.Sprintf("all NVLink ports up on %d GPUs", withPorts)
+		v.judge(OK, fmt.Sprintf("all NVLink ports up on %d GPUs", withPorts), "")
 	}
 	return v
 }
@@ -92,11 +88,11 @@ func checkNVLinkState(t *probes.Topology) Verdict {
 func checkP2P(t *probes.Topology) Verdict {
 	v := Verdict{Layer: LayerNVLink, Check: "p2p", Chapter: chapterInterconnect}
 	if len(t.GPUs) < 2 {
-		v.Status, v.Summary = Skipped, "fewer than two GPUs: no peer-to-peer pairs"
+		v.judge(Skipped, "fewer than two GPUs: no peer-to-peer pairs", "")
 		return v
 	}
 	if len(t.P2P) == 0 {
-		v.Status, v.Summary = Skipped, "P2P capability not in the evidence (NVML reads it on the machine)"
+		v.judge(Skipped, "P2P capability not in the evidence (NVML reads it on the machine)", "")
 		return v
 	}
 	var bad []string
@@ -108,13 +104,11 @@ func checkP2P(t *probes.Topology) Verdict {
 		}
 	}
 	if len(bad) > 0 {
-		v.Status = Fail
-		v.Summary = "peer-to-peer not supported between " + strings.Join(bad, ", ") + ": NCCL falls back to shared memory through the host"
-		v.Next = "check ACS and the IOMMU (topology layer), and that the GPUs sit in one IOMMU group or share NVLink"
+		v.judge(Fail, "peer-to-peer not supported between "+strings.Join(bad, ", ")+": NCCL falls back to shared memory through the host",
+			"check ACS and the IOMMU (topology layer), and that the GPUs sit in one IOMMU group or share NVLink")
 		return v
 	}
-	v.Status = OK
-	v.Summary = fmt.Sprintf("peer-to-peer read and write supported on %d GPU pair%s", len(t.P2P), plural(len(t.P2P)))
+	v.judge(OK, fmt.Sprintf("peer-to-peer read and write supported on %d GPU pair%s", len(t.P2P), plural(len(t.P2P))), "")
 	return v
 }
 
@@ -169,14 +163,8 @@ func bestSamples(run *probes.Run, ops ...string) []probes.Sample {
 	for _, s := range best {
 		out = append(out, s)
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Op != out[j].Op {
-			return out[i].Op < out[j].Op
-		}
-		if out[i].Src != out[j].Src {
-			return out[i].Src < out[j].Src
-		}
-		return out[i].Dst < out[j].Dst
+	slices.SortFunc(out, func(a, b probes.Sample) int {
+		return cmp.Or(cmp.Compare(a.Op, b.Op), cmp.Compare(a.Src, b.Src), cmp.Compare(a.Dst, b.Dst))
 	})
 	return out
 }
@@ -192,11 +180,14 @@ func checkBandwidth(t *probes.Topology, bw *probes.Run) []Verdict {
 	h2d := Verdict{Layer: LayerNVLink, Check: "host-device-bandwidth", Chapter: chapterInterconnect}
 	p2p := Verdict{Layer: LayerNVLink, Check: "p2p-bandwidth", Chapter: chapterInterconnect}
 	if bw == nil {
-		h2d.Status, h2d.Summary = Skipped, "no bandwidth run: on a GPU machine the doctor measures it (commlab probe bandwidth), or give --bandwidth RUN.json"
-		p2p.Status, p2p.Summary = Skipped, h2d.Summary
+		const why = "no bandwidth run: on a GPU machine the doctor measures it (commlab probe bandwidth), or give --bandwidth RUN.json"
+		h2d.judge(Skipped, why, "")
+		p2p.judge(Skipped, why, "")
 		return []Verdict{h2d, p2p}
 	}
-	judge := func(v *Verdict, samples []probes.Sample, ceiling func(s probes.Sample) (float64, string)) {
+	// rate judges the fastest copies of one kind against their links'
+	// ceilings; next is what to do when they fall short.
+	rate := func(v *Verdict, samples []probes.Sample, ceiling func(s probes.Sample) (float64, string), next string) {
 		worst := 2.0
 		n := 0
 		var worstLine string
@@ -215,35 +206,29 @@ func checkBandwidth(t *probes.Topology, bw *probes.Run) []Verdict {
 		}
 		switch {
 		case len(samples) == 0:
-			v.Status, v.Summary = Skipped, "the bandwidth run has no "+v.Check+" samples"
+			v.judge(Skipped, "the bandwidth run has no "+v.Check+" samples", "")
 		case n == 0:
-			v.Status, v.Summary = Skipped, "measured, but the link's ceiling is not known (no PCIe/NVLink facts in the topology)"
+			v.judge(Skipped, "measured, but the link's ceiling is not known (no PCIe/NVLink facts in the topology)", "")
 		case worst < poorFraction:
-			v.Status, v.Summary = Fail, "far below the link's ceiling: "+worstLine
+			v.judge(Fail, "far below the link's ceiling: "+worstLine, next)
 		case worst < goodFraction:
-			v.Status, v.Summary = Warn, "below 70% of the link's ceiling: "+worstLine
+			v.judge(Warn, "below 70% of the link's ceiling: "+worstLine, next)
 		default:
-			v.Status, v.Summary = OK, fmt.Sprintf("every copy reaches at least %s of its link's ceiling (worst: %s)", pctText(worst), worstLine)
+			v.judge(OK, fmt.Sprintf("every copy reaches at least %s of its link's ceiling (worst: %s)", pctText(worst), worstLine), "")
 		}
 	}
-	judge(&h2d, bestSamples(bw, "h2d_pinned", "d2h_pinned"), func(s probes.Sample) (float64, string) {
+	rate(&h2d, bestSamples(bw, "h2d_pinned", "d2h_pinned"), func(s probes.Sample) (float64, string) {
 		dev := s.Dst
 		if dev < 0 {
 			dev = s.Src
 		}
 		return pcieCeiling(t, dev)
-	})
-	if h2d.Status == Fail || h2d.Status == Warn {
-		h2d.Next = "compare the GPU's PCIe link (pcie-link check) under load with nvidia-smi -q -d PCIE; check the process's NUMA binding and that the buffer is pinned"
-	}
-	judge(&p2p, bestSamples(bw, "p2p_write", "p2p_read"), func(s probes.Sample) (float64, string) {
+	}, "compare the GPU's PCIe link (pcie-link check) under load with nvidia-smi -q -d PCIE; check the process's NUMA binding and that the buffer is pinned")
+	rate(&p2p, bestSamples(bw, "p2p_write", "p2p_read"), func(s probes.Sample) (float64, string) {
 		return p2pCeiling(t, s.Src, s.Dst)
-	})
+	}, "nvidia-smi nvlink -s (links down?) and the acs and iommu checks for PCIe peers")
 	if p2p.Status == Skipped && bw.GPUCount < 2 {
 		p2p.Summary = "one GPU: no peer-to-peer copies"
-	}
-	if p2p.Status == Fail || p2p.Status == Warn {
-		p2p.Next = "nvidia-smi nvlink -s (links down?) and the acs and iommu checks for PCIe peers"
 	}
 	return []Verdict{h2d, p2p}
 }

@@ -21,7 +21,7 @@ const (
 func CheckOverlap(an *torchtrace.Analysis, name string) Verdict {
 	v := Verdict{Layer: LayerFramework, Check: "overlap", Chapter: chapterPyTorch}
 	if an == nil || an.SpanUS <= 0 {
-		v.Status, v.Summary = Skipped, name+": no GPU activity to read"
+		v.judge(Skipped, name+": no GPU activity to read", "")
 		return v
 	}
 	v.Evidence = []string{
@@ -30,18 +30,17 @@ func CheckOverlap(an *torchtrace.Analysis, name string) Verdict {
 			an.CommUS/1e3, an.CommUnderComputeUS/1e3, an.CommAloneUS/1e3, an.ComputeUS/1e3, an.IdleUS/1e3),
 	}
 	if an.CommUS <= 0 {
-		v.Status, v.Summary = Skipped, name+": no communication in the trace (no NCCL or c10d work launched)"
+		v.judge(Skipped, name+": no communication in the trace (no NCCL or c10d work launched)", "")
 		return v
 	}
 	exposed := an.CommAloneUS / an.SpanUS
-	v.Summary = fmt.Sprintf("overlap_fraction %.2f: %.0f%% of communication ran under compute; %.0f%% of the traced time is communication alone",
+	summary := fmt.Sprintf("overlap_fraction %.2f: %.0f%% of communication ran under compute; %.0f%% of the traced time is communication alone",
 		an.OverlapFraction, 100*an.OverlapFraction, 100*exposed)
 	if an.OverlapFraction < overlapWarn && exposed > exposedWarn {
-		v.Status = Warn
-		v.Next = "find what serialises the step (an .item(), a synchronize, a wait() before the compute, the allocator freeing) in the trace's CPU ops; chapter 5 measures each"
+		v.judge(Warn, summary, "find what serialises the step (an .item(), a synchronize, a wait() before the compute, the allocator freeing) in the trace's CPU ops; chapter 5 measures each")
 		return v
 	}
-	v.Status = OK
+	v.judge(OK, summary, "")
 	return v
 }
 

@@ -533,20 +533,18 @@ func (r *Report) CompareBaseline(base *Report, name string) {
 		if _, ok := r.Metrics[k]; !ok || was <= 0 || k == "all_reduce_large_bytes" || (k == "all_reduce_large_us" && base.Metrics["all_reduce_large_bytes"] != r.Metrics["all_reduce_large_bytes"]) {
 			continue
 		}
-		v := Verdict{Layer: metricLayer(k), Check: "baseline-" + k, Chapter: chapterTroubleshoot, Status: OK,
+		v := Verdict{Layer: metricLayer(k), Check: "baseline-" + k, Chapter: chapterTroubleshoot,
 			Evidence: []string{fmt.Sprintf("baseline %s (%s): %.4g; now %.4g", name, base.Date.Format("2006-01-02"), was, now)}}
-		if strings.HasSuffix(k, "_us") {
-			v.Summary = fmt.Sprintf("%s: %s now, %s in the baseline", k, usText(now), usText(was))
-			if now > was*1.2 {
-				v.Status = Warn
-				v.Summary = fmt.Sprintf("%s rose to %s from %s in the baseline (%.2fx)", k, usText(now), usText(was), now/was)
-			}
-		} else {
-			v.Summary = fmt.Sprintf("%s: %s now, %s in the baseline", k, gbpsText(now), gbpsText(was))
-			if now < was*0.9 {
-				v.Status = Warn
-				v.Summary = fmt.Sprintf("%s fell to %s from %s in the baseline (%s)", k, gbpsText(now), gbpsText(was), pctText(now/was))
-			}
+		latency := strings.HasSuffix(k, "_us") // a time: higher is worse
+		switch {
+		case latency && now > was*1.2:
+			v.judge(Warn, fmt.Sprintf("%s rose to %s from %s in the baseline (%.2fx)", k, usText(now), usText(was), now/was), "")
+		case latency:
+			v.judge(OK, fmt.Sprintf("%s: %s now, %s in the baseline", k, usText(now), usText(was)), "")
+		case now < was*0.9:
+			v.judge(Warn, fmt.Sprintf("%s fell to %s from %s in the baseline (%s)", k, gbpsText(now), gbpsText(was), pctText(now/was)), "")
+		default:
+			v.judge(OK, fmt.Sprintf("%s: %s now, %s in the baseline", k, gbpsText(now), gbpsText(was)), "")
 		}
 		r.Verdicts = append(r.Verdicts, v)
 	}

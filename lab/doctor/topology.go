@@ -76,16 +76,15 @@ func RDMANICs(t *probes.Topology) []probes.NIC {
 func checkNICAffinity(t *probes.Topology, nodes int) Verdict {
 	v := Verdict{Layer: LayerTopology, Check: "nic-affinity", Chapter: chapterInterconnect}
 	if len(t.GPUs) == 0 {
-		v.Status, v.Summary = Skipped, "no GPU in the topology"
+		v.judge(Skipped, "no GPU in the topology", "")
 		return v
 	}
 	if len(RDMANICs(t)) == 0 {
-		v.Status = Skipped
-		v.Summary = "no RDMA NIC: GPUs have no network path of their own (fine on one node)"
 		if nodes > 1 {
-			v.Status = Fail
-			v.Summary = fmt.Sprintf("the job spans %d nodes but this machine has no RDMA NIC: inter-node traffic goes through sockets", nodes)
-			v.Next = "install or enable the NICs' RDMA driver (mlx5_ib) or run the job on nodes with RDMA"
+			v.judge(Fail, fmt.Sprintf("the job spans %d nodes but this machine has no RDMA NIC: inter-node traffic goes through sockets", nodes),
+				"install or enable the NICs' RDMA driver (mlx5_ib) or run the job on nodes with RDMA")
+		} else {
+			v.judge(Skipped, "no RDMA NIC: GPUs have no network path of their own (fine on one node)", "")
 		}
 		for _, n := range t.NICs {
 			v.Evidence = append(v.Evidence, fmt.Sprintf("%s (%s): a network function with no RDMA device", n.ID(), n.Name))
@@ -124,16 +123,13 @@ func checkNICAffinity(t *probes.Topology, nodes int) Verdict {
 	}
 	switch {
 	case len(sys) > 0:
-		v.Status = Fail
-		v.Summary = fmt.Sprintf("%d of %d GPUs reach a NIC only across CPU sockets (SYS): %s", len(sys), len(paths), strings.Join(sys, ", "))
-		v.Next = "place NICs on both sockets (one per GPU under its PCIe switch), or check that the NICs of the far socket are up; across sockets NCCL stages through host memory"
+		v.judge(Fail, fmt.Sprintf("%d of %d GPUs reach a NIC only across CPU sockets (SYS): %s", len(sys), len(paths), strings.Join(sys, ", ")),
+			"place NICs on both sockets (one per GPU under its PCIe switch), or check that the NICs of the far socket are up; across sockets NCCL stages through host memory")
 	case len(far) > 0:
-		v.Status = Warn
-		v.Summary = fmt.Sprintf("%d of %d GPUs reach their NIC only through the CPU (PHB/NODE): no GPUDirect RDMA at NCCL's default NCCL_NET_GDR_LEVEL (PXB)", len(far), len(paths))
-		v.Next = "a NIC under each GPU's PCIe switch gives GPUDirect RDMA; NCCL_NET_GDR_LEVEL=PHB forces it at a cost"
+		v.judge(Warn, fmt.Sprintf("%d of %d GPUs reach their NIC only through the CPU (PHB/NODE): no GPUDirect RDMA at NCCL's default NCCL_NET_GDR_LEVEL (PXB)", len(far), len(paths)),
+			"a NIC under each GPU's PCIe switch gives GPUDirect RDMA; NCCL_NET_GDR_LEVEL=PHB forces it at a cost")
 	default:
-		v.Status = OK
-		v.Summary = fmt.Sprintf("every GPU has a NIC within its PCIe switch (%d GPUs, %d NICs)", len(paths), len(t.NICs))
+		v.judge(OK, fmt.Sprintf("every GPU has a NIC within its PCIe switch (%d GPUs, %d NICs)", len(paths), len(t.NICs)), "")
 	}
 	return v
 }
@@ -165,21 +161,17 @@ func checkPCIeLinks(t *probes.Topology) Verdict {
 	}
 	switch {
 	case known == 0:
-		v.Status, v.Summary = Skipped, "no PCIe link widths or generations in the evidence (nvidia-smi topo -m does not print them)"
+		v.judge(Skipped, "no PCIe link widths or generations in the evidence (nvidia-smi topo -m does not print them)", "")
 	case len(narrow) > 0:
-		v.Status = Fail
-		v.Summary = "PCIe links narrower than they can train: " + strings.Join(narrow, ", ")
-		v.Next = "reseat the card or riser, check the slot's wiring and BIOS bifurcation; a link at half width halves host-device and GPUDirect bandwidth"
+		v.judge(Fail, "PCIe links narrower than they can train: "+strings.Join(narrow, ", "),
+			"reseat the card or riser, check the slot's wiring and BIOS bifurcation; a link at half width halves host-device and GPUDirect bandwidth")
 	case len(slowNIC) > 0:
-		v.Status = Warn
-		v.Summary = "NIC links below their maximum generation: " + strings.Join(slowNIC, ", ")
-		v.Next = "check the slot's generation in BIOS and the riser; a NIC on a Gen4 link cannot carry a 400 Gb/s port"
+		v.judge(Warn, "NIC links below their maximum generation: "+strings.Join(slowNIC, ", "),
+			"check the slot's generation in BIOS and the riser; a NIC on a Gen4 link cannot carry a 400 Gb/s port")
 	case len(idleGPU) > 0:
-		v.Status = OK
-		v.Summary = "GPU links run below their maximum generation now (" + strings.Join(idleGPU, ", ") + "): idle GPUs lower it to save power; the host-device bandwidth check says whether it holds under load"
+		v.judge(OK, "GPU links run below their maximum generation now ("+strings.Join(idleGPU, ", ")+"): idle GPUs lower it to save power; the host-device bandwidth check says whether it holds under load", "")
 	default:
-		v.Status = OK
-		v.Summary = fmt.Sprintf("%s at %s maximum width and generation", countText(known, "PCIe link"), pick(known == 1, "its", "their"))
+		v.judge(OK, fmt.Sprintf("%s at %s maximum width and generation", countText(known, "PCIe link"), pick(known == 1, "its", "their")), "")
 	}
 	return v
 }
@@ -187,12 +179,12 @@ func checkPCIeLinks(t *probes.Topology) Verdict {
 func checkACS(t *probes.Topology, pci *probes.PCIFacts) Verdict {
 	v := Verdict{Layer: LayerTopology, Check: "acs", Chapter: chapterInterconnect}
 	if pci == nil {
-		v.Status, v.Summary = Skipped, "no PCI facts: run on the machine as root, or give --lspci with lspci -vvv output (as root)"
+		v.judge(Skipped, "no PCI facts: run on the machine as root, or give --lspci with lspci -vvv output (as root)", "")
 		return v
 	}
 	if !pci.ACSRead {
-		v.Status, v.Summary = Skipped, "ACS registers not readable ("+pci.Source+" without root): no ACS entry does not mean ACS is off"
-		v.Next = "run the doctor (or lspci -vvv) as root"
+		v.judge(Skipped, "ACS registers not readable ("+pci.Source+" without root): no ACS entry does not mean ACS is off",
+			"run the doctor (or lspci -vvv) as root")
 		return v
 	}
 	redirect := map[string]probes.ACS{}
@@ -202,8 +194,7 @@ func checkACS(t *probes.Topology, pci *probes.PCIFacts) Verdict {
 		}
 	}
 	if len(redirect) == 0 {
-		v.Status = OK
-		v.Summary = fmt.Sprintf("no bridge redirects peer-to-peer traffic (%d functions with ACS read from %s)", len(pci.ACS), pci.Source)
+		v.judge(OK, fmt.Sprintf("no bridge redirects peer-to-peer traffic (%d functions with ACS read from %s)", len(pci.ACS), pci.Source), "")
 		return v
 	}
 	type dev struct{ id, bus string }
@@ -246,17 +237,14 @@ func checkACS(t *probes.Topology, pci *probes.PCIFacts) Verdict {
 	}
 	switch {
 	case len(hits) > 0:
-		v.Status = Fail
-		v.Summary = fmt.Sprintf("ACS redirect is on in %d GPU-GPU or GPU-NIC paths: peer traffic detours through the root complex (slow P2P, broken or slow GPUDirect RDMA)", len(hits))
+		v.judge(Fail, fmt.Sprintf("ACS redirect is on in %d GPU-GPU or GPU-NIC paths: peer traffic detours through the root complex (slow P2P, broken or slow GPUDirect RDMA)", len(hits)),
+			"disable ACS on these bridges (BIOS, or setpci -s BDF ECAP_ACS+0x6.w=0000 at boot), as NCCL's troubleshooting guide says: "+ncclACSDoc)
 		v.Evidence = append(hits, v.Evidence...)
-		v.Next = "disable ACS on these bridges (BIOS, or setpci -s BDF ECAP_ACS+0x6.w=0000 at boot), as NCCL's troubleshooting guide says: " + ncclACSDoc
 	case unknownPaths:
-		v.Status = Warn
-		v.Summary = fmt.Sprintf("%d bridges have ACS redirect on; which GPU or NIC paths they lie in is not known", len(redirect))
-		v.Next = "give the bridge hierarchy (lspci -vvv as root, or run on the machine) to place them; " + ncclACSDoc
+		v.judge(Warn, fmt.Sprintf("%d bridges have ACS redirect on; which GPU or NIC paths they lie in is not known", len(redirect)),
+			"give the bridge hierarchy (lspci -vvv as root, or run on the machine) to place them; "+ncclACSDoc)
 	default:
-		v.Status = OK
-		v.Summary = fmt.Sprintf("%d bridges have ACS redirect on, none between two GPUs or a GPU and a NIC", len(redirect))
+		v.judge(OK, fmt.Sprintf("%d bridges have ACS redirect on, none between two GPUs or a GPU and a NIC", len(redirect)), "")
 	}
 	return v
 }
@@ -264,7 +252,7 @@ func checkACS(t *probes.Topology, pci *probes.PCIFacts) Verdict {
 func checkIOMMU(pci *probes.PCIFacts) Verdict {
 	v := Verdict{Layer: LayerTopology, Check: "iommu", Chapter: chapterInterconnect}
 	if pci == nil {
-		v.Status, v.Summary = Skipped, "no PCI facts: the IOMMU mode is read from /sys/kernel/iommu_groups and /proc/cmdline on the machine"
+		v.judge(Skipped, "no PCI facts: the IOMMU mode is read from /sys/kernel/iommu_groups and /proc/cmdline on the machine", "")
 		return v
 	}
 	s := pci.IOMMU
@@ -282,15 +270,12 @@ func checkIOMMU(pci *probes.PCIFacts) Verdict {
 	}
 	switch s.Mode {
 	case probes.IOMMUTranslated:
-		v.Status = Warn
-		v.Summary = "the IOMMU translates device DMA: PCIe peer-to-peer traffic goes through the root complex, slowing P2P and GPUDirect RDMA"
-		v.Next = "boot with iommu=pt (passthrough) on bare metal; " + ncclACSDoc
+		v.judge(Warn, "the IOMMU translates device DMA: PCIe peer-to-peer traffic goes through the root complex, slowing P2P and GPUDirect RDMA",
+			"boot with iommu=pt (passthrough) on bare metal; "+ncclACSDoc)
 	case probes.IOMMUPassthrough, probes.IOMMUOff:
-		v.Status = OK
-		v.Summary = "IOMMU " + s.Mode + ": " + s.Why
+		v.judge(OK, "IOMMU "+s.Mode+": "+s.Why, "")
 	default:
-		v.Status = Skipped
-		v.Summary = "IOMMU mode not known: " + s.Why
+		v.judge(Skipped, "IOMMU mode not known: "+s.Why, "")
 	}
 	return v
 }
@@ -314,11 +299,10 @@ func checkNUMA(t *probes.Topology, allowed string) Verdict {
 	}
 	switch {
 	case known == 0:
-		v.Status, v.Summary = Skipped, "the GPUs' NUMA nodes are not reported (a VM, or a matrix without NUMA columns)"
+		v.judge(Skipped, "the GPUs' NUMA nodes are not reported (a VM, or a matrix without NUMA columns)", "")
 	case len(outside) > 0:
-		v.Status = Warn
-		v.Summary = "this process is pinned to CPUs far from " + strings.Join(outside, ", ") + ": host staging and kernel launches cross sockets"
-		v.Next = "bind each rank to its GPU's NUMA node (numactl --cpunodebind, or the launcher's --cpu-bind)"
+		v.judge(Warn, "this process is pinned to CPUs far from "+strings.Join(outside, ", ")+": host staging and kernel launches cross sockets",
+			"bind each rank to its GPU's NUMA node (numactl --cpunodebind, or the launcher's --cpu-bind)")
 	default:
 		nodes := map[int]bool{}
 		for _, g := range t.GPUs {
@@ -326,8 +310,7 @@ func checkNUMA(t *probes.Topology, allowed string) Verdict {
 				nodes[g.NUMANode] = true
 			}
 		}
-		v.Status = OK
-		v.Summary = fmt.Sprintf("%s on %s; CPU affinity known for each", countText(known, "GPU"), countText(len(nodes), "NUMA node"))
+		v.judge(OK, fmt.Sprintf("%s on %s; CPU affinity known for each", countText(known, "GPU"), countText(len(nodes), "NUMA node")), "")
 	}
 	return v
 }

@@ -72,6 +72,12 @@ type Verdict struct {
 	Branch string `json:"branch,omitempty"`
 }
 
+// judge sets the verdict's outcome in one statement: its status, the
+// summary that says why, and what to do next ("" where nothing is to do).
+func (v *Verdict) judge(s Status, summary, next string) {
+	v.Status, v.Summary, v.Next = s, summary, next
+}
+
 func (v Verdict) String() string {
 	return fmt.Sprintf("[%s] %s/%s: %s", v.Status, v.Layer, v.Check, v.Summary)
 }

@@ -52,18 +52,16 @@ func checkWrongResults(ev *Evidence, env map[string]string) Verdict {
 		for _, k := range slices.Sorted(maps.Keys(wrong)) {
 			parts = append(parts, fmt.Sprintf("%s: %d", k, wrong[k]))
 		}
-		v.Status, v.Branch = Fail, BranchWrongUnstable
-		v.Summary = fmt.Sprintf("the collective returned wrong elements in %d of %d checked sizes (%s)", len(wrong), checked, strings.Join(parts, "; "))
-		v.Next = "rerun with NCCL_ALGO and NCCL_PROTO forced in turn to find the path that corrupts; read the nodes' dmesg for memory Xids (row remapping, ECC) and the NVLink and PCIe error counters (nvidia-smi nvlink -e, nvidia-smi -q -d ECC)"
+		v.judge(Fail, fmt.Sprintf("the collective returned wrong elements in %d of %d checked sizes (%s)", len(wrong), checked, strings.Join(parts, "; ")),
+			"rerun with NCCL_ALGO and NCCL_PROTO forced in turn to find the path that corrupts; read the nodes' dmesg for memory Xids (row remapping, ECC) and the NVLink and PCIe error counters (nvidia-smi nvlink -e, nvidia-smi -q -d ECC)")
+		v.Branch = BranchWrongUnstable
 	case checked > 0:
-		v.Status, v.Branch = OK, BranchWrongUnstable
-		v.Summary = fmt.Sprintf("no wrong element in %d sizes the correctness check read", checked)
+		v.judge(OK, fmt.Sprintf("no wrong element in %d sizes the correctness check read", checked), "")
+		v.Branch = BranchWrongUnstable
+	case off > 0:
+		v.judge(Skipped, fmt.Sprintf("the correctness check was off for all %d sizes (nccl-tests -c 0 prints N/A in #wrong)", off), "")
 	default:
-		v.Status = Skipped
-		v.Summary = "no correctness check in the evidence (nccl-tests' #wrong column; it says N/A with -c 0)"
-		if off > 0 {
-			v.Summary = fmt.Sprintf("the correctness check was off for all %d sizes (nccl-tests -c 0 prints N/A in #wrong)", off)
-		}
+		v.judge(Skipped, "no correctness check in the evidence (nccl-tests' #wrong column; it says N/A with -c 0)", "")
 	}
 	switch {
 	case nan.Known && truthy(nan.Value):
@@ -91,14 +89,12 @@ func CheckEvidence(ev *Evidence) Verdict {
 	}
 	switch {
 	case len(ev.Problems) > 0:
-		v.Status = Warn
-		v.Summary = fmt.Sprintf("%d input(s) could not be read whole; the report rests on what was read: %s", len(ev.Problems), ev.Problems[0].Source+": "+ev.Problems[0].Note)
-		v.Next = "fix or replace the files named (a truncated dump, the wrong file for a flag) and run again"
+		v.judge(Warn, fmt.Sprintf("%d input(s) could not be read whole; the report rests on what was read: %s", len(ev.Problems), ev.Problems[0].Source+": "+ev.Problems[0].Note),
+			"fix or replace the files named (a truncated dump, the wrong file for a flag) and run again")
 	case len(ev.Inputs) == 0:
-		v.Status, v.Summary = Skipped, "no evidence given"
+		v.judge(Skipped, "no evidence given", "")
 	default:
-		v.Status = OK
-		v.Summary = fmt.Sprintf("%d input(s) read", len(ev.Inputs))
+		v.judge(OK, fmt.Sprintf("%d input(s) read", len(ev.Inputs)), "")
 	}
 	return v
 }

@@ -1,7 +1,9 @@
 package topograph
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -607,14 +609,8 @@ func orderKey(t *probes.Topology, b *box) int {
 }
 
 func sortBoxes(bs []*box) {
-	sort.SliceStable(bs, func(i, j int) bool {
-		if bs[i].order != bs[j].order {
-			return bs[i].order < bs[j].order
-		}
-		if bs[i].kind != bs[j].kind {
-			return bs[i].kind < bs[j].kind
-		}
-		return bs[i].id < bs[j].id
+	slices.SortStableFunc(bs, func(a, b *box) int {
+		return cmp.Or(cmp.Compare(a.order, b.order), cmp.Compare(a.kind, b.kind), cmp.Compare(a.id, b.id))
 	})
 }
 

@@ -89,7 +89,10 @@ func ranksPhrase(ranks []int) string {
 	return "ranks " + RankRanges(ranks)
 }
 
-func pronoun(ranks []int) string {
+// Pronoun is the subject pronoun for ranks, as the findings' sentences use
+// it: "it" for one rank, "they" for several ("did they crash or get
+// killed?").
+func Pronoun(ranks []int) string {
 	if len(ranks) == 1 {
 		return "it"
 	}
