@@ -34,6 +34,7 @@ func init() {
 		"Pronoun":              reflect.ValueOf(flightrec.Pronoun),
 		"RankFromName":         reflect.ValueOf(flightrec.RankFromName),
 		"RankRanges":           reflect.ValueOf(flightrec.RankRanges),
+		"RanksPhrase":          reflect.ValueOf(flightrec.RanksPhrase),
 		"ShapesText":           reflect.ValueOf(flightrec.ShapesText),
 		"StateCompleted":       reflect.ValueOf(constant.MakeFromLiteral("\"completed\"", token.STRING, 0)),
 		"StateScheduled":       reflect.ValueOf(constant.MakeFromLiteral("\"scheduled\"", token.STRING, 0)),

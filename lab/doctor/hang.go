@@ -86,7 +86,7 @@ func CheckHang(ev *Evidence) (Verdict, *flightrec.Analysis) {
 	case has(kinds, flightrec.FindingNoDump):
 		f := kinds[flightrec.FindingNoDump]
 		v.Branch = BranchHangSame
-		summary = fmt.Sprintf("%s left no dump: did %s crash or get killed? ", ranksText(f.Ranks), flightrec.Pronoun(f.Ranks)) + summary
+		summary = fmt.Sprintf("%s left no dump: did %s crash or get killed? ", flightrec.RanksPhrase(f.Ranks), flightrec.Pronoun(f.Ranks)) + summary
 		next = fmt.Sprintf("first find out whether %s process is alive: ps on its node, py-spy dump --pid (a dead process leaves no stack), its stderr for an exception or 'terminate called', the node's dmesg for an Xid or the OOM killer; the other ranks only wait for it", possessiveOf(f.Ranks))
 		v.Evidence = append(v.Evidence, aliveLines(ev.Stacks, f.Ranks)...)
 	case has(kinds, flightrec.FindingAllStuck):
@@ -185,13 +185,6 @@ func stuckGroup(a *flightrec.Analysis) (flightrec.GroupReport, bool) {
 	return flightrec.GroupReport{}, false
 }
 
-func ranksText(rs []int) string {
-	if len(rs) == 1 {
-		return fmt.Sprintf("rank %d", rs[0])
-	}
-	return "ranks " + flightrec.RankRanges(rs)
-}
-
 // possessiveOf names whose process: "rank 3's" for one rank (flightrec's
 // own possessive says "its", too vague for an instruction), "their" for
 // several.
@@ -224,7 +217,7 @@ func stackLines(stacks []hanglab.Stack) []string {
 	}
 	var out []string
 	for _, k := range keys {
-		out = append(out, fmt.Sprintf("stack of %s, %s", ranksText(where[k]), k))
+		out = append(out, fmt.Sprintf("stack of %s, %s", flightrec.RanksPhrase(where[k]), k))
 	}
 	return out
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/commlab/commlab/lab/prose"
 	"github.com/commlab/commlab/probes/parse/dmesg"
+	"github.com/commlab/commlab/probes/parse/flightrec"
 )
 
 // CheckKernel reads the nodes' kernel logs (--dmesg): a GPU that fell off
@@ -133,7 +134,7 @@ func CheckProcesses(ev *Evidence) Verdict {
 	sort.Ints(gone)
 	v.Evidence = stackLines(ev.Stacks)
 	if len(gone) > 0 {
-		v.judge(Fail, fmt.Sprintf("%s had no process to read when the stacks were taken: crashed or killed", ranksText(gone)),
+		v.judge(Fail, fmt.Sprintf("%s had no process to read when the stacks were taken: crashed or killed", flightrec.RanksPhrase(gone)),
 			"read the dead rank's stderr and its node's dmesg (the OOM killer, an Xid); the other ranks wait for it in their next collective")
 		v.Branch = BranchHangSame
 		return v

@@ -101,9 +101,9 @@ func crossGroup(groups []GroupReport) (Finding, bool) {
 			ranks := append(append([]int(nil), a.culprit...), b.culprit...)
 			sort.Ints(ranks)
 			detail := fmt.Sprintf("%s and %s wait on each other across process groups: %s %s in %s #%d of pg %s, which %s never called, and %s %s in %s #%d of pg %s, which %s never called",
-				ranksPhrase(a.waiting), ranksPhrase(b.waiting),
-				ranksPhrase(a.waiting), verbFor(a.waiting, "is", "are"), a.g.StuckOp, a.g.StuckSeq, pgLabel(a.g.PG, a.g.Desc), ranksPhrase(a.culprit),
-				ranksPhrase(b.waiting), verbFor(b.waiting, "is", "are"), b.g.StuckOp, b.g.StuckSeq, pgLabel(b.g.PG, b.g.Desc), ranksPhrase(b.culprit))
+				RanksPhrase(a.waiting), RanksPhrase(b.waiting),
+				RanksPhrase(a.waiting), verbFor(a.waiting, "is", "are"), a.g.StuckOp, a.g.StuckSeq, pgLabel(a.g.PG, a.g.Desc), RanksPhrase(a.culprit),
+				RanksPhrase(b.waiting), verbFor(b.waiting, "is", "are"), b.g.StuckOp, b.g.StuckSeq, pgLabel(b.g.PG, b.g.Desc), RanksPhrase(b.culprit))
 			return Finding{Kind: FindingCrossGroup, PG: a.g.PG + "," + b.g.PG, Op: a.g.StuckOp, SeqID: a.g.StuckSeq,
 				Ranks: ranks, Detail: detail}, true
 		}

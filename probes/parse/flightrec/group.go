@@ -92,7 +92,7 @@ func analyzeGroup(pg string, byRank map[int]*Dump, dumped []int, opt Options) Gr
 	}
 	if len(g.NoDump) > 0 {
 		g.Findings = append(g.Findings, Finding{Kind: FindingNoDump, PG: pg, PGDesc: g.Desc, Ranks: g.NoDump, Others: present,
-			Detail: fmt.Sprintf("%s of pg %s left no dump: did %s crash or get killed?", ranksPhrase(g.NoDump), pgLabel(pg, g.Desc), Pronoun(g.NoDump))})
+			Detail: fmt.Sprintf("%s of pg %s left no dump: did %s crash or get killed?", RanksPhrase(g.NoDump), pgLabel(pg, g.Desc), Pronoun(g.NoDump))})
 	}
 	if len(present) == 0 {
 		g.Verdict = fmt.Sprintf("pg %s: no dump covers it", pgLabel(pg, g.Desc))

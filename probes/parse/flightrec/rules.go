@@ -39,15 +39,15 @@ func mismatch(pg, desc string, seq int64, views map[int]*rankView, present []int
 	case first.op != want.op:
 		f.Kind = FindingOpMismatch
 		f.Detail = fmt.Sprintf("%s %s %s as collective #%d of pg %s while %s %s %s: the collectives are called in a different order",
-			ranksPhrase(byKey[first]), verbFor(byKey[first], "runs", "run"), first.op, seq, label, ranksPhrase(byKey[want]), verbFor(byKey[want], "runs", "run"), want.op)
+			RanksPhrase(byKey[first]), verbFor(byKey[first], "runs", "run"), first.op, seq, label, RanksPhrase(byKey[want]), verbFor(byKey[want], "runs", "run"), want.op)
 	case first.sizes != want.sizes:
 		f.Kind = FindingSizeMismatch
 		f.Detail = fmt.Sprintf("%s %s %s #%d of pg %s with sizes %s while %s %s %s",
-			ranksPhrase(byKey[first]), verbFor(byKey[first], "calls", "call"), want.op, seq, label, first.sizes, ranksPhrase(byKey[want]), verbFor(byKey[want], "uses", "use"), want.sizes)
+			RanksPhrase(byKey[first]), verbFor(byKey[first], "calls", "call"), want.op, seq, label, first.sizes, RanksPhrase(byKey[want]), verbFor(byKey[want], "uses", "use"), want.sizes)
 	default:
 		f.Kind = FindingDtypeMismatch
 		f.Detail = fmt.Sprintf("%s %s %s #%d of pg %s with dtypes %s while %s %s %s",
-			ranksPhrase(byKey[first]), verbFor(byKey[first], "calls", "call"), want.op, seq, label, first.dtypes, ranksPhrase(byKey[want]), verbFor(byKey[want], "uses", "use"), want.dtypes)
+			RanksPhrase(byKey[first]), verbFor(byKey[first], "calls", "call"), want.op, seq, label, first.dtypes, RanksPhrase(byKey[want]), verbFor(byKey[want], "uses", "use"), want.dtypes)
 	}
 	return f, true
 }
@@ -114,7 +114,7 @@ func stuckFindings(g *GroupReport, views map[int]*rankView, present []int) {
 	label := pgLabel(g.PG, g.Desc)
 	if len(missing) > 0 {
 		lastSeen := views[missing[0]].state.LastEnqueued
-		detail := fmt.Sprintf("%s never called %s #%d of pg %s", ranksPhrase(missing), g.StuckOp, seq, label)
+		detail := fmt.Sprintf("%s never called %s #%d of pg %s", RanksPhrase(missing), g.StuckOp, seq, label)
 		if call := callOf(seq, views, present); call != "" {
 			detail = strings.Replace(detail, fmt.Sprintf("%s #%d", g.StuckOp, seq), fmt.Sprintf("%s #%d (%s)", g.StuckOp, seq, call), 1)
 		}
@@ -137,16 +137,16 @@ func stuckFindings(g *GroupReport, views map[int]*rankView, present []int) {
 	case mismatched:
 		// Ranks that disagree on the collective are why it cannot finish.
 	case len(missing) == 0 && len(inside) == len(present) && len(inside) > 0:
-		who := ranksPhrase(inside)
+		who := RanksPhrase(inside)
 		if len(inside) > 1 {
 			who = "every rank with a dump (" + who + ")"
 		}
 		var detail string
 		switch {
 		case len(g.NoDump) > 0 && len(scheduled) == 0:
-			detail = fmt.Sprintf("%s started %s #%d of pg %s and none completed it: they wait for %s without a dump, or the collective itself cannot finish", who, g.StuckOp, seq, label, ranksPhrase(g.NoDump))
+			detail = fmt.Sprintf("%s started %s #%d of pg %s and none completed it: they wait for %s without a dump, or the collective itself cannot finish", who, g.StuckOp, seq, label, RanksPhrase(g.NoDump))
 		case len(g.NoDump) > 0:
-			detail = fmt.Sprintf("%s enqueued %s #%d of pg %s and none completed it: they wait for %s without a dump, or the collective itself cannot finish (start events %s)", who, g.StuckOp, seq, label, ranksPhrase(g.NoDump), g.Timing)
+			detail = fmt.Sprintf("%s enqueued %s #%d of pg %s and none completed it: they wait for %s without a dump, or the collective itself cannot finish (start events %s)", who, g.StuckOp, seq, label, RanksPhrase(g.NoDump), g.Timing)
 		case len(scheduled) == 0:
 			detail = fmt.Sprintf("%s started %s #%d of pg %s and none completed it: no rank is behind, the collective itself cannot finish", who, g.StuckOp, seq, label)
 		case len(started) == 0 && g.Timing == TimingOn:
@@ -165,7 +165,7 @@ func stuckFindings(g *GroupReport, views map[int]*rankView, present []int) {
 		g.Findings = append(g.Findings, Finding{Kind: FindingNotStarted, PG: g.PG, PGDesc: g.Desc, SeqID: seq, Op: g.StuckOp,
 			Ranks: scheduled, Others: others(scheduled),
 			Detail: fmt.Sprintf("%s enqueued %s #%d of pg %s but the GPU never started it (the stream is busy with earlier work) while %s started it",
-				ranksPhrase(scheduled), g.StuckOp, seq, label, ranksPhrase(started))})
+				RanksPhrase(scheduled), g.StuckOp, seq, label, RanksPhrase(started))})
 	}
 }
 

@@ -33,9 +33,9 @@ func verdict(g GroupReport, views map[int]*rankView, present []int) string {
 			}
 		}
 		if len(waiting) > 0 {
-			phrase := fmt.Sprintf("%s %s waiting in %s #%d", ranksPhrase(waiting), verbFor(waiting, "is", "are"), g.StuckOp, g.StuckSeq)
+			phrase := fmt.Sprintf("%s %s waiting in %s #%d", RanksPhrase(waiting), verbFor(waiting, "is", "are"), g.StuckOp, g.StuckSeq)
 			if g.NoEvents {
-				phrase = fmt.Sprintf("%s called %s #%d (%s records no completion)", ranksPhrase(waiting), g.StuckOp, g.StuckSeq, orBackend(g.Backend))
+				phrase = fmt.Sprintf("%s called %s #%d (%s records no completion)", RanksPhrase(waiting), g.StuckOp, g.StuckSeq, orBackend(g.Backend))
 			}
 			parts = append(parts, phrase)
 		}
@@ -47,7 +47,7 @@ func verdict(g GroupReport, views map[int]*rankView, present []int) string {
 				last = s.LastEnqueued
 			}
 		}
-		return fmt.Sprintf("pg %s: %s called every collective up to #%d alike (%s records no completion)", label, ranksPhrase(present), last, orBackend(g.Backend))
+		return fmt.Sprintf("pg %s: %s called every collective up to #%d alike (%s records no completion)", label, RanksPhrase(present), last, orBackend(g.Backend))
 	}
 	if len(parts) == 0 {
 		var last int64
@@ -57,7 +57,7 @@ func verdict(g GroupReport, views map[int]*rankView, present []int) string {
 			}
 		}
 		if last == 0 {
-			return fmt.Sprintf("pg %s: %s recorded no collective", label, ranksPhrase(present))
+			return fmt.Sprintf("pg %s: %s recorded no collective", label, RanksPhrase(present))
 		}
 		if len(present) == 1 {
 			return fmt.Sprintf("pg %s: rank %d completed every collective up to #%d", label, present[0], last)
@@ -81,8 +81,8 @@ func pgLabel(pg, desc string) string {
 	return fmt.Sprintf("%s (%s)", pg, desc)
 }
 
-// ranksPhrase writes "rank 3" or "ranks 0-2,4-7".
-func ranksPhrase(ranks []int) string {
+// RanksPhrase writes "rank 3" or "ranks 0-2,4-7".
+func RanksPhrase(ranks []int) string {
 	if len(ranks) == 1 {
 		return fmt.Sprintf("rank %d", ranks[0])
 	}
