@@ -327,7 +327,7 @@ func parseInts(s string) ([]int, error) {
 func addRDMAPortFlags(fs *flag.FlagSet, device *string, ibPort, gidIndex *int) {
 	fs.StringVar(device, "device", "", "RDMA device, as ibv_devices lists it (default: the program's choice; rdma-write takes the first with an ACTIVE port)")
 	fs.IntVar(ibPort, "ib-port", 0, "device port (0: the program's choice; rdma-write takes the first ACTIVE one)")
-	fs.IntVar(gidIndex, "gid-index", -1, "GID index for RoCE, as show_gids lists them (-1: the program's choice; rdma-write uses the LID on InfiniBand, GID 0 on RoCE)")
+	fs.IntVar(gidIndex, "gid-index", -1, "GID index for RoCE, as show_gids lists them (-1: the program's choice; rdma-write uses the LID on InfiniBand, RoCE v2 with an IPv4 address on RoCE)")
 }
 
 // sides are a two-machine program's sides: both here by default, or one

@@ -13,10 +13,10 @@ func TestListing(t *testing.T) {
 		contains    []string
 	}{
 		{"setup", "/* setup allocates", "}", []string{"ibv_alloc_pd", "ibv_reg_mr", "ibv_create_cq", "IBV_QPT_RC", "IBV_QPS_INIT"}},
-		{"connect_qp", "/* connect_qp moves", "}", []string{"IBV_QPS_RTR", "IBV_QPS_RTS", "dest_qp_num", "is_global"}},
+		{"connect_qp", "/* connect_qp moves", "}", []string{"IBV_QPS_RTR", "IBV_QPS_RTS", "dest_qp_num", "is_global", "hop_limit = 255"}},
 		{"write_burst", "/* write_burst posts", "}", []string{"IBV_WR_RDMA_WRITE", "ibv_post_send", "ibv_poll_cq", "rkey"}},
 		{"conn_info", "/* conn_info is", "};", []string{"qpn", "rkey", "gid[16]", "addr"}},
-		{"open_device", "/* open_device picks", "}", []string{"ibv_get_device_list", "IBV_PORT_ACTIVE"}},
+		{"open_device", "/* open_device picks", "}", []string{"ibv_get_device_list", "IBV_PORT_ACTIVE", "choose_gid_index("}},
 	} {
 		got, err := Listing(tt.name)
 		if err != nil {
@@ -36,7 +36,7 @@ func TestListing(t *testing.T) {
 		t.Errorf("unknown name: %v", err)
 	}
 	defs := Definitions()
-	for _, want := range []string{"open_device", "setup", "connect_qp", "write_burst", "conn_info", "main"} {
+	for _, want := range []string{"choose_gid_index", "open_device", "setup", "connect_qp", "write_burst", "conn_info", "main"} {
 		if !slices.Contains(defs, want) {
 			t.Errorf("definitions %v lack %s", defs, want)
 		}

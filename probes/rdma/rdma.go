@@ -27,7 +27,8 @@ type Config struct {
 	Device string
 	IBPort int
 	// GIDIndex is the GID table index for RoCE (show_gids lists them); -1
-	// routes InfiniBand by LID and uses index 0 on RoCE.
+	// routes InfiniBand by LID and, on RoCE, lets the program choose as NCCL
+	// does: RoCE v2 with an IPv4 address, read from sysfs.
 	GIDIndex int
 	// Sizes are the write sizes in bytes; Iters writes are timed per size
 	// after Warmup untimed ones.

@@ -72,7 +72,7 @@ struct opts {
 	const char *port;     /* TCP port of the OOB exchange */
 	const char *device;   /* device name; NULL: first with an ACTIVE port */
 	int ib_port;          /* 0: first ACTIVE port */
-	int gid_index;        /* -1: IB uses the LID, RoCE GID index 0 */
+	int gid_index;        /* -1: IB uses the LID, RoCE choose_gid_index's pick */
 	size_t sizes[64];
 	int nsizes;
 	int iters, warmup;
@@ -346,6 +346,59 @@ static void gpu_alloc(struct gpu_mem *g, int dev, size_t len) {
 		g->dmabuf_fd = fd;
 }
 
+/* ---- which GID on RoCE: read from sysfs ---- */
+
+/* read_line reads the first line of a sysfs file into buf; -1 when it
+ * cannot (in a container, unmapped GID entries fail with EINVAL). */
+static int read_line(const char *path, char *buf, size_t n) {
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	char *got = fgets(buf, (int)n, f);
+	fclose(f);
+	if (!got)
+		return -1;
+	buf[strcspn(buf, "\n")] = 0;
+	return 0;
+}
+
+/* gid_rank scores entry index of a port's GID table (port_dir is
+ * /sys/class/infiniband/DEV/ports/PORT): 2 for an IPv4-mapped address
+ * (::ffff:a.b.c.d), plus 1 when gid_attrs/types says "RoCE v2"; -1 for an
+ * empty or unreadable entry. */
+static int gid_rank(const char *port_dir, int index) {
+	static const uint8_t zero[16], v4mapped[12] = {[10] = 0xff, [11] = 0xff};
+	char path[512], line[64];
+	uint8_t gid[16];
+	snprintf(path, sizeof path, "%s/gids/%d", port_dir, index);
+	if (read_line(path, line, sizeof line) || inet_pton(AF_INET6, line, gid) != 1 || !memcmp(gid, zero, 16))
+		return -1;
+	int rank = memcmp(gid, v4mapped, 12) ? 0 : 2;
+	snprintf(path, sizeof path, "%s/gid_attrs/types/%d", port_dir, index);
+	if (read_line(path, line, sizeof line) == 0 && !strcmp(line, "RoCE v2"))
+		rank++;
+	return rank;
+}
+
+/* choose_gid_index picks a RoCE port's GID when --gid-index is not given,
+ * as NCCL (NCCL_IB_GID_INDEX=-1: IPv4 addresses, RoCE v2) and perftest
+ * (no -x) do: the entry with the highest gid_rank, the lowest index on a
+ * tie, so RoCE v2 with an IPv4 address wins. Index 0 is usually RoCE v1
+ * on a link-local address, which no router forwards. */
+static int choose_gid_index(const char *sysfs, const char *device, int port, int table_len) {
+	char port_dir[256];
+	snprintf(port_dir, sizeof port_dir, "%s/class/infiniband/%s/ports/%d", sysfs, device, port);
+	int best = 0, best_rank = -1;
+	for (int i = 0; i < table_len; i++) {
+		int rank = gid_rank(port_dir, i);
+		if (rank > best_rank) {
+			best = i;
+			best_rank = rank;
+		}
+	}
+	return best;
+}
+
 /* ---- verbs ---- */
 
 struct rdma {
@@ -364,7 +417,8 @@ struct rdma {
 enum { TX_DEPTH = 128 };
 
 /* open_device picks the device by name, or the first with an ACTIVE port,
- * and the port (given, or the device's first ACTIVE one). */
+ * the port (given, or the device's first ACTIVE one) and, on RoCE, the GID
+ * (given, or choose_gid_index's). */
 static void open_device(struct rdma *r, const struct opts *o) {
 	int n = 0;
 	struct ibv_device **list = ibv_get_device_list(&n);
@@ -406,8 +460,8 @@ static void open_device(struct rdma *r, const struct opts *o) {
 	}
 	int roce = r->port.link_layer == IBV_LINK_LAYER_ETHERNET;
 	r->gid_index = o->gid_index;
-	if (roce && r->gid_index < 0)
-		r->gid_index = 0; /* RoCE has no LIDs: a GID is needed; show_gids lists them */
+	if (roce && r->gid_index < 0) /* RoCE has no LIDs: a GID is needed */
+		r->gid_index = choose_gid_index("/sys", ibv_get_device_name(r->ctx->device), r->ib_port, r->port.gid_tbl_len);
 	printf("info device %s\ninfo port %d\ninfo link_layer %s\ninfo active_mtu %d\ninfo gid_index %d\n",
 		ibv_get_device_name(r->ctx->device), r->ib_port, roce ? "Ethernet" : "InfiniBand",
 		128 << r->port.active_mtu, r->gid_index);
@@ -476,7 +530,7 @@ static void connect_qp(struct rdma *r, const struct conn_info *mine, const struc
 		a.ah_attr.is_global = 1;
 		memcpy(a.ah_attr.grh.dgid.raw, peer->gid, 16);
 		a.ah_attr.grh.sgid_index = (uint8_t)r->gid_index;
-		a.ah_attr.grh.hop_limit = 1;
+		a.ah_attr.grh.hop_limit = 255; /* the IP TTL: 1 would stop at the first router */
 	}
 	if (ibv_modify_qp(r->qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
 			IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
