@@ -26,8 +26,9 @@ type DoubleTree struct {
 	Mirrored bool
 }
 
-// ncclBtree is ncclGetBtree of NVIDIA/nccl src/graph/trees.cc (unchanged
-// from 2.4 to 2.28.9): rank's parent and two children, -1 where none.
+// ncclBtree is ncclGetBtree of NVIDIA/nccl src/graph/trees.cc (v2.28.9-1;
+// the same parents and children since 2.4, rank 0's child in d1 since
+// 2.8.3): rank's parent and two children, -1 where none.
 func ncclBtree(nranks, rank int) (up, down0, down1 int) {
 	bit := 1
 	for ; bit < nranks; bit <<= 1 {

@@ -18,9 +18,10 @@ func parents(t BinaryTree) map[int]int {
 }
 
 // TestNCCLTreesMatchTreesCC holds the trees to the illustrations in the
-// comments of NVIDIA/nccl src/graph/trees.cc (v2.28.9-1, unchanged since
-// 2.4): the binary tree of 14 ranks, the double tree of 12 (mirror) and of
-// 13 (shift). Each map is child -> parent as drawn there.
+// comments of NVIDIA/nccl src/graph/trees.cc (v2.28.9-1; since 2.8.3, as
+// 2.4 to 2.7 shifted for even n and mirrored for odd): the binary tree of
+// 14 ranks, the double tree of 12 (mirror) and of 13 (shift). Each map is
+// child -> parent as drawn there.
 func TestNCCLTreesMatchTreesCC(t *testing.T) {
 	cases := []struct {
 		name string
