@@ -410,6 +410,12 @@ const (
 	// defaultFlag: NCCL's NVLink per-hop latency for LL, 0.6 us
 	// (src/graph/tuning.cc hwLat), for one flag write and its observation.
 	defaultFlag = "0.6us"
+	// defaultPhase: what two-shot's dependent second phase adds (a
+	// system-wide fence, a barrier and a second pass), measured on
+	// commlab's own kernel with one rank on the lab's H200: two-shot minus
+	// one-shot at 8 B, recorded run custom-allreduce-h200x1-ws1 (7.14 us
+	// against 5.062 us, 2026-12-01). No peers: a floor for NVLink's.
+	defaultPhase = "2.078us"
 	// defaultPeerBW: P2P read between the lab's two H200s, recorded run
 	// bandwidth-h200x2 (p2p_read 256 MiB 390.6 GB/s, 2026-11-29).
 	defaultPeerBW = "390.6GB/s"
@@ -435,6 +441,7 @@ func runModelTPAllReduce(fs *flag.FlagSet, args []string, stdout, stderr io.Writ
 	nvls := fs.Bool("nvls", true, "NVLink multicast (NVLS) available; --nvls=false is NCCL_NVLS_ENABLE=0")
 	launch := quantityFlag(fs, "launch", defaultLaunch, "custom all-reduce fixed cost (kernel launch); default: recorded kernel launch on H200", costmodel.ParseDuration)
 	flagLat := quantityFlag(fs, "flag", defaultFlag, "one flag barrier; default: NCCL's NVLink LL hop latency (tuning.cc)", costmodel.ParseDuration)
+	phase := quantityFlag(fs, "phase", defaultPhase, "what two-shot's dependent second phase adds; default: recorded one-rank two-shot minus one-shot on H200", costmodel.ParseDuration)
 	peerBW := quantityFlag(fs, "peer-bw", defaultPeerBW, "what one GPU pulls from its peers, one way; default: recorded 2xH200 P2P read", costmodel.ParseBandwidth)
 	cc := fs.String("cc", "9.0", "compute capability as vLLM writes it: 8.0, 9.0, 10.0, 10.3")
 	fullNVLink := fs.Bool("full-nvlink", true, "every GPU pair on NVLink (NVSwitch)")
@@ -460,8 +467,8 @@ func runModelTPAllReduce(fs *flag.FlagSet, args []string, stdout, stderr io.Writ
 		return fail(fs, stderr, 2, "%v", err)
 	}
 	r, err := costmodel.TPAllReduceQuery{Shape: shape, Batch: *batch, DType: *dtype, TP: *tp, Node: node, Family: *family, NVLS: *nvls,
-		Custom:     costmodel.CustomAllReduce{Launch: float64(launch.value), Flag: float64(flagLat.value), Beta: peerBW.value.OneWay()},
-		CustomNote: "launch " + launch.text + ", flag " + flagLat.text + ", peer bandwidth " + peerBW.text + " (defaults: recorded runs latency-h200x1 and bandwidth-h200x2, NCCL's NVLink LL hop)",
+		Custom:     costmodel.CustomAllReduce{Launch: float64(launch.value), Flag: float64(flagLat.value), Phase: float64(phase.value), Beta: peerBW.value.OneWay()},
+		CustomNote: "launch " + launch.text + ", flag " + flagLat.text + ", two-shot's second phase " + phase.text + ", peer bandwidth " + peerBW.text + " (defaults: recorded runs latency-h200x1, custom-allreduce-h200x1-ws1 and bandwidth-h200x2, NCCL's NVLink LL hop)",
 		Backend: costmodel.BackendQuery{Capability: *cc, FullNVLink: *fullNVLink, P2P: true, MultiNode: *multiNode,
 			CustomAR: *custom, TorchSymmMem: *torchSymm, NCCLSymmMem: *ncclSymm, FlashInfer: *flashinfer, CUDAGraph: *graph},
 	}.Estimate()

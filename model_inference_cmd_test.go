@@ -37,7 +37,11 @@ func TestModelCLITPAllReduce(t *testing.T) {
 	if want := 3.68e-6 + 1.2e-6 + 7*131072/390.6e9; math.Abs(r.TimeS["oneshot"]-want) > 1e-12 {
 		t.Errorf("one-shot %v, want %v", r.TimeS["oneshot"], want)
 	}
-	if r.TimeS["nccl"] <= 0 || r.TimeS["twoshot"] <= 0 || len(r.Sources) < 3 {
+	// two-shot: the same two barriers plus its second phase, 2.078 us, and 2 x 7/8 of 128 KiB.
+	if want := 3.68e-6 + 1.2e-6 + 2.078e-6 + 2*7*131072/(8*390.6e9); math.Abs(r.TimeS["twoshot"]-want) > 1e-12 {
+		t.Errorf("two-shot %v, want %v", r.TimeS["twoshot"], want)
+	}
+	if r.TimeS["nccl"] <= 0 || len(r.Sources) < 3 {
 		t.Errorf("times %v sources %v", r.TimeS, r.Sources)
 	}
 	// Without multicast the cap is 8 MiB and 1 MiB goes two-shot.

@@ -180,31 +180,37 @@ func TransferTime(bytes float64, messages int, alpha, beta float64) (float64, er
 	return float64(messages)*alpha + bytes/beta, nil
 }
 
-// CustomAllReduce models an inference engine's all-reduce over CUDA IPC on
-// one node: every GPU maps its peers' buffers and reads them directly,
+// CustomAllReduce models vLLM's custom all-reduce over CUDA IPC on one
+// node (csrc/custom_all_reduce.cuh, cross_device_reduce_1stage and
+// _2stage): every GPU maps its peers' buffers and reads them directly,
 // and ranks meet at flag barriers written into each other's memory.
 //
 //	one-shot: Launch + 2 Flag + (n-1) S / Beta
 //	          (start barrier, read all n-1 peers' whole buffers, end barrier)
-//	two-shot: Launch + 3 Flag + 2 (n-1) S / (n Beta)
-//	          (reduce-scatter reading (n-1)/n of S, barrier, all-gather
-//	          reading (n-1)/n of S, end barrier)
+//	two-shot: Launch + 2 Flag + Phase + 2 (n-1) S / (n Beta)
+//	          (start barrier, reduce-scatter reading (n-1)/n of S, barrier,
+//	          all-gather reading (n-1)/n of S; no barrier after it, the next
+//	          call's start barrier guards the scratch)
 //
-// Beta is what one GPU can pull from all its peers together, one way (on
-// NVSwitch its NVLink ingress); Launch is the kernel's fixed cost (launch,
-// plus the local read and write of S when that is not negligible), Flag
-// one flag barrier (a peer write and its observation: about one NVLink
-// hop). The models are first-order: one-shot's reads all contend for the
-// same ingress, which is what Beta already charges.
+// Both kernels meet at two barriers; what two-shot adds is Phase, the cost
+// of a second phase that depends on the first: a __threadfence_system
+// before the middle barrier and a second round of remote loads that cannot
+// start until it clears. Beta is what one GPU can pull from all its peers
+// together, one way (on NVSwitch its NVLink ingress); Launch is the
+// kernel's fixed cost (launch, plus the local read and write of S when
+// that is not negligible), Flag one flag barrier (a peer write and its
+// observation: about one NVLink hop). The models are first-order:
+// one-shot's reads all contend for the same ingress, which is what Beta
+// already charges.
 type CustomAllReduce struct {
 	Ranks int
-	// Launch and Flag are seconds; Beta bytes per second, one way.
-	Launch, Flag, Beta float64
+	// Launch, Flag and Phase are seconds; Beta bytes per second, one way.
+	Launch, Flag, Phase, Beta float64
 }
 
 func (c CustomAllReduce) check() error {
-	if c.Ranks < 1 || c.Beta <= 0 || c.Launch < 0 || c.Flag < 0 {
-		return fmt.Errorf("%w: custom all-reduce needs ranks >= 1, bandwidth > 0, launch and flag >= 0", ErrParams)
+	if c.Ranks < 1 || c.Beta <= 0 || c.Launch < 0 || c.Flag < 0 || c.Phase < 0 {
+		return fmt.Errorf("%w: custom all-reduce needs ranks >= 1, bandwidth > 0, launch, flag and phase >= 0", ErrParams)
 	}
 	return nil
 }
@@ -224,14 +230,15 @@ func (c CustomAllReduce) TwoShot(size float64) (float64, error) {
 		return 0, err
 	}
 	n := float64(c.Ranks)
-	return c.Launch + 3*c.Flag + 2*(n-1)*size/(n*c.Beta), nil
+	return c.Launch + 2*c.Flag + c.Phase + 2*(n-1)*size/(n*c.Beta), nil
 }
 
-// Crossover is the size above which two-shot beats one-shot: the extra
-// barrier (Flag) against the (n-1)(n-2)/n S/Beta that two-shot saves,
-// S* = Flag n Beta / ((n-1)(n-2)). With two ranks the two move the same
-// bytes and one-shot always wins (+Inf): vLLM runs one-shot at world
-// size 2 at every size.
+// Crossover is the size above which two-shot beats one-shot: its second
+// phase (Phase) against the (n-1)(n-2)/n S/Beta that it saves,
+// S* = Phase n Beta / ((n-1)(n-2)); with Phase 0 two-shot is never slower
+// on more than two ranks (0). With two ranks the two move the same bytes
+// and one-shot never loses (+Inf): vLLM runs one-shot at world size 2 at
+// every size.
 func (c CustomAllReduce) Crossover() (float64, error) {
 	if err := c.check(); err != nil {
 		return 0, err
@@ -240,7 +247,7 @@ func (c CustomAllReduce) Crossover() (float64, error) {
 	if c.Ranks <= 2 {
 		return math.Inf(1), nil
 	}
-	return c.Flag * n * c.Beta / ((n - 1) * (n - 2)), nil
+	return c.Phase * n * c.Beta / ((n - 1) * (n - 2)), nil
 }
 
 // WireBytes is what one GPU pulls from its peers in one all-reduce of

@@ -78,21 +78,38 @@ func TestKVAccount(t *testing.T) {
 }
 
 func TestCustomAllReduceModel(t *testing.T) {
-	c := CustomAllReduce{Ranks: 8, Launch: 4e-6, Flag: 1e-6, Beta: 400e9}
 	s := 128.0 * 1024
-	one, _ := c.OneShot(s)
-	two, _ := c.TwoShot(s)
-	if math.Abs(one-(4e-6+2e-6+7*s/400e9)) > 1e-15 || math.Abs(two-(4e-6+3e-6+2*7*s/(8*400e9))) > 1e-15 {
-		t.Errorf("one %v two %v", one, two)
+	// vLLM's two-shot (cross_device_reduce_2stage) meets at two barriers,
+	// as one-shot does; only its dependent second phase (Phase) is extra.
+	for _, tt := range []struct {
+		name     string
+		c        CustomAllReduce
+		one, two float64
+		cross    float64
+	}{
+		{"8 ranks, a second phase", CustomAllReduce{Ranks: 8, Launch: 4e-6, Flag: 1e-6, Phase: 2e-6, Beta: 400e9},
+			4e-6 + 2e-6 + 7*s/400e9, 4e-6 + 2e-6 + 2e-6 + 2*7*s/(8*400e9), 2e-6 * 8 * 400e9 / (7 * 6)},
+		{"8 ranks, no second-phase cost: two-shot never slower", CustomAllReduce{Ranks: 8, Launch: 4e-6, Flag: 1e-6, Beta: 400e9},
+			4e-6 + 2e-6 + 7*s/400e9, 4e-6 + 2e-6 + 2*7*s/(8*400e9), 0},
+		{"2 ranks: the same bytes, one-shot never loses", CustomAllReduce{Ranks: 2, Flag: 1e-6, Phase: 1e-6, Beta: 1},
+			2e-6 + s, 3e-6 + s, math.Inf(1)},
+	} {
+		one, _ := tt.c.OneShot(s)
+		two, _ := tt.c.TwoShot(s)
+		x, _ := tt.c.Crossover()
+		if math.Abs(one-tt.one) > 1e-15*math.Max(1, tt.one) || math.Abs(two-tt.two) > 1e-15*math.Max(1, tt.two) || (x != tt.cross && math.Abs(x-tt.cross) > 1e-9*tt.cross) {
+			t.Errorf("%s: one %v two %v crossover %v; want %v %v %v", tt.name, one, two, x, tt.one, tt.two, tt.cross)
+		}
+		if tt.c.Ranks > 2 && tt.cross > 0 {
+			o, _ := tt.c.OneShot(x)
+			w, _ := tt.c.TwoShot(x)
+			if math.Abs(o-w) > 1e-12 {
+				t.Errorf("%s: at the crossover %v: one-shot %v, two-shot %v", tt.name, x, o, w)
+			}
+		}
 	}
-	x, _ := c.Crossover()
-	o, _ := c.OneShot(x)
-	w, _ := c.TwoShot(x)
-	if math.Abs(o-w) > 1e-12 {
-		t.Errorf("at the crossover %v: one-shot %v, two-shot %v", x, o, w)
-	}
-	if x2, _ := (CustomAllReduce{Ranks: 2, Flag: 1e-6, Beta: 1}).Crossover(); !math.IsInf(x2, 1) {
-		t.Errorf("two ranks cross at %v, want +Inf", x2)
+	if _, err := (CustomAllReduce{Ranks: 8, Beta: 1, Phase: -1}).TwoShot(1); !errors.Is(err, ErrParams) {
+		t.Errorf("negative phase: %v", err)
 	}
 	for _, c := range []struct {
 		algo string
