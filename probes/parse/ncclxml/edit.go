@@ -15,7 +15,7 @@ var ErrEdit = errors.New("ncclxml: edit")
 // Edits lists the topology edits ApplyEdit knows, with what each does; the
 // seed's exercise (edit the dumped topology, run again with NCCL_TOPO_FILE).
 var Edits = []struct{ Name, Does string }{
-	{"nvlink-count=N", "set every GPU-to-GPU and GPU-to-NVSwitch <nvlink count> to N (0 removes the links: P2P falls back to PCIe or SHM, and LL128 goes)"},
+	{"nvlink-count=N", "set every GPU-to-GPU and GPU-to-NVSwitch <nvlink count> to N (0 removes the links; expected from NCCL's source: P2P falls back to PCIe or SHM, and LL128 is no longer enabled by default)"},
 	{"nic-speed=MBPS", "set every <net speed> (Mb/s) to MBPS"},
 	{"nic-remote-cpu", "move every <nic> under a new <cpu> with another NUMA id, as if the NICs sat on the other socket"},
 	{"no-nic", "remove every <nic>"},
