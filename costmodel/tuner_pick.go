@@ -21,15 +21,11 @@ func (T TunerTable) TimeUs(c Collective, algorithm, protocol string, bytes float
 	if bw == 0 {
 		return 0, false
 	}
-	is228 := T.tables == &tables228
-	since223 := T.tables == &tables223 || is228
+	since223 := T.tables == &tables223 || T.tables == &tables228
 	logSize := log2i(int(int64(bytes) >> 6))
+	// 2.28.9 corrects Tree only (ncclTopoGetAlgoTime); the NVLSTree
+	// correction on Blackwell with x86 hosts first ships in 2.29.2.
 	if a == aTree && logSize >= 0 && logSize < 23 && (c == AllReduce || !since223) {
-		bw *= T.tables.treeCorrection[p][logSize]
-	}
-	// 2.28 corrects NVLSTree too, on Blackwell with x86 hosts only.
-	if is228 && a == aNVLSTree && c == AllReduce && logSize >= 0 && logSize < 24 &&
-		T.compCap >= 100 && !strings.EqualFold(T.Topology.CPUVendor, "arm") {
 		bw *= T.tables.treeCorrection[p][logSize]
 	}
 	if a == aRing && p == pSimple && T.nodes > 1 && c == AllReduce && T.nChannel > 0 &&

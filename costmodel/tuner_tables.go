@@ -86,8 +86,9 @@ type tuningTables struct {
 	// perChMaxNVLSTreeBws and nvlsEfficiency exist from 2.28 on.
 	perChMaxNVLSTreeBws [4][3]float64
 	nvlsEfficiency      [4]float64
-	// treeCorrection has 24 columns from 2.28 on (NVLSTree uses the 24th);
-	// Tree reads only the first 23, as before.
+	// treeCorrection is treeCorrectionFactor: 23 columns (64 B to 256 MiB)
+	// through 2.28.9, which Tree reads; 2.29.2 adds a 24th for NVLSTree,
+	// kept here with the same first 23 for a later family.
 	treeCorrection [3][24]float64
 }
 
@@ -127,7 +128,8 @@ var tables223 = tuningTables{
 
 // tables228 is ncclTunerConstantsDefaults of NCCL 2.28 (NVIDIA/nccl
 // v2.28.9-1 src/graph/tuning.cc, lines 132-199) with nvlsEfficiency and
-// the 24-column treeCorrectionFactor of the same file. The lab's own
+// the treeCorrectionFactor of the same file (23 columns; the 24th is
+// 2.29.2's, unused here). The lab's own
 // 2.28.9 log (two H200s, NVLS off) checks the Volta to Hopper rows; the
 // Blackwell and NVLS numbers are read from the tag and unchecked against
 // a log.

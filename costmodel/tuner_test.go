@@ -605,3 +605,32 @@ func nonEmpty(cells []string) []string {
 	}
 	return out
 }
+
+// NCCL 2.28.9's ncclTopoGetAlgoTime corrects Tree only; the NVLSTree
+// correction on Blackwell with x86 hosts arrives in 2.29.2 (tuning.cc at
+// both tags). So at 2.28 an x86 and an Arm host price NVLSTree alike.
+func TestTuner228NoNVLSTreeCorrection(t *testing.T) {
+	g := TunerGraph{Channels: 16, BwIntraGBps: 40, BwInterGBps: 40, SameChannels: true}
+	price := func(vendor string) []float64 {
+		T, err := Tune(TunerTopology{Family: "2.28", Nodes: 2, GPUsPerNode: 8, IntraNVLink: true, ComputeCapability: 100,
+			CPUVendor: vendor, NVLSSupport: true, Ring: g, Tree: g, NVLS: g})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []float64
+		for _, s := range []float64{64 << 10, 1 << 20, 16 << 20} {
+			us, ok := T.TimeUs(AllReduce, "NVLSTree", "Simple", s)
+			if !ok {
+				t.Fatalf("%s: no NVLSTree", vendor)
+			}
+			out = append(out, us)
+		}
+		return out
+	}
+	x86, arm := price("intel"), price("arm")
+	for i := range x86 {
+		if x86[i] != arm[i] {
+			t.Errorf("size %d: x86 %g us, arm %g us: 2.28 applies no NVLSTree correction", i, x86[i], arm[i])
+		}
+	}
+}
