@@ -151,15 +151,30 @@ func Buckets(p Params, gradBytes, bucketBytes, firstBytes, backward float64) (Bu
 	return b, nil
 }
 
-// String reads "1000 MB in 40 buckets of 25 MiB: 560 latency terms, comm
-// 45.2 ms, exposed 2.1 ms after 50 ms of backward".
+// String reads "1 GB in 39 buckets of 25 MiB: 546 latency terms, comm
+// 72.73 ms, exposed 1.859 ms after 100 ms of backward"; with a first bucket
+// of its own, the cut is spelt out: "1 GB in 40 buckets (1 MiB + 38 x 25 MiB +
+// 2.674 MiB): ...".
 func (b Bucketing) String() string {
 	noun := "buckets"
 	if b.Buckets == 1 {
 		noun = "bucket"
 	}
-	return fmt.Sprintf("%s in %s %s of %s: %s latency terms (%s), comm %s, exposed %s after %s of backward",
-		sizeText(b.GradBytes), units.Count(int64(b.Buckets)), noun, sizeText(b.BucketBytes), units.Count(int64(b.LatencyTerms)), Seconds(b.LatencyTerm),
+	cut := "of " + sizeText(b.BucketBytes)
+	if b.FirstBucketBytes > 0 && b.FirstBucketBytes != b.BucketBytes && b.Buckets > 1 {
+		first := math.Min(b.FirstBucketBytes, b.GradBytes)
+		full := int64((b.GradBytes - first) / b.BucketBytes)
+		cut = "(" + sizeText(first)
+		if full > 0 {
+			cut += fmt.Sprintf(" + %s x %s", units.Count(full), sizeText(b.BucketBytes))
+		}
+		if rest := b.GradBytes - first - float64(full)*b.BucketBytes; rest > 0 {
+			cut += " + " + sizeText(rest)
+		}
+		cut += ")"
+	}
+	return fmt.Sprintf("%s in %s %s %s: %s latency terms (%s), comm %s, exposed %s after %s of backward",
+		sizeText(b.GradBytes), units.Count(int64(b.Buckets)), noun, cut, units.Count(int64(b.LatencyTerms)), Seconds(b.LatencyTerm),
 		Seconds(b.Comm), Seconds(b.Exposed), Seconds(b.Backward))
 }
 

@@ -3,6 +3,7 @@ package costmodel
 import (
 	"errors"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -74,6 +75,14 @@ func TestBucketsFirstBucketAndRemainder(t *testing.T) {
 	// 1 MiB, then 25, 25, and the 9 MiB left.
 	if b.Buckets != 4 {
 		t.Errorf("buckets %d, want 4", b.Buckets)
+	}
+	// The text names the cut, not "4 buckets of 25 MiB".
+	if got := b.String(); !strings.HasPrefix(got, "60 MiB in 4 buckets (1 MiB + 2 x 25 MiB + 9 MiB): ") {
+		t.Errorf("String() = %q", got)
+	}
+	exact, _ := Buckets(ringParams(), 51*(1<<20), DDPBucketBytes, DDPFirstBucketBytes, 0)
+	if got := exact.String(); !strings.HasPrefix(got, "51 MiB in 3 buckets (1 MiB + 2 x 25 MiB): ") {
+		t.Errorf("String() = %q", got)
 	}
 }
 

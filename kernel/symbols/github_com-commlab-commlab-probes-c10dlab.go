@@ -13,6 +13,7 @@ func init() {
 	Symbols["github.com/commlab/commlab/probes/c10dlab/c10dlab"] = map[string]reflect.Value{
 		// function, constant and variable definitions
 		"CoalesceMethods": reflect.ValueOf(&c10dlab.CoalesceMethods).Elem(),
+		"InductorConfigs": reflect.ValueOf(&c10dlab.InductorConfigs).Elem(),
 		"Kind":            reflect.ValueOf(constant.MakeFromLiteral("\"c10d-lab\"", token.STRING, 0)),
 		"Load":            reflect.ValueOf(c10dlab.Load),
 		"Measure":         reflect.ValueOf(c10dlab.Measure),

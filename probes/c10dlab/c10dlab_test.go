@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -275,5 +276,45 @@ func TestTimeoutAbortShape(t *testing.T) {
 	var b bytes.Buffer
 	if err := res.WriteSummary(&b); err != nil || !strings.Contains(b.String(), "killed by SIGABRT") {
 		t.Errorf("summary %q, %v", b.String(), err)
+	}
+}
+
+func TestUnderCollective(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		ops  []string
+		want string
+	}{
+		// PyTorch 2.11 on one H200, default and with the flag alone: the wait follows the collective.
+		{"wait at once", []string{"extern_kernels.mm", "triton_red_fused_sum_0", "triton_poi_fused_all_reduce_2", "_c10d_functional.all_reduce_", "_c10d_functional.wait_tensor", "triton_poi_fused_add_mul_3"}, ""},
+		{"mm under the collective", []string{"triton_poi_fused_all_reduce_2", "_c10d_functional.all_reduce_", "extern_kernels.mm", "triton_red_fused_sum_0", "_c10d_functional.wait_tensor", "triton_poi_fused_add_mul_3"}, "extern_kernels.mm,triton_red_fused_sum_0"},
+		// Dynamo's graph names the functional op without the trailing underscore.
+		{"functional op", []string{"_c10d_functional.all_reduce", "mm", "_c10d_functional.wait_tensor"}, "mm"},
+		{"no wait", []string{"_c10d_functional.all_reduce_", "extern_kernels.mm"}, ""},
+		{"no collective", []string{"extern_kernels.mm", "_c10d_functional.wait_tensor"}, ""},
+	} {
+		if got := strings.Join(InductorCode{Ops: tc.ops}.UnderCollective(), ","); got != tc.want {
+			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestLogSeconds(t *testing.T) {
+	r := TimeoutRank{Log: []string{
+		"[I1202 06:55:00.979491354 ProcessGroupNCCL.cpp:1725] HeartbeatMonitor environments: ...",
+		"[rank0]:[E1202 06:55:05.390192474 ProcessGroupNCCL.cpp:689] [Rank 0] Watchdog caught collective operation timeout: ...",
+		"[rank0]:[E1202 06:56:10.254997355 ProcessGroupNCCL.cpp:750] [Rank 0] Some NCCL operations have failed or timed out.",
+		"#2 rank_timeout from c10d_lab.py:415",
+	}}
+	caught, ok1 := r.LogSeconds("Watchdog caught")
+	failed, ok2 := r.LogSeconds("Some NCCL operations")
+	if !ok1 || !ok2 || math.Abs(caught-(6*3600+55*60+5.390192474)) > 1e-6 || math.Abs(failed-caught-64.864804881) > 1e-6 {
+		t.Errorf("caught %v (%v), failed %v (%v)", caught, ok1, failed, ok2)
+	}
+	if _, ok := r.LogSeconds("rank_timeout"); ok {
+		t.Error("a line without a log prefix has no time")
+	}
+	if _, ok := r.LogSeconds("not logged"); ok {
+		t.Error("a line not kept has no time")
 	}
 }

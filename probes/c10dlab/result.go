@@ -2,9 +2,11 @@ package c10dlab
 
 import (
 	"cmp"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/commlab/commlab/probes"
 )
@@ -191,6 +193,26 @@ func (r TimeoutRank) LogWith(s string) string {
 	return ""
 }
 
+// logClock matches the time of day c10d's log lines carry ("[E1202
+// 06:55:05.390192474 ProcessGroupNCCL.cpp:689]"): month, day, clock.
+var logClock = regexp.MustCompile(`\[[IWEF](\d{4} \d{2}:\d{2}:\d{2}\.\d+) `)
+
+// LogSeconds returns when the first kept log line containing s was
+// written, in seconds since midnight of its day: log lines carry the time of
+// day, the marks seconds since the rank started, so gaps between log lines are
+// read here and gaps between marks from the marks.
+func (r TimeoutRank) LogSeconds(s string) (float64, bool) {
+	m := logClock.FindStringSubmatch(r.LogWith(s))
+	if m == nil {
+		return 0, false
+	}
+	t, err := time.Parse("0102 15:04:05.999999999", m[1])
+	if err != nil {
+		return 0, false
+	}
+	return float64(t.Hour()*3600+t.Minute()*60+t.Second()) + float64(t.Nanosecond())/1e9, true
+}
+
 // Dump is one Flight Recorder file a timeout run left.
 type Dump struct {
 	File  string `json:"file"`
@@ -232,9 +254,35 @@ func (p *TimeoutPart) Run(mode string) *TimeoutRun {
 // InductorCode is the call() Inductor wrote for one configuration and the
 // collective, wait and compute calls in it, in order.
 type InductorCode struct {
-	Call  string   `json:"call"`
-	Ops   []string `json:"ops"`
-	Error string   `json:"error,omitempty"`
+	// Config is the torch._inductor.config patch the script applied (runs
+	// before it named the configuration only).
+	Config map[string]any `json:"config,omitempty"`
+	Call   string         `json:"call"`
+	Ops    []string       `json:"ops"`
+	Error  string         `json:"error,omitempty"`
+}
+
+// InductorConfigs names the compile part's configurations in the script's
+// order: the default, the reordering flag alone, the flag with its pass
+// list, the FX overlap scheduler. Runs before the last two hold only the
+// first two.
+var InductorConfigs = []string{"default", "reorder_for_compute_comm_overlap", "reorder_passes", "overlap_scheduling"}
+
+// UnderCollective returns the calls issued after the first collective and
+// before the first wait_tensor: the work the generated code gives the
+// collective to overlap with. Empty when the wait follows the collective
+// at once, or when either is missing.
+func (c InductorCode) UnderCollective() []string {
+	start := -1
+	for i, op := range c.Ops {
+		switch {
+		case start < 0 && strings.HasPrefix(op, "_c10d_functional.") && !strings.HasSuffix(op, "wait_tensor"):
+			start = i
+		case start >= 0 && strings.HasSuffix(op, "wait_tensor"):
+			return append([]string(nil), c.Ops[start+1:i]...)
+		}
+	}
+	return nil
 }
 
 // CompilePart is the functional-collective experiment.

@@ -68,7 +68,7 @@ func (r *Result) WriteSummary(w io.Writer) error {
 		}
 		if p := r.Compile; p != nil {
 			fmt.Fprintf(b, "\ncompile: eager result %s; Dynamo's graph: %s\n", p.EagerResultType, strings.Join(p.DynamoOps, " -> "))
-			for _, name := range []string{"default", "reorder_for_compute_comm_overlap"} {
+			for _, name := range InductorConfigs {
 				if c, ok := p.Inductor[name]; ok {
 					if c.Error != "" {
 						fmt.Fprintf(b, "  Inductor (%s): %s\n", name, c.Error)
