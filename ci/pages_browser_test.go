@@ -48,6 +48,7 @@ const pageChecks = `(() => {
     const s = getComputedStyle(pre);
     if (pre.classList.contains("prose")) {
       if (columns.test(pre.textContent)) out.wrappingPre.push("columns marked prose: " + pre.textContent.slice(0, 60));
+      if (s.whiteSpace !== "pre-wrap") out.wrappingPre.push("prose that does not wrap: " + pre.textContent.slice(0, 60));
       continue;
     }
     let scrolls = s.overflowX === "auto" || s.overflowX === "scroll";

@@ -39,7 +39,7 @@ func TimeVsSize(title string, crossover float64, series ...Series) (*Chart, erro
 	}
 	c := newChart("TimeVsSize", title, sizeAxis, timeAxis, true)
 	if crossover > 0 {
-		r := &regions{crossover: crossover}
+		r := &regions{crossover: crossover, chart: c}
 		c.plot.Add(r)
 		c.shapes = append(c.shapes, r)
 		c.notes = append(c.notes, "crossover S* = "+units.Readable(crossover, "B")+
@@ -81,8 +81,12 @@ func BusBWVsSize(title string, peakGBps float64, peakLabel string, series ...Ser
 	return c, nil
 }
 
-// regions shades the two sides of the crossover size and labels them.
-type regions struct{ crossover float64 }
+// regions shades the two sides of the crossover size and labels them;
+// chart holds the markers whose labels the region names must not cover.
+type regions struct {
+	crossover float64
+	chart     *Chart
+}
 
 func (r *regions) Plot(c draw.Canvas, p *plot.Plot) {
 	fillColumn(c, p, p.X.Min, r.crossover, latencyShade)
@@ -106,22 +110,23 @@ type regionLabel struct {
 	line bool
 }
 
-// labels are the region names (each only where it fits in its region),
-// the crossover line and its S* label beside it, on the side with more
-// room.
+// labels are the region names (each only where it fits in its region,
+// clear of the markers' labels), the crossover line and its S* label
+// beside it, on the side with more room.
 func (r *regions) labels(c draw.Canvas, p *plot.Plot) []regionLabel {
 	sty := textStyle(sansFont, noteSize, draw.XCenter, draw.YTop)
 	sty.Color = noteColor
 	top := c.Max.Y - vg.Points(6)
 	trX, _ := p.Transforms(&c)
 	x := trX(r.crossover)
+	avoid := r.markerLabels(c, p)
 	var out []regionLabel
 	for _, reg := range []struct {
 		l, r vg.Length
 		text string
 	}{{clampX(c, c.Min.X), clampX(c, x), "latency-bound"}, {clampX(c, x), clampX(c, c.Max.X), "bandwidth-bound"}} {
 		if sty.Width(reg.text)+vg.Points(8) <= reg.r-reg.l {
-			out = append(out, regionLabel{sty: sty, at: vg.Point{X: (reg.l + reg.r) / 2, Y: top}, text: reg.text})
+			out = append(out, regionLabel{sty: sty, at: placeName(sty, reg.l, reg.r, top, reg.text, avoid), text: reg.text})
 		}
 	}
 	if x >= c.Min.X && x <= c.Max.X {
@@ -136,6 +141,48 @@ func (r *regions) labels(c draw.Canvas, p *plot.Plot) []regionLabel {
 		out = append(out, regionLabel{sty: lab, at: vg.Point{X: at, Y: top - vg.Points(18)}, text: "S* = " + units.Readable(r.crossover, "B")})
 	}
 	return out
+}
+
+// markerLabels are the boxes of the vertical markers' labels.
+func (r *regions) markerLabels(c draw.Canvas, p *plot.Plot) []obstacle {
+	var out []obstacle
+	for _, s := range r.chart.shapes {
+		if m, ok := s.(*refLine); ok && !m.horizontal {
+			_, _, sty, at := m.geometry(c, p)
+			out = append(out, textObstacle(sty, at, m.label))
+		}
+	}
+	return out
+}
+
+// placeName is where a region's name goes at the top of [l, r]: centred
+// if that covers none of avoid, else at the nearest place beside the
+// centre that does not, else centred below the labels it would cover.
+func placeName(sty text.Style, l, r, top vg.Length, name string, avoid []obstacle) vg.Point {
+	covers := func(at vg.Point) []obstacle {
+		box := textObstacle(sty, at, name).rect
+		var hit []obstacle
+		for _, o := range avoid {
+			if o.overlaps(box) {
+				hit = append(hit, o)
+			}
+		}
+		return hit
+	}
+	centre := (l + r) / 2
+	half := sty.Width(name)/2 + vg.Points(4)
+	for d := vg.Length(0); centre-d >= l+half || centre+d <= r-half; d += vg.Points(2) {
+		for _, x := range []vg.Length{centre - d, centre + d} {
+			if x >= l+half && x <= r-half && len(covers(vg.Point{X: x, Y: top})) == 0 {
+				return vg.Point{X: x, Y: top}
+			}
+		}
+	}
+	y := top
+	for _, o := range covers(vg.Point{X: centre, Y: top}) {
+		y = vg.Length(math.Min(float64(y), float64(o.rect.Min.Y-vg.Points(4))))
+	}
+	return vg.Point{X: centre, Y: y}
 }
 
 func (r *regions) obstacles(c draw.Canvas, p *plot.Plot) []obstacle {
