@@ -22,7 +22,7 @@ import (
 const pageChecks = `(() => {
   const num = /^[~≈<>≤≥]?\s*[-+−±]?(\d{1,3}(,\d{3})+|\d+)(\.\d+)?([eE][-+]?\d+)?(\/\d+)?\s*([%x×]|[A-Za-zµμ]{1,5}(\/s)?)?(\s*\([^()]*\))?$/;
   const placeholder = /^(|n\/a|na|-|—|–|\?|none|not run|n\.a\.)$/i;
-  const out = {nav: {}, rightText: [], wrappingPre: [], splitUnits: [], overflow: 0, cells: 0, pres: 0, units: 0};
+  const out = {nav: {}, rightText: [], wrappingPre: [], unwrappedProse: [], splitUnits: [], overflow: 0, cells: 0, pres: 0, units: 0};
   for (const where of ["top", "bottom"]) {
     const nav = document.querySelector("nav.pages." + where);
     if (!nav) continue;
@@ -48,7 +48,7 @@ const pageChecks = `(() => {
     const s = getComputedStyle(pre);
     if (pre.classList.contains("prose")) {
       if (columns.test(pre.textContent)) out.wrappingPre.push("columns marked prose: " + pre.textContent.slice(0, 60));
-      if (s.whiteSpace !== "pre-wrap") out.wrappingPre.push("prose that does not wrap: " + pre.textContent.slice(0, 60));
+      if (s.whiteSpace !== "pre-wrap") out.unwrappedProse.push(pre.textContent.slice(0, 60));
       continue;
     }
     let scrolls = s.overflowX === "auto" || s.overflowX === "scroll";
@@ -83,11 +83,13 @@ type pageReport struct {
 	Nav         map[string]string `json:"nav"`
 	RightText   []string          `json:"rightText"`
 	WrappingPre []string          `json:"wrappingPre"`
-	SplitUnits  []string          `json:"splitUnits"`
-	Overflow    float64           `json:"overflow"`
-	Cells       int               `json:"cells"`
-	Pres        int               `json:"pres"`
-	Units       int               `json:"units"`
+	// UnwrappedProse are printed sentences the page's style does not wrap.
+	UnwrappedProse []string `json:"unwrappedProse"`
+	SplitUnits     []string `json:"splitUnits"`
+	Overflow       float64  `json:"overflow"`
+	Cells          int      `json:"cells"`
+	Pres           int      `json:"pres"`
+	Units          int      `json:"units"`
 }
 
 // TestPagesInBrowser renders every chapter page, the index and the
@@ -165,6 +167,9 @@ func TestPagesInBrowser(t *testing.T) {
 				}
 				if len(r.WrappingPre) > 0 {
 					t.Errorf("preformatted text that wraps instead of scrolling: %q", r.WrappingPre)
+				}
+				if len(r.UnwrappedProse) > 0 {
+					t.Errorf("printed sentences that run off the page instead of wrapping: %q", r.UnwrappedProse)
 				}
 				if len(r.SplitUnits) > 0 {
 					t.Errorf("numbers split from their units at a line end: %q", r.SplitUnits)
