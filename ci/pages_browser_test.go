@@ -17,12 +17,12 @@ import (
 
 // pageChecks runs in a page and reports what a reader would trip over:
 // the navigation links, a text cell aligned right, a pre that wraps
-// instead of scrolling, a number and its unit on two lines, a page wider
+// instead of scrolling or printed sentences that do not wrap, a number and its unit on two lines, a page wider
 // than the window. The number pattern is lab/export's numberCell.
 const pageChecks = `(() => {
   const num = /^[~≈<>≤≥]?\s*[-+−±]?(\d{1,3}(,\d{3})+|\d+)(\.\d+)?([eE][-+]?\d+)?(\/\d+)?\s*([%x×]|[A-Za-zµμ]{1,5}(\/s)?)?(\s*\([^()]*\))?$/;
   const placeholder = /^(|n\/a|na|-|—|–|\?|none|not run|n\.a\.)$/i;
-  const out = {nav: {}, rightText: [], wrappingPre: [], splitUnits: [], overflow: 0, cells: 0, pres: 0, units: 0};
+  const out = {nav: {}, rightText: [], wrappingPre: [], stuckProse: [], splitUnits: [], overflow: 0, cells: 0, pres: 0, units: 0};
   for (const where of ["top", "bottom"]) {
     const nav = document.querySelector("nav.pages." + where);
     if (!nav) continue;
@@ -48,6 +48,7 @@ const pageChecks = `(() => {
     const s = getComputedStyle(pre);
     if (pre.classList.contains("prose")) {
       if (columns.test(pre.textContent)) out.wrappingPre.push("columns marked prose: " + pre.textContent.slice(0, 60));
+      if (s.whiteSpace !== "pre-wrap") out.stuckProse.push(pre.textContent.slice(0, 60));
       continue;
     }
     let scrolls = s.overflowX === "auto" || s.overflowX === "scroll";
@@ -82,6 +83,7 @@ type pageReport struct {
 	Nav         map[string]string `json:"nav"`
 	RightText   []string          `json:"rightText"`
 	WrappingPre []string          `json:"wrappingPre"`
+	StuckProse  []string          `json:"stuckProse"`
 	SplitUnits  []string          `json:"splitUnits"`
 	Overflow    float64           `json:"overflow"`
 	Cells       int               `json:"cells"`
@@ -164,6 +166,9 @@ func TestPagesInBrowser(t *testing.T) {
 				}
 				if len(r.WrappingPre) > 0 {
 					t.Errorf("preformatted text that wraps instead of scrolling: %q", r.WrappingPre)
+				}
+				if len(r.StuckProse) > 0 {
+					t.Errorf("printed sentences that scroll instead of wrapping: %q", r.StuckProse)
 				}
 				if len(r.SplitUnits) > 0 {
 					t.Errorf("numbers split from their units at a line end: %q", r.SplitUnits)

@@ -346,7 +346,7 @@ code{font:.9em ui-monospace,SFMono-Regular,Menlo,"DejaVu Sans Mono",monospace}
 pre code{font:inherit}
 .output{margin:.25rem 0 0 3rem;overflow-x:auto}
 .output pre{margin:.25rem 0}
-.output pre.prose{white-space:pre-wrap;overflow-wrap:anywhere}
+.output pre.prose,pre.output.prose{white-space:pre-wrap;overflow-wrap:anywhere}
 .output img{max-width:100%;height:auto}
 .stream.stderr{background:#fff8c5}
 .error{background:#ffebe9;border-left:4px solid #cf222e;padding:.25rem .75rem}
