@@ -18,6 +18,7 @@ func init() {
 		"Choice":         reflect.ValueOf(exercise.Choice),
 		"Duration":       reflect.ValueOf(exercise.Duration),
 		"ErrSolutions":   reflect.ValueOf(&exercise.ErrSolutions).Elem(),
+		"IsCheck":        reflect.ValueOf(exercise.IsCheck),
 		"MIMEType":       reflect.ValueOf(constant.MakeFromLiteral("\"application/vnd.commlab.exercise+json\"", token.STRING, 0)),
 		"NotAnswered":    reflect.ValueOf(exercise.NotAnswered),
 		"Number":         reflect.ValueOf(exercise.Number),

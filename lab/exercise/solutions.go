@@ -273,3 +273,12 @@ func (s *Solutions) Match(cells []string) error {
 	}
 	return nil
 }
+
+// checkCall is a call of this package's checks in a cell's source.
+var checkCall = regexp.MustCompile(`\bexercise\.(Number|Quantity|Duration|Bytes|Rate|Choice)\(|\bexercise\.Checks\{`)
+
+// IsCheck says whether a cell checks an answer with this package. Its
+// why-texts explain the answer, so chapters fold its code (the exported
+// page and JupyterLab show the verdict; the reader opens the code after
+// answering).
+func IsCheck(cell string) bool { return checkCall.MatchString(cell) }

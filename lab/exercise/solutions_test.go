@@ -167,3 +167,21 @@ func TestVerdictsForRunners(t *testing.T) {
 		t.Errorf("one check: %#v", one)
 	}
 }
+
+func TestIsCheck(t *testing.T) {
+	for _, tc := range []struct {
+		cell string
+		want bool
+	}{
+		{`exercise.Number("n", answer1, 2, 0, "two")`, true},
+		{"exercise.Checks{\n\texercise.Choice(\"a\", answer2, \"x\", nil, \"\"),\n}", true},
+		{`want := 3.0` + "\n" + `exercise.Duration("t", answer3, want, 0.01, "")`, true},
+		{`answer1 := 0.0 // your expression`, false},
+		{`fmt.Println(exercise.Right)`, false},
+		{`// exercise.Number( in a comment is still a call to fold`, true},
+	} {
+		if got := IsCheck(tc.cell); got != tc.want {
+			t.Errorf("IsCheck(%q) = %v, want %v", tc.cell, got, tc.want)
+		}
+	}
+}

@@ -17,6 +17,7 @@ import (
 	chromahtml "github.com/alecthomas/chroma/v2/formatters/html"
 	"github.com/alecthomas/chroma/v2/lexers"
 	"github.com/alecthomas/chroma/v2/styles"
+	"github.com/commlab/commlab/lab/exercise"
 	"github.com/commlab/commlab/lab/notebook"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
@@ -137,7 +138,9 @@ func SourceHidden(c *notebook.Cell) bool {
 }
 
 // foldedLabel names a folded cell: setup before the chapter's first
-// section (or a cell tagged setup), hidden code after it.
+// section (or a cell tagged setup), an exercise's check after it (its hints
+// explain the answer: the label says to open it after answering), hidden
+// code otherwise.
 func foldedLabel(c *notebook.Cell, afterFirstSection bool) string {
 	tags, _ := c.Metadata["tags"].([]any)
 	for _, t := range tags {
@@ -147,6 +150,9 @@ func foldedLabel(c *notebook.Cell, afterFirstSection bool) string {
 	}
 	if !afterFirstSection {
 		return "setup code"
+	}
+	if exercise.IsCheck(c.Source) {
+		return "the check's code, with its hints: open it after you answer"
 	}
 	return "code"
 }

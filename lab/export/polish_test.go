@@ -110,6 +110,7 @@ func TestPageNavAndFolding(t *testing.T) {
 		{Type: notebook.Markdown, Source: "## Compute"},
 		{Type: notebook.Code, Source: "x := 1", Metadata: map[string]any{"jupyter": map[string]any{"source_hidden": true}}},
 		{Type: notebook.Code, Source: "fmt.Println(x)"},
+		{Type: notebook.Code, Source: "exercise.Number(\"x\", answer, 1, 0, \"x is one\")", Metadata: map[string]any{"jupyter": map[string]any{"source_hidden": true}}},
 	}
 	nav := &Nav{Index: Link{"index.html", "all chapters"}, Prev: Link{"01-a.html", "1. A"}, Next: Link{"03-c.html", "3. C"}}
 	var b bytes.Buffer
@@ -119,6 +120,7 @@ func TestPageNavAndFolding(t *testing.T) {
 	page := b.String()
 	for _, want := range []string{`<a class="prev" href="01-a.html">← 1. A</a>`, `<a class="index" href="index.html">all chapters</a>`,
 		`<a class="next" href="03-c.html">3. C →</a>`, `<summary>setup code (click to show)</summary>`, `<summary>code (click to show)</summary>`,
+		`<summary>the check's code, with its hints: open it after you answer (click to show)</summary>`,
 		`<a class="chapter" href="04-nccl.html">chapter 4</a>`, "64\u00a0KiB"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %q", want)
@@ -127,8 +129,8 @@ func TestPageNavAndFolding(t *testing.T) {
 	if n := strings.Count(page, `<nav class="pages`); n != 2 {
 		t.Errorf("%d nav bars, want top and bottom", n)
 	}
-	if n := strings.Count(page, "<details"); n != 2 || strings.Count(page, `<div class="input">`) != 3 {
-		t.Errorf("%d folded cells, want 2 of 3", n)
+	if n := strings.Count(page, "<details"); n != 3 || strings.Count(page, `<div class="input">`) != 4 {
+		t.Errorf("%d folded cells, want 3 of 4", n)
 	}
 	if !regexp.MustCompile(`pre\{[^}]*white-space:pre;[^}]*overflow-x:auto`).MatchString(page) {
 		t.Error("pre does not scroll sideways")
