@@ -551,9 +551,26 @@ func plainMarkdown(src string) bool {
 	if src == "" || blank(lines[0]) || blank(lines[len(lines)-1]) {
 		return false
 	}
-	for i, l := range lines {
-		if m, _ := fence(l); m != "" {
-			return false
+	for i := 0; i < len(lines); i++ {
+		l := lines[i]
+		if m, info := fence(l); m != "" {
+			// A closed backtick block in another named language reads back
+			// as prose (Parse keeps it whole, and jupytext writes it
+			// without region markers); a Go fence would open a code cell,
+			// and a bare, tilde or unclosed one is kept in markers.
+			end := closingLine(lines[i+1:], m)
+			if _, _, isGo := goFence(l); isGo || m[0] != '`' || strings.TrimSpace(info) == "" || end < 0 {
+				return false
+			}
+			body := lines[i+1 : i+1+end]
+			for k, in := range body {
+				if jupytextMarker.MatchString(strings.TrimSpace(in)) || strings.ContainsRune(in, '\r') ||
+					(blank(in) && k+1 < len(body) && blank(body[k+1])) {
+					return false // kept in markers rather than risk another reading
+				}
+			}
+			i += 1 + end
+			continue
 		}
 		if jupytextMarker.MatchString(strings.TrimSpace(l)) {
 			return false
@@ -566,6 +583,17 @@ func plainMarkdown(src string) bool {
 		}
 	}
 	return true
+}
+
+// closingLine is the index in lines of the first that closes a fence
+// opened with marker, -1 when none does.
+func closingLine(lines []string, marker string) int {
+	for j, l := range lines {
+		if closes(l, marker) {
+			return j
+		}
+	}
+	return -1
 }
 
 func writeHeader(b *strings.Builder, meta map[string]any) error {

@@ -294,3 +294,38 @@ func TestSourceHiddenRoundTrip(t *testing.T) {
 		t.Errorf("second pass: %v %v", err, again.Cells[0].Metadata)
 	}
 }
+
+// A markdown cell that quotes a closed block in another language is
+// written plain, as jupytext writes it (its reader keeps such a block in
+// the markdown); a Go fence, a bare fence, an unclosed one or a double
+// blank line inside still needs region markers to read back as one cell.
+func TestFormatQuotedBlocks(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		source string
+		region bool
+	}{
+		{"c block with a blank line", "The source:\n\n```c\nint a;\n\nint b;\n```\n\nThat is all.", false},
+		{"go block", "Not a cell:\n\n```go\nx := 1\n```", true},
+		{"bare block", "Output:\n\n```\n42\n```", true},
+		{"unclosed c block", "The source:\n\n```c\nint a;", true},
+		{"double blank inside", "The source:\n\n```c\nint a;\n\n\nint b;\n```", true},
+	} {
+		nb := notebook.New()
+		nb.Cells = []*notebook.Cell{{Type: notebook.Markdown, Source: tc.source, Metadata: map[string]any{}}}
+		out, err := Format(nb)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if got := strings.Contains(string(out), "<!-- #region -->"); got != tc.region {
+			t.Errorf("%s: region markers %v, want %v:\n%s", tc.name, got, tc.region, out)
+		}
+		back, err := Parse(out)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if len(back.Cells) != 1 || back.Cells[0].Source != tc.source {
+			t.Errorf("%s: read back as %d cell(s), not the one written", tc.name, len(back.Cells))
+		}
+	}
+}
