@@ -8,26 +8,21 @@ import (
 	"testing"
 
 	"github.com/commlab/commlab/lab/exercise"
+	"github.com/commlab/commlab/lab/export"
+	"github.com/commlab/commlab/lab/literate"
+	"github.com/commlab/commlab/lab/notebook"
 )
 
 // TestEveryChapterHasSolutions holds that each chapter with exercises has
 // an embedded solutions file that parses and matches its blank answer
 // cells, and that no solutions file is left without its chapter.
 func TestEveryChapterHasSolutions(t *testing.T) {
-	chapters, err := filepath.Glob("../*.md")
-	if err != nil {
-		t.Fatal(err)
-	}
 	have := map[string]bool{}
 	for _, n := range Names() {
 		have[n] = true
 	}
-	for _, ch := range chapters {
-		name := strings.TrimSuffix(filepath.Base(ch), ".md")
-		src, err := os.ReadFile(ch)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, ch := range readChapters(t) {
+		name, src := ch.name, ch.src
 		cells := goCells(string(src))
 		blanks := 0
 		for _, c := range cells {
@@ -59,6 +54,56 @@ func TestEveryChapterHasSolutions(t *testing.T) {
 	for n := range have {
 		t.Errorf("solutions/%s.md has no chapter", n)
 	}
+}
+
+// TestCheckCellsFolded holds that every exercise's check cell has its code
+// folded (jupyter.source_hidden): JupyterLab, Notebook 7 and the exported
+// page then show its verdict, not its hints, until the reader opens it.
+func TestCheckCellsFolded(t *testing.T) {
+	checks := 0
+	for _, ch := range readChapters(t) {
+		nb, err := literate.Parse(ch.src)
+		if err != nil {
+			t.Fatalf("%s: %v", ch.name, err)
+		}
+		for _, c := range nb.Cells {
+			if c.Type != notebook.Code || !exercise.IsCheck(c.Source) {
+				continue
+			}
+			checks++
+			if !export.SourceHidden(c) {
+				first, _, _ := strings.Cut(strings.TrimSpace(c.Source), "\n")
+				t.Errorf("%s: the check cell starting %q shows its code: mark its fence jupyter={\"source_hidden\": true}", ch.name, first)
+			}
+		}
+	}
+	if checks == 0 {
+		t.Error("no check cell found: the pattern no longer matches the chapters")
+	}
+}
+
+// chapter is one chapter's name ("01-collectives") and source.
+type chapter struct {
+	name string
+	src  []byte
+}
+
+// readChapters reads every chapter beside this folder.
+func readChapters(t *testing.T) []chapter {
+	t.Helper()
+	paths, err := filepath.Glob("../*.md")
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("chapters: %d found, %v", len(paths), err)
+	}
+	var out []chapter
+	for _, p := range paths {
+		src, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, chapter{name: strings.TrimSuffix(filepath.Base(p), ".md"), src: src})
+	}
+	return out
 }
 
 // goCells returns the code of a chapter's ```go cells.
