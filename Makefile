@@ -115,12 +115,12 @@ generate:
 # jupyter_client script.
 bench: build
 	$(GO) test -run '^$$' -bench . -skip '^BenchmarkChapters$$' -benchtime 1x ./... | grep -E '^(Benchmark|ok|PASS|FAIL|---)' || true
-	$(GO) test -run '^$$' -bench . -skip '^BenchmarkChapters$$' ./costmodel/... ./kernel/... ./lab/... 2>/dev/null | grep -E '^Benchmark' || true
+	$(GO) test -run '^$$' -bench . -skip '^BenchmarkChapters$$' ./costmodel/... ./kernel/... ./notebook/... 2>/dev/null | grep -E '^Benchmark' || true
 	$(MAKE) bench-chapters
 	$(MAKE) bench-kernel
 
 bench-chapters:
-	$(GO) test -run '^$$' -bench '^BenchmarkChapters$$' -benchtime 1x -cpu 2 ./lab/ | grep -E '^(Benchmark|FAIL|---|    )'
+	$(GO) test -run '^$$' -bench '^BenchmarkChapters$$' -benchtime 1x -cpu 2 ./notebook/runner/ | grep -E '^(Benchmark|FAIL|---|    )'
 
 bench-kernel: build
 	$(PYTHON) kernel/testdata/bench/kernel_bench.py $(BIN)

@@ -3,8 +3,8 @@ package main
 // commlab doctor: the series' method on one machine, in one command and one
 // report, and `commlab doctor --nccl-tests FILE`, the curve doctor of
 // chapter 6 on one busbw curve. Gathering and reading the evidence, the
-// checks, the launch plans and the report are lab/doctor's and
-// lab/doctor/report's; this file reads the flags and prints.
+// checks, the launch plans and the report are doctor's and
+// doctor/report's; this file reads the flags and prints.
 
 import (
 	"flag"
@@ -16,8 +16,8 @@ import (
 	"strings"
 
 	"github.com/commlab/commlab/costmodel"
-	"github.com/commlab/commlab/lab/doctor"
-	"github.com/commlab/commlab/lab/doctor/report"
+	"github.com/commlab/commlab/doctor"
+	"github.com/commlab/commlab/doctor/report"
 )
 
 // fullDoctorFlags are the flags only the full doctor reads: with any of

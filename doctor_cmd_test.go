@@ -29,8 +29,8 @@ func TestDoctorFilesSocketFallback(t *testing.T) {
 	var out, errb bytes.Buffer
 	code := dispatch([]string{"doctor",
 		"--topo", "probes/fake/recorded/hgx-8gpu-8nic-topo-m.txt",
-		"--nccl-log", "probes/parse/nccllog/testdata/nccl398_2node_p2p_ipc_socket_excerpt.log",
-		"--fr", "probes/parse/flightrec/testdata/missing_rank",
+		"--nccl-log", "parse/nccllog/testdata/nccl398_2node_p2p_ipc_socket_excerpt.log",
+		"--fr", "parse/flightrec/testdata/missing_rank",
 		"--out", dir}, &out, &errb)
 	if code != 2 {
 		t.Fatalf("exit %d, want 2 (failures): %s\n%s", code, errb.String(), out.String())
@@ -108,7 +108,7 @@ func TestDoctorLauncher(t *testing.T) {
 // Three pairs with the same recorded nccl-tests output: the reader places
 // each pair's time on its nodes and finds none slow.
 func TestDoctorPairs(t *testing.T) {
-	data, err := os.ReadFile("probes/parse/nccltests/testdata/allreduce_h100_2node_a3mega.txt")
+	data, err := os.ReadFile("parse/nccltests/testdata/allreduce_h100_2node_a3mega.txt")
 	if err != nil {
 		t.Fatal(err)
 	}

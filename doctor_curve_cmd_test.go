@@ -28,7 +28,7 @@ func TestDoctorCurveCommand(t *testing.T) {
 	if err := run.Save(ll); err != nil {
 		t.Fatal(err)
 	}
-	a3 := "probes/parse/nccltests/testdata/allreduce_h100_2node_a3mega.txt"
+	a3 := "parse/nccltests/testdata/allreduce_h100_2node_a3mega.txt"
 	autoRun, err := recorded.Load("nccl-h200x2-proto-auto")
 	if err != nil {
 		t.Fatal(err)

@@ -104,7 +104,7 @@ func TestDoctorLaunchRoundTrip(t *testing.T) {
 	if _, err := os.Stat("/bin/sh"); err != nil {
 		t.Skip("no /bin/sh to run the stand-in launchers")
 	}
-	table, err := filepath.Abs("probes/parse/nccltests/testdata/allreduce_h100_2node_a3mega.txt")
+	table, err := filepath.Abs("parse/nccltests/testdata/allreduce_h100_2node_a3mega.txt")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,7 +25,7 @@ import (
 	"github.com/commlab/commlab/kernel"
 	"github.com/commlab/commlab/kernel/conn"
 	"github.com/commlab/commlab/kernel/symbols"
-	"github.com/commlab/commlab/lab"
+	"github.com/commlab/commlab/notebook/runner"
 )
 
 var kernelUsage = []string{"usage: commlab kernel [--log LEVEL] <connection-file>"}
@@ -209,14 +209,14 @@ func runLab(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	if len(rest) == 1 {
 		dir = rest[0]
 	}
-	acts, err := lab.WriteFolder(dir, *force)
+	acts, err := runner.WriteFolder(dir, *force)
 	counts := map[string]int{}
 	for _, a := range acts {
 		counts[a.Did]++
 		switch a.Did {
-		case lab.FolderKept:
+		case runner.FolderKept:
 			fmt.Fprintf(stderr, "commlab lab: kept %s: you changed it since commlab wrote it (--force overwrites it)\n", filepath.Join(dir, a.Path))
-		case lab.FolderOverwrote:
+		case runner.FolderOverwrote:
 			fmt.Fprintf(stderr, "commlab lab: overwrote %s (--force)\n", filepath.Join(dir, a.Path))
 		}
 	}
@@ -307,27 +307,27 @@ func runRun(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 		defer cancel()
 	}
 	// Every file and every -p value is checked before anything runs.
-	jobs := make([]*lab.Job, len(files))
+	jobs := make([]*runner.Job, len(files))
 	for i, f := range files {
-		if jobs[i], err = lab.NewJob(f, params); err != nil {
+		if jobs[i], err = runner.NewJob(f, params); err != nil {
 			return fail(fs, stderr, exitBadInput, "%s", naming(f, err))
 		}
-		if _, err := lab.OutputPath(f, outDir); err != nil {
+		if _, err := runner.OutputPath(f, outDir); err != nil {
 			return fail(fs, stderr, exitBadInput, "%v", err)
 		}
 	}
-	live := stderr == io.Writer(os.Stderr) && lab.IsTerminal(os.Stderr)
+	live := stderr == io.Writer(os.Stderr) && runner.IsTerminal(os.Stderr)
 	var written []string
 	for i, f := range files {
-		opts := lab.FileOptions{
-			Options:       lab.Options{CellTimeout: *cellTimeout, AllowErrors: *allowErrors, Name: f},
+		opts := runner.FileOptions{
+			Options:       runner.Options{CellTimeout: *cellTimeout, AllowErrors: *allowErrors, Name: f},
 			OutDir:        outDir,
 			CaptureOutput: runCaptureOutput,
 			Live:          live,
 			HTML:          *htmlOut,
 			Solutions:     *solutions,
 		}
-		res, nb, path, err := lab.RunFile(ctx, jobs[i], opts)
+		res, nb, path, err := runner.RunFile(ctx, jobs[i], opts)
 		if path != "" {
 			written = append(written, path)
 		}
@@ -344,10 +344,10 @@ func runRun(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 		for _, fail := range res.Failures {
 			reportFailure(stderr, f, fail)
 		}
-		if verdicts := lab.ExerciseVerdicts(nb); len(verdicts) > 0 || wantExercises != "" && lab.HasBlankAnswers(nb) {
-			fmt.Fprintf(stdout, "        exercises: %s\n", lab.SummarizeExercises(verdicts))
+		if verdicts := runner.ExerciseVerdicts(nb); len(verdicts) > 0 || wantExercises != "" && runner.HasBlankAnswers(nb) {
+			fmt.Fprintf(stdout, "        exercises: %s\n", runner.SummarizeExercises(verdicts))
 			if wantExercises != "" && err == nil {
-				if xerr := lab.ExpectExercises(verdicts, wantExercises); xerr != nil {
+				if xerr := runner.ExpectExercises(verdicts, wantExercises); xerr != nil {
 					fmt.Fprintf(stderr, "commlab run: %s: %v\n", f, xerr)
 					status = 1
 				}
@@ -397,7 +397,7 @@ func exerciseExpectation(flag string, solutions bool) (string, error) {
 
 // exportHTML writes the HTML pages and index, and says where.
 func exportHTML(fs *flag.FlagSet, files []string, outDir string, stdout, stderr io.Writer) bool {
-	pages, index, err := lab.ExportHTML(files, outDir)
+	pages, index, err := runner.ExportHTML(files, outDir)
 	if err != nil {
 		fail(fs, stderr, 1, "%v", err)
 		return false
@@ -407,9 +407,9 @@ func exportHTML(fs *flag.FlagSet, files []string, outDir string, stdout, stderr 
 }
 
 // reportFailure prints the failed cell, its line and the error.
-func reportFailure(w io.Writer, file string, f *lab.CellError) {
+func reportFailure(w io.Writer, file string, f *runner.CellError) {
 	fmt.Fprintf(w, "%s: %v\n", file, f)
-	if f.Err != nil && errors.Is(f.Err, lab.ErrCellTimeout) {
+	if f.Err != nil && errors.Is(f.Err, runner.ErrCellTimeout) {
 		fmt.Fprintf(w, "  %v\n", f.Err)
 	}
 	lines := strings.Split(f.Source, "\n")
@@ -450,7 +450,7 @@ func runSync(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	if info, err := os.Stat(*chapters); err != nil || !info.IsDir() {
 		return fail(fs, stderr, exitBadInput, "no folder of chapters at %s (--chapters DIR)", *chapters)
 	}
-	actions, err := lab.Sync(*chapters, *notebooks, *check)
+	actions, err := runner.Sync(*chapters, *notebooks, *check)
 	for _, a := range actions {
 		verb := "wrote"
 		if *check {
@@ -459,7 +459,7 @@ func runSync(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "%s %s (%s)\n", verb, a.Write, a.Reason)
 	}
 	if err != nil {
-		if errors.Is(err, lab.ErrOutOfSync) {
+		if errors.Is(err, runner.ErrOutOfSync) {
 			fmt.Fprintln(stderr, "commlab sync --check: chapters and notebooks disagree; run `commlab sync`")
 			return exitFailed
 		}
@@ -485,7 +485,7 @@ func runExport(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	}
 	// Every file is read before anything is written.
 	for _, f := range files {
-		if _, err := lab.Load(f); err != nil {
+		if _, err := runner.Load(f); err != nil {
 			return fail(fs, stderr, statusOf(err), "%s", naming(f, err))
 		}
 	}

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/commlab/commlab/lab/notebook"
+	"github.com/commlab/commlab/notebook"
 )
 
 func labCLI(t *testing.T, args ...string) (int, string, string) {
@@ -26,11 +26,11 @@ func labCLI(t *testing.T, args ...string) (int, string, string) {
 
 func TestRunCLIExecutesAndWritesCopies(t *testing.T) {
 	out := t.TempDir()
-	code, stdout, stderr := labCLI(t, "run", "lab/testdata/params.md", "--out", out, "-p", "n=21", "--html")
+	code, stdout, stderr := labCLI(t, "run", "notebook/runner/testdata/params.md", "--out", out, "-p", "n=21", "--html")
 	if code != 0 {
 		t.Fatalf("exit %d, stderr %s", code, stderr)
 	}
-	if !strings.Contains(stdout, "ok      lab/testdata/params.md") {
+	if !strings.Contains(stdout, "ok      notebook/runner/testdata/params.md") {
 		t.Errorf("stdout = %q", stdout)
 	}
 	data, err := os.ReadFile(filepath.Join(out, "params.ipynb"))
@@ -48,14 +48,14 @@ func TestRunCLIExecutesAndWritesCopies(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	if src, _ := os.ReadFile("lab/testdata/params.md"); strings.Contains(string(src), "injected") {
+	if src, _ := os.ReadFile("notebook/runner/testdata/params.md"); strings.Contains(string(src), "injected") {
 		t.Error("the source changed")
 	}
 }
 
 func TestRunCLIFailedCell(t *testing.T) {
 	out := t.TempDir()
-	code, _, stderr := labCLI(t, "run", "--out", out, "lab/testdata/fails.md")
+	code, _, stderr := labCLI(t, "run", "--out", out, "notebook/runner/testdata/fails.md")
 	if code != 1 {
 		t.Errorf("exit %d, want 1", code)
 	}
@@ -64,7 +64,7 @@ func TestRunCLIFailedCell(t *testing.T) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)
 		}
 	}
-	if code, _, _ := labCLI(t, "run", "--out", out, "--allow-errors", "lab/testdata/fails.md"); code != 0 {
+	if code, _, _ := labCLI(t, "run", "--out", out, "--allow-errors", "notebook/runner/testdata/fails.md"); code != 0 {
 		t.Errorf("--allow-errors: exit %d", code)
 	}
 }
@@ -78,9 +78,9 @@ func TestRunCLIUsageErrors(t *testing.T) {
 		{[]string{"run"}, "no notebooks given"},
 		{[]string{"run", "--bogus", "x.md"}, "flag provided but not defined"},
 		{[]string{"run", "-p", "novalue", "x.md"}, "want name=value"},
-		{[]string{"run", "--out", out, "-p", "n=eight", "lab/testdata/params.md"}, "parameter n is int"},
-		{[]string{"run", "--out", out, "-p", "zzz=1", "lab/testdata/params.md"}, `unknown parameter "zzz"`},
-		{[]string{"run", "--out", out, "-p", "n=1", "lab/testdata/params.md", "lab/testdata/fails.md"}, "no code cell tagged"},
+		{[]string{"run", "--out", out, "-p", "n=eight", "notebook/runner/testdata/params.md"}, "parameter n is int"},
+		{[]string{"run", "--out", out, "-p", "zzz=1", "notebook/runner/testdata/params.md"}, `unknown parameter "zzz"`},
+		{[]string{"run", "--out", out, "-p", "n=1", "notebook/runner/testdata/params.md", "notebook/runner/testdata/fails.md"}, "no code cell tagged"},
 		{[]string{"run", "--out", out, "missing.md"}, "no such file"},
 	}
 	for _, tt := range tests {
@@ -162,10 +162,10 @@ func TestExportCLI(t *testing.T) {
 	if code, _, stderr := labCLI(t, "export", "--out", out); code != 2 || !strings.Contains(stderr, "no notebooks") {
 		t.Errorf("empty dir: exit %d, %s", code, stderr)
 	}
-	if code, _, stderr := labCLI(t, "run", "--out", out, "--allow-errors", "lab/testdata/fails.md"); code != 0 {
+	if code, _, stderr := labCLI(t, "run", "--out", out, "--allow-errors", "notebook/runner/testdata/fails.md"); code != 0 {
 		t.Fatalf("run: %d %s", code, stderr)
 	}
-	code, stdout, stderr := labCLI(t, "export", "--out", out, "lab/export/testdata/executed.ipynb")
+	code, stdout, stderr := labCLI(t, "export", "--out", out, "notebook/export/testdata/executed.ipynb")
 	if code != 0 {
 		t.Fatalf("export: exit %d, %s", code, stderr)
 	}
@@ -196,7 +196,7 @@ func TestExportCLI(t *testing.T) {
 // Issue 12: export --out NEWDIR creates the folder.
 func TestExportCLICreatesOutDir(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "new", "dir")
-	code, stdout, stderr := labCLI(t, "export", "--out", out, "lab/export/testdata/executed.ipynb")
+	code, stdout, stderr := labCLI(t, "export", "--out", out, "notebook/export/testdata/executed.ipynb")
 	if code != 0 || !strings.Contains(stdout, "1 pages") {
 		t.Fatalf("export: exit %d, %q %q", code, stdout, stderr)
 	}
@@ -211,7 +211,7 @@ func TestSyncCLICheckAndWrite(t *testing.T) {
 	dir := t.TempDir()
 	ch, nbs := filepath.Join(dir, "chapters"), filepath.Join(dir, "notebooks")
 	os.MkdirAll(ch, 0o755)
-	src, err := os.ReadFile("lab/testdata/params.md")
+	src, err := os.ReadFile("notebook/runner/testdata/params.md")
 	if err != nil {
 		t.Fatal(err)
 	}

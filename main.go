@@ -24,10 +24,10 @@ import (
 	"syscall"
 
 	"github.com/commlab/commlab/kernel/conn"
-	"github.com/commlab/commlab/lab"
-	"github.com/commlab/commlab/lab/literate"
-	"github.com/commlab/commlab/lab/notebook"
-	"github.com/commlab/commlab/probes/parse"
+	"github.com/commlab/commlab/notebook"
+	"github.com/commlab/commlab/notebook/literate"
+	"github.com/commlab/commlab/notebook/runner"
+	"github.com/commlab/commlab/parse"
 )
 
 // verb is one verb of the commlab command, or a group of verbs under one
@@ -164,7 +164,7 @@ const (
 
 // inputErrors are the sentinels that say an error is the input's fault.
 var inputErrors = []error{fs.ErrNotExist, fs.ErrPermission, notebook.ErrFormat, notebook.ErrInvalid,
-	parse.ErrFormat, conn.ErrBadInfo, lab.ErrParameter, lab.ErrOverSource, literate.ErrUnclosed, literate.ErrMetadata}
+	parse.ErrFormat, conn.ErrBadInfo, runner.ErrParameter, runner.ErrOverSource, literate.ErrUnclosed, literate.ErrMetadata}
 
 // statusOf is the exit status for err: exitBadInput when the input is at
 // fault (missing, unreadable, not the format, malformed), else exitFailed.

@@ -9,7 +9,7 @@ import (
 )
 
 func TestParseTorchTraceCLI(t *testing.T) {
-	in := "probes/parse/torchtrace/testdata/handmade-step.json"
+	in := "parse/torchtrace/testdata/handmade-step.json"
 	code, out, errs := runCLI("parse", "torch-trace", in, "--within", "bench:step")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)

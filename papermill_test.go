@@ -14,8 +14,8 @@ import (
 	"testing"
 
 	"github.com/commlab/commlab/ci/pythons"
-	"github.com/commlab/commlab/lab"
-	"github.com/commlab/commlab/lab/notebook"
+	"github.com/commlab/commlab/notebook"
+	"github.com/commlab/commlab/notebook/runner"
 )
 
 // papermillModules are what the papermill tests need from the venv.
@@ -157,7 +157,7 @@ for text in json.load(sys.stdin):
 		}
 		nb := notebook.New()
 		nb.Cells = []*notebook.Cell{{Type: notebook.Code, Source: paramsCell, Metadata: map[string]any{"tags": []any{"parameters"}}}}
-		if err := lab.InjectParameters(nb, map[string]string{name: values[i]}); err != nil {
+		if err := runner.InjectParameters(nb, map[string]string{name: values[i]}); err != nil {
 			if strings.HasPrefix(got.Cell, "error: ") {
 				continue // both refuse it
 			}
@@ -205,7 +205,7 @@ func TestPapermillReadsDifferently(t *testing.T) {
 		nb := notebook.New()
 		nb.Cells = []*notebook.Cell{{Type: notebook.Code, Source: d.decl, Metadata: map[string]any{"tags": []any{"parameters"}}}}
 		got := "error"
-		if err := lab.InjectParameters(nb, map[string]string{"x": d.text}); err == nil {
+		if err := runner.InjectParameters(nb, map[string]string{"x": d.text}); err == nil {
 			got = strings.TrimPrefix(nb.Cells[1].Source, "// Parameters\n")
 		}
 		if got != d.commlab {
@@ -251,9 +251,9 @@ func TestPapermillMatchesRun(t *testing.T) {
 			t.Errorf("cell %d: %s %q against papermill's %s %q", i+1, c.Type, c.Source, p.Type, p.Source)
 			continue
 		}
-		if c.HasTag(lab.TagInjectedParameters) {
+		if c.HasTag(runner.TagInjectedParameters) {
 			injected++
-			if c.Source != "// Parameters\nn = 16" || !p.HasTag(lab.TagInjectedParameters) {
+			if c.Source != "// Parameters\nn = 16" || !p.HasTag(runner.TagInjectedParameters) {
 				t.Errorf("injected cell %q, papermill's tags %v", c.Source, p.Tags())
 			}
 		}

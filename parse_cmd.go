@@ -4,7 +4,7 @@ package main
 // nccl-tests, NCCL_DEBUG, NCCL's topology XML, nvidia-smi, nvbandwidth,
 // perftest, the RDMA tools (ibstat, ibv_devinfo, show_gids, rdma link) and
 // Flight Recorder print, or the parsed data as JSON. The
-// parsers and their summaries live in probes/parse/*; this file reads the
+// parsers and their summaries live in parse/*; this file reads the
 // files and prints. A file that fails to parse still shows what was read;
 // the command then exits 1 with the error naming the file and line.
 
@@ -20,18 +20,18 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/commlab/commlab/parse"
+	"github.com/commlab/commlab/parse/flightrec"
+	"github.com/commlab/commlab/parse/nccllog"
+	"github.com/commlab/commlab/parse/nccltests"
+	"github.com/commlab/commlab/parse/ncclxml"
+	"github.com/commlab/commlab/parse/nvbandwidth"
+	"github.com/commlab/commlab/parse/nvidiasmi"
+	"github.com/commlab/commlab/parse/perftest"
+	"github.com/commlab/commlab/parse/rdmatools"
+	"github.com/commlab/commlab/parse/torchtrace"
 	"github.com/commlab/commlab/probes"
 	"github.com/commlab/commlab/probes/fake"
-	"github.com/commlab/commlab/probes/parse"
-	"github.com/commlab/commlab/probes/parse/flightrec"
-	"github.com/commlab/commlab/probes/parse/nccllog"
-	"github.com/commlab/commlab/probes/parse/nccltests"
-	"github.com/commlab/commlab/probes/parse/ncclxml"
-	"github.com/commlab/commlab/probes/parse/nvbandwidth"
-	"github.com/commlab/commlab/probes/parse/nvidiasmi"
-	"github.com/commlab/commlab/probes/parse/perftest"
-	"github.com/commlab/commlab/probes/parse/rdmatools"
-	"github.com/commlab/commlab/probes/parse/torchtrace"
 	"github.com/commlab/commlab/probes/topograph"
 )
 

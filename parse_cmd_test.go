@@ -26,26 +26,26 @@ func TestParseNCCLCLISummaries(t *testing.T) {
 	}{
 		{
 			name:     "nccl-tests table and footer",
-			args:     []string{"nccl-tests", "probes/parse/nccltests/testdata/allreduce_h100_2node_a3mega.txt"},
+			args:     []string{"nccl-tests", "parse/nccltests/testdata/allreduce_h100_2node_a3mega.txt"},
 			wantCode: 0,
 			want:     []string{"all_reduce_perf (16 ranks on 2 host(s))", "busbw = algbw x 1.875", "8 GiB  float  sum  47535.00", "avg bus bandwidth 70.74 GB/s"},
 		},
 		{
 			name:     "nccl-tests truncated file exits 1 naming the line",
-			args:     []string{"nccl-tests", "probes/parse/nccltests/testdata/broadcast_v100_2.9_na_excerpt.txt"},
+			args:     []string{"nccl-tests", "parse/nccltests/testdata/broadcast_v100_2.9_na_excerpt.txt"},
 			wantCode: 1,
 			want:     []string{"broadcast_perf (NCCL 2.9.6+cuda11.2, 2 ranks on 2 host(s))", "N/A", "no footer"},
 			wantErr:  "line 16: truncated input",
 		},
 		{
 			name:     "nccl-log summary",
-			args:     []string{"nccl-log", "probes/parse/nccllog/testdata/h200_torch_allreduce_2.28.9.log", "probes/parse/nccllog/testdata/nccl1453_3node_h100_rings_algo_excerpt.log"},
+			args:     []string{"nccl-log", "parse/nccllog/testdata/h200_torch_allreduce_2.28.9.log", "parse/nccllog/testdata/nccl1453_3node_h100_rings_algo_excerpt.log"},
 			wantCode: 0,
 			want:     []string{"NCCL version: 2.28.9+cuda13.0", "init rank 0/1: 0.43 s", "graph search: pattern 4 RING, 32 channels", "1 GiB    RING  SIMPLE", "network: Socket", "why: NCCL found no InfiniBand or RoCE device"},
 		},
 		{
 			name:     "nccl-xml topology and graphs",
-			args:     []string{"nccl-xml", "probes/parse/ncclxml/testdata/h200_topo_dump.xml", "probes/parse/ncclxml/testdata/h200_graph_dump.xml"},
+			args:     []string{"nccl-xml", "parse/ncclxml/testdata/h200_topo_dump.xml", "parse/ncclxml/testdata/h200_graph_dump.xml"},
 			wantCode: 0,
 			want:     []string{"0000:00:06.0  90", "eth0", "graph 0: pattern 4 RING, 32 channels"},
 		},
@@ -76,9 +76,9 @@ func TestParseNCCLCLISummaries(t *testing.T) {
 
 func TestParseNCCLCLIJSON(t *testing.T) {
 	files := map[string]string{
-		"nccl-tests": "probes/parse/nccltests/testdata/synthetic_json_v2_from_a3mega.json",
-		"nccl-log":   "probes/parse/nccllog/testdata/ncclt252_2node_ibext_transports_excerpt.log",
-		"nccl-xml":   "probes/parse/ncclxml/testdata/azure_ndv5_topo_file.xml",
+		"nccl-tests": "parse/nccltests/testdata/synthetic_json_v2_from_a3mega.json",
+		"nccl-log":   "parse/nccllog/testdata/ncclt252_2node_ibext_transports_excerpt.log",
+		"nccl-xml":   "parse/ncclxml/testdata/azure_ndv5_topo_file.xml",
 	}
 	for format, file := range files {
 		t.Run(format, func(t *testing.T) {
@@ -107,7 +107,7 @@ func TestParseNCCLCLIBadFlag(t *testing.T) {
 
 // A truncated XML file still prints what parsed, then fails.
 func TestParseNCCLCLITruncatedXML(t *testing.T) {
-	data, err := os.ReadFile("probes/parse/ncclxml/testdata/h200_graph_dump.xml")
+	data, err := os.ReadFile("parse/ncclxml/testdata/h200_graph_dump.xml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,15 +133,15 @@ func TestParseToolsCLISummaries(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{"nvbandwidth text", []string{"parse", "nvbandwidth", "probes/parse/nvbandwidth/testdata/text_v0.10_azure_2gpu.txt"},
+		{"nvbandwidth text", []string{"parse", "nvbandwidth", "parse/nvbandwidth/testdata/text_v0.10_azure_2gpu.txt"},
 			[]string{"device_to_device_memcpy_read_ce: Passed", "sum 552.26 GB/s", "N/A    276.07", "CV 0.01"}},
-		{"nvbandwidth json", []string{"parse", "nvbandwidth", "probes/parse/nvbandwidth/testdata/json_v0.5_dcgm_verbose.json"},
+		{"nvbandwidth json", []string{"parse", "nvbandwidth", "parse/nvbandwidth/testdata/json_v0.5_dcgm_verbose.json"},
 			[]string{"json, nvbandwidth v0.5, CUDA runtime 12070, driver 565.02", "host_device_latency_sm: Passed", "waived testcases: 17"}},
-		{"perftest", []string{"parse", "perftest", "probes/parse/perftest/testdata/write_bw_gbits_postlist_issue273.txt"},
+		{"perftest", []string{"parse", "perftest", "parse/perftest/testdata/write_bw_gbits_postlist_issue273.txt"},
 			[]string{"RDMA_Write Post List BW Test", "device ib0, link Ethernet, GID index 2, MTU 4096", "0.48", "0.060", "(Gb/sec)"}},
-		{"perftest latency json", []string{"parse", "perftest", "probes/parse/perftest/testdata/write_lat_unquoted_issue216.json"},
+		{"perftest latency json", []string{"parse", "perftest", "parse/perftest/testdata/write_lat_unquoted_issue216.json"},
 			[]string{"RDMA_Write Latency Test (json)", "2.42", "4.03"}},
-		{"flight recorder directory", []string{"parse", "flight-recorder", "probes/parse/flightrec/testdata/missing_rank"},
+		{"flight recorder directory", []string{"parse", "flight-recorder", "parse/flightrec/testdata/missing_rank"},
 			[]string{"rank 3, pickle dump version 2.10, NCCL 2.21.5, 10 entries",
 				"rank 3 never called all_reduce #3001 (input 4096x1024 BFloat16) of pg 0 (default_pg)", "ranks 0-2,4-7 are waiting in all_reduce #3001"}},
 	}
@@ -161,7 +161,7 @@ func TestParseToolsCLISummaries(t *testing.T) {
 }
 
 func TestParseToolsCLIJSON(t *testing.T) {
-	code, out, errs := runCLI("parse", "nvbandwidth", "--json", "probes/parse/nvbandwidth/testdata/text_v0.10_azure_2gpu.txt")
+	code, out, errs := runCLI("parse", "nvbandwidth", "--json", "parse/nvbandwidth/testdata/text_v0.10_azure_2gpu.txt")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
@@ -181,7 +181,7 @@ func TestParseToolsCLIJSON(t *testing.T) {
 		t.Errorf("matrix = %v", m)
 	}
 
-	code, out, errs = runCLI("parse", "perftest", "probes/parse/perftest/testdata/atomic_bw_mb_pib_issue4.txt", "--json")
+	code, out, errs = runCLI("parse", "perftest", "parse/perftest/testdata/atomic_bw_mb_pib_issue4.txt", "--json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
@@ -200,7 +200,7 @@ func TestParseToolsCLIJSON(t *testing.T) {
 		t.Errorf("bandwidth = %+v", b)
 	}
 
-	dir := "probes/parse/flightrec/testdata/order_mismatch"
+	dir := "parse/flightrec/testdata/order_mismatch"
 	files, _ := filepath.Glob(filepath.Join(dir, "nccl_trace_rank_*"))
 	code, out, errs = runCLI(append([]string{"parse", "flight-recorder", "--json"}, files...)...)
 	if code != 0 {
@@ -230,7 +230,7 @@ func TestParseToolsCLIErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	cut := filepath.Join(dir, "nccl_trace_rank_0")
-	full, err := os.ReadFile("probes/parse/flightrec/testdata/missing_rank/nccl_trace_rank_0")
+	full, err := os.ReadFile("parse/flightrec/testdata/missing_rank/nccl_trace_rank_0")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,7 +246,7 @@ func TestParseToolsCLIErrors(t *testing.T) {
 	}{
 		{"foreign nvbandwidth", []string{"parse", "nvbandwidth", foreign}, 2, "foreign.txt: nvbandwidth: line 1: not nvbandwidth output", ""},
 		{"foreign perftest", []string{"parse", "perftest", foreign}, 2, "perftest: line 1: not a perftest report", ""},
-		{"truncated perftest", []string{"parse", "perftest", "probes/parse/perftest/testdata/write_bw_mb_server_issue234_cut.txt"}, 1,
+		{"truncated perftest", []string{"parse", "perftest", "parse/perftest/testdata/write_bw_mb_server_issue234_cut.txt"}, 1,
 			"line 26: bandwidth row has 2 fields", "device mlx5_0"},
 		{"truncated dump", []string{"parse", "flight-recorder", cut}, 1, "flightrec: " + cut + ": byte ", "rank 0, pickle dump"},
 		{"missing file", []string{"parse", "nvbandwidth", filepath.Join(dir, "nope")}, 2, "no such file", ""},
@@ -270,10 +270,10 @@ func TestParseToolsCLIErrors(t *testing.T) {
 }
 
 const (
-	topoHGX       = "probes/parse/nvidiasmi/testdata/topo/hgx-h20-8gpu-8nic.txt"
-	topoTruncated = "probes/parse/nvidiasmi/testdata/topo/synthetic-truncated-h20.txt"
-	smiH100       = "probes/parse/nvidiasmi/testdata/query/h100-sxm-8gpu-first-gpu-only.txt"
-	smiOld        = "probes/parse/nvidiasmi/testdata/query/synthetic-old-power-readings.txt"
+	topoHGX       = "parse/nvidiasmi/testdata/topo/hgx-h20-8gpu-8nic.txt"
+	topoTruncated = "parse/nvidiasmi/testdata/topo/synthetic-truncated-h20.txt"
+	smiH100       = "parse/nvidiasmi/testdata/query/h100-sxm-8gpu-first-gpu-only.txt"
+	smiOld        = "parse/nvidiasmi/testdata/query/synthetic-old-power-readings.txt"
 )
 
 func TestParseTopoCLI(t *testing.T) {
@@ -326,7 +326,7 @@ func TestParseSMICLI(t *testing.T) {
 // formats; an input that is not a Flight Recorder dump prints no summary;
 // a failed nccl-tests run prints no bus-bandwidth factor.
 func TestParseCLIIssue12(t *testing.T) {
-	topo, err := os.ReadFile("probes/parse/nvidiasmi/testdata/topo/a100-4gpu-nv3-mlx5.txt")
+	topo, err := os.ReadFile("parse/nvidiasmi/testdata/topo/a100-4gpu-nv3-mlx5.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -341,7 +341,7 @@ func TestParseCLIIssue12(t *testing.T) {
 		{name: "topo from stdin", args: []string{"topo", "-"}, stdin: string(topo), want: []string{"GPUs: 4", "  GPU1  NIC1 mlx5_1  NODE  ?        no "}},
 		{name: "topo json from stdin", args: []string{"topo", "-", "--json"}, stdin: string(topo), want: []string{`"file": "(stdin)"`}},
 		{name: "flight-recorder of a README", args: []string{"flight-recorder", "README.md"}, wantCode: 2, notWant: []string{"rank", "verdict", "Flight Recorder"}},
-		{name: "failed nccl-tests run", args: []string{"nccl-tests", "probes/parse/nccltests/testdata/allreduce_h200_mpirun_np2_failure.txt"}, wantCode: 1,
+		{name: "failed nccl-tests run", args: []string{"nccl-tests", "parse/nccltests/testdata/allreduce_h200_mpirun_np2_failure.txt"}, wantCode: 1,
 			want: []string{"no rows"}, notWant: []string{"algbw x"}},
 	}
 	for _, tc := range tests {

@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-const rdmaTestdata = "probes/parse/rdmatools/testdata/"
+const rdmaTestdata = "parse/rdmatools/testdata/"
 
 func TestParseRDMACLISummaries(t *testing.T) {
 	cases := []struct {

@@ -15,7 +15,11 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/commlab/commlab/lab/doctor"
+	"github.com/commlab/commlab/doctor"
+	"github.com/commlab/commlab/parse/nccllog"
+	"github.com/commlab/commlab/parse/nccltests"
+	"github.com/commlab/commlab/parse/ncclxml"
+	"github.com/commlab/commlab/parse/nvbandwidth"
 	"github.com/commlab/commlab/probes"
 	"github.com/commlab/commlab/probes/cuda"
 	"github.com/commlab/commlab/probes/customar"
@@ -23,10 +27,6 @@ import (
 	"github.com/commlab/commlab/probes/launch"
 	"github.com/commlab/commlab/probes/nccl"
 	"github.com/commlab/commlab/probes/nvml"
-	"github.com/commlab/commlab/probes/parse/nccllog"
-	"github.com/commlab/commlab/probes/parse/nccltests"
-	"github.com/commlab/commlab/probes/parse/ncclxml"
-	"github.com/commlab/commlab/probes/parse/nvbandwidth"
 	"github.com/commlab/commlab/probes/rdma"
 	"github.com/commlab/commlab/probes/sysfs"
 	"github.com/commlab/commlab/probes/topograph"

@@ -224,9 +224,9 @@ func TestProbeMeasureDryRun(t *testing.T) {
 // TestProbeMeasureRunsToolAndParses runs a stand-in for all_reduce_perf
 // that prints a recorded nccl-tests output, and checks the parsed samples.
 func TestProbeMeasureRunsToolAndParses(t *testing.T) {
-	fixtures, _ := filepath.Glob("probes/parse/nccltests/testdata/allreduce_*.txt")
+	fixtures, _ := filepath.Glob("parse/nccltests/testdata/allreduce_*.txt")
 	if len(fixtures) == 0 {
-		t.Skip("no nccl-tests fixtures in probes/parse/nccltests/testdata")
+		t.Skip("no nccl-tests fixtures in parse/nccltests/testdata")
 	}
 	abs, _ := filepath.Abs(fixtures[0])
 	dir := t.TempDir()
@@ -328,7 +328,7 @@ func TestProbeMeasureReparsesSavedRun(t *testing.T) {
 // nccl-tests printed under mpirun when two ranks shared one GPU, and exits
 // as it did: the reason reaches stderr, not only the exit status.
 func TestProbeMeasureToolFailureSaysWhy(t *testing.T) {
-	abs, _ := filepath.Abs("probes/parse/nccltests/testdata/allreduce_h200_mpirun_np2_failure.txt")
+	abs, _ := filepath.Abs("parse/nccltests/testdata/allreduce_h200_mpirun_np2_failure.txt")
 	tool := filepath.Join(t.TempDir(), "all_reduce_perf_mpi")
 	if err := os.WriteFile(tool, []byte("#!/bin/sh\ncat '"+abs+"'\nexit 5\n"), 0o755); err != nil {
 		t.Fatal(err)
@@ -542,7 +542,7 @@ func TestProbeBandwidthL2Line(t *testing.T) {
 // sample's label, that their number is one direction measured while the
 // reverse runs; only the device-to-device Total matrices add both.
 func TestProbeNVBandwidthBidirectional(t *testing.T) {
-	abs, err := filepath.Abs("probes/parse/nvbandwidth/testdata/text_v0.8_synthetic_2gpu_bidir.txt")
+	abs, err := filepath.Abs("parse/nvbandwidth/testdata/text_v0.8_synthetic_2gpu_bidir.txt")
 	if err != nil {
 		t.Fatal(err)
 	}

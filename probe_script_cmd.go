@@ -207,7 +207,7 @@ var probeOverlapUsage = []string{
 
 // runProbeOverlap runs chapter 5's overlap benchmark (bench_overlap.py),
 // or reads a folder it wrote or its recording, through probes/overlap and
-// probes/parse/torchtrace.
+// parse/torchtrace.
 func runProbeOverlap(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	var o launch.Options
 	o.AddFlags(fs)

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/commlab/commlab/lab"
-	"github.com/commlab/commlab/lab/notebook"
+	"github.com/commlab/commlab/notebook"
+	"github.com/commlab/commlab/notebook/runner"
 )
 
 // asMainEnv makes the test binary act as the commlab command, so Jupyter
@@ -76,14 +76,14 @@ func TestRunCLIMatchesNbconvert(t *testing.T) {
 	}
 	// The test chapters are copied into a folder of their own; the tour
 	// runs where it is, since its cells read files beside it.
-	for _, src := range []string{"lab/testdata/params.md", "lab/testdata/fails.md", "notebooks/00-tour.ipynb"} {
+	for _, src := range []string{"notebook/runner/testdata/params.md", "notebook/runner/testdata/fails.md", "notebooks/00-tour.ipynb"} {
 		name := strings.TrimSuffix(filepath.Base(src), filepath.Ext(src))
 		t.Run(name, func(t *testing.T) {
 			work := filepath.Join(dir, name)
 			os.MkdirAll(work, 0o755)
 			in := src
 			if filepath.Ext(src) == ".md" {
-				nb, err := lab.Load(src)
+				nb, err := runner.Load(src)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -5,7 +5,7 @@
 // (`commlab lab DIR`) and the doctor's report can name and link them.
 //
 // It owns the embedded copies only: it does not parse, run or sync
-// chapters (lab, lab/literate do). Standard library only.
+// chapters (lab, notebook/literate do). Standard library only.
 package chapters
 
 import (

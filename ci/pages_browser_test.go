@@ -18,7 +18,7 @@ import (
 // pageChecks runs in a page and reports what a reader would trip over:
 // the navigation links, a text cell aligned right, a pre that wraps
 // instead of scrolling or printed sentences that do not wrap, a number and its unit on two lines, a page wider
-// than the window. The number pattern is lab/export's numberCell.
+// than the window. The number pattern is notebook/export's numberCell.
 const pageChecks = `(() => {
   const num = /^[~≈<>≤≥]?\s*[-+−±]?(\d{1,3}(,\d{3})+|\d+)(\.\d+)?([eE][-+]?\d+)?(\/\d+)?\s*([%x×]|[A-Za-zµμ]{1,5}(\/s)?)?(\s*\([^()]*\))?$/;
   const placeholder = /^(|n\/a|na|-|—|–|\?|none|not run|n\.a\.)$/i;

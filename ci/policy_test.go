@@ -18,80 +18,80 @@ const module = "github.com/commlab/commlab"
 // package imports only commlab packages of a lower level; a new package
 // must be placed here.
 var levels = map[string]int{
-	"units":                            -10, // the shared vocabulary, below level 0 so that level-0 packages share it
-	"costmodel":                        0,
-	"probes":                           0,
-	"kernel/wire":                      0,
-	"kernel/display":                   0,
-	"lab/atomicfile":                   0,
-	"lab/exercise":                     0, // check cells; units for values with units, display by method names
-	"kernel/widget":                    5,
-	"probes/dynlib":                    5,
-	"probes/parse":                     0, // the parsers' shared error shape
-	"probes/parse/internal/golden":     0,
-	"chapters":                         -5, // the chapters embedded in the binary (commlab lab, the doctor's links)
-	"lab/prose":                        5,  // the chapters' shared words for numbers and tables: units and costmodel
-	"chapters/solutions":               0,  // the trainer's answers, embedded; lab/exercise reads them, kernel/session applies them
-	"probes/parse/internal/launcher":   0,  // launcher prefixes and pdsh labels, stripped for every text parser
-	"probes/parse/internal/textinput":  1,  // the line-oriented parsers' one reader (over parse and launcher)
-	"probes/parse/internal/jsonmatrix": 0,  // a measured matrix with NaN written as JSON null
-	"probes/parse/nccltests":           2,
-	"probes/parse/nccllog":             2,
-	"probes/parse/ncclxml":             2,
-	"probes/parse/nvbandwidth":         2,
-	"probes/parse/perftest":            2,
-	"probes/parse/flightrec":           2,
-	"probes/parse/dmesg":               2, // the kernel log's GPU and NIC events: Xid, fallen off the bus, mlx5 link state
-	"probes/parse/hanglab":             3, // chapter 6's hang lab folder: results, stacks, and flightrec's dumps
-	"probes/parse/nvidiasmi":           2,
-	"probes/parse/rdmatools":           2,
-	"probes/parse/lspci":               2,
-	"probes/parse/cudasamples":         2, // p2pBandwidthLatencyTest and bandwidthTest
-	"probes/parse/torchtrace":          2,
-	"costmodel/fit":                    10,
-	"probes/nvml":                      10,
-	"probes/sysfs":                     10,
-	"probes/cuda":                      10,
-	"probes/fake":                      10,
-	"probes/topograph":                 10,
-	"probes/recorded":                  10,
-	"probes/launch":                    10,
-	"lab/chart":                        10,
-	"lab/notebook":                     10,
-	"kernel/conn":                      10,
-	"kernel/session":                   10,
-	"probes/nccl":                      15,
-	"probes/rdma":                      15, // commlab's own verbs program (program/rdma_write.c): builds it, runs it through probes/launch
-	"probes/customar":                  15, // commlab's own custom all-reduce over CUDA IPC (program/customar.cu): builds it with nvcc, runs its ranks through probes/launch
-	"probes/measure":                   17,
-	"probes/overlap":                   18, // the overlap benchmark's runs: launch, recorded, torchtrace, and measure's banner
-	"probes/kvxfer":                    18, // the KV transfer through NIXL (kv_nixl.py, embedded in probes/launch): launch, recorded, and measure's banner
-	"probes/c10dlab":                   18, // chapter 5's c10d experiments: launch, recorded, and measure's banner
-	"lab/doctor":                       18, // the checks and verdicts over probes, parsers and costmodel, and the live evidence (nvml, sysfs); below kernel/symbols, which extracts it
-	"kernel/symbols":                   20,
-	"kernel/render":                    20,
-	"lab/literate":                     20,
-	"lab/export":                       20,
-	"lab/doctor/report":                25, // the doctor's HTML page, through lab/export
-	"kernel":                           30,
-	"lab":                              30,
-	"install":                          40,
-	"":                                 50, // the commlab command
-	"ci":                               50,
-	"ci/pythons":                       0, // the Python interpreters tests drive Jupyter's clients with; standard library only
+	"units":                     -10, // the shared vocabulary, below level 0 so that level-0 packages share it
+	"costmodel":                 0,
+	"probes":                    0,
+	"kernel/wire":               0,
+	"kernel/display":            0,
+	"atomicfile":                0,
+	"exercise":                  0, // check cells; units for values with units, display by method names
+	"kernel/widget":             5,
+	"probes/dynlib":             5,
+	"parse":                     0, // the parsers' shared error shape
+	"parse/internal/golden":     0,
+	"chapters":                  -5, // the chapters embedded in the binary (commlab lab, the doctor's links)
+	"prose":                     5,  // the chapters' shared words for numbers and tables: units and costmodel
+	"chapters/solutions":        0,  // the trainer's answers, embedded; exercise reads them, kernel/session applies them
+	"parse/internal/launcher":   0,  // launcher prefixes and pdsh labels, stripped for every text parser
+	"parse/internal/textinput":  1,  // the line-oriented parsers' one reader (over parse and launcher)
+	"parse/internal/jsonmatrix": 0,  // a measured matrix with NaN written as JSON null
+	"parse/nccltests":           2,
+	"parse/nccllog":             2,
+	"parse/ncclxml":             2,
+	"parse/nvbandwidth":         2,
+	"parse/perftest":            2,
+	"parse/flightrec":           2,
+	"parse/dmesg":               2, // the kernel log's GPU and NIC events: Xid, fallen off the bus, mlx5 link state
+	"parse/hanglab":             3, // chapter 6's hang lab folder: results, stacks, and flightrec's dumps
+	"parse/nvidiasmi":           2,
+	"parse/rdmatools":           2,
+	"parse/lspci":               2,
+	"parse/cudasamples":         2, // p2pBandwidthLatencyTest and bandwidthTest
+	"parse/torchtrace":          2,
+	"costmodel/fit":             10,
+	"probes/nvml":               10,
+	"probes/sysfs":              10,
+	"probes/cuda":               10,
+	"probes/fake":               10,
+	"probes/topograph":          10,
+	"probes/recorded":           10,
+	"probes/launch":             10,
+	"chart":                     10,
+	"notebook":                  10,
+	"kernel/conn":               10,
+	"kernel/session":            10,
+	"probes/nccl":               15,
+	"probes/rdma":               15, // commlab's own verbs program (program/rdma_write.c): builds it, runs it through probes/launch
+	"probes/customar":           15, // commlab's own custom all-reduce over CUDA IPC (program/customar.cu): builds it with nvcc, runs its ranks through probes/launch
+	"probes/measure":            17,
+	"probes/overlap":            18, // the overlap benchmark's runs: launch, recorded, torchtrace, and measure's banner
+	"probes/kvxfer":             18, // the KV transfer through NIXL (kv_nixl.py, embedded in probes/launch): launch, recorded, and measure's banner
+	"probes/c10dlab":            18, // chapter 5's c10d experiments: launch, recorded, and measure's banner
+	"doctor":                    18, // the checks and verdicts over probes, parsers and costmodel, and the live evidence (nvml, sysfs); below kernel/symbols, which extracts it
+	"kernel/symbols":            20,
+	"kernel/render":             20,
+	"notebook/literate":         20,
+	"notebook/export":           20,
+	"doctor/report":             25, // the doctor's HTML page, through notebook/export
+	"kernel":                    30,
+	"notebook/runner":           30,
+	"install":                   40,
+	"":                          50, // the commlab command
+	"ci":                        50,
+	"ci/pythons":                0, // the Python interpreters tests drive Jupyter's clients with; standard library only
 }
 
 // outside systems and the one package each may enter through.
 var gateways = map[string][]string{
 	"github.com/go-zeromq/zmq4":             {"kernel/conn"},
-	"golang.org/x/net/html":                 {"lab/export"}, // tables and text of a finished page (polish.go)
+	"golang.org/x/net/html":                 {"notebook/export"}, // tables and text of a finished page (polish.go)
 	"github.com/traefik/yaegi":              {"kernel/session"},
 	"github.com/NVIDIA/go-nvml":             {"probes/nvml"},
-	"gonum.org/v1/plot":                     {"lab/chart", "kernel/symbols"}, // and cells, through the generated tables
-	"github.com/nlpodyssey/gopickle":        {"probes/parse/flightrec"},
-	"github.com/yuin/goldmark":              {"lab/export"},
-	"github.com/alecthomas/chroma":          {"lab/export"},
-	"github.com/santhosh-tekuri/jsonschema": {"lab/notebook"},
+	"gonum.org/v1/plot":                     {"chart", "kernel/symbols"}, // and cells, through the generated tables
+	"github.com/nlpodyssey/gopickle":        {"parse/flightrec"},
+	"github.com/yuin/goldmark":              {"notebook/export"},
+	"github.com/alecthomas/chroma":          {"notebook/export"},
+	"github.com/santhosh-tekuri/jsonschema": {"notebook"},
 }
 
 // dynamicLoader is the one package that may call dlopen: the C libraries

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/commlab/commlab/probes/parse/nccllog"
+	"github.com/commlab/commlab/parse/nccllog"
 )
 
 // Issue 16, item 1: LL128 follows tuning.cc's rule (ncclTopoTuneModel):
@@ -120,7 +120,7 @@ func TestTunerNVLSDisable(t *testing.T) {
 
 // Issue 16, item 3: two GPUs of the hgx-h200 preset with NVLS off, as the
 // lab's 2xH200 machine runs, against NCCL 2.28.9's own log of it (read
-// with probes/parse/nccllog): NCCL's search emulated on the preset's
+// with parse/nccllog): NCCL's search emulated on the preset's
 // links finds the log's graphs (ring 12 x 30, tree 12 x 60, 24 coll
 // channels), so the model's pick and channel count agree with NCCL's at
 // every logged size of all_reduce, all_gather and reduce_scatter.

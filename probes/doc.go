@@ -12,12 +12,12 @@
 //
 // probes uses the standard library only. It does not read hardware itself:
 // probes/nvml, probes/sysfs and probes/fake build Topologies; the parsers
-// under probes/parse read tool outputs into their own plain types, and
+// under parse read tool outputs into their own plain types, and
 // nvidiasmi.TopoMatrix.Topology turns a parsed `nvidia-smi topo -m` into a
 // Topology. Run records and samples with their provenance are in run.go;
 // Compare sets a run beside a reference run (PyTorch's, or an earlier one)
 // and Judge holds the criteria each matched sample must meet. pci.go holds
 // the PCIe facts beyond the topology (ACS flags, the IOMMU state, bridge
-// chains) that probes/sysfs and probes/parse/lspci read and lab/doctor
+// chains) that probes/sysfs and parse/lspci read and doctor
 // checks.
 package probes

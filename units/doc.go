@@ -1,4 +1,4 @@
-// Package units owns the words costmodel, probes, lab/chart and the
+// Package units owns the words costmodel, probes, chart and the
 // commlab command share, so that each is written once: byte sizes and
 // their grammar (ParseSize), byte and rate formatting (FormatSize,
 // ScaleSI, ScaleIEC, FormatRate), rates and durations as people type them

@@ -1,12 +1,12 @@
 // Package solutions holds the trainer's answers to the chapters'
 // exercises: one Markdown file per chapter, named as the chapter is
-// (01-collectives.md), in the format lab/exercise's ParseSolutions reads.
+// (01-collectives.md), in the format exercise's ParseSolutions reads.
 // They are embedded in the binary so that `commlab run --solutions` and the
 // kernel's %solutions find them wherever commlab runs; a chapter's own
 // folder may hold newer copies (solutions/NN-slug.md beside it), which the
 // runner prefers.
 //
-// The package only stores the files; lab/exercise reads them and
+// The package only stores the files; exercise reads them and
 // kernel/session applies them. The files are embedded once, by package
 // chapters; this package reads them from there.
 package solutions

@@ -7,10 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/commlab/commlab/lab/exercise"
-	"github.com/commlab/commlab/lab/export"
-	"github.com/commlab/commlab/lab/literate"
-	"github.com/commlab/commlab/lab/notebook"
+	"github.com/commlab/commlab/exercise"
+	"github.com/commlab/commlab/notebook"
+	"github.com/commlab/commlab/notebook/export"
+	"github.com/commlab/commlab/notebook/literate"
 )
 
 // TestEveryChapterHasSolutions holds that each chapter with exercises has

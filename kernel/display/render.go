@@ -13,7 +13,7 @@ import (
 // A Renderer turns a value of one type into a bundle. Packages below the
 // kernel cannot import display, so renderings that join two of them (a
 // topology drawn by probes/topograph, a parsed nccl-tests run drawn by
-// lab/chart) are registered from above (kernel/symbols).
+// chart) are registered from above (kernel/symbols).
 type Renderer func(v any) (Bundle, error)
 
 var (

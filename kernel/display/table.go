@@ -164,6 +164,6 @@ func Image(img image.Image) (*Handle, error) {
 	return PNG(b.Bytes()), nil
 }
 
-// Plot displays anything that renders itself (a lab/chart chart, a
+// Plot displays anything that renders itself (a chart chart, a
 // topology drawing): its MIMEBundle, PNG, SVG or HTML, with text.
 func Plot(v any) *Handle { return Show(BundleOf(v)) }

@@ -12,14 +12,14 @@ import (
 
 	"github.com/commlab/commlab/costmodel"
 	"github.com/commlab/commlab/kernel/display"
+	"github.com/commlab/commlab/parse/flightrec"
+	"github.com/commlab/commlab/parse/nccllog"
+	"github.com/commlab/commlab/parse/nccltests"
+	"github.com/commlab/commlab/parse/nvbandwidth"
+	"github.com/commlab/commlab/parse/nvidiasmi"
+	"github.com/commlab/commlab/parse/perftest"
 	"github.com/commlab/commlab/probes/fake"
 	"github.com/commlab/commlab/probes/measure"
-	"github.com/commlab/commlab/probes/parse/flightrec"
-	"github.com/commlab/commlab/probes/parse/nccllog"
-	"github.com/commlab/commlab/probes/parse/nccltests"
-	"github.com/commlab/commlab/probes/parse/nvbandwidth"
-	"github.com/commlab/commlab/probes/parse/nvidiasmi"
-	"github.com/commlab/commlab/probes/parse/perftest"
 	"github.com/commlab/commlab/probes/recorded"
 )
 
@@ -74,15 +74,15 @@ func domainValues(t *testing.T) map[string]any {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tests, err := nccltests.Parse(open(t, "probes/parse/nccltests/testdata/allreduce_h200_1gpu_2.17.6.txt"))
+	tests, err := nccltests.Parse(open(t, "parse/nccltests/testdata/allreduce_h200_1gpu_2.17.6.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	lg, err := nccllog.Parse(open(t, "probes/parse/nccllog/testdata/nccl1412_2node_h100_rings_trees_excerpt.log"))
+	lg, err := nccllog.Parse(open(t, "parse/nccllog/testdata/nccl1412_2node_h100_rings_trees_excerpt.log"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	text, err := os.ReadFile(filepath.Join("..", "..", "probes/parse/nvidiasmi/testdata/topo/a100-4gpu-nv3-mlx5.txt"))
+	text, err := os.ReadFile(filepath.Join("..", "..", "parse/nvidiasmi/testdata/topo/a100-4gpu-nv3-mlx5.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,11 +90,11 @@ func domainValues(t *testing.T) map[string]any {
 	if err != nil {
 		t.Fatal(err)
 	}
-	nvb, err := nvbandwidth.Parse(open(t, "probes/parse/nvbandwidth/testdata/text_v0.8_h200_1gpu.txt"))
+	nvb, err := nvbandwidth.Parse(open(t, "parse/nvbandwidth/testdata/text_v0.8_h200_1gpu.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	perf, err := perftest.Parse(open(t, "probes/parse/perftest/testdata/atomic_bw_mb_pib_issue4.txt"))
+	perf, err := perftest.Parse(open(t, "parse/perftest/testdata/atomic_bw_mb_pib_issue4.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +102,7 @@ func domainValues(t *testing.T) map[string]any {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dump, err := flightrec.LoadDump(filepath.Join("..", "..", "probes/parse/flightrec/testdata/h200/flight-recorder-rank0.pickle"))
+	dump, err := flightrec.LoadDump(filepath.Join("..", "..", "parse/flightrec/testdata/h200/flight-recorder-rank0.pickle"))
 	if err != nil {
 		t.Fatal(err)
 	}

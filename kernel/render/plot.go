@@ -3,11 +3,11 @@ package render
 import (
 	"fmt"
 
+	"github.com/commlab/commlab/chart"
 	"github.com/commlab/commlab/kernel/display"
-	"github.com/commlab/commlab/lab/chart"
 )
 
-// A figure a cell builds with gonum/plot directly shows as lab/chart's
+// A figure a cell builds with gonum/plot directly shows as chart's
 // charts do.
 func init() {
 	display.RegisterRenderer(chart.PlotType, renderPlot)

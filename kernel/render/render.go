@@ -1,6 +1,6 @@
 // Package render owns the renderings that join packages which do not know
 // each other: a topology drawn by probes/topograph, a recorded run shown with
-// its provenance, a parsed nccl-tests output drawn by lab/chart. Importing it
+// its provenance, a parsed nccl-tests output drawn by chart. Importing it
 // registers them in kernel/display's registry, so cell results show them;
 // the kernel and the headless runner (lab) import it for that.
 //
@@ -26,7 +26,7 @@
 // TestEveryDomainTypeRenders lists the types and holds the rule.
 //
 // It does not own the display API (kernel/display) nor the drawings
-// themselves (probes/topograph, lab/chart).
+// themselves (probes/topograph, chart).
 package render
 
 import (
@@ -36,17 +36,17 @@ import (
 	"reflect"
 	"time"
 
+	"github.com/commlab/commlab/chart"
 	"github.com/commlab/commlab/costmodel"
 	"github.com/commlab/commlab/kernel/display"
-	"github.com/commlab/commlab/lab/chart"
+	"github.com/commlab/commlab/parse/flightrec"
+	"github.com/commlab/commlab/parse/nccllog"
+	"github.com/commlab/commlab/parse/nccltests"
+	"github.com/commlab/commlab/parse/ncclxml"
+	"github.com/commlab/commlab/parse/nvbandwidth"
+	"github.com/commlab/commlab/parse/nvidiasmi"
+	"github.com/commlab/commlab/parse/perftest"
 	"github.com/commlab/commlab/probes"
-	"github.com/commlab/commlab/probes/parse/flightrec"
-	"github.com/commlab/commlab/probes/parse/nccllog"
-	"github.com/commlab/commlab/probes/parse/nccltests"
-	"github.com/commlab/commlab/probes/parse/ncclxml"
-	"github.com/commlab/commlab/probes/parse/nvbandwidth"
-	"github.com/commlab/commlab/probes/parse/nvidiasmi"
-	"github.com/commlab/commlab/probes/parse/perftest"
 	"github.com/commlab/commlab/probes/topograph"
 )
 

@@ -8,9 +8,9 @@ import (
 	"testing"
 
 	"github.com/commlab/commlab/kernel/display"
+	"github.com/commlab/commlab/parse/nccltests"
 	"github.com/commlab/commlab/probes"
 	"github.com/commlab/commlab/probes/fake"
-	"github.com/commlab/commlab/probes/parse/nccltests"
 	"github.com/commlab/commlab/probes/recorded"
 )
 

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/commlab/commlab/chapters/solutions"
-	"github.com/commlab/commlab/lab/exercise"
+	"github.com/commlab/commlab/exercise"
 )
 
 // Solution mode: with solutions set, a cell that is a blank answer cell as

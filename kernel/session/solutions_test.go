@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/commlab/commlab/lab/exercise"
+	"github.com/commlab/commlab/exercise"
 )
 
 const trainerSolutions = "# Solutions\n\n## answer1\n\n```go\nanswer1 := 2 * 21.0\n```\n\n## word\n\n```go\nword := \"SYS\"\n```\n"

@@ -141,7 +141,7 @@ func TestPreloadedChapter2Calls(t *testing.T) {
 	if p, _ := e.Data["text/plain"].(string); !strings.Contains(p, "GPU0  NIC0 mlx5_1  PIX   50 GB/s  yes") {
 		t.Errorf("NICPaths text: %s", p)
 	}
-	events = run(t, "import (\n\t\"strings\"\n\t\"github.com/commlab/commlab/probes/parse/nvbandwidth\"\n)\nrep, _ := nvbandwidth.Parse(strings.NewReader(\"Running host_to_device_bidirectional_memcpy_ce.\\nmemcpy CE CPU(row) <-> GPU(column) bandwidth (GB/s)\\n           0\\n 0     51.67\\n\\nSUM host_to_device_bidirectional_memcpy_ce 51.67\\n\"))\nrep.Testcases[0].DirectionNote == nvbandwidth.OneWay")
+	events = run(t, "import (\n\t\"strings\"\n\t\"github.com/commlab/commlab/parse/nvbandwidth\"\n)\nrep, _ := nvbandwidth.Parse(strings.NewReader(\"Running host_to_device_bidirectional_memcpy_ce.\\nmemcpy CE CPU(row) <-> GPU(column) bandwidth (GB/s)\\n           0\\n 0     51.67\\n\\nSUM host_to_device_bidirectional_memcpy_ce 51.67\\n\"))\nrep.Testcases[0].DirectionNote == nvbandwidth.OneWay")
 	if e, ok := find(events, session.EventResult); !ok || e.Data["text/plain"] != "true" {
 		t.Errorf("nvbandwidth note: %+v", events)
 	}

@@ -4,7 +4,7 @@
 // an 8-GPU PCIe server with two GPUs per PCIe switch.
 //
 // Each machine is built from a recorded `nvidia-smi topo -m` (see
-// recorded/SOURCES.md) parsed by probes/parse/nvidiasmi, plus per-GPU facts
+// recorded/SOURCES.md) parsed by parse/nvidiasmi, plus per-GPU facts
 // from published sources named beside each constant. It never reads the
 // host it runs on; probes/nvml and probes/sysfs do that.
 package fake

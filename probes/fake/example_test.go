@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/commlab/commlab/parse/nvidiasmi"
 	"github.com/commlab/commlab/probes/fake"
-	"github.com/commlab/commlab/probes/parse/nvidiasmi"
 )
 
 // The chapters on a CPU-only machine draw the HGX H200 node's matrix.

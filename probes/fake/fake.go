@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/commlab/commlab/parse/nvidiasmi"
 	"github.com/commlab/commlab/probes"
-	"github.com/commlab/commlab/probes/parse/nvidiasmi"
 )
 
 //go:embed recorded/*.txt

@@ -150,7 +150,7 @@ func TestNICPathsFake(t *testing.T) {
 // GPU (8x P40, the old SOC level): every GPU uses it through host memory,
 // and no GPU is closer to relay through.
 func TestNICPathsSYSOnlyNIC(t *testing.T) {
-	text, err := os.ReadFile("../parse/nvidiasmi/testdata/topo/p40-8gpu-soc-mlx5.txt")
+	text, err := os.ReadFile("../../parse/nvidiasmi/testdata/topo/p40-8gpu-soc-mlx5.txt")
 	if err != nil {
 		t.Fatal(err)
 	}

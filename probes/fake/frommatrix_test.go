@@ -11,7 +11,7 @@ import (
 	"github.com/commlab/commlab/probes"
 )
 
-const topomTestdata = "../parse/nvidiasmi/testdata/topo"
+const topomTestdata = "../../parse/nvidiasmi/testdata/topo"
 
 func fromFile(t *testing.T, name string) (*probes.Topology, error) {
 	t.Helper()

@@ -4,12 +4,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/commlab/commlab/parse/cudasamples"
+	"github.com/commlab/commlab/parse/lspci"
+	"github.com/commlab/commlab/parse/nvidiasmi"
+	"github.com/commlab/commlab/parse/perftest"
+	"github.com/commlab/commlab/parse/rdmatools"
 	"github.com/commlab/commlab/probes/fake"
-	"github.com/commlab/commlab/probes/parse/cudasamples"
-	"github.com/commlab/commlab/probes/parse/lspci"
-	"github.com/commlab/commlab/probes/parse/nvidiasmi"
-	"github.com/commlab/commlab/probes/parse/perftest"
-	"github.com/commlab/commlab/probes/parse/rdmatools"
 )
 
 // Every published output reads with its parser; the ESC8000A-E12's tree

@@ -55,7 +55,7 @@ def files(d, sub):
 def pyspy_all(pyspy, d):
     """py-spy dump every rank that wrote a pid; a rank's file holds py-spy's
     stdout, or its error (py-spy says "Error: ..." for a process that is
-    gone, which probes/parse/hanglab reads as such)."""
+    gone, which parse/hanglab reads as such)."""
     pids = {}
     for f in files(d, "pids"):
         try:

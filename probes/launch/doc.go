@@ -10,7 +10,7 @@
 // command line the user's launcher would be given, and a Tool run keeps
 // that command, its environment and the tool's whole output in a
 // probes.Run, so the run's provenance says exactly what ran. Parsing the
-// output is the parsers' business (probes/parse/...), not this package's.
+// output is the parsers' business (parse/...), not this package's.
 //
 // Start starts a program and returns without waiting, its output going to
 // the caller's writers: for probes that run two sides at once (probes/rdma's

@@ -11,9 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/commlab/commlab/parse/flightrec"
+	"github.com/commlab/commlab/parse/hanglab"
 	"github.com/commlab/commlab/probes/launch"
-	"github.com/commlab/commlab/probes/parse/flightrec"
-	"github.com/commlab/commlab/probes/parse/hanglab"
 	"github.com/commlab/commlab/probes/recorded"
 )
 

@@ -9,9 +9,9 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/commlab/commlab/parse/hanglab"
 	"github.com/commlab/commlab/probes"
 	"github.com/commlab/commlab/probes/launch"
-	"github.com/commlab/commlab/probes/parse/hanglab"
 	"github.com/commlab/commlab/probes/recorded"
 )
 
@@ -20,7 +20,7 @@ type Hang struct {
 	// M carries the banner: a run of kind "hang-lab" with the command,
 	// the date and the machine.
 	M *Measurement
-	// Lab is the run read back (probes/parse/hanglab).
+	// Lab is the run read back (parse/hanglab).
 	Lab *hanglab.Lab
 	// Dir is the live run's folder (empty when recorded).
 	Dir string

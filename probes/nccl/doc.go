@@ -28,6 +28,6 @@
 // and the parent kills a child that falls silent, keeping what it
 // checkpointed (an older NCCL, or an abort that never returns).
 //
-// The package does not parse the NCCL log (probes/parse/nccllog does) nor
+// The package does not parse the NCCL log (parse/nccllog does) nor
 // launch work across nodes (commlab builds the launcher's command instead).
 package nccl

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/commlab/commlab/parse/ncclxml"
 	"github.com/commlab/commlab/probes"
-	"github.com/commlab/commlab/probes/parse/ncclxml"
 )
 
 // TestMain lets the test binary stand in for the commlab child: with

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/commlab/commlab/parse/ncclxml"
 	"github.com/commlab/commlab/probes"
-	"github.com/commlab/commlab/probes/parse/ncclxml"
 )
 
 // MeasureTopologyEdit is the seed's topology exercise in one call: a run

@@ -10,7 +10,7 @@
 // step times) and one gzipped torch.profiler trace per variant or case.
 // Load reads such a folder from any fs.FS, the recorded ones
 // (probes/recorded's Files) as well as a live run's; each trace goes
-// through probes/parse/torchtrace, so the overlap fraction and the
+// through parse/torchtrace, so the overlap fraction and the
 // timestamps come from the traces, not from the script's own arithmetic.
 // Measure is the chapter's live-or-recorded call: live when python3 imports
 // torch and sees a GPU, the recording otherwise, with measure's banner.

@@ -1,8 +1,8 @@
 package overlap
 
 import (
+	"github.com/commlab/commlab/parse/torchtrace"
 	"github.com/commlab/commlab/probes"
-	"github.com/commlab/commlab/probes/parse/torchtrace"
 )
 
 // StepRange is the record_function annotation around each profiled step of a

@@ -8,7 +8,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/commlab/commlab/probes/parse/torchtrace"
+	"github.com/commlab/commlab/parse/torchtrace"
 )
 
 // What the traces say: each variant's overlap inside its profiled steps,

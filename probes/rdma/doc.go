@@ -29,7 +29,7 @@
 // device is checked with rdma_write's server (CheckDevice; the same
 // one-line reason as Measure, or /sys/class/infiniband where rdma_write
 // cannot be built), then server and client are started as for rdma_write
-// and the client's report is parsed by probes/parse/perftest into samples.
+// and the client's report is parsed by parse/perftest into samples.
 // perftest's client tries its connection once and the server's "Waiting
 // for client" line stays in its pipe's buffer, so the client is started
 // again while it cannot connect and the server still runs.

@@ -15,9 +15,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/commlab/commlab/parse/perftest"
 	"github.com/commlab/commlab/probes"
 	"github.com/commlab/commlab/probes/launch"
-	"github.com/commlab/commlab/probes/parse/perftest"
 )
 
 // PerftestKind is the probes.Run kind of a perftest run.
@@ -195,7 +195,7 @@ func sysfsDevices(sys fs.FS) error {
 // server and then the client here against 127.0.0.1 (one pair per size),
 // only one side (Listen, Connect), or the client through the user's
 // launcher. It parses the client's report (the server's, for a
-// server-only run) with probes/parse/perftest into the run's samples, and
+// server-only run) with parse/perftest into the run's samples, and
 // records the command lines, the tool's version, the device and the
 // memory (host or --use_cuda=N) in Settings and both sides' output in
 // Logs. A missing tool or no RDMA device returns an error wrapping

@@ -11,8 +11,8 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/commlab/commlab/parse/perftest"
 	"github.com/commlab/commlab/probes"
-	"github.com/commlab/commlab/probes/parse/perftest"
 )
 
 func TestPerftestArgs(t *testing.T) {
@@ -46,8 +46,8 @@ func TestPerftestArgs(t *testing.T) {
 }
 
 // recorded is a public ib_write_bw --report_gbits report (perftest issue
-// #273; probes/parse/perftest/testdata/SOURCES.md).
-const recorded = "../parse/perftest/testdata/write_bw_gbits_postlist_issue273.txt"
+// #273; parse/perftest/testdata/SOURCES.md).
+const recorded = "../../parse/perftest/testdata/write_bw_gbits_postlist_issue273.txt"
 
 func TestPerftestSamplesFromRecordedReport(t *testing.T) {
 	f, err := os.Open(recorded)

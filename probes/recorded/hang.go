@@ -20,7 +20,7 @@ func HangLabs() []string {
 
 // HangLab opens the recorded hang lab run called name, a folder with
 // summary.json, result/, stacks/, fr/ and fr_trace*.txt
-// (probes/parse/hanglab reads it) and run.json (its provenance).
+// (parse/hanglab reads it) and run.json (its provenance).
 func HangLab(name string) (fs.FS, error) {
 	for _, n := range HangLabs() {
 		if n == name {

@@ -26,7 +26,7 @@
 // layered tree layout needs no general graph layout engine.
 //
 // FromNCCL maps the topology NCCL itself detected (an NCCL_TOPO_DUMP_FILE
-// read by probes/parse/ncclxml) onto a probes.Topology, so NCCL's view of a
+// read by parse/ncclxml) onto a probes.Topology, so NCCL's view of a
 // machine is drawn the same way as the probed one.
 //
 // DOT writes the same graph as Graphviz text, for those who lay it out

@@ -5,8 +5,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/commlab/commlab/parse/ncclxml"
 	"github.com/commlab/commlab/probes"
-	"github.com/commlab/commlab/probes/parse/ncclxml"
 )
 
 // FromNCCL maps the topology NCCL detected (an NCCL_TOPO_DUMP_FILE or an

@@ -7,13 +7,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/commlab/commlab/parse/ncclxml"
 	"github.com/commlab/commlab/probes"
-	"github.com/commlab/commlab/probes/parse/ncclxml"
 )
 
 func ncclSystem(t *testing.T, file string) *ncclxml.System {
 	t.Helper()
-	b, err := os.ReadFile("../parse/ncclxml/testdata/" + file)
+	b, err := os.ReadFile("../../parse/ncclxml/testdata/" + file)
 	if err != nil {
 		t.Fatal(err)
 	}

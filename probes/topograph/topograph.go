@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/commlab/commlab/lab/atomicfile"
+	"github.com/commlab/commlab/atomicfile"
 	"github.com/commlab/commlab/probes"
 )
 
@@ -25,7 +25,7 @@ func SVG(ctx context.Context, t *probes.Topology) ([]byte, error) {
 }
 
 // WriteSVG renders the topology and writes it to path atomically
-// (lab/atomicfile), readable by everyone (0644).
+// (atomicfile), readable by everyone (0644).
 func WriteSVG(ctx context.Context, t *probes.Topology, path string) error {
 	svg, err := SVG(ctx, t)
 	if err != nil {

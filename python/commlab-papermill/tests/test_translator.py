@@ -117,7 +117,7 @@ class Literals(unittest.TestCase):
 
 class Codify(unittest.TestCase):
     def test_cell_as_commlab_run_writes_it(self):
-        # lab/params.go: "// Parameters", then name = literal, names sorted, no newline at the end.
+        # notebook/runner/params.go: "// Parameters", then name = literal, names sorted, no newline at the end.
         got = GoTranslator.codify({"n": 16, "linkGBps": 50.0, "bigSize": "1GiB", "nvls": False})
         self.assertEqual(got, '// Parameters\nbigSize = "1GiB"\nlinkGBps = 50.0\nn = 16\nnvls = false')
 

@@ -1,5 +1,5 @@
 """The Go parameter translator: papermill's values written as Go, the way
-`commlab run -p name=value` writes them (lab/params.go in commlab).
+`commlab run -p name=value` writes them (notebook/runner/params.go in commlab).
 
 Importing this module registers GoTranslator with papermill's translator
 registry for the kernel name "commlab" and, unless another package claimed
@@ -67,7 +67,7 @@ def _go_is_print(ch):
 def go_float(f):
     """f as strconv.FormatFloat(f, 'g', -1, 64) writes it, with ".0" added
     when that leaves no decimal point or exponent, so that Go infers
-    float64 (lab/params.go's floatLit). NaN and the infinities have no Go
+    float64 (notebook/runner/params.go's floatLit). NaN and the infinities have no Go
     constant: they are refused."""
     if math.isnan(f) or math.isinf(f):
         raise GoParameterError(
@@ -311,7 +311,7 @@ def _declaration(code):
 
 
 def _literal_type(value):
-    """The type Go gives an untyped literal default (lab/params.go's
+    """The type Go gives an untyped literal default (notebook/runner/params.go's
     inferType, for the literals parameters cells use)."""
     v = value.strip()
     if v in ("true", "false"):

@@ -1,0 +1,85 @@
+package doctor_test
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/commlab/commlab/costmodel"
+	"github.com/commlab/commlab/doctor"
+	"github.com/commlab/commlab/parse/nccltests"
+	"github.com/commlab/commlab/probes/recorded"
+)
+
+// A notebook reads the recorded all_reduce of two H200s with NCCL_PROTO=LL
+// forced against the model of the same machine: the plateau is far too low,
+// and the doctor names the checks of that branch of the decision tree.
+func ExampleDiagnoseCurve() {
+	run, err := recorded.Load("nccl-h200x2-proto-LL")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	curve, err := doctor.CurveFromRun(run, "all_reduce", false)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	// commlab's NCCL probe issues each operation to both GPUs from one
+	// thread: the curve says so, and the model's host floor counts it.
+	machine := doctor.Machine{Preset: "hgx-h200", GPUsPerNode: 2, Nodes: 1, Family: "2.28",
+		Harness: costmodel.Harness{ThreadGPUs: curve.ThreadGPUs}}
+	model, err := doctor.ExpectedCurve(machine, curve.Collective, curve.Sizes())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	rep, err := doctor.DiagnoseCurve(curve, model, doctor.DefaultCurveOptions())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, v := range rep.Verdicts {
+		fmt.Println(v)
+	}
+	b, _ := doctor.BranchByID(rep.Verdicts[0].Check)
+	fmt.Println("first check:", b.Checks[0])
+	// Output:
+	// [fail] collective/large-plateau: large-message plateau too low: 121.7 GB/s busbw, 36% of the model's 339.2 GB/s
+	// [ok] collective/small-floor: small-message floor 22.31 µs, 2.6x the model
+	// [ok] collective/dip: no dip: no size below 70% of its neighbours' ratio to the model
+	// first check: the path (nvidia-smi topo -m levels, chapter 2)
+}
+
+// A notebook reads a public nccl-tests output without saying what machine
+// it came from: the doctor takes the preset from the GPU its device lines
+// name, and says so.
+func ExampleJudgeCurve() {
+	f, err := os.Open("../parse/nccltests/testdata/allreduce_h100_2node_a3mega.txt")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer f.Close()
+	res, err := nccltests.Parse(f)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	curve, err := doctor.CurveFromNCCLTests(&res.Runs[0])
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	rep, err := doctor.JudgeCurve(curve, doctor.CurveSetup{}, doctor.DefaultCurveOptions())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(curve.Collective, curve.Ranks, "ranks from", curve.RanksFrom)
+	fmt.Println("preset:", rep.Preset, "from", rep.PresetFrom)
+	fmt.Println(rep.Verdicts[0])
+	// Output:
+	// all_reduce 16 ranks from device lines
+	// preset: hgx-h100 from the GPU the input names: NVIDIA H100 80GB HBM3
+	// [warn] collective/multi-node: multi-node plateau too low: 330.6 GB/s busbw, 68% of the model's 488.3 GB/s
+}

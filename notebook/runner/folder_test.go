@@ -1,0 +1,108 @@
+package runner
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/commlab/commlab/chapters"
+	"github.com/commlab/commlab/kernel/session"
+	"github.com/commlab/commlab/notebook"
+)
+
+func folderDid(t *testing.T, acts []FolderAction) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, a := range acts {
+		out[a.Path] = a.Did
+	}
+	return out
+}
+
+// A lab folder gets every chapter and its notebook; a second run changes
+// nothing; a file the user changed is kept (or overwritten with force);
+// commlab's own earlier copy is updated.
+func TestWriteFolder(t *testing.T) {
+	dir := t.TempDir()
+	acts, err := WriteFolder(dir, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := chapters.Names()
+	did := folderDid(t, acts)
+	for _, n := range names {
+		md, nb := "chapters/"+n+".md", "notebooks/"+n+".ipynb"
+		if did[md] != FolderWrote || did[nb] != FolderWrote {
+			t.Errorf("%s: %s, %s", n, did[md], did[nb])
+		}
+		parsed, err := notebook.ReadFile(filepath.Join(dir, filepath.FromSlash(nb)))
+		if err != nil {
+			t.Fatalf("%s: %v", nb, err)
+		}
+		li, _ := json.Marshal(parsed.Metadata["language_info"])
+		want, _ := json.Marshal(session.LanguageInfo())
+		if string(li) != string(want) {
+			t.Errorf("%s: language_info %s, want the kernel's %s", nb, li, want)
+		}
+	}
+
+	acts, err = WriteFolder(dir, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p, d := range folderDid(t, acts) {
+		if d != FolderUnchanged {
+			t.Errorf("second run: %s %s", p, d)
+		}
+	}
+
+	mine := filepath.Join(dir, "chapters", names[1]+".md")
+	if err := os.WriteFile(mine, []byte("my notes\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	acts, _ = WriteFolder(dir, false)
+	if d := folderDid(t, acts)["chapters/"+names[1]+".md"]; d != FolderKept {
+		t.Errorf("changed chapter: %s, want kept", d)
+	}
+	if b, _ := os.ReadFile(mine); string(b) != "my notes\n" {
+		t.Error("the user's chapter was overwritten")
+	}
+	acts, _ = WriteFolder(dir, true)
+	if d := folderDid(t, acts)["chapters/"+names[1]+".md"]; d != FolderOverwrote {
+		t.Errorf("changed chapter with force: %s, want overwrote", d)
+	}
+
+	// An older commlab wrote this copy and the user left it alone.
+	old := filepath.Join(dir, "chapters", names[2]+".md")
+	if err := os.WriteFile(old, []byte("last release's text\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	man, err := readManifest(filepath.Join(dir, FolderManifest))
+	if err != nil {
+		t.Fatal(err)
+	}
+	man.Files["chapters/"+names[2]+".md"] = digest([]byte("last release's text\n"))
+	if err := writeManifest(filepath.Join(dir, FolderManifest), man); err != nil {
+		t.Fatal(err)
+	}
+	acts, _ = WriteFolder(dir, false)
+	if d := folderDid(t, acts)["chapters/"+names[2]+".md"]; d != FolderUpdated {
+		t.Errorf("commlab's old copy: %s, want updated", d)
+	}
+}
+
+// A damaged record stops the run before anything is written over.
+func TestWriteFolderBadManifest(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, FolderManifest), []byte("{not json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := WriteFolder(dir, false); err == nil || !strings.Contains(err.Error(), FolderManifest) {
+		t.Errorf("err = %v", err)
+	}
+	if m, _ := filepath.Glob(filepath.Join(dir, "chapters", "*")); len(m) != 0 {
+		t.Errorf("wrote %v", m)
+	}
+}
