@@ -17,7 +17,8 @@
 // carries traffic), nccl.go (NCCL's log: version, WARN lines and their
 // cause, network, transports, channels, its picks beside the NCCL-like
 // tuner's), env.go and envnics.go (the job's environment as the PyTorch and
-// NCCL releases in use read it: renamed, masking, unknown names with the
+// NCCL releases in use read it: renamed, masking, values as the release
+// parses them (envvalues.go), unknown names with the
 // likely intended one from envnames/, NCCL_IB_HCA against the NICs),
 // defaults.go (PyTorch's defaults per version and launcher, unknown said
 // so), hang.go (Flight Recorder dumps read for what they can know, slow

@@ -26,6 +26,7 @@ NCCL_DEBUG=INFO
 	// Output:
 	// warn env-renamed: deprecated names set: TORCH_NCCL_TRACE_BUFFER_SIZE (read today; a later PyTorch drops them and the setting silently stops working)
 	// ok env-timeouts: a stuck collective is torn down after the process group's timeout (600 s unless the program sets one); a stuck watchdog after 480 s
+	// ok env-values: 2 NCCL value(s) read as written
 	// warn env-masking: settings that mask a fault rather than fix it: NCCL_P2P_DISABLE=1
 	// ok env-flight-recorder: a timeout leaves one Flight Recorder dump per rank (TORCH_NCCL_DUMP_ON_TIMEOUT=1)
 	// warn env-unknown: variables the NCCL and PyTorch in use do not read (they do nothing): NCCL_IB_GID_INDX (did you mean NCCL_IB_GID_INDEX?)
