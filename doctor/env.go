@@ -73,15 +73,17 @@ func nonEmpty(v string) bool { return strings.TrimSpace(v) != "" }
 // leaves a Flight Recorder dump (env-flight-recorder), names no NCCL or
 // PyTorch release we know reads, with the likely intended one
 // (env-unknown), NCCL_IB_HCA and NCCL_SOCKET_IFNAME against the NICs
-// (env-nics), and what the wrong-results branch needs (wrong-results).
+// (env-nics), the socket interface against the node count
+// (socket-interface) and the RoCE GID and MTU (roce-gid, netif.go), and
+// what the wrong-results branch needs (wrong-results).
 func LintEnv(ev *Evidence) []Verdict {
 	env, sources := jobEnv(ev)
 	if len(env) == 0 && len(ev.TorchSettings) == 0 {
 		return []Verdict{skipped(LayerFramework, "env", "no environment: on the machine the doctor reads its own; elsewhere give --env FILE (the job's `env` output)", chapterPyTorch),
-			checkWrongResults(ev, env)}
+			checkSocketInterface(ev, env), CheckRoCE(ev, env), checkWrongResults(ev, env)}
 	}
 	out := []Verdict{lintRenamed(env), lintTimeouts(ev), lintValues(env, ev.ncclVersion()), lintMasking(env, ev.ncclVersion()), lintFlightRecorder(ev),
-		lintUnknown(env, ev), lintNICs(ev, env), checkWrongResults(ev, env)}
+		lintUnknown(env, ev), lintNICs(ev, env), checkSocketInterface(ev, env), CheckRoCE(ev, env), checkWrongResults(ev, env)}
 	for i := range out {
 		if len(sources) > 0 && out[i].Status != Skipped {
 			out[i].Evidence = append(out[i].Evidence, "environment from "+strings.Join(sources, ", "))

@@ -32,6 +32,8 @@ NCCL_DEBUG=INFO
 	// warn env-unknown: variables the NCCL and PyTorch in use do not read (they do nothing): NCCL_IB_GID_INDX (did you mean NCCL_IB_GID_INDEX?)
 	//   NCCL_IB_GID_INDX: no NCCL release we know reads it (2.4.8 to 2.30.7); did you mean NCCL_IB_GID_INDEX?
 	// skipped env-nics: neither NCCL_IB_HCA nor NCCL_SOCKET_IFNAME is set: NCCL chooses the NICs itself
+	// skipped socket-interface: no interface in the evidence: NCCL's log (NCCL_DEBUG=INFO, NCCL_DEBUG_SUBSYS=INIT,NET) shows the socket interface it used
+	// skipped roce-gid: no RDMA tool output: give show_gids (or ibv_devinfo -v) of each node to check the RoCE GID NCCL uses
 	// skipped wrong-results: no correctness check in the evidence (nccl-tests' #wrong column; it says N/A with -c 0)
 }
 
