@@ -22,8 +22,9 @@
 // likely intended one from envnames/, NCCL_IB_HCA against the NICs),
 // defaults.go (PyTorch's defaults per version and launcher, unknown said
 // so), hang.go (Flight Recorder dumps read for what they can know, slow
-// ranks), kernel.go (dmesg Xid events, lost GPUs, NIC ports down; the
-// ranks' stacks), wrong.go (the wrong-results branch). Diagnose (report.go)
+// ranks), kernel.go (dmesg Xid events with their meaning, lost GPUs, SXids,
+// PCIe AER, NIC ports and interfaces down or flapping, modules, placed
+// beside the stalled collective; the ranks' stacks), wrong.go (the wrong-results branch). Diagnose (report.go)
 // runs them all and answers the series' closing questions in a Report,
 // with the gaps ranked causes first and the decision tree marked
 // (decision.go), metrics for --baseline and the exit code for a job
