@@ -15,7 +15,7 @@
 // (NVLink, P2P, measured copies against their link's ceiling), nic.go (RDMA
 // ports, nvidia_peermem or DMA-BUF, GPUDirect RDMA where the network
 // carries traffic), nccl.go (NCCL's log: version, WARN lines and their
-// cause, network, transports, channels, its picks beside the NCCL-like
+// cause through ncclfailures.go's table of NCCL's failure forms, network, transports, channels, its picks beside the NCCL-like
 // tuner's), env.go and envnics.go (the job's environment as the PyTorch and
 // NCCL releases in use read it: renamed, masking, values as the release
 // parses them (envvalues.go), unknown names with the
