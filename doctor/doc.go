@@ -15,11 +15,12 @@
 // (NVLink, P2P, measured copies against their link's ceiling), nic.go (RDMA
 // ports, nvidia_peermem or DMA-BUF, GPUDirect RDMA where the network
 // carries traffic), nccl.go (NCCL's log: version, WARN lines and their
-// cause through ncclfailures.go's table of NCCL's failure forms, network, transports, channels, its picks beside the NCCL-like
-// tuner's), env.go and envnics.go (the job's environment as the PyTorch and
+// cause through ncclfailures.go's table of NCCL's failure forms,
+// network, transports, channels, its picks beside the NCCL-like tuner's), env.go and envnics.go (the job's environment as the PyTorch and
 // NCCL releases in use read it: renamed, masking, values as the release
-// parses them (envvalues.go), unknown names with the
-// likely intended one from envnames/, NCCL_IB_HCA against the NICs),
+// parses them (envvalues.go), unknown names with the likely intended one
+// from envnames/, NCCL_IB_HCA against the NICs; netif.go: the socket
+// interface against the node count, the RoCE GID and MTU),
 // defaults.go (PyTorch's defaults per version and launcher, unknown said
 // so), hang.go (Flight Recorder dumps read for what they can know, slow
 // ranks), kernel.go (dmesg Xid events with their meaning, lost GPUs, SXids,
