@@ -27,7 +27,8 @@
 // ranks), kernel.go (dmesg Xid events with their meaning, lost GPUs, SXids,
 // PCIe AER, NIC ports and interfaces down or flapping, modules, placed
 // beside the stalled collective; the ranks' stacks), wrong.go (the
-// wrong-results branch). Diagnose (report.go) runs them all and answers the series' closing questions in a Report,
+// wrong-results branch). Diagnose (report.go) runs them all and answers
+// the series' closing questions in a Report,
 // with the gaps ranked causes first and the decision tree marked
 // (decision.go), metrics for --baseline and the exit code for a job
 // prolog. The collective layer's busbw-curve verdicts (CheckCurves) come
