@@ -81,7 +81,7 @@ func ExampleCheckHang() {
 	fmt.Println(v.Summary)
 	// Output:
 	// fail hang-same-place
-	// every rank with a dump (ranks 0-3) enqueued all_reduce #12 of pg 0 (default_pg) and none completed it: no rank is behind; start events are off (TORCH_NCCL_ENABLE_TIMING unset), so the dump cannot tell whether the GPUs started it; this points at the network or a dead rank
+	// every rank with a dump (ranks 0-3) enqueued all_reduce #12 of pg 0 (default_pg) and none completed it: no rank is behind; start events are off (TORCH_NCCL_ENABLE_TIMING unset), so the dump cannot tell whether the GPUs started it; this points at the network or a dead rank; or one rank's GPU is held by earlier work (a long or hung kernel, another process on it) and has not reached the collective: with start events off the dumps cannot tell that from a collective stuck in the network
 }
 
 // What a PyTorch setting was in the job: set, printed by PyTorch, set by
