@@ -45,6 +45,7 @@ var levels = map[string]int{
 	"parse/hanglab":             3, // chapter 6's hang lab folder: results, stacks, and flightrec's dumps
 	"parse/nvidiasmi":           2,
 	"parse/rdmatools":           2,
+	"parse/netcounters":         2, // NIC port counters: perfquery, sysfs counters and hw_counters, ethtool -S
 	"parse/lspci":               2,
 	"parse/cudasamples":         2, // p2pBandwidthLatencyTest and bandwidthTest
 	"parse/torchtrace":          2,
