@@ -51,6 +51,9 @@ type Evidence struct {
 	// RDMA are the nodes' RDMA tool outputs (show_gids, ibv_devinfo -v,
 	// ibstat, rdma link): GIDs, port states and MTUs.
 	RDMA []RDMAOutput `json:"-"`
+	// Counters are the nodes' NIC port counters (perfquery, sysfs,
+	// ethtool -S), one reading or two of each port.
+	Counters []CounterInput `json:"-"`
 	// TorchSettings are the settings PyTorch's ProcessGroupNCCL printed
 	// when the job started (effective values, defaults included:
 	// "TORCH_NCCL_DUMP_ON_TIMEOUT": "1"), TorchSettingsSource where.

@@ -49,6 +49,10 @@ type Files struct {
 	// RDMA is the nodes' show_gids, ibv_devinfo -v, ibstat or rdma link
 	// output, one file per node (a directory or a glob).
 	RDMA string
+	// Counters is the nodes' NIC port counters: perfquery -x, ethtool -S
+	// or `grep -H . /sys/class/infiniband/*/ports/*/*counters/*`, one
+	// file per node; a port read twice in a file is a before and after.
+	Counters string
 	// Trace is a torch.profiler Chrome trace; Env the job's environment
 	// (env output, NAME=VALUE lines); Torch the job's PyTorch version.
 	Trace, Env, Torch string
@@ -60,7 +64,7 @@ type Files struct {
 
 // Any says whether any evidence is named.
 func (f Files) Any() bool {
-	for _, s := range []string{f.Recorded, f.Topo, f.LSPCI, f.NCCLLog, f.NCCLRun, f.Bandwidth, f.NCCLTests, f.FlightRecorder, f.Stacks, f.Dmesg, f.RDMA, f.Trace, f.Env, f.RankRuns, f.NodeReports, f.Pairs} {
+	for _, s := range []string{f.Recorded, f.Topo, f.LSPCI, f.NCCLLog, f.NCCLRun, f.Bandwidth, f.NCCLTests, f.FlightRecorder, f.Stacks, f.Dmesg, f.RDMA, f.Counters, f.Trace, f.Env, f.RankRuns, f.NodeReports, f.Pairs} {
 		if s != "" {
 			return true
 		}
@@ -117,6 +121,7 @@ func (f Files) readers() []evidenceReader {
 		{f.Stacks, readStacks},
 		{f.Dmesg, readDmesg},
 		{f.RDMA, readRDMA},
+		{f.Counters, readCounters},
 		{f.Env, oneFile(readEnv)},
 		{f.Trace, readTrace},
 		{f.RankRuns, readRankRuns},

@@ -25,6 +25,7 @@ func init() {
 		"BranchWrongNaN":       reflect.ValueOf(constant.MakeFromLiteral("\"wrong-nan\"", token.STRING, 0)),
 		"BranchWrongUnstable":  reflect.ValueOf(constant.MakeFromLiteral("\"wrong-unstable\"", token.STRING, 0)),
 		"ChapterCurve":         reflect.ValueOf(constant.MakeFromLiteral("\"06-nccl-tests\"", token.STRING, 0)),
+		"CheckCounters":        reflect.ValueOf(doctor.CheckCounters),
 		"CheckCurves":          reflect.ValueOf(doctor.CheckCurves),
 		"CheckEvidence":        reflect.ValueOf(doctor.CheckEvidence),
 		"CheckHang":            reflect.ValueOf(doctor.CheckHang),
@@ -104,6 +105,7 @@ func init() {
 		// type definitions
 		"Answer":       reflect.ValueOf((*doctor.Answer)(nil)),
 		"Branch":       reflect.ValueOf((*doctor.Branch)(nil)),
+		"CounterInput": reflect.ValueOf((*doctor.CounterInput)(nil)),
 		"Curve":        reflect.ValueOf((*doctor.Curve)(nil)),
 		"CurveOptions": reflect.ValueOf((*doctor.CurveOptions)(nil)),
 		"CurvePoint":   reflect.ValueOf((*doctor.CurvePoint)(nil)),
