@@ -15,7 +15,8 @@
 // (NVLink, P2P, measured copies against their link's ceiling), nic.go (RDMA
 // ports, nvidia_peermem or DMA-BUF, GPUDirect RDMA where the network
 // carries traffic), counters.go (NIC port counters from parse/netcounters
-// against thresholds with their source), nccl.go (NCCL's log: version, WARN lines and their
+// against thresholds with their source), nccl.go (NCCL's log: version,
+// WARN lines and their
 // cause through ncclfailures.go's table of NCCL's failure forms,
 // network, transports, channels, its picks beside the NCCL-like tuner's),
 // env.go and envnics.go (the job's environment as the PyTorch and NCCL
