@@ -12,7 +12,7 @@ import (
 
 const module = "github.com/commlab/commlab"
 
-// levels are ARCHITECTURE.md's dependency levels, times ten so that a
+// levels are the packages' dependency levels, times ten so that a
 // package may sit between two of them where the code showed a finer cut
 // (kernel/widget sits at 5, above display). A
 // package imports only commlab packages of a lower level; a new package
@@ -155,7 +155,7 @@ func TestDependencyLevels(t *testing.T) {
 	for _, p := range listPackages(t) {
 		level, ok := levels[p.rel]
 		if !ok {
-			t.Errorf("package %q has no level: place it in ci/policy_test.go (ARCHITECTURE.md levels)", p.rel)
+			t.Errorf("package %q has no level: place it in ci/policy_test.go (levels x10)", p.rel)
 			continue
 		}
 		for _, imp := range p.imports {
