@@ -3,7 +3,6 @@ package render
 import (
 	"bytes"
 	"context"
-	"flag"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -11,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/commlab/commlab/costmodel"
+	"github.com/commlab/commlab/internal/golden"
 	"github.com/commlab/commlab/kernel/display"
 	"github.com/commlab/commlab/parse/flightrec"
 	"github.com/commlab/commlab/parse/nccllog"
@@ -22,8 +22,6 @@ import (
 	"github.com/commlab/commlab/probes/measure"
 	"github.com/commlab/commlab/probes/recorded"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // rawFloat is what a value printed with %v leaks: 7.000000000000001e-05,
 // 1.4271442842871412e+10, 81.29999999.
@@ -177,22 +175,6 @@ func TestDomainGoldens(t *testing.T) {
 		var got bytes.Buffer
 		got.WriteString("== text/plain\n" + b.Data[display.MIMEPlain].(string) + "\n== text/html\n")
 		got.WriteString(strings.ReplaceAll(b.Data[display.MIMEHTML].(string), "<tr>", "\n<tr>") + "\n")
-		file := filepath.Join("testdata", strings.NewReplacer(" ", "_", "[]", "", ".", "_").Replace(name)+".golden")
-		if *update {
-			if err := os.MkdirAll("testdata", 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(file, got.Bytes(), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		want, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatalf("%v (run go test -update)", err)
-		}
-		if !bytes.Equal(got.Bytes(), want) {
-			t.Errorf("%s differs from %s:\n%s", name, file, got.String())
-		}
+		golden.Check(t, filepath.Join("testdata", strings.NewReplacer(" ", "_", "[]", "", ".", "_").Replace(name)+".golden"), got.Bytes())
 	}
 }

@@ -11,7 +11,7 @@ import (
 // --html` does (a fresh session per chapter, the notebook and its page
 // written before each cell, then the index), and reports seconds per run
 // of all chapters, on their recorded runs (measurements=recorded), which
-// is what CHAPTERS.md budgets: under 60 s on 2 cores (`make bench`
+// is what the chapters are budgeted: under 60 s on 2 cores (`make bench`
 // runs it with -cpu 2). It is a benchmark, not a test, so CI never
 // depends on the machine's speed.
 func BenchmarkChapters(b *testing.B) {
