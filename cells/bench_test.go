@@ -4,8 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/commlab/commlab/cells"
 	"github.com/commlab/commlab/kernel/session"
-	"github.com/commlab/commlab/kernel/symbols"
 )
 
 // BenchmarkSessionStart is what the kernel does before the first cell
@@ -14,7 +14,7 @@ import (
 func BenchmarkSessionStart(b *testing.B) {
 	ctx := context.Background()
 	for b.Loop() {
-		s, err := session.New(session.Options{Packages: symbols.Symbols})
+		s, err := session.New(cells.View().Session())
 		if err != nil {
 			b.Fatal(err)
 		}

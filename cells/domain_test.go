@@ -32,7 +32,7 @@ var unitWord = regexp.MustCompile(`\d (ns|us|ms|s|B|KB|MB|GB|KiB|MiB|GiB|GB/s|MB
 
 func open(t *testing.T, path string) *os.File {
 	t.Helper()
-	f, err := os.Open(filepath.Join("..", "..", path))
+	f, err := os.Open(filepath.Join("..", path))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func domainValues(t *testing.T) map[string]any {
 	if err != nil {
 		t.Fatal(err)
 	}
-	text, err := os.ReadFile(filepath.Join("..", "..", "parse/nvidiasmi/testdata/topo/a100-4gpu-nv3-mlx5.txt"))
+	text, err := os.ReadFile(filepath.Join("..", "parse/nvidiasmi/testdata/topo/a100-4gpu-nv3-mlx5.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +100,7 @@ func domainValues(t *testing.T) map[string]any {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dump, err := flightrec.LoadDump(filepath.Join("..", "..", "parse/flightrec/testdata/h200/flight-recorder-rank0.pickle"))
+	dump, err := flightrec.LoadDump(filepath.Join("..", "parse/flightrec/testdata/h200/flight-recorder-rank0.pickle"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +137,7 @@ func domainValues(t *testing.T) map[string]any {
 var unitless = map[string]bool{"nccllog.Log": true, "nccllog rings []Ring": true, "nccllog trees []Tree": true,
 	"flightrec.Analysis": true, "costmodel.TunerTable": true}
 
-// TestEveryDomainTypeRenders holds kernel/render's rule: each domain value
+// TestEveryDomainTypeRenders holds the package's rule: each domain value
 // shows richly (an HTML table or summary, or a drawing) with a text/plain
 // form, both with units and none with raw float64s or "[N items]".
 func TestEveryDomainTypeRenders(t *testing.T) {

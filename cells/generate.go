@@ -71,7 +71,7 @@ var preloaded = []string{
 func main() {
 	out := flag.String("out", ".", "directory to write the tables into")
 	flag.Parse()
-	ext := extract.Extractor{Dest: "symbols"}
+	ext := extract.Extractor{Dest: "cells"}
 	for _, pkg := range preloaded {
 		var b bytes.Buffer
 		if _, err := ext.Extract(pkg, "", &b); err != nil {

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/commlab/commlab/cells"
 	"github.com/commlab/commlab/kernel/session"
-	"github.com/commlab/commlab/kernel/symbols"
 )
 
 // TestPanicInCompiledCodeNamesTheCallingLine: a panic raised inside a
@@ -73,7 +73,7 @@ func TestPanicInCompiledCodeNamesTheCallingLine(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s, err := session.New(session.Options{Packages: symbols.Symbols})
+			s, err := session.New(cells.View().Session())
 			if err != nil {
 				t.Fatal(err)
 			}

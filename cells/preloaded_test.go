@@ -6,21 +6,20 @@ import (
 	"strings"
 	"testing"
 
-	_ "github.com/commlab/commlab/kernel/render" // cell results draw as the kernel draws them
+	"github.com/commlab/commlab/cells"
 	"github.com/commlab/commlab/kernel/session"
-	"github.com/commlab/commlab/kernel/symbols"
 )
 
 // run executes cells in a fresh session and returns the events of the last.
-func run(t *testing.T, cells ...string) []session.Event {
+func run(t *testing.T, code ...string) []session.Event {
 	t.Helper()
-	s, err := session.New(session.Options{Packages: symbols.Symbols})
+	s, err := session.New(cells.View().Session())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
 	var events []session.Event
-	for _, c := range cells {
+	for _, c := range code {
 		events = events[:0]
 		if err := s.Execute(context.Background(), c, func(e session.Event) { events = append(events, e) }); err != nil {
 			t.Fatalf("cell %q: %v\nevents: %+v", c, err, events)
@@ -112,7 +111,7 @@ func TestHelpListsPreloadedPackages(t *testing.T) {
 			out.WriteString(e.Text)
 		}
 	}
-	for key := range symbols.Symbols {
+	for key := range cells.Symbols {
 		if p := path.Dir(key); !strings.Contains(out.String(), " "+p+"\n") {
 			t.Errorf("%%help does not list %s:\n%s", p, out.String())
 		}

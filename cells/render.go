@@ -1,32 +1,3 @@
-// Package render owns the renderings that join packages which do not know
-// each other: a topology drawn by probes/topograph, a recorded run shown with
-// its provenance, a parsed nccl-tests output drawn by chart. Importing it
-// registers them in kernel/display's registry, so cell results show them;
-// the kernel and the headless runner (lab) import it for that.
-//
-// # Domain values
-//
-// Every value a chapter computes, measures or parses reads well in a
-// notebook (text/html or a drawing, with text/plain) and in fmt.Println,
-// with units at readable precision rather than raw float64s. The rule,
-// which new types the chapters add follow too:
-//
-//   - plain text: the domain package gives the type a String method that
-//     formats through units.Readable (costmodel.Cost, TunerChoice, Link,
-//     Node; probes.Sample, Run, Topology, NICPathTable; each parser's
-//     result, whose String is its WriteSummary);
-//   - tables: number fields carry a `unit:"..."` struct tag ("s", "us",
-//     "B", "B/s", "GB/s", "%", "x"; see units.Readable), and fields a table
-//     should not show `table:"-"`; kernel/display then shows the struct, or
-//     a slice of them (a sweep, parsed rows, samples), as an HTML table
-//     with units, even when the type has a String method;
-//   - anything else (a drawing, a chart, a matrix, a summary of a whole
-//     parse) is a Renderer registered here, keyed by the value's type.
-//
-// TestEveryDomainTypeRenders lists the types and holds the rule.
-//
-// It does not own the display API (kernel/display) nor the drawings
-// themselves (probes/topograph, chart).
 package cells
 
 import (
@@ -50,17 +21,27 @@ import (
 	"github.com/commlab/commlab/probes/topograph"
 )
 
-func init() {
-	display.RegisterRenderer(reflect.TypeOf(&probes.Topology{}), renderTopology)
-	display.RegisterRenderer(reflect.TypeOf(&probes.Run{}), renderRun)
-	display.RegisterRenderer(reflect.TypeOf(&nccltests.Result{}), renderNCCLTests)
-	display.RegisterRenderer(reflect.TypeOf(nccltests.Run{}), renderNCCLTestsRun)
-	display.RegisterRenderer(reflect.TypeOf(&nvidiasmi.TopoMatrix{}), renderTopoMatrix)
-	display.RegisterRenderer(reflect.TypeOf(costmodel.TunerTable{}), renderTunerTable)
+// renderers are the drawings of domain values that join packages which do
+// not know each other (a topology drawn by probes/topograph, a parsed
+// nccl-tests run drawn by chart), keyed by the value's type; every session
+// registers them with kernel/display (session.Options.Renderers).
+func renderers() map[reflect.Type]display.Renderer {
+	r := map[reflect.Type]display.Renderer{
+		reflect.TypeOf(&probes.Topology{}):      renderTopology,
+		reflect.TypeOf(&probes.Run{}):           renderRun,
+		reflect.TypeOf(&nccltests.Result{}):     renderNCCLTests,
+		reflect.TypeOf(nccltests.Run{}):         renderNCCLTestsRun,
+		reflect.TypeOf(&nvidiasmi.TopoMatrix{}): renderTopoMatrix,
+		reflect.TypeOf(costmodel.TunerTable{}):  renderTunerTable,
+		// A figure a cell builds with gonum/plot directly shows as
+		// chart's charts do.
+		chart.PlotType: renderPlot,
+	}
 	for _, v := range []fmt.Stringer{&nccllog.Log{}, &nvbandwidth.Report{}, &perftest.Report{},
 		&flightrec.Analysis{}, &ncclxml.Document{}, &nvidiasmi.Query{}} {
-		display.RegisterRenderer(reflect.TypeOf(v), renderSummary)
+		r[reflect.TypeOf(v)] = renderSummary
 	}
+	return r
 }
 
 func renderTopology(v any) (display.Bundle, error) {
@@ -117,7 +98,7 @@ func drawNCCLTests(runs []nccltests.Run, text string) (display.Bundle, error) {
 		}
 	}
 	if len(series) == 0 {
-		return display.Bundle{}, fmt.Errorf("render: no nccl-tests rows to draw")
+		return display.Bundle{}, fmt.Errorf("cells: no nccl-tests rows to draw")
 	}
 	c, err := chart.BusBWVsSize("nccl-tests bus bandwidth", 0, "", series...)
 	if err != nil {

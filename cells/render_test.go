@@ -49,7 +49,7 @@ func TestRecordedRunShowsProvenance(t *testing.T) {
 }
 
 func TestNCCLTestsResultRendersAsChart(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join("..", "..", "probes", "parse", "nccltests", "testdata", "*.txt"))
+	files, _ := filepath.Glob(filepath.Join("..", "parse", "nccltests", "testdata", "*.txt"))
 	if len(files) == 0 {
 		t.Skip("no nccl-tests fixtures")
 	}

@@ -1,4 +1,4 @@
-package runner
+package cells_test
 
 import (
 	"context"
@@ -9,7 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/commlab/commlab/cells"
 	"github.com/commlab/commlab/exercise"
+	"github.com/commlab/commlab/notebook/runner"
 )
 
 // TestSolutionsRun runs a chapter as shipped (every check not answered
@@ -20,19 +22,20 @@ func TestSolutionsRun(t *testing.T) {
 		solutions bool
 		want      string
 	}{{false, "not answered yet"}, {true, "right"}} {
-		res, nb, _, err := RunFile(context.Background(), mustJob(t, "testdata/blanks.md", nil), FileOptions{
-			Options:   Options{CellTimeout: time.Minute},
+		res, nb, _, err := runner.RunFile(context.Background(), mustJob(t, "testdata/blanks.md", nil), runner.FileOptions{
+			Options:   runner.Options{CellTimeout: time.Minute},
 			OutDir:    t.TempDir(),
+			Cells:     cells.View(),
 			Solutions: tt.solutions,
 		})
 		if err != nil || res.Status(false) != "ok" {
 			t.Fatalf("solutions %v: %v (%v)", tt.solutions, err, res)
 		}
-		v := ExerciseVerdicts(nb)
+		v := cells.ExerciseVerdicts(nb)
 		if len(v) != 3 {
 			t.Fatalf("solutions %v: verdicts %+v", tt.solutions, v)
 		}
-		if err := ExpectExercises(v, tt.want); err != nil {
+		if err := cells.ExpectExercises(v, tt.want); err != nil {
 			t.Errorf("solutions %v: %v", tt.solutions, err)
 		}
 		if tt.solutions {
@@ -45,8 +48,8 @@ func TestSolutionsRun(t *testing.T) {
 
 func TestSolutionsErrors(t *testing.T) {
 	run := func(path string) error {
-		_, _, _, err := RunFile(context.Background(), mustJob(t, path, nil), FileOptions{
-			Options: Options{CellTimeout: time.Minute}, OutDir: t.TempDir(), Solutions: true})
+		_, _, _, err := runner.RunFile(context.Background(), mustJob(t, path, nil), runner.FileOptions{
+			Options: runner.Options{CellTimeout: time.Minute}, OutDir: t.TempDir(), Solutions: true, Cells: cells.View()})
 		return err
 	}
 	err := run("testdata/blanks-unknown.md")
@@ -92,14 +95,14 @@ func TestSolutionsErrors(t *testing.T) {
 
 func TestExpectExercises(t *testing.T) {
 	v := []exercise.Verdict{{Name: "a", Status: "right"}, {Name: "b", Status: "wrong"}, {Name: "c", Status: "right"}}
-	err := ExpectExercises(v, "right")
-	if !errors.Is(err, ErrExercises) || !strings.Contains(err.Error(), `1 of 3 not right: "b" says wrong`) {
+	err := cells.ExpectExercises(v, "right")
+	if !errors.Is(err, cells.ErrExercises) || !strings.Contains(err.Error(), `1 of 3 not right: "b" says wrong`) {
 		t.Errorf("got %v", err)
 	}
-	if err := ExpectExercises(nil, "right"); !errors.Is(err, ErrExercises) {
+	if err := cells.ExpectExercises(nil, "right"); !errors.Is(err, cells.ErrExercises) {
 		t.Errorf("none: %v", err)
 	}
-	if s := SummarizeExercises(append(v, exercise.Verdict{Name: "d", Status: "not answered yet"})); s != "2 right, 1 wrong, 1 not answered yet" {
+	if s := cells.SummarizeExercises(append(v, exercise.Verdict{Name: "d", Status: "not answered yet"})); s != "2 right, 1 wrong, 1 not answered yet" {
 		t.Errorf("summary %q", s)
 	}
 }

@@ -1,4 +1,4 @@
-package session
+package cells_test
 
 import (
 	"context"
@@ -6,7 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/commlab/commlab/kernel/symbols"
+	"github.com/commlab/commlab/cells"
+	"github.com/commlab/commlab/kernel/session"
 	"github.com/commlab/commlab/probes/measure"
 )
 
@@ -14,7 +15,7 @@ import (
 // through the interpreter, its result shown as the banner box (text/html)
 // with the banner as text/plain.
 func TestMeasureCell(t *testing.T) {
-	s, err := New(Options{Packages: symbols.Symbols})
+	s, err := session.New(cells.View().Session())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,20 +31,20 @@ func TestMeasureCell(t *testing.T) {
 		// As a parameters cell and a Measure cell write it: the mode is a string.
 		"mode := \"recorded\"\nm2, err := measure.NCCL(display.Context(), measure.Mode(mode), nccl.Config{}, \"nccl-h200x2-proto-auto\")\nm2.Live",
 	}
-	var result Event
+	var result session.Event
 	for i, c := range cells {
-		var got []Event
-		if err := s.Execute(context.Background(), c, func(e Event) { got = append(got, e) }); err != nil {
+		var got []session.Event
+		if err := s.Execute(context.Background(), c, func(e session.Event) { got = append(got, e) }); err != nil {
 			t.Fatalf("cell %d %q: %v (%+v)", i, c, err, got)
 		}
 		for _, e := range got {
-			if e.Kind == EventError {
+			if e.Kind == session.EventError {
 				t.Fatalf("cell %d %q: %s: %s", i, c, e.EName, e.EValue)
 			}
-			if e.Kind == EventResult && i == 2 {
+			if e.Kind == session.EventResult && i == 2 {
 				result = e
 			}
-			if e.Kind == EventResult && i == 3 && e.Data["text/plain"] != "false" {
+			if e.Kind == session.EventResult && i == 3 && e.Data["text/plain"] != "false" {
 				t.Errorf("recorded mode through a string: Live = %v", e.Data["text/plain"])
 			}
 		}

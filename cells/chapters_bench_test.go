@@ -1,10 +1,13 @@
-package runner
+package cells_test
 
 import (
 	"context"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/commlab/commlab/cells"
+	"github.com/commlab/commlab/notebook/runner"
 )
 
 // BenchmarkChapters runs every chapters/*.md headless, as `commlab run
@@ -15,7 +18,7 @@ import (
 // runs it with -cpu 2). It is a benchmark, not a test, so CI never
 // depends on the machine's speed.
 func BenchmarkChapters(b *testing.B) {
-	files, err := filepath.Glob(filepath.Join("..", "..", "chapters", "*.md"))
+	files, err := filepath.Glob(filepath.Join("..", "chapters", "*.md"))
 	if err != nil || len(files) == 0 {
 		b.Fatalf("no chapters in ../chapters: %v", err)
 	}
@@ -28,19 +31,20 @@ func BenchmarkChapters(b *testing.B) {
 			// Recorded runs even on a GPU machine, where the chapter
 			// takes the measurements parameter (chapter 1 on); others
 			// run as they are.
-			job, err := NewJob(f, map[string]string{"measurements": "recorded"})
+			job, err := runner.NewJob(f, map[string]string{"measurements": "recorded"})
 			if err != nil {
-				job, err = NewJob(f, nil)
+				job, err = runner.NewJob(f, nil)
 			}
 			if err != nil {
 				b.Fatal(err)
 			}
 			begin := time.Now()
-			res, _, path, err := RunFile(ctx, job, FileOptions{
-				Options:       Options{CellTimeout: 10 * time.Minute, Name: f},
+			res, _, path, err := runner.RunFile(ctx, job, runner.FileOptions{
+				Options:       runner.Options{CellTimeout: 10 * time.Minute, Name: f},
 				OutDir:        out,
 				CaptureOutput: true,
 				HTML:          true,
+				Cells:         cells.View(),
 			})
 			perChapter[i] += time.Since(begin)
 			if err != nil {
@@ -51,7 +55,7 @@ func BenchmarkChapters(b *testing.B) {
 			}
 			written = append(written, path)
 		}
-		if _, _, err := ExportHTML(written, out); err != nil {
+		if _, _, err := runner.ExportHTML(written, out, cells.View()); err != nil {
 			b.Fatal(err)
 		}
 	}

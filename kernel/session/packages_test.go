@@ -1,12 +1,16 @@
-package session
+package session_test
 
 import (
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/commlab/commlab/kernel/symbols"
+	"github.com/commlab/commlab/cells"
+	"github.com/commlab/commlab/kernel/session"
 )
+
+// The program's generated tables (package cells) stand in for any
+// program's: gonum's packages reach each other as a program's do.
 
 // TestPackagesLoadPerImport holds that a session hands yaegi a compiled
 // package's table only when a cell imports it (so starting a session does
@@ -14,13 +18,13 @@ import (
 // package comes in (import, auto-import, an interpreter rebuilt after a
 // redefinition, %reset) still finds it.
 func TestPackagesLoadPerImport(t *testing.T) {
-	s, err := New(Options{Packages: symbols.Symbols})
+	s, err := session.New(session.Options{Packages: cells.Symbols})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
 	// Straight to yaegi, past the session's import path: not loaded yet.
-	if _, err := evalIn(s.in, `import "gonum.org/v1/gonum/floats"`); err == nil {
+	if err := session.EvalDirect(s, `import "gonum.org/v1/gonum/floats"`); err == nil {
 		t.Fatal("the floats table was handed to the interpreter before any cell imported it")
 	}
 	// Completion and auto-import know every preloaded package all along.
@@ -37,7 +41,7 @@ func TestPackagesLoadPerImport(t *testing.T) {
 		{"floats.Min([]float64{4, 7})", "=> 4\n"},
 	}
 	for _, tt := range tests {
-		if got := runCells(t, s, tt.cell)[0]; !strings.HasSuffix(got, tt.want) || strings.Contains(got, "!") {
+		if got := session.RunCells(t, s, tt.cell)[0]; !strings.HasSuffix(got, tt.want) || strings.Contains(got, "!") {
 			t.Errorf("cell %q: got %q, want %q", tt.cell, got, tt.want)
 		}
 	}
@@ -46,7 +50,6 @@ func TestPackagesLoadPerImport(t *testing.T) {
 // TestReachablePackages: importing a package brings the preloaded packages
 // its API reaches, where yaegi looks for interface wrappers.
 func TestReachablePackages(t *testing.T) {
-	pt := newPackageTables(symbols.Symbols)
 	tests := []struct {
 		path string
 		want []string // among the result
@@ -58,7 +61,7 @@ func TestReachablePackages(t *testing.T) {
 		{"fmt", nil, []string{"fmt"}},
 	}
 	for _, tt := range tests {
-		got := pt.reachable(tt.path)
+		got := session.Reachable(cells.Symbols, tt.path)
 		for _, w := range tt.want {
 			if !slices.Contains(got, w) {
 				t.Errorf("reachable(%s) = %v, lacks %s", tt.path, got, w)
