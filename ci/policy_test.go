@@ -87,10 +87,11 @@ var levels = map[string]int{
 // communication (costmodel, probes, parse, chart, prose, exercise, doctor,
 // chapters, and any new top-level folder). Neither imports the other, even
 // through dependencies: what crosses is joined in cells (the door) or in the
-// commlab command. units and atomicfile are leaves both may import.
+// commlab command. units, atomicfile and the tests' internal/golden are
+// leaves both may import.
 var (
 	machine      = []string{"kernel", "notebook", "install"} // and the folders under them
-	sharedLeaves = []string{"units", "atomicfile"}
+	sharedLeaves = []string{"units", "atomicfile", "internal/golden"}
 	joins        = []string{"cells", "", "ci"} // "" is the commlab command; ci and the folders under it
 )
 
