@@ -120,7 +120,7 @@ bench: build
 	$(MAKE) bench-kernel
 
 bench-chapters:
-	$(GO) test -run '^$$' -bench '^BenchmarkChapters$$' -benchtime 1x -cpu 2 ./notebook/runner/ | grep -E '^(Benchmark|FAIL|---|    )'
+	$(GO) test -run '^$$' -bench '^BenchmarkChapters$$' -benchtime 1x -cpu 2 ./cells/ | grep -E '^(Benchmark|FAIL|---|    )'
 
 bench-kernel: build
 	$(PYTHON) kernel/testdata/bench/kernel_bench.py $(BIN)
