@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/commlab/commlab/parse"
-	"github.com/commlab/commlab/parse/internal/golden"
+	"github.com/commlab/commlab/internal/golden"
 )
 
 func TestGolden(t *testing.T) {
