@@ -260,7 +260,7 @@ type curveDoctorOutput struct {
 }
 
 var doctorCurveUsage = []string{
-	"usage: commlab doctor --nccl-tests FILE [--json] [--preset P] [--gpus N] [--nodes N] [--nccl 2.28] [--nvls=false] [--single-node FILE]",
+	"usage: commlab doctor --nccl-tests FILE [--json] [--preset P] [--gpus N] [--nodes N] [--nccl 2.28] [--nvls=false] [--network tcpxo] [--single-node FILE]",
 	"  FILE: nccl-tests output (text or -J JSON; - is standard input) or a commlab run saved with --save.",
 	"  Reads each busbw curve against costmodel's estimate for the machine (commlab model's: NCCL's tuner picks,",
 	"  the links and fitted efficiencies give the bandwidth) and names its shape:",
@@ -281,6 +281,7 @@ func runDoctorCurve(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) i
 	nodes := fs.Int("nodes", 0, "nodes (default: the hosts the curve names, else 1)")
 	family := fs.String("nccl", "", "NCCL version or tuner family: 2.19, 2.23 ... 2.28 (default: the file's NCCL version, else the newest modelled, "+costmodel.DefaultNCCL+")")
 	nvls := fs.Bool("nvls", true, "NVLS where the node has it; --nvls=false is NCCL_NVLS_ENABLE=0")
+	network := fs.String("network", "", "the network between nodes when the file does not say: ib, roce, efa, tcpx, tcpxo (default: the preset's, named as an assumption)")
 	coll := fs.String("coll", "all_reduce", "the collective: for a commlab run, the one to read; for nccl-tests output that does not name it, what it is")
 	inPlace := fs.Bool("in-place", false, "for a commlab run: the in-place samples")
 	if status, ok := parseOnlyFlags(fs, args, stderr); !ok {
@@ -295,10 +296,16 @@ func runDoctorCurve(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) i
 		fs.Usage()
 		return 0
 	}
-	collSet := false
-	fs.Visit(func(f *flag.Flag) { collSet = collSet || f.Name == "coll" })
+	collSet, nvlsSet := false, false
+	fs.Visit(func(f *flag.Flag) { collSet, nvlsSet = collSet || f.Name == "coll", nvlsSet || f.Name == "nvls" })
 	opt := doctor.DefaultCurveOptions()
-	setup := doctor.CurveSetup{Preset: *preset, GPUsPerNode: *gpus, Nodes: *nodes, Family: *family, NVLSOff: !*nvls}
+	setup := doctor.CurveSetup{Preset: *preset, GPUsPerNode: *gpus, Nodes: *nodes, Family: *family, NVLSOff: !*nvls, Network: *network}
+	if nvlsSet {
+		setup.NVLSFrom = "--nvls"
+	}
+	if *network != "" {
+		setup.NetworkFrom = "--network"
+	}
 	diagnose := func(in doctor.NamedCurve) (doctor.CurveReport, error) {
 		c := in.Curve
 		if c.Collective == "" && collSet {

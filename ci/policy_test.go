@@ -43,10 +43,11 @@ var levels = map[string]int{
 	"parse/nvbandwidth":         2,
 	"parse/perftest":            2,
 	"parse/flightrec":           2,
-	"parse/dmesg":               2, // the kernel log's GPU and NIC events: Xid, fallen off the bus, mlx5 link state
+	"parse/dmesg":               2, // the kernel log's GPU, NIC and PCIe events: Xid, SXid, fallen off the bus, link state, modules, AER
 	"parse/hanglab":             3, // chapter 6's hang lab folder: results, stacks, and flightrec's dumps
 	"parse/nvidiasmi":           2,
 	"parse/rdmatools":           2,
+	"parse/netcounters":         2, // NIC port counters: perfquery, sysfs counters and hw_counters, ethtool -S
 	"parse/lspci":               2,
 	"parse/cudasamples":         2, // p2pBandwidthLatencyTest and bandwidthTest
 	"parse/torchtrace":          2,

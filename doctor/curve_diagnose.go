@@ -266,6 +266,10 @@ func CompareNodes(multi, single CurveReport, opt CurveOptions) Verdict {
 // verdict.
 func CheckCurves(ev *Evidence) []Verdict {
 	setup := CurveSetup{Family: logFamily(ev.NCCLLog), NVLSOff: ev.Env["NCCL_NVLS_ENABLE"] == "0" || logNVLSOff(ev.NCCLLog)}
+	setup.NVLSFrom, setup.Network, setup.NetworkFrom = nvlsFrom(ev), "", ""
+	if fam, why := NetworkFromLog(ev.NCCLLog); fam != "" {
+		setup.Network, setup.NetworkFrom = fam, why
+	}
 	if ev.Topology != nil && len(ev.Topology.GPUs) > 0 {
 		setup.EvidenceGPU = ev.Topology.GPUs[0].Name
 	}

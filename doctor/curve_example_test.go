@@ -78,8 +78,19 @@ func ExampleJudgeCurve() {
 	fmt.Println(curve.Collective, curve.Ranks, "ranks from", curve.RanksFrom)
 	fmt.Println("preset:", rep.Preset, "from", rep.PresetFrom)
 	fmt.Println(rep.Verdicts[0])
+	// The run is a GCP A3 Mega's (GPUDirect-TCPXO): told so, the model is
+	// that machine's.
+	rep, err = doctor.JudgeCurve(curve, doctor.CurveSetup{Network: "tcpxo", NetworkFrom: "--network", NVLSFrom: "--nvls"}, doctor.DefaultCurveOptions())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("preset:", rep.Preset)
+	fmt.Println(rep.Verdicts[0])
 	// Output:
 	// all_reduce 16 ranks from device lines
 	// preset: hgx-h100 from the GPU the input names: NVIDIA H100 80GB HBM3
-	// [warn] collective/multi-node: multi-node plateau too low: 330.6 GB/s busbw, 68% of the model's 488.3 GB/s
+	// [skipped] collective/multi-node: cannot tell: 330.6 GB/s is 68% of the model, which assumed what the evidence does not say; if this machine's network is 8x 200 Gb/s GPUDirect-TCPXO (gcp-a3-mega), 330.6 GB/s is 101% of that model; if this machine has no NVLS, 330.6 GB/s is 98% of that model
+	// preset: gcp-a3-mega
+	// [ok] collective/multi-node: multi-node plateau at 101% of the model (330.6 GB/s busbw)
 }

@@ -80,8 +80,16 @@ type CurveSetup struct {
 	// Family is NCCL's tuning family ("2.23"); "" for the curve's NCCL
 	// version's, 2.28 when it names none.
 	Family string `json:"nccl_family,omitempty"`
-	// NVLSOff prices the node without NVLS (NCCL_NVLS_ENABLE=0).
-	NVLSOff bool `json:"nvls_off,omitempty"`
+	// NVLSOff prices the node without NVLS (NCCL_NVLS_ENABLE=0); NVLSFrom
+	// says who said so either way ("--nvls", "NCCL's log"), "" when no one
+	// did and the preset's NVLS is an assumption (curve_assume.go).
+	NVLSOff  bool   `json:"nvls_off,omitempty"`
+	NVLSFrom string `json:"nvls_from,omitempty"`
+	// Network is the network family between nodes ("ib", "roce", "efa",
+	// "tcpx", "tcpxo"; NetworkFamilies), NetworkFrom who said so; "" when
+	// no one did and the preset's network is an assumption.
+	Network     string `json:"network,omitempty"`
+	NetworkFrom string `json:"network_from,omitempty"`
 }
 
 // choosePreset is the preset a curve is read against and why: the one the
@@ -164,6 +172,11 @@ func JudgeCurve(c Curve, s CurveSetup, opt CurveOptions) (CurveReport, error) {
 		}
 	}
 	c.Nodes = m.Nodes
+	notes, alts, err := s.assume(&m, c)
+	if err != nil {
+		return CurveReport{Curve: c}, err
+	}
+	c.Notes = append(c.Notes, notes...)
 	model, err := ExpectedCurve(m, c.Collective, c.Sizes())
 	if err != nil {
 		if errors.Is(err, costmodel.ErrUnsupported) || errors.Is(err, costmodel.ErrParams) {
@@ -172,7 +185,11 @@ func JudgeCurve(c Curve, s CurveSetup, opt CurveOptions) (CurveReport, error) {
 		return CurveReport{Curve: c}, err
 	}
 	rep, err := DiagnoseCurve(c, model, opt)
+	rep = reconsider(rep, c, alts, opt)
 	rep.Preset, rep.PresetFrom = preset, from
+	if m.Preset != preset {
+		rep.Preset, rep.PresetFrom = m.Preset, from+"; its network from "+s.NetworkFrom
+	}
 	return rep, err
 }
 

@@ -14,16 +14,23 @@
 // topology.go (NIC placement, PCIe links, ACS, IOMMU, NUMA), nvlink.go
 // (NVLink, P2P, measured copies against their link's ceiling), nic.go (RDMA
 // ports, nvidia_peermem or DMA-BUF, GPUDirect RDMA where the network
-// carries traffic), nccl.go (NCCL's log: version, WARN lines and their
-// cause, network, transports, channels, its picks beside the NCCL-like
-// tuner's), env.go and envnics.go (the job's environment as the PyTorch and
-// NCCL releases in use read it: renamed, masking, unknown names with the
-// likely intended one from envnames/, NCCL_IB_HCA against the NICs),
+// carries traffic), counters.go (NIC port counters from parse/netcounters
+// against thresholds with their source), nccl.go (NCCL's log: version,
+// WARN lines and their
+// cause through ncclfailures.go's table of NCCL's failure forms,
+// network, transports, channels, its picks beside the NCCL-like tuner's),
+// env.go and envnics.go (the job's environment as the PyTorch and NCCL
+// releases in use read it: renamed, masking, values as the release
+// parses them (envvalues.go), unknown names with the likely intended one
+// from envnames/, NCCL_IB_HCA against the NICs; netif.go: the socket
+// interface against the node count, the RoCE GID and MTU),
 // defaults.go (PyTorch's defaults per version and launcher, unknown said
 // so), hang.go (Flight Recorder dumps read for what they can know, slow
-// ranks), kernel.go (dmesg Xid events, lost GPUs, NIC ports down; the
-// ranks' stacks), wrong.go (the wrong-results branch). Diagnose (report.go)
-// runs them all and answers the series' closing questions in a Report,
+// ranks), kernel.go (dmesg Xid events with their meaning, lost GPUs, SXids,
+// PCIe AER, NIC ports and interfaces down or flapping, modules, placed
+// beside the stalled collective; the ranks' stacks), wrong.go (the
+// wrong-results branch). Diagnose (report.go) runs them all and answers
+// the series' closing questions in a Report,
 // with the gaps ranked causes first and the decision tree marked
 // (decision.go), metrics for --baseline and the exit code for a job
 // prolog. The collective layer's busbw-curve verdicts (CheckCurves) come

@@ -38,14 +38,16 @@ const (
 // off a path NCCL would use, so the job runs, slower, and the broken path
 // stays broken. The reason says what is lost (NCCL environment variables,
 // https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html).
+// NCCL's own switches count as NCCL reads them (envvalues.go):
+// NCCL_IB_DISABLE=true is 0 to strtoll and disables nothing.
 var masking = []struct {
 	name string
 	bad  func(v string) bool
 	lost string
 }{
-	{"NCCL_P2P_DISABLE", truthy, "GPU peer-to-peer (NVLink and PCIe P2P): traffic between GPUs goes through host memory (SHM)"},
-	{"NCCL_IB_DISABLE", truthy, "InfiniBand/RoCE: inter-node traffic falls back to TCP sockets"},
-	{"NCCL_SHM_DISABLE", truthy, "shared-memory transport: GPUs without P2P then go through the network stack"},
+	{"NCCL_P2P_DISABLE", func(v string) bool { return ncclReadsInt(v) == 1 }, "GPU peer-to-peer (NVLink and PCIe P2P): traffic between GPUs goes through host memory (SHM)"},
+	{"NCCL_IB_DISABLE", func(v string) bool { return ncclReadsInt(v) != 0 }, "InfiniBand/RoCE: inter-node traffic falls back to TCP sockets"},
+	{"NCCL_SHM_DISABLE", func(v string) bool { return ncclReadsInt(v) == 1 }, "shared-memory transport: GPUs without P2P then go through the network stack"},
 	{"NCCL_NET_GDR_LEVEL", func(v string) bool { return v == "LOC" || v == "0" }, "GPUDirect RDMA: network traffic is staged through host memory"},
 	{"NCCL_P2P_LEVEL", func(v string) bool { return v == "LOC" || v == "0" }, "peer-to-peer between GPUs"},
 	{"NCCL_NVLS_ENABLE", func(v string) bool { return v == "0" }, "NVLink SHARP (NVLS) on NVSwitch machines (some VMs and partitioned nodes run without it on purpose)"},
@@ -67,19 +69,22 @@ func nonEmpty(v string) bool { return strings.TrimSpace(v) != "" }
 // every source the evidence holds (an env file, this process, the NCCL
 // log's "set by environment" lines) and with the defaults of the versions
 // it names: deprecated names (env-renamed), the timeouts in effect
-// (env-timeouts), settings that mask a fault (env-masking), whether a hang
+// (env-timeouts), values as the NCCL in use reads them (env-values),
+// settings that mask a fault (env-masking), whether a hang
 // leaves a Flight Recorder dump (env-flight-recorder), names no NCCL or
 // PyTorch release we know reads, with the likely intended one
 // (env-unknown), NCCL_IB_HCA and NCCL_SOCKET_IFNAME against the NICs
-// (env-nics), and what the wrong-results branch needs (wrong-results).
+// (env-nics), the socket interface against the node count
+// (socket-interface) and the RoCE GID and MTU (roce-gid, netif.go), and
+// what the wrong-results branch needs (wrong-results).
 func LintEnv(ev *Evidence) []Verdict {
 	env, sources := jobEnv(ev)
 	if len(env) == 0 && len(ev.TorchSettings) == 0 {
 		return []Verdict{skipped(LayerFramework, "env", "no environment: on the machine the doctor reads its own; elsewhere give --env FILE (the job's `env` output)", chapterPyTorch),
-			checkWrongResults(ev, env)}
+			checkSocketInterface(ev, env), CheckRoCE(ev, env), checkWrongResults(ev, env)}
 	}
-	out := []Verdict{lintRenamed(env), lintTimeouts(ev), lintMasking(env, ev.ncclVersion()), lintFlightRecorder(ev),
-		lintUnknown(env, ev), lintNICs(ev, env), checkWrongResults(ev, env)}
+	out := []Verdict{lintRenamed(env), lintTimeouts(ev), lintValues(env, ev.ncclVersion()), lintMasking(env, ev.ncclVersion()), lintFlightRecorder(ev),
+		lintUnknown(env, ev), lintNICs(ev, env), checkSocketInterface(ev, env), CheckRoCE(ev, env), checkWrongResults(ev, env)}
 	for i := range out {
 		if len(sources) > 0 && out[i].Status != Skipped {
 			out[i].Evidence = append(out[i].Evidence, "environment from "+strings.Join(sources, ", "))
@@ -223,6 +228,9 @@ func lintMasking(env map[string]string, ncclVersion string) Verdict {
 		val, ok := env[m.name]
 		if !ok || !m.bad(val) {
 			continue
+		}
+		if refused(m.name, val, ncclVersion) {
+			continue // not a mask: NCCL refuses the value (env-values)
 		}
 		if d, ok := ncclDefaultOff[m.name]; ok && ncclVersion != "" && versionIn(ncclVersion, "", d.until) {
 			v.Evidence = append(v.Evidence, fmt.Sprintf("%s=%s is NCCL %s's default (%s): nothing masked", m.name, val, shortVersion(ncclVersion), d.source))

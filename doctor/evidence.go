@@ -48,6 +48,12 @@ type Evidence struct {
 	// Kernel are the kernel logs (dmesg) of the job's nodes: Xid events,
 	// GPUs fallen off the bus, NIC ports down.
 	Kernel []KernelLog `json:"-"`
+	// RDMA are the nodes' RDMA tool outputs (show_gids, ibv_devinfo -v,
+	// ibstat, rdma link): GIDs, port states and MTUs.
+	RDMA []RDMAOutput `json:"-"`
+	// Counters are the nodes' NIC port counters (perfquery, sysfs,
+	// ethtool -S), one reading or two of each port.
+	Counters []CounterInput `json:"-"`
 	// TorchSettings are the settings PyTorch's ProcessGroupNCCL printed
 	// when the job started (effective values, defaults included:
 	// "TORCH_NCCL_DUMP_ON_TIMEOUT": "1"), TorchSettingsSource where.

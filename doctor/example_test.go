@@ -26,11 +26,14 @@ NCCL_DEBUG=INFO
 	// Output:
 	// warn env-renamed: deprecated names set: TORCH_NCCL_TRACE_BUFFER_SIZE (read today; a later PyTorch drops them and the setting silently stops working)
 	// ok env-timeouts: a stuck collective is torn down after the process group's timeout (600 s unless the program sets one); a stuck watchdog after 480 s
+	// ok env-values: 2 NCCL value(s) read as written
 	// warn env-masking: settings that mask a fault rather than fix it: NCCL_P2P_DISABLE=1
 	// ok env-flight-recorder: a timeout leaves one Flight Recorder dump per rank (TORCH_NCCL_DUMP_ON_TIMEOUT=1)
 	// warn env-unknown: variables the NCCL and PyTorch in use do not read (they do nothing): NCCL_IB_GID_INDX (did you mean NCCL_IB_GID_INDEX?)
 	//   NCCL_IB_GID_INDX: no NCCL release we know reads it (2.4.8 to 2.30.7); did you mean NCCL_IB_GID_INDEX?
 	// skipped env-nics: neither NCCL_IB_HCA nor NCCL_SOCKET_IFNAME is set: NCCL chooses the NICs itself
+	// skipped socket-interface: no interface in the evidence: NCCL's log (NCCL_DEBUG=INFO, NCCL_DEBUG_SUBSYS=INIT,NET) shows the socket interface it used
+	// skipped roce-gid: no RDMA tool output: give show_gids (or ibv_devinfo -v) of each node to check the RoCE GID NCCL uses
 	// skipped wrong-results: no correctness check in the evidence (nccl-tests' #wrong column; it says N/A with -c 0)
 }
 
@@ -78,7 +81,7 @@ func ExampleCheckHang() {
 	fmt.Println(v.Summary)
 	// Output:
 	// fail hang-same-place
-	// every rank with a dump (ranks 0-3) enqueued all_reduce #12 of pg 0 (default_pg) and none completed it: no rank is behind; start events are off (TORCH_NCCL_ENABLE_TIMING unset), so the dump cannot tell whether the GPUs started it; this points at the network or a dead rank
+	// every rank with a dump (ranks 0-3) enqueued all_reduce #12 of pg 0 (default_pg) and none completed it: no rank is behind; start events are off (TORCH_NCCL_ENABLE_TIMING unset), so the dump cannot tell whether the GPUs started it; this points at the network or a dead rank; or one rank's GPU is held by earlier work (a long or hung kernel, another process on it) and has not reached the collective: with start events off the dumps cannot tell that from a collective stuck in the network
 }
 
 // What a PyTorch setting was in the job: set, printed by PyTorch, set by

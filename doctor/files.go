@@ -21,6 +21,7 @@ import (
 	"github.com/commlab/commlab/parse/nccllog"
 	"github.com/commlab/commlab/parse/nccltests"
 	"github.com/commlab/commlab/parse/nvidiasmi"
+	"github.com/commlab/commlab/parse/rdmatools"
 	"github.com/commlab/commlab/probes"
 	"github.com/commlab/commlab/units"
 )
@@ -45,6 +46,13 @@ type Files struct {
 	// (py-spy dump or faulthandler text, one rank_N.txt or rankN.txt per
 	// rank); Dmesg the nodes' kernel logs.
 	FlightRecorder, Stacks, Dmesg string
+	// RDMA is the nodes' show_gids, ibv_devinfo -v, ibstat or rdma link
+	// output, one file per node (a directory or a glob).
+	RDMA string
+	// Counters is the nodes' NIC port counters: perfquery -x, ethtool -S
+	// or `grep -H . /sys/class/infiniband/*/ports/*/*counters/*`, one
+	// file per node; a port read twice in a file is a before and after.
+	Counters string
 	// Trace is a torch.profiler Chrome trace; Env the job's environment
 	// (env output, NAME=VALUE lines); Torch the job's PyTorch version.
 	Trace, Env, Torch string
@@ -56,7 +64,7 @@ type Files struct {
 
 // Any says whether any evidence is named.
 func (f Files) Any() bool {
-	for _, s := range []string{f.Recorded, f.Topo, f.LSPCI, f.NCCLLog, f.NCCLRun, f.Bandwidth, f.NCCLTests, f.FlightRecorder, f.Stacks, f.Dmesg, f.Trace, f.Env, f.RankRuns, f.NodeReports, f.Pairs} {
+	for _, s := range []string{f.Recorded, f.Topo, f.LSPCI, f.NCCLLog, f.NCCLRun, f.Bandwidth, f.NCCLTests, f.FlightRecorder, f.Stacks, f.Dmesg, f.RDMA, f.Counters, f.Trace, f.Env, f.RankRuns, f.NodeReports, f.Pairs} {
 		if s != "" {
 			return true
 		}
@@ -112,6 +120,8 @@ func (f Files) readers() []evidenceReader {
 		{f.FlightRecorder, readFlightRecorder},
 		{f.Stacks, readStacks},
 		{f.Dmesg, readDmesg},
+		{f.RDMA, readRDMA},
+		{f.Counters, readCounters},
 		{f.Env, oneFile(readEnv)},
 		{f.Trace, readTrace},
 		{f.RankRuns, readRankRuns},
@@ -414,6 +424,31 @@ func readDmesg(ev *Evidence, p string, _ Files) error {
 		}
 		ev.Kernel = append(ev.Kernel, k)
 		ev.AddInput("kernel log", name, fmt.Sprintf("%d lines, %d GPU or NIC events", l.Lines, len(l.Events)))
+	})
+}
+
+func readRDMA(ev *Evidence, p string, _ Files) error {
+	files, err := globOrFile(p)
+	if err != nil {
+		return err
+	}
+	return eachFile(files, func(name string, data []byte) {
+		r, err := rdmatools.Parse(bytes.NewReader(data))
+		if err != nil {
+			ev.AddProblem("rdma tool output", name, err.Error())
+			if r == nil || len(r.Devices) == 0 && len(r.GIDs) == 0 {
+				return
+			}
+		}
+		o := RDMAOutput{Name: strings.TrimSuffix(filepath.Base(name), filepath.Ext(name)), Report: r}
+		for _, d := range r.Devices {
+			if d.Host != "" {
+				o.Host = d.Host
+				break
+			}
+		}
+		ev.RDMA = append(ev.RDMA, o)
+		ev.AddInput("rdma tool output", name, fmt.Sprintf("%s: %d device(s), %d GID(s)", r.Tool, len(r.Devices), len(r.AllGIDs())))
 	})
 }
 

@@ -76,6 +76,20 @@ func CheckHang(ev *Evidence) (Verdict, *flightrec.Analysis) {
 			v.Evidence = append(v.Evidence, fmt.Sprintf("pg %s: %s records no completion, so the dumps alone cannot tell a finished collective from a stuck one", g.PG, g.Backend))
 			return v, a
 		}
+		if g, ok := noCompletionGroup(a); ok {
+			// gloo records no completion: the same last collective on every
+			// rank is what a finished step and a hang both leave.
+			base := fmt.Sprintf("cannot tell: pg %s (%s) records no completion, and every rank's dump ends at the same collective (#%d), which a finished step and a hang inside that collective both leave", g.PG, orDash(g.Backend), g.States[0].LastEnqueued)
+			if outside := ranksOutsideCollective(ev.Stacks); len(ev.Stacks) > 0 {
+				v.judge(Skipped, base+fmt.Sprintf("; the stacks do not put every rank inside it (%s elsewhere)", orNone(outside)),
+					"read the stacks of the ranks outside torch.distributed: a rank still working (a data loader, an exception) is the one the others wait for, if they wait")
+			} else {
+				v.judge(Skipped, base+"; give the ranks' stacks (--stacks DIR, py-spy dump --pid on each) to tell them apart",
+					"py-spy dump --pid <each rank's pid> > rank_N.txt while the job hangs, then --stacks DIR: a rank whose stack is inside torch.distributed is waiting in the collective")
+			}
+			v.Evidence = append(v.Evidence, fmt.Sprintf("pg %s: %s records no completion, so the dumps alone cannot tell a finished collective from a stuck one", g.PG, orDash(g.Backend)))
+			return v, a
+		}
 		v.judge(OK, fmt.Sprintf("no rank behind and no mismatch in %d process group(s)", len(a.Groups)), "")
 		return v, a
 	}
@@ -95,6 +109,8 @@ func CheckHang(ev *Evidence) (Verdict, *flightrec.Analysis) {
 		next = sameNext
 		if g, ok := stuckGroup(a); ok && g.Timing != flightrec.TimingOn {
 			v.Evidence = append(v.Evidence, "the dump cannot tell whether the GPUs started the collective (start events "+g.Timing.String()+"); TORCH_NCCL_ENABLE_TIMING=1 records them next time")
+			summary += "; or one rank's GPU is held by earlier work (a long or hung kernel, another process on it) and has not reached the collective: with start events " + g.Timing.String() + " the dumps cannot tell that from a collective stuck in the network"
+			next = "first nvidia-smi on every node (a GPU at 100% with no progress, or another process on it, is the rank the others wait for) and py-spy dump on each rank; then " + sameNext
 		}
 	case has(kinds, flightrec.FindingUnpairedP2P) || has(kinds, flightrec.FindingCrossGroup):
 		v.Branch = BranchHangSome
@@ -157,6 +173,42 @@ func stuckByStacks(a *flightrec.Analysis, stacks []hanglab.Stack) (flightrec.Gro
 		return g, ranks, strings.Join(ws, ", "), true
 	}
 	return flightrec.GroupReport{}, nil, "", false
+}
+
+// noCompletionGroup finds a process group whose dumps record no
+// completion (gloo) and where every member dumped and ends at one
+// collective: the dumps cannot say whether it finished.
+func noCompletionGroup(a *flightrec.Analysis) (flightrec.GroupReport, bool) {
+	for _, g := range a.Groups {
+		if !g.NoEvents || len(g.NoDump) > 0 || len(g.States) < 2 || g.States[0].LastEnqueued == 0 {
+			continue
+		}
+		same := true
+		for _, st := range g.States {
+			same = same && st.LastEnqueued == g.States[0].LastEnqueued
+		}
+		if same {
+			return g, true
+		}
+	}
+	return flightrec.GroupReport{}, false
+}
+
+// ranksOutsideCollective names the ranks whose stack is not inside
+// torch.distributed ("rank 1 at load_batch").
+func ranksOutsideCollective(stacks []hanglab.Stack) []string {
+	var out []string
+	for _, s := range stacks {
+		f := s.Where()
+		if s.Gone || !strings.Contains(f.File, "torch/distributed/") {
+			at := f.Func
+			if s.Gone {
+				at = "no process"
+			}
+			out = append(out, fmt.Sprintf("rank %d at %s", s.Rank, orDash(at)))
+		}
+	}
+	return out
 }
 
 // opAt names collective seq of group pg as the dumps recorded it.

@@ -73,9 +73,12 @@ var warnCauses = []warnCause{
 		"read the WARN line and the INFO lines around it (NCCL_DEBUG=INFO, NCCL_DEBUG_SUBSYS=INIT,NET): they name the call that failed"},
 }
 
-// checkNCCLWarnings reads NCCL's WARN lines: one that makes NCCL fail a
-// call (shared memory full, a CUDA IPC handle that does not open, any WARN
-// that says failed or error) is a failure with its cause; others warn.
+// checkNCCLWarnings reads NCCL's WARN lines: a form in NCCLFailures
+// (ncclfailures.go: ibv_* calls, completion statuses, sockets, bootstrap)
+// gives its meaning, usual causes and the check that tells them apart,
+// the root failure before its echoes; shared memory full, a CUDA IPC
+// handle that does not open, any other WARN that says failed or error is
+// a failure with its cause; others warn.
 func checkNCCLWarnings(lg *nccllog.Log) Verdict {
 	v := Verdict{Layer: LayerNCCL, Check: "nccl-warnings", Chapter: chapterTroubleshoot}
 	if len(lg.Warnings) == 0 {
@@ -87,9 +90,11 @@ func checkNCCLWarnings(lg *nccllog.Log) Verdict {
 		return v
 	}
 	type hit struct {
-		c     warnCause
-		count int
-		first nccllog.Message
+		c           warnCause
+		count       int
+		first       nccllog.Message
+		consequence bool     // follows an earlier failure (NCCLFailure.Consequence)
+		sources     []string // the public answers its causes rest on
 	}
 	var hits []*hit
 	byCause := map[string]*hit{}
@@ -97,6 +102,17 @@ func checkNCCLWarnings(lg *nccllog.Log) Verdict {
 	for _, w := range lg.Warnings {
 		text := strings.ToLower(w.Text)
 		matched := false
+		if f, detail, ok := explainNCCLFailure(w.Text); ok {
+			key := f.ID + "/" + detail
+			h := byCause[key]
+			if h == nil {
+				h = &hit{c: warnCause{fatal: f.Fatal, cause: f.cause(detail), next: f.Check}, first: w, consequence: f.Consequence, sources: f.Sources}
+				byCause[key] = h
+				hits = append(hits, h)
+			}
+			h.count++
+			continue
+		}
 		for _, c := range warnCauses {
 			for _, word := range c.words {
 				if strings.Contains(text, word) {
@@ -135,11 +151,25 @@ func checkNCCLWarnings(lg *nccllog.Log) Verdict {
 			"read the WARN lines: NCCL prints them for what it could not do as configured")
 		return v
 	}
+	// the first fatal form that is not only the echo of another failure
+	rank := func(h *hit) int {
+		r := 0
+		if h.c.fatal {
+			r += 2
+		}
+		if !h.consequence {
+			r++
+		}
+		return r
+	}
 	first := hits[0]
 	for _, h := range hits {
-		if h.c.fatal && !first.c.fatal {
+		if rank(h) > rank(first) {
 			first = h
 		}
+	}
+	if len(first.sources) > 0 {
+		v.Evidence = append(v.Evidence, "causes from: "+strings.Join(first.sources, "; "))
 	}
 	status := Warn
 	if first.c.fatal {

@@ -115,6 +115,12 @@ func gdrModule(t *probes.Topology) (ok, known bool, why string) {
 	return false, false, "nvidia_peermem and DMA-BUF not in the evidence"
 }
 
+// guessed says whether the way to GPU memory is only inferred: DMA-BUF
+// "likely" without nvidia_peermem loaded.
+func guessed(t *probes.Topology) bool {
+	return !t.GPUDirect.PeerMem && strings.HasPrefix(strings.ToLower(t.GPUDirect.DMABuf), "likely")
+}
+
 func versionSuffix(v string) string {
 	if v == "" {
 		return ""
@@ -139,6 +145,11 @@ func checkGDRModule(t *probes.Topology, lg *nccllog.Log, nodes int) Verdict {
 		v.judge(Warn, "GPUDirect RDMA would be off once the job spans nodes: "+why+" (one node: nothing crosses the network now)", loadPeerMem)
 	case !known:
 		v.judge(Skipped, why+" (run on the machine to read /sys/module)", "")
+	case len(RDMANICs(t)) == 0 && !traffic:
+		v.judge(Skipped, "no RDMA device: GPUDirect RDMA does not apply ("+why+")", "")
+	case ok && guessed(t):
+		v.judge(Skipped, "cannot tell: "+why+" is a guess from the driver and kernel, not a registration that worked; NCCL's log (GDRDMA in its transports) or ib_write_bw --use_cuda tells",
+			"run once with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET: 'GPU Direct RDMA Enabled' and .../GDRDMA connections confirm it")
 	case ok:
 		v.judge(OK, "NICs can reach GPU memory: "+why, "")
 	case len(RDMANICs(t)) == 0:

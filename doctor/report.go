@@ -77,6 +77,7 @@ func Diagnose(ev *Evidence) *Report {
 	vs = append(vs, CheckTopology(ev.Topology, ev.PCI, ev.AllowedCPUs, nodes)...)
 	vs = append(vs, CheckNVLink(ev.Topology, ev.Bandwidth)...)
 	vs = append(vs, CheckNIC(ev.Topology, ev.PCI, ev.NCCLLog, nodes)...)
+	vs = append(vs, CheckCounters(ev))
 	ncclVs := CheckNCCL(ev.NCCLLog, ev.Topology, mergedEnv(env, ev), nodes)
 	if run := ev.NCCL; run != nil && run.Settings["library"] != "" {
 		// Which NCCL the sweep loaded: PyTorch's wheel and the system's

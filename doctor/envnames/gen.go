@@ -73,6 +73,11 @@ func main() {
 		minors = append(minors, m)
 	}
 	sort.Ints(minors)
+	versions := map[int]string{}
+	for m, b := range best {
+		versions[m] = fmt.Sprintf("2.%d.%d", b.minor, b.patch)
+	}
+	writeParams(*repo, minors, tags, versions)
 	for _, m := range minors {
 		tag := tags[m]
 		names := map[string]bool{}
@@ -102,4 +107,44 @@ func main() {
 		}
 		fmt.Printf("%s: %d names\n", name, len(list))
 	}
+}
+
+// writeParams writes nccl-int-params.tsv: every name NCCL_PARAM declares
+// (an integer NCCL reads with strtoll(str, nullptr, 0) in
+// src/misc/param.cc, src/include/param.h before 2.12), with the first and
+// last minor release that declares it and its default as written in the
+// source at the last one.
+func writeParams(repo string, minors []int, tags, versions map[int]string) {
+	type span struct{ first, last, def string }
+	params := map[string]*span{}
+	reDecl := regexp.MustCompile(`NCCL_PARAM\(\s*\w+\s*,\s*"([A-Z0-9_]+)"\s*,\s*([^;\n]*)\)`)
+	for _, m := range minors {
+		tag := tags[m]
+		ver := versions[m]
+		out := git(repo, "grep", "-h", "-E", `NCCL_PARAM\(`, tag, "--", "src")
+		for _, d := range reDecl.FindAllStringSubmatch(out, -1) {
+			name := "NCCL_" + d[1]
+			s, ok := params[name]
+			if !ok {
+				s = &span{first: ver}
+				params[name] = s
+			}
+			s.last, s.def = ver, strings.TrimSpace(d[2])
+		}
+	}
+	names := make([]string, 0, len(params))
+	for n := range params {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	b.WriteString("# integer parameters: NCCL_PARAM declarations in NVIDIA/nccl src/ (doctor/envnames/gen.go)\n# name\tfirst\tlast\tdefault at last\n")
+	for _, n := range names {
+		s := params[n]
+		fmt.Fprintf(&b, "%s\t%s\t%s\t%s\n", n, s.first, s.last, s.def)
+	}
+	if err := os.WriteFile("nccl-int-params.tsv", []byte(b.String()), 0o644); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("nccl-int-params.tsv: %d names\n", len(names))
 }

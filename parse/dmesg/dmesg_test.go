@@ -153,3 +153,65 @@ func FuzzParse(f *testing.F) {
 		_, _, _ = l.GPUsLost(), l.LinksDown(), l.RootXids()
 	})
 }
+
+// TestNICAndPCIeForms holds each driver form to the event it gives. The
+// lines are quoted from testdata/SOURCES.md's sources and from commlab
+// issue 40 (the mlx5 netdev "Link down" and "Cable unplugged" forms);
+// the firmware line is formed from the mlx5 driver's format string
+// (drivers/net/ethernet/mellanox/mlx5/core/health.c, "Fatal error %u
+// detected"), not quoted from a log.
+func TestNICAndPCIeForms(t *testing.T) {
+	cases := []struct {
+		line        string
+		kind, state string
+		device, pci string
+		driver      string
+	}{
+		{"[ 9912.100201] mlx5_core 0000:98:00.1 enp152s0f1np1: Link down", KindNetdevLink, "DOWN", "enp152s0f1np1", "0000:98:00.1", "mlx5_core"},
+		{"[32710.060490] mlx5_core 0000:01:00.0 enp1s0f0: Link up", KindNetdevLink, "UP", "enp1s0f0", "0000:01:00.0", "mlx5_core"},
+		{"Sun Jun 11 23:02:41 2023 kern.info kernel: [39210.778735] igc 0000:05:00.0 eth5: NIC Link is Down", KindNetdevLink, "DOWN", "eth5", "0000:05:00.0", "igc"},
+		{"[   12.413002] mlx5_core 0000:08:00.0: Port module event: module 0, Cable unplugged", KindModule, "unplugged", "", "0000:08:00.0", "mlx5_core"},
+		{"mlx5_core 0000:01:00.0: Port module event[error]: module 0, Cable error, High Temperature", KindModule, "error", "", "0000:01:00.0", "mlx5_core"},
+		{"mlx5_core 0000:01:00.0: mlx5_pcie_event:326: Detected insufficient power on the PCIe slot (27W).", KindPCIePower, "", "", "0000:01:00.0", "mlx5_core"},
+		{"mlx5_core 0000:3b:00.0: poll_health:800:(pid 0): Fatal error 1 detected", KindNICFirmware, "", "", "0000:3b:00.0", "mlx5_core"},
+		{"[74889.542031] pcieport 0000:00:02.0: AER: Uncorrected (Fatal) error received: id=0010", KindAER, "fatal", "", "0000:00:02.0", "pcieport"},
+		{"Sep 19 16:18:02 bubz kernel: [68183.615790] pcieport 0000:00:03.1: AER: Correctable error message received from 0000:00:00.0", KindAER, "corrected", "0000:00:00.0", "0000:00:03.1", "pcieport"},
+		{"[  +0.000004] pcieport 0000:00:03.0: AER: Multiple Uncorrected (Fatal) error received: 0000:00:03.0", KindAER, "fatal", "0000:00:03.0", "0000:00:03.0", "pcieport"},
+		{"[   38.178720] nvidia-nvswitch3: SXid (PCI:0000:04:00.0): 22013, Non-fatal, Link 44 Minion Link DLREQ interrupt", KindSXid, "non-fatal", "nvidia-nvswitch3", "0000:04:00.0", ""},
+	}
+	for _, c := range cases {
+		l, err := Parse(strings.NewReader(c.line + "\n"))
+		if err != nil || len(l.Events) != 1 {
+			t.Fatalf("%q: %v, %d events", c.line, err, len(l.Events))
+		}
+		e := l.Events[0]
+		if e.Kind != c.kind || e.State != c.state || e.Device != c.device || e.PCI != c.pci || e.Driver != c.driver {
+			t.Errorf("%q:\n got %+v", c.line, e)
+		}
+	}
+	// "advertised sufficient power" is not an event
+	if l, _ := Parse(strings.NewReader("[   11.097626] mlx5_core 0004:01:00.0: mlx5_pcie_event:294:(pid 542): PCIe slot advertised sufficient power (75W).\n")); len(l.Events) != 0 {
+		t.Errorf("sufficient power read as %+v", l.Events)
+	}
+}
+
+// A flap: down then up, twice (coolsnowwolf/lede#11302); nothing is left
+// down, the down events are kept with their seconds since boot.
+func TestFlapsAndSeconds(t *testing.T) {
+	l := parseFile(t, "lede11302_igc_link_flap_syslog.txt")
+	if len(l.LinksDown()) != 0 {
+		t.Errorf("left down: %+v", l.LinksDown())
+	}
+	f := l.Flaps()
+	if len(f) != 2 || f[0].Seconds != 39210.778735 || f[1].Time != "Sun Jun 11 23:03:15 2023" {
+		t.Errorf("flaps = %+v", f)
+	}
+	down, err := Parse(strings.NewReader("[ 9912.100201] mlx5_core 0000:98:00.1 enp152s0f1np1: Link down\n"))
+	if err != nil || len(down.LinksDown()) != 1 || len(down.Flaps()) != 0 {
+		t.Errorf("down: %+v, flaps %+v", down.LinksDown(), down.Flaps())
+	}
+	s := parseFile(t, "nvtrust124_nvswitch_sxid.txt")
+	if x := s.Of(KindSXid); len(x) != 2 || x[0].Text != "Non-fatal, Link 44 Minion Link DLREQ interrupt" {
+		t.Errorf("sxids = %+v", x)
+	}
+}
