@@ -135,6 +135,9 @@ type netState struct {
 	seen    map[string]bool
 	gdrPath map[GDRPath]int
 	any     bool
+	// namedByNCCL: Plugin is the name NCCL printed for the plugin it
+	// loaded, not one read from the plugin's own lines.
+	namedByNCCL bool
 }
 
 func (p *parser) netInfo() *netState {
@@ -222,6 +225,14 @@ var netLines = []netLine{
 		}
 	}},
 	{hasPrefix("Using network "), reUsingNet, func(ns *netState, m []string, _ string) {
+		// Only a plugin brings a network other than IB and Socket ("AWS
+		// Libfabric", "GPUDirectTCPX_v7", "FasTrak").
+		if !internalNets[m[1]] && !strings.HasPrefix(m[1], "IBext") {
+			ns.n.PluginFound = true
+			if ns.n.Plugin == "" {
+				ns.n.Plugin = m[1]
+			}
+		}
 		if ns.firstTime("using:" + m[1]) {
 			if ns.n.Using != "" {
 				ns.n.Using += ", "
@@ -266,6 +277,13 @@ func (p *parser) netSlashLine(trimmed string) bool {
 		if m := reLoadedNet.FindStringSubmatch(trimmed); m != nil {
 			ns.n.PluginFound = true
 			ns.n.Plugin = m[1]
+			ns.namedByNCCL = true
+		}
+		// NCCL looks for a plugin's CollNet symbols only after it loaded
+		// the plugin's net symbols (net.cc, plugin/net.cc in every release
+		// since 2.6): a CollNet miss says a net plugin is loaded.
+		if strings.Contains(note, "ncclCollNetPlugin") {
+			ns.n.PluginFound = true
 		}
 		ns.addOnce(&ns.n.PluginNotes, "note:"+note, note)
 		return true
@@ -291,7 +309,7 @@ func (p *parser) netSlashLine(trimmed string) bool {
 		ns.addGDR(g)
 		return true
 	}
-	if m := reNetUsing.FindStringSubmatch(trimmed); m != nil {
+	if m := reNetUsing.FindStringSubmatch(trimmed); m != nil && !isPluginNet(m[1]) {
 		ns := p.netInfo()
 		for _, e := range reNetEntry.FindAllStringSubmatch(m[2], -1) {
 			switch m[1] {
@@ -306,8 +324,48 @@ func (p *parser) netSlashLine(trimmed string) bool {
 		}
 		return true
 	}
+	if m := rePluginBanner.FindStringSubmatch(trimmed); m != nil && isPluginNet(m[1]) {
+		// An external plugin's own lines: "NET/OFI Initializing
+		// aws-ofi-nccl 1.14.2", "NET/GPUDirectTCPX ver. 3.1.8.",
+		// "NET/FasTrak ...", "NET/UCX ...".
+		ns := p.netInfo()
+		ns.n.PluginFound = true
+		name := pluginNames[m[1]]
+		if name == "" {
+			name = m[1]
+		}
+		v := rePluginVersion.FindStringSubmatch(trimmed)
+		if v != nil {
+			name += " " + strings.TrimSuffix(v[1], ".")
+		}
+		// NCCL's own "Loaded net plugin X" name stays; a banner with its
+		// version names the plugin better than "Using network X" did.
+		if ns.n.Plugin == "" || (v != nil && !ns.namedByNCCL) {
+			ns.n.Plugin = name
+		}
+		return true
+	}
 	return false
 }
+
+// internalNets are the networks NCCL (and RCCL) build in; any other
+// NET/<name> line comes from an external plugin. IBext is the IB of
+// NVIDIA's own net plugin (nccl-rdma-sharp-plugins, HPC-X), read like IB.
+var internalNets = map[string]bool{"IB": true, "Socket": true, "Plugin": true, "IBext": true}
+
+// pluginNames are the names the plugins go by, for the prefixes they
+// print: aws-ofi-nccl prints "NET/OFI", Google's GPUDirect-TCPXO plugin
+// (nccl-net-gcp) "NET/FasTrak".
+var pluginNames = map[string]string{"OFI": "aws-ofi-nccl", "FasTrak": "GPUDirect-TCPXO (FasTrak)", "GPUDirectTCPX": "GPUDirect-TCPX"}
+
+func isPluginNet(name string) bool {
+	return !internalNets[name] && !strings.HasPrefix(name, "IBext")
+}
+
+var (
+	rePluginBanner  = regexp.MustCompile(`^NET/([A-Za-z][\w-]*)`)
+	rePluginVersion = regexp.MustCompile(`(?:aws-ofi-nccl|ver\.) v?(\d+\.\d+(?:\.\d+)?[\w.-]*)`)
+)
 
 // TransportKind is a transport with its device numbers dropped:
 // "NET/IB/1/GDRDMA/Shared" -> "NET/IB/GDRDMA/Shared", "NET/Socket/0" ->
@@ -486,6 +544,8 @@ func explainNetwork(n *Network, env []EnvSetting, library string) string {
 		s = append(s, "NCCL could not open libibverbs, the RDMA verbs library, so its IB transport was unavailable on at least one host.")
 	}
 	switch {
+	case n.PluginFound && n.Plugin == "":
+		s = append(s, "It loaded an external net plugin (the log does not name it; NCCL printed only that the plugin has no CollNet symbols).")
 	case n.PluginFound:
 		s = append(s, fmt.Sprintf("It loaded the external net plugin %s.", n.Plugin))
 	case n.PluginSearched:
@@ -596,6 +656,8 @@ func (n *Network) writeSummary(w io.Writer) {
 	}
 	fmt.Fprintf(w, "network: %s\n", using)
 	switch {
+	case n.PluginFound && n.Plugin == "":
+		fmt.Fprintln(w, "  net plugin: loaded (its name not printed)")
 	case n.PluginFound:
 		fmt.Fprintf(w, "  net plugin: %s\n", n.Plugin)
 	case n.PluginSearched:
