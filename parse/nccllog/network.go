@@ -414,9 +414,24 @@ func isNetworkWarning(text string) bool {
 
 // finishNetwork builds Log.Network from the collected lines and the
 // connections, when the log has either.
+// networkWarning keeps a WARN line about the network, once per text, up
+// to maxNetWarnings of them.
+func (p *parser) networkWarning(text string) {
+	if !isNetworkWarning(text) {
+		return
+	}
+	p.netWarn = true
+	if len(p.netWarnings) < maxNetWarnings && !slices.Contains(p.netWarnings, text) {
+		p.netWarnings = append(p.netWarnings, text)
+	}
+}
+
+// maxNetWarnings bounds the distinct network WARN texts kept: a large
+// job prints one per rank, each with its own addresses.
+const maxNetWarnings = 1000
+
 func (p *parser) finishNetwork() {
-	netWarn := slices.ContainsFunc(p.log.Warnings, func(m Message) bool { return isNetworkWarning(m.Text) })
-	if p.net == nil && len(p.log.Connections) == 0 && !netWarn {
+	if p.net == nil && len(p.log.transports) == 0 && !p.netWarn {
 		return
 	}
 	ns := p.net
@@ -429,18 +444,16 @@ func (p *parser) finishNetwork() {
 			n.GDRLevel = strings.TrimSuffix(e.Value, ".")
 		}
 	}
-	for _, w := range p.log.Warnings {
-		if isNetworkWarning(w.Text) {
-			ns.addOnce(&n.Warnings, "warn:"+w.Text, w.Text)
-		}
-	}
+	n.Warnings = append(n.Warnings, p.netWarnings...)
+	// Every connection read counts, kept or not; (network, NIC) is unique,
+	// so the sort below fixes the order.
 	nicIdx := map[[2]string]int{}
-	for _, c := range p.log.Connections {
+	for transport, count := range p.log.transports {
 		if n.Transports == nil {
 			n.Transports = map[string]int{}
 		}
-		n.Transports[TransportKind(c.Transport)]++
-		network, dev, gdr, ok := netTransport(c.Transport)
+		n.Transports[TransportKind(transport)] += count
+		network, dev, gdr, ok := netTransport(transport)
 		if !ok {
 			continue
 		}
@@ -451,9 +464,9 @@ func (p *parser) finishNetwork() {
 			nicIdx[key] = i
 			n.NICs = append(n.NICs, NICUse{Net: network, Dev: dev})
 		}
-		n.NICs[i].Connections++
+		n.NICs[i].Connections += count
 		if gdr {
-			n.NICs[i].GDR++
+			n.NICs[i].GDR += count
 		}
 	}
 	slices.SortStableFunc(n.NICs, func(a, b NICUse) int {
