@@ -6,7 +6,7 @@ import (
 	"os"
 	"reflect"
 	"runtime"
-		"testing"
+	"testing"
 )
 
 // A log whose lists pass their bound keeps the first records and counts
