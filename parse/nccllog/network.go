@@ -122,7 +122,7 @@ var (
 	reGDRNIC      = regexp.MustCompile(`^NET/(\S+) ?: GPU Direct RDMA (?:\([^)]*\) )?(Enabled|Disabled|enabled|disabled) for HCA (\d+) '([^']*)'`)
 	reGDROld      = regexp.MustCompile(`^NET/(\S+) ?: GPU Direct RDMA (Enabled|Disabled) for GPU (\S+) / HCA (\S+)(?: \(([^)]*)\))?`)
 	reGDRPath     = regexp.MustCompile(`^GPU Direct RDMA (Enabled|Disabled) for GPU (\S+) / HCA (\d+) \(distance (\d+) ?(<=|>) ?(\d+)\)(?:, read (\d+))?(?: mode (\w+))?`)
-	reUsingNet    = regexp.MustCompile(`^Using network (.+?)\s*$`)
+	reUsingNet    = regexp.MustCompile(`^Using (?:internal )?[Nn]etwork (.+?)\s*$`)
 	reNetPluginOp = regexp.MustCompile(`^(Initialized|Failed to initialize|Assigned) NET plugin (\S+)`)
 	rePluginPath  = regexp.MustCompile(`^Plugin Path : (\S+)`)
 	reP2PPlugin   = regexp.MustCompile(`^P2P plugin (\S+)`)
@@ -224,7 +224,8 @@ var netLines = []netLine{
 			ns.n.GDRPaths = append(ns.n.GDRPaths, g)
 		}
 	}},
-	{hasPrefix("Using network "), reUsingNet, func(ns *netState, m []string, _ string) {
+	// "Using network IB"; 2.3 said "Using internal Network IB".
+	{func(s string) bool { return strings.HasPrefix(s, "Using network ") || strings.HasPrefix(s, "Using internal Network ") }, reUsingNet, func(ns *netState, m []string, _ string) {
 		// Only a plugin brings a network other than IB and Socket ("AWS
 		// Libfabric", "GPUDirectTCPX_v7", "FasTrak").
 		if !internalNets[m[1]] && !strings.HasPrefix(m[1], "IBext") {
@@ -324,6 +325,16 @@ func (p *parser) netSlashLine(trimmed string) bool {
 		}
 		return true
 	}
+	if m := reNetOldDevice.FindStringSubmatch(trimmed); m != nil {
+		// 2.3 listed its devices one a line: "NET/IB: [0] mlx5_1:1/IB".
+		ns := p.netInfo()
+		if m[1] == "Socket" {
+			ns.addOnce(&ns.n.SocketDevices, "sock:"+m[2], m[2])
+		} else {
+			ns.addOnce(&ns.n.IBDevices, "ib:"+m[2], m[2])
+		}
+		return true
+	}
 	if m := rePluginBanner.FindStringSubmatch(trimmed); m != nil && isPluginNet(m[1]) {
 		// An external plugin's own lines: "NET/OFI Initializing
 		// aws-ofi-nccl 1.14.2", "NET/GPUDirectTCPX ver. 3.1.8.",
@@ -364,6 +375,7 @@ func isPluginNet(name string) bool {
 
 var (
 	rePluginBanner  = regexp.MustCompile(`^NET/([A-Za-z][\w-]*)`)
+	reNetOldDevice  = regexp.MustCompile(`^NET/(\w+): \[\d+\] (\S+)\s*$`)
 	rePluginVersion = regexp.MustCompile(`(?:aws-ofi-nccl|ver\.) v?(\d+\.\d+(?:\.\d+)?[\w.-]*)`)
 )
 

@@ -282,3 +282,18 @@ func TestNetworkPluginBanners(t *testing.T) {
 		t.Errorf("socket log: network = %+v", l.Network)
 	}
 }
+
+// NCCL 2.3 listed IB devices one a line and said "Using internal Network
+// IB"; the network reads as later releases' does.
+func TestNetworkOldForms(t *testing.T) {
+	for _, f := range []string{"nccl179_2.3.7_ib_ports_internal_network_excerpt.log", "nccl147_2.3_interleaved_ib_ports_excerpt.log"} {
+		data, err := os.ReadFile("testdata/public/" + f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, _ := ParseBytes(data)
+		if n := l.Network; n == nil || n.Using != "IB" || len(n.IBDevices) != 4 || n.IBDevices[0] != "mlx5_1:1/IB" || n.PluginFound {
+			t.Errorf("%s: network = %+v", f, n)
+		}
+	}
+}
