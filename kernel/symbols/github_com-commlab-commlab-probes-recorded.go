@@ -4,6 +4,8 @@ package symbols
 
 import (
 	"github.com/commlab/commlab/probes/recorded"
+	"go/constant"
+	"go/token"
 	"reflect"
 )
 
@@ -20,6 +22,7 @@ func init() {
 		"List":        reflect.ValueOf(recorded.List),
 		"Load":        reflect.ValueOf(recorded.Load),
 		"Match":       reflect.ValueOf(recorded.Match),
+		"NotKept":     reflect.ValueOf(constant.MakeFromLiteral("\"command_not_kept\"", token.STRING, 0)),
 		"Public":      reflect.ValueOf(recorded.Public),
 		"PublicList":  reflect.ValueOf(recorded.PublicList),
 
