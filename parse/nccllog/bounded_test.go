@@ -6,6 +6,7 @@ import (
 	"os"
 	"reflect"
 	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -111,4 +112,63 @@ func heldBy(drop func()) uint64 {
 	runtime.GC()
 	runtime.ReadMemStats(&after)
 	return before.HeapAlloc - min(before.HeapAlloc, after.HeapAlloc)
+}
+
+// splitPrefix reads what reNCCLPrefix matches, on every fixture line and
+// on made-up prefixes.
+func TestSplitPrefixMatchesRegexp(t *testing.T) {
+	var prefixes []string
+	for _, in := range fixtures(t) {
+		data, err := os.ReadFile(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			if i := strings.Index(line, "NCCL "); i >= 0 {
+				prefixes = append(prefixes, line[:i])
+			}
+		}
+	}
+	prefixes = append(prefixes, "", " ", "[0] ", "x[0] ", "h:1:2 ", "h:1:2 [3] ", "a:b:1:2 [0] f.cc:12 ", "-1node7:1:2 [0] ", "h:1:2  [0] ",
+		"h:1: [0] ", ":1:2 [0] ", "h:x:2 [0] ", "[0] f.cc:1 ", "f.cc:1 ", "[] ", "[0]", "h:1:2\t[0] ", "a [b] ", "a:1 [0] ", "x f:1 [0] g:2 ")
+	for _, p := range prefixes {
+		want := make([]string, 6)
+		start := len(p)
+		if pm := reNCCLPrefix.FindStringSubmatchIndex(p); pm != nil {
+			start = pm[0]
+			for g := 1; g <= 5; g++ {
+				if pm[2*g] >= 0 {
+					want[g] = p[pm[2*g]:pm[2*g+1]]
+				}
+			}
+		}
+		gotStart, h, pid, tid, dev, where := splitPrefix(p)
+		got := []string{"", h, pid, tid, dev, where}
+		if gotStart != start || !reflect.DeepEqual(got, want) {
+			t.Errorf("splitPrefix(%q) = %d %q, regexp %d %q", p, gotStart, got, start, want)
+		}
+	}
+}
+
+// FuzzSplitPrefix holds splitPrefix to reNCCLPrefix on any text.
+func FuzzSplitPrefix(f *testing.F) {
+	for _, p := range []string{"h:1:2 [0] ", "a:b:1:2 [0] f.cc:12 ", "x[0] ", "f.cc:1 ", "-1node7:1:2 [0] "} {
+		f.Add(p)
+	}
+	f.Fuzz(func(t *testing.T, p string) {
+		start := len(p)
+		want := make([]string, 6)
+		if pm := reNCCLPrefix.FindStringSubmatchIndex(p); pm != nil {
+			start = pm[0]
+			for g := 1; g <= 5; g++ {
+				if pm[2*g] >= 0 {
+					want[g] = p[pm[2*g]:pm[2*g+1]]
+				}
+			}
+		}
+		gotStart, h, pid, tid, dev, where := splitPrefix(p)
+		if got := []string{"", h, pid, tid, dev, where}; gotStart != start || !reflect.DeepEqual(got, want) {
+			t.Errorf("splitPrefix(%q) = %d %q, regexp %d %q", p, gotStart, got, start, want)
+		}
+	})
 }

@@ -215,15 +215,8 @@ func splitNCCLLine(text string) ([]string, int) {
 		// a line full of "NCCL " stays linear.
 		if lv := reNCCLLevel.FindStringSubmatchIndex(text[at:min(len(text), at+12)]); lv != nil {
 			out := make([]string, 8)
-			start := at
-			if pm := reNCCLPrefix.FindStringSubmatchIndex(text[:at]); pm != nil {
-				start = pm[0]
-				for g := 1; g <= 5; g++ {
-					if pm[2*g] >= 0 {
-						out[g] = text[pm[2*g]:pm[2*g+1]]
-					}
-				}
-			}
+			var start int
+			start, out[1], out[2], out[3], out[4], out[5] = splitPrefix(text[:at])
 			out[6] = text[at+lv[2] : at+lv[3]]
 			if end := at + lv[1]; end < len(text) {
 				out[7] = text[end:]
@@ -890,4 +883,64 @@ func findNestedLine(msg string) []int {
 		return nil
 	}
 	return reNestedLine.FindStringIndex(msg)
+}
+
+// splitPrefix reads what reNCCLPrefix matches at the end of p, the text
+// before "NCCL INFO": "host:pid:tid [dev] " and "file.cc:123 ", each
+// optional, and where the match starts (len(p) when neither is there).
+// It is reNCCLPrefix by hand, the same leftmost match without the regexp
+// engine's scan of every start position, which cost a third of the parse.
+func splitPrefix(p string) (start int, host, pid, tid, dev, where string) {
+	start = len(p)
+	end := len(p) // where part A (host and dev) must end
+	// B: "file.cc:123 " as the last blank-ended token.
+	if tok, at, ok := lastToken(p, end); ok {
+		if c := strings.LastIndexByte(tok, ':'); c > 0 && allDigits(tok[c+1:]) {
+			where, start, end = tok, at, at
+		}
+	}
+	// A: "[dev] ", and before it "host:pid:tid ".
+	if end < 3 || p[end-1] != ' ' || p[end-2] != ']' {
+		return start, "", "", "", "", where
+	}
+	open := strings.LastIndexByte(p[:end-2], '[')
+	if open < 0 || !allDigits(p[open+1:end-2]) {
+		return start, "", "", "", "", where
+	}
+	start, dev = open, p[open+1:end-2]
+	if tok, at, ok := lastToken(p, open); ok {
+		c2 := strings.LastIndexByte(tok, ':')
+		if c2 > 0 && allDigits(tok[c2+1:]) {
+			c1 := strings.LastIndexByte(tok[:c2], ':')
+			if c1 > 0 && allDigits(tok[c1+1:c2]) {
+				start, host, pid, tid = at, tok[:c1], tok[c1+1:c2], tok[c2+1:]
+			}
+		}
+	}
+	return start, host, pid, tid, dev, where
+}
+
+// lastToken is the token that ends with the blank at p[end-1]: the text
+// between the blank before it (or the start of p) and that blank.
+func lastToken(p string, end int) (tok string, at int, ok bool) {
+	if end < 2 || p[end-1] != ' ' {
+		return "", 0, false
+	}
+	at = strings.LastIndexAny(p[:end-1], " \t\n\f\r") + 1
+	if at >= end-1 {
+		return "", 0, false
+	}
+	return p[at : end-1], at, true
+}
+
+func allDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
