@@ -225,7 +225,9 @@ var netLines = []netLine{
 		}
 	}},
 	// "Using network IB"; 2.3 said "Using internal Network IB".
-	{func(s string) bool { return strings.HasPrefix(s, "Using network ") || strings.HasPrefix(s, "Using internal Network ") }, reUsingNet, func(ns *netState, m []string, _ string) {
+	{func(s string) bool {
+		return strings.HasPrefix(s, "Using network ") || strings.HasPrefix(s, "Using internal Network ")
+	}, reUsingNet, func(ns *netState, m []string, _ string) {
 		// Only a plugin brings a network other than IB and Socket ("AWS
 		// Libfabric", "GPUDirectTCPX_v7", "FasTrak").
 		if !internalNets[m[1]] && !strings.HasPrefix(m[1], "IBext") {
