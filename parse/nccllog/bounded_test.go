@@ -37,6 +37,14 @@ func TestBoundedListsKeepTotals(t *testing.T) {
 				t.Errorf("%s: %s total %d, want %d", in, kind, got, want)
 			}
 		}
+		for _, list := range []string{"warnings", "connections", "trees", "rings", "ring_links", "operations", "choices", "paths", "env"} {
+			if small.Total(list) != full.Total(list) {
+				t.Errorf("%s: Total(%q) = %d with a bound of 2, %d without", in, list, small.Total(list), full.Total(list))
+			}
+		}
+		if full.Total("nonsense") != -1 {
+			t.Error("Total of no list")
+		}
 		if full.Omitted != nil {
 			t.Errorf("%s: the fixture passed the bound: %v", in, full.Omitted)
 		}

@@ -93,6 +93,23 @@ type Log struct {
 // omitted ones.
 func (l *Log) total(kind string, kept int) int { return kept + l.Omitted[kind] }
 
+// Total is how many records of one list the log had, kept or only counted
+// (Omitted): "warnings", "connections", "trees", "rings", "ring_links",
+// "choices", "operations", "ranks", ...; -1 for a name that is no list.
+// A caller counting WARN lines of a large job's log reads
+// Total("warnings"), not len(Warnings).
+func (l *Log) Total(list string) int {
+	kept := map[string]int{"processes": len(l.Processes), "ranks": len(l.Ranks), "topology": len(l.Topology), "paths": len(l.Paths),
+		"graph_searches": len(l.GraphSearches), "rings": len(l.Rings), "ring_links": len(l.RingLinks), "trees": len(l.Trees),
+		"connections": len(l.Connections), "choices": len(l.Choices), "operations": len(l.Operations), "tuning": len(l.Tuning),
+		"init_timings": len(l.InitTimings), "channel_counts": len(l.ChannelCounts), "env": len(l.Env), "warnings": len(l.Warnings)}
+	n, ok := kept[list]
+	if !ok {
+		return -1
+	}
+	return l.total(list, n)
+}
+
 // Process is one host:pid: the CUDA devices its lines named and the ranks
 // it holds (one process may drive several GPUs and communicators).
 type Process struct {
