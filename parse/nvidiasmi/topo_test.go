@@ -225,3 +225,26 @@ func TestParseTopoMixedBlanks(t *testing.T) {
 		t.Errorf("nics %+v gpus %+v", named.NICs, named.GPUs)
 	}
 }
+
+// A tab doubled between path cells (an editor's tab stops, a paste that
+// padded them) reads as one separator; the affinity cells keep their
+// empty cell.
+func TestParseTopoDoubledTabs(t *testing.T) {
+	in := "\tGPU0\tGPU1\tNIC0\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\n" +
+		"GPU0\t X \t\tNV12\tPXB\t0-31\t0\t\tN/A\n" +
+		"GPU1\tNV12\t X \t\tPXB\t0-31\t0\t\tN/A\n" +
+		"NIC0\tPXB\t\tPXB\t X \n"
+	m, err := ParseTopoMatrixString(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := m.Cell("GPU0", "GPU1"); c != "NV12" {
+		t.Errorf("GPU0-GPU1 = %q", c)
+	}
+	if c, _ := m.Cell("GPU1", "NIC0"); c != "PXB" {
+		t.Errorf("GPU1-NIC0 = %q", c)
+	}
+	if g := m.GPUs[1]; g.CPUAffinity != "0-31" || g.NUMAAffinity != 0 || g.GPUNUMAID != -1 {
+		t.Errorf("GPU1 = %+v", g)
+	}
+}
