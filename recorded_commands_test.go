@@ -37,18 +37,9 @@ func recordedRuns(t *testing.T) map[string]*probes.Run {
 		runs[n] = r
 	}
 	for _, n := range recorded.HangLabs() {
-		fsys, err := recorded.HangLab(n)
+		r, err := recorded.HangLabRun(n)
 		if err != nil {
 			t.Fatal(err)
-		}
-		f, err := fsys.Open("run.json")
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := probes.ReadRun(f)
-		f.Close()
-		if err != nil {
-			t.Fatalf("%s: %v", n, err)
 		}
 		runs["hang/"+n] = r
 	}

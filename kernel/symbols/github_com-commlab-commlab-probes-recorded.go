@@ -18,6 +18,7 @@ func init() {
 		"ErrNotFound": reflect.ValueOf(&recorded.ErrNotFound).Elem(),
 		"Files":       reflect.ValueOf(recorded.Files),
 		"HangLab":     reflect.ValueOf(recorded.HangLab),
+		"HangLabRun":  reflect.ValueOf(recorded.HangLabRun),
 		"HangLabs":    reflect.ValueOf(recorded.HangLabs),
 		"List":        reflect.ValueOf(recorded.List),
 		"Load":        reflect.ValueOf(recorded.Load),

@@ -208,18 +208,9 @@ func TestCommandsAreWhatAUserTypes(t *testing.T) {
 		check(n, r.Command, r.Settings)
 	}
 	for _, n := range HangLabs() {
-		fsys, err := HangLab(n)
+		r, err := HangLabRun(n)
 		if err != nil {
 			t.Fatal(err)
-		}
-		f, err := fsys.Open("run.json")
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := probes.ReadRun(f)
-		f.Close()
-		if err != nil {
-			t.Fatalf("%s: %v", n, err)
 		}
 		check(n, r.Command, r.Settings)
 	}
