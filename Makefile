@@ -134,17 +134,22 @@ bench-gpu: build
 # `make test-gpu`: every test that needs a GPU, PyTorch or nvcc, with
 # COMMLAB_REQUIRE_GPU/_TORCH/_NVCC on, so a missing one fails instead of
 # skipping. The GPU machine has no Go: `make test-gpu-build` builds one
-# test binary per package (CGO_ENABLED=1) into .devicebin/tests/ and
-# commlab into .devicebin/; there, from the repository root,
-# `bash probes/gpubench/test_gpu.sh` runs each in its package's folder
-# (its testdata beside it) and prints one pass/FAIL line per package.
+# test binary per package (CGO_ENABLED=1, symbols stripped) into
+# .devicebin/tests/ and commlab into .devicebin/, and packs both into
+# .devicebin/test-gpu.tar.gz (about half of 64 MiB, small enough to carry);
+# there, from the repository root, `bash probes/gpubench/test_gpu.sh`
+# unpacks it when .devicebin/tests is absent, runs each binary in its
+# package's folder (its testdata beside it) and prints one pass/FAIL line
+# per package.
 GPU_TEST_PKGS ?= probes/nvml probes/cuda probes/nccl probes/customar probes/measure probes/overlap probes/c10dlab
 test-gpu-build:
-	mkdir -p .devicebin/tests
-	CGO_ENABLED=1 $(GO) build -o .devicebin/commlab .
+	rm -rf .devicebin/tests && mkdir -p .devicebin/tests
+	CGO_ENABLED=1 $(GO) build -ldflags='-s -w' -o .devicebin/commlab .
 	@for p in $(GPU_TEST_PKGS); do \
-		CGO_ENABLED=1 $(GO) test -c -o .devicebin/tests/$$(echo $$p | tr / -).test ./$$p || exit 1; \
+		CGO_ENABLED=1 $(GO) test -c -ldflags='-s -w' -o .devicebin/tests/$$(echo $$p | tr / -).test ./$$p || exit 1; \
 	done
+	tar -C .devicebin -czf .devicebin/test-gpu.tar.gz commlab tests
+	@ls -l .devicebin/test-gpu.tar.gz
 
 test-gpu: test-gpu-build
 	bash probes/gpubench/test_gpu.sh

@@ -1,8 +1,8 @@
 #!/bin/bash
 # test_gpu.sh runs, on a GPU machine, the Go tests that need a GPU, PyTorch
 # or nvcc, from test binaries built elsewhere (`make test-gpu-build`:
-# `go test -c`, CGO_ENABLED=1, into .devicebin/tests/), so the machine needs
-# no Go toolchain. Run from the repository root; each binary runs in its
+# `go test -c`, CGO_ENABLED=1, into .devicebin/tests/, packed with commlab
+# into .devicebin/test-gpu.tar.gz), so the machine needs no Go toolchain. Run from the repository root; each binary runs in its
 # package's folder, where its testdata is. COMMLAB_REQUIRE_GPU, _TORCH and
 # _NVCC make every skip for want of them a failure, and COMMLAB_BINARY
 # names the commlab binary (.devicebin/commlab) for the NCCL worker.
@@ -17,6 +17,10 @@ export COMMLAB_BINARY=${COMMLAB_BINARY:-$ROOT/.devicebin/commlab}
 LOGS=${OUT:-/tmp}/test-gpu
 mkdir -p "$LOGS"
 status=0
+# Carried as one archive (make test-gpu-build): unpack it beside itself.
+if [ ! -d "$TESTS" ] && [ -f .devicebin/test-gpu.tar.gz ]; then
+  tar -C .devicebin -xzf .devicebin/test-gpu.tar.gz || { echo "test-gpu: cannot unpack .devicebin/test-gpu.tar.gz"; exit 1; }
+fi
 shopt -s nullglob
 bins=("$TESTS"/*.test)
 if [ ${#bins[@]} -eq 0 ]; then echo "test-gpu: no test binaries in $TESTS (make test-gpu-build)"; exit 1; fi
