@@ -16,7 +16,7 @@ FUZZTIME ?= 20s
 CGO_CFLAGS ?= -O2 -g -Wno-deprecated-declarations
 export CGO_CFLAGS
 
-.PHONY: all build install-kernel lab check-chapters test vet fmt-check generate bench bench-chapters bench-kernel bench-gpu widgets check-widgets fuzz clean calibration hang-cpu venv
+.PHONY: all build install-kernel lab check-chapters test test-gpu test-gpu-build vet fmt-check generate bench bench-chapters bench-kernel bench-gpu widgets check-widgets fuzz clean calibration hang-cpu venv
 
 all: build
 
@@ -130,6 +130,29 @@ bench-kernel: build
 bench-gpu: build
 	mkdir -p .devicebin && cp $(BIN) .devicebin/commlab
 	OUT=$${OUT_DIR:-/tmp/commlab-bench} bash probes/gpubench/device_run.sh
+
+# `make test-gpu`: every test that needs a GPU, PyTorch or nvcc, with
+# COMMLAB_REQUIRE_GPU/_TORCH/_NVCC on, so a missing one fails instead of
+# skipping. The GPU machine has no Go: `make test-gpu-build` builds one
+# test binary per package (CGO_ENABLED=1, symbols stripped) into
+# .devicebin/tests/ and commlab into .devicebin/, and packs both into
+# .devicebin/test-gpu.tar.gz (about half of 64 MiB, small enough to carry);
+# there, from the repository root, `bash probes/gpubench/test_gpu.sh`
+# unpacks it when .devicebin/tests is absent, runs each binary in its
+# package's folder (its testdata beside it) and prints one pass/FAIL line
+# per package.
+GPU_TEST_PKGS ?= probes/nvml probes/cuda probes/nccl probes/customar probes/measure probes/overlap probes/c10dlab
+test-gpu-build:
+	rm -rf .devicebin/tests && mkdir -p .devicebin/tests
+	CGO_ENABLED=1 $(GO) build -ldflags='-s -w' -o .devicebin/commlab .
+	@for p in $(GPU_TEST_PKGS); do \
+		CGO_ENABLED=1 $(GO) test -c -ldflags='-s -w' -o .devicebin/tests/$$(echo $$p | tr / -).test ./$$p || exit 1; \
+	done
+	tar -C .devicebin -czf .devicebin/test-gpu.tar.gz commlab tests
+	@ls -l .devicebin/test-gpu.tar.gz
+
+test-gpu: test-gpu-build
+	bash probes/gpubench/test_gpu.sh
 
 # Chapter 6's hang lab for real on CPU ranks: a venv with PyTorch (gloo,
 # the Flight Recorder) and py-spy from the index (ci/requirements-torch.txt;

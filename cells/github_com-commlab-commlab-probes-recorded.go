@@ -4,6 +4,8 @@ package cells
 
 import (
 	"github.com/commlab/commlab/probes/recorded"
+	"go/constant"
+	"go/token"
 	"reflect"
 )
 
@@ -16,10 +18,12 @@ func init() {
 		"ErrNotFound": reflect.ValueOf(&recorded.ErrNotFound).Elem(),
 		"Files":       reflect.ValueOf(recorded.Files),
 		"HangLab":     reflect.ValueOf(recorded.HangLab),
+		"HangLabRun":  reflect.ValueOf(recorded.HangLabRun),
 		"HangLabs":    reflect.ValueOf(recorded.HangLabs),
 		"List":        reflect.ValueOf(recorded.List),
 		"Load":        reflect.ValueOf(recorded.Load),
 		"Match":       reflect.ValueOf(recorded.Match),
+		"NotKept":     reflect.ValueOf(constant.MakeFromLiteral("\"command_not_kept\"", token.STRING, 0)),
 		"Public":      reflect.ValueOf(recorded.Public),
 		"PublicList":  reflect.ValueOf(recorded.PublicList),
 

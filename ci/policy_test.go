@@ -30,6 +30,7 @@ var levels = map[string]int{
 	"exercise":                  0, // check cells; units for values with units, display by method names
 	"kernel/widget":             5,
 	"probes/dynlib":             5,
+	"probes/hwtest":             0,  // the tests' switches that turn a missing GPU, PyTorch or nvcc from a skip into a failure
 	"parse":                     0,  // the parsers' shared error shape
 	"chapters":                  -5, // the chapters embedded in the binary (commlab lab, the doctor's links)
 	"prose":                     5,  // the chapters' shared words for numbers and tables: units and costmodel

@@ -122,7 +122,7 @@ var (
 	reGDRNIC      = regexp.MustCompile(`^NET/(\S+) ?: GPU Direct RDMA (?:\([^)]*\) )?(Enabled|Disabled|enabled|disabled) for HCA (\d+) '([^']*)'`)
 	reGDROld      = regexp.MustCompile(`^NET/(\S+) ?: GPU Direct RDMA (Enabled|Disabled) for GPU (\S+) / HCA (\S+)(?: \(([^)]*)\))?`)
 	reGDRPath     = regexp.MustCompile(`^GPU Direct RDMA (Enabled|Disabled) for GPU (\S+) / HCA (\d+) \(distance (\d+) ?(<=|>) ?(\d+)\)(?:, read (\d+))?(?: mode (\w+))?`)
-	reUsingNet    = regexp.MustCompile(`^Using network (.+?)\s*$`)
+	reUsingNet    = regexp.MustCompile(`^Using (?:internal )?[Nn]etwork (.+?)\s*$`)
 	reNetPluginOp = regexp.MustCompile(`^(Initialized|Failed to initialize|Assigned) NET plugin (\S+)`)
 	rePluginPath  = regexp.MustCompile(`^Plugin Path : (\S+)`)
 	reP2PPlugin   = regexp.MustCompile(`^P2P plugin (\S+)`)
@@ -135,6 +135,9 @@ type netState struct {
 	seen    map[string]bool
 	gdrPath map[GDRPath]int
 	any     bool
+	// namedByNCCL: Plugin is the name NCCL printed for the plugin it
+	// loaded, not one read from the plugin's own lines.
+	namedByNCCL bool
 }
 
 func (p *parser) netInfo() *netState {
@@ -221,7 +224,18 @@ var netLines = []netLine{
 			ns.n.GDRPaths = append(ns.n.GDRPaths, g)
 		}
 	}},
-	{hasPrefix("Using network "), reUsingNet, func(ns *netState, m []string, _ string) {
+	// "Using network IB"; 2.3 said "Using internal Network IB".
+	{func(s string) bool {
+		return strings.HasPrefix(s, "Using network ") || strings.HasPrefix(s, "Using internal Network ")
+	}, reUsingNet, func(ns *netState, m []string, _ string) {
+		// Only a plugin brings a network other than IB and Socket ("AWS
+		// Libfabric", "GPUDirectTCPX_v7", "FasTrak").
+		if !internalNets[m[1]] && !strings.HasPrefix(m[1], "IBext") {
+			ns.n.PluginFound = true
+			if ns.n.Plugin == "" {
+				ns.n.Plugin = m[1]
+			}
+		}
 		if ns.firstTime("using:" + m[1]) {
 			if ns.n.Using != "" {
 				ns.n.Using += ", "
@@ -266,6 +280,13 @@ func (p *parser) netSlashLine(trimmed string) bool {
 		if m := reLoadedNet.FindStringSubmatch(trimmed); m != nil {
 			ns.n.PluginFound = true
 			ns.n.Plugin = m[1]
+			ns.namedByNCCL = true
+		}
+		// NCCL looks for a plugin's CollNet symbols only after it loaded
+		// the plugin's net symbols (net.cc, plugin/net.cc in every release
+		// since 2.6): a CollNet miss says a net plugin is loaded.
+		if strings.Contains(note, "ncclCollNetPlugin") {
+			ns.n.PluginFound = true
 		}
 		ns.addOnce(&ns.n.PluginNotes, "note:"+note, note)
 		return true
@@ -291,7 +312,7 @@ func (p *parser) netSlashLine(trimmed string) bool {
 		ns.addGDR(g)
 		return true
 	}
-	if m := reNetUsing.FindStringSubmatch(trimmed); m != nil {
+	if m := reNetUsing.FindStringSubmatch(trimmed); m != nil && !isPluginNet(m[1]) {
 		ns := p.netInfo()
 		for _, e := range reNetEntry.FindAllStringSubmatch(m[2], -1) {
 			switch m[1] {
@@ -306,8 +327,59 @@ func (p *parser) netSlashLine(trimmed string) bool {
 		}
 		return true
 	}
+	if m := reNetOldDevice.FindStringSubmatch(trimmed); m != nil {
+		// 2.3 listed its devices one a line: "NET/IB: [0] mlx5_1:1/IB".
+		ns := p.netInfo()
+		if m[1] == "Socket" {
+			ns.addOnce(&ns.n.SocketDevices, "sock:"+m[2], m[2])
+		} else {
+			ns.addOnce(&ns.n.IBDevices, "ib:"+m[2], m[2])
+		}
+		return true
+	}
+	if m := rePluginBanner.FindStringSubmatch(trimmed); m != nil && isPluginNet(m[1]) {
+		// An external plugin's own lines: "NET/OFI Initializing
+		// aws-ofi-nccl 1.14.2", "NET/GPUDirectTCPX ver. 3.1.8.",
+		// "NET/FasTrak ...", "NET/UCX ...".
+		ns := p.netInfo()
+		ns.n.PluginFound = true
+		name := pluginNames[m[1]]
+		if name == "" {
+			name = m[1]
+		}
+		v := rePluginVersion.FindStringSubmatch(trimmed)
+		if v != nil {
+			name += " " + strings.TrimSuffix(v[1], ".")
+		}
+		// NCCL's own "Loaded net plugin X" name stays; a banner with its
+		// version names the plugin better than "Using network X" did.
+		if ns.n.Plugin == "" || (v != nil && !ns.namedByNCCL) {
+			ns.n.Plugin = name
+		}
+		return true
+	}
 	return false
 }
+
+// internalNets are the networks NCCL (and RCCL) build in; any other
+// NET/<name> line comes from an external plugin. IBext is the IB of
+// NVIDIA's own net plugin (nccl-rdma-sharp-plugins, HPC-X), read like IB.
+var internalNets = map[string]bool{"IB": true, "Socket": true, "Plugin": true, "IBext": true}
+
+// pluginNames are the names the plugins go by, for the prefixes they
+// print: aws-ofi-nccl prints "NET/OFI", Google's GPUDirect-TCPXO plugin
+// (nccl-net-gcp) "NET/FasTrak".
+var pluginNames = map[string]string{"OFI": "aws-ofi-nccl", "FasTrak": "GPUDirect-TCPXO (FasTrak)", "GPUDirectTCPX": "GPUDirect-TCPX"}
+
+func isPluginNet(name string) bool {
+	return !internalNets[name] && !strings.HasPrefix(name, "IBext")
+}
+
+var (
+	rePluginBanner  = regexp.MustCompile(`^NET/([A-Za-z][\w-]*)`)
+	reNetOldDevice  = regexp.MustCompile(`^NET/(\w+): \[\d+\] (\S+)\s*$`)
+	rePluginVersion = regexp.MustCompile(`(?:aws-ofi-nccl|ver\.) v?(\d+\.\d+(?:\.\d+)?[\w.-]*)`)
+)
 
 // TransportKind is a transport with its device numbers dropped:
 // "NET/IB/1/GDRDMA/Shared" -> "NET/IB/GDRDMA/Shared", "NET/Socket/0" ->
@@ -356,9 +428,24 @@ func isNetworkWarning(text string) bool {
 
 // finishNetwork builds Log.Network from the collected lines and the
 // connections, when the log has either.
+// networkWarning keeps a WARN line about the network, once per text, up
+// to maxNetWarnings of them.
+func (p *parser) networkWarning(text string) {
+	if !isNetworkWarning(text) {
+		return
+	}
+	p.netWarn = true
+	if len(p.netWarnings) < maxNetWarnings && !slices.Contains(p.netWarnings, text) {
+		p.netWarnings = append(p.netWarnings, text)
+	}
+}
+
+// maxNetWarnings bounds the distinct network WARN texts kept: a large
+// job prints one per rank, each with its own addresses.
+const maxNetWarnings = 1000
+
 func (p *parser) finishNetwork() {
-	netWarn := slices.ContainsFunc(p.log.Warnings, func(m Message) bool { return isNetworkWarning(m.Text) })
-	if p.net == nil && len(p.log.Connections) == 0 && !netWarn {
+	if p.net == nil && len(p.log.transports) == 0 && !p.netWarn {
 		return
 	}
 	ns := p.net
@@ -371,18 +458,16 @@ func (p *parser) finishNetwork() {
 			n.GDRLevel = strings.TrimSuffix(e.Value, ".")
 		}
 	}
-	for _, w := range p.log.Warnings {
-		if isNetworkWarning(w.Text) {
-			ns.addOnce(&n.Warnings, "warn:"+w.Text, w.Text)
-		}
-	}
+	n.Warnings = append(n.Warnings, p.netWarnings...)
+	// Every connection read counts, kept or not; (network, NIC) is unique,
+	// so the sort below fixes the order.
 	nicIdx := map[[2]string]int{}
-	for _, c := range p.log.Connections {
+	for transport, count := range p.log.transports {
 		if n.Transports == nil {
 			n.Transports = map[string]int{}
 		}
-		n.Transports[TransportKind(c.Transport)]++
-		network, dev, gdr, ok := netTransport(c.Transport)
+		n.Transports[TransportKind(transport)] += count
+		network, dev, gdr, ok := netTransport(transport)
 		if !ok {
 			continue
 		}
@@ -393,9 +478,9 @@ func (p *parser) finishNetwork() {
 			nicIdx[key] = i
 			n.NICs = append(n.NICs, NICUse{Net: network, Dev: dev})
 		}
-		n.NICs[i].Connections++
+		n.NICs[i].Connections += count
 		if gdr {
-			n.NICs[i].GDR++
+			n.NICs[i].GDR += count
 		}
 	}
 	slices.SortStableFunc(n.NICs, func(a, b NICUse) int {
@@ -486,6 +571,8 @@ func explainNetwork(n *Network, env []EnvSetting, library string) string {
 		s = append(s, "NCCL could not open libibverbs, the RDMA verbs library, so its IB transport was unavailable on at least one host.")
 	}
 	switch {
+	case n.PluginFound && n.Plugin == "":
+		s = append(s, "It loaded an external net plugin (the log does not name it; NCCL printed only that the plugin has no CollNet symbols).")
 	case n.PluginFound:
 		s = append(s, fmt.Sprintf("It loaded the external net plugin %s.", n.Plugin))
 	case n.PluginSearched:
@@ -596,6 +683,8 @@ func (n *Network) writeSummary(w io.Writer) {
 	}
 	fmt.Fprintf(w, "network: %s\n", using)
 	switch {
+	case n.PluginFound && n.Plugin == "":
+		fmt.Fprintln(w, "  net plugin: loaded (its name not printed)")
 	case n.PluginFound:
 		fmt.Fprintf(w, "  net plugin: %s\n", n.Plugin)
 	case n.PluginSearched:

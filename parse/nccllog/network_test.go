@@ -240,3 +240,60 @@ func TestNetworkRecorded(t *testing.T) {
 		t.Fatal("no recorded run has an nccl-debug log")
 	}
 }
+
+// External net plugins as their logs show them: NCCL's CollNet symbol
+// miss (printed only after a plugin's net symbols loaded), the plugins'
+// own banners, and "Using network" with a network only a plugin brings.
+func TestNetworkPluginBanners(t *testing.T) {
+	tests := []struct {
+		file, plugin, using string
+	}{
+		{"awsofi715_cloudwatch_collnet_miss_excerpt.log", "", ""},
+		{"k8stester454_mpirun_tag_collnet_miss_excerpt.log", "", ""},
+		{"awsofi889_1.14.2_init_banner_excerpt.log", "aws-ofi-nccl 1.14.2", ""},
+		{"nccl527_ofi_1.4.0_p4d_collnet_miss_excerpt.log", "aws-ofi-nccl 1.4.0aws", ""},
+		{"awsofi161_1.3.0_efa_libfabric_excerpt.log", "aws-ofi-nccl 1.3.0aws", "AWS Libfabric"},
+		{"dlc3746_loaded_aws_libfabric_v6_excerpt.log", "AWS Libfabric (v6)", ""},
+		{"rccl1261_rdma_sharp_plugin_ucx_excerpt.log", "NCCL RDMA Plugin (v4)", ""},
+		{"skypilot_tcpx_3.1.8_banner_excerpt.log", "GPUDirect-TCPX 3.1.8", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			data, err := os.ReadFile("testdata/public/" + tt.file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			l, _ := ParseBytes(data)
+			n := l.Network
+			if n == nil || !n.PluginFound || n.Plugin != tt.plugin || n.Using != tt.using {
+				t.Fatalf("network = %+v, want plugin %q using %q", n, tt.plugin, tt.using)
+			}
+			if l.Interleaved != 0 {
+				t.Errorf("%d lines read as interleaved: a launcher prefix was not removed", l.Interleaved)
+			}
+			if strings.Contains(n.Why, "No external net plugin") {
+				t.Errorf("why = %q", n.Why)
+			}
+		})
+	}
+	// The internal transports stay internal: no plugin in a Socket log.
+	l, _ := ParseBytes([]byte("h:1:1 [0] NCCL INFO NET/Plugin : No plugin found (libnccl-net.so), using internal implementation\nh:1:1 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>\nh:1:1 [0] NCCL INFO Using network Socket\n"))
+	if l.Network == nil || l.Network.PluginFound {
+		t.Errorf("socket log: network = %+v", l.Network)
+	}
+}
+
+// NCCL 2.3 listed IB devices one a line and said "Using internal Network
+// IB"; the network reads as later releases' does.
+func TestNetworkOldForms(t *testing.T) {
+	for _, f := range []string{"nccl179_2.3.7_ib_ports_internal_network_excerpt.log", "nccl147_2.3_interleaved_ib_ports_excerpt.log"} {
+		data, err := os.ReadFile("testdata/public/" + f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, _ := ParseBytes(data)
+		if n := l.Network; n == nil || n.Using != "IB" || len(n.IBDevices) != 4 || n.IBDevices[0] != "mlx5_1:1/IB" || n.PluginFound {
+			t.Errorf("%s: network = %+v", f, n)
+		}
+	}
+}

@@ -137,6 +137,14 @@ type parser struct {
 	net *netState
 	// hosts seen at the start of a line, to mend glued host names.
 	hosts map[string]bool
+	// discardedDump takes the lines of a topology dump past the kept
+	// ones; scratchRank a rank past the kept ones.
+	discardedDump TopoDump
+	scratchRank   Rank
+	// netWarnings are the distinct network WARN texts; netWarn is set by
+	// the first network WARN line.
+	netWarnings []string
+	netWarn     bool
 }
 
 type stackEntry struct {
@@ -166,6 +174,8 @@ func Parse(r io.Reader) (*Log, error) {
 		procIdx:    map[string]int{},
 		hosts:      map[string]bool{},
 	}
+	p.log.transports = map[string]int{}
+	p.log.hostSet = map[string]bool{}
 	br := bufio.NewReaderSize(r, 64*1024)
 	for {
 		line, err := br.ReadString('\n')
@@ -205,15 +215,8 @@ func splitNCCLLine(text string) ([]string, int) {
 		// a line full of "NCCL " stays linear.
 		if lv := reNCCLLevel.FindStringSubmatchIndex(text[at:min(len(text), at+12)]); lv != nil {
 			out := make([]string, 8)
-			start := at
-			if pm := reNCCLPrefix.FindStringSubmatchIndex(text[:at]); pm != nil {
-				start = pm[0]
-				for g := 1; g <= 5; g++ {
-					if pm[2*g] >= 0 {
-						out[g] = text[pm[2*g]:pm[2*g+1]]
-					}
-				}
-			}
+			var start int
+			start, out[1], out[2], out[3], out[4], out[5] = splitPrefix(text[:at])
 			out[6] = text[at+lv[2] : at+lv[3]]
 			if end := at + lv[1]; end < len(text) {
 				out[7] = text[end:]
@@ -260,7 +263,7 @@ func (p *parser) record(text string, complete, glued bool) {
 	host := p.hostName(m[1], glued)
 	// Another process's line that began before this one ended: read this
 	// one up to it, then that one.
-	if loc := reNestedLine.FindStringIndex(msg); loc != nil && level != "WARN" {
+	if loc := findNestedLine(msg); loc != nil && level != "WARN" {
 		at := loc[0] + p.gluedHostStart(msg[loc[0]:])
 		defer p.record(msg[at:], complete, true)
 		msg = msg[:at]
@@ -274,7 +277,9 @@ func (p *parser) record(text string, complete, glued bool) {
 		p.process(src)
 	}
 	if level == "WARN" {
-		p.log.Warnings = append(p.log.Warnings, Message{Source: src, Where: m[5], Text: strings.TrimSpace(msg)})
+		w := Message{Source: src, Where: m[5], Text: strings.TrimSpace(msg)}
+		p.networkWarning(w.Text)
+		keep(p.log, "warnings", &p.log.Warnings, w)
 		return
 	}
 	if level != "INFO" {
@@ -353,7 +358,7 @@ func (p *parser) version(library, v string) {
 // info dispatches one INFO message; it reports whether a record matched.
 func (p *parser) info(src Source, msg string) bool {
 	proc := src.Process()
-	thread := fmt.Sprintf("%s:%d", proc, src.TID)
+	thread := proc + ":" + strconv.Itoa(src.TID)
 	// Inside a topology dump, lines belong to it until the closing rule.
 	if idx, open := p.dump[proc]; open {
 		if p.dumpLine(proc, idx, msg) {
@@ -361,10 +366,9 @@ func (p *parser) info(src Source, msg string) bool {
 		}
 	} else if (strings.Contains(msg, "+ ") && reTopoLink.MatchString(msg)) || (strings.HasPrefix(strings.TrimSpace(msg), "CPU/") && reTopoNode.MatchString(strings.TrimSpace(msg))) {
 		// Dump lines without the "=== System" header (an excerpt).
-		p.log.Topology = append(p.log.Topology, TopoDump{Source: src, HeaderMissing: true})
-		p.dump[proc] = len(p.log.Topology) - 1
+		p.dump[proc] = p.openDump(TopoDump{Source: src, HeaderMissing: true})
 		p.dumpStack[proc] = nil
-		return p.dumpLine(proc, len(p.log.Topology)-1, msg)
+		return p.dumpLine(proc, p.dump[proc], msg)
 	}
 	trimmed := strings.TrimSpace(msg)
 	comm := ""
@@ -378,8 +382,7 @@ func (p *parser) info(src Source, msg string) bool {
 		return true
 	}
 	if m := guarded(strings.HasPrefix(trimmed, "==="), reSystem, trimmed); m != nil {
-		p.log.Topology = append(p.log.Topology, TopoDump{Source: src, MaxBW: atof(m[1]), TotalBW: atof(m[2])})
-		p.dump[proc] = len(p.log.Topology) - 1
+		p.dump[proc] = p.openDump(TopoDump{Source: src, MaxBW: atof(m[1]), TotalBW: atof(m[2])})
 		p.dumpStack[proc] = nil
 		return true
 	}
@@ -388,14 +391,19 @@ func (p *parser) info(src Source, msg string) bool {
 	}
 	if m := guarded(strings.HasPrefix(trimmed, "Pattern "), rePattern, trimmed); m != nil {
 		pat := parse.Int(m[1])
-		p.log.GraphSearches = append(p.log.GraphSearches, GraphSearch{Source: src, Pattern: pat, PatternName: patternNames[pat],
+		p.lastSearch[thread] = -1 // its channel lines are read, not kept
+		if keep(p.log, "graph_searches", &p.log.GraphSearches, GraphSearch{Source: src, Pattern: pat, PatternName: patternNames[pat],
 			CrossNic: parse.Int(m[2]), NChannels: parse.Int(m[3]), BWIntra: atof(m[4]), BWInter: atof(m[5]),
-			TypeIntra: m[6], TypeInter: m[7], SameChannels: parse.Int(m[8])})
-		p.lastSearch[thread] = len(p.log.GraphSearches) - 1
+			TypeIntra: m[6], TypeInter: m[7], SameChannels: parse.Int(m[8])}) {
+			p.lastSearch[thread] = len(p.log.GraphSearches) - 1
+		}
 		return true
 	}
 	if m := guarded(trimmed != "" && trimmed[0] >= '0' && trimmed[0] <= '9', reGraphChan, msg); m != nil {
 		if idx, ok := p.lastSearch[thread]; ok {
+			if idx < 0 {
+				return true
+			}
 			gs := &p.log.GraphSearches[idx]
 			gs.Channels = append(gs.Channels, strings.Fields(m[2]))
 			return true
@@ -408,7 +416,9 @@ func (p *parser) info(src Source, msg string) bool {
 		if i := strings.IndexAny(kind, "/ "); i >= 0 {
 			kind = kind[:i]
 		}
-		p.log.Connections = append(p.log.Connections, Connection{Source: src, Channel: parse.Int(m[1]), ConnIndex: parse.Int(m[2]),
+		p.addHost(src.Host)
+		p.log.transports[transport]++
+		keep(p.log, "connections", &p.log.Connections, Connection{Source: src, Channel: parse.Int(m[1]), ConnIndex: parse.Int(m[2]),
 			FromRank: parse.Int(m[3]), FromDev: m[4], ToRank: parse.Int(m[5]), ToDev: m[6], Direction: m[7], Transport: transport, Kind: kind, Comm: comm})
 		return true
 	}
@@ -417,11 +427,14 @@ func (p *parser) info(src Source, msg string) bool {
 		for _, f := range strings.Fields(m[3]) {
 			ring.Ranks = append(ring.Ranks, parse.Int(f))
 		}
-		p.log.Rings = append(p.log.Rings, ring)
+		p.addHost(src.Host)
+		keep(p.log, "rings", &p.log.Rings, ring)
 		return true
 	}
 	if m := guarded(strings.HasPrefix(trimmed, "Ring "), reRingLink, trimmed); m != nil {
-		p.log.RingLinks = append(p.log.RingLinks, RingLink{Source: src, Channel: parse.Int(m[1]), Prev: parse.Int(m[2]), Rank: parse.Int(m[3]), Next: parse.Int(m[4]), Comm: comm})
+		rl := RingLink{Source: src, Channel: parse.Int(m[1]), Prev: parse.Int(m[2]), Rank: parse.Int(m[3]), Next: parse.Int(m[4]), Comm: comm}
+		p.addProcessRank(src, rl.Rank)
+		keep(p.log, "ring_links", &p.log.RingLinks, rl)
 		return true
 	}
 	if m := guarded(strings.HasPrefix(trimmed, "Trees "), reTrees, trimmed); m != nil {
@@ -429,14 +442,14 @@ func (p *parser) info(src Source, msg string) bool {
 			for part, spec := range strings.Split(e[2], "|") {
 				if t, ok := parseTreeSpec(spec); ok {
 					t.Source, t.Channel, t.Part, t.Comm = src, parse.Int(e[1]), part, comm
-					p.log.Trees = append(p.log.Trees, t)
+					p.addTree(t)
 				}
 			}
 		}
 		return true
 	}
 	if m := guarded(strings.HasPrefix(trimmed, "Tree "), reTreeOne, trimmed); m != nil {
-		p.log.Trees = append(p.log.Trees, Tree{Source: src, Channel: parse.Int(m[1]), Parent: parse.Int(m[2]), Rank: parse.Int(m[3]), Children: ints(strings.Split(m[4], "/")), Comm: comm})
+		p.addTree(Tree{Source: src, Channel: parse.Int(m[1]), Parent: parse.Int(m[2]), Rank: parse.Int(m[3]), Children: ints(strings.Split(m[4], "/")), Comm: comm})
 		return true
 	}
 	if m := guarded(strings.Contains(trimmed, "Bytes -> Algo"), reChoice, trimmed); m != nil {
@@ -445,7 +458,8 @@ func (p *parser) info(src Source, msg string) bool {
 		if m[6] != "" {
 			c.ChannelLo, c.ChannelHi = parse.Int(m[6]), parse.Int(m[7])
 		}
-		p.log.Choices = append(p.log.Choices, c)
+		p.foldChoice(c)
+		keep(p.log, "choices", &p.log.Choices, c)
 		return true
 	}
 	if m := guarded(strings.Contains(trimmed, "opCount"), reOperation, trimmed); m != nil {
@@ -456,7 +470,7 @@ func (p *parser) info(src Source, msg string) bool {
 		} else {
 			op.Datatype = "type" + m[4]
 		}
-		p.log.Operations = append(p.log.Operations, op)
+		keep(p.log, "operations", &p.log.Operations, op)
 		return true
 	}
 	if m := guarded(strings.Contains(trimmed, "- Init "), reInitRank, trimmed); m != nil {
@@ -492,16 +506,16 @@ func (p *parser) info(src Source, msg string) bool {
 		for _, ph := range rePhase.FindAllStringSubmatch(m[5], -1) {
 			it.Phases = append(it.Phases, Phase{Name: ph[1], Seconds: atof(ph[2])})
 		}
-		p.log.InitTimings = append(p.log.InitTimings, it)
+		keep(p.log, "init_timings", &p.log.InitTimings, it)
 		return true
 	}
 	if m := guarded(strings.Contains(trimmed, "coll channels"), reChanCount, trimmed); m != nil {
-		p.log.ChannelCounts = append(p.log.ChannelCounts, ChannelCount{Source: src, Coll: parse.Int(m[1]), CollNet: parse.Int(m[2]),
+		keep(p.log, "channel_counts", &p.log.ChannelCounts, ChannelCount{Source: src, Coll: parse.Int(m[1]), CollNet: parse.Int(m[2]),
 			NVLS: parse.Int(m[3]), P2P: parse.Int(m[4]), P2PPerPeer: parse.Int(m[5])})
 		return true
 	}
 	if m := guarded(strings.Contains(trimmed, "set by environment"), reEnv, trimmed); m != nil {
-		p.log.Env = append(p.log.Env, EnvSetting{Source: src, Name: m[1], Value: strings.TrimSpace(m[2])})
+		keep(p.log, "env", &p.log.Env, EnvSetting{Source: src, Name: m[1], Value: strings.TrimSpace(m[2])})
 		return true
 	}
 	if strings.Contains(msg, "|") && p.tableLine(src, thread, msg) {
@@ -513,7 +527,7 @@ func (p *parser) info(src Source, msg string) bool {
 			return false
 		}
 		for _, e := range entries {
-			p.log.Paths = append(p.log.Paths, TopoPath{Source: src, From: m[1], To: e[1], Hops: parse.Int(e[2]), BW: atof(e[3]), Type: e[4]})
+			keep(p.log, "paths", &p.log.Paths, TopoPath{Source: src, From: m[1], To: e[1], Hops: parse.Int(e[2]), BW: atof(e[3]), Type: e[4]})
 		}
 		return true
 	}
@@ -556,7 +570,10 @@ func parseTreeSpec(spec string) (Tree, bool) {
 
 // dumpLine handles a line while a topology dump is open.
 func (p *parser) dumpLine(proc string, idx int, msg string) bool {
-	d := &p.log.Topology[idx]
+	d := &p.discardedDump
+	if idx >= 0 {
+		d = &p.log.Topology[idx]
+	}
 	if strings.HasPrefix(strings.TrimSpace(msg), "=====") {
 		d.Complete = true
 		delete(p.dump, proc)
@@ -614,7 +631,9 @@ func (p *parser) tableLine(src Source, thread, msg string) bool {
 			if st == nil {
 				st = p.newTable(src, thread)
 				st.algos = []string{"Tree", "Ring", "CollNetDirect"}
-				p.log.Tuning[st.index].AlgorithmsAssumed = true
+				if st.index >= 0 {
+					p.log.Tuning[st.index].AlgorithmsAssumed = true
+				}
 			}
 			st.protos = nil
 			for _, c := range cells {
@@ -640,6 +659,9 @@ func (p *parser) tableLine(src Source, thread, msg string) bool {
 		return false
 	}
 	cells := splitCells(m[2])
+	if st.index < 0 {
+		return true
+	}
 	tbl := &p.log.Tuning[st.index]
 	for i, c := range cells {
 		lat, bw, ok := strings.Cut(c, "/")
@@ -673,8 +695,10 @@ func (p *parser) tableLine(src Source, thread, msg string) bool {
 }
 
 func (p *parser) newTable(src Source, thread string) *tableState {
-	p.log.Tuning = append(p.log.Tuning, TuningTable{Source: src})
-	st := &tableState{index: len(p.log.Tuning) - 1}
+	st := &tableState{index: -1} // read, not kept
+	if keep(p.log, "tuning", &p.log.Tuning, TuningTable{Source: src}) {
+		st.index = len(p.log.Tuning) - 1
+	}
 	p.table[thread] = st
 	return st
 }
@@ -695,7 +719,11 @@ func (p *parser) rank(src Source, comm string) *Rank {
 	if i, ok := p.rankIdx[key]; ok {
 		return &p.log.Ranks[i]
 	}
-	p.log.Ranks = append(p.log.Ranks, Rank{Source: src, Comm: comm, CUDADev: src.Dev, NVMLDev: -1})
+	p.addHost(src.Host)
+	if !keep(p.log, "ranks", &p.log.Ranks, Rank{Source: src, Comm: comm, CUDADev: src.Dev, NVMLDev: -1}) {
+		p.scratchRank = Rank{Source: src, Comm: comm, CUDADev: src.Dev, NVMLDev: -1}
+		return &p.scratchRank
+	}
 	p.rankIdx[key] = len(p.log.Ranks) - 1
 	return &p.log.Ranks[len(p.log.Ranks)-1]
 }
@@ -705,7 +733,9 @@ func (p *parser) process(src Source) {
 	key := src.Process()
 	i, ok := p.procIdx[key]
 	if !ok {
-		p.log.Processes = append(p.log.Processes, Process{Host: src.Host, PID: src.PID, Devices: []int{}, FirstLine: src.Line})
+		if !keep(p.log, "processes", &p.log.Processes, Process{Host: src.Host, PID: src.PID, Devices: []int{}, FirstLine: src.Line}) {
+			return
+		}
 		i = len(p.log.Processes) - 1
 		p.procIdx[key] = i
 	}
@@ -729,12 +759,8 @@ func (p *parser) finish() {
 	for _, r := range p.log.Ranks {
 		addRank(r.Source, r.Rank)
 	}
-	for _, t := range p.log.Trees {
-		addRank(t.Source, t.Rank)
-	}
-	for _, r := range p.log.RingLinks {
-		addRank(r.Source, r.Rank)
-	}
+	// Trees and ring links added theirs as they were read
+	// (addProcessRank): every one counts, kept or not.
 	p.finishNetwork()
 	open := make([]int, 0, len(p.dump))
 	for _, idx := range p.dump {
@@ -742,7 +768,10 @@ func (p *parser) finish() {
 	}
 	sort.Ints(open)
 	for _, idx := range open {
-		d := p.log.Topology[idx]
+		d := p.discardedDump
+		if idx >= 0 {
+			d = p.log.Topology[idx]
+		}
 		p.errs = append(p.errs, &parse.Error{Format: "nccllog", Line: d.Source.Line, Err: fmt.Errorf("%w: topology dump started here has no closing \"=====\" line", ErrTruncated)})
 	}
 	if p.log.NCCLLines == 0 {
@@ -772,3 +801,146 @@ func atof(s string) float64 {
 
 // ParseBytes is Parse over a byte slice.
 func ParseBytes(data []byte) (*Log, error) { return Parse(bytes.NewReader(data)) }
+
+// maxRecords bounds each list of records a Log keeps (connections, trees,
+// choices, ...): a large job's log repeats them per rank and per call, and
+// memory must not grow with the log's length. Past it records are still
+// read and counted (Log.Omitted, and every total the summary prints).
+var maxRecords = 1000
+
+// maxDumps bounds the topology dumps kept: each holds a machine's whole
+// graph, and every rank of a large job prints its own.
+const maxDumps = 64
+
+// keep appends r to *list while it holds fewer than maxRecords records,
+// and reports whether it did; past that, r is counted in l.Omitted[kind].
+func keep[T any](l *Log, kind string, list *[]T, r T) bool {
+	limit := maxRecords
+	if kind == "topology" {
+		limit = min(limit, maxDumps)
+	}
+	if len(*list) < limit {
+		*list = append(*list, r)
+		return true
+	}
+	if l.Omitted == nil {
+		l.Omitted = map[string]int{}
+	}
+	l.Omitted[kind]++
+	return false
+}
+
+// openDump starts a topology dump and returns its index, -1 when it is
+// read but not kept.
+func (p *parser) openDump(d TopoDump) int {
+	if keep(p.log, "topology", &p.log.Topology, d) {
+		return len(p.log.Topology) - 1
+	}
+	p.discardedDump = TopoDump{}
+	return -1
+}
+
+func (p *parser) addHost(host string) {
+	if host != "" && !p.log.hostSet[host] {
+		p.log.hostSet[host] = true
+	}
+}
+
+func (p *parser) addTree(t Tree) {
+	p.addHost(t.Source.Host)
+	p.addProcessRank(t.Source, t.Rank)
+	keep(p.log, "trees", &p.log.Trees, t)
+}
+
+// addProcessRank notes that the process of src holds rank.
+func (p *parser) addProcessRank(src Source, rank int) {
+	if i, ok := p.procIdx[src.Process()]; ok && !slices.Contains(p.log.Processes[i].Ranks, rank) {
+		p.log.Processes[i].Ranks = append(p.log.Processes[i].Ranks, rank)
+		slices.Sort(p.log.Processes[i].Ranks)
+	}
+}
+
+// foldChoice folds c into the runs of identical consecutive choices
+// (FoldedChoices), over every choice read, kept or not.
+func (p *parser) foldChoice(c Choice) {
+	key := c
+	key.Source = Source{}
+	if n := len(p.log.folds); n > 0 {
+		last := p.log.folds[n-1].Choice
+		last.Source = Source{}
+		if last == key {
+			p.log.folds[n-1].Count++
+			return
+		}
+	}
+	keep(p.log, "choice_runs", &p.log.folds, FoldedChoice{Choice: c, Count: 1})
+}
+
+// findNestedLine is reNestedLine's match in msg; the regexp runs only on
+// the few messages that hold a second "NCCL INFO" or "NCCL WARN".
+func findNestedLine(msg string) []int {
+	if !strings.Contains(msg, "NCCL INFO ") && !strings.Contains(msg, "NCCL WARN ") {
+		return nil
+	}
+	return reNestedLine.FindStringIndex(msg)
+}
+
+// splitPrefix reads what reNCCLPrefix matches at the end of p, the text
+// before "NCCL INFO": "host:pid:tid [dev] " and "file.cc:123 ", each
+// optional, and where the match starts (len(p) when neither is there).
+// It is reNCCLPrefix by hand, the same leftmost match without the regexp
+// engine's scan of every start position, which cost a third of the parse.
+func splitPrefix(p string) (start int, host, pid, tid, dev, where string) {
+	start = len(p)
+	end := len(p) // where part A (host and dev) must end
+	// B: "file.cc:123 " as the last blank-ended token.
+	if tok, at, ok := lastToken(p, end); ok {
+		if c := strings.LastIndexByte(tok, ':'); c > 0 && allDigits(tok[c+1:]) {
+			where, start, end = tok, at, at
+		}
+	}
+	// A: "[dev] ", and before it "host:pid:tid ".
+	if end < 3 || p[end-1] != ' ' || p[end-2] != ']' {
+		return start, "", "", "", "", where
+	}
+	open := strings.LastIndexByte(p[:end-2], '[')
+	if open < 0 || !allDigits(p[open+1:end-2]) {
+		return start, "", "", "", "", where
+	}
+	start, dev = open, p[open+1:end-2]
+	if tok, at, ok := lastToken(p, open); ok {
+		c2 := strings.LastIndexByte(tok, ':')
+		if c2 > 0 && allDigits(tok[c2+1:]) {
+			c1 := strings.LastIndexByte(tok[:c2], ':')
+			if c1 > 0 && allDigits(tok[c1+1:c2]) {
+				start, host, pid, tid = at, tok[:c1], tok[c1+1:c2], tok[c2+1:]
+			}
+		}
+	}
+	return start, host, pid, tid, dev, where
+}
+
+// lastToken is the token that ends with the blank at p[end-1]: the text
+// between the blank before it (or the start of p) and that blank.
+func lastToken(p string, end int) (tok string, at int, ok bool) {
+	if end < 2 || p[end-1] != ' ' {
+		return "", 0, false
+	}
+	at = strings.LastIndexAny(p[:end-1], " \t\n\f\r") + 1
+	if at >= end-1 {
+		return "", 0, false
+	}
+	return p[at : end-1], at, true
+}
+
+func allDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -32,7 +33,7 @@ type Source struct {
 }
 
 // Process is host:pid, the unit NCCL prefixes lines with.
-func (s Source) Process() string { return fmt.Sprintf("%s:%d", s.Host, s.PID) }
+func (s Source) Process() string { return s.Host + ":" + strconv.Itoa(s.PID) }
 
 // Log is a parsed NCCL_DEBUG log.
 type Log struct {
@@ -74,6 +75,39 @@ type Log struct {
 	// same line (a table row, another process's line cut short): output
 	// of several processes written to one file at once.
 	Interleaved int `json:"interleaved,omitempty"`
+	// Omitted counts, per list ("connections", "trees", "choices", ...),
+	// the records read but not kept because the list already held its
+	// bound (a large job's log repeats them per rank and per call); the
+	// summary's totals include them.
+	Omitted map[string]int `json:"omitted,omitempty"`
+
+	// What the parser tallied over every record, kept or not; nil in a
+	// Log not made by Parse (one decoded from JSON), where the methods
+	// count the kept records instead.
+	transports map[string]int
+	hostSet    map[string]bool
+	folds      []FoldedChoice
+}
+
+// total is how many records of kind the log had: the kept ones and the
+// omitted ones.
+func (l *Log) total(kind string, kept int) int { return kept + l.Omitted[kind] }
+
+// Total is how many records of one list the log had, kept or only counted
+// (Omitted): "warnings", "connections", "trees", "rings", "ring_links",
+// "choices", "operations", "ranks", ...; -1 for a name that is no list.
+// A caller counting WARN lines of a large job's log reads
+// Total("warnings"), not len(Warnings).
+func (l *Log) Total(list string) int {
+	kept := map[string]int{"processes": len(l.Processes), "ranks": len(l.Ranks), "topology": len(l.Topology), "paths": len(l.Paths),
+		"graph_searches": len(l.GraphSearches), "rings": len(l.Rings), "ring_links": len(l.RingLinks), "trees": len(l.Trees),
+		"connections": len(l.Connections), "choices": len(l.Choices), "operations": len(l.Operations), "tuning": len(l.Tuning),
+		"init_timings": len(l.InitTimings), "channel_counts": len(l.ChannelCounts), "env": len(l.Env), "warnings": len(l.Warnings)}
+	n, ok := kept[list]
+	if !ok {
+		return -1
+	}
+	return l.total(list, n)
 }
 
 // Process is one host:pid: the CUDA devices its lines named and the ranks
@@ -324,6 +358,9 @@ type Message struct {
 
 // Hosts returns the distinct hosts that printed lines, sorted.
 func (l *Log) Hosts() []string {
+	if l.hostSet != nil {
+		return slices.Sorted(maps.Keys(l.hostSet))
+	}
 	seen := map[string]bool{}
 	add := func(s Source) {
 		if s.Host != "" {
@@ -362,6 +399,9 @@ func (l *Log) NRanks() int {
 // TransportCounts counts connections by transport (e.g.
 // "P2P/CUMEM/read": 56, "NET/IB/0/GDRDMA": 8).
 func (l *Log) TransportCounts() map[string]int {
+	if l.transports != nil {
+		return maps.Clone(l.transports)
+	}
 	out := map[string]int{}
 	for _, c := range l.Connections {
 		out[c.Transport]++
@@ -428,12 +468,12 @@ func (l *Log) WriteSummary(w io.Writer, file string) error {
 			fmt.Fprintf(w, "hosts: %d (%s), processes: %d\n", len(hosts), strings.Join(shown, " "), len(l.Processes))
 		}
 		if len(l.Ranks) > 0 {
-			fmt.Fprintf(w, "ranks: %d seen, communicator size up to %d\n", len(l.Ranks), l.NRanks())
+			fmt.Fprintf(w, "ranks: %d seen, communicator size up to %d\n", l.total("ranks", len(l.Ranks)), l.NRanks())
 			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "  rank\tnranks\tnodes\thost:pid\tdev\tbusId\tinit\t")
 			for i, r := range l.Ranks {
 				if i == 16 {
-					fmt.Fprintf(tw, "  ...\t%d more\t\t\t\t\t\t\n", len(l.Ranks)-16)
+					fmt.Fprintf(tw, "  ...\t%d more\t\t\t\t\t\t\n", l.total("ranks", len(l.Ranks))-16)
 					break
 				}
 				init := "-"
@@ -474,7 +514,7 @@ func (l *Log) WriteSummary(w io.Writer, file string) error {
 			fmt.Fprintf(w, "graph search: %s\n", g)
 		}
 		if len(l.Rings) > 0 {
-			fmt.Fprintf(w, "rings: %d channel lines\n", len(l.Rings))
+			fmt.Fprintf(w, "rings: %d channel lines\n", l.total("rings", len(l.Rings)))
 			for i, r := range l.Rings {
 				if i == 4 {
 					fmt.Fprintln(w, "  ...")
@@ -484,11 +524,11 @@ func (l *Log) WriteSummary(w io.Writer, file string) error {
 			}
 		}
 		if len(l.Trees) > 0 {
-			fmt.Fprintf(w, "trees: %d (rank, channel) entries\n", len(l.Trees))
+			fmt.Fprintf(w, "trees: %d (rank, channel) entries\n", l.total("trees", len(l.Trees)))
 		}
 		if len(l.Connections) > 0 {
 			counts := l.TransportCounts()
-			fmt.Fprintf(w, "connections: %d\n", len(l.Connections))
+			fmt.Fprintf(w, "connections: %d\n", l.total("connections", len(l.Connections)))
 			for _, k := range slices.Sorted(maps.Keys(counts)) {
 				fmt.Fprintf(w, "  %-28s %d\n", k, counts[k])
 			}
@@ -511,7 +551,7 @@ func (l *Log) WriteSummary(w io.Writer, file string) error {
 			tw.Flush()
 		}
 		if len(l.Operations) > 0 {
-			fmt.Fprintf(w, "collective calls: %d\n", len(l.Operations))
+			fmt.Fprintf(w, "collective calls: %d\n", l.total("operations", len(l.Operations)))
 		}
 		for _, t := range l.Tuning {
 			note := ""
@@ -537,9 +577,16 @@ func (l *Log) WriteSummary(w io.Writer, file string) error {
 		if l.Network != nil {
 			l.Network.writeSummary(w)
 		}
+		if len(l.Omitted) > 0 {
+			var parts []string
+			for _, k := range slices.Sorted(maps.Keys(l.Omitted)) {
+				parts = append(parts, fmt.Sprintf("%s %d", k, l.Omitted[k]))
+			}
+			fmt.Fprintf(w, "counted but not kept (each list keeps its first %d records): %s\n", maxRecords, strings.Join(parts, ", "))
+		}
 		for i, m := range l.Warnings {
 			if i == 10 {
-				fmt.Fprintf(w, "... %d more warnings\n", len(l.Warnings)-10)
+				fmt.Fprintf(w, "... %d more warnings\n", l.total("warnings", len(l.Warnings))-10)
 				break
 			}
 			fmt.Fprintf(w, "WARN %s: %s\n", m.Source.Process(), m.Text)
@@ -569,6 +616,9 @@ type FoldedChoice struct {
 // Source: NCCL logs one line per call, and a benchmark makes the same call
 // many times.
 func (l *Log) FoldedChoices() []FoldedChoice {
+	if l.transports != nil { // made by Parse, which folded every choice
+		return slices.Clone(l.folds)
+	}
 	var out []FoldedChoice
 	for _, c := range l.Choices {
 		key := c

@@ -410,3 +410,31 @@ func TestParseInfAndNaN(t *testing.T) {
 		t.Fatalf("rows %+v", r)
 	}
 }
+
+// Second batch of published layouts: alltoall rows of nccl-tests before
+// 2.13 leave the redop column of the header blank; rccl-tests print
+// "nThreads: 1 nGpus: 1 ..." and "rccl-tests: Version ...".
+func TestParseOlderLayouts(t *testing.T) {
+	data, err := os.ReadFile("testdata/public/ncclt78_alltoall_empty_redop_error_column_excerpt.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Parse(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Runs) != 2 || len(res.Runs[1].Rows) != 2 {
+		t.Fatalf("runs = %+v", res.Runs)
+	}
+	row := res.Runs[1].Rows[0]
+	if row.RedOp != "" || row.OutOfPlace.TimeUs != 520935 || row.InPlace.BusBW != 0.51 || row.InPlace.Wrong != 1 {
+		t.Errorf("alltoall row = %+v", row)
+	}
+	if res.Runs[0].Rows[1].RedOp != "sum" || res.Runs[0].Rows[1].OutOfPlace.TimeUs != 244833 {
+		t.Errorf("all_reduce row = %+v", res.Runs[0].Rows[1])
+	}
+	res, _ = Parse(strings.NewReader("# nThreads: 2 nGpus: 4 nRanks: 1 minBytes: 1024 maxBytes: 536870912 step: 2(factor) warmupIters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0\nrccl-tests: Version develop:83d38d9\n"))
+	if p := res.Runs[0].Params; p.NThread != 2 || p.NGpus != 4 || p.WarmupIters != 5 || p.Iters != 20 || res.Runs[0].Library != "RCCL" {
+		t.Errorf("rccl-tests header: %+v", res.Runs[0])
+	}
+}

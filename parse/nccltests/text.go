@@ -57,12 +57,14 @@ var (
 	reFailure   = regexp.MustCompile(`\bTest (?:NCCL |CUDA )?failure\b`)
 	reCommand   = regexp.MustCompile(`(?:^|[\s/])(\w+_perf(?:_mpi)?)(?:\s|$)`)
 	reParam     = map[string]*regexp.Regexp{
-		"nThread":    regexp.MustCompile(`nThread\s+(\d+)`),
-		"nGpus":      regexp.MustCompile(`nGpus\s+(\d+)`),
-		"minBytes":   regexp.MustCompile(`minBytes\s+(\d+)`),
-		"maxBytes":   regexp.MustCompile(`maxBytes\s+(\d+)`),
+		// rccl-tests print "nThreads: 1 nGpus: 1 nRanks: 1 ...
+		// warmupIters: 5 iters: 20".
+		"nThread":    regexp.MustCompile(`nThreads?:?\s+(\d+)`),
+		"nGpus":      regexp.MustCompile(`nGpus:?\s+(\d+)`),
+		"minBytes":   regexp.MustCompile(`minBytes:?\s+(\d+)`),
+		"maxBytes":   regexp.MustCompile(`maxBytes:?\s+(\d+)`),
 		"step":       regexp.MustCompile(`step:\s*(\d+)\((factor|bytes)\)`),
-		"warmup":     regexp.MustCompile(`warmup iters:\s*(\d+)`),
+		"warmup":     regexp.MustCompile(`warmup ?[Ii]ters:\s*(\d+)`),
 		"iters":      regexp.MustCompile(`\d\s+iters:\s*(\d+)`),
 		"agg":        regexp.MustCompile(`agg iters:\s*(\d+)`),
 		"validation": regexp.MustCompile(`validation:\s*(\d+)`),
@@ -150,6 +152,12 @@ func (p *textParser) line(raw string) {
 				run.Library = "RCCL"
 			}
 		}
+	case strings.HasPrefix(trimmed, "rccl-tests: Version "):
+		// rccl-tests of 2024-2025 print "rccl-tests: Version develop:83d38d9"
+		// without a "#", after the parameter line.
+		run := p.current()
+		run.TestsVersion = strings.TrimSpace(strings.TrimPrefix(trimmed, "rccl-tests: Version "))
+		run.Library = "RCCL"
 	case reRCCLBanner.MatchString(trimmed):
 		// RCCL's version block: "HIP version  : ...", "Librccl path : ...".
 		p.res.DebugLines++
@@ -160,7 +168,7 @@ func (p *textParser) line(raw string) {
 
 // reHashless are the header and footer lines nccl-tests prints after a
 // "#", as they read when the "#" was lost.
-var reHashless = regexp.MustCompile(`^(?:[nr]ccl-tests version \S|nThread\s+\d+\s+nGpus\s|Rank\s+\d+\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s|size\s+count\s+type\s|\(B\)\s+\(elements\)|out-of-place\s+in-place|Out of bounds values\s*:|Avg bus bandwidth\s*:|Using devices\s*$|Collective test (?:starting|concluded):)`)
+var reHashless = regexp.MustCompile(`^(?:[nr]ccl-tests version \S|nThreads?:?\s+\d+\s+nGpus:?\s|Rank\s+\d+\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s|size\s+count\s+type\s|\(B\)\s+\(elements\)|out-of-place\s+in-place|Out of bounds values\s*:|Avg bus bandwidth\s*:|Using devices\s*$|Collective test (?:starting|concluded):)`)
 
 func headerWithoutHash(s string) bool {
 	switch s[0] {
@@ -499,7 +507,10 @@ func expectedFields(run *Run, tokens []string, cut bool) int {
 func rowColumns(run *Run, tokens []string, cut bool) []string {
 	if len(run.Columns) > 0 {
 		for i, c := range run.Columns {
-			if c == "redop" && i+1 < len(run.Columns) && run.Columns[i+1] == "root" && len(tokens) > i+1 && isInt(tokens[i]) && isNumber(tokens[i+1]) {
+			// Every operation name is a word: a number where the redop
+			// belongs means the row left the column blank, with a root
+			// after it ("-1") or, before 2.13, none (alltoall printed "").
+			if c == "redop" && len(tokens) > i && isNumber(tokens[i]) {
 				return append(run.Columns[:i:i], run.Columns[i+1:]...)
 			}
 		}

@@ -244,21 +244,41 @@ func (p *topoParser) readHeader(text string) {
 	p.rowsSeen = map[string]bool{}
 }
 
-// cells splits a row: by tabs when it has them (empty cells matter), else
-// by runs of spaces (text copied from a terminal).
-func cells(text string) []string {
-	if strings.Contains(text, "\t") {
-		parts := strings.Split(text, "\t")
-		for i := range parts {
-			parts[i] = strings.TrimSpace(parts[i])
+// cells splits a row of a matrix with n columns: the label and the n path
+// cells, which are never empty, by any run of blanks (tabs, spaces, tabs
+// padded with spaces as terminals and pastes mix them); the affinity
+// columns after them by tabs when the rest has them (an empty "GPU NUMA
+// ID" or NUMA cell is "\t\t"), else by runs of spaces.
+func cells(text string, n int) []string {
+	out := make([]string, 0, n+4)
+	rest := text
+	for len(out) < n+1 {
+		rest = strings.TrimLeft(rest, " \t")
+		if rest == "" {
+			return out
 		}
-		return parts
+		end := strings.IndexAny(rest, " \t")
+		if end < 0 {
+			end = len(rest)
+		}
+		out = append(out, rest[:end])
+		rest = rest[end:]
 	}
-	return strings.Fields(text)
+	if strings.Contains(rest, "\t") {
+		parts := strings.Split(strings.TrimLeft(rest, " "), "\t")
+		if len(parts) > 0 && strings.TrimSpace(parts[0]) == "" {
+			parts = parts[1:] // the separator before the first affinity cell
+		}
+		for _, p := range parts {
+			out = append(out, strings.TrimSpace(p))
+		}
+		return out
+	}
+	return append(out, strings.Fields(rest)...)
 }
 
 func (p *topoParser) readRow(text string) {
-	c := cells(text)
+	c := cells(text, len(p.m.Columns))
 	label := c[0]
 	row := -1
 	for i, col := range p.m.Columns {

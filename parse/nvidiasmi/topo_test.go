@@ -1,11 +1,13 @@
 package nvidiasmi
 
 import (
+	"bytes"
 	"errors"
 	"github.com/commlab/commlab/internal/golden"
 	"github.com/commlab/commlab/parse"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -179,4 +181,70 @@ func FuzzParseTopoMatrix(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A row whose blanks mix tabs and spaces (a terminal that expanded some
+// tabs) reads as the all-tabs row does: the path cells by any blank, the
+// affinity cells by tabs.
+func TestParseTopoMixedBlanks(t *testing.T) {
+	read := func(name string) *TopoMatrix {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := ParseTopoMatrix(bytes.NewReader(data))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		return m
+	}
+	tabs := read("testdata/topo/public/gogpuallocator17_8x4090_2nic_tabs.txt")
+	mixed := read("testdata/topo/synthetic-mixed-blanks-4090.txt")
+	if !reflect.DeepEqual(tabs.Cells, mixed.Cells) || !reflect.DeepEqual(tabs.GPUs, mixed.GPUs) {
+		t.Errorf("mixed blanks read differently:\n%v\n%v", mixed.GPUs, tabs.GPUs)
+	}
+	if g := mixed.GPUs[0]; g.CPUAffinity != "0-55,112-167" || g.NUMAAffinity != 0 || g.GPUNUMAID != -1 {
+		t.Errorf("GPU0 = %+v", g)
+	}
+	if c, _ := mixed.Cell("GPU6", "NIC1"); c != "PHB" {
+		t.Errorf("GPU6-NIC1 = %q", c)
+	}
+	// NICs named as columns (18 of them, mlx5_10 filling its column): the
+	// cells keep their places in the rows the excerpt has.
+	data, err := os.ReadFile("testdata/topo/public/nccl707_a100_18_mlx5_columns_excerpt.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	named, _ := ParseTopoMatrix(bytes.NewReader(data))
+	for _, tc := range []struct{ a, b, want string }{{"GPU0", "NIC4", "PXB"}, {"GPU2", "NIC0", "PXB"}, {"GPU3", "NIC17", "SYS"}, {"GPU1", "GPU0", "NV12"}} {
+		if c, _ := named.Cell(tc.a, tc.b); c != tc.want {
+			t.Errorf("%s-%s = %q, want %q", tc.a, tc.b, c, tc.want)
+		}
+	}
+	if len(named.NICs) != 18 || named.NICs[10].Name != "mlx5_10" || named.GPUs[3].CPUAffinity != "0-47,96-143" || named.GPUs[3].NUMAAffinity != 0 {
+		t.Errorf("nics %+v gpus %+v", named.NICs, named.GPUs)
+	}
+}
+
+// A tab doubled between path cells (an editor's tab stops, a paste that
+// padded them) reads as one separator; the affinity cells keep their
+// empty cell.
+func TestParseTopoDoubledTabs(t *testing.T) {
+	in := "\tGPU0\tGPU1\tNIC0\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\n" +
+		"GPU0\t X \t\tNV12\tPXB\t0-31\t0\t\tN/A\n" +
+		"GPU1\tNV12\t X \t\tPXB\t0-31\t0\t\tN/A\n" +
+		"NIC0\tPXB\t\tPXB\t X \n"
+	m, err := ParseTopoMatrixString(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := m.Cell("GPU0", "GPU1"); c != "NV12" {
+		t.Errorf("GPU0-GPU1 = %q", c)
+	}
+	if c, _ := m.Cell("GPU1", "NIC0"); c != "PXB" {
+		t.Errorf("GPU1-NIC0 = %q", c)
+	}
+	if g := m.GPUs[1]; g.CPUAffinity != "0-31" || g.NUMAAffinity != 0 || g.GPUNUMAID != -1 {
+		t.Errorf("GPU1 = %+v", g)
+	}
 }

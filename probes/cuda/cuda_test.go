@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/commlab/commlab/probes"
+
+	"github.com/commlab/commlab/probes/hwtest"
 )
 
 // open returns the CUDA devices, or skips with the reason there are none.
@@ -13,7 +15,7 @@ func open(t *testing.T) *Info {
 	t.Helper()
 	info, err := Open()
 	if errors.Is(err, probes.ErrUnavailable) {
-		t.Skipf("no CUDA here: %v", err)
+		hwtest.Skipf(t, hwtest.GPU, "no CUDA here: %v", err)
 	}
 	if err != nil {
 		t.Fatalf("Open: %v (an absent driver must wrap probes.ErrUnavailable)", err)

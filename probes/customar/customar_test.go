@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/commlab/commlab/probes"
+
+	"github.com/commlab/commlab/probes/hwtest"
 )
 
 // rankLog is the output format customar.cu prints (see its header), for
@@ -226,14 +228,14 @@ func TestBuildAndRunOnGPU(t *testing.T) {
 	defer cancel()
 	bin, err := Build(ctx, t.TempDir(), "")
 	if errors.Is(err, probes.ErrUnavailable) {
-		t.Skipf("cannot build: %v", err)
+		hwtest.Skipf(t, hwtest.NVCC, "cannot build: %v", err)
 	}
 	if err != nil {
 		t.Fatal(err)
 	}
 	run, err := MeasureWith(ctx, bin, Config{Ranks: 2, MaxBytes: 64 << 10, Iters: 3, Warmup: 1, Timeout: 20 * time.Second})
 	if errors.Is(err, probes.ErrUnavailable) {
-		t.Skipf("no GPU: %v", err)
+		hwtest.Skipf(t, hwtest.GPU, "no GPU: %v", err)
 	}
 	if err != nil {
 		t.Fatalf("%v\n%v", err, run)

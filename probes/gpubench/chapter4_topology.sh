@@ -11,7 +11,9 @@ D=$OUT/ch4
 mkdir -p "$D"
 export COMMLAB_NCCL=${COMMLAB_NCCL:-$(python3 -c 'import nvidia.nccl, os; print(os.path.join(list(nvidia.nccl.__path__)[0], "lib", "libnccl.so.2"))' 2>/dev/null)}
 NGPU=$(nvidia-smi -L | grep -c '^GPU')
-TAG=h200x$NGPU
+# Runs are named after the GPU present (h100x1, h200x2).
+. "$(dirname "$0")/gpu_tag.sh"
+TAG=$(gpu_tag "$NGPU")
 SUB="--debug-subsys INIT,GRAPH,TUNING,ENV"
 log() { echo "=== $(date -u +%H:%M:%S) $*" | tee -a "$D/steps.log"; }
 nvidia-smi --query-gpu=name,driver_version --format=csv > "$D/gpu.csv" 2>&1

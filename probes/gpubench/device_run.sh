@@ -14,7 +14,9 @@ TORCH_NCCL=$(python3 -c 'import nvidia.nccl, os; print(os.path.join(list(nvidia.
 export COMMLAB_NCCL=${COMMLAB_NCCL:-$TORCH_NCCL}
 STEPS=${STEPS:-latency copy nccl protos dtypes hang tools floor topo capture}
 NGPU=$(nvidia-smi -L | grep -c '^GPU')
-TAG=h200x$NGPU
+# Runs are named after the GPU present (h100x1, h200x2).
+. "$(dirname "$0")/gpu_tag.sh"
+TAG=$(gpu_tag "$NGPU")
 # The PyTorch reference is embedded in commlab: `commlab probe torch -- FLAGS`.
 if [ "$NGPU" -gt 1 ]; then TORCH_LAUNCH="--launcher torchrun --per-node $NGPU"; else TORCH_LAUNCH=""; fi
 NCCL_MAX=${NCCL_MAX:-8G}
@@ -62,12 +64,12 @@ if step protos; then
       log "protocol $p on $n GPU(s)"
       a=""; [ "$p" != auto ] && a="--proto $p"
       timeout ${PROTO_TIMEOUT:-200} $B probe nccl --coll all_reduce,all_gather,reduce_scatter -b 8 -e "$NCCL_MAX" $a $dev \
-        --warmup 3 --iters 10 --reps 3 --debug INFO --debug-subsys INIT,GRAPH,ENV --save "$R/nccl-h200x$n-proto-$p.json" > "$R/nccl-x$n-proto-$p.txt" 2>&1
+        --warmup 3 --iters 10 --reps 3 --debug INFO --debug-subsys INIT,GRAPH,ENV --save "$R/nccl-$(gpu_tag "$n")-proto-$p.json" > "$R/nccl-x$n-proto-$p.txt" 2>&1
       echo "rc=$?" >> "$R/nccl-x$n-proto-$p.txt"; tail -2 "$R/nccl-x$n-proto-$p.txt"
     done
     log "tuning log on $n GPU(s)"
     timeout 120 $B probe nccl --coll all_reduce,all_gather,reduce_scatter -b 8 -e "$NCCL_MAX" $dev --modes out \
-      --warmup 0 --iters 1 --reps 1 --check=false --debug INFO --debug-subsys INIT,GRAPH,TUNING --save "$R/nccl-h200x$n-tuning.json" > "$R/nccl-x$n-tuning.txt" 2>&1
+      --warmup 0 --iters 1 --reps 1 --check=false --debug INFO --debug-subsys INIT,GRAPH,TUNING --save "$R/nccl-$(gpu_tag "$n")-tuning.json" > "$R/nccl-x$n-tuning.txt" 2>&1
     echo "rc=$?" >> "$R/nccl-x$n-tuning.txt"
   done
 fi

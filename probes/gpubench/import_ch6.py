@@ -4,7 +4,8 @@ into the recorded runs the chapter and the tests read.
     python3 probes/gpubench/import_ch6.py UNPACKED_DIR PROVENANCE.txt [--nccl] [--hang NAMES] [--keep N]
 
 - --nccl: nccl/*.json (commlab probe nccl runs) become
-  probes/recorded/data/nccl-h200x1-ch6-<variant>.json, unchanged.
+  probes/recorded/data/nccl-<gpu>x<n>-ch6-<variant>.json (the GPU the run
+  names: h200x1, h100x1), unchanged.
 - --hang size,order,...: hang/<name>/ becomes probes/recorded/hang/hang-<name>/
   with summary.json, result/, stacks/, fr/ (pickle dumps), fr_trace*.txt,
   stderr/rank_N.txt (each rank's stderr from torchrun's logs) and run.json
@@ -52,9 +53,16 @@ def import_nccl(src, prov):
     out = os.path.join(ROOT, "probes", "recorded", "data")
     for f in sorted(glob.glob(os.path.join(src, "nccl", "*.json"))):
         name = os.path.basename(f)[:-5]
-        dst = os.path.join(out, "nccl-h200x1-ch6-%s.json" % name)
+        dst = os.path.join(out, "nccl-%s-ch6-%s.json" % (gpu_tag(f), name))
         shutil.copyfile(f, dst)
         print("wrote", os.path.relpath(dst, ROOT))
+
+
+def gpu_tag(run_path):
+    """The run's GPU as recorded runs are named: "h200x1", "h100x2"."""
+    run = json.load(open(run_path))
+    m = re.search(r"\b(GB|[ABHL])\d{2,3}S?\b", run.get("gpu_model") or "", re.I)
+    return "%sx%d" % (m.group(0).lower() if m else "gpu", run.get("gpu_count") or 1)
 
 
 def sha(path):

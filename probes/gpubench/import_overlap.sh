@@ -9,7 +9,11 @@
 set -eu
 src=${1:?usage: import_overlap.sh SRC [commlab binary]}
 bin=${2:-/tmp/commlab}
-name=torch-overlap-h200x1
+# Named after the GPU the recording ran on (its provenance's nvidia-smi
+# line and torch's GPU count): torch-overlap-h200x1, torch-overlap-h100x2.
+model=$(grep -m1 -oiE '^NVIDIA [^,]*' "$src/provenance.txt" | grep -oiE '\b(GB|[ABHL])[0-9]{2,3}S?\b' | head -1 | tr '[:upper:]' '[:lower:]')
+ngpu=$(sed -n 's/^gpus \([0-9]*\)$/\1/p' "$src/provenance.txt" | head -1)
+name=torch-overlap-${model:-gpu}x${ngpu:-1}
 dst=probes/recorded/data/$name
 rm -rf "$dst"
 mkdir -p "$dst"

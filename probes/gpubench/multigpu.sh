@@ -24,6 +24,9 @@ export PATH=/usr/local/cuda/bin:$PATH
 ROOT=${OUT:?set OUT}
 PARTS=${PARTS:-sweep hang customar overlap topo p2p torch}
 NGPU=$(nvidia-smi -L | grep -c '^GPU')
+# Runs are named after the GPU present (h100x2, h200x8).
+. "$(dirname "$0")/gpu_tag.sh"
+TAG=$(gpu_tag "$NGPU")
 mkdir -p "$ROOT"
 {
   date -u; nvidia-smi --query-gpu=index,name,driver_version --format=csv
@@ -42,7 +45,7 @@ if part hang; then
 fi
 if part customar; then
   mkdir -p "$ROOT/customar"
-  timeout 300 $B probe custom-allreduce --ranks "$NGPU" --iters 50 --warmup 5 -b 8 -e 8M --save "$ROOT/customar/custom-allreduce-h200x$NGPU.json" > "$ROOT/customar/run.txt" 2>&1; done_part customar $?
+  timeout 300 $B probe custom-allreduce --ranks "$NGPU" --iters 50 --warmup 5 -b 8 -e 8M --save "$ROOT/customar/custom-allreduce-$TAG.json" > "$ROOT/customar/run.txt" 2>&1; done_part customar $?
 fi
 if part overlap; then
   OUT=$ROOT/overlap timeout 300 bash probes/gpubench/record_overlap.sh > "$ROOT/overlap.log" 2>&1; done_part overlap $?
@@ -52,7 +55,7 @@ if part topo; then
 fi
 if part p2p; then
   mkdir -p "$ROOT/p2p"
-  timeout 300 $B probe bandwidth -b 1M -e 1G -f 4 --ops p2p_write,p2p_read,p2p_write_bidir,p2p_read_bidir --save "$ROOT/p2p/bandwidth-p2p-h200x$NGPU.json" > "$ROOT/p2p/run.txt" 2>&1; done_part p2p $?
+  timeout 300 $B probe bandwidth -b 1M -e 1G -f 4 --ops p2p_write,p2p_read,p2p_write_bidir,p2p_read_bidir --save "$ROOT/p2p/bandwidth-p2p-$TAG.json" > "$ROOT/p2p/run.txt" 2>&1; done_part p2p $?
 fi
 if part torch; then
   OUT=$ROOT/torch STEPS="nccl" timeout 560 bash probes/gpubench/device_run.sh > "$ROOT/torch.log" 2>&1; done_part torch $?

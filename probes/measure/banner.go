@@ -36,6 +36,8 @@ func (m *Measurement) origin() string {
 	s := "recorded on " + r.Provenance()
 	if cmd := shellCommand(m.Run.Command); cmd != "" {
 		s += ", command " + strconv.Quote(cmd)
+	} else if m.Run.Settings[recorded.NotKept] != "" {
+		s += ", command not kept"
 	}
 	return s
 }

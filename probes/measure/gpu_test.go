@@ -9,6 +9,8 @@ import (
 
 	"github.com/commlab/commlab/probes/cuda"
 	"github.com/commlab/commlab/probes/nccl"
+
+	"github.com/commlab/commlab/probes/hwtest"
 )
 
 // TestLiveOnGPU measures for real where a GPU is present: copies and
@@ -17,7 +19,7 @@ import (
 // commlab, so without it auto mode must say so and fall back).
 func TestLiveOnGPU(t *testing.T) {
 	if !gpuHere() {
-		t.Skip("no GPU here: the live paths are covered by fakes in the other tests")
+		hwtest.Skip(t, hwtest.GPU, "no GPU here: the live paths are covered by fakes in the other tests")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
@@ -35,7 +37,7 @@ func TestLiveOnGPU(t *testing.T) {
 	}
 	t.Log(lat)
 	if _, _, err := nccl.Version(); err != nil {
-		t.Skipf("no NCCL here: %v", err)
+		hwtest.Skipf(t, hwtest.GPU, "no NCCL here: %v", err)
 	}
 	cfg := nccl.Config{Sizes: []int64{8, 1 << 20, 64 << 20}, Iters: 5, Reps: 3, Check: true, Env: map[string]string{"NCCL_PROTO": "Simple", "NCCL_DEBUG": "INFO"}}
 	auto, err := NCCL(ctx, ModeAuto, cfg, "nccl-h200x1-proto-Simple")
@@ -46,7 +48,7 @@ func TestLiveOnGPU(t *testing.T) {
 	}
 	bin := os.Getenv("COMMLAB_BINARY")
 	if bin == "" {
-		t.Skip("COMMLAB_BINARY unset: no commlab binary to run the NCCL worker")
+		hwtest.Skip(t, hwtest.GPU, "COMMLAB_BINARY unset: no commlab binary to run the NCCL worker")
 	}
 	m, err := Runner{NCCLCommand: []string{bin, "probe", "nccl"}}.NCCL(ctx, ModeLive, cfg, "")
 	if err != nil {

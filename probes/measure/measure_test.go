@@ -102,7 +102,7 @@ func TestRecordedMode(t *testing.T) {
 		}, []string{"recorded on 2x NVIDIA H200", "2026-11-29", `command "commlab probe latency"`}},
 		{"nccl-tests-all_reduce-h200x1", func() (*Measurement, error) {
 			return NCCL(ctx, ModeRecorded, nccl.Config{}, "nccl-tests-all_reduce-h200x1")
-		}, []string{"NCCL 2.28.3, nccl-tests 2.17.6", `command "commlab probe nccl-tests --tool all_reduce_perf -- -b 8 -e 1G -f 2 -g 1"`}},
+		}, []string{"NCCL 2.28.3, nccl-tests 2.17.6", `command "all_reduce_perf -b 8 -e 1G -f 2 -g 1"`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/commlab/commlab/probes"
+
+	"github.com/commlab/commlab/probes/hwtest"
 )
 
 // TestConfigLayoutMatchesHeader holds nl_config to ncclConfig_t's leading
@@ -124,7 +126,7 @@ func TestTimeoutErrorWrapsErrTimeout(t *testing.T) {
 // communicator then works.
 func TestHangAbortsInProcess(t *testing.T) {
 	if _, _, err := Version(); err != nil {
-		t.Skipf("no NCCL here: %v", err)
+		hwtest.Skipf(t, hwtest.GPU, "no NCCL here: %v", err)
 	}
 	const timeout = 2 * time.Second
 	var ready time.Time // communicators up
@@ -139,7 +141,7 @@ func TestHangAbortsInProcess(t *testing.T) {
 	run, err := Measure(cfg)
 	took := time.Since(ready)
 	if errors.Is(err, probes.ErrUnavailable) {
-		t.Skipf("no GPU here: %v", err)
+		hwtest.Skipf(t, hwtest.GPU, "no GPU here: %v", err)
 	}
 	var te *TimeoutError
 	if !errors.As(err, &te) {

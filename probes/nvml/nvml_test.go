@@ -14,6 +14,8 @@ import (
 	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/server"
 
 	"github.com/commlab/commlab/probes"
+
+	"github.com/commlab/commlab/probes/hwtest"
 )
 
 // mockH200 is go-nvml's DGX H200 mock (8 GPUs) with the calls it leaves
@@ -128,7 +130,7 @@ func TestNVMLInitFailures(t *testing.T) {
 func TestNVMLLive(t *testing.T) {
 	topo, err := New(nil).Topology(context.Background())
 	if errors.Is(err, probes.ErrUnavailable) {
-		t.Skipf("no NVIDIA driver here: %v", err)
+		hwtest.Skipf(t, hwtest.GPU, "no NVIDIA driver here: %v", err)
 	}
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,8 @@ import (
 
 	"github.com/commlab/commlab/probes/launch"
 	"github.com/commlab/commlab/probes/measure"
+
+	"github.com/commlab/commlab/probes/hwtest"
 )
 
 // Where python3 has no PyTorch with a GPU, auto mode shows the recording
@@ -33,7 +35,7 @@ func TestMeasureAutoFallsBack(t *testing.T) {
 func TestLiveRun(t *testing.T) {
 	ctx := context.Background()
 	if err := launch.TorchCUDA(ctx); err != nil {
-		t.Skipf("no live run here: %v", err)
+		hwtest.Skipf(t, hwtest.Torch, "no live run here: %v", err)
 	}
 	res, err := Run(ctx, Config{What: "variants,cq", Args: []string{"--bytes", "67108864", "--cq-bytes", "67108864",
 		"--gemm", "1024", "--steps", "2", "--trace-steps", "1", "--variants", "compute_only,comm_only,overlap,wait_early"}})

@@ -3,11 +3,13 @@
 // numbers, with their provenance, on machines without a GPU.
 //
 // Each file in data/ is a probes.Run saved by `commlab probe ... --save`;
-// List names them and Load decodes one. A run's command is the one a
-// reader types to record such a run (Command prints it without the
-// recording machine's files); where the recording machine invoked a script
-// around that verb or a tool from a local folder, the literal invocation is
-// kept in Settings["recorded_with"]. Folders beside the runs keep raw
+// List names them and Load decodes one. A run's command is the one that
+// made it, as a reader types it (Command prints it without the recording
+// machine's files): a commlab verb, a public tool by its name, or a script
+// of this repository; where the recording machine ran it from a folder of
+// its own, the literal invocation is kept in Settings["recorded_with"], and
+// a run whose command was lost says why in Settings[NotKept]. Folders
+// beside the runs keep raw
 // files a run's reader needs: torch.profiler traces (Files serves them)
 // and hang/, chapter 6's recorded hang lab folders (HangLabs, HangLab),
 // each with a run.json for its provenance. data/public/ keeps tool outputs

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io/fs"
 	"strings"
+
+	"github.com/commlab/commlab/probes"
 )
 
 // hang holds the recorded hang lab folders (chapter 6): each one as the
@@ -28,4 +30,23 @@ func HangLab(name string) (fs.FS, error) {
 		}
 	}
 	return nil, fmt.Errorf("%w: hang lab %q (have %s)", ErrNotFound, name, strings.Join(HangLabs(), ", "))
+}
+
+// HangLabRun returns the provenance of the recorded hang lab run called
+// name: its run.json.
+func HangLabRun(name string) (*probes.Run, error) {
+	fsys, err := HangLab(name)
+	if err != nil {
+		return nil, err
+	}
+	f, err := fsys.Open("run.json")
+	if err != nil {
+		return nil, fmt.Errorf("recorded: hang lab %s: %w", name, err)
+	}
+	defer f.Close()
+	r, err := probes.ReadRun(f)
+	if err != nil {
+		return nil, fmt.Errorf("recorded: hang lab %s: %w", name, err)
+	}
+	return r, nil
 }

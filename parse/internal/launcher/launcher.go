@@ -4,8 +4,9 @@
 // ("[1,0]<stdout>:") and --timestamp-output, Slurm srun's --label ("0: ",
 // padded " 3: "), torchrun's per-rank prefix ("[default0]:") and
 // PyTorch's "[rank0]:", kubectl logs --prefix ("[pod/name/container] "),
-// an ISO 8601 timestamp (kubectl --timestamps, journald exports) and
-// pdsh's "host: " label.
+// an ISO 8601 timestamp (kubectl --timestamps, journald exports), a log
+// console's "  | 2024-11-28T07:42:11.525Z | " (CloudWatch Logs copied as
+// text) and pdsh's "host: " label.
 //
 // Strip removes the prefixes no tool's own line can start with. pdsh's
 // label looks like a "key: value" line (ibstat prints "State: Active"),
@@ -36,6 +37,9 @@ var unambiguous = []*regexp.Regexp{
 	regexp.MustCompile(`^ {0,6}\d{1,6}:(?: |$)`),
 	// An ISO 8601 timestamp and its separating blank.
 	regexp.MustCompile(`^\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\s`),
+	// A log console's table copied as text (CloudWatch Logs, SageMaker):
+	// "  | 2024-11-28T07:42:11.525Z | " before the message.
+	regexp.MustCompile(`^ *\| \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)? \| `),
 }
 
 // Strip removes the launcher prefixes at the start of line and returns
@@ -56,10 +60,10 @@ func matchUnambiguous(s string) int {
 	if s == "" {
 		return 0
 	}
-	// Every prefix starts with "[", a digit, a blank or a capital letter:
+	// Every prefix starts with "[", a digit, a blank, "|" or a capital letter:
 	// a cheap test spares the regexps on most lines.
 	switch c := s[0]; {
-	case c == '[', c == ' ', c >= '0' && c <= '9', c >= 'A' && c <= 'Z':
+	case c == '[', c == ' ', c == '|', c >= '0' && c <= '9', c >= 'A' && c <= 'Z':
 	default:
 		return 0
 	}

@@ -15,6 +15,8 @@ func TestStrip(t *testing.T) {
 		{"12:", "", "12:"},
 		{"[default0]:[rank0]: NCCL INFO", " NCCL INFO", "[default0]:[rank0]:"},
 		{"[pod/trainer-0/main] node:1:2 [0] NCCL INFO", "node:1:2 [0] NCCL INFO", "[pod/trainer-0/main] "},
+		{"  | 2024-11-28T07:42:11.525Z | algo-1:1:1 [2] NCCL INFO x", "algo-1:1:1 [2] NCCL INFO x", "  | 2024-11-28T07:42:11.525Z | "},
+		{"  | 2025-05-22T14:26:33.403-07:00 | ip-10:83:83 [0] NCCL INFO", "ip-10:83:83 [0] NCCL INFO", "  | 2025-05-22T14:26:33.403-07:00 | "},
 		{"2024-05-01T12:00:00.123456Z        8    2  float", "       8    2  float", "2024-05-01T12:00:00.123456Z "},
 		{"[1,0]<stdout>:0: line", "line", "[1,0]<stdout>:0: "},
 		// What a tool prints itself stays.
