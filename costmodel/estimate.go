@@ -23,22 +23,22 @@ import (
 const (
 	// FitRingEfficiency is the share of NCCL's link rating a ring or tree
 	// gets inside a node.
-	FitRingEfficiency = 0.916
+	FitRingEfficiency = 0.935
 	// FitNetEfficiency is the share of the NICs' port rate a collective
 	// gets across nodes.
 	FitNetEfficiency = 0.887
 	// FitGatherEfficiency is all_gather's and reduce_scatter's share of
 	// the ring bandwidth all_reduce gets on the same links.
-	FitGatherEfficiency = 0.878
+	FitGatherEfficiency = 0.86
 	// FitLLEfficiency is the share of NCCL's LL bandwidth (half the link,
 	// at most llMaxBws) that LL delivers at large sizes.
 	FitLLEfficiency = 0.864
 	// FitSHMEfficiency is the share of the PCIe rate NCCL gets when GPUs
 	// exchange through host memory (no peer-to-peer).
-	FitSHMEfficiency = 0.796
+	FitSHMEfficiency = 0.78
 	// FitIssueUs is the host time, in microseconds, one thread spends
 	// issuing one collective to one GPU (published hosts).
-	FitIssueUs = 4.27
+	FitIssueUs = 4.88
 	// FitLabIssueUs is the same on the H200 machines this project records
 	// on (virtual machines, NCCL 2.28.9).
 	FitLabIssueUs = 12.1
@@ -226,6 +226,12 @@ func (m Machine) estimate(c Collective, bytes float64, algorithm, protocol strin
 	fp, err := NCCLProtocol(protocol)
 	if err != nil {
 		return Estimate{}, err
+	}
+	switch node.NIC.NetLatencyFit {
+	case "efa":
+		node.NIC.NetLatency = k.efa
+	case "tcpxo":
+		node.NIC.NetLatency = k.tcpxo
 	}
 	mm := m
 	mm.Node, mm.GPUsPerNode = node, 0
