@@ -144,14 +144,18 @@ type CrossRow struct {
 	// Error is Model/Measured - 1 under the constants fitted on every
 	// other source's rows.
 	Error float64 `unit:"%"`
+	// Unchecked names a constant the row rests on that no other source
+	// informs: it kept the package's value, fitted on this very source,
+	// so the row is not cross-validated and stays out of the medians.
+	Unchecked string
 }
 
 // CrossGroup summarises the cross-validated errors of one group of rows.
 type CrossGroup struct {
 	Group string
 	// Rows counts the group's rows, Sources their sources, Misses its
-	// known misses.
-	Rows, Sources, Misses int
+	// known misses, Unchecked the rows no other source could check.
+	Rows, Sources, Misses, Unchecked int
 	// Median and Worst are of |error| over every row; MedianWithin over
 	// the rows expected within their limit.
 	Median       float64 `unit:"%"`
@@ -182,9 +186,21 @@ func CrossValidate(rows []PublishedRow) (CrossValidation, error) {
 	}
 	var cv CrossValidation
 	for _, key := range keys {
-		k, _, err := fitConstants(rows, func(r PublishedRow) bool { return r.Verdict == "within" && SourceKey(r) != key })
+		k, sets, err := fitConstants(rows, func(r PublishedRow) bool { return r.Verdict == "within" && SourceKey(r) != key })
 		if err != nil {
 			return CrossValidation{}, err
+		}
+		own, err := fitSets(bySource[key], func(r PublishedRow) bool { return r.Verdict == "within" }, fitted)
+		if err != nil {
+			return CrossValidation{}, err
+		}
+		unchecked := map[string]string{}
+		for i, t := range fitTargets {
+			if len(sets[i]) == 0 {
+				for _, r := range own[i] {
+					unchecked[r.ID] = "Fit" + t.name
+				}
+			}
 		}
 		cal, err := calibrate(bySource[key], k)
 		if err != nil {
@@ -192,7 +208,7 @@ func CrossValidate(rows []PublishedRow) (CrossValidation, error) {
 		}
 		for _, c := range cal {
 			cv.Rows = append(cv.Rows, CrossRow{ID: c.ID, Source: key, Regime: c.Regime, Nodes: c.Nodes, Family: c.Family,
-				Expected: c.Expected, Error: c.Error})
+				Expected: c.Expected, Error: c.Error, Unchecked: unchecked[c.ID]})
 		}
 	}
 	groups := []struct {
@@ -229,6 +245,10 @@ func CrossValidate(rows []PublishedRow) (CrossValidation, error) {
 			}
 			cg.Rows++
 			sources[r.Source] = true
+			if r.Unchecked != "" {
+				cg.Unchecked++
+				continue
+			}
 			e := math.Abs(r.Error)
 			all = append(all, e)
 			cg.Worst = math.Max(cg.Worst, e)
@@ -262,7 +282,7 @@ func median(xs []float64) float64 {
 func (cv CrossValidation) String() string {
 	var b strings.Builder
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "group\trows\tsources\tknown misses\tmedian |error|\tmedian, misses excepted\tworst\t")
+	fmt.Fprintln(tw, "group\trows\tsources\tknown misses\tnot checkable\tmedian |error|\tmedian, misses excepted\tworst\t")
 	pct := func(v float64) string {
 		if math.IsNaN(v) {
 			return "-"
@@ -271,11 +291,11 @@ func (cv CrossValidation) String() string {
 	}
 	for _, g := range cv.Groups {
 		if g.Rows == 0 {
-			fmt.Fprintf(tw, "%s\t0\t-\t-\t-\t-\t-\t\n", g.Group)
+			fmt.Fprintf(tw, "%s\t0\t-\t-\t-\t-\t-\t-\t\n", g.Group)
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\t%s\t\n", g.Group, g.Rows, g.Sources, g.Misses, pct(g.Median), pct(g.MedianWithin),
-			pct(g.Worst))
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t\n", g.Group, g.Rows, g.Sources, g.Misses, g.Unchecked, pct(g.Median),
+			pct(g.MedianWithin), pct(g.Worst))
 	}
 	tw.Flush()
 	return b.String()
@@ -413,8 +433,23 @@ func (rep CalibrationReport) String() string {
 		tw.Flush()
 	}
 	if rep.Cross != nil {
-		b.WriteString("\nleave-one-source-out cross-validation (each source's rows predicted by constants fitted on the others):\n")
+		b.WriteString("\nleave-one-source-out cross-validation (each source's rows predicted by constants fitted on the others;\n" +
+			"'not checkable': rows resting on a constant no other source informs, left out of the medians):\n")
 		b.WriteString(rep.Cross.String())
+		names := map[string]bool{}
+		for _, r := range rep.Cross.Rows {
+			if r.Unchecked != "" && !names[r.Unchecked] {
+				names[r.Unchecked] = true
+			}
+		}
+		if len(names) > 0 {
+			var list []string
+			for n := range names {
+				list = append(list, n)
+			}
+			sort.Strings(list)
+			fmt.Fprintf(&b, "informed by one source only, so not cross-validated: %s\n", strings.Join(list, ", "))
+		}
 	}
 	return b.String()
 }
