@@ -60,6 +60,7 @@ func init() {
 		"FitRingEfficiency":        reflect.ValueOf(constant.MakeFromLiteral("0.9350000000000000000021684043449710088680149056017398834228515625", token.FLOAT, 0)),
 		"FitSHMEfficiency":         reflect.ValueOf(constant.MakeFromLiteral("0.77999999999999999997397914786034789358382113277912139892578125", token.FLOAT, 0)),
 		"FitTCPXOLatency":          reflect.ValueOf(constant.MakeFromLiteral("4.910000000000000000159377719355369151799095561727881431579589844e-05", token.FLOAT, 0)),
+		"FittedConstantStatus":     reflect.ValueOf(costmodel.FittedConstantStatus),
 		"Gather":                   reflect.ValueOf(costmodel.Gather),
 		"Hierarchical":             reflect.ValueOf(costmodel.Hierarchical),
 		"LabHarness":               reflect.ValueOf(costmodel.LabHarness),

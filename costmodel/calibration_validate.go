@@ -471,3 +471,21 @@ func CalibrationReportFor(preset string) (CalibrationReport, error) {
 	}
 	return CalibrationReport{Rows: cal}, nil
 }
+
+// FittedConstantStatus maps each fitted constant's name to its Status
+// over the published table ("validated", or "unvalidated (...)").
+func FittedConstantStatus() (map[string]string, error) {
+	rows, err := PublishedMeasurements()
+	if err != nil {
+		return nil, err
+	}
+	checks, err := ValidateConstants(rows)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, len(checks))
+	for _, c := range checks {
+		out[c.Name] = c.Status()
+	}
+	return out, nil
+}

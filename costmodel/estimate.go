@@ -133,6 +133,9 @@ type Estimate struct {
 	NCCLTimeUs float64 `unit:"us"`
 	// Bound is "latency" or "bandwidth", whichever term is larger.
 	Bound string
+	// Constants names the fitted constants (estimate.go) the estimate
+	// rests on; FittedConstantStatus says how each is validated.
+	Constants []string
 }
 
 // String prints the estimate in one line, e.g. "all_reduce 8.59 GB on 8
@@ -273,7 +276,44 @@ func (m Machine) estimate(c Collective, bytes float64, algorithm, protocol strin
 	if math.Max(e.LatencyUs, e.FloorUs) > e.BandwidthUs {
 		e.Bound = "latency"
 	}
+	e.Constants = restsOn(node, nodes, c, e, m.Harness)
 	return e, nil
+}
+
+// restsOn names the fitted constants an estimate used, in the order
+// peakBusBW and the floor apply them.
+func restsOn(node Node, nodes int, c Collective, e Estimate, h Harness) []string {
+	var out []string
+	switch e.Algorithm {
+	case "Ring", "Tree", "PAT":
+		out = append(out, "FitRingEfficiency")
+	}
+	if node.NoP2P {
+		out = append(out, "FitSHMEfficiency")
+	}
+	if nodes > 1 {
+		out = append(out, "FitNetEfficiency")
+		switch node.NIC.NetLatencyFit {
+		case "efa":
+			out = append(out, "FitEFALatency")
+		case "tcpxo":
+			out = append(out, "FitTCPXOLatency")
+		}
+	}
+	if (c == AllGather || c == ReduceScatter) && (e.Algorithm == "Ring" || e.Algorithm == "PAT") {
+		out = append(out, "FitGatherEfficiency")
+	}
+	if e.Protocol == "LL" {
+		out = append(out, "FitLLEfficiency")
+	}
+	if e.FloorUs > e.LatencyUs && h.IssueUs == 0 {
+		if h.Host == "lab" {
+			out = append(out, "FitLabIssueUs")
+		} else {
+			out = append(out, "FitIssueUs")
+		}
+	}
+	return out
 }
 
 // peakBusBW is the bus bandwidth (nccl-tests' busbw, GB/s) an algorithm
