@@ -369,12 +369,17 @@ func calibrate(rows []PublishedRow, k calibration) (CalibrationRows, error) {
 			return nil, fmt.Errorf("costmodel: calibration row %s: %w", r.ID, err)
 		}
 		e, err := m.estimate(r.Collective, r.Bytes, r.Algorithm, r.Protocol, k)
+		if errors.Is(err, ErrUnsupported) && r.Verdict == "known-miss" {
+			// A collective the model has no terms for stays a row: a
+			// known miss without a model figure.
+			e, err = Estimate{Algorithm: "no model", TimeUs: math.NaN(), BusBWGBps: math.NaN()}, nil
+		}
 		if err != nil {
 			return nil, fmt.Errorf("costmodel: calibration row %s: %w", r.ID, err)
 		}
 		timeUs, busbw := r.measured()
 		c := CalibrationRow{ID: r.ID, Holdout: r.Holdout, Machine: r.Machine, Preset: r.Preset, GPUs: r.GPUsPerNode * r.Nodes,
-			Nodes: r.Nodes, NCCL: r.NCCL, Collective: r.Collective, Bytes: r.Bytes, Pick: e.Algorithm + "/" + e.Protocol,
+			Nodes: r.Nodes, NCCL: r.NCCL, Collective: r.Collective, Bytes: r.Bytes, Pick: strings.TrimSuffix(e.Algorithm+"/"+e.Protocol, "/"),
 			Limit: r.Limit(), Source: r.Source, Regime: r.Regime, Family: NetworkFamily(m.Node, r.Nodes),
 			Expected: r.Verdict, Cause: r.Cause}
 		c.Forced = joinNonEmpty("/", strings.TrimPrefix(r.Algorithm, "auto"), strings.TrimPrefix(r.Protocol, "auto"))

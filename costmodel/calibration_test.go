@@ -41,8 +41,8 @@ func TestCalibration(t *testing.T) {
 				n++
 				t.Logf("%-38s %-14s %10.4g %-4s model %10.4g  %+6.1f%% (limit %.0f%%, expected %s)", c.ID, c.Collective, c.Measured,
 					c.Unit, c.Model, 100*c.Error, 100*c.Limit, c.Expected)
-				if math.IsNaN(c.Error) {
-					t.Errorf("%s: no error", c.ID)
+				if math.IsNaN(c.Error) && c.Expected == "within" {
+					t.Errorf("%s: no model figure for a row expected within", c.ID)
 				}
 				if !c.AsExpected {
 					t.Errorf("%s (%s, %s): model %.4g %s, measured %.4g: %+.1f%%, limit %.0f%%, but the table expects %s", c.ID,

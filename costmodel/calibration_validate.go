@@ -250,6 +250,11 @@ func CrossValidate(rows []PublishedRow) (CrossValidation, error) {
 				continue
 			}
 			e := math.Abs(r.Error)
+			if math.IsNaN(e) {
+				// No model figure (a collective without terms): a known miss.
+				cg.Misses++
+				continue
+			}
 			all = append(all, e)
 			cg.Worst = math.Max(cg.Worst, e)
 			if r.Expected == "within" {
@@ -382,7 +387,11 @@ func (rows CalibrationRows) Summary() string {
 		if r.Expected != "known-miss" {
 			cause = "NOT EXPECTED: the table says within"
 		}
-		fmt.Fprintf(&b, "  %s (%s, %s %s): %+.0f%%: %s\n", r.ID, r.Machine, r.Collective, Bytes(r.Bytes).IEC(), 100*r.Error, cause)
+		errText := fmt.Sprintf("%+.0f%%", 100*r.Error)
+		if math.IsNaN(r.Error) {
+			errText = "no model"
+		}
+		fmt.Fprintf(&b, "  %s (%s, %s %s): %s: %s\n", r.ID, r.Machine, r.Collective, Bytes(r.Bytes).IEC(), errText, cause)
 	}
 	return b.String()
 }

@@ -65,9 +65,9 @@
 // within their limit (each to the least sum of squared log errors over
 // its rows; estimate.go holds the results and
 // TestFittedConstantsMatchTheTable keeps them equal): FitRingEfficiency
-// (one-node ring and tree, 0.935), FitNetEfficiency (NICs across nodes,
-// 0.887), FitGatherEfficiency (0.86), FitLLEfficiency (0.864),
-// FitSHMEfficiency (PCIe through host memory, 0.78), FitIssueUs (host
+// (one-node ring and tree, 0.94), FitNetEfficiency (NICs across nodes,
+// 0.887), FitGatherEfficiency (0.855), FitLLEfficiency (0.864),
+// FitSHMEfficiency (PCIe through host memory, 0.776), FitIssueUs (host
 // issue time per GPU of published hosts, 4.88 us), FitLabIssueUs (the
 // lab's H200 VMs, 12.1 us), FitEFALatency (22.8 us) and FitTCPXOLatency
 // (49.1 us). A link takes its network latency from a fit only where its
@@ -77,15 +77,19 @@
 // its limit (large sizes, at least 256 MiB, busbw within 10%; middle
 // sizes busbw within 20%; small, at most 64 KiB, time within 30%) or a
 // known miss with its cause, and TestCalibration holds both, so fixing a
-// miss shows as a test change. Of the 64 rows, 52 are within their limit;
-// the 12 known misses are: 8x H100 at 8 KiB under -g 8 and 4x GB200 at 1
-// MiB under -g 4 (host issue time differs by host CPU, one FitIssueUs
-// for all), 8x H100 NVLS at 256 MiB (pipeline fill not modelled), two to
-// four p4dn over EFA at 1 GiB (the 2022 plugin reached about 60% of the
-// ports), GB200 NVL72 over 72 GPUs at 512 MiB and 8 GiB (NVLS across
-// trays), 8 RTX 5090 (ring across two CPU sockets), 2x8 H100 over RoCE
-// (reported as a fault) and 2x8 H100 NVLSTree at 8 GiB (the network half
-// of NVLSTree). `commlab model calibrate` prints them all.
+// miss shows as a test change. Of the 80 rows (25 sources), 60 are within
+// their limit; the 20 known misses are: 8x H100 at 8 KiB under -g 8 and
+// 4x GB200 at 1 MiB under -g 4 (host issue time differs by host CPU, one
+// FitIssueUs for all); 8x A100, H100 and H200 at 4 and 32 MiB, and 8x
+// H100 NVLS at 256 MiB (NCCL's channel count and pipeline fill at middle
+// sizes are not modelled); two to four p4dn over EFA at 1 GiB (the 2022
+// plugin reached about 60% of the ports); GB200 NVL72 over 72 GPUs at 512
+// MiB and 8 GiB (NVLS across trays); 8 RTX 5090 (ring across two CPU
+// sockets); 2x8 H100 over RoCE (reported as a fault); 2x8 H100 NVLSTree
+// at 8 GiB (the network half of NVLSTree); 2x8 H100 ring over NDR at 512
+// MiB and 8 GiB (the per-NIC rate by network: one FitNetEfficiency); and
+// 8x A100 sendrecv (no p2p terms). `commlab model calibrate` prints them
+// all.
 //
 // ValidateConstants says which rows fitted each constant and which
 // hold-out rows of other sources check it: a constant is validated when

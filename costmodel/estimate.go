@@ -23,19 +23,19 @@ import (
 const (
 	// FitRingEfficiency is the share of NCCL's link rating a ring or tree
 	// gets inside a node.
-	FitRingEfficiency = 0.935
+	FitRingEfficiency = 0.94
 	// FitNetEfficiency is the share of the NICs' port rate a collective
 	// gets across nodes.
 	FitNetEfficiency = 0.887
 	// FitGatherEfficiency is all_gather's and reduce_scatter's share of
 	// the ring bandwidth all_reduce gets on the same links.
-	FitGatherEfficiency = 0.86
+	FitGatherEfficiency = 0.855
 	// FitLLEfficiency is the share of NCCL's LL bandwidth (half the link,
 	// at most llMaxBws) that LL delivers at large sizes.
 	FitLLEfficiency = 0.864
 	// FitSHMEfficiency is the share of the PCIe rate NCCL gets when GPUs
 	// exchange through host memory (no peer-to-peer).
-	FitSHMEfficiency = 0.78
+	FitSHMEfficiency = 0.776
 	// FitIssueUs is the host time, in microseconds, one thread spends
 	// issuing one collective to one GPU (published hosts).
 	FitIssueUs = 4.88
