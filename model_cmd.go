@@ -17,6 +17,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/commlab/commlab/chart"
 	"github.com/commlab/commlab/costmodel"
 	"github.com/commlab/commlab/units"
 )
@@ -349,7 +350,7 @@ func formatBytes(b float64) string {
 }
 
 var modelCalibrateUsage = []string{
-	"usage: commlab model calibrate [--preset NAME] [--json]",
+	"usage: commlab model calibrate [--preset NAME] [--json] [--chart FILE]",
 	"The calibrated model (commlab model --algo auto) beside published nccl-tests results and the recorded 2x H200 runs:",
 	"large-size bus bandwidths must be within 10%, middle sizes 20%, small-message times 30%; each row says whether it is",
 	"expected within or a known miss (with its cause). Hold-out rows took no part in the fit. Exits 1 when a verdict differs.",
@@ -362,12 +363,22 @@ var modelCalibrateUsage = []string{
 func runModelCalibrate(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	preset := fs.String("preset", "", "only the rows of machines of this node preset")
 	jsonOut := fs.Bool("json", false, "print the rows as JSON")
+	chartOut := fs.String("chart", "", "also write the rows as a chart (model against measured, by regime) to this .svg, .png or .pdf file")
 	if status, ok := parseOnlyFlags(fs, args, stderr); !ok {
 		return status
 	}
 	rows, err := costmodel.Calibration(*preset)
 	if err != nil {
 		return fail(fs, stderr, 2, "%v", err)
+	}
+	if *chartOut != "" {
+		c, err := chart.Calibration("calibrated model against published measurements", rows)
+		if err == nil {
+			err = c.Save(*chartOut)
+		}
+		if err != nil {
+			return fail(fs, stderr, 1, "%v", err)
+		}
 	}
 	if *jsonOut {
 		if err := encodeIndented(stdout, rows); err != nil {
