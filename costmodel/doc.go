@@ -66,7 +66,7 @@
 // its rows; estimate.go holds the results and
 // TestFittedConstantsMatchTheTable keeps them equal): FitRingEfficiency
 // (one-node ring and tree, 0.94), FitNetEfficiency (NICs across nodes,
-// 0.887), FitGatherEfficiency (0.855), FitLLEfficiency (0.864),
+// 0.887), FitGatherEfficiency (0.927), FitLLEfficiency (0.864),
 // FitSHMEfficiency (PCIe through host memory, 0.776), FitIssueUs (host
 // issue time per GPU of published hosts, 4.88 us), FitLabIssueUs (the
 // lab's H200 VMs, 12.1 us), FitEFALatency (22.8 us) and FitTCPXOLatency
@@ -77,8 +77,8 @@
 // its limit (large sizes, at least 256 MiB, busbw within 10%; middle
 // sizes busbw within 20%; small, at most 64 KiB, time within 30%) or a
 // known miss with its cause, and TestCalibration holds both, so fixing a
-// miss shows as a test change. Of the 80 rows (25 sources), 60 are within
-// their limit; the 20 known misses are: 8x H100 at 8 KiB under -g 8 and
+// miss shows as a test change. Of the 84 rows (27 sources), 62 are within
+// their limit; the 22 known misses are: 8x H100 at 8 KiB under -g 8 and
 // 4x GB200 at 1 MiB under -g 4 (host issue time differs by host CPU, one
 // FitIssueUs for all); 8x A100, H100 and H200 at 4 and 32 MiB, and 8x
 // H100 NVLS at 256 MiB (NCCL's channel count and pipeline fill at middle
@@ -88,8 +88,9 @@
 // sockets); 2x8 H100 over RoCE (reported as a fault); 2x8 H100 NVLSTree
 // at 8 GiB (the network half of NVLSTree); 2x8 H100 ring over NDR at 512
 // MiB and 8 GiB (the per-NIC rate by network: one FitNetEfficiency); and
-// 8x A100 sendrecv (no p2p terms). `commlab model calibrate` prints them
-// all.
+// 8x A100 sendrecv (no p2p terms); and all_gather with LL on the lab's 2
+// H200 and reduce_scatter on 8 H100 (one FitGatherEfficiency for 2 and 8
+// GPUs). `commlab model calibrate` prints them all.
 //
 // ValidateConstants says which rows fitted each constant and which
 // hold-out rows of other sources check it: a constant is validated when

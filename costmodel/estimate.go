@@ -29,7 +29,7 @@ const (
 	FitNetEfficiency = 0.887
 	// FitGatherEfficiency is all_gather's and reduce_scatter's share of
 	// the ring bandwidth all_reduce gets on the same links.
-	FitGatherEfficiency = 0.855
+	FitGatherEfficiency = 0.927
 	// FitLLEfficiency is the share of NCCL's LL bandwidth (half the link,
 	// at most llMaxBws) that LL delivers at large sizes.
 	FitLLEfficiency = 0.864
