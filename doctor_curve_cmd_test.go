@@ -53,7 +53,7 @@ func TestDoctorCurveCommand(t *testing.T) {
 		// The public 2-node run against the recorded 2-GPU one as its
 		// single-node reference.
 		{"multi-node against single-node", []string{"--nccl-tests", a3, "--preset", "hgx-h100", "--single-node", auto}, 1,
-			[]string{"[warn] collective/multi-node: multi-node plateau too low", "[ok] collective/multi-node: multi-node keeps 96% of the single-node busbw (model 144%)"}},
+			[]string{"[warn] collective/multi-node: multi-node plateau too low", "[ok] collective/multi-node: multi-node keeps 96% of the single-node busbw (model 140%)"}},
 		{"no file", nil, 2, []string{"--nccl-tests FILE is required"}},
 		{"missing file", []string{"--nccl-tests", filepath.Join(dir, "none")}, 2, []string{"no such file"}},
 		{"not a curve", []string{"--nccl-tests", "go.mod"}, 2, []string{"no nccl-tests output found"}},
