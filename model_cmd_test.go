@@ -409,8 +409,8 @@ func TestModelCLIPresetsAndCalibrate(t *testing.T) {
 		}
 	}
 	code, out, errs := runModelCLI("calibrate")
-	if code != 0 || !strings.Contains(out, "rows within their limits") || !strings.Contains(out, "(hold-out)") ||
-		!strings.Contains(out, "lab-h200x2-ar-8b") || !strings.Contains(out, "fitted constants:") {
+	if code != 0 || !strings.Contains(out, "rows within their limit") || !strings.Contains(out, "(hold-out)") ||
+		!strings.Contains(out, "lab-h200x2-ar-8b") || !strings.Contains(out, "fitted constants") {
 		t.Errorf("calibrate: exit %d %s\n%s", code, errs, out)
 	}
 	code, out, _ = runModelCLI("calibrate", "--preset", "gcp-a3-mega", "--json")

@@ -15,6 +15,7 @@ func init() {
 		"BreakdownByAlgorithm": reflect.ValueOf(chart.BreakdownByAlgorithm),
 		"BreakdownBySize":      reflect.ValueOf(chart.BreakdownBySize),
 		"BusBWVsSize":          reflect.ValueOf(chart.BusBWVsSize),
+		"Calibration":          reflect.ValueOf(chart.Calibration),
 		"DefaultHeight":        reflect.ValueOf(constant.MakeFromLiteral("450", token.INT, 0)),
 		"DefaultWidth":         reflect.ValueOf(constant.MakeFromLiteral("720", token.INT, 0)),
 		"ErrFormat":            reflect.ValueOf(&chart.ErrFormat).Elem(),

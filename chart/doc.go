@@ -30,6 +30,9 @@
 //     streams, to show compute and communication overlapping;
 //   - Trees: trees over the same ranks one above the other, a column per
 //     rank, such as the two trees of NCCL's double binary tree;
+//   - Calibration: the calibrated model against published measurements,
+//     its error per row against message size, by size regime, with the
+//     known misses apart (`commlab model calibrate --chart`);
 //   - Lines and Scatter: anything else, on linear or log axes with units,
 //     with AddHLine and AddVLine for labelled reference lines.
 //

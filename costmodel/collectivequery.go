@@ -325,7 +325,7 @@ func (q CollectiveQuery) Plan() (CollectivePlan, error) {
 		node.NIC.NCCLBandwidth = p.InterBeta / 1e9
 	}
 	if q.InterLatency != "" {
-		node.NIC.NetLatency = p.InterAlpha
+		node.NIC.NetLatency, node.NIC.NetLatencyFit = p.InterAlpha, ""
 	}
 	if p.Ranks != node.GPUs*p.Nodes {
 		return plan, optionError(OptionRanks, nil, "the tuner models whole nodes of at most %d GPUs: %s %d over %d node(s) of %s is %d per node",

@@ -23,22 +23,22 @@ import (
 const (
 	// FitRingEfficiency is the share of NCCL's link rating a ring or tree
 	// gets inside a node.
-	FitRingEfficiency = 0.916
+	FitRingEfficiency = 0.94
 	// FitNetEfficiency is the share of the NICs' port rate a collective
 	// gets across nodes.
 	FitNetEfficiency = 0.887
 	// FitGatherEfficiency is all_gather's and reduce_scatter's share of
 	// the ring bandwidth all_reduce gets on the same links.
-	FitGatherEfficiency = 0.878
+	FitGatherEfficiency = 0.927
 	// FitLLEfficiency is the share of NCCL's LL bandwidth (half the link,
 	// at most llMaxBws) that LL delivers at large sizes.
 	FitLLEfficiency = 0.864
 	// FitSHMEfficiency is the share of the PCIe rate NCCL gets when GPUs
 	// exchange through host memory (no peer-to-peer).
-	FitSHMEfficiency = 0.796
+	FitSHMEfficiency = 0.776
 	// FitIssueUs is the host time, in microseconds, one thread spends
 	// issuing one collective to one GPU (published hosts).
-	FitIssueUs = 4.27
+	FitIssueUs = 4.88
 	// FitLabIssueUs is the same on the H200 machines this project records
 	// on (virtual machines, NCCL 2.28.9).
 	FitLabIssueUs = 12.1
@@ -133,6 +133,9 @@ type Estimate struct {
 	NCCLTimeUs float64 `unit:"us"`
 	// Bound is "latency" or "bandwidth", whichever term is larger.
 	Bound string
+	// Constants names the fitted constants (estimate.go) the estimate
+	// rests on; FittedConstantStatus says how each is validated.
+	Constants []string
 }
 
 // String prints the estimate in one line, e.g. "all_reduce 8.59 GB on 8
@@ -227,6 +230,12 @@ func (m Machine) estimate(c Collective, bytes float64, algorithm, protocol strin
 	if err != nil {
 		return Estimate{}, err
 	}
+	switch node.NIC.NetLatencyFit {
+	case "efa":
+		node.NIC.NetLatency = k.efa
+	case "tcpxo":
+		node.NIC.NetLatency = k.tcpxo
+	}
 	mm := m
 	mm.Node, mm.GPUsPerNode = node, 0
 	T, err := mm.Tuner()
@@ -267,7 +276,44 @@ func (m Machine) estimate(c Collective, bytes float64, algorithm, protocol strin
 	if math.Max(e.LatencyUs, e.FloorUs) > e.BandwidthUs {
 		e.Bound = "latency"
 	}
+	e.Constants = restsOn(node, nodes, c, e, m.Harness)
 	return e, nil
+}
+
+// restsOn names the fitted constants an estimate used, in the order
+// peakBusBW and the floor apply them.
+func restsOn(node Node, nodes int, c Collective, e Estimate, h Harness) []string {
+	var out []string
+	switch e.Algorithm {
+	case "Ring", "Tree", "PAT":
+		out = append(out, "FitRingEfficiency")
+	}
+	if node.NoP2P {
+		out = append(out, "FitSHMEfficiency")
+	}
+	if nodes > 1 {
+		out = append(out, "FitNetEfficiency")
+		switch node.NIC.NetLatencyFit {
+		case "efa":
+			out = append(out, "FitEFALatency")
+		case "tcpxo":
+			out = append(out, "FitTCPXOLatency")
+		}
+	}
+	if (c == AllGather || c == ReduceScatter) && (e.Algorithm == "Ring" || e.Algorithm == "PAT") {
+		out = append(out, "FitGatherEfficiency")
+	}
+	if e.Protocol == "LL" {
+		out = append(out, "FitLLEfficiency")
+	}
+	if e.FloorUs > e.LatencyUs && h.IssueUs == 0 {
+		if h.Host == "lab" {
+			out = append(out, "FitLabIssueUs")
+		} else {
+			out = append(out, "FitIssueUs")
+		}
+	}
+	return out
 }
 
 // peakBusBW is the bus bandwidth (nccl-tests' busbw, GB/s) an algorithm

@@ -37,6 +37,10 @@ type Link struct {
 	// InfiniBand and RoCE, whose transport does not set it (net_ib.cc).
 	NetLatency       float64 `unit:"s"`
 	NetLatencySource string
+	// NetLatencyFit names the fitted constant NetLatency comes from
+	// ("efa": FitEFALatency, "tcpxo": FitTCPXOLatency), so a fit under
+	// trial replaces it; "" where NetLatency is a fixed figure.
+	NetLatencyFit string
 }
 
 // Beta returns the one-way rate in bytes per second.
@@ -144,11 +148,11 @@ func Links() []Link {
 	ndr := net("ib-ndr", "ib", "InfiniBand NDR 4x port", 400, srcIB)
 	ndr.Efficiency, ndr.EfficiencySource = 47/50.0, "46-48 GB/s per NDR NIC expected by NVIDIA (NVIDIA/nccl-tests#290)"
 	efa := net("efa-100", "efa", "AWS Elastic Fabric Adapter, one 100 Gb/s device (p4d has 4, p5 has 32)", 100, srcEFA)
-	efa.NetLatency, efa.NetLatencySource = FitEFALatency, "fitted: see the package doc, calibration"
+	efa.NetLatency, efa.NetLatencyFit, efa.NetLatencySource = FitEFALatency, "efa", "fitted: see the package doc, calibration"
 	tcpx := net("tcpx-200", "tcpx", "Google Cloud GPUDirect-TCPX NIC, 200 Gb/s (A3: 4 per VM)", 200, srcTCPX)
-	tcpx.NetLatency, tcpx.NetLatencySource = FitTCPXOLatency, "not measured here: taken as TCPXO's fitted latency (same host-staged TCP design); see the package doc"
+	tcpx.NetLatency, tcpx.NetLatencyFit, tcpx.NetLatencySource = FitTCPXOLatency, "tcpxo", "not measured here: taken as TCPXO's fitted latency (same host-staged TCP design); see the package doc"
 	tcpxo := net("tcpxo-200", "tcpxo", "Google Cloud GPUDirect-TCPXO NIC, 200 Gb/s (A3 Mega: 8 per VM)", 200, srcTCPX)
-	tcpxo.NetLatency, tcpxo.NetLatencySource = FitTCPXOLatency, "fitted: see the package doc, calibration"
+	tcpxo.NetLatency, tcpxo.NetLatencyFit, tcpxo.NetLatencySource = FitTCPXOLatency, "tcpxo", "fitted: see the package doc, calibration"
 	ls = append(ls,
 		Link{Name: "nvswitch3", Kind: "nvswitch",
 			Description: "NVSwitch gen 3 (HGX H100/H200): every GPU reaches every other at its full 900 GB/s, with NVLS multicast and in-switch reduction",

@@ -11,6 +11,7 @@ package doctor
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/commlab/commlab/costmodel"
 )
@@ -96,12 +97,35 @@ func ExpectedCurve(m Machine, collective string, sizes []float64) (Model, error)
 	if err != nil {
 		return Model{}, fmt.Errorf("doctor: %w", err)
 	}
-	out := Model{Source: "costmodel estimate: " + m.String(), Points: make([]ModelPoint, 0, len(es))}
+	out := Model{Source: "costmodel estimate: " + m.String() + restsOn(es), Points: make([]ModelPoint, 0, len(es))}
 	for _, e := range es {
 		out.Points = append(out.Points, ModelPoint{Bytes: e.Bytes, TimeUs: e.TimeUs, LatencyUs: max(e.LatencyUs, e.FloorUs),
 			BusBW: e.BusBWGBps, Algorithm: e.Algorithm, Protocol: e.Protocol})
 	}
 	return out, nil
+}
+
+// restsOn says which fitted constants the estimates rest on and how each
+// is validated against published measurements.
+func restsOn(es []costmodel.Estimate) string {
+	status, err := costmodel.FittedConstantStatus()
+	if err != nil {
+		return ""
+	}
+	var names []string
+	seen := map[string]bool{}
+	for _, e := range es {
+		for _, c := range e.Constants {
+			if !seen[c] {
+				seen[c] = true
+				names = append(names, c+" "+status[c])
+			}
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return "; rests on " + strings.Join(names, ", ")
 }
 
 // ExpectedFromTuner prices collective on ranks GPUs at each size with the
