@@ -16,11 +16,10 @@ import (
 	"golang.org/x/term"
 
 	"github.com/commlab/commlab/doctor"
-	"github.com/commlab/commlab/parse/nccllog"
 	"github.com/commlab/commlab/parse/nccltests"
-	"github.com/commlab/commlab/parse/ncclxml"
 	"github.com/commlab/commlab/parse/nvbandwidth"
 	"github.com/commlab/commlab/probes"
+	"github.com/commlab/commlab/probes/child"
 	"github.com/commlab/commlab/probes/cuda"
 	"github.com/commlab/commlab/probes/customar"
 	"github.com/commlab/commlab/probes/fake"
@@ -30,7 +29,6 @@ import (
 	"github.com/commlab/commlab/probes/rdma"
 	"github.com/commlab/commlab/probes/sysfs"
 	"github.com/commlab/commlab/probes/topograph"
-	"github.com/commlab/commlab/units"
 )
 
 // This file holds the probe verbs: topo reads the machine (NVML, sysfs);
@@ -79,21 +77,14 @@ func finishRun(run, ref *probes.Run, mf outputFlags, stdout, stderr io.Writer, p
 			return 1
 		}
 	} else {
-		fmt.Fprintln(stdout, "#", run.Provenance())
-		if l2 := l2Line(run); l2 != "" {
-			fmt.Fprintln(stdout, "#", l2)
-		}
-		for _, n := range run.Notes {
-			fmt.Fprintln(stdout, "# note:", n)
-		}
-		printTable(stdout, run)
+		probes.WriteRunText(stdout, run, printTable)
 	}
 	if ref != nil {
 		w := stdout
 		if *mf.json {
 			w = stderr
 		}
-		writeComparison(w, probes.Compare(run, ref))
+		probes.WriteComparison(w, probes.Compare(run, ref))
 	}
 	if run.Error != "" {
 		fmt.Fprintln(stderr, "commlab probe: run stopped early:", run.Error)
@@ -128,21 +119,16 @@ func describeMachine(run *probes.Run) {
 	}
 }
 
-// l2Line says how large the GPUs' L2 cache is, where copies stop fitting
-// in it; empty for runs that did not record it.
-func l2Line(run *probes.Run) string {
-	if run.L2Bytes() <= 0 {
-		return ""
+// runProbeChild is the hidden verb child.Verb: the child side of
+// child.Run, which a library starts to run one probe in isolation.
+func runProbeChild(stderr io.Writer) int {
+	ctx, stop := interruptible()
+	defer stop()
+	if err := child.Serve(ctx, os.Stdin, stderr); err != nil {
+		fmt.Fprintf(stderr, "commlab %s: %v\n", child.Verb, err)
+		return 1
 	}
-	var sizes []string
-	for _, f := range strings.Split(run.Settings[probes.SettingL2Bytes], ",") {
-		n, err := strconv.ParseInt(strings.TrimSpace(f), 10, 64)
-		if err != nil {
-			return ""
-		}
-		sizes = append(sizes, units.FormatSize(n))
-	}
-	return "L2 cache per GPU: " + strings.Join(sizes, ", ") + " (copies whose buffers fit may not reach HBM)"
+	return 0
 }
 
 var probeBandwidthUsage = []string{"usage: commlab probe bandwidth [flags]"}
@@ -227,118 +213,47 @@ func runProbeLatency(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) 
 var probeNCCLUsage = []string{"usage: commlab probe nccl [flags]"}
 
 func runProbeNCCL(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
-	if nccl.IsWorker() {
-		// The child side of MeasureInChild: the parent reads our run file.
-		if err := nccl.ServeWorker(stderr); err != nil {
-			fmt.Fprintln(stderr, "commlab probe nccl (worker):", err)
-			return 1
-		}
-		return 0
-	}
-	colls := fs.String("coll", "all_reduce", "collectives, comma-separated: "+strings.Join(nccl.Collectives, ",")+" (or all; unpaired_send and stalled_stream hang on purpose)")
-	sf := addSweepFlags(fs, "size", "8", "128M", 2, "nccl-tests")
-	dtype := fs.String("dtype", "float32", "data type (int8 ... float8e5m2)")
-	op := fs.String("op", "sum", "reduction: sum, prod, max, min, avg")
-	root := fs.Int("root", 0, "root rank of broadcast and reduce")
-	modes := fs.String("modes", "out,in", "out-of-place and/or in-place")
-	warmup := fs.Int("warmup", 5, "untimed operations per size (nccl-tests -w)")
-	iters := fs.Int("iters", 20, "operations per timed repetition (nccl-tests -n)")
-	reps := fs.Int("reps", 5, "timed repetitions, median reported")
-	check := fs.Bool("check", true, "check results (nccl-tests -c)")
-	timeout := fs.Duration("timeout", 5*time.Minute, "abort a batch of operations not done in this time")
-	blocking := fs.Bool("blocking", false, "blocking communicators, as nccl-tests and PyTorch use (a hang then ends the worker process instead of being aborted in-process)")
-	algo := fs.String("algo", "", "set NCCL_ALGO")
-	proto := fs.String("proto", "", "set NCCL_PROTO")
-	nch := fs.Int("nchannels", 0, "set NCCL_MIN_NCHANNELS and NCCL_MAX_NCHANNELS")
-	debug := fs.String("debug", "INFO", "NCCL_DEBUG level for the captured log (empty: none)")
-	subsys := fs.String("debug-subsys", "INIT,GRAPH,ENV", "NCCL_DEBUG_SUBSYS")
-	inProcess := fs.Bool("in-process", false, "measure in this process (NCCL_* settings of later runs are then ignored)")
-	topoDump := fs.Bool("topo-dump", false, "keep NCCL's topology and graph dumps (NCCL_TOPO_DUMP_FILE, NCCL_GRAPH_DUMP_FILE) in the run")
-	topoFile := fs.String("topo-file", "", "run with this topology instead of NCCL's own detection (NCCL_TOPO_FILE), kept in the run")
-	topoEdit := fs.String("topo-edit", "", "run twice: dump the topology, edit it (`EDIT`: "+topoEditNames()+"), run again on the edited file, and print both graph searches")
-	var env []string
-	fs.Func("env", "NAME=VALUE for the run (repeatable)", func(kv string) error { env = append(env, kv); return nil })
+	s := nccl.DefaultSettings()
+	fs.StringVar(&s.Collectives, "coll", s.Collectives, "collectives, comma-separated: "+strings.Join(nccl.Collectives, ",")+" (or all; unpaired_send and stalled_stream hang on purpose)")
+	sf := addSweepFlags(fs, "size", "8", "128M", nccl.DefaultFactor, "nccl-tests")
+	fs.StringVar(&s.DType, "dtype", s.DType, "data type (int8 ... float8e5m2)")
+	fs.StringVar(&s.RedOp, "op", s.RedOp, "reduction: sum, prod, max, min, avg")
+	fs.IntVar(&s.Root, "root", s.Root, "root rank of broadcast and reduce")
+	fs.StringVar(&s.Modes, "modes", s.Modes, "out-of-place and/or in-place")
+	fs.IntVar(&s.Warmup, "warmup", s.Warmup, "untimed operations per size (nccl-tests -w)")
+	fs.IntVar(&s.Iters, "iters", s.Iters, "operations per timed repetition (nccl-tests -n)")
+	fs.IntVar(&s.Reps, "reps", s.Reps, "timed repetitions, median reported")
+	fs.BoolVar(&s.Check, "check", s.Check, "check results (nccl-tests -c)")
+	fs.DurationVar(&s.Timeout, "timeout", s.Timeout, "abort a batch of operations not done in this time")
+	fs.BoolVar(&s.Blocking, "blocking", s.Blocking, "blocking communicators, as nccl-tests and PyTorch use (a hang then ends the worker process instead of being aborted in-process)")
+	fs.StringVar(&s.Algo, "algo", "", "set NCCL_ALGO")
+	fs.StringVar(&s.Proto, "proto", "", "set NCCL_PROTO")
+	fs.IntVar(&s.Channels, "nchannels", 0, "set NCCL_MIN_NCHANNELS and NCCL_MAX_NCHANNELS")
+	fs.StringVar(&s.Debug, "debug", s.Debug, "NCCL_DEBUG level for the captured log (empty: none)")
+	fs.StringVar(&s.DebugSubsys, "debug-subsys", s.DebugSubsys, "NCCL_DEBUG_SUBSYS")
+	fs.BoolVar(&s.InProcess, "in-process", false, "measure in this process (NCCL_* settings of later runs are then ignored)")
+	fs.BoolVar(&s.TopoDump, "topo-dump", false, "keep NCCL's topology and graph dumps (NCCL_TOPO_DUMP_FILE, NCCL_GRAPH_DUMP_FILE) in the run")
+	fs.StringVar(&s.TopoFile, "topo-file", "", "run with this topology instead of NCCL's own detection (NCCL_TOPO_FILE), kept in the run")
+	fs.StringVar(&s.TopoEdit, "topo-edit", "", "run twice: dump the topology, edit it (`EDIT`: "+nccl.EditNames()+"), run again on the edited file, and print both graph searches")
+	fs.Func("env", "NAME=VALUE for the run (repeatable)", func(kv string) error { s.Env = append(s.Env, kv); return nil })
 	mf := addOutputFlags(fs, true)
 	if status, ok := parseOnlyFlags(fs, args, stderr); !ok {
 		return status
 	}
-	cfg := nccl.Config{DType: *dtype, RedOp: *op, Root: *root, Warmup: *warmup, Iters: *iters, Reps: *reps,
-		Check: *check, Timeout: *timeout, Blocking: *blocking, Env: map[string]string{}}
-	bad := func(err error) int { return fail(fs, stderr, 2, "%v", err) }
 	var err error
-	if cfg.Sizes, cfg.Devices, err = sf.values(); err != nil {
-		return bad(err)
+	if s.Sizes, s.Devices, err = sf.values(); err != nil {
+		return fail(fs, stderr, 2, "%v", err)
 	}
-	if *colls == "all" {
-		cfg.Collectives = nccl.Collectives
-	} else {
-		cfg.Collectives = strings.Split(*colls, ",")
-	}
-	for _, c := range cfg.Collectives {
-		if !slices.Contains(nccl.Collectives, c) && c != nccl.UnpairedSend && c != nccl.StalledStream {
-			return bad(fmt.Errorf("unknown collective %q", c))
-		}
-	}
-	cfg.Modes = strings.Split(*modes, ",")
-	for _, m := range cfg.Modes {
-		if m != "out" && m != "in" {
-			return bad(fmt.Errorf("mode %q: want out or in", m))
-		}
-	}
-	if _, err := nccl.LookupDType(*dtype); err != nil {
-		return bad(err)
-	}
-	if !slices.Contains(nccl.RedOps, *op) {
-		return bad(fmt.Errorf("unknown reduction %q", *op))
-	}
-	if *warmup < 0 || *iters <= 0 || *reps <= 0 || *timeout <= 0 {
-		return bad(errors.New("--iters, --reps and --timeout must be positive"))
-	}
-	for _, kv := range env {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || k == "" {
-			return bad(fmt.Errorf("--env %q: want NAME=VALUE", kv))
-		}
-		cfg.Env[k] = v
-	}
-	if *algo != "" {
-		cfg.Env["NCCL_ALGO"] = *algo
-	}
-	if *proto != "" {
-		cfg.Env["NCCL_PROTO"] = *proto
-	}
-	if *nch > 0 {
-		cfg.Env["NCCL_MIN_NCHANNELS"], cfg.Env["NCCL_MAX_NCHANNELS"] = strconv.Itoa(*nch), strconv.Itoa(*nch)
-	}
-	if *debug != "" {
-		cfg.Env["NCCL_DEBUG"] = *debug
-		cfg.Env["NCCL_DEBUG_SUBSYS"] = *subsys
-	}
-	cfg.DumpTopology = *topoDump
-	if *topoFile != "" {
-		b, err := os.ReadFile(*topoFile)
-		if err != nil {
-			return fail(fs, stderr, exitBadInput, "%v", err)
-		}
-		cfg.TopoXML = string(b)
-	}
-	if *inProcess && (*topoDump || *topoFile != "" || *topoEdit != "") {
-		return bad(errors.New("--topo-dump, --topo-file and --topo-edit need the child process NCCL reads its settings in (drop --in-process)"))
-	}
-	if *topoEdit != "" {
-		if err := ncclxml.CheckEdit(*topoEdit); err != nil {
-			return bad(err)
-		}
-	}
-	if *topoEdit != "" && *topoFile != "" {
-		return bad(errors.New("--topo-edit edits the topology NCCL dumps; it does not take --topo-file"))
+	cfg, err := s.Config()
+	if err != nil {
+		return fail(fs, stderr, exitBadInput, "%v", err)
 	}
 	r, ref, err := mf.inputs()
 	if err != nil {
 		return fail(fs, stderr, exitBadInput, "%v", err)
 	}
 	if r != nil {
-		return finishRun(r, ref, mf, stdout, stderr, printNCCLTable)
+		return finishRun(r, ref, mf, stdout, stderr, nccl.WriteTable)
 	}
 	if _, _, err := nccl.Version(); err != nil {
 		return fail(fs, stderr, 1, "%v", err)
@@ -346,25 +261,17 @@ func runProbeNCCL(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int
 	if _, err := cuda.Init(); err != nil {
 		return fail(fs, stderr, 1, "%v", err)
 	}
-	pb := newProgressBar(stderr)
-	cfg.Progress = pb.update
+	cfg.Progress = newProgressBar(stderr).update
 	var run *probes.Run
-	if *inProcess {
+	if s.InProcess {
 		for k, v := range cfg.Env {
 			os.Setenv(k, v)
 		}
 		run, err = nccl.Measure(cfg)
 	} else {
-		exe, xerr := os.Executable()
-		if xerr != nil {
-			return fail(fs, stderr, 1, "%v", xerr)
-		}
-		argv := []string{exe, "probe", "nccl"}
-		if *topoEdit != "" {
-			run, err = nccl.MeasureTopologyEdit(context.Background(), cfg, *topoEdit, argv)
-			printGraphSearches(stdout, run)
-		} else {
-			run, err = nccl.MeasureInChild(context.Background(), cfg, argv)
+		run, err = child.Run(context.Background(), child.Request{Probe: child.NCCL, NCCL: cfg, TopologyEdit: s.TopoEdit}, child.Options{})
+		if s.TopoEdit != "" {
+			nccl.WriteGraphSearches(stdout, run)
 		}
 	}
 	if run == nil {
@@ -374,86 +281,7 @@ func runProbeNCCL(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int
 	if err != nil && run.Error == "" {
 		run.Error = err.Error()
 	}
-	return finishRun(run, ref, mf, stdout, stderr, printNCCLTable)
-}
-
-func topoEditNames() string {
-	var names []string
-	for _, e := range ncclxml.Edits {
-		names = append(names, e.Name)
-	}
-	return strings.Join(names, ", ")
-}
-
-// printGraphSearches prints the graph search lines of a topology edit's
-// two runs, the first run's above the edited one's.
-func printGraphSearches(w io.Writer, run *probes.Run) {
-	if run == nil {
-		return
-	}
-	sides := []struct{ title, log string }{{"detected topology", "base-nccl-debug"}, {"edited topology", "nccl-debug"}}
-	if _, edited := run.Logs["base-nccl-debug"]; !edited {
-		// The edit did not apply: the run is the first one, on the detected topology.
-		sides = sides[:1]
-		sides[0].log = "nccl-debug"
-	}
-	for _, side := range sides {
-		text, ok := run.Logs[side.log]
-		if !ok {
-			continue
-		}
-		fmt.Fprintf(w, "# %s: graph searches (NCCL_DEBUG_SUBSYS must include GRAPH)\n", side.title)
-		lg, _ := nccllog.Parse(strings.NewReader(text))
-		if lg == nil || len(lg.GraphSearches) == 0 {
-			fmt.Fprintln(w, "#   none in the log")
-			continue
-		}
-		for _, g := range lg.GraphSearches {
-			fmt.Fprintln(w, "#  ", g)
-		}
-	}
-	for _, n := range run.Notes {
-		if strings.HasPrefix(n, "NCCL_TOPO_FILE:") {
-			fmt.Fprintln(w, "#", n)
-		}
-	}
-}
-
-func printNCCLTable(w io.Writer, run *probes.Run) {
-	fmt.Fprintf(w, "%-15s %12s %12s %-9s %-4s %12s %10s %10s %8s %6s\n", "collective", "size", "count", "type", "mode", "time(µs)", "algbw", "busbw", "spread%", "wrong")
-	for _, s := range run.Samples {
-		wrong := strconv.FormatInt(s.Wrong, 10)
-		if s.Wrong < 0 {
-			wrong = "N/A"
-		}
-		fmt.Fprintf(w, "%-15s %12d %12d %-9s %-4s %12.2f %10.2f %10.2f %8.1f %6s\n", s.Op, s.Bytes, s.Count, s.DType, placement(s.InPlace), s.MedianUS, s.AlgBW, s.BusBW, s.SpreadPct(), wrong)
-	}
-}
-
-// writeComparison prints the comparison of a run with a reference run.
-func writeComparison(w io.Writer, cs []probes.Comparison) {
-	if len(cs) == 0 {
-		fmt.Fprintln(w, "# comparison: no samples in common")
-		return
-	}
-	pass := 0
-	fmt.Fprintf(w, "# comparison with the reference (ratio = ours / reference time)\n%-16s %12s %-4s %12s %12s %8s %-10s %s\n", "op", "bytes", "mode", "ours(µs)", "ref(µs)", "ratio", "criteria", "verdict")
-	for _, c := range cs {
-		v := "FAIL"
-		if c.Pass {
-			v, pass = "ok", pass+1
-		}
-		fmt.Fprintf(w, "%-16s %12d %-4s %12.3f %12.3f %8.4f %-10s %s\n", c.Op, c.Bytes, placement(c.InPlace), c.OursUS, c.RefUS, c.Ratio, c.Criteria, v)
-	}
-	fmt.Fprintf(w, "# %d of %d within criteria\n", pass, len(cs))
-}
-
-// placement names a collective's mode column: in-place or out-of-place.
-func placement(inPlace bool) string {
-	if inPlace {
-		return "in"
-	}
-	return "out"
+	return finishRun(run, ref, mf, stdout, stderr, nccl.WriteTable)
 }
 
 // toolParser reads a tool's output into the run (its samples, tool and
