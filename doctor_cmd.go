@@ -18,6 +18,7 @@ import (
 	"github.com/commlab/commlab/costmodel"
 	"github.com/commlab/commlab/doctor"
 	"github.com/commlab/commlab/doctor/report"
+	"github.com/commlab/commlab/parse/files"
 )
 
 // fullDoctorFlags are the flags only the full doctor reads: with any of
@@ -373,9 +374,9 @@ func countCompare(out curveDoctorOutput) int {
 
 // readCurveFile reads the curves of one input file ("-": standard input).
 func readCurveFile(file, coll string, inPlace bool) ([]doctor.NamedCurve, error) {
-	data, err := readInput(file)
+	data, err := files.ReadInput(file, stdin)
 	if err != nil {
 		return nil, err
 	}
-	return doctor.ReadCurves(inputName(file), data, coll, inPlace)
+	return doctor.ReadCurves(files.InputName(file), data, coll, inPlace)
 }

@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/commlab/commlab/parse/files"
 	"github.com/commlab/commlab/probes"
 	"github.com/commlab/commlab/probes/c10dlab"
 	"github.com/commlab/commlab/probes/kvxfer"
@@ -114,7 +115,7 @@ func (p scriptProbe) main(fs *flag.FlagSet, sf scriptProbeFlags, dryRun bool, re
 func finishScriptProbe(fs *flag.FlagSet, out outputFlags, res *scriptResult, err error, what string, stdout, stderr io.Writer) int {
 	if res != nil {
 		if *out.json {
-			if werr := writeJSON(stdout, res.value); werr != nil {
+			if werr := files.WriteJSON(stdout, res.value); werr != nil {
 				return fail(fs, stderr, 1, "%v", werr)
 			}
 		} else if werr := res.summary(stdout); werr != nil {

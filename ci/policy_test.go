@@ -60,6 +60,7 @@ var levels = map[string]int{
 	"notebook":                  10,
 	"kernel/conn":               10,
 	"kernel/session":            10,
+	"parse/files":               12, // many input files of one format at once, as commlab parse reads them: the parsers, and topograph for topo matrices
 	"probes/nccl":               15,
 	"probes/rdma":               15, // commlab's own verbs program (program/rdma_write.c): builds it, runs it through probes/launch
 	"probes/customar":           15, // commlab's own custom all-reduce over CUDA IPC (program/customar.cu): builds it with nvcc, runs its ranks through probes/launch
