@@ -9,7 +9,6 @@ import (
 	"os"
 	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -158,7 +157,7 @@ func runProbeBandwidth(fs *flag.FlagSet, args []string, stdout, stderr io.Writer
 		return fail(fs, stderr, exitBadInput, "%v", err)
 	}
 	if r != nil {
-		return finishRun(r, ref, mf, stdout, stderr, printCopyTable)
+		return finishRun(r, ref, mf, stdout, stderr, cuda.WriteCopyTable)
 	}
 	cfg.Progress = newProgressBar(stderr).update
 	run, err := cuda.MeasureBandwidth(cfg)
@@ -166,21 +165,7 @@ func runProbeBandwidth(fs *flag.FlagSet, args []string, stdout, stderr io.Writer
 		return fail(fs, stderr, 1, "%v", err)
 	}
 	run.Command = commandLine(fs, args)
-	return finishRun(run, ref, mf, stdout, stderr, printCopyTable)
-}
-
-func printCopyTable(w io.Writer, run *probes.Run) {
-	fmt.Fprintf(w, "%-16s %5s %5s %12s %12s %10s %8s %6s\n", "op", "src", "dst", "bytes", "median(µs)", "GB/s", "spread%", "wrong")
-	for _, s := range run.Samples {
-		fmt.Fprintf(w, "%-16s %5s %5s %12d %12.2f %10.2f %8.1f %6d\n", s.Op, devName(s.Src), devName(s.Dst), s.Bytes, s.MedianUS, s.AlgBW, s.SpreadPct(), s.Wrong)
-	}
-}
-
-func devName(d int) string {
-	if d < 0 {
-		return "host"
-	}
-	return "gpu" + strconv.Itoa(d)
+	return finishRun(run, ref, mf, stdout, stderr, cuda.WriteCopyTable)
 }
 
 var probeLatencyUsage = []string{"usage: commlab probe latency [flags]"}
@@ -202,12 +187,7 @@ func runProbeLatency(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) 
 		return fail(fs, stderr, 1, "%v", err)
 	}
 	run.Command = commandLine(fs, args)
-	return finishRun(run, nil, mf, stdout, stderr, func(w io.Writer, r *probes.Run) {
-		fmt.Fprintf(w, "%-26s %12s %10s %10s %s\n", "op", "median(µs)", "min(µs)", "max(µs)", "label")
-		for _, s := range r.Samples {
-			fmt.Fprintf(w, "%-26s %12.3f %10.3f %10.3f %s\n", s.Op, s.MedianUS, s.MinUS, s.MaxUS, s.Label)
-		}
-	})
+	return finishRun(run, nil, mf, stdout, stderr, cuda.WriteLatencyTable)
 }
 
 var probeNCCLUsage = []string{"usage: commlab probe nccl [flags]"}
@@ -453,15 +433,6 @@ func runProbePerftest(fs *flag.FlagSet, args []string, stdout, stderr io.Writer)
 	if status, ok := parseOnlyFlags(fs, args, stderr); !ok {
 		return status
 	}
-	printTable := func(w io.Writer, r *probes.Run) {
-		if d := r.Settings["device"]; d != "" {
-			fmt.Fprintf(w, "# %s, %s, MTU %s, memory %s\n", d, r.Settings["link_type"], r.Settings["mtu"], r.Settings["memory"])
-		}
-		fmt.Fprintf(w, "%-14s %12s %10s %12s %10s %s\n", "op", "bytes", "iters", "time(µs)", "GB/s", "memory")
-		for _, s := range r.Samples {
-			fmt.Fprintf(w, "%-14s %12d %10d %12.3f %10.3f %s\n", s.Op, s.Bytes, s.Iters, s.MedianUS, s.AlgBW, s.Label)
-		}
-	}
 	if *reparse != "" {
 		if len(cfg.Extra) > 0 {
 			return fail(fs, stderr, 2, "--load takes no tool arguments")
@@ -476,7 +447,7 @@ func runProbePerftest(fs *flag.FlagSet, args []string, stdout, stderr io.Writer)
 		if _, err := rdma.PerftestReparse(run); err != nil {
 			return fail(fs, stderr, 1, "%v", err)
 		}
-		return finishRun(run, nil, mf, stdout, stderr, printTable)
+		return finishRun(run, nil, mf, stdout, stderr, rdma.WritePerftestTable)
 	}
 	if sizes.list.text != "" || sizes.lo.text != "" || sizes.hi.text != "" {
 		if sizes.lo.text == "" {
@@ -524,7 +495,7 @@ func runProbePerftest(fs *flag.FlagSet, args []string, stdout, stderr io.Writer)
 		return status
 	}
 	describeMachine(run)
-	return finishRun(run, nil, mf, stdout, stderr, printTable)
+	return finishRun(run, nil, mf, stdout, stderr, rdma.WritePerftestTable)
 }
 
 var probeCustomAllReduceUsage = []string{
@@ -600,23 +571,7 @@ func runProbeCustomAllReduce(fs *flag.FlagSet, args []string, stdout, stderr io.
 			run.Driver = info.DriverRelease
 		}
 	}
-	return finishRun(run, nil, mf, stdout, stderr, writeCustomAllReduce)
-}
-
-// writeCustomAllReduce prints a custom all-reduce run as a table.
-func writeCustomAllReduce(w io.Writer, r *probes.Run) {
-	fmt.Fprintf(w, "# %s ranks, placement %s, grid %s x %s\n", r.Settings["ranks"], r.Settings["placement"], r.Settings["blocks"], r.Settings["threads"])
-	fmt.Fprintf(w, "%-8s %10s %6s %12s %10s %10s %s\n", "algo", "bytes", "iters", "time(µs)", "algbw", "busbw", "sums")
-	for _, s := range r.Samples {
-		check := "ok"
-		switch {
-		case s.Wrong < 0:
-			check = "unchecked"
-		case s.Wrong > 0:
-			check = fmt.Sprintf("WRONG on %d ranks", s.Wrong)
-		}
-		fmt.Fprintf(w, "%-8s %10d %6d %12.2f %10.3f %10.3f %s\n", s.Label, s.Bytes, s.Iters, s.MedianUS, s.AlgBW, s.BusBW, check)
-	}
+	return finishRun(run, nil, mf, stdout, stderr, customar.WriteTable)
 }
 
 // topoSource is where probe topo reads from; tests replace it.
@@ -721,23 +676,5 @@ func runProbeRDMAWrite(fs *flag.FlagSet, args []string, stdout, stderr io.Writer
 		return status
 	}
 	describeMachine(run)
-	return finishRun(run, nil, mf, stdout, stderr, func(w io.Writer, r *probes.Run) {
-		if cfg.OOBOnly {
-			for _, side := range []string{"server", "client"} {
-				for _, l := range strings.Split(r.Logs[side], "\n") {
-					if strings.HasPrefix(l, "oob ") {
-						fmt.Fprintf(w, "%-6s %s\n", side, l)
-					}
-				}
-			}
-			return
-		}
-		if d := r.Settings["device"]; d != "" {
-			fmt.Fprintf(w, "# %s port %s, %s, MTU %s, memory %s\n", d, r.Settings["port"], r.Settings["link_layer"], r.Settings["active_mtu"], r.Settings["memory"])
-		}
-		fmt.Fprintf(w, "%-10s %12s %8s %12s %10s %s\n", "op", "bytes", "iters", "time(µs)", "GB/s", "memory")
-		for _, s := range r.Samples {
-			fmt.Fprintf(w, "%-10s %12d %8d %12.3f %10.3f %s\n", s.Op, s.Bytes, s.Iters, s.MedianUS, s.AlgBW, s.Label)
-		}
-	})
+	return finishRun(run, nil, mf, stdout, stderr, func(w io.Writer, r *probes.Run) { rdma.WriteTable(w, r, cfg.OOBOnly) })
 }
