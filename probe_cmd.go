@@ -135,14 +135,14 @@ var probeBandwidthUsage = []string{"usage: commlab probe bandwidth [flags]"}
 func runProbeBandwidth(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	sf := addSweepFlags(fs, "copy size", "4K", "1G", 4, "")
 	ops := fs.String("ops", strings.Join(cuda.AllCopyOps, ","), "copy operations to measure")
-	warmup := fs.Int("warmup", 3, "untimed copies per size")
-	iters := fs.Int("iters", 10, "copies per timed repetition")
+	var cfg cuda.BandwidthConfig
+	addRepeatFlags(fs, &cfg.Warmup, &cfg.Iters, "copies", 3, 10, true, "")
 	reps := fs.Int("reps", 7, "timed repetitions (median reported)")
 	mf := addOutputFlags(fs, true)
 	if status, ok := parseOnlyFlags(fs, args, stderr); !ok {
 		return status
 	}
-	cfg := cuda.BandwidthConfig{Warmup: *warmup, Iters: *iters, Reps: *reps, Ops: strings.Split(*ops, ",")}
+	cfg.Reps, cfg.Ops = *reps, strings.Split(*ops, ",")
 	var err error
 	if cfg.Sizes, cfg.Devices, err = sf.values(); err != nil {
 		return fail(fs, stderr, 2, "%v", err)
@@ -200,8 +200,7 @@ func runProbeNCCL(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int
 	fs.StringVar(&s.RedOp, "op", s.RedOp, "reduction: sum, prod, max, min, avg")
 	fs.IntVar(&s.Root, "root", s.Root, "root rank of broadcast and reduce")
 	fs.StringVar(&s.Modes, "modes", s.Modes, "out-of-place and/or in-place")
-	fs.IntVar(&s.Warmup, "warmup", s.Warmup, "untimed operations per size (nccl-tests -w)")
-	fs.IntVar(&s.Iters, "iters", s.Iters, "operations per timed repetition (nccl-tests -n)")
+	addRepeatFlags(fs, &s.Warmup, &s.Iters, "operations", s.Warmup, s.Iters, true, "nccl-tests")
 	fs.IntVar(&s.Reps, "reps", s.Reps, "timed repetitions, median reported")
 	fs.BoolVar(&s.Check, "check", s.Check, "check results (nccl-tests -c)")
 	fs.DurationVar(&s.Timeout, "timeout", s.Timeout, "abort a batch of operations not done in this time")
@@ -513,8 +512,7 @@ func runProbeCustomAllReduce(fs *flag.FlagSet, args []string, stdout, stderr io.
 	fs.IntVar(&cfg.Ranks, "ranks", 2, "processes (ranks), at most 8")
 	device := fs.Int("device", -1, "put every rank on this GPU (-1: rank r on GPU r modulo the GPUs present)")
 	sizes := addSizeRange(fs, "size", "8", "8M", "")
-	fs.IntVar(&cfg.Iters, "iters", 20, "timed calls per size")
-	fs.IntVar(&cfg.Warmup, "warmup", 5, "untimed calls per size")
+	addRepeatFlags(fs, &cfg.Warmup, &cfg.Iters, "calls", 5, 20, false, "")
 	algos := fs.String("algos", "oneshot,twoshot", "oneshot, twoshot or both")
 	fs.IntVar(&cfg.Blocks, "blocks", 36, "CUDA blocks per kernel (at most 64)")
 	fs.IntVar(&cfg.Threads, "threads", 512, "threads per block")
@@ -641,8 +639,7 @@ func runProbeRDMAWrite(fs *flag.FlagSet, args []string, stdout, stderr io.Writer
 	cfg := rdma.Config{}
 	addRDMAPortFlags(fs, &cfg.Device, &cfg.IBPort, &cfg.GIDIndex)
 	sizes := addSizeFlags(fs, "write size", "8", "8M", 2, "")
-	fs.IntVar(&cfg.Iters, "iters", 1000, "timed writes per size")
-	fs.IntVar(&cfg.Warmup, "warmup", 10, "untimed writes per size")
+	addRepeatFlags(fs, &cfg.Warmup, &cfg.Iters, "writes", 10, 1000, false, "")
 	gpu := fs.Bool("gpu", false, "register GPU memory (cuMemAlloc; dma-buf, else nvidia-peermem) instead of host memory")
 	gpuIndex := fs.Int("gpu-index", 0, "CUDA device of --gpu")
 	sd := addSidesFlags(fs, &cfg.Listen, &cfg.Connect, &cfg.Port, &cfg.ServerHost)
