@@ -528,26 +528,9 @@ func runProbeCustomAllReduce(fs *flag.FlagSet, args []string, stdout, stderr io.
 	var run *probes.Run
 	var err error
 	if *fromLogs != "" {
-		var logs []string
-		for _, f := range strings.Split(*fromLogs, ",") {
-			b, rerr := os.ReadFile(f)
-			if rerr != nil {
-				return fail(fs, stderr, 1, "%v", rerr)
-			}
-			logs = append(logs, string(b))
-		}
-		if run, err = customar.FromLogs(logs); err != nil {
+		if run, err = customar.FromLogFiles(strings.Split(*fromLogs, ","), *prov); err != nil {
 			return fail(fs, stderr, 1, "%v", err)
 		}
-		if *prov != "" {
-			b, rerr := os.ReadFile(*prov)
-			if rerr != nil {
-				return fail(fs, stderr, 1, "%v", rerr)
-			}
-			customar.ReadProvenance(string(b)).Apply(run)
-			run.Logs["provenance"] = string(b)
-		}
-		run.Command = []string{"bash", "probes/gpubench/ch7.sh"}
 	} else {
 		cfg.MinBytes, cfg.MaxBytes = sizes.lo.value, sizes.hi.value
 		cfg.Algos = strings.Split(*algos, ",")

@@ -17,6 +17,7 @@ func init() {
 		"ErrTimeout":       reflect.ValueOf(&customar.ErrTimeout).Elem(),
 		"ErrWrongSum":      reflect.ValueOf(&customar.ErrWrongSum).Elem(),
 		"FindNVCC":         reflect.ValueOf(customar.FindNVCC),
+		"FromLogFiles":     reflect.ValueOf(customar.FromLogFiles),
 		"FromLogs":         reflect.ValueOf(customar.FromLogs),
 		"Kind":             reflect.ValueOf(constant.MakeFromLiteral("\"custom-allreduce\"", token.STRING, 0)),
 		"Measure":          reflect.ValueOf(customar.Measure),

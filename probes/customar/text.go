@@ -3,6 +3,7 @@ package customar
 import (
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/commlab/commlab/probes"
 )
@@ -23,4 +24,33 @@ func WriteTable(w io.Writer, r *probes.Run) {
 		}
 		fmt.Fprintf(w, "%-8s %10d %6d %12.2f %10.3f %10.3f %s\n", s.Label, s.Bytes, s.Iters, s.MedianUS, s.AlgBW, s.BusBW, check)
 	}
+}
+
+// FromLogFiles is FromLogs over rank log files (rank 0 first), with the
+// recording's provenance file (date, GPU, driver) applied when named: a
+// run recorded elsewhere by probes/gpubench/ch7.sh, which its command
+// says.
+func FromLogFiles(paths []string, provenance string) (*probes.Run, error) {
+	var logs []string
+	for _, f := range paths {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		logs = append(logs, string(b))
+	}
+	run, err := FromLogs(logs)
+	if err != nil {
+		return nil, err
+	}
+	if provenance != "" {
+		b, err := os.ReadFile(provenance)
+		if err != nil {
+			return nil, err
+		}
+		ReadProvenance(string(b)).Apply(run)
+		run.Logs["provenance"] = string(b)
+	}
+	run.Command = []string{"bash", "probes/gpubench/ch7.sh"}
+	return run, nil
 }
