@@ -293,7 +293,11 @@ func toolRun(fs *flag.FlagSet, defaultProgram string, args []string, stdout, std
 		if len(tool.Args) > 0 {
 			return fail(fs, stderr, 2, "--load takes no tool arguments")
 		}
-		return reparseToolRun(fs, *reparse, mf, stdout, stderr, p)
+		run, parsed, lerr, perr := launch.Reparse(*reparse, tool.Kind, p.parse)
+		if lerr != nil {
+			return fail(fs, stderr, exitBadInput, "%v", lerr)
+		}
+		return finishToolRun(fs, run, parsed, perr, mf, stdout, stderr, p)
 	}
 	cmdline, err := tool.Command()
 	if err != nil {
@@ -311,40 +315,12 @@ func toolRun(fs *flag.FlagSet, defaultProgram string, args []string, stdout, std
 		return fail(fs, stderr, 1, "%v", err)
 	}
 	describeMachine(run)
-	parsed, perr := p.parse(run.Logs["output"], run)
+	parsed, perr := launch.ParseInto(p.parse, run.Logs["output"], run)
 	return finishToolRun(fs, run, parsed, perr, mf, stdout, stderr, p)
 }
 
-// reparseToolRun parses again the output a saved run kept, so a run
-// recorded before a parser fix gains what the fix reads; the run's
-// provenance (command, date, machine) stays as recorded.
-func reparseToolRun(fs *flag.FlagSet, path string, mf outputFlags, stdout, stderr io.Writer, p toolParser) int {
-	kind := verbName(fs)
-	run, err := probes.LoadRun(path)
-	if err != nil {
-		return fail(fs, stderr, exitBadInput, "%v", err)
-	}
-	out, ok := run.Logs["output"]
-	if run.Kind != kind || !ok {
-		return fail(fs, stderr, exitBadInput, "%s is a %q run without the tool's output; nothing to parse again", path, run.Kind)
-	}
-	run.Samples = nil
-	var notes []string
-	for _, n := range run.Notes {
-		if !strings.HasPrefix(n, "parse: ") {
-			notes = append(notes, n)
-		}
-	}
-	run.Notes = notes
-	parsed, perr := p.parse(out, run)
-	return finishToolRun(fs, run, parsed, perr, mf, stdout, stderr, p)
-}
-
-// finishToolRun records a parse error in the run, saves and prints it.
+// finishToolRun saves and prints a tool's run and what was parsed of it.
 func finishToolRun(fs *flag.FlagSet, run *probes.Run, parsed any, perr error, mf outputFlags, stdout, stderr io.Writer, p toolParser) int {
-	if perr != nil {
-		run.Notes = append(run.Notes, "parse: "+perr.Error())
-	}
 	if *mf.save != "" {
 		if err := run.Save(*mf.save); err != nil {
 			return fail(fs, stderr, 1, "%v", err)

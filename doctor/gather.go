@@ -147,9 +147,7 @@ func GatherLive(ev *Evidence, g Gather) error {
 		nt := child.Request{Probe: child.NCCLTests, Tool: launch.Tool{Kind: "nccl-tests", Program: "all_reduce_perf",
 			Args: []string{"-b", "8", "-e", "1G", "-f", "2", "-g", strconv.Itoa(len(ev.Topology.GPUs))}}}
 		if run := g.measure(ev, "nccl-tests", nt, filepath.Join(dir, "nccl-tests.json")); run != nil {
-			if _, perr := AddNCCLTestsOutput(run.Logs["output"], run); perr != nil {
-				run.Notes = append(run.Notes, "parse: "+perr.Error())
-			}
+			launch.ParseInto(func(out string, r *probes.Run) (any, error) { return AddNCCLTestsOutput(out, r) }, run.Logs["output"], run)
 			run.Save(filepath.Join(dir, "nccl-tests.json"))
 			ev.NCCLTests = run
 		}
