@@ -109,7 +109,7 @@ generate:
 	$(GO) generate ./...
 
 # Benchmarks: Go benchmarks of every package; every chapter headless on
-# recorded runs, once, on 2 Ps (CHAPTERS.md's budget: under 60 s on 2
+# recorded runs, once, on 2 Ps (the chapters' budget: under 60 s on 2
 # cores; s/run is the number, per-chapter seconds follow it); then the
 # kernel's protocol numbers against ipykernel through the same
 # jupyter_client script.
@@ -120,7 +120,7 @@ bench: build
 	$(MAKE) bench-kernel
 
 bench-chapters:
-	$(GO) test -run '^$$' -bench '^BenchmarkChapters$$' -benchtime 1x -cpu 2 ./notebook/runner/ | grep -E '^(Benchmark|FAIL|---|    )'
+	$(GO) test -run '^$$' -bench '^BenchmarkChapters$$' -benchtime 1x -cpu 2 ./cells/ | grep -E '^(Benchmark|FAIL|---|    )'
 
 bench-kernel: build
 	$(PYTHON) kernel/testdata/bench/kernel_bench.py $(BIN)

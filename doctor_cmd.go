@@ -14,9 +14,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/commlab/commlab/cells"
 	"github.com/commlab/commlab/costmodel"
 	"github.com/commlab/commlab/doctor"
-	"github.com/commlab/commlab/doctor/report"
 	"github.com/commlab/commlab/parse/files"
 )
 
@@ -161,7 +161,7 @@ func runDoctor(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 		r.CompareBaseline(base, *f.baseline)
 	}
 	if out != "" {
-		if err := report.WriteFolder(out, r); err != nil {
+		if err := cells.WriteDoctorFolder(out, r); err != nil {
 			return fail(fs, stderr, exitFailed, "%v", err)
 		}
 		fmt.Fprintf(stderr, "commlab doctor: wrote %s\n", filepath.Join(out, "report.html"))

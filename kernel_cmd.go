@@ -21,10 +21,10 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/commlab/commlab/cells"
 	"github.com/commlab/commlab/install"
 	"github.com/commlab/commlab/kernel"
 	"github.com/commlab/commlab/kernel/conn"
-	"github.com/commlab/commlab/kernel/symbols"
 	"github.com/commlab/commlab/notebook/runner"
 )
 
@@ -51,7 +51,7 @@ func runKernel(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	// redirects into cells; keep a handle on the original descriptor.
 	logOut := os.NewFile(uintptr(dupStderr()), "kernel-log")
 	logger := slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: level}))
-	err = kernel.Serve(context.Background(), info, kernel.Options{Version: version(), Packages: symbols.Symbols, Logger: logger})
+	err = kernel.Serve(context.Background(), info, kernel.Options{Version: version(), Session: cells.View().Session(), Logger: logger})
 	if err != nil {
 		fmt.Fprintf(logOut, "commlab kernel: %v\n", err)
 		return 1
@@ -209,7 +209,7 @@ func runLab(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	if len(rest) == 1 {
 		dir = rest[0]
 	}
-	acts, err := runner.WriteFolder(dir, *force)
+	acts, err := runner.WriteFolder(dir, cells.View().Chapters, *force)
 	counts := map[string]int{}
 	for _, a := range acts {
 		counts[a.Did]++
@@ -326,6 +326,7 @@ func runRun(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 			Live:          live,
 			HTML:          *htmlOut,
 			Solutions:     *solutions,
+			Cells:         cells.View(),
 		}
 		res, nb, path, err := runner.RunFile(ctx, jobs[i], opts)
 		if path != "" {
@@ -344,10 +345,10 @@ func runRun(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 		for _, fail := range res.Failures {
 			reportFailure(stderr, f, fail)
 		}
-		if verdicts := runner.ExerciseVerdicts(nb); len(verdicts) > 0 || wantExercises != "" && runner.HasBlankAnswers(nb) {
-			fmt.Fprintf(stdout, "        exercises: %s\n", runner.SummarizeExercises(verdicts))
+		if verdicts := cells.ExerciseVerdicts(nb); len(verdicts) > 0 || wantExercises != "" && cells.HasBlankAnswers(nb) {
+			fmt.Fprintf(stdout, "        exercises: %s\n", cells.SummarizeExercises(verdicts))
 			if wantExercises != "" && err == nil {
-				if xerr := runner.ExpectExercises(verdicts, wantExercises); xerr != nil {
+				if xerr := cells.ExpectExercises(verdicts, wantExercises); xerr != nil {
 					fmt.Fprintf(stderr, "commlab run: %s: %v\n", f, xerr)
 					status = 1
 				}
@@ -397,7 +398,7 @@ func exerciseExpectation(flag string, solutions bool) (string, error) {
 
 // exportHTML writes the HTML pages and index, and says where.
 func exportHTML(fs *flag.FlagSet, files []string, outDir string, stdout, stderr io.Writer) bool {
-	pages, index, err := runner.ExportHTML(files, outDir)
+	pages, index, err := runner.ExportHTML(files, outDir, cells.View())
 	if err != nil {
 		fail(fs, stderr, 1, "%v", err)
 		return false

@@ -2,15 +2,15 @@ package chart
 
 import (
 	"bytes"
-	"flag"
+	"fmt"
 	"image"
 	"image/png"
 	"os"
 	"path/filepath"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite golden files")
+	"github.com/commlab/commlab/internal/golden"
+)
 
 // TestGoldenPNG compares each sample chart, rendered at one image pixel per
 // logical pixel, with testdata/<name>.golden.png. Fonts are embedded in
@@ -90,24 +90,16 @@ func checkGoldenPNG(t *testing.T, name string, c *Chart) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join("testdata", name+".golden.png")
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
+	golden.CheckFunc(t, filepath.Join("testdata", name+".golden.png"), got, func(got, want []byte) error {
+		diff, err := imageDiff(got, want)
+		if err != nil {
+			return err
 		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	diff, err := imageDiff(got, want)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff > 0.002 {
-		out := filepath.Join(t.TempDir(), name+".png")
-		_ = os.WriteFile(out, got, 0o644)
-		t.Errorf("render differs from %s by %.4f (mean per channel, 0..1); got %s", path, diff, out)
-	}
+		if diff > 0.002 {
+			out := filepath.Join(t.TempDir(), name+".png")
+			_ = os.WriteFile(out, got, 0o644)
+			return fmt.Errorf("by %.4f (mean per channel, 0..1); got %s", diff, out)
+		}
+		return nil
+	})
 }

@@ -7,7 +7,7 @@ import (
 )
 
 // PlotType is *plot.Plot, a figure built with gonum/plot directly (a cell
-// may import gonum/plot's packages). kernel/render registers it with the
+// may import gonum/plot's packages). Package cells registers it with the
 // kernel's display package through Figure, so that display.Plot(p) and a
 // cell ending in p show it, without importing gonum/plot itself: chart
 // is gonum/plot's one gateway.

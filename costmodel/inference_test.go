@@ -43,7 +43,8 @@ func TestTPDecodeAccount(t *testing.T) {
 
 func TestKVAccount(t *testing.T) {
 	for name, want := range map[string]float64{
-		// REFERENCE.md: 80 x 2 x 8 x 128 x 2 = 327,680 B per token.
+		// 80 layers x 2 (K, V) x 8 KV heads x head dim 128 x 2 B (bf16)
+		// = 327,680 B per token (the shape's source: srcLlama31).
 		"llama-3.1-70b":  327680,
 		"llama-3.1-8b":   32 * 2 * 8 * 128 * 2,
 		"llama-3.1-405b": 126 * 2 * 8 * 128 * 2,

@@ -3,7 +3,6 @@ package costmodel
 import (
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"math"
 	"os"
@@ -11,9 +10,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite golden files")
+	"github.com/commlab/commlab/internal/golden"
+)
 
 // issue1453 is the machine of NVIDIA/nccl#1453 ("Poor NCCL allreduce
 // performance", h100clust, 24 ranks = 3 nodes x 8 H100, IBext_v8 network,
@@ -264,22 +263,7 @@ func TestTunerTableGolden(t *testing.T) {
 		}
 		got := T.String()
 		path := filepath.Join("testdata", "tuner_"+tt.preset+"_"+tt.family+"_"+string(rune('0'+tt.nodes))+"node.golden")
-		if *update {
-			tmp := path + ".tmp" // write then rename, so a failed run leaves the old file
-			if err := os.WriteFile(tmp, []byte(got), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.Rename(tmp, path); err != nil {
-				t.Fatal(err)
-			}
-		}
-		want, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatalf("%v (run go test -update)", err)
-		}
-		if got != string(want) {
-			t.Errorf("%s differs from the golden file:\n%s", path, got)
-		}
+		golden.Check(t, path, []byte(got))
 		if !strings.HasPrefix(got, "  Algorithm   |") || !strings.Contains(got, "\n Max NThreads |") || !strings.Contains(got, "    AllReduce |") {
 			t.Errorf("layout differs from NCCL's:\n%s", got)
 		}

@@ -13,7 +13,8 @@ import (
 // TORCH_NCCL_TRACE_BUFFER_SIZE; ProcessGroupNCCL.cpp sets the heartbeat
 // default (60 * 8 s) and ProcessGroupNCCL.hpp the collective timeout
 // (kProcessGroupNCCLDefaultTimeout, 10 minutes). PyTorch 2.11 on the lab's
-// H200 prints "TORCH_NCCL_TRACE_BUFFER_SIZE is deprecated" (REFERENCE.md).
+// H200 prints "TORCH_NCCL_TRACE_BUFFER_SIZE is deprecated"
+// (doctor/recorded/h200x2/torch-capture-stdout.txt).
 const pytorchEnvSource = "pytorch/pytorch torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp, ProcessGroupNCCL.cpp, FlightRecorder.hpp"
 
 // renamed maps a deprecated variable to the name PyTorch reads first.

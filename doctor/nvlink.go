@@ -11,10 +11,10 @@ import (
 
 // Bandwidth thresholds: a copy that reaches at least goodFraction of its
 // link's one-way ceiling is healthy; below poorFraction something is wrong.
-// The lab's own H200 runs reach 88% of PCIe Gen5 x16 (pinned host-device)
-// and 88% of 18 NVLink 4 links (P2P write) (REFERENCE.md, measured
-// 2026-11-29), so 0.7 leaves room for other machines without hiding a
-// halved link.
+// The lab's own H200 runs reach 88% of PCIe Gen5 x16 (pinned host-device,
+// 55.5 GB/s) and 88% of 18 NVLink 4 links (P2P write, 394.8 GB/s) (the
+// recorded bandwidth-h200x2 run, 2026-11-29), so 0.7 leaves room for
+// other machines without hiding a halved link.
 const (
 	goodFraction = 0.7
 	poorFraction = 0.5

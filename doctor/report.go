@@ -367,7 +367,8 @@ func bytesAndRanks(ev *Evidence, nodes int) string {
 func boundAnswer(r *Report, ev *Evidence) string {
 	if run := ev.NCCL; run != nil && oneRank(run) {
 		// Out-of-place only: a one-rank in-place all_reduce does no work at
-		// all (CHAPTERS.md: 1 GiB in 14 us), so it shows no floor.
+		// all (the recorded nccl-h200x1-proto-auto run: 1 GiB in about
+		// 1 us), so it shows no floor.
 		floor := math.Inf(1)
 		for _, s := range run.Samples {
 			if s.Op == "all_reduce" && !s.InPlace && s.MedianUS > 0 {

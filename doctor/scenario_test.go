@@ -3,21 +3,19 @@ package doctor
 import (
 	"bytes"
 	"context"
-	"flag"
 	"os"
 	"path/filepath"
 	"sort"
 	"testing"
 	"time"
 
+	"github.com/commlab/commlab/internal/golden"
 	"github.com/commlab/commlab/parse/flightrec"
 	"github.com/commlab/commlab/parse/nccllog"
 	"github.com/commlab/commlab/parse/nvidiasmi"
 	"github.com/commlab/commlab/probes"
 	"github.com/commlab/commlab/probes/fake"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // The scenarios' evidence comes from real recordings wherever one exists:
 // the HGX matrix behind probes/fake, NCCL logs from public issues
@@ -203,25 +201,8 @@ func TestScenarios(t *testing.T) {
 			if err := r.WriteJSON(&b); err != nil {
 				t.Fatal(err)
 			}
-			checkGolden(t, filepath.Join("testdata", "scenario-"+sc.name+".json"), b.Bytes())
+			golden.Check(t, filepath.Join("testdata", "scenario-"+sc.name+".json"), b.Bytes())
 		})
-	}
-}
-
-func checkGolden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("report differs from %s; run go test -update and review the diff", path)
 	}
 }
 

@@ -6,4 +6,9 @@
 //
 // Frames and signatures belong to kernel/wire, sockets to kernel/conn, cell
 // execution to kernel/session; this package only joins them.
+//
+// It is the generic half of the house: it imports nothing of the GPU
+// subject. What cells see (the compiled packages they may import, the
+// renderers of their values, the trainer's solutions) comes in through
+// Options.Session; the commlab command fills it from package cells.
 package kernel

@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"reflect"
 	"strings"
 	"sync"
 	"syscall"
@@ -17,7 +16,6 @@ import (
 
 	"github.com/commlab/commlab/kernel/conn"
 	"github.com/commlab/commlab/kernel/display"
-	_ "github.com/commlab/commlab/kernel/render" // cell results draw topologies, runs and nccl-tests charts
 	"github.com/commlab/commlab/kernel/session"
 	"github.com/commlab/commlab/kernel/widget"
 	"github.com/commlab/commlab/kernel/wire"
@@ -27,9 +25,12 @@ import (
 type Options struct {
 	// Version is reported as implementation_version.
 	Version string
-	// Packages are the compiled packages cells can import
-	// (kernel/symbols.Symbols).
-	Packages map[string]map[string]reflect.Value
+	// Session is what every session starts with: the packages cells
+	// can import, the renderers of their types and the trainer's
+	// solutions (Packages, Renderers, Solutions; the commlab command
+	// hands package cells' view). The kernel sets the session's I/O
+	// fields itself.
+	Session session.Options
 	// Logger receives the kernel's own log; nil discards it.
 	Logger *slog.Logger
 }
@@ -88,12 +89,9 @@ func serve(ctx context.Context, c *conn.Conn, opts Options, log *slog.Logger) er
 	defer widget.SetTransport(nil)
 	// The interpreter starts while the first kernel_info is answered.
 	go func() {
-		k.sess, k.sessErr = session.New(session.Options{
-			Packages:             opts.Packages,
-			CaptureProcessOutput: true,
-			Stdin:                k.readInput,
-			Background:           k.background,
-		})
+		so := opts.Session
+		so.CaptureProcessOutput, so.Stdin, so.Background = true, k.readInput, k.background
+		k.sess, k.sessErr = session.New(so)
 		if k.sessErr != nil {
 			log.Error("kernel: session did not start", "err", k.sessErr)
 		}

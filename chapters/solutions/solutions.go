@@ -6,8 +6,8 @@
 // folder may hold newer copies (solutions/NN-slug.md beside it), which the
 // runner prefers.
 //
-// The package only stores the files; exercise reads them and
-// kernel/session applies them. The files are embedded once, by package
+// The package only stores the files; package cells reads them (through
+// exercise) and kernel/session applies them. The files are embedded once, by package
 // chapters; this package reads them from there.
 package solutions
 

@@ -5,28 +5,26 @@
 // the tuner's model as a chart, NCCL's picks beside the tuner's, and the
 // Flight Recorder's reading of a hang.
 //
-// It builds the page as a notebook of markdown and raw-HTML cells and
-// hands it to notebook/export, so the report looks like the chapters and loads
-// nothing from elsewhere. It sits above notebook/export (level 20), which is why
-// it is not part of doctor, whose checks cells import below
-// kernel/symbols. It writes pages; the checks are doctor's.
+// It builds the page as a title and blocks of Markdown and raw HTML (Page),
+// which the program draws as the chapters are drawn: package cells turns
+// it into a notebook and hands it to notebook/export, so the report looks
+// like the chapters and loads nothing from elsewhere. The subject never
+// imports the notebook machine, so this package does not draw HTML pages
+// itself. It builds pages and writes the report's folder; the checks are
+// doctor's.
 package report
 
 import (
 	"context"
 	"fmt"
 	"html"
-	"io"
 	"math"
 	"sort"
 	"strings"
 
-	"github.com/commlab/commlab/chapters"
 	"github.com/commlab/commlab/chart"
 	"github.com/commlab/commlab/costmodel"
 	"github.com/commlab/commlab/doctor"
-	"github.com/commlab/commlab/notebook"
-	"github.com/commlab/commlab/notebook/export"
 	"github.com/commlab/commlab/probes"
 	"github.com/commlab/commlab/probes/topograph"
 	"github.com/commlab/commlab/units"
@@ -50,36 +48,29 @@ table.checks ul{margin:.25rem 0 .25rem 1rem;padding:0}
 .nicpaths td,.nicpaths th{text-align:left}
 </style>`
 
-// Page writes the report as an HTML document.
-func Page(w io.Writer, r *doctor.Report) error {
-	nb, err := Notebook(r)
-	if err != nil {
-		return err
-	}
-	title := "commlab doctor"
-	if r.Host != "" {
-		title += ": " + r.Host
-	}
-	if err := export.Page(w, nb, export.Options{Title: title, Chapters: ChapterLinks, Chapter: -1}); err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
-	return nil
+// Page is the report as a page for a notebook front end to draw: its
+// title and its blocks in order.
+type Page struct {
+	Title  string
+	Blocks []Block
 }
 
-// ChapterLinks is where the report's chapter names and mentions ("chapter
-// 2", "06-nccl-tests") link: by default each chapter's source as published
-// with the project, which every reader of a report sent elsewhere can
-// open; a caller that wrote the chapters' pages beside the report (commlab
-// lab DIR) may point it there with export.ChapterPages.
-var ChapterLinks = export.Chapters{Names: export.ChapterPages("", chapters.Names()).Names, URL: func(name string) string {
+// Block is one piece of a page: Markdown, or (Raw) HTML shown as it is.
+type Block struct {
+	Source string
+	Raw    bool
+}
+
+// ChapterURL is where the report's chapter names and mentions ("chapter
+// 2", "06-nccl-tests") link: each chapter's source as published with the
+// project, which every reader of a report sent elsewhere can open.
+func ChapterURL(name string) string {
 	return "https://github.com/commlab/commlab/blob/main/chapters/" + name + ".md"
-}}
-
-func md(src string) *notebook.Cell { return &notebook.Cell{Type: notebook.Markdown, Source: src} }
-
-func raw(htmlSrc string) *notebook.Cell {
-	return &notebook.Cell{Type: notebook.Raw, Source: htmlSrc, Metadata: map[string]any{"format": "text/html"}}
 }
+
+func md(src string) Block { return Block{Source: src} }
+
+func raw(htmlSrc string) Block { return Block{Source: htmlSrc, Raw: true} }
 
 func badge(s doctor.Status) string {
 	return fmt.Sprintf(`<span class="badge %s">%s</span>`, s, s)
@@ -87,11 +78,14 @@ func badge(s doctor.Status) string {
 
 var esc = html.EscapeString
 
-// Notebook builds the page's cells: what the HTML page shows, as a
-// notebook that notebook/export renders (and Jupyter opens).
-func Notebook(r *doctor.Report) (*notebook.Notebook, error) {
-	nb := notebook.New()
-	add := func(c *notebook.Cell) { nb.Cells = append(nb.Cells, c) }
+// PageOf builds the report's page: what the HTML page shows, block by
+// block (a notebook's markdown and raw cells, once drawn).
+func PageOf(r *doctor.Report) Page {
+	p := Page{Title: "commlab doctor"}
+	if r.Host != "" {
+		p.Title += ": " + r.Host
+	}
+	add := func(b Block) { p.Blocks = append(p.Blocks, b) }
 	host := r.Host
 	if host == "" {
 		host = "the evidence given"
@@ -163,8 +157,7 @@ func Notebook(r *doctor.Report) (*notebook.Notebook, error) {
 		add(md("## Flight Recorder\n\nThe dumps read side by side (parse/flightrec):"))
 		add(raw("<pre>" + esc(r.Hang.Text()) + "</pre>"))
 	}
-	nb.EnsureIDs()
-	return nb, nil
+	return p
 }
 
 // checkLinks links each check to its section of the page, comma-separated.

@@ -10,10 +10,10 @@ import (
 	"github.com/commlab/commlab/units"
 )
 
-// A Renderer turns a value of one type into a bundle. Packages below the
-// kernel cannot import display, so renderings that join two of them (a
-// topology drawn by probes/topograph, a parsed nccl-tests run drawn by
-// chart) are registered from above (kernel/symbols).
+// A Renderer turns a value of one type into a bundle. display knows no
+// program's types: a program hands its renderers to each session
+// (session.Options.Renderers; commlab's come from package cells), which
+// registers them here.
 type Renderer func(v any) (Bundle, error)
 
 var (

@@ -15,6 +15,10 @@
 // rebuilds the interpreter from the recorded declarations, keeping the
 // values of variables whose types did not change.
 //
-// session does not speak Jupyter's protocol (package kernel does) and does
-// not know notebooks (package lab does).
+// session does not speak Jupyter's protocol (package kernel does), does not
+// know notebooks (package notebook/runner does), and knows no package, type
+// or exercise format of the program it runs in: the compiled packages cells
+// may import, the renderers of their values and the trainer's solutions
+// (Solutions, SolutionBook) come in through Options; commlab's come from
+// package cells.
 package session

@@ -212,7 +212,7 @@ func (t *packageTables) reachable(p string) []string {
 }
 
 // describe lists the preloaded packages, by name and import path, for
-// %help: what Options.Packages holds (kernel/symbols' generated tables).
+// %help: what Options.Packages holds (the program's generated tables).
 func (t *packageTables) describe(b *strings.Builder) {
 	if len(t.keys) == 0 {
 		return

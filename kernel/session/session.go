@@ -10,6 +10,8 @@ import (
 
 	"github.com/traefik/yaegi/interp"
 	"github.com/traefik/yaegi/stdlib"
+
+	"github.com/commlab/commlab/kernel/display"
 )
 
 // Options configure a Session.
@@ -22,10 +24,18 @@ type Options struct {
 	// session moves the process there, as %cd does; Close moves it back.
 	Dir string
 	// Packages are the compiled packages cells may import, as yaegi
-	// extract generates them (kernel/symbols); the standard library is
-	// always there. A table reaches the interpreter when a cell imports
-	// its package, so a long list costs the start nothing.
+	// extract generates them (the program's own tables: the commlab
+	// command hands package cells' ones); the standard library is always
+	// there. A table reaches the interpreter when a cell imports its
+	// package, so a long list costs the start nothing.
 	Packages map[string]map[string]reflect.Value
+	// Renderers show values of their types as cell results; New
+	// registers them with kernel/display. The session knows no type of
+	// its own to draw: the program hands them in with its packages.
+	Renderers map[reflect.Type]display.Renderer
+	// Solutions finds the trainer's solutions for %solutions (solution
+	// mode); nil: the magic says this session has none.
+	Solutions Solutions
 	// CaptureProcessOutput redirects the process's standard output and
 	// error into the cell's stream events, so compiled packages that
 	// write to os.Stdout reach the notebook in order. One session at a
@@ -83,6 +93,9 @@ func New(opts Options) (*Session, error) {
 	}
 	for k, v := range opts.Packages {
 		s.exported[k] = v
+	}
+	for t, r := range opts.Renderers {
+		display.RegisterRenderer(t, r)
 	}
 	s.known = knownPackages(s.exported)
 	s.packages = newPackageTables(opts.Packages)

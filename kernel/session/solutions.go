@@ -3,51 +3,72 @@ package session
 import (
 	"context"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
-
-	"github.com/commlab/commlab/chapters/solutions"
-	"github.com/commlab/commlab/exercise"
 )
 
-// Solution mode: with solutions set, a cell that is a blank answer cell as
-// a chapter ships it (exercise.BlankAnswer) and has a solution runs the
-// solution instead, and says so in its output. The headless runner sets
-// them for `commlab run --solutions`; a trainer sets them in a live
-// notebook with %solutions. An answer a learner typed is never replaced.
+// Solution mode: with a solution book set, a cell the book has a solution
+// for (a blank answer cell as a chapter ships it) runs the solution
+// instead, and says so in its output. The headless runner sets a book for
+// `commlab run --solutions`; a trainer sets one in a live notebook with
+// %solutions. The session knows no exercise format: the program hands in
+// what reads one (Options.Solutions), and the book decides which cells it
+// replaces; a book replaces only a cell as shipped, never an answer a
+// learner typed.
+
+// A SolutionBook is one chapter's solutions as solution mode applies them.
+type SolutionBook interface {
+	// For returns the answer cell sets and the code that runs instead
+	// of it; ok is false for a cell that runs as it is.
+	For(cell string) (answer, code string, ok bool)
+	// Answers lists the answers the book has code for, in its order.
+	Answers() []string
+}
+
+// Solutions finds solution books for %solutions.
+type Solutions interface {
+	// Load reads the book ref means (a solutions file, or a chapter's
+	// solutions by its name, number or path) and says what it belongs
+	// to.
+	Load(ref string) (belongsTo string, book SolutionBook, err error)
+	// Chapters lists the chapters Load finds by name, for %solutions'
+	// own report.
+	Chapters() []string
+}
 
 // solutionState is a session's solution mode.
 type solutionState struct {
 	chapter string // what the solutions belong to, for %solutions' report
-	sols    *exercise.Solutions
+	book    SolutionBook
 	used    map[string]bool
 }
 
-// SetSolutions turns solution mode on with sols (nil turns it off);
-// chapter names them in messages.
-func (s *Session) SetSolutions(chapter string, sols *exercise.Solutions) {
+// SetSolutions turns solution mode on with book (nil turns it off);
+// chapter names it in messages.
+func (s *Session) SetSolutions(chapter string, book SolutionBook) {
 	s.run.Lock()
 	defer s.run.Unlock()
-	s.setSolutions(chapter, sols)
+	s.setSolutions(chapter, book)
 }
 
-func (s *Session) setSolutions(chapter string, sols *exercise.Solutions) {
-	if sols == nil {
+func (s *Session) setSolutions(chapter string, book SolutionBook) {
+	if book == nil {
 		s.solutions = solutionState{}
 		return
 	}
-	s.solutions = solutionState{chapter: chapter, sols: sols, used: map[string]bool{}}
+	s.solutions = solutionState{chapter: chapter, book: book, used: map[string]bool{}}
 }
 
-// SolutionsUsed lists the answer variables whose solution ran instead of
-// their blank cell since solution mode was turned on, in the solutions'
-// order.
+// SolutionsUsed lists the answers whose solution ran instead of their
+// blank cell since solution mode was turned on, in the book's order.
 func (s *Session) SolutionsUsed() []string {
 	s.run.Lock()
 	defer s.run.Unlock()
+	if s.solutions.book == nil {
+		return nil
+	}
 	var used []string
-	for _, name := range s.solutions.sols.Names() {
+	for _, name := range s.solutions.book.Answers() {
 		if s.solutions.used[name] {
 			used = append(used, name)
 		}
@@ -56,42 +77,18 @@ func (s *Session) SolutionsUsed() []string {
 }
 
 // solutionFor returns the code to run for a cell: its solution when the
-// cell is a blank answer cell that has one, else the cell itself.
+// book has one for it, else the cell itself.
 func (s *Session) solutionFor(code string) string {
-	sol, ok := s.solutions.sols.For(code)
+	if s.solutions.book == nil {
+		return code
+	}
+	answer, sol, ok := s.solutions.book.For(code)
 	if !ok {
 		return code
 	}
-	s.solutions.used[sol.Name] = true
-	s.streamSinkDirect("stdout", fmt.Sprintf("solution for %s (%s):\n%s\n", sol.Name, s.solutions.chapter, sol.Code))
-	return sol.Code
-}
-
-// LoadSolutions reads the solutions ref means: a solutions file at that
-// path, or the embedded solutions of a chapter named by its name, number or
-// path (chapters/solutions.Find). It returns what the solutions belong to.
-func LoadSolutions(ref string) (string, *exercise.Solutions, error) {
-	ref = strings.TrimSpace(ref)
-	var fileErr error
-	if src, err := os.ReadFile(ref); err == nil {
-		sols, err := exercise.ParseSolutions(src)
-		if err == nil {
-			return ref, sols, nil
-		}
-		fileErr = fmt.Errorf("%s: %w", ref, err)
-	}
-	name, src, err := solutions.Find(ref)
-	if err != nil {
-		if fileErr != nil {
-			return "", nil, fmt.Errorf("session: %w (and not a solutions file: %w)", err, fileErr)
-		}
-		return "", nil, fmt.Errorf("session: %w", err)
-	}
-	sols, err := exercise.ParseSolutions(src)
-	if err != nil {
-		return "", nil, fmt.Errorf("session: embedded solutions of %s: %w", name, err)
-	}
-	return name, sols, nil
+	s.solutions.used[answer] = true
+	s.streamSinkDirect("stdout", fmt.Sprintf("solution for %s (%s):\n%s\n", answer, s.solutions.chapter, sol))
+	return sol
 }
 
 // magicSolutions is %solutions: with a chapter (or a solutions file), the
@@ -101,8 +98,12 @@ func magicSolutions(s *Session, _ context.Context, args string) error {
 	arg := strings.TrimSpace(args)
 	switch arg {
 	case "":
-		if s.solutions.sols == nil {
-			s.streamSinkDirect("stdout", "solution mode is off; %solutions CHAPTER turns it on (chapters with solutions: "+strings.Join(solutions.Names(), ", ")+")\n")
+		if s.solutions.book == nil {
+			if s.opts.Solutions == nil {
+				s.streamSinkDirect("stdout", "solution mode is off; this session has no solutions to run\n")
+				return nil
+			}
+			s.streamSinkDirect("stdout", "solution mode is off; %solutions CHAPTER turns it on (chapters with solutions: "+strings.Join(s.opts.Solutions.Chapters(), ", ")+")\n")
 			return nil
 		}
 	case "off":
@@ -110,13 +111,16 @@ func magicSolutions(s *Session, _ context.Context, args string) error {
 		s.streamSinkDirect("stdout", "solution mode is off: blank answer cells run as they are\n")
 		return nil
 	default:
-		name, sols, err := LoadSolutions(arg)
-		if err != nil {
-			return magicError("solutions", err)
+		if s.opts.Solutions == nil {
+			return magicError("solutions", fmt.Errorf("session: this session has no solutions to run"))
 		}
-		s.setSolutions(name, sols)
+		name, book, err := s.opts.Solutions.Load(arg)
+		if err != nil {
+			return magicError("solutions", fmt.Errorf("session: %w", err))
+		}
+		s.setSolutions(name, book)
 	}
-	names := slices.Clone(s.solutions.sols.Names())
+	names := slices.Clone(s.solutions.book.Answers())
 	s.streamSinkDirect("stdout", fmt.Sprintf("solution mode is on for %s: the blank answer cells of %s run their solutions; run the exercises' cells again (Run All Below)\n",
 		s.solutions.chapter, strings.Join(names, ", ")))
 	return nil

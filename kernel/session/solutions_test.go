@@ -1,25 +1,53 @@
 package session
 
 import (
-	"os"
-	"path/filepath"
+	"errors"
 	"strings"
 	"testing"
-
-	"github.com/commlab/commlab/exercise"
 )
 
-const trainerSolutions = "# Solutions\n\n## answer1\n\n```go\nanswer1 := 2 * 21.0\n```\n\n## word\n\n```go\nword := \"SYS\"\n```\n"
+// testBook replaces a cell that is exactly `NAME := 0.0` (or `NAME := ""`)
+// and a comment with its code, as a chapter's blank answer cells are
+// replaced; the real reading of solutions is the program's (package cells).
+type testBook struct {
+	names []string
+	code  map[string]string
+}
 
-// TestSolutionMode holds that solution mode replaces exactly the shipped
-// blank answer cells that have a solution, says so, and counts them.
-func TestSolutionMode(t *testing.T) {
-	sols, err := exercise.ParseSolutions([]byte(trainerSolutions))
-	if err != nil {
-		t.Fatal(err)
+func (b testBook) For(cell string) (string, string, bool) {
+	line := strings.TrimSpace(cell)
+	if i := strings.Index(line, "//"); i >= 0 {
+		line = strings.TrimSpace(line[:i])
 	}
+	name, zero, ok := strings.Cut(line, " := ")
+	if !ok || (zero != "0.0" && zero != `""`) {
+		return "", "", false
+	}
+	code, ok := b.code[name]
+	return name, code, ok
+}
+
+func (b testBook) Answers() []string { return b.names }
+
+var trainerBook = testBook{names: []string{"answer1", "word"}, code: map[string]string{"answer1": "answer1 := 2 * 21.0", "word": `word := "SYS"`}}
+
+// testSolutions finds trainerBook under the name "ch1".
+type testSolutions struct{}
+
+func (testSolutions) Load(ref string) (string, SolutionBook, error) {
+	if ref == "ch1" || ref == "1" {
+		return "ch1", trainerBook, nil
+	}
+	return "", nil, errors.New("solutions: no solutions for this chapter: " + ref)
+}
+
+func (testSolutions) Chapters() []string { return []string{"ch1"} }
+
+// TestSolutionMode holds that solution mode replaces exactly the cells the
+// book has a solution for, says so, and counts them.
+func TestSolutionMode(t *testing.T) {
 	s := newTestSession(t)
-	s.SetSolutions("test chapter", sols)
+	s.SetSolutions("test chapter", trainerBook)
 	out := runCells(t, s,
 		"answer1 := 0.0 // your expression",
 		"answer1",
@@ -50,15 +78,17 @@ func TestSolutionMode(t *testing.T) {
 	}
 }
 
+// TestSolutionsMagic holds %solutions over the program's Solutions: on, off,
+// its report, and a chapter it does not know.
 func TestSolutionsMagic(t *testing.T) {
-	file := filepath.Join(t.TempDir(), "sol.md")
-	if err := os.WriteFile(file, []byte(trainerSolutions), 0o644); err != nil {
+	s, err := New(Options{Solutions: testSolutions{}})
+	if err != nil {
 		t.Fatal(err)
 	}
-	s := newTestSession(t)
+	t.Cleanup(func() { s.Close() })
 	out := runCells(t, s,
 		"%solutions",
-		"%solutions "+file,
+		"%solutions ch1",
 		"answer1 := 0.0 // your expression\n",
 		"answer1",
 		"%solutions off",
@@ -71,25 +101,22 @@ func TestSolutionsMagic(t *testing.T) {
 		cell int
 		want string
 	}{
-		{0, "solution mode is off; %solutions CHAPTER turns it on"},
-		{1, "solution mode is on for " + file + ": the blank answer cells of answer1, word run their solutions"},
+		{0, "solution mode is off; %solutions CHAPTER turns it on (chapters with solutions: ch1)"},
+		{1, "solution mode is on for ch1: the blank answer cells of answer1, word run their solutions"},
 		{2, "solution for answer1"},
 		{3, "=> 42\n"},
 		{4, "solution mode is off"},
 		{6, "=> 0\n"},
-		{7, `!MagicError: %solutions: session: solutions: no solutions for this chapter: "99-no-such-chapter"`},
-		{8, "solution mode is on for 01-collectives"},
+		{7, `!MagicError: %solutions: session: solutions: no solutions for this chapter: 99-no-such-chapter`},
+		{8, "solution mode is on for ch1"},
 	}
 	for _, c := range checks {
 		if !strings.Contains(out[c.cell], c.want) {
 			t.Errorf("cell %d: %q lacks %q", c.cell, out[c.cell], c.want)
 		}
 	}
-	bad := filepath.Join(t.TempDir(), "bad.md")
-	if err := os.WriteFile(bad, []byte("## the answer\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if out := runCells(t, s, "%solutions "+bad); !strings.Contains(out[0], "not a solutions file") || !strings.Contains(out[0], "not an answer variable's name") {
-		t.Errorf("bad file: %q", out[0])
+	// A session the program gave no solutions says so.
+	if out := runCells(t, newTestSession(t), "%solutions", "%solutions 1"); !strings.Contains(out[0], "no solutions to run") || !strings.Contains(out[1], "!MagicError: %solutions: session: this session has no solutions to run") {
+		t.Errorf("without solutions: %q", out)
 	}
 }

@@ -5,16 +5,15 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
-)
 
-var update = flag.Bool("update", false, "rewrite golden files")
+	"github.com/commlab/commlab/internal/golden"
+)
 
 // fixedHeader is a header with a fixed id and date so golden frames are stable.
 func fixedHeader(msgType string) Header {
@@ -80,18 +79,15 @@ func goldenCases() []goldenCase {
 	}
 }
 
-// writeGolden writes frames one per line as Go-quoted strings.
-func writeGolden(path string, frames [][]byte) error {
+// goldenFrames writes frames one per line as Go-quoted strings, as
+// readGolden reads them.
+func goldenFrames(frames [][]byte) []byte {
 	var b bytes.Buffer
 	for _, f := range frames {
 		b.WriteString(strconv.Quote(string(f)))
 		b.WriteByte('\n')
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, b.Bytes(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return b.Bytes()
 }
 
 func readGolden(t testing.TB, path string) [][]byte {
@@ -167,11 +163,7 @@ func TestGoldenRoundTrip(t *testing.T) {
 				t.Fatal(err)
 			}
 			path := filepath.Join("testdata", tc.name+".golden")
-			if *update {
-				if err := writeGolden(path, frames); err != nil {
-					t.Fatal(err)
-				}
-			}
+			golden.Check(t, path, goldenFrames(frames))
 			want := readGolden(t, path)
 			if len(frames) != len(want) {
 				t.Fatalf("encoded %d frames, golden has %d", len(frames), len(want))

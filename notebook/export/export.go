@@ -17,7 +17,6 @@ import (
 	chromahtml "github.com/alecthomas/chroma/v2/formatters/html"
 	"github.com/alecthomas/chroma/v2/lexers"
 	"github.com/alecthomas/chroma/v2/styles"
-	"github.com/commlab/commlab/exercise"
 	"github.com/commlab/commlab/notebook"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
@@ -44,6 +43,11 @@ type Options struct {
 	// Chapter is the page's own chapter number (its mentions stay plain);
 	// -1 or a number no chapter has when the page is not a chapter.
 	Chapter int
+	// IsCheck says whether a code cell checks a learner's answer: folded,
+	// its code is labelled to open after answering (its hints explain the
+	// answer). nil: no cell is a check. The program hands it in (package
+	// cells knows the exercise format).
+	IsCheck func(source string) bool
 }
 
 // Nav is a page's way to the index and to the chapters before and after
@@ -102,7 +106,7 @@ func Page(w io.Writer, nb *notebook.Notebook, opts Options) error {
 			}
 			folded := SourceHidden(c)
 			if folded {
-				fmt.Fprintf(&b, "<details class=\"folded\"><summary>%s (click to show)</summary>\n", foldedLabel(c, headingSeen))
+				fmt.Fprintf(&b, "<details class=\"folded\"><summary>%s (click to show)</summary>\n", foldedLabel(c, headingSeen, opts.IsCheck))
 			}
 			fmt.Fprintf(&b, "<div class=\"input\"><span class=\"prompt\">[%s]</span>", prompt)
 			if err := highlight(&b, c.Source); err != nil {
@@ -141,7 +145,7 @@ func SourceHidden(c *notebook.Cell) bool {
 // section (or a cell tagged setup), an exercise's check after it (its hints
 // explain the answer: the label says to open it after answering), hidden
 // code otherwise.
-func foldedLabel(c *notebook.Cell, afterFirstSection bool) string {
+func foldedLabel(c *notebook.Cell, afterFirstSection bool, isCheck func(string) bool) string {
 	tags, _ := c.Metadata["tags"].([]any)
 	for _, t := range tags {
 		if t == "setup" {
@@ -151,7 +155,7 @@ func foldedLabel(c *notebook.Cell, afterFirstSection bool) string {
 	if !afterFirstSection {
 		return "setup code"
 	}
-	if exercise.IsCheck(c.Source) {
+	if isCheck != nil && isCheck(c.Source) {
 		return "the check's code, with its hints: open it after you answer"
 	}
 	return "code"

@@ -2,38 +2,22 @@ package export
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
-	"os"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/commlab/commlab/internal/golden"
 	"github.com/commlab/commlab/notebook"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files")
-
 var styleBlock = regexp.MustCompile(`(?s)<style>.*?</style>`)
 
-// golden compares structure: the CSS is left out of the comparison.
-func golden(t *testing.T, path string, got []byte) {
+// checkPage compares structure: the CSS is left out of the comparison.
+func checkPage(t *testing.T, path string, got []byte) {
 	t.Helper()
-	got = styleBlock.ReplaceAll(got, []byte("<style>…</style>"))
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs (run with -update to accept):\n%s", path, got)
-	}
+	golden.Check(t, path, styleBlock.ReplaceAll(got, []byte("<style>…</style>")))
 }
 
 func TestPage(t *testing.T) {
@@ -67,7 +51,7 @@ func TestPage(t *testing.T) {
 			t.Errorf("page is not self-contained: it has %q", external)
 		}
 	}
-	golden(t, "testdata/executed.html.golden", b.Bytes())
+	checkPage(t, "testdata/executed.html.golden", b.Bytes())
 }
 
 func TestIndex(t *testing.T) {
@@ -86,7 +70,7 @@ func TestIndex(t *testing.T) {
 	if err := Index(&b, "commlab chapters", entries); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "testdata/index.html.golden", b.Bytes())
+	checkPage(t, "testdata/index.html.golden", b.Bytes())
 }
 
 // TestIndexReadingPaths holds the reading paths with no chapter run, one,
@@ -136,7 +120,7 @@ func TestIndexReadingPaths(t *testing.T) {
 			if n := strings.Count(paths, `<a href=`) + strings.Count(paths, `class="unwritten"`); n != 28 {
 				t.Errorf("%d steps shown, want 28", n)
 			}
-			golden(t, "testdata/index-"+tt.name+".html.golden", b.Bytes())
+			checkPage(t, "testdata/index-"+tt.name+".html.golden", b.Bytes())
 		})
 	}
 }

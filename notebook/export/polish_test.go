@@ -114,7 +114,8 @@ func TestPageNavAndFolding(t *testing.T) {
 	}
 	nav := &Nav{Index: Link{"index.html", "all chapters"}, Prev: Link{"01-a.html", "1. A"}, Next: Link{"03-c.html", "3. C"}}
 	var b bytes.Buffer
-	if err := Page(&b, nb, Options{Nav: nav, Chapters: ChapterPages("", []string{"04-nccl"}), Chapter: 2}); err != nil {
+	isCheck := func(src string) bool { return strings.HasPrefix(src, "exercise.") } // the program's classifier
+	if err := Page(&b, nb, Options{Nav: nav, Chapters: ChapterPages("", []string{"04-nccl"}), Chapter: 2, IsCheck: isCheck}); err != nil {
 		t.Fatal(err)
 	}
 	page := b.String()

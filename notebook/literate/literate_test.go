@@ -2,33 +2,14 @@ package literate
 
 import (
 	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/commlab/commlab/internal/golden"
 	"github.com/commlab/commlab/notebook"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
-
-func golden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(got) != string(want) {
-		t.Errorf("%s differs from the output (run with -update to accept):\n%s", path, got)
-	}
-}
 
 // The chapter is canonical: markdown -> notebook -> markdown is byte-exact,
 // and the notebook matches its golden file.
@@ -48,7 +29,7 @@ func TestChapterRoundTrip(t *testing.T) {
 	if err := notebook.Validate(data); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "testdata/chapter.ipynb.golden", data)
+	golden.Check(t, "testdata/chapter.ipynb.golden", data)
 	out, err := Format(nb)
 	if err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-// Package lab runs notebooks headless and keeps chapters and notebooks in
+// Package runner runs notebooks headless and keeps chapters and notebooks in
 // step. Run executes a notebook's code cells top to bottom through the
 // kernel's own executor (kernel/session), so the outputs it writes are the
 // ones the kernel sends to Jupyter; NewJob loads a notebook and, through
@@ -8,11 +8,15 @@
 // writes chapters/NN-slug.md into notebooks/NN-slug.ipynb or back, the
 // newer winning.
 //
+// What cells see comes in as Cells (FileOptions.Cells, ExportHTML,
+// WriteFolder): the compiled packages cells may import, the renderers of
+// their values, the trainer's solutions, which cells are exercise checks,
+// and the chapters a lab folder is written from. The runner imports nothing
+// of the GPU subject; the commlab command hands it package cells' View.
+//
 // Exercises: FileOptions.Solutions runs a chapter in solution mode, each
-// blank answer cell running the trainer's solution (SolutionsFor finds
-// them; the session applies them, as the kernel's %solutions does);
-// ExerciseVerdicts counts what the check cells said and ExpectExercises
-// holds them to "right" or "not answered yet".
+// blank answer cell running the trainer's solution (Cells.Solutions finds
+// them; the session applies them, as the kernel's %solutions does).
 //
 // The notebook model is notebook, the markdown form notebook/literate and the
 // HTML pages notebook/export; ExportHTML writes executed notebooks as those pages

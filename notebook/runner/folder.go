@@ -14,15 +14,15 @@ import (
 	"strings"
 
 	"github.com/commlab/commlab/atomicfile"
-	"github.com/commlab/commlab/chapters"
 	"github.com/commlab/commlab/kernel/session"
 	"github.com/commlab/commlab/notebook/literate"
 )
 
 // A lab folder is what `commlab lab DIR` makes from the chapters embedded
-// in the binary: DIR/chapters/ (the literate sources, and the trainer's
-// solutions/ when the binary carries them), DIR/notebooks/ (the same
-// chapters as notebooks, to open in Jupyter) and, once run, DIR/out/.
+// in the binary (handed in as an fs.FS: Cells.Chapters): DIR/chapters/
+// (the literate sources, and whatever lies beside them, such as the
+// trainer's solutions/), DIR/notebooks/ (the same chapters as notebooks, to
+// open in Jupyter) and, once run, DIR/out/.
 // DIR/.commlab-lab.json records what was written, so that a later
 // `commlab lab` updates what the user left alone and keeps what they
 // changed.
@@ -55,14 +55,15 @@ type folderManifest struct {
 	Files map[string]string `json:"files"`
 }
 
-// WriteFolder writes the embedded chapters, their solutions and their
+// WriteFolder writes the chapters src holds (NAME.md at its top, each also
+// written as notebooks/NAME.ipynb), the files beside them, and their
 // notebooks into dir (created if missing). A file that exists and differs
 // from what commlab last wrote there is the user's: it is kept, unless
 // force. Files are written atomically; the manifest last. It returns what
 // it did with each file, in path order; an error stops it, keeping what
 // was done in the manifest.
-func WriteFolder(dir string, force bool) ([]FolderAction, error) {
-	files, err := folderFiles()
+func WriteFolder(dir string, src fs.FS, force bool) ([]FolderAction, error) {
+	files, err := folderFiles(src)
 	if err != nil {
 		return nil, err
 	}
@@ -92,12 +93,24 @@ type folderFile struct {
 	data []byte
 }
 
-// folderFiles are the files of a lab folder: each embedded chapter file
-// under chapters/, and each chapter's notebook under notebooks/.
-func folderFiles() ([]folderFile, error) {
+// folderFiles are the files of a lab folder: each file of src under
+// chapters/, and each chapter's notebook under notebooks/.
+func folderFiles(src fs.FS) ([]folderFile, error) {
+	var paths []string
+	if src != nil {
+		err := fs.WalkDir(src, ".", func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				paths = append(paths, p)
+			}
+			return err
+		})
+		if err != nil {
+			return nil, fmt.Errorf("lab: chapters: %w", err)
+		}
+	}
 	var out []folderFile
-	for _, p := range chapters.Files() {
-		data, err := chapters.Read(p)
+	for _, p := range paths {
+		data, err := fs.ReadFile(src, p)
 		if err != nil {
 			return nil, fmt.Errorf("lab: embedded chapter %s: %w", p, err)
 		}

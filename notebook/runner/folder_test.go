@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/fstest"
 
-	"github.com/commlab/commlab/chapters"
 	"github.com/commlab/commlab/kernel/session"
 	"github.com/commlab/commlab/notebook"
 )
@@ -21,17 +21,29 @@ func folderDid(t *testing.T, acts []FolderAction) map[string]string {
 	return out
 }
 
+// testChapters stand in for the chapters a program embeds
+// (Cells.Chapters): literate sources at the top, and a file beside them.
+var testChapters = fstest.MapFS{
+	"00-tour.md":                  {Data: []byte("# Tour\n\n```go\nx := 1\n```\n")},
+	"01-collectives.md":           {Data: []byte("# Collectives\n\n```go\ny := 2\n```\n")},
+	"02-interconnect.md":          {Data: []byte("# Interconnect\n\nProse only.\n")},
+	"solutions/01-collectives.md": {Data: []byte("# Solutions\n")},
+}
+
 // A lab folder gets every chapter and its notebook; a second run changes
 // nothing; a file the user changed is kept (or overwritten with force);
 // commlab's own earlier copy is updated.
 func TestWriteFolder(t *testing.T) {
 	dir := t.TempDir()
-	acts, err := WriteFolder(dir, false)
+	acts, err := WriteFolder(dir, testChapters, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	names := chapters.Names()
+	names := []string{"00-tour", "01-collectives", "02-interconnect"}
 	did := folderDid(t, acts)
+	if did["chapters/solutions/01-collectives.md"] != FolderWrote || len(acts) != 7 {
+		t.Errorf("the file beside the chapters: %v", did)
+	}
 	for _, n := range names {
 		md, nb := "chapters/"+n+".md", "notebooks/"+n+".ipynb"
 		if did[md] != FolderWrote || did[nb] != FolderWrote {
@@ -48,7 +60,7 @@ func TestWriteFolder(t *testing.T) {
 		}
 	}
 
-	acts, err = WriteFolder(dir, false)
+	acts, err = WriteFolder(dir, testChapters, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,14 +74,14 @@ func TestWriteFolder(t *testing.T) {
 	if err := os.WriteFile(mine, []byte("my notes\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	acts, _ = WriteFolder(dir, false)
+	acts, _ = WriteFolder(dir, testChapters, false)
 	if d := folderDid(t, acts)["chapters/"+names[1]+".md"]; d != FolderKept {
 		t.Errorf("changed chapter: %s, want kept", d)
 	}
 	if b, _ := os.ReadFile(mine); string(b) != "my notes\n" {
 		t.Error("the user's chapter was overwritten")
 	}
-	acts, _ = WriteFolder(dir, true)
+	acts, _ = WriteFolder(dir, testChapters, true)
 	if d := folderDid(t, acts)["chapters/"+names[1]+".md"]; d != FolderOverwrote {
 		t.Errorf("changed chapter with force: %s, want overwrote", d)
 	}
@@ -87,7 +99,7 @@ func TestWriteFolder(t *testing.T) {
 	if err := writeManifest(filepath.Join(dir, FolderManifest), man); err != nil {
 		t.Fatal(err)
 	}
-	acts, _ = WriteFolder(dir, false)
+	acts, _ = WriteFolder(dir, testChapters, false)
 	if d := folderDid(t, acts)["chapters/"+names[2]+".md"]; d != FolderUpdated {
 		t.Errorf("commlab's old copy: %s, want updated", d)
 	}
@@ -99,7 +111,7 @@ func TestWriteFolderBadManifest(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, FolderManifest), []byte("{not json"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := WriteFolder(dir, false); err == nil || !strings.Contains(err.Error(), FolderManifest) {
+	if _, err := WriteFolder(dir, testChapters, false); err == nil || !strings.Contains(err.Error(), FolderManifest) {
 		t.Errorf("err = %v", err)
 	}
 	if m, _ := filepath.Glob(filepath.Join(dir, "chapters", "*")); len(m) != 0 {

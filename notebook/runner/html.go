@@ -15,9 +15,10 @@ import (
 // ExportHTML writes outDir/NAME.html for each notebook or chapter file, and
 // outDir/index.html listing them with every other executed notebook already
 // in outDir (what an earlier `commlab run --out outDir` wrote), each with its
-// run's status. outDir is created if missing. It returns how many pages
-// it wrote and the index's path.
-func ExportHTML(files []string, outDir string) (pages int, index string, err error) {
+// run's status. outDir is created if missing; cells says which code cells
+// are checks (Cells.IsCheck). It returns how many pages it wrote and the
+// index's path.
+func ExportHTML(files []string, outDir string, cells Cells) (pages int, index string, err error) {
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		return 0, "", fmt.Errorf("lab: %w", err)
 	}
@@ -57,7 +58,7 @@ func ExportHTML(files []string, outDir string) (pages int, index string, err err
 		if !ok {
 			own = -1
 		}
-		opts := export.Options{BaseDir: filepath.Dir(f), Chapters: chapters, Chapter: own, Nav: pageNav(entries, i)}
+		opts := export.Options{BaseDir: filepath.Dir(f), Chapters: chapters, Chapter: own, Nav: pageNav(entries, i), IsCheck: cells.IsCheck}
 		var b bytes.Buffer
 		if err := export.Page(&b, notebooks[name], opts); err != nil {
 			return 0, "", fmt.Errorf("%s: %w", f, err)

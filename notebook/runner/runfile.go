@@ -6,13 +6,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 
-	"github.com/commlab/commlab/exercise"
-	_ "github.com/commlab/commlab/kernel/render" // cell results draw topologies, runs and nccl-tests charts
 	"github.com/commlab/commlab/kernel/session"
-	"github.com/commlab/commlab/kernel/symbols"
 	"github.com/commlab/commlab/notebook"
 )
 
@@ -37,9 +33,10 @@ type FileOptions struct {
 	Options
 	// OutDir receives the executed copy (created if missing).
 	OutDir string
-	// Packages cells may import besides the standard library; nil means
-	// the kernel's own table (kernel/symbols).
-	Packages map[string]map[string]reflect.Value
+	// Cells is what cells see (packages, renderers) and the solutions
+	// of solution mode; the zero value: the standard library and
+	// kernel/display.
+	Cells Cells
 	// CaptureOutput sends what compiled code writes to the process's
 	// standard output and error into the notebook, as the kernel does.
 	CaptureOutput bool
@@ -50,9 +47,9 @@ type FileOptions struct {
 	// each cell as the notebook is.
 	HTML bool
 	// Solutions runs the notebook in solution mode: each blank answer cell
-	// runs the trainer's solution instead (SolutionsFor finds them). A
-	// blank cell without a solution, a solution without a blank cell, or
-	// one whose blank cell did not run is an error naming it.
+	// runs the trainer's solution instead (Cells.Solutions finds them).
+	// A blank cell without a solution, a solution without a blank cell,
+	// or one whose blank cell did not run is an error naming it.
 	Solutions bool
 }
 
@@ -70,7 +67,7 @@ func writeStopped(out string, nb *notebook.Notebook, cell int, res *Result, opts
 	record(nb, &stopped, opts.AllowErrors, nil)
 	err := notebook.WriteFile(out, nb)
 	if err == nil && opts.HTML {
-		_, _, err = ExportHTML([]string{out}, filepath.Dir(out))
+		_, _, err = ExportHTML([]string{out}, filepath.Dir(out), opts.Cells)
 	}
 	c.Outputs = saved
 	if savedMeta == nil {
@@ -99,31 +96,33 @@ func RunFile(ctx context.Context, job *Job, opts FileOptions) (*Result, *noteboo
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return nil, nil, "", fmt.Errorf("lab: %w", err)
 	}
-	pkgs := opts.Packages
-	if pkgs == nil {
-		pkgs = symbols.Symbols
-	}
 	// The session moves the process into the notebook's folder and back.
-	sess, err := session.New(session.Options{Dir: filepath.Dir(job.Path), Packages: pkgs, CaptureProcessOutput: opts.CaptureOutput, AbandonInterrupted: true})
+	so := opts.Cells.Session()
+	so.Dir, so.CaptureProcessOutput, so.AbandonInterrupted = filepath.Dir(job.Path), opts.CaptureOutput, true
+	sess, err := session.New(so)
 	if err != nil {
 		return nil, nil, "", fmt.Errorf("lab: start session: %w", err)
 	}
 	nb := job.Notebook
-	var sols *exercise.Solutions
-	// A notebook without exercises runs as it is, solutions or not.
-	if opts.Solutions && HasBlankAnswers(nb) {
-		var from string
-		sols, from, err = SolutionsFor(job.Path)
-		if err == nil {
-			if err = sols.Match(codeSources(nb)); err != nil {
-				err = fmt.Errorf("lab: %s (solutions from %s): %w", job.Path, from, err)
-			}
+	var book session.SolutionBook
+	if opts.Solutions {
+		if opts.Cells.Solutions == nil {
+			sess.Close()
+			return nil, nil, "", fmt.Errorf("lab: %s: this run has no solutions to run", job.Path)
 		}
+		var from string
+		// A notebook without exercises runs as it is (a nil book).
+		book, from, err = opts.Cells.Solutions.ForRun(job.Path, codeSources(nb))
 		if err != nil {
 			sess.Close()
-			return nil, nil, "", err
+			if from != "" {
+				return nil, nil, "", fmt.Errorf("lab: %s (solutions from %s): %w", job.Path, from, err)
+			}
+			return nil, nil, "", fmt.Errorf("lab: %w", err)
 		}
-		sess.SetSolutions(strings.TrimSuffix(filepath.Base(job.Path), filepath.Ext(job.Path)), sols)
+		if book != nil {
+			sess.SetSolutions(strings.TrimSuffix(filepath.Base(job.Path), filepath.Ext(job.Path)), book)
+		}
 	}
 	if opts.Live {
 		opts.Progress = NewProgress(sess.TerminalStderr(), true)
@@ -132,8 +131,8 @@ func RunFile(ctx context.Context, job *Job, opts FileOptions) (*Result, *noteboo
 		return writeStopped(out, nb, cell, res, opts)
 	}
 	res, runErr := Run(ctx, sess, nb, opts.Options)
-	if sols != nil && runErr == nil && len(res.Failures) == 0 {
-		if err := unusedSolutions(sols, sess.SolutionsUsed()); err != nil {
+	if book != nil && runErr == nil && len(res.Failures) == 0 {
+		if err := opts.Cells.Solutions.Unused(book, sess.SolutionsUsed()); err != nil {
 			runErr = fmt.Errorf("lab: %s: %w", job.Path, err)
 		}
 	}

@@ -6,10 +6,12 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/commlab/commlab/kernel/display"
 	"github.com/commlab/commlab/kernel/session"
 	"github.com/commlab/commlab/notebook"
 )
@@ -24,11 +26,24 @@ func codeCells(nb *notebook.Notebook) []*notebook.Cell {
 	return out
 }
 
+// displayCells is what a program hands the runner for cells that import
+// kernel/display: the part of its table (yaegi extract's form) these tests
+// use.
+var displayCells = Cells{Packages: map[string]map[string]reflect.Value{
+	"github.com/commlab/commlab/kernel/display/display": {
+		"HTML":       reflect.ValueOf(display.HTML),
+		"HTMLBundle": reflect.ValueOf(display.HTMLBundle),
+		"Bundle":     reflect.ValueOf((*display.Bundle)(nil)),
+		"Handle":     reflect.ValueOf((*display.Handle)(nil)),
+	},
+}}
+
 func TestRunnerRunsRealNotebook(t *testing.T) {
 	dir := t.TempDir()
 	res, nb, out, err := RunFile(context.Background(), mustJob(t, "testdata/params.md", map[string]string{"n": "16"}), FileOptions{
 		Options: Options{CellTimeout: time.Minute},
 		OutDir:  dir,
+		Cells:   displayCells,
 	})
 	if err != nil {
 		t.Fatalf("RunFile: %v", err)

@@ -48,8 +48,8 @@
 // dump that saw the job further.
 //
 // Pickles are decoded by this package's own reader (pickle.go), standard
-// library only. ARCHITECTURE suggests nlpodyssey/gopickle for these files;
-// it is not used because a dump cut short must still yield the entries
+// library only. nlpodyssey/gopickle reads these files too; it is not used
+// for them because a dump cut short must still yield the entries
 // before the cut, errors must name the byte offset, and a corrupt length
 // field must not make the reader allocate more than the file holds, none of
 // which gopickle's Unpickler exposes. The reader accepts only plain data

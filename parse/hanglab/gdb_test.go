@@ -9,8 +9,8 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/commlab/commlab/internal/golden"
 	"github.com/commlab/commlab/parse/hanglab"
-	"github.com/commlab/commlab/parse/internal/golden"
 )
 
 // gdb's text as the hang lab saves it, and constructed odd lines, read

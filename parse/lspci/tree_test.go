@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/commlab/commlab/internal/golden"
 	"github.com/commlab/commlab/parse"
-	"github.com/commlab/commlab/parse/internal/golden"
 	"github.com/commlab/commlab/probes"
 )
 

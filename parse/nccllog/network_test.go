@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/commlab/commlab/parse/internal/golden"
+	"github.com/commlab/commlab/internal/golden"
 )
 
 // Each fixture's network section as the summary prints it.

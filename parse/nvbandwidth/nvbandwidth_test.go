@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/commlab/commlab/internal/golden"
 	"github.com/commlab/commlab/parse"
-	"github.com/commlab/commlab/parse/internal/golden"
 )
 
 // fixtures are the inputs under testdata (SOURCES.md says where each comes

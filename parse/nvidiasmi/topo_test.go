@@ -2,8 +2,8 @@ package nvidiasmi
 
 import (
 	"errors"
+	"github.com/commlab/commlab/internal/golden"
 	"github.com/commlab/commlab/parse"
-	"github.com/commlab/commlab/parse/internal/golden"
 	"os"
 	"path/filepath"
 	"strings"

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/commlab/commlab/parse/internal/golden"
+	"github.com/commlab/commlab/internal/golden"
 )
 
 // The traces recorded on the H200 (testdata/h200, see SOURCES.md), each

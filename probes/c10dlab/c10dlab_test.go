@@ -4,19 +4,17 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"flag"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/commlab/commlab/internal/golden"
 	"github.com/commlab/commlab/probes/launch"
 	"github.com/commlab/commlab/probes/measure"
 	"github.com/commlab/commlab/probes/recorded"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 func readFixture(t *testing.T, name string) *Result {
 	t.Helper()
@@ -35,30 +33,13 @@ func readFixture(t *testing.T, name string) *Result {
 // Each fixture (real outputs of c10d_lab.py on gloo ranks) reads into the
 // summary its golden file holds.
 func TestGolden(t *testing.T) {
-	files, err := filepath.Glob("testdata/*.json")
-	if err != nil || len(files) < 2 {
-		t.Fatalf("fixtures %v, %v", files, err)
-	}
-	for _, file := range files {
+	for _, file := range golden.Inputs(t, 2, "testdata/*.json") {
 		res := readFixture(t, filepath.Base(file))
 		var b bytes.Buffer
 		if err := res.WriteSummary(&b); err != nil {
 			t.Fatal(err)
 		}
-		golden := strings.TrimSuffix(file, ".json") + ".golden"
-		if *update {
-			if err := os.WriteFile(golden, b.Bytes(), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		want, err := os.ReadFile(golden)
-		if err != nil {
-			t.Fatalf("%v (run go test -update)", err)
-		}
-		if !bytes.Equal(b.Bytes(), want) {
-			t.Errorf("%s differs from %s; run go test -update and review the diff", file, golden)
-		}
+		golden.Check(t, golden.ReplaceExt(file), b.Bytes())
 	}
 }
 

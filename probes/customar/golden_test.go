@@ -1,17 +1,14 @@
 package customar
 
 import (
-	"bytes"
-	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+	"github.com/commlab/commlab/internal/golden"
+)
 
 // recordedLogs reads the H200 recordings in testdata/h200.
 func recordedLogs(t testing.TB, names ...string) []string {
@@ -31,47 +28,30 @@ func recordedLogs(t testing.TB, names ...string) []string {
 // them against testdata/h200/*.golden (go test -update rewrites them).
 func TestRecordedGolden(t *testing.T) {
 	prov := recordedLogs(t, "provenance.txt")[0]
-	for golden, logs := range map[string][]string{
+	for name, logs := range map[string][]string{
 		"ws1.golden": {"ws1-rank0.log"},
 		"ws2.golden": {"ws2-rank0.log", "ws2-rank1.log"},
 	} {
 		run, err := FromLogs(recordedLogs(t, logs...))
 		if err != nil {
-			t.Fatalf("%s: %v", golden, err)
+			t.Fatalf("%s: %v", name, err)
 		}
 		ReadProvenance(prov).Apply(run)
 		if run.Date != time.Date(2026, 12, 1, 21, 42, 11, 0, time.UTC) || run.Driver != "580.159.04" {
-			t.Errorf("%s: provenance %v %q", golden, run.Date, run.Driver)
+			t.Errorf("%s: provenance %v %q", name, run.Date, run.Driver)
 		}
 		for _, s := range run.Samples {
 			if s.Wrong != 0 {
-				t.Errorf("%s: %s %d B: %d ranks wrong", golden, s.Label, s.Bytes, s.Wrong)
+				t.Errorf("%s: %s %d B: %d ranks wrong", name, s.Label, s.Bytes, s.Wrong)
 			}
 		}
 		if len(run.Samples) != 42 {
-			t.Errorf("%s: %d samples, want 21 sizes x 2 algorithms", golden, len(run.Samples))
+			t.Errorf("%s: %d samples, want 21 sizes x 2 algorithms", name, len(run.Samples))
 		}
 		run.Logs = nil // the inputs themselves
 		run.Settings["source_sha256"] = "(the source's hash)"
 		run.Tool = "commlab customar (the source's hash)"
-		got, err := json.MarshalIndent(run, "", "  ")
-		if err != nil {
-			t.Fatal(err)
-		}
-		path := filepath.Join("testdata", "h200", golden)
-		if *update {
-			if err := os.WriteFile(path, append(got, '\n'), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		want, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatalf("%v (run go test -update to create it)", err)
-		}
-		if !bytes.Equal(bytes.TrimSpace(want), bytes.TrimSpace(got)) {
-			t.Errorf("%s differs; go test -update rewrites it after a deliberate change", path)
-		}
+		golden.Check(t, filepath.Join("testdata", "h200", name), golden.JSON(t, run, "  "))
 	}
 }
 

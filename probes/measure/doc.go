@@ -32,7 +32,7 @@
 //	live on 1x NVIDIA H200, driver 580.159.04, CUDA 13.0, NCCL 2.28.9, 2026-12-01
 //
 // A Measurement shows in a notebook as that banner in a box (HTML),
-// labelled LIVE or RECORDED; its Run renders as kernel/render draws runs.
+// labelled LIVE or RECORDED; its Run renders as package cells draws runs.
 //
 // The package measures nothing itself (probes/cuda, probes/nccl do) and
 // stores no runs: recorded data comes only through probes/recorded, by name.

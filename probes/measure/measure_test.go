@@ -3,15 +3,14 @@ package measure
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/commlab/commlab/internal/golden"
 	"github.com/commlab/commlab/probes"
 	"github.com/commlab/commlab/probes/child"
 	"github.com/commlab/commlab/probes/cuda"
@@ -19,8 +18,6 @@ import (
 	"github.com/commlab/commlab/probes/nccl"
 	"github.com/commlab/commlab/probes/recorded"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 func TestParseMode(t *testing.T) {
 	tests := []struct {
@@ -516,23 +513,7 @@ func TestGoldens(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			m := build(t)
 			got := "== banner\n" + m.Banner() + "\n== text/plain\n" + m.String() + "\n== text/html\n" + m.HTML() + "\n"
-			file := filepath.Join("testdata", name+".golden")
-			if *update {
-				if err := os.MkdirAll("testdata", 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(file, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatalf("%v (run go test -update)", err)
-			}
-			if got != string(want) {
-				t.Errorf("%s differs from %s:\n%s", name, file, got)
-			}
+			golden.Check(t, filepath.Join("testdata", name+".golden"), []byte(got))
 		})
 	}
 }

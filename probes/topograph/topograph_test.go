@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -15,11 +14,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/commlab/commlab/internal/golden"
 	"github.com/commlab/commlab/probes"
 	"github.com/commlab/commlab/probes/fake"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // recordedH200 is the topology `commlab probe topo --json` recorded on the
 // project's H200 machine (see probes/testdata/h200-topo/README.md).
@@ -245,19 +243,7 @@ func TestSVGGolden(t *testing.T) {
 			if !bytes.Equal(svg, again) {
 				t.Error("two drawings of one topology differ")
 			}
-			golden := filepath.Join("testdata", c.name+".svg")
-			if *update {
-				if err := os.WriteFile(golden, svg, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test -update)", err)
-			}
-			if !bytes.Equal(svg, want) {
-				t.Errorf("SVG differs from %s (run go test -update and look at it)", golden)
-			}
+			golden.Check(t, filepath.Join("testdata", c.name+".svg"), svg)
 		})
 	}
 }
