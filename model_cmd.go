@@ -260,7 +260,7 @@ func runModelTPAllReduce(fs *flag.FlagSet, args []string, stdout, stderr io.Writ
 	}
 	r, err := costmodel.TPAllReduceQuery{Shape: shape, Batch: *batch, DType: *dtype, TP: *tp, Node: node, Family: *family, NVLS: *nvls,
 		Custom:     costmodel.CustomAllReduce{Launch: float64(launch.value), Flag: float64(flagLat.value), Phase: float64(phase.value), Beta: peerBW.value.OneWay()},
-		CustomNote: "launch " + launch.text + ", flag " + flagLat.text + ", two-shot's second phase " + phase.text + ", peer bandwidth " + peerBW.text + " ("+costmodel.CustomDefaultsNote+")",
+		CustomNote: "launch " + launch.text + ", flag " + flagLat.text + ", two-shot's second phase " + phase.text + ", peer bandwidth " + peerBW.text + " (" + costmodel.CustomDefaultsNote + ")",
 		Backend: costmodel.BackendQuery{Capability: *cc, FullNVLink: *fullNVLink, P2P: true, MultiNode: *multiNode,
 			CustomAR: *custom, TorchSymmMem: *torchSymm, NCCLSymmMem: *ncclSymm, FlashInfer: *flashinfer, CUDAGraph: *graph},
 	}.Estimate()
