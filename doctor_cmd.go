@@ -12,12 +12,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/commlab/commlab/cells"
 	"github.com/commlab/commlab/costmodel"
 	"github.com/commlab/commlab/doctor"
+	"github.com/commlab/commlab/parse/files"
 )
 
 // fullDoctorFlags are the flags only the full doctor reads: with any of
@@ -182,52 +182,11 @@ func runDoctor(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 // reads what they leave into one report.
 func doctorLaunch(fs *flag.FlagSet, f doctorFlags, stdout, stderr io.Writer) int {
 	exe, _ := os.Executable()
-	nodes := *f.numNodes
-	if *f.nodes != "" {
-		n, err := strconv.Atoi(*f.nodes)
-		if err != nil || n < 1 {
-			return fail(fs, stderr, exitBadInput, "--nodes %q: with --launcher, the number of nodes", *f.nodes)
-		}
-		if nodes != 0 && nodes != n {
-			return fail(fs, stderr, exitBadInput, "--nodes %d and --num-nodes %d disagree", n, nodes)
-		}
-		nodes = n
-	}
-	perNode := *f.perNode
-	if *f.gpusPerNode > 0 {
-		perNode = *f.gpusPerNode
-	}
-	var hosts []string
-	switch {
-	case *f.hosts != "":
-		hosts = doctor.HostList(*f.hosts)
-	case *f.hostfile != "":
-		data, err := os.ReadFile(*f.hostfile)
-		if err != nil {
-			return fail(fs, stderr, exitBadInput, "%v", err)
-		}
-		hosts = doctor.ReadHostfile(string(data))
-	}
-	if nodes == 0 && len(hosts) == 0 {
-		nodes = 2
-	}
-	l := doctor.Launch{Launcher: *f.launcher, Hostfile: *f.hostfile, Hosts: hosts, Nodes: nodes, PerNode: perNode,
-		Binary: exe, Out: *f.out, Master: *f.master}
-	plan, err := l.Plan()
+	plan, err := doctor.LaunchSettings{Launcher: *f.launcher, Hostfile: *f.hostfile, Hosts: *f.hosts, Master: *f.master, Out: *f.out,
+		Binary: exe, Nodes: *f.nodes, NumNodes: *f.numNodes, PerNode: *f.perNode, GPUsPerNode: *f.gpusPerNode,
+		Pairwise: *f.pairwise, JSON: *f.jsonOut}.Plan()
 	if err != nil {
 		return fail(fs, stderr, exitBadInput, "%v", err)
-	}
-	if *f.pairwise {
-		pp, err := l.PairwisePlan(hosts)
-		if err != nil {
-			return fail(fs, stderr, exitBadInput, "%v", err)
-		}
-		plan.Commands = append(plan.Commands, pp.Commands...)
-		plan.Notes = append(plan.Notes, pp.Notes...)
-		plan.FollowUp = append(plan.FollowUp, "--pairs", filepath.Join(*f.out, "pairs"))
-	}
-	if *f.jsonOut {
-		plan.FollowUp = append(plan.FollowUp, "--json")
 	}
 	// With --run the plan goes to stderr beside the commands' own output,
 	// and stdout carries the one report the follow-up writes.
@@ -235,13 +194,7 @@ func doctorLaunch(fs *flag.FlagSet, f doctorFlags, stdout, stderr io.Writer) int
 	if *f.run {
 		planOut = stderr
 	}
-	for _, n := range plan.Notes {
-		fmt.Fprintln(planOut, "# "+n)
-	}
-	for _, c := range plan.Commands {
-		fmt.Fprintln(planOut, doctor.ShellLine(c))
-	}
-	fmt.Fprintln(planOut, doctor.ShellLine(plan.FollowUp))
+	plan.WriteText(planOut)
 	if !*f.run {
 		return 0
 	}
@@ -250,13 +203,6 @@ func doctorLaunch(fs *flag.FlagSet, f doctorFlags, stdout, stderr io.Writer) int
 	}
 	fmt.Fprintf(stderr, "commlab doctor: reading everything: %s\n", doctor.ShellLine(plan.FollowUp))
 	return dispatch(plan.FollowUp[1:], stdout, stderr)
-}
-
-// curveDoctorOutput is what --json prints.
-type curveDoctorOutput struct {
-	Reports  []doctor.CurveReport `json:"reports"`
-	Verdicts []doctor.Verdict     `json:"verdicts"`
-	Exit     int                  `json:"exit"`
 }
 
 var doctorCurveUsage = []string{
@@ -296,93 +242,44 @@ func runDoctorCurve(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) i
 		fs.Usage()
 		return 0
 	}
-	collSet, nvlsSet := false, false
-	fs.Visit(func(f *flag.Flag) { collSet, nvlsSet = collSet || f.Name == "coll", nvlsSet || f.Name == "nvls" })
-	opt := doctor.DefaultCurveOptions()
-	setup := doctor.CurveSetup{Preset: *preset, GPUsPerNode: *gpus, Nodes: *nodes, Family: *family, NVLSOff: !*nvls, Network: *network}
-	if nvlsSet {
-		setup.NVLSFrom = "--nvls"
-	}
-	if *network != "" {
-		setup.NetworkFrom = "--network"
-	}
-	diagnose := func(in doctor.NamedCurve) (doctor.CurveReport, error) {
-		c := in.Curve
-		if c.Collective == "" && collSet {
-			c.Collective, c.CollectiveFrom = *coll, "--coll"
+	d := doctor.CurveDoctor{Setup: doctor.CurveSetup{Preset: *preset, GPUsPerNode: *gpus, Nodes: *nodes, Family: *family, NVLSOff: !*nvls, Network: *network}}
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "coll":
+			d.Collective = *coll
+		case "nvls":
+			d.Setup.NVLSFrom = "--nvls"
 		}
-		return doctor.JudgeCurve(c, setup, opt)
+	})
+	if *network != "" {
+		d.Setup.NetworkFrom = "--network"
+	}
+	if *single != "" {
+		d.Single = func() ([]doctor.NamedCurve, error) { return readCurveFile(*single, *coll, *inPlace) }
 	}
 	ins, err := readCurveFile(*file, *coll, *inPlace)
 	if err != nil {
 		return fail(fs, stderr, exitBadInput, "%v", err)
 	}
-	var out curveDoctorOutput
-	for _, in := range ins {
-		rep, err := diagnose(in)
-		if err != nil {
-			return fail(fs, stderr, exitBadInput, "%s: %v", in.Name, err)
-		}
-		rep.Curve.Source = in.Name + ": " + rep.Curve.Source
-		out.Reports = append(out.Reports, rep)
-		out.Verdicts = append(out.Verdicts, rep.Verdicts...)
+	out, err := d.Judge(ins)
+	if err != nil {
+		return fail(fs, stderr, exitBadInput, "%v", err)
 	}
-	if *single != "" {
-		sins, err := readCurveFile(*single, *coll, *inPlace)
-		if err != nil {
-			return fail(fs, stderr, exitBadInput, "--single-node: %v", err)
-		}
-		sin := sins[0]
-		sin.Curve.Nodes = 1
-		ssetup := setup
-		ssetup.Nodes, ssetup.GPUsPerNode = 1, max(sin.Curve.Ranks, 1)
-		srep, err := doctor.JudgeCurve(sin.Curve, ssetup, opt)
-		if err != nil {
-			return fail(fs, stderr, exitBadInput, "--single-node: %v", err)
-		}
-		for _, rep := range out.Reports {
-			if rep.Curve.Nodes > 1 {
-				out.Verdicts = append(out.Verdicts, doctor.CompareNodes(rep, srep, opt))
-			}
-		}
-	}
-	out.Exit = doctor.ExitCode(out.Verdicts)
 	if *jsonOut {
 		if err := encodeIndented(stdout, out); err != nil {
 			return fail(fs, stderr, exitFailed, "%v", err)
 		}
 		return out.Exit
 	}
-	for i, rep := range out.Reports {
-		if i > 0 {
-			fmt.Fprintln(stdout)
-		}
-		fmt.Fprint(stdout, rep.Text())
-	}
-	for _, v := range out.Verdicts[len(out.Verdicts)-countCompare(out):] {
-		fmt.Fprintln(stdout, v)
-		for _, e := range v.Evidence {
-			fmt.Fprintf(stdout, "    %s\n", e)
-		}
-	}
+	out.WriteText(stdout)
 	return out.Exit
-}
-
-// countCompare is how many verdicts came from --single-node (they follow
-// the reports' own).
-func countCompare(out curveDoctorOutput) int {
-	n := len(out.Verdicts)
-	for _, r := range out.Reports {
-		n -= len(r.Verdicts)
-	}
-	return n
 }
 
 // readCurveFile reads the curves of one input file ("-": standard input).
 func readCurveFile(file, coll string, inPlace bool) ([]doctor.NamedCurve, error) {
-	data, err := readInput(file)
+	data, err := files.ReadInput(file, stdin)
 	if err != nil {
 		return nil, err
 	}
-	return doctor.ReadCurves(inputName(file), data, coll, inPlace)
+	return doctor.ReadCurves(files.InputName(file), data, coll, inPlace)
 }

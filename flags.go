@@ -9,7 +9,8 @@ package main
 // --compare, --load), the message sizes (--sizes, -b/-e/-f) and devices
 // (--devices), an RDMA port (--device, --ib-port, --gid-index), the two
 // machines' sides (--server, --connect, --port, --server-host), and the
-// script probes' --script, --recorded, --keep and --dry-run. The
+// script probes' --script, --recorded, --keep and --dry-run, and how often
+// a timed probe repeats (--warmup, --iters). The
 // launcher's flags are declared once by probes/launch (Options.AddFlags).
 
 import (
@@ -320,6 +321,20 @@ func parseInts(s string) ([]int, error) {
 		out = append(out, v)
 	}
 	return out, nil
+}
+
+// addRepeatFlags declares how often a timed probe repeats each size,
+// --warmup untimed NOUNs and --iters timed ones, for a probe that times
+// NOUNs ("copies", "writes"), with their defaults; batched probes time
+// --iters NOUNs per repetition (of --reps, the probe's own), the others
+// --iters NOUNs per size. mirrors names the tool whose -w and -n they copy.
+func addRepeatFlags(fs *flag.FlagSet, warmup, iters *int, noun string, warmupDef, itersDef int, batched bool, mirrors string) {
+	itersUsage := "timed " + noun + " per size"
+	if batched {
+		itersUsage = noun + " per timed repetition" + mirrorNote(mirrors, "n")
+	}
+	fs.IntVar(warmup, "warmup", warmupDef, "untimed "+noun+" per size"+mirrorNote(mirrors, "w"))
+	fs.IntVar(iters, "iters", itersDef, itersUsage)
 }
 
 // addRDMAPortFlags declares the RDMA port a program uses: --device,

@@ -28,6 +28,7 @@ import (
 	"github.com/commlab/commlab/notebook/literate"
 	"github.com/commlab/commlab/notebook/runner"
 	"github.com/commlab/commlab/parse"
+	"github.com/commlab/commlab/probes/child"
 )
 
 // verb is one verb of the commlab command, or a group of verbs under one
@@ -96,6 +97,9 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && (args[0] == "version" || args[0] == "--version") {
 		fmt.Fprintln(stdout, "commlab", version())
 		return 0
+	}
+	if len(args) > 0 && args[0] == child.Verb {
+		return runProbeChild(stderr) // hidden: the child side of child.Run
 	}
 	return dispatchIn("commlab", verbs, args, stdout, stderr)
 }

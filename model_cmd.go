@@ -12,42 +12,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/commlab/commlab/chart"
 	"github.com/commlab/commlab/costmodel"
-	"github.com/commlab/commlab/units"
 )
-
-// modelResult is one predicted point as --json prints it.
-type modelResult struct {
-	Collective  string  `json:"collective"`
-	Algorithm   string  `json:"algorithm"`
-	Protocol    string  `json:"protocol,omitempty"`
-	Ranks       int     `json:"ranks"`
-	Nodes       int     `json:"nodes"`
-	Bytes       float64 `json:"bytes"`
-	TimeS       float64 `json:"time_s"`
-	LatencyS    float64 `json:"latency_s"`
-	BandwidthS  float64 `json:"bandwidth_s"`
-	AlgBWGBps   float64 `json:"algbw_gbps"`
-	BusBWGBps   float64 `json:"busbw_gbps"`
-	Bound       string  `json:"bound"`
-	ForcedRatio float64 `json:"forced_slowdown,omitempty"`
-	// NCCLTimeS is NCCL's own prediction (its tuner) for the pick, and
-	// FloorS the host floor, with --algo auto.
-	NCCLTimeS float64 `json:"nccl_model_time_s,omitempty"`
-	FloorS    float64 `json:"host_floor_s,omitempty"`
-}
-
-func resultOf(r costmodel.Row) modelResult {
-	return modelResult{Collective: r.Collective, Algorithm: r.Algorithm, Protocol: r.Protocol, Ranks: r.Ranks,
-		Nodes: r.Nodes, Bytes: r.Bytes, TimeS: r.Time, LatencyS: r.LatencyTerm, BandwidthS: r.BandwidthTerm,
-		AlgBWGBps: r.AlgBW / 1e9, BusBWGBps: r.BusBW / 1e9, Bound: r.Bound}
-}
 
 var modelUsage = modelUsageLines()
 
@@ -123,14 +93,11 @@ func runModel(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageErr("%s", modelErrorText(err))
 	}
-	var rows []modelResult
-	header := ""
-	if plan.Tuned {
-		header = tunerHeader(plan)
-		rows, err = modelTuner(plan, plan.Table && !*jsonOut, stdout)
-	} else {
-		rows, err = modelAlphaBeta(plan.Params, plan.Sizes)
+	var tunerTable io.Writer
+	if plan.Table && !*jsonOut {
+		tunerTable = stdout
 	}
+	rows, err := plan.Predict(tunerTable)
 	if err != nil {
 		return usageErr("%v", err)
 	}
@@ -141,11 +108,7 @@ func runModel(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 		}
 		return printModelJSON(fs, stdout, stderr, v)
 	}
-	crossover := ""
-	if !plan.Tuned {
-		crossover = crossoverLine(plan.Params)
-	}
-	printModel(stdout, header, crossover, plan.Params, rows, *sweep != "")
+	plan.WriteText(stdout, rows, *sweep != "")
 	return 0
 }
 
@@ -180,59 +143,6 @@ func modelErrorText(err error) string {
 	return oe.Text(func(o costmodel.Option) string { return modelFlags[o] })
 }
 
-// tunerHeader is the first line of the tuner's answer: the NCCL family
-// and the machine as modelled.
-func tunerHeader(plan costmodel.CollectivePlan) string {
-	m := plan.Machine
-	node := m.Node
-	linkNote := ""
-	if plan.LinkAssumed {
-		linkNote = fmt.Sprintf(" (assumed from --bw %v; set --link)", costmodel.Bandwidth{BytesPerSecond: plan.Params.Beta})
-	}
-	nvlsNote := "no NVLS"
-	switch {
-	case node.NVLS && m.NVLSOff:
-		nvlsNote = "NVLS off (NCCL_NVLS_ENABLE=0)"
-	case node.NVLS:
-		nvlsNote = "NVLS on"
-	}
-	kind := node.Intra.Kind
-	if kind != "pcie" {
-		kind = "nvlink"
-	}
-	fam, _ := costmodel.NCCLFamily(m.NCCL)
-	famNote := fam + "-family tuner"
-	if m.NCCL != fam {
-		famNote = fmt.Sprintf("NCCL %s: %s", m.NCCL, famNote)
-	}
-	if !plan.NCCLGiven {
-		famNote += " (the default, newest modelled)"
-	}
-	header := fmt.Sprintf("%s, calibrated model over NCCL's %s, %d node(s) of %s: %d GPUs each, in-node link %s%s, %s",
-		plan.Params.Collective, famNote, m.Nodes, node.Name, node.GPUs, kind, linkNote, nvlsNote)
-	if m.Nodes > 1 {
-		path := node.NICPath
-		if path == "" {
-			path = "PIX"
-			if !node.NVSwitch {
-				path = "PHB"
-			}
-		}
-		header += fmt.Sprintf(", %d NIC(s) %s at %v, NIC %s", node.NICs, node.NIC.Name, node.NIC.Bandwidth, path)
-		if node.NIC.NetLatency > 0 {
-			header += fmt.Sprintf(", network latency %v per hop", costmodel.Seconds(node.NIC.NetLatency))
-		}
-	}
-	if h := m.Harness; h.ThreadGPUs > 1 || h.IssueUs > 0 {
-		iss := h.IssueUs
-		if iss == 0 {
-			iss = costmodel.FitIssueUs
-		}
-		header += fmt.Sprintf(", %d GPU(s) per host thread at %.3g us each", h.ThreadGPUs, iss)
-	}
-	return header
-}
-
 // printModelJSON prints v as --json does and returns the exit status; a
 // failed write is named after the verb whose flag set is fs.
 func printModelJSON(fs *flag.FlagSet, stdout, stderr io.Writer, v any) int {
@@ -242,111 +152,12 @@ func printModelJSON(fs *flag.FlagSet, stdout, stderr io.Writer, v any) int {
 	return 0
 }
 
-// crossoverLine says where the alpha-beta model of p turns from latency-
-// to bandwidth-bound, e.g. "crossover 1 MB: below it the latency term
-// dominates"; the tuner's pick changes with size, so it has none.
-func crossoverLine(p costmodel.Params) string {
-	x, err := costmodel.Crossover(p)
-	if err != nil {
-		return "crossover none: " + strings.TrimPrefix(err.Error(), "costmodel: bad parameters: ")
-	}
-	return fmt.Sprintf("crossover %v: below it the latency term dominates", costmodel.Bytes(x))
-}
-
 func presetNames() string {
 	var names []string
 	for _, n := range costmodel.Nodes() {
 		names = append(names, n.Name)
 	}
 	return strings.Join(names, ", ")
-}
-
-// modelAlphaBeta predicts p at every size with the alpha-beta model.
-func modelAlphaBeta(p costmodel.Params, sizes []float64) ([]modelResult, error) {
-	rows, err := costmodel.SweepSizes(p, sizes)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]modelResult, len(rows))
-	for i, r := range rows {
-		out[i] = resultOf(r)
-		if out[i].Protocol == "" {
-			out[i].Protocol = "ideal"
-		}
-	}
-	return out, nil
-}
-
-// modelTuner predicts with the calibrated model over NCCL's tuner, and
-// prints the tuner's table first when asked.
-func modelTuner(plan costmodel.CollectivePlan, printTable bool, w io.Writer) ([]modelResult, error) {
-	T, rows, err := plan.Machine.Sweep(plan.Params.Collective, plan.Sizes, plan.Algorithm, plan.Protocol)
-	if err != nil {
-		return nil, err
-	}
-	if printTable {
-		fmt.Fprint(w, T.String())
-		fmt.Fprintln(w)
-	}
-	out := make([]modelResult, len(rows))
-	for i, r := range rows {
-		out[i] = resultOf(r.Row)
-		out[i].ForcedRatio = r.Slowdown
-		out[i].NCCLTimeS = r.NCCLTime
-		out[i].FloorS = r.Floor
-	}
-	return out, nil
-}
-
-func printModel(w io.Writer, header, crossover string, p costmodel.Params, rows []modelResult, sweep bool) {
-	r0 := rows[0]
-	if header != "" {
-		fmt.Fprintln(w, header)
-	} else {
-		fmt.Fprintf(w, "%s, %s/%s, %d GPUs on %d node(s), alpha %v, beta %v one-way",
-			r0.Collective, r0.Algorithm, r0.Protocol, r0.Ranks, r0.Nodes,
-			costmodel.Seconds(p.Alpha), costmodel.Bandwidth{BytesPerSecond: p.Beta})
-		if p.Nodes > 1 {
-			fmt.Fprintf(w, "; between nodes alpha %v, beta %v per GPU", costmodel.Seconds(p.InterAlpha), costmodel.Bandwidth{BytesPerSecond: p.InterBeta})
-		}
-		if sweep && crossover != "" {
-			// On the header, so the table's rows stay last.
-			fmt.Fprintf(w, "; %s", strings.SplitN(crossover, ":", 2)[0])
-		}
-		fmt.Fprintln(w)
-	}
-	if !sweep {
-		if header != "" {
-			fmt.Fprintf(w, "pick    %s/%s\n", r0.Algorithm, r0.Protocol)
-		}
-		fmt.Fprintf(w, "size    %s (%s bytes)\n", formatBytes(r0.Bytes), units.Number(r0.Bytes))
-		fmt.Fprintf(w, "time    %v = %v latency + %v bandwidth (%s-bound)\n",
-			costmodel.Seconds(r0.TimeS), costmodel.Seconds(r0.LatencyS), costmodel.Seconds(r0.BandwidthS), r0.Bound)
-		fmt.Fprintf(w, "algbw   %s\nbusbw   %s\n", units.Readable(r0.AlgBWGBps, "GB/s"), units.Readable(r0.BusBWGBps, "GB/s"))
-		if r0.ForcedRatio != 0 {
-			fmt.Fprintf(w, "forcing %s/%s costs %s the tuner's free pick\n", r0.Algorithm, r0.Protocol, units.Readable(r0.ForcedRatio, "x"))
-		}
-		if crossover != "" {
-			fmt.Fprintln(w, crossover)
-		}
-		return
-	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "size\talgo\tproto\ttime\tlatency\tbandwidth\talgbw GB/s\tbusbw GB/s\tbound\t")
-	for _, r := range rows {
-		fmt.Fprintf(tw, "%v\t%s\t%s\t%v\t%v\t%v\t%s\t%s\t%s\t\n", formatBytes(r.Bytes), r.Algorithm, r.Protocol,
-			costmodel.Seconds(r.TimeS), costmodel.Seconds(r.LatencyS), costmodel.Seconds(r.BandwidthS), units.Number(r.AlgBWGBps), units.Number(r.BusBWGBps), r.Bound)
-	}
-	tw.Flush()
-}
-
-// formatBytes prints a size the way it reads back exactly (units.FormatSize):
-// 1 KiB, 1 GB, 1000001 B.
-func formatBytes(b float64) string {
-	if b != math.Trunc(b) || math.Abs(b) >= 1<<62 {
-		return costmodel.Bytes(b).String()
-	}
-	return units.FormatSize(int64(b))
 }
 
 var modelCalibrateUsage = []string{
@@ -397,25 +208,6 @@ func runModelCalibrate(fs *flag.FlagSet, args []string, stdout, stderr io.Writer
 	return 0
 }
 
-// Defaults of the custom all-reduce model, each from a named source.
-const (
-	// defaultLaunch: one kernel launch on the lab's H200, recorded run
-	// latency-h200x1 (kernel_launch_host 3.68 us, 2026-11-29).
-	defaultLaunch = "3.68us"
-	// defaultFlag: NCCL's NVLink per-hop latency for LL, 0.6 us
-	// (src/graph/tuning.cc hwLat), for one flag write and its observation.
-	defaultFlag = "0.6us"
-	// defaultPhase: what two-shot's dependent second phase adds (a
-	// system-wide fence, a barrier and a second pass), measured on
-	// commlab's own kernel with one rank on the lab's H200: two-shot minus
-	// one-shot at 8 B, recorded run custom-allreduce-h200x1-ws1 (7.14 us
-	// against 5.062 us, 2026-12-01). No peers: a floor for NVLink's.
-	defaultPhase = "2.078us"
-	// defaultPeerBW: P2P read between the lab's two H200s, recorded run
-	// bandwidth-h200x2 (p2p_read 256 MiB 390.6 GB/s, 2026-11-29).
-	defaultPeerBW = "390.6GB/s"
-)
-
 var modelTPAllReduceUsage = []string{
 	"usage: commlab model tp-allreduce [--model NAME] --batch B [--hidden H] [--dtype bf16] [--tp N] [--layers L] [--json]",
 	"The all_reduces of one tensor-parallel decode step (two per layer: after attention and after the MLP), their time",
@@ -434,10 +226,10 @@ func runModelTPAllReduce(fs *flag.FlagSet, args []string, stdout, stderr io.Writ
 	preset := fs.String("preset", "hgx-h200", "node preset for NCCL's model: "+presetNames())
 	family := fs.String("nccl", costmodel.DefaultNCCL, "NCCL version or tuner family (2.19, 2.23 ... 2.28)")
 	nvls := fs.Bool("nvls", true, "NVLink multicast (NVLS) available; --nvls=false is NCCL_NVLS_ENABLE=0")
-	launch := quantityFlag(fs, "launch", defaultLaunch, "custom all-reduce fixed cost (kernel launch); default: recorded kernel launch on H200", costmodel.ParseDuration)
-	flagLat := quantityFlag(fs, "flag", defaultFlag, "one flag barrier; default: NCCL's NVLink LL hop latency (tuning.cc)", costmodel.ParseDuration)
-	phase := quantityFlag(fs, "phase", defaultPhase, "what two-shot's dependent second phase adds; default: recorded one-rank two-shot minus one-shot on H200", costmodel.ParseDuration)
-	peerBW := quantityFlag(fs, "peer-bw", defaultPeerBW, "what one GPU pulls from its peers, one way; default: recorded 2xH200 P2P read", costmodel.ParseBandwidth)
+	launch := quantityFlag(fs, "launch", costmodel.DefaultCustomLaunch, "custom all-reduce fixed cost (kernel launch); default: recorded kernel launch on H200", costmodel.ParseDuration)
+	flagLat := quantityFlag(fs, "flag", costmodel.DefaultCustomFlag, "one flag barrier; default: NCCL's NVLink LL hop latency (tuning.cc)", costmodel.ParseDuration)
+	phase := quantityFlag(fs, "phase", costmodel.DefaultCustomPhase, "what two-shot's dependent second phase adds; default: recorded one-rank two-shot minus one-shot on H200", costmodel.ParseDuration)
+	peerBW := quantityFlag(fs, "peer-bw", costmodel.DefaultCustomPeerBW, "what one GPU pulls from its peers, one way; default: recorded 2xH200 P2P read", costmodel.ParseBandwidth)
 	cc := fs.String("cc", "9.0", "compute capability as vLLM writes it: 8.0, 9.0, 10.0, 10.3")
 	fullNVLink := fs.Bool("full-nvlink", true, "every GPU pair on NVLink (NVSwitch)")
 	multiNode := fs.Bool("multi-node", false, "the TP group spans nodes")
@@ -463,37 +255,17 @@ func runModelTPAllReduce(fs *flag.FlagSet, args []string, stdout, stderr io.Writ
 	}
 	r, err := costmodel.TPAllReduceQuery{Shape: shape, Batch: *batch, DType: *dtype, TP: *tp, Node: node, Family: *family, NVLS: *nvls,
 		Custom:     costmodel.CustomAllReduce{Launch: float64(launch.value), Flag: float64(flagLat.value), Phase: float64(phase.value), Beta: peerBW.value.OneWay()},
-		CustomNote: "launch " + launch.text + ", flag " + flagLat.text + ", two-shot's second phase " + phase.text + ", peer bandwidth " + peerBW.text + " (defaults: recorded runs latency-h200x1, custom-allreduce-h200x1-ws1 and bandwidth-h200x2, NCCL's NVLink LL hop)",
+		CustomNote: "launch " + launch.text + ", flag " + flagLat.text + ", two-shot's second phase " + phase.text + ", peer bandwidth " + peerBW.text + " (" + costmodel.CustomDefaultsNote + ")",
 		Backend: costmodel.BackendQuery{Capability: *cc, FullNVLink: *fullNVLink, P2P: true, MultiNode: *multiNode,
 			CustomAR: *custom, TorchSymmMem: *torchSymm, NCCLSymmMem: *ncclSymm, FlashInfer: *flashinfer, CUDAGraph: *graph},
 	}.Estimate()
 	if err != nil {
 		return fail(fs, stderr, 2, "%v", err)
 	}
-	db := r.DTypeBytes
 	if *jsonOut {
 		return printModelJSON(fs, stdout, stderr, r)
 	}
-	name := r.Model
-	if name == "" {
-		name = fmt.Sprintf("hidden %d", r.Hidden)
-	}
-	fmt.Fprintf(stdout, "%s, batch %d, %s, TP %d, %d layers\n", name, r.Batch, r.DType, r.TP, r.Layers)
-	fmt.Fprintf(stdout, "one all_reduce: %s (batch x hidden x %d B); 2 per layer, %d per step: %s per step, %s per token\n",
-		units.Readable(r.Bytes, "B"), db, r.AllReducesPerStep, units.Readable(r.PerStepBytes, "B"), units.Readable(r.PerTokenBytes, "B"))
-	if r.TP > 1 {
-		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "backend\tone all_reduce\tper step\t")
-		fmt.Fprintf(tw, "NCCL (model: %s/%s)\t%s\t%s\t\n", r.NCCLAlgorithm, r.NCCLProtocol, costmodel.Seconds(r.TimeS["nccl"]).String(), costmodel.Seconds(r.PerStepTimeS["nccl"]).String())
-		fmt.Fprintf(tw, "custom one-shot (model)\t%s\t%s\t\n", costmodel.Seconds(r.TimeS["oneshot"]).String(), costmodel.Seconds(r.PerStepTimeS["oneshot"]).String())
-		fmt.Fprintf(tw, "custom two-shot (model)\t%s\t%s\t\n", costmodel.Seconds(r.TimeS["twoshot"]).String(), costmodel.Seconds(r.PerStepTimeS["twoshot"]).String())
-		tw.Flush()
-	}
-	algo := ""
-	if r.Algorithm != "" {
-		algo = " (" + r.Algorithm + ")"
-	}
-	fmt.Fprintf(stdout, "vLLM would take: %s%s\n  because: %s\n", r.Backend, algo, r.Reason)
+	r.WriteText(stdout)
 	return 0
 }
 
@@ -530,23 +302,10 @@ func runModelKV(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(fs, stderr, 2, "%v (give --model or --layers, --kv-heads and --head-dim)", err)
 	}
-	db := r.DTypeBytes
 	if *jsonOut {
 		return printModelJSON(fs, stdout, stderr, r)
 	}
-	name := r.Model
-	if name == "" {
-		name = "model"
-	}
-	fmt.Fprintf(stdout, "%s KV cache, %s: %d layers x 2 x %d kv heads x %d x %d B = %s per token\n", name, r.DType, r.Layers, r.KVHeads, r.HeadDim, db, units.Readable(r.BytesPerToken, "B"))
-	fmt.Fprintf(stdout, "%s tokens: %s (%s per layer)\n", units.Count(int64(r.Tokens)), units.Readable(r.Bytes, "B"), units.Readable(r.PerLayerBytes, "B"))
-	fmt.Fprintf(stdout, "at %s: %s at once, %s layer by layer (%d messages)\n\nover the link presets (at once):\n", units.FormatRate(r.BWBytesPerS), costmodel.Seconds(r.TimeS).String(), costmodel.Seconds(r.PerLayerTimeS).String(), r.Layers)
-	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "link\trate (one way)\ttime\t")
-	for _, l := range r.Links {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t\n", l.Name, units.Readable(l.BWBytesPerS, "B/s"), costmodel.Seconds(l.TimeS).String())
-	}
-	tw.Flush()
+	r.WriteText(stdout)
 	return 0
 }
 

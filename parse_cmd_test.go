@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/commlab/commlab/parse/files"
 )
 
 func runNCCLParseCLI(t *testing.T, args ...string) (int, string, string) {
@@ -286,12 +288,12 @@ func TestParseTopoCLI(t *testing.T) {
 		t.Errorf("no GPU -> NIC section:\n%s", out)
 	}
 	code, out, _ = topoRunCLI("parse", "topo", "--json", topoHGX)
-	var one parsedTopo
+	var one files.ParsedTopo
 	if code != 0 || json.Unmarshal([]byte(out), &one) != nil || len(one.Topology.NICs) != 8 {
 		t.Errorf("--json: exit %d\n%.300s", code, out)
 	}
 	code, out, errs = topoRunCLI("parse", "topo", topoHGX, topoTruncated, "--json")
-	var many []parsedTopo
+	var many []files.ParsedTopo
 	if code != 1 || json.Unmarshal([]byte(out), &many) != nil || len(many) != 2 || !strings.Contains(many[1].Error, "line 7") {
 		t.Errorf("two files: exit %d %s\n%.300s", code, errs, out)
 	}
@@ -316,7 +318,7 @@ func TestParseSMICLI(t *testing.T) {
 		t.Errorf("exit %d %s\n%s", code, errs, out)
 	}
 	code, out, errs = topoRunCLI("parse", "smi", "--json", smiH100)
-	var one parsedSMI
+	var one files.ParsedSMI
 	if code != 1 || json.Unmarshal([]byte(out), &one) != nil || one.Report.GPUs[0].PCIeGenMax != 5 || !strings.Contains(errs, "1 of 8") {
 		t.Errorf("truncated: exit %d %s\n%.300s", code, errs, out)
 	}

@@ -9,18 +9,16 @@ import (
 	"os"
 	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"golang.org/x/term"
 
 	"github.com/commlab/commlab/doctor"
-	"github.com/commlab/commlab/parse/nccllog"
 	"github.com/commlab/commlab/parse/nccltests"
-	"github.com/commlab/commlab/parse/ncclxml"
 	"github.com/commlab/commlab/parse/nvbandwidth"
 	"github.com/commlab/commlab/probes"
+	"github.com/commlab/commlab/probes/child"
 	"github.com/commlab/commlab/probes/cuda"
 	"github.com/commlab/commlab/probes/customar"
 	"github.com/commlab/commlab/probes/fake"
@@ -30,7 +28,6 @@ import (
 	"github.com/commlab/commlab/probes/rdma"
 	"github.com/commlab/commlab/probes/sysfs"
 	"github.com/commlab/commlab/probes/topograph"
-	"github.com/commlab/commlab/units"
 )
 
 // This file holds the probe verbs: topo reads the machine (NVML, sysfs);
@@ -79,21 +76,14 @@ func finishRun(run, ref *probes.Run, mf outputFlags, stdout, stderr io.Writer, p
 			return 1
 		}
 	} else {
-		fmt.Fprintln(stdout, "#", run.Provenance())
-		if l2 := l2Line(run); l2 != "" {
-			fmt.Fprintln(stdout, "#", l2)
-		}
-		for _, n := range run.Notes {
-			fmt.Fprintln(stdout, "# note:", n)
-		}
-		printTable(stdout, run)
+		probes.WriteRunText(stdout, run, printTable)
 	}
 	if ref != nil {
 		w := stdout
 		if *mf.json {
 			w = stderr
 		}
-		writeComparison(w, probes.Compare(run, ref))
+		probes.WriteComparison(w, probes.Compare(run, ref))
 	}
 	if run.Error != "" {
 		fmt.Fprintln(stderr, "commlab probe: run stopped early:", run.Error)
@@ -128,21 +118,16 @@ func describeMachine(run *probes.Run) {
 	}
 }
 
-// l2Line says how large the GPUs' L2 cache is, where copies stop fitting
-// in it; empty for runs that did not record it.
-func l2Line(run *probes.Run) string {
-	if run.L2Bytes() <= 0 {
-		return ""
+// runProbeChild is the hidden verb child.Verb: the child side of
+// child.Run, which a library starts to run one probe in isolation.
+func runProbeChild(stderr io.Writer) int {
+	ctx, stop := interruptible()
+	defer stop()
+	if err := child.Serve(ctx, os.Stdin, stderr); err != nil {
+		fmt.Fprintf(stderr, "commlab %s: %v\n", child.Verb, err)
+		return 1
 	}
-	var sizes []string
-	for _, f := range strings.Split(run.Settings[probes.SettingL2Bytes], ",") {
-		n, err := strconv.ParseInt(strings.TrimSpace(f), 10, 64)
-		if err != nil {
-			return ""
-		}
-		sizes = append(sizes, units.FormatSize(n))
-	}
-	return "L2 cache per GPU: " + strings.Join(sizes, ", ") + " (copies whose buffers fit may not reach HBM)"
+	return 0
 }
 
 var probeBandwidthUsage = []string{"usage: commlab probe bandwidth [flags]"}
@@ -150,14 +135,14 @@ var probeBandwidthUsage = []string{"usage: commlab probe bandwidth [flags]"}
 func runProbeBandwidth(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	sf := addSweepFlags(fs, "copy size", "4K", "1G", 4, "")
 	ops := fs.String("ops", strings.Join(cuda.AllCopyOps, ","), "copy operations to measure")
-	warmup := fs.Int("warmup", 3, "untimed copies per size")
-	iters := fs.Int("iters", 10, "copies per timed repetition")
+	var cfg cuda.BandwidthConfig
+	addRepeatFlags(fs, &cfg.Warmup, &cfg.Iters, "copies", 3, 10, true, "")
 	reps := fs.Int("reps", 7, "timed repetitions (median reported)")
 	mf := addOutputFlags(fs, true)
 	if status, ok := parseOnlyFlags(fs, args, stderr); !ok {
 		return status
 	}
-	cfg := cuda.BandwidthConfig{Warmup: *warmup, Iters: *iters, Reps: *reps, Ops: strings.Split(*ops, ",")}
+	cfg.Reps, cfg.Ops = *reps, strings.Split(*ops, ",")
 	var err error
 	if cfg.Sizes, cfg.Devices, err = sf.values(); err != nil {
 		return fail(fs, stderr, 2, "%v", err)
@@ -172,7 +157,7 @@ func runProbeBandwidth(fs *flag.FlagSet, args []string, stdout, stderr io.Writer
 		return fail(fs, stderr, exitBadInput, "%v", err)
 	}
 	if r != nil {
-		return finishRun(r, ref, mf, stdout, stderr, printCopyTable)
+		return finishRun(r, ref, mf, stdout, stderr, cuda.WriteCopyTable)
 	}
 	cfg.Progress = newProgressBar(stderr).update
 	run, err := cuda.MeasureBandwidth(cfg)
@@ -180,21 +165,7 @@ func runProbeBandwidth(fs *flag.FlagSet, args []string, stdout, stderr io.Writer
 		return fail(fs, stderr, 1, "%v", err)
 	}
 	run.Command = commandLine(fs, args)
-	return finishRun(run, ref, mf, stdout, stderr, printCopyTable)
-}
-
-func printCopyTable(w io.Writer, run *probes.Run) {
-	fmt.Fprintf(w, "%-16s %5s %5s %12s %12s %10s %8s %6s\n", "op", "src", "dst", "bytes", "median(µs)", "GB/s", "spread%", "wrong")
-	for _, s := range run.Samples {
-		fmt.Fprintf(w, "%-16s %5s %5s %12d %12.2f %10.2f %8.1f %6d\n", s.Op, devName(s.Src), devName(s.Dst), s.Bytes, s.MedianUS, s.AlgBW, s.SpreadPct(), s.Wrong)
-	}
-}
-
-func devName(d int) string {
-	if d < 0 {
-		return "host"
-	}
-	return "gpu" + strconv.Itoa(d)
+	return finishRun(run, ref, mf, stdout, stderr, cuda.WriteCopyTable)
 }
 
 var probeLatencyUsage = []string{"usage: commlab probe latency [flags]"}
@@ -216,129 +187,52 @@ func runProbeLatency(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) 
 		return fail(fs, stderr, 1, "%v", err)
 	}
 	run.Command = commandLine(fs, args)
-	return finishRun(run, nil, mf, stdout, stderr, func(w io.Writer, r *probes.Run) {
-		fmt.Fprintf(w, "%-26s %12s %10s %10s %s\n", "op", "median(µs)", "min(µs)", "max(µs)", "label")
-		for _, s := range r.Samples {
-			fmt.Fprintf(w, "%-26s %12.3f %10.3f %10.3f %s\n", s.Op, s.MedianUS, s.MinUS, s.MaxUS, s.Label)
-		}
-	})
+	return finishRun(run, nil, mf, stdout, stderr, cuda.WriteLatencyTable)
 }
 
 var probeNCCLUsage = []string{"usage: commlab probe nccl [flags]"}
 
 func runProbeNCCL(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
-	if nccl.IsWorker() {
-		// The child side of MeasureInChild: the parent reads our run file.
-		if err := nccl.ServeWorker(stderr); err != nil {
-			fmt.Fprintln(stderr, "commlab probe nccl (worker):", err)
-			return 1
-		}
-		return 0
-	}
-	colls := fs.String("coll", "all_reduce", "collectives, comma-separated: "+strings.Join(nccl.Collectives, ",")+" (or all; unpaired_send and stalled_stream hang on purpose)")
-	sf := addSweepFlags(fs, "size", "8", "128M", 2, "nccl-tests")
-	dtype := fs.String("dtype", "float32", "data type (int8 ... float8e5m2)")
-	op := fs.String("op", "sum", "reduction: sum, prod, max, min, avg")
-	root := fs.Int("root", 0, "root rank of broadcast and reduce")
-	modes := fs.String("modes", "out,in", "out-of-place and/or in-place")
-	warmup := fs.Int("warmup", 5, "untimed operations per size (nccl-tests -w)")
-	iters := fs.Int("iters", 20, "operations per timed repetition (nccl-tests -n)")
-	reps := fs.Int("reps", 5, "timed repetitions, median reported")
-	check := fs.Bool("check", true, "check results (nccl-tests -c)")
-	timeout := fs.Duration("timeout", 5*time.Minute, "abort a batch of operations not done in this time")
-	blocking := fs.Bool("blocking", false, "blocking communicators, as nccl-tests and PyTorch use (a hang then ends the worker process instead of being aborted in-process)")
-	algo := fs.String("algo", "", "set NCCL_ALGO")
-	proto := fs.String("proto", "", "set NCCL_PROTO")
-	nch := fs.Int("nchannels", 0, "set NCCL_MIN_NCHANNELS and NCCL_MAX_NCHANNELS")
-	debug := fs.String("debug", "INFO", "NCCL_DEBUG level for the captured log (empty: none)")
-	subsys := fs.String("debug-subsys", "INIT,GRAPH,ENV", "NCCL_DEBUG_SUBSYS")
-	inProcess := fs.Bool("in-process", false, "measure in this process (NCCL_* settings of later runs are then ignored)")
-	topoDump := fs.Bool("topo-dump", false, "keep NCCL's topology and graph dumps (NCCL_TOPO_DUMP_FILE, NCCL_GRAPH_DUMP_FILE) in the run")
-	topoFile := fs.String("topo-file", "", "run with this topology instead of NCCL's own detection (NCCL_TOPO_FILE), kept in the run")
-	topoEdit := fs.String("topo-edit", "", "run twice: dump the topology, edit it (`EDIT`: "+topoEditNames()+"), run again on the edited file, and print both graph searches")
-	var env []string
-	fs.Func("env", "NAME=VALUE for the run (repeatable)", func(kv string) error { env = append(env, kv); return nil })
+	s := nccl.DefaultSettings()
+	fs.StringVar(&s.Collectives, "coll", s.Collectives, "collectives, comma-separated: "+strings.Join(nccl.Collectives, ",")+" (or all; unpaired_send and stalled_stream hang on purpose)")
+	sf := addSweepFlags(fs, "size", "8", "128M", nccl.DefaultFactor, "nccl-tests")
+	fs.StringVar(&s.DType, "dtype", s.DType, "data type (int8 ... float8e5m2)")
+	fs.StringVar(&s.RedOp, "op", s.RedOp, "reduction: sum, prod, max, min, avg")
+	fs.IntVar(&s.Root, "root", s.Root, "root rank of broadcast and reduce")
+	fs.StringVar(&s.Modes, "modes", s.Modes, "out-of-place and/or in-place")
+	addRepeatFlags(fs, &s.Warmup, &s.Iters, "operations", s.Warmup, s.Iters, true, "nccl-tests")
+	fs.IntVar(&s.Reps, "reps", s.Reps, "timed repetitions, median reported")
+	fs.BoolVar(&s.Check, "check", s.Check, "check results (nccl-tests -c)")
+	fs.DurationVar(&s.Timeout, "timeout", s.Timeout, "abort a batch of operations not done in this time")
+	fs.BoolVar(&s.Blocking, "blocking", s.Blocking, "blocking communicators, as nccl-tests and PyTorch use (a hang then ends the worker process instead of being aborted in-process)")
+	fs.StringVar(&s.Algo, "algo", "", "set NCCL_ALGO")
+	fs.StringVar(&s.Proto, "proto", "", "set NCCL_PROTO")
+	fs.IntVar(&s.Channels, "nchannels", 0, "set NCCL_MIN_NCHANNELS and NCCL_MAX_NCHANNELS")
+	fs.StringVar(&s.Debug, "debug", s.Debug, "NCCL_DEBUG level for the captured log (empty: none)")
+	fs.StringVar(&s.DebugSubsys, "debug-subsys", s.DebugSubsys, "NCCL_DEBUG_SUBSYS")
+	fs.BoolVar(&s.InProcess, "in-process", false, "measure in this process (NCCL_* settings of later runs are then ignored)")
+	fs.BoolVar(&s.TopoDump, "topo-dump", false, "keep NCCL's topology and graph dumps (NCCL_TOPO_DUMP_FILE, NCCL_GRAPH_DUMP_FILE) in the run")
+	fs.StringVar(&s.TopoFile, "topo-file", "", "run with this topology instead of NCCL's own detection (NCCL_TOPO_FILE), kept in the run")
+	fs.StringVar(&s.TopoEdit, "topo-edit", "", "run twice: dump the topology, edit it (`EDIT`: "+nccl.EditNames()+"), run again on the edited file, and print both graph searches")
+	fs.Func("env", "NAME=VALUE for the run (repeatable)", func(kv string) error { s.Env = append(s.Env, kv); return nil })
 	mf := addOutputFlags(fs, true)
 	if status, ok := parseOnlyFlags(fs, args, stderr); !ok {
 		return status
 	}
-	cfg := nccl.Config{DType: *dtype, RedOp: *op, Root: *root, Warmup: *warmup, Iters: *iters, Reps: *reps,
-		Check: *check, Timeout: *timeout, Blocking: *blocking, Env: map[string]string{}}
-	bad := func(err error) int { return fail(fs, stderr, 2, "%v", err) }
 	var err error
-	if cfg.Sizes, cfg.Devices, err = sf.values(); err != nil {
-		return bad(err)
+	if s.Sizes, s.Devices, err = sf.values(); err != nil {
+		return fail(fs, stderr, 2, "%v", err)
 	}
-	if *colls == "all" {
-		cfg.Collectives = nccl.Collectives
-	} else {
-		cfg.Collectives = strings.Split(*colls, ",")
-	}
-	for _, c := range cfg.Collectives {
-		if !slices.Contains(nccl.Collectives, c) && c != nccl.UnpairedSend && c != nccl.StalledStream {
-			return bad(fmt.Errorf("unknown collective %q", c))
-		}
-	}
-	cfg.Modes = strings.Split(*modes, ",")
-	for _, m := range cfg.Modes {
-		if m != "out" && m != "in" {
-			return bad(fmt.Errorf("mode %q: want out or in", m))
-		}
-	}
-	if _, err := nccl.LookupDType(*dtype); err != nil {
-		return bad(err)
-	}
-	if !slices.Contains(nccl.RedOps, *op) {
-		return bad(fmt.Errorf("unknown reduction %q", *op))
-	}
-	if *warmup < 0 || *iters <= 0 || *reps <= 0 || *timeout <= 0 {
-		return bad(errors.New("--iters, --reps and --timeout must be positive"))
-	}
-	for _, kv := range env {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || k == "" {
-			return bad(fmt.Errorf("--env %q: want NAME=VALUE", kv))
-		}
-		cfg.Env[k] = v
-	}
-	if *algo != "" {
-		cfg.Env["NCCL_ALGO"] = *algo
-	}
-	if *proto != "" {
-		cfg.Env["NCCL_PROTO"] = *proto
-	}
-	if *nch > 0 {
-		cfg.Env["NCCL_MIN_NCHANNELS"], cfg.Env["NCCL_MAX_NCHANNELS"] = strconv.Itoa(*nch), strconv.Itoa(*nch)
-	}
-	if *debug != "" {
-		cfg.Env["NCCL_DEBUG"] = *debug
-		cfg.Env["NCCL_DEBUG_SUBSYS"] = *subsys
-	}
-	cfg.DumpTopology = *topoDump
-	if *topoFile != "" {
-		b, err := os.ReadFile(*topoFile)
-		if err != nil {
-			return fail(fs, stderr, exitBadInput, "%v", err)
-		}
-		cfg.TopoXML = string(b)
-	}
-	if *inProcess && (*topoDump || *topoFile != "" || *topoEdit != "") {
-		return bad(errors.New("--topo-dump, --topo-file and --topo-edit need the child process NCCL reads its settings in (drop --in-process)"))
-	}
-	if *topoEdit != "" {
-		if err := ncclxml.CheckEdit(*topoEdit); err != nil {
-			return bad(err)
-		}
-	}
-	if *topoEdit != "" && *topoFile != "" {
-		return bad(errors.New("--topo-edit edits the topology NCCL dumps; it does not take --topo-file"))
+	cfg, err := s.Config()
+	if err != nil {
+		return fail(fs, stderr, exitBadInput, "%v", err)
 	}
 	r, ref, err := mf.inputs()
 	if err != nil {
 		return fail(fs, stderr, exitBadInput, "%v", err)
 	}
 	if r != nil {
-		return finishRun(r, ref, mf, stdout, stderr, printNCCLTable)
+		return finishRun(r, ref, mf, stdout, stderr, nccl.WriteTable)
 	}
 	if _, _, err := nccl.Version(); err != nil {
 		return fail(fs, stderr, 1, "%v", err)
@@ -346,25 +240,17 @@ func runProbeNCCL(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int
 	if _, err := cuda.Init(); err != nil {
 		return fail(fs, stderr, 1, "%v", err)
 	}
-	pb := newProgressBar(stderr)
-	cfg.Progress = pb.update
+	cfg.Progress = newProgressBar(stderr).update
 	var run *probes.Run
-	if *inProcess {
+	if s.InProcess {
 		for k, v := range cfg.Env {
 			os.Setenv(k, v)
 		}
 		run, err = nccl.Measure(cfg)
 	} else {
-		exe, xerr := os.Executable()
-		if xerr != nil {
-			return fail(fs, stderr, 1, "%v", xerr)
-		}
-		argv := []string{exe, "probe", "nccl"}
-		if *topoEdit != "" {
-			run, err = nccl.MeasureTopologyEdit(context.Background(), cfg, *topoEdit, argv)
-			printGraphSearches(stdout, run)
-		} else {
-			run, err = nccl.MeasureInChild(context.Background(), cfg, argv)
+		run, err = child.Run(context.Background(), child.Request{Probe: child.NCCL, NCCL: cfg, TopologyEdit: s.TopoEdit}, child.Options{})
+		if s.TopoEdit != "" {
+			nccl.WriteGraphSearches(stdout, run)
 		}
 	}
 	if run == nil {
@@ -374,86 +260,7 @@ func runProbeNCCL(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int
 	if err != nil && run.Error == "" {
 		run.Error = err.Error()
 	}
-	return finishRun(run, ref, mf, stdout, stderr, printNCCLTable)
-}
-
-func topoEditNames() string {
-	var names []string
-	for _, e := range ncclxml.Edits {
-		names = append(names, e.Name)
-	}
-	return strings.Join(names, ", ")
-}
-
-// printGraphSearches prints the graph search lines of a topology edit's
-// two runs, the first run's above the edited one's.
-func printGraphSearches(w io.Writer, run *probes.Run) {
-	if run == nil {
-		return
-	}
-	sides := []struct{ title, log string }{{"detected topology", "base-nccl-debug"}, {"edited topology", "nccl-debug"}}
-	if _, edited := run.Logs["base-nccl-debug"]; !edited {
-		// The edit did not apply: the run is the first one, on the detected topology.
-		sides = sides[:1]
-		sides[0].log = "nccl-debug"
-	}
-	for _, side := range sides {
-		text, ok := run.Logs[side.log]
-		if !ok {
-			continue
-		}
-		fmt.Fprintf(w, "# %s: graph searches (NCCL_DEBUG_SUBSYS must include GRAPH)\n", side.title)
-		lg, _ := nccllog.Parse(strings.NewReader(text))
-		if lg == nil || len(lg.GraphSearches) == 0 {
-			fmt.Fprintln(w, "#   none in the log")
-			continue
-		}
-		for _, g := range lg.GraphSearches {
-			fmt.Fprintln(w, "#  ", g)
-		}
-	}
-	for _, n := range run.Notes {
-		if strings.HasPrefix(n, "NCCL_TOPO_FILE:") {
-			fmt.Fprintln(w, "#", n)
-		}
-	}
-}
-
-func printNCCLTable(w io.Writer, run *probes.Run) {
-	fmt.Fprintf(w, "%-15s %12s %12s %-9s %-4s %12s %10s %10s %8s %6s\n", "collective", "size", "count", "type", "mode", "time(µs)", "algbw", "busbw", "spread%", "wrong")
-	for _, s := range run.Samples {
-		wrong := strconv.FormatInt(s.Wrong, 10)
-		if s.Wrong < 0 {
-			wrong = "N/A"
-		}
-		fmt.Fprintf(w, "%-15s %12d %12d %-9s %-4s %12.2f %10.2f %10.2f %8.1f %6s\n", s.Op, s.Bytes, s.Count, s.DType, placement(s.InPlace), s.MedianUS, s.AlgBW, s.BusBW, s.SpreadPct(), wrong)
-	}
-}
-
-// writeComparison prints the comparison of a run with a reference run.
-func writeComparison(w io.Writer, cs []probes.Comparison) {
-	if len(cs) == 0 {
-		fmt.Fprintln(w, "# comparison: no samples in common")
-		return
-	}
-	pass := 0
-	fmt.Fprintf(w, "# comparison with the reference (ratio = ours / reference time)\n%-16s %12s %-4s %12s %12s %8s %-10s %s\n", "op", "bytes", "mode", "ours(µs)", "ref(µs)", "ratio", "criteria", "verdict")
-	for _, c := range cs {
-		v := "FAIL"
-		if c.Pass {
-			v, pass = "ok", pass+1
-		}
-		fmt.Fprintf(w, "%-16s %12d %-4s %12.3f %12.3f %8.4f %-10s %s\n", c.Op, c.Bytes, placement(c.InPlace), c.OursUS, c.RefUS, c.Ratio, c.Criteria, v)
-	}
-	fmt.Fprintf(w, "# %d of %d within criteria\n", pass, len(cs))
-}
-
-// placement names a collective's mode column: in-place or out-of-place.
-func placement(inPlace bool) string {
-	if inPlace {
-		return "in"
-	}
-	return "out"
+	return finishRun(run, ref, mf, stdout, stderr, nccl.WriteTable)
 }
 
 // toolParser reads a tool's output into the run (its samples, tool and
@@ -486,7 +293,11 @@ func toolRun(fs *flag.FlagSet, defaultProgram string, args []string, stdout, std
 		if len(tool.Args) > 0 {
 			return fail(fs, stderr, 2, "--load takes no tool arguments")
 		}
-		return reparseToolRun(fs, *reparse, mf, stdout, stderr, p)
+		run, parsed, lerr, perr := launch.Reparse(*reparse, tool.Kind, p.parse)
+		if lerr != nil {
+			return fail(fs, stderr, exitBadInput, "%v", lerr)
+		}
+		return finishToolRun(fs, run, parsed, perr, mf, stdout, stderr, p)
 	}
 	cmdline, err := tool.Command()
 	if err != nil {
@@ -504,40 +315,12 @@ func toolRun(fs *flag.FlagSet, defaultProgram string, args []string, stdout, std
 		return fail(fs, stderr, 1, "%v", err)
 	}
 	describeMachine(run)
-	parsed, perr := p.parse(run.Logs["output"], run)
+	parsed, perr := launch.ParseInto(p.parse, run.Logs["output"], run)
 	return finishToolRun(fs, run, parsed, perr, mf, stdout, stderr, p)
 }
 
-// reparseToolRun parses again the output a saved run kept, so a run
-// recorded before a parser fix gains what the fix reads; the run's
-// provenance (command, date, machine) stays as recorded.
-func reparseToolRun(fs *flag.FlagSet, path string, mf outputFlags, stdout, stderr io.Writer, p toolParser) int {
-	kind := verbName(fs)
-	run, err := probes.LoadRun(path)
-	if err != nil {
-		return fail(fs, stderr, exitBadInput, "%v", err)
-	}
-	out, ok := run.Logs["output"]
-	if run.Kind != kind || !ok {
-		return fail(fs, stderr, exitBadInput, "%s is a %q run without the tool's output; nothing to parse again", path, run.Kind)
-	}
-	run.Samples = nil
-	var notes []string
-	for _, n := range run.Notes {
-		if !strings.HasPrefix(n, "parse: ") {
-			notes = append(notes, n)
-		}
-	}
-	run.Notes = notes
-	parsed, perr := p.parse(out, run)
-	return finishToolRun(fs, run, parsed, perr, mf, stdout, stderr, p)
-}
-
-// finishToolRun records a parse error in the run, saves and prints it.
+// finishToolRun saves and prints a tool's run and what was parsed of it.
 func finishToolRun(fs *flag.FlagSet, run *probes.Run, parsed any, perr error, mf outputFlags, stdout, stderr io.Writer, p toolParser) int {
-	if perr != nil {
-		run.Notes = append(run.Notes, "parse: "+perr.Error())
-	}
 	if *mf.save != "" {
 		if err := run.Save(*mf.save); err != nil {
 			return fail(fs, stderr, 1, "%v", err)
@@ -625,15 +408,6 @@ func runProbePerftest(fs *flag.FlagSet, args []string, stdout, stderr io.Writer)
 	if status, ok := parseOnlyFlags(fs, args, stderr); !ok {
 		return status
 	}
-	printTable := func(w io.Writer, r *probes.Run) {
-		if d := r.Settings["device"]; d != "" {
-			fmt.Fprintf(w, "# %s, %s, MTU %s, memory %s\n", d, r.Settings["link_type"], r.Settings["mtu"], r.Settings["memory"])
-		}
-		fmt.Fprintf(w, "%-14s %12s %10s %12s %10s %s\n", "op", "bytes", "iters", "time(µs)", "GB/s", "memory")
-		for _, s := range r.Samples {
-			fmt.Fprintf(w, "%-14s %12d %10d %12.3f %10.3f %s\n", s.Op, s.Bytes, s.Iters, s.MedianUS, s.AlgBW, s.Label)
-		}
-	}
 	if *reparse != "" {
 		if len(cfg.Extra) > 0 {
 			return fail(fs, stderr, 2, "--load takes no tool arguments")
@@ -648,7 +422,7 @@ func runProbePerftest(fs *flag.FlagSet, args []string, stdout, stderr io.Writer)
 		if _, err := rdma.PerftestReparse(run); err != nil {
 			return fail(fs, stderr, 1, "%v", err)
 		}
-		return finishRun(run, nil, mf, stdout, stderr, printTable)
+		return finishRun(run, nil, mf, stdout, stderr, rdma.WritePerftestTable)
 	}
 	if sizes.list.text != "" || sizes.lo.text != "" || sizes.hi.text != "" {
 		if sizes.lo.text == "" {
@@ -696,7 +470,7 @@ func runProbePerftest(fs *flag.FlagSet, args []string, stdout, stderr io.Writer)
 		return status
 	}
 	describeMachine(run)
-	return finishRun(run, nil, mf, stdout, stderr, printTable)
+	return finishRun(run, nil, mf, stdout, stderr, rdma.WritePerftestTable)
 }
 
 var probeCustomAllReduceUsage = []string{
@@ -714,8 +488,7 @@ func runProbeCustomAllReduce(fs *flag.FlagSet, args []string, stdout, stderr io.
 	fs.IntVar(&cfg.Ranks, "ranks", 2, "processes (ranks), at most 8")
 	device := fs.Int("device", -1, "put every rank on this GPU (-1: rank r on GPU r modulo the GPUs present)")
 	sizes := addSizeRange(fs, "size", "8", "8M", "")
-	fs.IntVar(&cfg.Iters, "iters", 20, "timed calls per size")
-	fs.IntVar(&cfg.Warmup, "warmup", 5, "untimed calls per size")
+	addRepeatFlags(fs, &cfg.Warmup, &cfg.Iters, "calls", 5, 20, false, "")
 	algos := fs.String("algos", "oneshot,twoshot", "oneshot, twoshot or both")
 	fs.IntVar(&cfg.Blocks, "blocks", 36, "CUDA blocks per kernel (at most 64)")
 	fs.IntVar(&cfg.Threads, "threads", 512, "threads per block")
@@ -731,26 +504,9 @@ func runProbeCustomAllReduce(fs *flag.FlagSet, args []string, stdout, stderr io.
 	var run *probes.Run
 	var err error
 	if *fromLogs != "" {
-		var logs []string
-		for _, f := range strings.Split(*fromLogs, ",") {
-			b, rerr := os.ReadFile(f)
-			if rerr != nil {
-				return fail(fs, stderr, 1, "%v", rerr)
-			}
-			logs = append(logs, string(b))
-		}
-		if run, err = customar.FromLogs(logs); err != nil {
+		if run, err = customar.FromLogFiles(strings.Split(*fromLogs, ","), *prov); err != nil {
 			return fail(fs, stderr, 1, "%v", err)
 		}
-		if *prov != "" {
-			b, rerr := os.ReadFile(*prov)
-			if rerr != nil {
-				return fail(fs, stderr, 1, "%v", rerr)
-			}
-			customar.ReadProvenance(string(b)).Apply(run)
-			run.Logs["provenance"] = string(b)
-		}
-		run.Command = []string{"bash", "probes/gpubench/ch7.sh"}
 	} else {
 		cfg.MinBytes, cfg.MaxBytes = sizes.lo.value, sizes.hi.value
 		cfg.Algos = strings.Split(*algos, ",")
@@ -772,23 +528,7 @@ func runProbeCustomAllReduce(fs *flag.FlagSet, args []string, stdout, stderr io.
 			run.Driver = info.DriverRelease
 		}
 	}
-	return finishRun(run, nil, mf, stdout, stderr, writeCustomAllReduce)
-}
-
-// writeCustomAllReduce prints a custom all-reduce run as a table.
-func writeCustomAllReduce(w io.Writer, r *probes.Run) {
-	fmt.Fprintf(w, "# %s ranks, placement %s, grid %s x %s\n", r.Settings["ranks"], r.Settings["placement"], r.Settings["blocks"], r.Settings["threads"])
-	fmt.Fprintf(w, "%-8s %10s %6s %12s %10s %10s %s\n", "algo", "bytes", "iters", "time(µs)", "algbw", "busbw", "sums")
-	for _, s := range r.Samples {
-		check := "ok"
-		switch {
-		case s.Wrong < 0:
-			check = "unchecked"
-		case s.Wrong > 0:
-			check = fmt.Sprintf("WRONG on %d ranks", s.Wrong)
-		}
-		fmt.Fprintf(w, "%-8s %10d %6d %12.2f %10.3f %10.3f %s\n", s.Label, s.Bytes, s.Iters, s.MedianUS, s.AlgBW, s.BusBW, check)
-	}
+	return finishRun(run, nil, mf, stdout, stderr, customar.WriteTable)
 }
 
 // topoSource is where probe topo reads from; tests replace it.
@@ -858,8 +598,7 @@ func runProbeRDMAWrite(fs *flag.FlagSet, args []string, stdout, stderr io.Writer
 	cfg := rdma.Config{}
 	addRDMAPortFlags(fs, &cfg.Device, &cfg.IBPort, &cfg.GIDIndex)
 	sizes := addSizeFlags(fs, "write size", "8", "8M", 2, "")
-	fs.IntVar(&cfg.Iters, "iters", 1000, "timed writes per size")
-	fs.IntVar(&cfg.Warmup, "warmup", 10, "untimed writes per size")
+	addRepeatFlags(fs, &cfg.Warmup, &cfg.Iters, "writes", 10, 1000, false, "")
 	gpu := fs.Bool("gpu", false, "register GPU memory (cuMemAlloc; dma-buf, else nvidia-peermem) instead of host memory")
 	gpuIndex := fs.Int("gpu-index", 0, "CUDA device of --gpu")
 	sd := addSidesFlags(fs, &cfg.Listen, &cfg.Connect, &cfg.Port, &cfg.ServerHost)
@@ -893,23 +632,5 @@ func runProbeRDMAWrite(fs *flag.FlagSet, args []string, stdout, stderr io.Writer
 		return status
 	}
 	describeMachine(run)
-	return finishRun(run, nil, mf, stdout, stderr, func(w io.Writer, r *probes.Run) {
-		if cfg.OOBOnly {
-			for _, side := range []string{"server", "client"} {
-				for _, l := range strings.Split(r.Logs[side], "\n") {
-					if strings.HasPrefix(l, "oob ") {
-						fmt.Fprintf(w, "%-6s %s\n", side, l)
-					}
-				}
-			}
-			return
-		}
-		if d := r.Settings["device"]; d != "" {
-			fmt.Fprintf(w, "# %s port %s, %s, MTU %s, memory %s\n", d, r.Settings["port"], r.Settings["link_layer"], r.Settings["active_mtu"], r.Settings["memory"])
-		}
-		fmt.Fprintf(w, "%-10s %12s %8s %12s %10s %s\n", "op", "bytes", "iters", "time(µs)", "GB/s", "memory")
-		for _, s := range r.Samples {
-			fmt.Fprintf(w, "%-10s %12d %8d %12.3f %10.3f %s\n", s.Op, s.Bytes, s.Iters, s.MedianUS, s.AlgBW, s.Label)
-		}
-	})
+	return finishRun(run, nil, mf, stdout, stderr, func(w io.Writer, r *probes.Run) { rdma.WriteTable(w, r, cfg.OOBOnly) })
 }

@@ -17,12 +17,12 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/commlab/commlab/parse/files"
 	"github.com/commlab/commlab/probes"
 	"github.com/commlab/commlab/probes/c10dlab"
 	"github.com/commlab/commlab/probes/kvxfer"
 	"github.com/commlab/commlab/probes/launch"
 	"github.com/commlab/commlab/probes/overlap"
-	"github.com/commlab/commlab/units"
 )
 
 // scriptProbeFlags are the flags of a probe whose script writes a folder
@@ -114,7 +114,7 @@ func (p scriptProbe) main(fs *flag.FlagSet, sf scriptProbeFlags, dryRun bool, re
 func finishScriptProbe(fs *flag.FlagSet, out outputFlags, res *scriptResult, err error, what string, stdout, stderr io.Writer) int {
 	if res != nil {
 		if *out.json {
-			if werr := writeJSON(stdout, res.value); werr != nil {
+			if werr := files.WriteJSON(stdout, res.value); werr != nil {
 				return fail(fs, stderr, 1, "%v", werr)
 			}
 		} else if werr := res.summary(stdout); werr != nil {
@@ -397,18 +397,5 @@ func runProbeKVNixl(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) i
 			return fail(fs, stderr, 1, "%v", err)
 		}
 	}
-	return finishRun(run, nil, mf, stdout, stderr, writeKVNixl)
-}
-
-// writeKVNixl prints a KV transfer run as a table.
-func writeKVNixl(w io.Writer, r *probes.Run) {
-	fmt.Fprintf(w, "%-10s %-9s %10s %12s %12s %s\n", "op", "label", "bytes", "time", "rate", "bytes check")
-	for _, s := range r.Samples {
-		check := "ok"
-		if s.Wrong > 0 {
-			check = "WRONG"
-		}
-		fmt.Fprintf(w, "%-10s %-9s %10s %12s %12s %s\n", s.Op, s.Label, units.FormatSize(s.Bytes),
-			units.Duration(s.MedianUS*1e-6), units.FormatRate(s.AlgBW*1e9), check)
-	}
+	return finishRun(run, nil, mf, stdout, stderr, kvxfer.WriteTable)
 }

@@ -43,6 +43,8 @@ func init() {
 		"Open":              reflect.ValueOf(cuda.Open),
 		"SetDevice":         reflect.ValueOf(cuda.SetDevice),
 		"Synchronize":       reflect.ValueOf(cuda.Synchronize),
+		"WriteCopyTable":    reflect.ValueOf(cuda.WriteCopyTable),
+		"WriteLatencyTable": reflect.ValueOf(cuda.WriteLatencyTable),
 
 		// type definitions
 		"BandwidthConfig": reflect.ValueOf((*cuda.BandwidthConfig)(nil)),

@@ -17,6 +17,7 @@ func init() {
 		"ErrTimeout":       reflect.ValueOf(&customar.ErrTimeout).Elem(),
 		"ErrWrongSum":      reflect.ValueOf(&customar.ErrWrongSum).Elem(),
 		"FindNVCC":         reflect.ValueOf(customar.FindNVCC),
+		"FromLogFiles":     reflect.ValueOf(customar.FromLogFiles),
 		"FromLogs":         reflect.ValueOf(customar.FromLogs),
 		"Kind":             reflect.ValueOf(constant.MakeFromLiteral("\"custom-allreduce\"", token.STRING, 0)),
 		"Measure":          reflect.ValueOf(customar.Measure),
@@ -31,6 +32,7 @@ func init() {
 		"ReadProvenance":   reflect.ValueOf(customar.ReadProvenance),
 		"SameGPUNote":      reflect.ValueOf(constant.MakeFromLiteral("\"ranks share one GPU through CUDA IPC; without MPS their contexts time-slice, so each flag wait lasts about one time slice: this run proves the handle exchange, the kernels and the sums, not memory ordering across GPUs, and its times measure time slicing, not the all-reduce\"", token.STRING, 0)),
 		"TwoShot":          reflect.ValueOf(constant.MakeFromLiteral("\"twoshot\"", token.STRING, 0)),
+		"WriteTable":       reflect.ValueOf(customar.WriteTable),
 
 		// type definitions
 		"Check":      reflect.ValueOf((*customar.Check)(nil)),

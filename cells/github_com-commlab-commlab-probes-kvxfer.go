@@ -22,6 +22,7 @@ func init() {
 		"Recorded":       reflect.ValueOf(kvxfer.Recorded),
 		"RecordedName":   reflect.ValueOf(constant.MakeFromLiteral("\"nixl-kv-h200x1\"", token.STRING, 0)),
 		"Run":            reflect.ValueOf(kvxfer.Run),
+		"WriteTable":     reflect.ValueOf(kvxfer.WriteTable),
 
 		// type definitions
 		"Config": reflect.ValueOf((*kvxfer.Config)(nil)),

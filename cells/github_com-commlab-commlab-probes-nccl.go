@@ -21,6 +21,13 @@ func init() {
 		"Counts":              reflect.ValueOf(nccl.Counts),
 		"DTypes":              reflect.ValueOf(&nccl.DTypes).Elem(),
 		"DebugFileName":       reflect.ValueOf(nccl.DebugFileName),
+		"DefaultDebugSubsys":  reflect.ValueOf(constant.MakeFromLiteral("\"INIT,GRAPH,ENV\"", token.STRING, 0)),
+		"DefaultFactor":       reflect.ValueOf(constant.MakeFromLiteral("2", token.INT, 0)),
+		"DefaultMaxBytes":     reflect.ValueOf(constant.MakeFromLiteral("134217728", token.INT, 0)),
+		"DefaultMinBytes":     reflect.ValueOf(constant.MakeFromLiteral("8", token.INT, 0)),
+		"DefaultSettings":     reflect.ValueOf(nccl.DefaultSettings),
+		"EditNames":           reflect.ValueOf(nccl.EditNames),
+		"ErrSettings":         reflect.ValueOf(&nccl.ErrSettings).Elem(),
 		"ErrTimeout":          reflect.ValueOf(&nccl.ErrTimeout).Elem(),
 		"IsWorker":            reflect.ValueOf(nccl.IsWorker),
 		"LookupDType":         reflect.ValueOf(nccl.LookupDType),
@@ -39,11 +46,14 @@ func init() {
 		"Sweep":               reflect.ValueOf(nccl.Sweep),
 		"UnpairedSend":        reflect.ValueOf(constant.MakeFromLiteral("\"unpaired_send\"", token.STRING, 0)),
 		"Version":             reflect.ValueOf(nccl.Version),
+		"WriteGraphSearches":  reflect.ValueOf(nccl.WriteGraphSearches),
+		"WriteTable":          reflect.ValueOf(nccl.WriteTable),
 
 		// type definitions
 		"Config":       reflect.ValueOf((*nccl.Config)(nil)),
 		"DType":        reflect.ValueOf((*nccl.DType)(nil)),
 		"Error":        reflect.ValueOf((*nccl.Error)(nil)),
+		"Settings":     reflect.ValueOf((*nccl.Settings)(nil)),
 		"TimeoutError": reflect.ValueOf((*nccl.TimeoutError)(nil)),
 	}
 }

@@ -31,6 +31,8 @@ func init() {
 		"PerftestTools":       reflect.ValueOf(&rdma.PerftestTools).Elem(),
 		"Program":             reflect.ValueOf(&rdma.Program).Elem(),
 		"SourceLines":         reflect.ValueOf(rdma.SourceLines),
+		"WritePerftestTable":  reflect.ValueOf(rdma.WritePerftestTable),
+		"WriteTable":          reflect.ValueOf(rdma.WriteTable),
 
 		// type definitions
 		"Config":         reflect.ValueOf((*rdma.Config)(nil)),

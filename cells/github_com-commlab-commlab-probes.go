@@ -50,11 +50,14 @@ func init() {
 		"PCIeGenFromSpeed": reflect.ValueOf(probes.PCIeGenFromSpeed),
 		"PCIeLevel":        reflect.ValueOf(probes.PCIeLevel),
 		"ParsePath":        reflect.ValueOf(probes.ParsePath),
+		"Placement":        reflect.ValueOf(probes.Placement),
 		"PositiveOr":       reflect.ValueOf(probes.PositiveOr),
 		"ReadRun":          reflect.ValueOf(probes.ReadRun),
 		"SettingL2Bytes":   reflect.ValueOf(constant.MakeFromLiteral("\"l2_bytes\"", token.STRING, 0)),
 		"SocketPrefix":     reflect.ValueOf(constant.MakeFromLiteral("\"SOCKET\"", token.STRING, 0)),
+		"WriteComparison":  reflect.ValueOf(probes.WriteComparison),
 		"WriteReport":      reflect.ValueOf(probes.WriteReport),
+		"WriteRunText":     reflect.ValueOf(probes.WriteRunText),
 
 		// type definitions
 		"ACS":          reflect.ValueOf((*probes.ACS)(nil)),

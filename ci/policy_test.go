@@ -64,9 +64,11 @@ var levels = map[string]int{
 	"notebook":                  10,
 	"kernel/conn":               10,
 	"kernel/session":            10,
+	"parse/files":               12, // many input files of one format at once, as commlab parse reads them: the parsers, and topograph for topo matrices
 	"probes/nccl":               15,
 	"probes/rdma":               15, // commlab's own verbs program (program/rdma_write.c): builds it, runs it through probes/launch
 	"probes/customar":           15, // commlab's own custom all-reduce over CUDA IPC (program/customar.cu): builds it with nvcc, runs its ranks through probes/launch
+	"probes/child":              16, // one probe in a child process of the commlab binary: a typed request in, a run out (cuda, nccl, launch)
 	"probes/measure":            17,
 	"probes/overlap":            18, // the overlap benchmark's runs: launch, recorded, torchtrace, and measure's banner
 	"probes/kvxfer":             18, // the KV transfer through NIXL (kv_nixl.py, embedded in probes/launch): launch, recorded, and measure's banner

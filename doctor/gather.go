@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -16,8 +15,12 @@ import (
 	"github.com/commlab/commlab/parse/lspci"
 	"github.com/commlab/commlab/parse/nccllog"
 	"github.com/commlab/commlab/probes"
+	"github.com/commlab/commlab/probes/child"
+	"github.com/commlab/commlab/probes/launch"
+	"github.com/commlab/commlab/probes/nccl"
 	"github.com/commlab/commlab/probes/nvml"
 	"github.com/commlab/commlab/probes/sysfs"
+	"github.com/commlab/commlab/units"
 )
 
 // This file holds the doctor's live evidence: what it reads of the machine
@@ -26,7 +29,7 @@ import (
 // a crash or hang in CUDA or NCCL cannot take the report with it.
 
 // Gather says how GatherLive probes: Exe is the commlab binary the
-// measurements run in (probe bandwidth, probe nccl, probe nccl-tests); Out
+// measurements run in (child.Run: copy bandwidth, an NCCL sweep, nccl-tests); Out
 // keeps their runs and logs (empty: a temporary folder); Quick asks for
 // short sweeps; Progress, when set, hears each step.
 type Gather struct {
@@ -111,18 +114,25 @@ func GatherLive(ev *Evidence, g Gather) error {
 		defer os.RemoveAll(tmp)
 		dir = tmp
 	}
-	bwArgs := []string{"probe", "bandwidth", "-b", "64M", "-e", "256M", "-f", "4"}
-	ncArgs := []string{"probe", "nccl", "-b", "8", "-e", "1G", "-f", "4", "--debug-subsys", "INIT,GRAPH,ENV,TUNING,NET"}
-	if !g.Quick {
-		bwArgs = []string{"probe", "bandwidth"}
-		ncArgs = []string{"probe", "nccl", "-b", "8", "-e", "8G", "-f", "2", "--debug-subsys", "INIT,GRAPH,ENV,TUNING,NET"}
+	bw := child.Request{Probe: child.Bandwidth}
+	ncs := nccl.DefaultSettings()
+	ncs.DebugSubsys = "INIT,GRAPH,ENV,TUNING,NET"
+	ncs.Sizes, _ = units.Sweep(8, 1<<30, 4)
+	if g.Quick {
+		bw.Bandwidth.Sizes, _ = units.Sweep(64<<20, 256<<20, 4)
+	} else {
+		ncs.Sizes, _ = units.Sweep(8, 8<<30, 2)
+	}
+	nc := child.Request{Probe: child.NCCL}
+	if nc.NCCL, err = ncs.Config(); err != nil {
+		return err
 	}
 	progress(2, steps, "copy bandwidth")
-	if run := g.measure(ev, "bandwidth", bwArgs, filepath.Join(dir, "bandwidth.json")); run != nil {
+	if run := g.measure(ev, "bandwidth", bw, filepath.Join(dir, "bandwidth.json")); run != nil {
 		ev.Bandwidth = run
 	}
 	progress(3, steps, "NCCL sweep")
-	if run := g.measure(ev, "nccl sweep", ncArgs, filepath.Join(dir, "nccl.json")); run != nil {
+	if run := g.measure(ev, "nccl sweep", nc, filepath.Join(dir, "nccl.json")); run != nil {
 		ev.NCCL = run
 		if lg := run.Logs["nccl-debug"]; lg != "" && ev.NCCLLog == nil {
 			if ev.NCCLLog, err = nccllog.ParseBytes([]byte(lg)); err == nil {
@@ -134,8 +144,11 @@ func GatherLive(ev *Evidence, g Gather) error {
 	// nccl-tests when installed: its output is what the curve doctor reads.
 	if _, err := exec.LookPath("all_reduce_perf"); err == nil {
 		progress(4, steps, "nccl-tests")
-		ntArgs := []string{"probe", "nccl-tests", "--", "-b", "8", "-e", "1G", "-f", "2", "-g", strconv.Itoa(len(ev.Topology.GPUs))}
-		if run := g.measure(ev, "nccl-tests", ntArgs, filepath.Join(dir, "nccl-tests.json")); run != nil {
+		nt := child.Request{Probe: child.NCCLTests, Tool: launch.Tool{Kind: "nccl-tests", Program: "all_reduce_perf",
+			Args: []string{"-b", "8", "-e", "1G", "-f", "2", "-g", strconv.Itoa(len(ev.Topology.GPUs))}}}
+		if run := g.measure(ev, "nccl-tests", nt, filepath.Join(dir, "nccl-tests.json")); run != nil {
+			launch.ParseInto(func(out string, r *probes.Run) (any, error) { return AddNCCLTestsOutput(out, r) }, run.Logs["output"], run)
+			run.Save(filepath.Join(dir, "nccl-tests.json"))
 			ev.NCCLTests = run
 		}
 	}
@@ -143,11 +156,12 @@ func GatherLive(ev *Evidence, g Gather) error {
 	return nil
 }
 
-// measure runs one child measurement and names it among ev's inputs,
+// measure runs one child measurement (child.Run, its output in path's
+// .log beside the run it saves at path) and names it among ev's inputs,
 // with its provenance or why it failed; the run is nil when it failed.
-func (g Gather) measure(ev *Evidence, what string, args []string, path string) *probes.Run {
-	source := "probed: commlab " + strings.Join(args, " ")
-	run, err := childRun(g.Exe, args, path)
+func (g Gather) measure(ev *Evidence, what string, req child.Request, path string) *probes.Run {
+	source := "probed: " + strings.Join(req.Command(), " ")
+	run, err := childRun(g.Exe, req, path)
 	if err != nil {
 		ev.AddInput(what, source, "failed: "+err.Error())
 		return nil
@@ -156,32 +170,22 @@ func (g Gather) measure(ev *Evidence, what string, args []string, path string) *
 	return run
 }
 
-// childRun runs `exe args... --save path` and loads the run it saved; the
+// childRun runs req in a child of exe and saves its run at path; the
 // child's output goes to path's .log beside it.
-func childRun(exe string, args []string, path string) (*probes.Run, error) {
+func childRun(exe string, req child.Request, path string) (*probes.Run, error) {
 	logf, err := os.Create(strings.TrimSuffix(path, ".json") + ".log")
 	if err != nil {
 		return nil, err
 	}
 	defer logf.Close()
-	// --save goes before a "--" (the tool's arguments follow it).
-	full := append([]string(nil), args...)
-	if i := slices.Index(full, "--"); i >= 0 {
-		full = append(full[:i], append([]string{"--save", path}, args[i:]...)...)
-	} else {
-		full = append(full, "--save", path)
+	run, err := child.Run(context.Background(), req, child.Options{Exe: exe, Log: logf})
+	if run == nil {
+		return nil, fmt.Errorf("%w (see %s)", err, logf.Name())
 	}
-	cmd := exec.Command(exe, full...)
-	cmd.Stdout, cmd.Stderr = logf, logf
-	runErr := cmd.Run()
-	run, err := probes.LoadRun(path)
-	if err != nil {
-		if runErr != nil {
-			return nil, fmt.Errorf("%s: %w (see %s)", strings.Join(args[:2], " "), runErr, logf.Name())
-		}
-		return nil, err
+	if err != nil && run.Error == "" {
+		run.Error = err.Error()
 	}
-	return run, nil
+	return run, run.Save(path)
 }
 
 // lspciFacts runs lspci -vvv when it is installed (as root it reads ACS).

@@ -3,25 +3,36 @@ package doctor
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
+
+	"github.com/commlab/commlab/probes"
+	"github.com/commlab/commlab/probes/child"
+	"github.com/commlab/commlab/probes/launch"
 )
 
-// childRun puts --save before the tool's arguments.
-func TestChildRunSaveBeforeToolArgs(t *testing.T) {
+// childRun runs the request in a child of the binary named and saves the
+// run it returns, its command the one a person would type.
+func TestChildRunSavesTheRequestsRun(t *testing.T) {
 	dir := t.TempDir()
 	script := filepath.Join(dir, "fake.sh")
-	// A stand-in for the commlab binary: it writes its arguments where --save points.
-	body := "#!/bin/sh\nwhile [ $# -gt 0 ]; do if [ \"$1\" = --save ]; then out=$2; fi; echo \"$1\" >> " + filepath.Join(dir, "args") + "; shift; done\n" +
+	// A stand-in for the commlab binary: it checks the hidden verb and
+	// writes a run where the request on stdin says.
+	body := "#!/bin/sh\n[ \"$1\" = " + child.Verb + " ] || exit 3\nout=$(sed 's/.*\"result\":\"\\([^\"]*\\)\".*/\\1/')\n" +
 		"printf '{\"kind\":\"nccl-tests\",\"date\":\"2026-12-01T00:00:00Z\",\"gpu_count\":1,\"samples\":[]}' > \"$out\"\n"
 	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := childRun(script, []string{"probe", "nccl-tests", "--", "-b", "8"}, filepath.Join(dir, "run.json")); err != nil {
+	req := child.Request{Probe: child.NCCLTests, Tool: launch.Tool{Program: "all_reduce_perf", Args: []string{"-b", "8"}}}
+	path := filepath.Join(dir, "run.json")
+	if _, err := childRun(script, req, path); err != nil {
 		t.Fatal(err)
 	}
-	got, _ := os.ReadFile(filepath.Join(dir, "args"))
-	want := "probe\nnccl-tests\n--save\n" + filepath.Join(dir, "run.json") + "\n--\n-b\n8\n"
-	if string(got) != want {
-		t.Errorf("arguments:\n%s\nwant\n%s", got, want)
+	run, err := probes.LoadRun(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"commlab", "probe", "nccl-tests", "--", "-b", "8"}; run.Kind != "nccl-tests" || !slices.Equal(run.Command, want) {
+		t.Errorf("saved run: kind %q, command %q; want nccl-tests, %q", run.Kind, run.Command, want)
 	}
 }

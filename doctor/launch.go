@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/commlab/commlab/probes/child"
 )
 
 // ErrLaunch is returned for a launch plan that cannot be built.
@@ -145,7 +147,7 @@ func (l Launch) Plan() (Plan, error) {
 		}
 		p.Commands = append(p.Commands, doctor)
 		script := filepath.Join(l.Out, "bench_torch.py")
-		p.Commands = append(p.Commands, []string{"sh", "-c", ShellLine([]string{bin, "probe", "torch", "--script"}) + " > " + ShellLine([]string{script})})
+		p.Commands = append(p.Commands, []string{"sh", "-c", ShellLine(child.Request{Probe: child.TorchScript}.CommandFor(bin)) + " > " + ShellLine([]string{script})})
 		p.Commands = append(p.Commands, []string{"mkdir", "-p", torchDir(l.Out)})
 		c := []string{"env"}
 		c = append(c, ncclLogEnv(l.Out)...)

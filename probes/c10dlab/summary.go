@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/commlab/commlab/probes"
+	"github.com/commlab/commlab/probes/child"
 )
 
 // summary is summary.json as c10d_lab.py writes it.
@@ -79,15 +80,8 @@ func Load(fsys fs.FS, dir string) (*Result, error) {
 // types to record it (commlab probe c10d ...), the versions.
 func runOf(s *summary) *probes.Run {
 	r := &probes.Run{Kind: Kind, Settings: map[string]string{}, Env: s.Env, Host: s.Host}
-	r.Command = []string{"commlab", "probe", "c10d"}
-	for _, k := range []string{"backend", "parts"} {
-		if v := s.Settings[k]; v != "" {
-			r.Command = append(r.Command, "--"+k, v)
-		}
-	}
-	if extra := scriptFlags(s.Command); len(extra) > 0 {
-		r.Command = append(append(r.Command, "--"), extra...)
-	}
+	r.Command = child.Request{Probe: child.C10d, C10d: child.C10dSettings{Backend: s.Settings["backend"], Parts: s.Settings["parts"],
+		ScriptArgs: scriptFlags(s.Command)}}.Command()
 	for k, v := range s.Settings {
 		r.Settings[k] = v
 	}

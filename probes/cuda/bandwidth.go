@@ -39,7 +39,7 @@ type BandwidthConfig struct {
 	Iters   int // copies per timed repetition
 	Reps    int // timed repetitions; the median is reported
 	// Progress, when set, is called after each size.
-	Progress func(done, total int, what string)
+	Progress func(done, total int, what string) `json:"-"`
 }
 
 // DefaultSizes sweeps 4 KiB to 1 GiB by factors of 4.

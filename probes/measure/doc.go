@@ -19,7 +19,7 @@
 //
 // Live NCCL sweeps run in a child process (nccl.MeasureInChild): a hang
 // costs a killed child, not the notebook, and each run gets its own NCCL_*
-// environment. The child is this executable with "probe nccl" when this
+// environment. The child is this executable (child.Run) when this
 // process is the commlab binary (the kernel, `commlab run`); elsewhere
 // Runner.NCCLCommand names it. Copy bandwidth and launch latency run in
 // this process through probes/cuda; an interrupt stops the wait for them

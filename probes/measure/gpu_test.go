@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/commlab/commlab/probes/child"
 	"github.com/commlab/commlab/probes/cuda"
 	"github.com/commlab/commlab/probes/nccl"
 
@@ -50,7 +51,7 @@ func TestLiveOnGPU(t *testing.T) {
 	if bin == "" {
 		hwtest.Skip(t, hwtest.GPU, "COMMLAB_BINARY unset: no commlab binary to run the NCCL worker")
 	}
-	m, err := Runner{NCCLCommand: []string{bin, "probe", "nccl"}}.NCCL(ctx, ModeLive, cfg, "")
+	m, err := Runner{NCCLCommand: []string{bin, child.Verb}}.NCCL(ctx, ModeLive, cfg, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,13 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/commlab/commlab/probes"
+	"github.com/commlab/commlab/probes/child"
 	"github.com/commlab/commlab/probes/cuda"
 	"github.com/commlab/commlab/probes/nccl"
 	"github.com/commlab/commlab/probes/recorded"
@@ -64,10 +63,10 @@ type Measurement struct {
 // the package functions use.
 type Runner struct {
 	// NCCLCommand is the command that starts the NCCL worker child
-	// (nccl.MeasureInChild): an executable whose main calls
-	// nccl.ServeWorker when nccl.IsWorker, with its arguments. Nil means
-	// this executable with "probe", "nccl" when it is the commlab binary;
-	// elsewhere the live NCCL path says that a command is needed.
+	// (child.Options.Command): an executable whose main calls child.Serve
+	// for child.Verb, with its arguments. Nil means this executable when it
+	// is the commlab binary; elsewhere the live NCCL path says that a
+	// command is needed.
 	NCCLCommand []string
 }
 
@@ -102,7 +101,7 @@ func Recorded(name string) (*Measurement, error) {
 
 // NCCL is the package function NCCL with r's settings.
 func (r Runner) NCCL(ctx context.Context, mode Mode, cfg nccl.Config, recorded string) (*Measurement, error) {
-	return r.nccl(ctx, mode, recorded, cfg.Devices, func(argv []string) (*probes.Run, error) { return measureInChild(ctx, cfg, argv) })
+	return r.nccl(ctx, mode, recorded, child.Request{Probe: child.NCCL, NCCL: cfg})
 }
 
 // NCCLTopologyEdit runs chapter 4's topology exercise (nccl.MeasureTopologyEdit:
@@ -114,15 +113,14 @@ func NCCLTopologyEdit(ctx context.Context, mode Mode, cfg nccl.Config, edit, rec
 
 // NCCLTopologyEdit is the package function NCCLTopologyEdit with r's settings.
 func (r Runner) NCCLTopologyEdit(ctx context.Context, mode Mode, cfg nccl.Config, edit, recorded string) (*Measurement, error) {
-	return r.nccl(ctx, mode, recorded, cfg.Devices, func(argv []string) (*probes.Run, error) {
-		return measureTopologyEdit(ctx, cfg, edit, argv)
-	})
+	return r.nccl(ctx, mode, recorded, child.Request{Probe: child.NCCL, NCCL: cfg, TopologyEdit: edit})
 }
 
-// nccl runs do in the NCCL worker child when a live run can happen: a GPU,
-// every device the run names (a two-GPU run on a one-GPU machine shows its
-// recording, saying why), NCCL and the worker.
-func (r Runner) nccl(ctx context.Context, mode Mode, recorded string, devices []int, do func(argv []string) (*probes.Run, error)) (*Measurement, error) {
+// nccl runs req in a child process (child.Run) when a live run can
+// happen: a GPU, every device the run names (a two-GPU run on a one-GPU
+// machine shows its recording, saying why), NCCL and the child.
+func (r Runner) nccl(ctx context.Context, mode Mode, recorded string, req child.Request) (*Measurement, error) {
+	devices := req.NCCL.Devices
 	return choose(ctx, "nccl", mode, recorded, func() (*probes.Run, string, error) {
 		count, err := cudaInit()
 		if err != nil {
@@ -140,11 +138,10 @@ func (r Runner) nccl(ctx context.Context, mode Mode, recorded string, devices []
 			}
 			return nil, failed, err
 		}
-		argv, err := r.ncclCommand()
-		if err != nil {
+		run, err := runChild(ctx, req, child.Options{Command: r.NCCLCommand})
+		if errors.Is(err, child.ErrNoChild) {
 			return nil, noWorker, err
 		}
-		run, err := do(argv)
 		return run, failed, err
 	})
 }
@@ -195,33 +192,12 @@ func cudaReason(run *probes.Run, err error) string {
 
 // The calls the live paths make; tests replace them.
 var (
-	cudaInit            = cuda.Init
-	ncclVersion         = nccl.Version
-	measureInChild      = nccl.MeasureInChild
-	measureTopologyEdit = nccl.MeasureTopologyEdit
-	measureBandwidth    = cuda.MeasureBandwidth
-	measureLatency      = cuda.MeasureLatency
-	executable          = os.Executable
+	cudaInit         = cuda.Init
+	ncclVersion      = nccl.Version
+	runChild         = child.Run
+	measureBandwidth = cuda.MeasureBandwidth
+	measureLatency   = cuda.MeasureLatency
 )
-
-// commlabBinary is the base name of the commlab command.
-const commlabBinary = "commlab"
-
-// ncclCommand is the worker's command: NCCLCommand, or this executable
-// with "probe", "nccl" when it is commlab.
-func (r Runner) ncclCommand() ([]string, error) {
-	if len(r.NCCLCommand) > 0 {
-		return append([]string(nil), r.NCCLCommand...), nil
-	}
-	exe, err := executable()
-	if err != nil {
-		return nil, fmt.Errorf("cannot find this executable to start the NCCL worker: %w", err)
-	}
-	if filepath.Base(exe) != commlabBinary {
-		return nil, fmt.Errorf("live NCCL runs in a child process started from the commlab binary, and this process is %s: run the notebook in the commlab kernel or `commlab run`, or set Runner.NCCLCommand", filepath.Base(exe))
-	}
-	return []string{exe, "probe", "nccl"}, nil
-}
 
 // choose runs live or loads the recording, as mode says. live returns the
 // run, the reason to give if it failed, and the failure.

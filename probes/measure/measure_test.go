@@ -12,6 +12,7 @@ import (
 
 	"github.com/commlab/commlab/internal/golden"
 	"github.com/commlab/commlab/probes"
+	"github.com/commlab/commlab/probes/child"
 	"github.com/commlab/commlab/probes/cuda"
 	"github.com/commlab/commlab/probes/dynlib"
 	"github.com/commlab/commlab/probes/nccl"
@@ -65,20 +66,17 @@ func noLive(t *testing.T) {
 	measureBandwidth = func(cuda.BandwidthConfig) (*probes.Run, error) { return nil, fail("cuda.MeasureBandwidth") }
 	measureLatency = func(cuda.LatencyConfig) (*probes.Run, error) { return nil, fail("cuda.MeasureLatency") }
 	ncclVersion = func() (string, string, error) { return "", "", fail("nccl.Version") }
-	measureInChild = func(context.Context, nccl.Config, []string) (*probes.Run, error) {
-		return nil, fail("nccl.MeasureInChild")
-	}
-	measureTopologyEdit = func(context.Context, nccl.Config, string, []string) (*probes.Run, error) {
-		return nil, fail("nccl.MeasureTopologyEdit")
+	runChild = func(context.Context, child.Request, child.Options) (*probes.Run, error) {
+		return nil, fail("child.Run")
 	}
 }
 
 // hooks restores the live calls when the test ends.
 func hooks(t *testing.T) {
 	t.Helper()
-	ci, nv, mc, mt, mb, ml, ex := cudaInit, ncclVersion, measureInChild, measureTopologyEdit, measureBandwidth, measureLatency, executable
+	ci, nv, rc, mb, ml := cudaInit, ncclVersion, runChild, measureBandwidth, measureLatency
 	t.Cleanup(func() {
-		cudaInit, ncclVersion, measureInChild, measureTopologyEdit, measureBandwidth, measureLatency, executable = ci, nv, mc, mt, mb, ml, ex
+		cudaInit, ncclVersion, runChild, measureBandwidth, measureLatency = ci, nv, rc, mb, ml
 	})
 }
 
@@ -232,7 +230,6 @@ func gpu(t *testing.T) {
 		return cudaRun("latency", probes.Sample{Op: cuda.OpLaunchHost, MedianUS: 2.5}), nil
 	}
 	ncclVersion = func() (string, string, error) { return "2.28.9", "/usr/lib/libnccl.so.2", nil }
-	executable = func() (string, error) { return "/usr/local/bin/commlab", nil }
 }
 
 func TestNCCLLivePaths(t *testing.T) {
@@ -250,20 +247,20 @@ func TestNCCLLivePaths(t *testing.T) {
 		liveErr  string   // the error's prefix in live mode
 		unavail  bool     // the live error wraps probes.ErrUnavailable
 	}{
-		{name: "commlab runs its own worker", live: true, argv: []string{"/usr/local/bin/commlab", "probe", "nccl"}},
+		{name: "commlab runs its own worker", live: true},
 		{name: "a command set by the caller", runner: Runner{NCCLCommand: []string{"/opt/worker", "--nccl"}}, live: true,
-			setup: func() { executable = func() (string, error) { return "/tmp/measure.test", nil } }, argv: []string{"/opt/worker", "--nccl"}},
+			argv: []string{"/opt/worker", "--nccl"}},
 		{name: "no CUDA device", setup: func() {
 			cudaInit = func() (int, error) { return 0, fmt.Errorf("cuda: %w: no CUDA device", probes.ErrUnavailable) }
 		}, fallback: "no GPU here: cuda: probes: unavailable: no CUDA device", liveErr: "measure: live nccl: no GPU here: cuda: ", unavail: true},
 		{name: "no libnccl", setup: func() { ncclVersion = func() (string, string, error) { return "", "", missingNCCL } },
 			fallback: "no NCCL here: nccl: NCCL unavailable: libnccl.so.2, libnccl.so not found", liveErr: "measure: live nccl: no NCCL here: nccl: NCCL unavailable", unavail: true},
-		{name: "not the commlab binary", setup: func() { executable = func() (string, error) { return "/tmp/go-build1/measure.test", nil } },
+		{name: "not the commlab binary", setup: func() { runChild = child.Run }, // this test binary is measure.test
 			fallback: "no NCCL worker: live NCCL runs in a child process started from the commlab binary, and this process is measure.test",
 			liveErr:  "measure: live nccl: no NCCL worker: live NCCL runs in a child process"},
 		{name: "a live failure", setup: func() {
-			measureInChild = func(context.Context, nccl.Config, []string) (*probes.Run, error) { return nil, initFailed }
-		}, argv: []string{"/usr/local/bin/commlab", "probe", "nccl"},
+			runChild = func(context.Context, child.Request, child.Options) (*probes.Run, error) { return nil, initFailed }
+		},
 			fallback: "live run failed: nccl: child: nccl: ncclCommInitRankConfig: error 2 (unhandled system error) second line", liveErr: "measure: live nccl: live run failed: nccl: child:"},
 	}
 	for _, tt := range tests {
@@ -271,8 +268,8 @@ func TestNCCLLivePaths(t *testing.T) {
 			gpu(t)
 			var gotArgv []string
 			var gotEnv map[string]string
-			measureInChild = func(_ context.Context, cfg nccl.Config, argv []string) (*probes.Run, error) {
-				gotArgv, gotEnv = argv, cfg.Env
+			runChild = func(_ context.Context, req child.Request, opt child.Options) (*probes.Run, error) {
+				gotArgv, gotEnv = opt.Command, req.NCCL.Env
 				return liveRun(), nil
 			}
 			if tt.setup != nil {
@@ -323,7 +320,7 @@ func TestTwoGPURunOnOneGPU(t *testing.T) {
 		gpu(t)
 		cudaInit = func() (int, error) { return tt.gpus, nil }
 		started := false
-		measureInChild = func(context.Context, nccl.Config, []string) (*probes.Run, error) {
+		runChild = func(context.Context, child.Request, child.Options) (*probes.Run, error) {
 			started = true
 			return liveRun(), nil
 		}
@@ -359,7 +356,7 @@ func TestAutoWithoutRecordingReportsTheLiveFailure(t *testing.T) {
 // place of the interrupted run.
 func TestInterruptStopsWaiting(t *testing.T) {
 	gpu(t)
-	measureInChild = func(ctx context.Context, _ nccl.Config, _ []string) (*probes.Run, error) {
+	runChild = func(ctx context.Context, _ child.Request, _ child.Options) (*probes.Run, error) {
 		<-ctx.Done() // exec.CommandContext kills the child
 		return nil, fmt.Errorf("nccl: child failed before writing its run: signal: killed")
 	}
@@ -492,7 +489,7 @@ func TestGoldens(t *testing.T) {
 		},
 		"live_nccl": func(t *testing.T) *Measurement {
 			gpu(t)
-			measureInChild = func(context.Context, nccl.Config, []string) (*probes.Run, error) { return liveRun(), nil }
+			runChild = func(context.Context, child.Request, child.Options) (*probes.Run, error) { return liveRun(), nil }
 			m, err := NCCL(ctx, ModeAuto, nccl.Config{}, "nccl-h200x1-proto-auto")
 			if err != nil {
 				t.Fatal(err)
