@@ -24,6 +24,8 @@ type cellError struct {
 
 func (e *cellError) Error() string { return e.ename + ": " + e.evalue }
 
+var undefinedName = regexp.MustCompile(`undefined: ([\pL_][\pL\pN_]*)$`)
+
 var position = regexp.MustCompile(`(?:[\w./-]*\.go:)?(\d+):(\d+):`)
 
 // mapPositions rewrites "L:C:" of the padded group source to the cell's own
@@ -61,7 +63,10 @@ func splitError(cell string, err error) error {
 }
 
 func (s *Session) compileError(cell string, err error) error {
-	msg, line, col := mapPositions(err.Error())
+	msg, line, col := mapPositions(unshadow(err.Error()))
+	if m := undefinedName.FindStringSubmatch(msg); m != nil && s.dropped[m[1]] != "" {
+		msg += fmt.Sprintf(" (the session dropped it when %s was redefined: run the cell that defines it again)", s.dropped[m[1]])
+	}
 	if m, l, c, ok := incomplete(cell, msg, line, col); ok {
 		msg, line, col = m, l, c
 	}
@@ -171,7 +176,7 @@ func (s *Session) runtimeError(cell, src string, err error) error {
 		raw = unwrapValue(p.Value)
 		compiled = compiledFrames(p.Stack)
 	}
-	kind, goWords := runtimeWords(raw, fmt.Sprint(raw))
+	kind, goWords := runtimeWords(raw, unshadow(fmt.Sprint(raw)))
 	trace := s.stderrW.takeTrace()
 	var funcs []string // interpreted functions, innermost first, without the cell
 	for _, t := range trace {

@@ -104,17 +104,29 @@ func (s *Session) runGroup(ctx context.Context, cell string, g group, final bool
 	}
 	s.noteFuncRefs(rw.src, g.kind == itemDecl)
 	if g.kind == itemDecl {
-		return s.runDecls(cell, rw)
+		err = s.runDecls(cell, rw)
+	} else {
+		err = s.runStatements(ctx, cell, rw)
 	}
-	return s.runStatements(ctx, cell, rw)
+	if err == nil {
+		for _, n := range rw.declared {
+			delete(s.dropped, n)
+		}
+	}
+	return err
 }
 
 func (s *Session) runStatements(ctx context.Context, cell string, rw rewriteResult) error {
-	// Names a statement defines replace any declaration of the same name.
+	// Names a statement defines replace any declaration of the same name;
+	// functions that use a name defined again are compiled again after
+	// the statements ran, so that they read the new variable.
 	var redefined []string
+	globals := s.globals()
 	for _, n := range rw.declared {
 		if _, ok := s.decls.get(n); ok {
 			s.decls.forget(n)
+			redefined = append(redefined, n)
+		} else if _, ok := globals[n]; ok {
 			redefined = append(redefined, n)
 		}
 	}

@@ -38,8 +38,8 @@ const (
 // cmp is yaegi's interpreted package, visible without an import (an import
 // here would collide with the cell's own).
 const prelude = `import ` + helperPkg + ` "commlab.session/helpers"
-func ` + minFunc + `[T cmp.Ordered](x T, y ...T) T { for _, v := range y { if v < x { x = v } }; return x }
-func ` + maxFunc + `[T cmp.Ordered](x T, y ...T) T { for _, v := range y { if v > x { x = v } }; return x }
+func ` + minFunc + `[__commlabT cmp.Ordered](x __commlabT, y ...__commlabT) __commlabT { for _, v := range y { if v < x { x = v } }; return x }
+func ` + maxFunc + `[__commlabT cmp.Ordered](x __commlabT, y ...__commlabT) __commlabT { for _, v := range y { if v > x { x = v } }; return x }
 func ` + recoverFunc + `(cell int) { if r := recover(); r != nil { ` + helperPkg + `.GoPanic(cell, r) } }
 `
 
@@ -121,11 +121,16 @@ var builtinFuncs = map[string]bool{
 // integer), guards goroutines against panics, lists packages to auto-import
 // and, for the last group of a cell, captures a final expression's value.
 func rewrite(kind itemKind, src string, final bool, sc scopeInfo) (rewriteResult, error) {
-	res := rewriteResult{src: src}
 	prefix, suffix := declPrefix, ""
 	if kind == itemStmt {
 		prefix, suffix = stmtPrefix, stmtSuffix
+		src = renameBlockLocals(src, func(name string) bool {
+			return sc.defined(name) || sc.imported(name) || (sc.known != nil && sc.known(name)) || strings.HasPrefix(name, "__commlab")
+		})
+	} else {
+		src = renameTypeParams(src)
 	}
+	res := rewriteResult{src: src}
 	full := prefix + src + suffix
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, "", full, 0)

@@ -82,6 +82,9 @@ type Session struct {
 	pending        string        // stdin line not yet read by the cell
 	startDir       string        // the process's directory before the session, restored by Close
 	abandoned      string        // the compiled call an abandoned cell left running
+	// dropped names the variables a redefined type made the session
+	// drop (see rebuild), with the types that changed, until defined again.
+	dropped map[string]string
 }
 
 // New starts a session.
@@ -163,6 +166,7 @@ func (s *Session) Restart() error {
 func (s *Session) forgetAll() error {
 	s.decls = newDeclTable()
 	s.imports = nil
+	s.dropped = nil
 	clear(s.types.varTypes)
 	return s.start()
 }

@@ -72,6 +72,10 @@ func splitCell(src string) ([]item, error) {
 		cur = cur[:0]
 	}
 	lastEnd := 0
+	// header is set from a for, if, switch or select keyword to the end
+	// of its line: the semicolons a person writes there (for i := 0; ;
+	// i++ {) separate the header's parts, not statements.
+	header := false
 	for {
 		p, t, lit := s.Scan()
 		off := file.Offset(p)
@@ -80,7 +84,19 @@ func splitCell(src string) ([]item, error) {
 			break
 		}
 		depth += bracketDepth(t)
+		if depth <= 0 {
+			switch t {
+			case token.FOR, token.IF, token.SWITCH, token.SELECT:
+				header = true
+			}
+		}
 		if t == token.SEMICOLON && depth <= 0 {
+			if header && lit == ";" {
+				cur = append(cur, tok{off, t, lit})
+				lastEnd = off + 1
+				continue
+			}
+			header = false
 			flush(lastEnd)
 			continue
 		}
