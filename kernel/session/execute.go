@@ -145,11 +145,15 @@ func (s *Session) runStatements(ctx context.Context, cell string, rw rewriteResu
 		ran = rw.src
 	}
 	if err != nil {
-		return s.compileError(cell, rw.explainCrash(err))
+		return s.compileError(cell, rw.explainCrash(rw.unmark(err)))
 	}
 	// What the statements computed on the way is not kept once they ran.
 	defer release(s.in, ran, from, replaced)
 	s.stderrW.takeTrace()
+	line := s.globals()[lineVar]
+	if line.IsValid() && line.CanSet() {
+		line.SetInt(0)
+	}
 	err = s.runProgram(ctx, prog)
 	s.recordVarTypes(rw)
 	if err != nil {
@@ -157,7 +161,11 @@ func (s *Session) runStatements(ctx context.Context, cell string, rw rewriteResu
 			return &cellError{ename: "Interrupted", evalue: "the cell was interrupted",
 				traceback: []string{"Interrupted: the cell was stopped; variables keep the values they had"}}
 		}
-		return s.runtimeError(cell, rw.src, err)
+		marker := 0
+		if line.IsValid() && line.CanInt() {
+			marker = int(line.Int())
+		}
+		return s.runtimeError(cell, rw.src, err, marker)
 	}
 	s.recompileDependents(redefined, nil)
 	if s.hasResult && !rw.finalIsPrint {

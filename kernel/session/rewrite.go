@@ -1,6 +1,7 @@
 package session
 
 import (
+	"errors"
 	"fmt"
 	"go/ast"
 	"go/constant"
@@ -29,6 +30,7 @@ const (
 	minFunc       = "__commlab_min" // generic min polyfill (interpreted)
 	maxFunc       = "__commlab_max" // generic max polyfill (interpreted)
 	recoverFunc   = "__commlab_recover"
+	lineVar       = "__commlab_line" // the cell line of the statement last started (see lineMarkers)
 	resultCapture = helperPkg + ".Result("
 )
 
@@ -41,6 +43,7 @@ const prelude = `import ` + helperPkg + ` "commlab.session/helpers"
 func ` + minFunc + `[__commlabT cmp.Ordered](x __commlabT, y ...__commlabT) __commlabT { for _, v := range y { if v < x { x = v } }; return x }
 func ` + maxFunc + `[__commlabT cmp.Ordered](x __commlabT, y ...__commlabT) __commlabT { for _, v := range y { if v > x { x = v } }; return x }
 func ` + recoverFunc + `(cell int) { if r := recover(); r != nil { ` + helperPkg + `.GoPanic(cell, r) } }
+var ` + lineVar + ` int
 `
 
 // edit replaces src[start:end] with text. Edits never add newlines, so line
@@ -91,6 +94,33 @@ type rewriteResult struct {
 	// inference (see genericRewrite.unnamed).
 	unnamedTypeArg string
 	typeError      string // go/types' error on a generic call (see typedGroup.inferError)
+	// markers are the line markers inserted (see lineMarkers), for
+	// positions in the compiler's errors to be the cell's again.
+	markers []marker
+}
+
+// marker is one inserted line marker: where it went, in the group's
+// padded lines and the line's original columns, and its length.
+type marker struct{ line, col, n int }
+
+// unmark takes the line markers out of the columns of a compile error.
+func (rw rewriteResult) unmark(err error) error {
+	if len(rw.markers) == 0 || err == nil {
+		return err
+	}
+	msg := position.ReplaceAllStringFunc(err.Error(), func(m string) string {
+		sub := position.FindStringSubmatch(m)
+		l, _ := strconv.Atoi(sub[1])
+		c, _ := strconv.Atoi(sub[2])
+		shift := 0
+		for _, mk := range rw.markers {
+			if mk.line == l && c-shift >= mk.col+mk.n {
+				shift += mk.n
+			}
+		}
+		return strings.Replace(m, sub[1]+":"+sub[2]+":", fmt.Sprintf("%d:%d:", l, c-shift), 1)
+	})
+	return errors.New(msg)
 }
 
 // scopeInfo is what the rewriter knows of the session when it rewrites.
@@ -328,6 +358,12 @@ func rewrite(kind itemKind, src string, final bool, sc scopeInfo) (rewriteResult
 	}
 	finalBlock := 0 // edits that wrap the final statement in a block
 	if kind == itemStmt {
+		markers := lineMarkers(body, fset, off)
+		for _, m := range markers {
+			p := fset.Position(body.Lbrace + token.Pos(m.start-off(body.Lbrace)))
+			res.markers = append(res.markers, marker{p.Line, p.Column, len(m.text)})
+		}
+		edits = append(markers, edits...)
 		conv, pkgs := convertCompiledValues(body.List, sc, off)
 		edits = append(edits, conv...)
 		for _, p := range pkgs {
@@ -612,3 +648,37 @@ func (emptyImporter) Import(path string) (*types.Package, error) {
 }
 
 var _ types.Importer = emptyImporter{}
+
+// lineMarkers sets lineVar to the cell's line before each statement of a
+// group, in its blocks too but not in function literals (they run later,
+// from other cells): when the statement panics, the session reads which
+// it was. yaegi v0.16.1 reports only where the interpreted function (for
+// a cell, its first line) starts.
+func lineMarkers(body *ast.BlockStmt, fset *token.FileSet, off func(token.Pos) int) []edit {
+	var edits []edit
+	mark := func(list []ast.Stmt) {
+		for _, st := range list {
+			switch st.(type) {
+			case *ast.EmptyStmt, *ast.CaseClause, *ast.CommClause:
+				continue // a switch's or select's body lists clauses
+			}
+			// The group's first line is the wrapper's (see positioned).
+			line := fset.Position(st.Pos()).Line - 1
+			edits = append(edits, edit{off(st.Pos()), off(st.Pos()), lineVar + " = " + strconv.Itoa(line) + "; "})
+		}
+	}
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.BlockStmt:
+			mark(n.List)
+		case *ast.CaseClause:
+			mark(n.Body)
+		case *ast.CommClause:
+			mark(n.Body)
+		}
+		return true
+	})
+	return edits
+}
