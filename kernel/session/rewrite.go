@@ -371,6 +371,18 @@ func rewrite(kind itemKind, src string, final bool, sc scopeInfo) (rewriteResult
 				missing[p] = true
 			}
 		}
+		var ret *ast.ReturnStmt
+		ast.Inspect(body, func(n ast.Node) bool {
+			if r, ok := n.(*ast.ReturnStmt); ok && ret == nil {
+				ret = r
+			}
+			_, lit := n.(*ast.FuncLit)
+			return !lit && ret == nil
+		})
+		if ret != nil {
+			p := fset.Position(ret.Pos())
+			return res, fmt.Errorf("%d:%d: return at the top level of a cell: a cell is not a function, so there is nothing to return from; put the rest in an if/else, or the statements in a function and call it", p.Line, p.Column)
+		}
 		for _, st := range body.List {
 			if d, ok := st.(*ast.DeferStmt); ok {
 				// yaegi v0.16.1 runs a top-level defer again at every
@@ -470,8 +482,9 @@ func guardGoStmt(g *ast.GoStmt, src string, off func(token.Pos) int, userDefined
 }
 
 // needsClosure reports a compound statement holding, outside any function
-// literal, a := that defines more names than it has values (x, y := f(),
-// v, ok := m[k]).
+// literal, what yaegi v0.16.1 compiles only inside a function: a := that
+// defines more names than it has values (x, y := f(), v, ok := m[k]), a
+// type switch that binds a name, a type declaration.
 func needsClosure(st ast.Stmt) bool {
 	switch st.(type) {
 	case *ast.ForStmt, *ast.RangeStmt, *ast.IfStmt, *ast.SwitchStmt, *ast.TypeSwitchStmt,
@@ -480,8 +493,19 @@ func needsClosure(st ast.Stmt) bool {
 		return false
 	}
 	return hasNode(st, false, func(n ast.Node) bool {
-		as, ok := n.(*ast.AssignStmt)
-		return ok && as.Tok == token.DEFINE && len(as.Lhs) > len(as.Rhs)
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			return n.Tok == token.DEFINE && len(n.Lhs) > len(n.Rhs)
+		case *ast.TypeSwitchStmt:
+			// switch v := x.(type) crashes yaegi's compiler there.
+			_, binds := n.Assign.(*ast.AssignStmt)
+			return binds
+		case *ast.DeclStmt:
+			// A type declared in a block is "undefined type" there.
+			gd, ok := n.Decl.(*ast.GenDecl)
+			return ok && gd.Tok == token.TYPE
+		}
+		return false
 	})
 }
 

@@ -294,7 +294,7 @@ func varsAsStatements(groups []group, sessionVar func(name string) bool, namedGe
 						continue
 					}
 					kind = itemStmt
-				case varNeedsStatement(parsed[i], own, sessionVar):
+				case varNeedsStatement(parsed[i], own, sessionVar), varCommaOk(parsed[i]):
 					kind = itemStmt
 				}
 			}
@@ -424,4 +424,17 @@ func varNeedsStatement(f *ast.File, own map[string]bool, sessionVar func(string)
 		}
 	}
 	return needs
+}
+
+// varCommaOk reports var v, ok = m[k] (or x.(T), <-ch): yaegi v0.16.1
+// declares the two only as statements, by assignment (see isCommaOk).
+func varCommaOk(f *ast.File) bool {
+	for _, d := range f.Decls {
+		if gd, ok := d.(*ast.GenDecl); ok && len(gd.Specs) == 1 {
+			if vs, ok := gd.Specs[0].(*ast.ValueSpec); ok && len(vs.Names) == 2 && len(vs.Values) == 1 {
+				return isCommaOk(&ast.AssignStmt{Lhs: []ast.Expr{vs.Names[0], vs.Names[1]}, Rhs: vs.Values})
+			}
+		}
+	}
+	return false
 }
