@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"runtime/debug"
 	"sync"
+	"time"
 
 	"github.com/traefik/yaegi/interp"
 	"github.com/traefik/yaegi/stdlib"
@@ -85,11 +86,16 @@ type Session struct {
 	// dropped names the variables a redefined type made the session
 	// drop (see rebuild), with the types that changed, until defined again.
 	dropped map[string]string
+	// interruptGrace is how long an interrupted cell waits for a compiled
+	// call before it says so (interruptGrace; tests change it), and
+	// onAwait, when set, is called as that wait begins.
+	interruptGrace time.Duration
+	onAwait        func()
 }
 
 // New starts a session.
 func New(opts Options) (*Session, error) {
-	s := &Session{opts: opts, decls: newDeclTable()}
+	s := &Session{opts: opts, decls: newDeclTable(), interruptGrace: interruptGrace}
 	s.exported = map[string]map[string]reflect.Value{}
 	for k, v := range stdlib.Symbols {
 		s.exported[k] = v
