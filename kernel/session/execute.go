@@ -150,7 +150,7 @@ func (s *Session) runStatements(ctx context.Context, cell string, rw rewriteResu
 	// What the statements computed on the way is not kept once they ran.
 	defer release(s.in, ran, from, replaced)
 	s.stderrW.takeTrace()
-	line := s.globals()[lineVar]
+	line := globals[lineVar]
 	if line.IsValid() && line.CanSet() {
 		line.SetInt(0)
 	}

@@ -94,6 +94,9 @@ func (s *Session) recompileDependents(redefined, justDeclared []string) {
 		b.WriteString("\n")
 	}
 	if _, err := s.eval(b.String()); err == nil {
+		for _, d := range deps {
+			d.stub = ""
+		}
 		return
 	}
 	// One at a time, so that those that still compile take the new
@@ -105,6 +108,7 @@ func (s *Session) recompileDependents(redefined, justDeclared []string) {
 	for _, d := range deps {
 		_, err := s.eval(d.src)
 		if err == nil {
+			d.stub = ""
 			continue
 		}
 		if firstErr == nil {
@@ -112,7 +116,9 @@ func (s *Session) recompileDependents(redefined, justDeclared []string) {
 		}
 		broken = append(broken, d.name)
 		if stub, ok := brokenStub(d, redefined, err); ok {
-			_, _ = s.eval(stub)
+			if _, err := s.eval(stub); err == nil {
+				d.stub = stub
+			}
 		}
 	}
 	if len(broken) > 0 {
@@ -171,7 +177,11 @@ func (s *Session) rebuild(decls *declTable, changed []string) error {
 	}
 	var b strings.Builder
 	for _, d := range decls.all() {
-		b.WriteString(d.src)
+		if d.stub != "" {
+			b.WriteString(d.stub) // what no longer compiles stays a stub
+		} else {
+			b.WriteString(d.src)
+		}
 		b.WriteString("\n")
 	}
 	if _, err := evalIn(in, b.String()); err != nil {
