@@ -24,6 +24,12 @@ c.JupyterHub.db_url = "sqlite:///" + os.path.join(hub_dir, "jupyterhub.sqlite")
 c.JupyterHub.cookie_secret_file = os.path.join(hub_dir, "jupyterhub_cookie_secret")
 c.Spawner.cmd = [os.path.join(venv_bin, "jupyterhub-singleuser")]
 c.Spawner.default_url = "/lab"
+# A first JupyterLab start on a busy 2-core machine can take a minute.
+c.Spawner.start_timeout = 300
+c.Spawner.http_timeout = 300
+if os.geteuid() == 0:
+    # The servers run as whoever runs the hub; Jupyter refuses root unless told.
+    c.Spawner.args = ["--allow-root"]
 
 
 def copy_notebooks(spawner):
