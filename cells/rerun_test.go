@@ -1,4 +1,4 @@
-package runner
+package cells_test
 
 import (
 	"context"
@@ -7,8 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/commlab/commlab/cells"
 	"github.com/commlab/commlab/kernel/session"
-	"github.com/commlab/commlab/kernel/symbols"
+	"github.com/commlab/commlab/notebook/runner"
 )
 
 // secondRunParameter is, per chapter, the one parameter a reader changes
@@ -32,7 +33,7 @@ func TestChaptersRunTwice(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs every chapter twice")
 	}
-	abs, _ := filepath.Abs(filepath.Join("..", "..", "chapters"))
+	abs, _ := filepath.Abs(filepath.Join("..", "chapters"))
 	files, err := filepath.Glob(filepath.Join(abs, "*.md"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no chapters: %v", err)
@@ -45,16 +46,18 @@ func TestChaptersRunTwice(t *testing.T) {
 				t.Fatalf("no parameter to change for %s: add one to secondRunParameter", name)
 			}
 			dir := filepath.Dir(f)
-			sess, err := session.New(session.Options{Dir: dir, Packages: symbols.Symbols, AbandonInterrupted: true})
+			opts := cells.View().Session()
+			opts.Dir, opts.AbandonInterrupted = dir, true
+			sess, err := session.New(opts)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer sess.Close()
 			// Recorded runs, as CI's: the chapter's mode parameter, if it has one.
 			first := map[string]string{}
-			if job, err := NewJob(f, map[string]string{"measurements": "recorded"}); err == nil && job != nil {
+			if job, err := runner.NewJob(f, map[string]string{"measurements": "recorded"}); err == nil && job != nil {
 				first["measurements"] = "recorded"
-			} else if _, err := NewJob(f, map[string]string{"mode": "recorded"}); err == nil {
+			} else if _, err := runner.NewJob(f, map[string]string{"mode": "recorded"}); err == nil {
 				first["mode"] = "recorded"
 			}
 			second := map[string]string{param[0]: param[1]}
@@ -62,11 +65,11 @@ func TestChaptersRunTwice(t *testing.T) {
 				second[k] = v
 			}
 			for i, params := range []map[string]string{first, second} {
-				job, err := NewJob(f, params)
+				job, err := runner.NewJob(f, params)
 				if err != nil {
 					t.Fatal(err)
 				}
-				res, err := Run(context.Background(), sess, job.Notebook, Options{CellTimeout: 5 * time.Minute, Name: name, AllowErrors: true})
+				res, err := runner.Run(context.Background(), sess, job.Notebook, runner.Options{CellTimeout: 5 * time.Minute, Name: name, AllowErrors: true})
 				if err != nil {
 					t.Fatalf("run %d: %v", i+1, err)
 				}
