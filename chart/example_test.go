@@ -31,7 +31,7 @@ func ExampleTimeVsSize() {
 	// Output:
 	// TimeVsSize "all_reduce, 8 GPUs, ring": x Message size [8 B .. 8 GiB] log, y Time [70 µs .. 601.4 ms] log
 	//   ring model: 31 points, dashed line
-	//   crossover S* = 1 MB: latency-bound below, bandwidth-bound above
+	//   crossover S* = 976.6 KiB: latency-bound below, bandwidth-bound above
 }
 
 func ExampleBusBWVsSize() {

@@ -28,7 +28,7 @@ func TestString(t *testing.T) {
 		}
 	}
 	tvs := sampleCharts(t)[0].chart.String()
-	for _, want := range []string{"x Message size [8 B .. 8 GiB] log", "y Time [", "crossover S* = 22.3 MB", "31 points, points"} {
+	for _, want := range []string{"x Message size [8 B .. 8 GiB] log", "y Time [", "crossover S* = 21.27 MiB", "31 points, points"} {
 		if !strings.Contains(tvs, want) {
 			t.Errorf("TimeVsSize String() = %q, lacks %q", tvs, want)
 		}

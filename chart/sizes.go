@@ -5,7 +5,6 @@ import (
 	"image/color"
 	"math"
 
-	"github.com/commlab/commlab/units"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
@@ -42,7 +41,8 @@ func TimeVsSize(title string, crossover float64, series ...Series) (*Chart, erro
 		r := &regions{crossover: crossover, chart: c}
 		c.plot.Add(r)
 		c.shapes = append(c.shapes, r)
-		c.notes = append(c.notes, "crossover S* = "+units.Readable(crossover, "B")+
+		// In the size axis' binary units, as its ticks read.
+		c.notes = append(c.notes, "crossover S* = "+formatBytes(crossover)+
 			": latency-bound below, bandwidth-bound above")
 	}
 	for _, s := range series {
@@ -138,7 +138,7 @@ func (r *regions) labels(c draw.Canvas, p *plot.Plot) []regionLabel {
 			lab.XAlign = draw.XRight
 			at = x - vg.Points(4)
 		}
-		out = append(out, regionLabel{sty: lab, at: vg.Point{X: at, Y: top - vg.Points(18)}, text: "S* = " + units.Readable(r.crossover, "B")})
+		out = append(out, regionLabel{sty: lab, at: vg.Point{X: at, Y: top - vg.Points(18)}, text: "S* = " + formatBytes(r.crossover)})
 	}
 	return out
 }

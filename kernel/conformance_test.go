@@ -69,3 +69,50 @@ func TestNbclientExecutesNotebook(t *testing.T) {
 		t.Logf("%s", out)
 	})
 }
+
+// secondRun is, per notebook, the parameter a reader changes before the
+// second Run All, as Go source.
+var secondRun = []struct{ notebook, name, value string }{
+	{"00-tour.ipynb", "n", "4"},
+	{"01-collectives.ipynb", "bigSize", `"4GB"`},
+	{"02-interconnect.ipynb", "gdrLevel", `"PHB"`},
+	{"03-rdma.ipynb", "nics", "4"},
+	{"04-nccl.ipynb", "gpus", "4"},
+	{"05-pytorch.ipynb", "fraction", "0.25"},
+	{"06-nccl-tests.ipynb", "hangScenario", `"size"`},
+	{"07-inference.ipynb", "batch", "16"},
+}
+
+// TestNbclientRunsNotebooksTwice runs every notebook twice in one kernel
+// through nbclient (Run All, one parameter changed, Run All again) and
+// fails on any error output: what a reader following the Parameters
+// section does. notebook/runner's TestChaptersRunTwice does the same
+// without Jupyter.
+func TestNbclientRunsNotebooksTwice(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs every notebook twice")
+	}
+	notebooks, _ := filepath.Glob(filepath.Join("..", "notebooks", "*.ipynb"))
+	if len(notebooks) != len(secondRun) {
+		t.Fatalf("%d notebooks, %d entries in secondRun: give each notebook a parameter to change", len(notebooks), len(secondRun))
+	}
+	pythons.Each(t, []string{"nbclient", "nbformat"}, func(t *testing.T, py pythons.Python) {
+		env := installKernel(t)
+		args := []string{"run_twice.py"}
+		for _, r := range secondRun {
+			nb, err := filepath.Abs(filepath.Join("..", "notebooks", r.notebook))
+			if err != nil {
+				t.Fatal(err)
+			}
+			args = append(args, nb, r.name, r.value)
+		}
+		cmd := exec.Command(py.Path, args...)
+		cmd.Dir = filepath.Join("testdata", "conformance")
+		cmd.Env = env
+		out, err := cmd.CombinedOutput()
+		t.Logf("%s", out)
+		if err != nil {
+			t.Fatalf("a notebook failed on its first or second run: %v", err)
+		}
+	})
+}

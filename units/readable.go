@@ -58,11 +58,36 @@ func Readable(v float64, unit string) string {
 
 var secondsPer = map[string]float64{"s": 1, "ms": 1e3, "us": 1e6, "µs": 1e6, "μs": 1e6, "ns": 1e9}
 
-// isBinarySize says whether v is a whole number of KiB: the sizes of
-// sweeps, buffers and page-sized things, which read best in KiB, MiB, GiB.
+// isBinarySize says whether v reads in binary prefixes: the family in
+// which it is exact in the fewest digits (4 GiB, 7.875 MiB, 64 KiB; but
+// 4 GB, 64 KB, 1 MB), binary on a tie, so that a size prints in the family
+// it was given in: "4GB" (4e9, also a whole number of KiB) comes back as
+// "4 GB", "4GiB" as "4 GiB". Where neither family is exact at readable
+// precision, a whole number of KiB (a sweep's or a buffer's size) is
+// binary.
 func isBinarySize(v float64) bool {
 	a := math.Abs(v)
-	return a >= 1024 && a < 1<<62 && math.Mod(a, 1024) == 0
+	if a < 1024 || a >= 1<<62 {
+		return false // no binary prefix to print it with
+	}
+	b, okB := exactDigits(scaleRounded(a, iecWithUnit, 1024))
+	d, okD := exactDigits(scaleRounded(a, siWithUnit, 1000))
+	switch {
+	case okB && okD:
+		return b <= d
+	case okB || okD:
+		return okB
+	}
+	return math.Mod(a, 1024) == 0
+}
+
+// exactDigits is how many significant digits mantissa m has written
+// out in full (trailing zeros aside), and whether that is at most
+// readableDigits: then the readable form is exact.
+func exactDigits(m float64, _ string) (int, bool) {
+	digits := strings.Replace(strconv.FormatFloat(math.Abs(m), 'f', -1, 64), ".", "", 1)
+	digits = strings.TrimRight(strings.TrimLeft(digits, "0"), "0")
+	return len(digits), len(digits) <= readableDigits
 }
 
 // ReadableSI prints v in unit with the largest SI prefix (K, M, G, T, P;

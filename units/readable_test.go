@@ -31,6 +31,15 @@ func TestReadable(t *testing.T) {
 		{1000 << 10, "B", "1000 KiB"},
 		{1023 << 10, "B", "1023 KiB"},
 		{1536.7, "B", "1.537 KB"},
+		// A size prints in the family it reads exactly in, fewest digits
+		// first: decimal in, decimal out; binary in, binary out.
+		{4e9, "B", "4 GB"},
+		{4 << 30, "B", "4 GiB"},
+		{16e6, "B", "16 MB"},
+		{16 << 20, "B", "16 MiB"},
+		{64 << 10, "B", "64 KiB"},
+		{1536, "B", "1.5 KiB"},
+		{3e9 + 1024, "B", "3 GB"},
 		{1000001, "B", "1 MB"},
 		{64e3, "B", "64 KB"},
 		{8, "B", "8 B"},
@@ -124,6 +133,24 @@ func TestReadableStyleOverMagnitudes(t *testing.T) {
 			if m := strings.Fields(ReadableIEC(math.Abs(v), "B"))[0]; e > 0 && e < 15 && strings.Contains(m, ",") {
 				t.Errorf("%g: IEC mantissa %q is 1,000 or more", v, m)
 			}
+		}
+	}
+}
+
+// TestSizeFamilyRoundTrip: every size a reader types prints in the family
+// it was typed in.
+func TestSizeFamilyRoundTrip(t *testing.T) {
+	for _, typed := range []struct{ in, want string }{
+		{"1GB", "1 GB"}, {"4GB", "4 GB"}, {"64KB", "64 KB"}, {"16MB", "16 MB"}, {"256MB", "256 MB"}, {"8GB", "8 GB"},
+		{"1GiB", "1 GiB"}, {"4GiB", "4 GiB"}, {"64KiB", "64 KiB"}, {"16MiB", "16 MiB"}, {"1.5GiB", "1.5 GiB"},
+		{"4G", "4 GiB"}, {"128M", "128 MiB"}, {"1.5GB", "1.5 GB"},
+	} {
+		v, err := ParseSize(typed.in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := Readable(float64(v), "B"); got != typed.want {
+			t.Errorf("%s read as %d prints %q, want %q", typed.in, v, got, typed.want)
 		}
 	}
 }

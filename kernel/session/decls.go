@@ -15,6 +15,9 @@ type declaration struct {
 	uses    map[string]bool
 	serial  int  // order of first definition, kept on redefinition
 	generic bool // a function with type parameters
+	// stub, when set, stands in for src, which no longer compiles since
+	// a name it uses was redefined (see brokenStub).
+	stub string
 }
 
 // declTable remembers every top-level declaration so that a redefinition
@@ -49,7 +52,7 @@ func (t *declTable) record(src string) (changed []string) {
 			t.byName[name] = d
 		}
 		fd, isFunc := node.(*ast.FuncDecl)
-		d.kind, d.src, d.uses = kind, src, identifiers(node)
+		d.kind, d.src, d.uses, d.stub = kind, src, identifiers(node), ""
 		d.generic = isFunc && fd.Type.TypeParams != nil
 		changed = append(changed, name)
 	}

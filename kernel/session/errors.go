@@ -24,6 +24,10 @@ type cellError struct {
 
 func (e *cellError) Error() string { return e.ename + ": " + e.evalue }
 
+var leadingPosition = regexp.MustCompile(`^\d+:\d+:\s*`)
+
+var undefinedName = regexp.MustCompile(`undefined: ([\pL_][\pL\pN_]*)$`)
+
 var position = regexp.MustCompile(`(?:[\w./-]*\.go:)?(\d+):(\d+):`)
 
 // mapPositions rewrites "L:C:" of the padded group source to the cell's own
@@ -61,7 +65,10 @@ func splitError(cell string, err error) error {
 }
 
 func (s *Session) compileError(cell string, err error) error {
-	msg, line, col := mapPositions(err.Error())
+	msg, line, col := mapPositions(unshadow(err.Error()))
+	if m := undefinedName.FindStringSubmatch(msg); m != nil && s.dropped[m[1]] != "" {
+		msg += fmt.Sprintf(" (the session dropped it when %s was redefined: run the cell that defines it again)", s.dropped[m[1]])
+	}
 	if m, l, c, ok := incomplete(cell, msg, line, col); ok {
 		msg, line, col = m, l, c
 	}
@@ -164,14 +171,21 @@ func pythonParameters(cell string) error {
 // panics say "reflect: slice index out of range", and its trace names only
 // where each interpreted function starts; the cell's source and the values
 // its globals hold at the panic tell the rest (see locatePanic).
-func (s *Session) runtimeError(cell, src string, err error) error {
+//
+// marker is the cell line of the statement that last started (see
+// lineMarkers), 0 when none did: the statement that panicked, or that
+// called the function that did.
+func (s *Session) runtimeError(cell, src string, err error, marker int) error {
 	var raw any = err.Error()
 	var compiled []string // compiled functions, innermost first, when the panic came from one
 	if p, ok := err.(interp.Panic); ok {
 		raw = unwrapValue(p.Value)
 		compiled = compiledFrames(p.Stack)
 	}
-	kind, goWords := runtimeWords(raw, fmt.Sprint(raw))
+	kind, goWords := runtimeWords(raw, unshadow(fmt.Sprint(raw)))
+	// yaegi puts its own position (of the rewritten group) in front of
+	// some panics (a failed type assertion): the cell's line is below.
+	goWords = strings.TrimSpace(leadingPosition.ReplaceAllString(goWords, ""))
 	trace := s.stderrW.takeTrace()
 	var funcs []string // interpreted functions, innermost first, without the cell
 	for _, t := range trace {
@@ -189,18 +203,13 @@ func (s *Session) runtimeError(cell, src string, err error) error {
 	}
 	if len(funcs) == 0 && line == 0 && len(callLines) == 0 {
 		line, col, detail = s.locatePanic(src, kind)
-		if line == 0 && len(trace) > 0 {
-			// A panic of the cell's own statements: yaegi's position of
-			// the statement (line 1 is the wrapper's).
-			m := panicLine.FindStringSubmatch(trace[len(trace)-1])
-			line, _ = strconv.Atoi(m[1])
-			col, _ = strconv.Atoi(m[2])
-			if line > 1 {
-				line--
-			}
-		}
 	} else if len(funcs) > 0 {
 		line, col, callLines = placeOfCalls(locateCalls(src, funcs[len(funcs)-1]))
+	}
+	if marker > 0 && line != marker {
+		// The statement that was running is where the panic happened;
+		// what was found by name or by value elsewhere was not it.
+		line, col, detail, callLines = marker, indentColumn(cell, marker), "", nil
 	}
 	if detail != "" {
 		goWords += " " + detail
@@ -617,4 +626,14 @@ func sourceContext(cell string, line, col int) []string {
 		out = append(out, "     | "+caret)
 	}
 	return out
+}
+
+// indentColumn is the column of the first character of a cell's line that
+// is not a space or a tab.
+func indentColumn(cell string, line int) int {
+	lines := strings.Split(cell, "\n")
+	if line < 1 || line > len(lines) {
+		return 0
+	}
+	return 1 + len(lines[line-1]) - len(strings.TrimLeft(lines[line-1], " \t"))
 }

@@ -104,17 +104,29 @@ func (s *Session) runGroup(ctx context.Context, cell string, g group, final bool
 	}
 	s.noteFuncRefs(rw.src, g.kind == itemDecl)
 	if g.kind == itemDecl {
-		return s.runDecls(cell, rw)
+		err = s.runDecls(cell, rw)
+	} else {
+		err = s.runStatements(ctx, cell, rw)
 	}
-	return s.runStatements(ctx, cell, rw)
+	if err == nil {
+		for _, n := range rw.declared {
+			delete(s.dropped, n)
+		}
+	}
+	return err
 }
 
 func (s *Session) runStatements(ctx context.Context, cell string, rw rewriteResult) error {
-	// Names a statement defines replace any declaration of the same name.
+	// Names a statement defines replace any declaration of the same name;
+	// functions that use a name defined again are compiled again after
+	// the statements ran, so that they read the new variable.
 	var redefined []string
+	globals := s.globals()
 	for _, n := range rw.declared {
 		if _, ok := s.decls.get(n); ok {
 			s.decls.forget(n)
+			redefined = append(redefined, n)
+		} else if _, ok := globals[n]; ok {
 			redefined = append(redefined, n)
 		}
 	}
@@ -133,11 +145,15 @@ func (s *Session) runStatements(ctx context.Context, cell string, rw rewriteResu
 		ran = rw.src
 	}
 	if err != nil {
-		return s.compileError(cell, rw.explainCrash(err))
+		return s.compileError(cell, rw.explainCrash(rw.unmark(err)))
 	}
 	// What the statements computed on the way is not kept once they ran.
 	defer release(s.in, ran, from, replaced)
 	s.stderrW.takeTrace()
+	line := globals[lineVar]
+	if line.IsValid() && line.CanSet() {
+		line.SetInt(0)
+	}
 	err = s.runProgram(ctx, prog)
 	s.recordVarTypes(rw)
 	if err != nil {
@@ -145,7 +161,11 @@ func (s *Session) runStatements(ctx context.Context, cell string, rw rewriteResu
 			return &cellError{ename: "Interrupted", evalue: "the cell was interrupted",
 				traceback: []string{"Interrupted: the cell was stopped; variables keep the values they had"}}
 		}
-		return s.runtimeError(cell, rw.src, err)
+		marker := 0
+		if line.IsValid() && line.CanInt() {
+			marker = int(line.Int())
+		}
+		return s.runtimeError(cell, rw.src, err, marker)
 	}
 	s.recompileDependents(redefined, nil)
 	if s.hasResult && !rw.finalIsPrint {

@@ -226,7 +226,10 @@ func rewriteGenerics(kind itemKind, f *ast.File, body *ast.BlockStmt, tg *typedG
 				}
 				continue
 			}
-			if len(st.Rhs) != 1 || len(tg.genericCallsIn(st.Rhs[0])) == 0 {
+			// yaegi v0.16.1 cannot define the two names of a comma-ok
+			// form (v, ok := m[k], x.(T), <-ch) at the top level of a
+			// cell ("nil type") either: declare them, then assign.
+			if len(st.Rhs) != 1 || (len(tg.genericCallsIn(st.Rhs[0])) == 0 && !isCommaOk(st)) {
 				continue
 			}
 			tuple, ok := tg.info.TypeOf(st.Rhs[0]).(*types.Tuple)
@@ -236,7 +239,7 @@ func rewriteGenerics(kind itemKind, f *ast.File, body *ast.BlockStmt, tg *typedG
 			var decls strings.Builder
 			for j, l := range st.Lhs {
 				id, ok := l.(*ast.Ident)
-				if !ok || tg.info.Defs[id] == nil {
+				if !ok || id.Name == "_" || tg.info.Defs[id] == nil {
 					continue
 				}
 				ts, ok := spell(tuple.At(j).Type())
@@ -373,10 +376,15 @@ func (tg *typedGroup) varByAssignment(ds *ast.DeclStmt, gr *genericRewrite, text
 			calls = append(calls, tg.genericCallsIn(v)...)
 		}
 	}
-	if len(calls) == 0 {
+	vs := gd.Specs[0].(*ast.ValueSpec)
+	commaOk := len(gd.Specs) == 1 && len(vs.Values) == 1 && len(vs.Names) == 2 &&
+		isCommaOk(&ast.AssignStmt{Lhs: []ast.Expr{vs.Names[0], vs.Names[1]}, Rhs: vs.Values})
+	if len(calls) == 0 && !commaOk {
 		return nil
 	}
-	vs := gd.Specs[0].(*ast.ValueSpec)
+	if len(calls) == 0 {
+		calls = []*genericCall{{callee: vs.Values[0]}}
+	}
 	if gd.Lparen.IsValid() || len(gd.Specs) != 1 {
 		return at(gd.Pos(), "the interpreter cannot initialize a var group from a generic call (%s): declare the variable on its own, var %s = ...",
 			text(calls[0].callee), vs.Names[0].Name)
@@ -521,4 +529,19 @@ func (rw rewriteResult) explainCrash(err error) error {
 		return fmt.Errorf("%s %s", pos, rw.unnamedTypeArg)
 	}
 	return fmt.Errorf("%s the interpreter cannot compile this use of generic function %s: call it inside a function (func() { ... }()), or write its type arguments (%s[T](...))", pos, name, name)
+}
+
+// isCommaOk reports v, ok := of a map index, a type assertion or a
+// channel receive.
+func isCommaOk(st *ast.AssignStmt) bool {
+	if len(st.Lhs) != 2 || len(st.Rhs) != 1 {
+		return false
+	}
+	switch x := ast.Unparen(st.Rhs[0]).(type) {
+	case *ast.IndexExpr, *ast.TypeAssertExpr:
+		return true
+	case *ast.UnaryExpr:
+		return x.Op == token.ARROW
+	}
+	return false
 }

@@ -41,19 +41,29 @@ func (s *Session) runProgram(ctx context.Context, prog *interp.Program) error {
 // in a stack dump: yaegi's ExecuteWithContext starts it.
 const yaegiRunner = "created by github.com/traefik/yaegi/interp.(*Interpreter).ExecuteWithContext in goroutine "
 
+// interruptGrace is how long an interrupted cell waits for a compiled
+// call in silence: a call about to return (time.Sleep of a few ms in a
+// loop) needs no advice, one that goes on is named, with the way out.
+const interruptGrace = 2 * time.Second
+
 // awaitStopped waits until the goroutine that ExecuteWithContext, called by
 // goroutine caller, started to run the cell has ended. Nothing signals its
-// end, so the wait looks at the goroutines, less often as it goes on.
+// end, so the wait looks at the goroutines, less often as it goes on. Past
+// s.interruptGrace it says which compiled call it waits for, once.
 func (s *Session) awaitStopped(caller uint64) {
+	if s.onAwait != nil {
+		s.onAwait()
+	}
+	begin := time.Now()
 	said := false
 	for delay := time.Millisecond; ; delay = min(2*delay, 100*time.Millisecond) {
 		stack, running := cellGoroutine(caller)
 		if !running {
 			return
 		}
-		if call := compiledCall(stack); call != "" && !said {
+		if call := compiledCall(stack); call != "" && !said && time.Since(begin) >= s.interruptGrace {
 			said = true
-			s.streamSinkDirect("stderr", fmt.Sprintf("interrupt: waiting for a compiled call (%s) to return; the cell ends when it does (restart the kernel to abandon it)\n", call))
+			s.streamSinkDirect("stderr", fmt.Sprintf("interrupt: %s has not returned yet; the cell ends when it does (restart the kernel to abandon it)\n", call))
 		}
 		time.Sleep(delay)
 	}

@@ -2,9 +2,13 @@ package session
 
 import (
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"maps"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -37,7 +41,7 @@ func (s *Session) runDecls(cell string, rw rewriteResult) error {
 		if !typeChanged(s.decls, &trial, fixed) {
 			rebuild = false
 		} else {
-			if err := s.rebuild(&trial); err != nil {
+			if err := s.rebuild(&trial, fixed); err != nil {
 				return s.compileError(cell, err)
 			}
 			s.decls = &trial
@@ -89,20 +93,76 @@ func (s *Session) recompileDependents(redefined, justDeclared []string) {
 		b.WriteString(d.src)
 		b.WriteString("\n")
 	}
-	if _, err := s.eval(b.String()); err != nil {
-		names := make([]string, len(deps))
-		for i, d := range deps {
-			names[i] = d.name
+	if _, err := s.eval(b.String()); err == nil {
+		for _, d := range deps {
+			d.stub = ""
 		}
-		s.streamSinkDirect("stderr", fmt.Sprintf("note: %s still use the previous definition of %s: they no longer compile: %v\n",
-			strings.Join(names, ", "), strings.Join(redefined, ", "), err))
+		return
 	}
+	// One at a time, so that those that still compile take the new
+	// definition; one that no longer compiles is replaced by a function
+	// of the same signature that says so when called, as Go would refuse
+	// to build it.
+	var broken []string
+	var firstErr error
+	for _, d := range deps {
+		_, err := s.eval(d.src)
+		if err == nil {
+			d.stub = ""
+			continue
+		}
+		if firstErr == nil {
+			firstErr = err
+		}
+		broken = append(broken, d.name)
+		if stub, ok := brokenStub(d, redefined, err); ok {
+			if _, err := s.eval(stub); err == nil {
+				d.stub = stub
+			}
+		}
+	}
+	if len(broken) > 0 {
+		s.streamSinkDirect("stderr", fmt.Sprintf("note: %s no longer compile%s with the new definition of %s (%v): run %s again after changing %s\n",
+			strings.Join(broken, ", "), plural(len(broken), "s", ""), strings.Join(redefined, ", "), strings.TrimSpace(position.ReplaceAllString(unshadow(firstErr.Error()), "")), pronoun(len(broken)), pronoun(len(broken))))
+	}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func pronoun(n int) string { return plural(n, "its cell", "their cells") }
+
+// brokenStub is a function with d's signature whose body panics with what
+// went wrong: calling a function that no longer compiles says so instead
+// of running code compiled against a definition that is gone.
+func brokenStub(d *declaration, redefined []string, err error) (string, bool) {
+	if d.kind != "func" && d.kind != "method" {
+		return "", false
+	}
+	f, perr := parser.ParseFile(token.NewFileSet(), "", declPrefix+d.src, parser.SkipObjectResolution)
+	if perr != nil || len(f.Decls) != 1 {
+		return "", false
+	}
+	fd, ok := f.Decls[0].(*ast.FuncDecl)
+	if !ok || fd.Body == nil {
+		return "", false
+	}
+	full := declPrefix + d.src
+	base := int(f.Pos()) // positions are 1-based offsets of full
+	head := full[int(fd.Pos())-base : int(fd.Body.Lbrace)-base]
+	why := strings.TrimSpace(position.ReplaceAllString(unshadow(err.Error()), ""))
+	msg := fmt.Sprintf("%s no longer compiles since %s changed (%s): run its cell again", d.name, strings.Join(redefined, ", "), why)
+	return head + "{ panic(" + strconv.Quote(msg) + ") }", true
 }
 
 // rebuild starts a fresh interpreter with every recorded import and
 // declaration, then carries over the values of variables whose types are
 // unchanged. Variables that cannot be carried are named on stderr.
-func (s *Session) rebuild(decls *declTable) error {
+func (s *Session) rebuild(decls *declTable, changed []string) error {
 	oldGlobals := s.globals()
 	oldStderr := s.stderrW
 	in, err := s.newInterpreter()
@@ -117,7 +177,11 @@ func (s *Session) rebuild(decls *declTable) error {
 	}
 	var b strings.Builder
 	for _, d := range decls.all() {
-		b.WriteString(d.src)
+		if d.stub != "" {
+			b.WriteString(d.stub) // what no longer compiles stays a stub
+		} else {
+			b.WriteString(d.src)
+		}
 		b.WriteString("\n")
 	}
 	if _, err := evalIn(in, b.String()); err != nil {
@@ -158,6 +222,12 @@ func (s *Session) rebuild(decls *declTable) error {
 	s.in = in
 	if len(dropped) > 0 {
 		s.streamSinkDirect("stderr", fmt.Sprintf("note: a type was redefined; these variables were dropped and need their cells run again: %s\n", strings.Join(dropped, ", ")))
+		if s.dropped == nil {
+			s.dropped = map[string]string{}
+		}
+		for _, name := range dropped {
+			s.dropped[name] = strings.Join(changed, ", ")
+		}
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"errors"
 	"fmt"
 	"go/ast"
 	"go/constant"
@@ -29,6 +30,7 @@ const (
 	minFunc       = "__commlab_min" // generic min polyfill (interpreted)
 	maxFunc       = "__commlab_max" // generic max polyfill (interpreted)
 	recoverFunc   = "__commlab_recover"
+	lineVar       = "__commlab_line" // the cell line of the statement last started (see lineMarkers)
 	resultCapture = helperPkg + ".Result("
 )
 
@@ -38,9 +40,10 @@ const (
 // cmp is yaegi's interpreted package, visible without an import (an import
 // here would collide with the cell's own).
 const prelude = `import ` + helperPkg + ` "commlab.session/helpers"
-func ` + minFunc + `[T cmp.Ordered](x T, y ...T) T { for _, v := range y { if v < x { x = v } }; return x }
-func ` + maxFunc + `[T cmp.Ordered](x T, y ...T) T { for _, v := range y { if v > x { x = v } }; return x }
+func ` + minFunc + `[__commlabT cmp.Ordered](x __commlabT, y ...__commlabT) __commlabT { for _, v := range y { if v < x { x = v } }; return x }
+func ` + maxFunc + `[__commlabT cmp.Ordered](x __commlabT, y ...__commlabT) __commlabT { for _, v := range y { if v > x { x = v } }; return x }
 func ` + recoverFunc + `(cell int) { if r := recover(); r != nil { ` + helperPkg + `.GoPanic(cell, r) } }
+var ` + lineVar + ` int
 `
 
 // edit replaces src[start:end] with text. Edits never add newlines, so line
@@ -91,6 +94,33 @@ type rewriteResult struct {
 	// inference (see genericRewrite.unnamed).
 	unnamedTypeArg string
 	typeError      string // go/types' error on a generic call (see typedGroup.inferError)
+	// markers are the line markers inserted (see lineMarkers), for
+	// positions in the compiler's errors to be the cell's again.
+	markers []marker
+}
+
+// marker is one inserted line marker: where it went, in the group's
+// padded lines and the line's original columns, and its length.
+type marker struct{ line, col, n int }
+
+// unmark takes the line markers out of the columns of a compile error.
+func (rw rewriteResult) unmark(err error) error {
+	if len(rw.markers) == 0 || err == nil {
+		return err
+	}
+	msg := position.ReplaceAllStringFunc(err.Error(), func(m string) string {
+		sub := position.FindStringSubmatch(m)
+		l, _ := strconv.Atoi(sub[1])
+		c, _ := strconv.Atoi(sub[2])
+		shift := 0
+		for _, mk := range rw.markers {
+			if mk.line == l && c-shift >= mk.col+mk.n {
+				shift += mk.n
+			}
+		}
+		return strings.Replace(m, sub[1]+":"+sub[2]+":", fmt.Sprintf("%d:%d:", l, c-shift), 1)
+	})
+	return errors.New(msg)
 }
 
 // scopeInfo is what the rewriter knows of the session when it rewrites.
@@ -121,11 +151,16 @@ var builtinFuncs = map[string]bool{
 // integer), guards goroutines against panics, lists packages to auto-import
 // and, for the last group of a cell, captures a final expression's value.
 func rewrite(kind itemKind, src string, final bool, sc scopeInfo) (rewriteResult, error) {
-	res := rewriteResult{src: src}
 	prefix, suffix := declPrefix, ""
 	if kind == itemStmt {
 		prefix, suffix = stmtPrefix, stmtSuffix
+		src = renameBlockLocals(src, func(name string) bool {
+			return sc.defined(name) || sc.imported(name) || (sc.known != nil && sc.known(name)) || strings.HasPrefix(name, "__commlab")
+		})
+	} else {
+		src = renameTypeParams(src)
 	}
+	res := rewriteResult{src: src}
 	full := prefix + src + suffix
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, "", full, 0)
@@ -323,12 +358,30 @@ func rewrite(kind itemKind, src string, final bool, sc scopeInfo) (rewriteResult
 	}
 	finalBlock := 0 // edits that wrap the final statement in a block
 	if kind == itemStmt {
+		markers := lineMarkers(body, fset, off)
+		for _, m := range markers {
+			p := fset.Position(body.Lbrace + token.Pos(m.start-off(body.Lbrace)))
+			res.markers = append(res.markers, marker{p.Line, p.Column, len(m.text)})
+		}
+		edits = append(markers, edits...)
 		conv, pkgs := convertCompiledValues(body.List, sc, off)
 		edits = append(edits, conv...)
 		for _, p := range pkgs {
 			if !sc.imported(p) {
 				missing[p] = true
 			}
+		}
+		var ret *ast.ReturnStmt
+		ast.Inspect(body, func(n ast.Node) bool {
+			if r, ok := n.(*ast.ReturnStmt); ok && ret == nil {
+				ret = r
+			}
+			_, lit := n.(*ast.FuncLit)
+			return !lit && ret == nil
+		})
+		if ret != nil {
+			p := fset.Position(ret.Pos())
+			return res, fmt.Errorf("%d:%d: return at the top level of a cell: a cell is not a function, so there is nothing to return from; put the rest in an if/else, or the statements in a function and call it", p.Line, p.Column)
 		}
 		for _, st := range body.List {
 			if d, ok := st.(*ast.DeferStmt); ok {
@@ -429,8 +482,9 @@ func guardGoStmt(g *ast.GoStmt, src string, off func(token.Pos) int, userDefined
 }
 
 // needsClosure reports a compound statement holding, outside any function
-// literal, a := that defines more names than it has values (x, y := f(),
-// v, ok := m[k]).
+// literal, what yaegi v0.16.1 compiles only inside a function: a := that
+// defines more names than it has values (x, y := f(), v, ok := m[k]), a
+// type switch that binds a name, a type declaration.
 func needsClosure(st ast.Stmt) bool {
 	switch st.(type) {
 	case *ast.ForStmt, *ast.RangeStmt, *ast.IfStmt, *ast.SwitchStmt, *ast.TypeSwitchStmt,
@@ -439,8 +493,19 @@ func needsClosure(st ast.Stmt) bool {
 		return false
 	}
 	return hasNode(st, false, func(n ast.Node) bool {
-		as, ok := n.(*ast.AssignStmt)
-		return ok && as.Tok == token.DEFINE && len(as.Lhs) > len(as.Rhs)
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			return n.Tok == token.DEFINE && len(n.Lhs) > len(n.Rhs)
+		case *ast.TypeSwitchStmt:
+			// switch v := x.(type) crashes yaegi's compiler there.
+			_, binds := n.Assign.(*ast.AssignStmt)
+			return binds
+		case *ast.DeclStmt:
+			// A type declared in a block is "undefined type" there.
+			gd, ok := n.Decl.(*ast.GenDecl)
+			return ok && gd.Tok == token.TYPE
+		}
+		return false
 	})
 }
 
@@ -607,3 +672,37 @@ func (emptyImporter) Import(path string) (*types.Package, error) {
 }
 
 var _ types.Importer = emptyImporter{}
+
+// lineMarkers sets lineVar to the cell's line before each statement of a
+// group, in its blocks too but not in function literals (they run later,
+// from other cells): when the statement panics, the session reads which
+// it was. yaegi v0.16.1 reports only where the interpreted function (for
+// a cell, its first line) starts.
+func lineMarkers(body *ast.BlockStmt, fset *token.FileSet, off func(token.Pos) int) []edit {
+	var edits []edit
+	mark := func(list []ast.Stmt) {
+		for _, st := range list {
+			switch st.(type) {
+			case *ast.EmptyStmt, *ast.CaseClause, *ast.CommClause:
+				continue // a switch's or select's body lists clauses
+			}
+			// The group's first line is the wrapper's (see positioned).
+			line := fset.Position(st.Pos()).Line - 1
+			edits = append(edits, edit{off(st.Pos()), off(st.Pos()), lineVar + " = " + strconv.Itoa(line) + "; "})
+		}
+	}
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.BlockStmt:
+			mark(n.List)
+		case *ast.CaseClause:
+			mark(n.Body)
+		case *ast.CommClause:
+			mark(n.Body)
+		}
+		return true
+	})
+	return edits
+}

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"runtime/debug"
 	"sync"
+	"time"
 
 	"github.com/traefik/yaegi/interp"
 	"github.com/traefik/yaegi/stdlib"
@@ -82,11 +83,19 @@ type Session struct {
 	pending        string        // stdin line not yet read by the cell
 	startDir       string        // the process's directory before the session, restored by Close
 	abandoned      string        // the compiled call an abandoned cell left running
+	// dropped names the variables a redefined type made the session
+	// drop (see rebuild), with the types that changed, until defined again.
+	dropped map[string]string
+	// interruptGrace is how long an interrupted cell waits for a compiled
+	// call before it says so (interruptGrace; tests change it), and
+	// onAwait, when set, is called as that wait begins.
+	interruptGrace time.Duration
+	onAwait        func()
 }
 
 // New starts a session.
 func New(opts Options) (*Session, error) {
-	s := &Session{opts: opts, decls: newDeclTable()}
+	s := &Session{opts: opts, decls: newDeclTable(), interruptGrace: interruptGrace}
 	s.exported = map[string]map[string]reflect.Value{}
 	for k, v := range stdlib.Symbols {
 		s.exported[k] = v
@@ -163,6 +172,7 @@ func (s *Session) Restart() error {
 func (s *Session) forgetAll() error {
 	s.decls = newDeclTable()
 	s.imports = nil
+	s.dropped = nil
 	clear(s.types.varTypes)
 	return s.start()
 }

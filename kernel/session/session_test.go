@@ -8,7 +8,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/commlab/commlab/kernel/display"
 )
@@ -277,16 +279,18 @@ func TestInterruptStopsInfiniteLoop(t *testing.T) {
 }
 
 // TestInterruptWaitsForCompiledCall: an interrupted cell inside a compiled
-// call ends when the call returns, not before, and says what it waits for;
-// the statements after the call do not run.
+// call ends when the call returns, not before, and, past the grace period
+// (none here), says what it waits for; the statements after the call do
+// not run.
 func TestInterruptWaitsForCompiledCall(t *testing.T) {
 	s, entered, release := controlled(t)
+	s.interruptGrace = 0
 	events := make(chan Event, 16)
 	done := interrupted(t, s, entered, "xs := []int{0}\ngate.Wait(xs)\nxs[0] = 2", func(e Event) { events <- e })
 	for said := false; !said; {
 		select {
 		case e := <-events:
-			said = e.Kind == EventStream && strings.HasPrefix(e.Text, "interrupt: waiting for a compiled call (session.controlled.")
+			said = e.Kind == EventStream && strings.HasPrefix(e.Text, "interrupt: session.controlled.") && strings.Contains(e.Text, "restart the kernel to abandon it")
 		case err := <-done:
 			t.Fatalf("the cell ended while its compiled call still ran: %v", err)
 		}
@@ -299,6 +303,31 @@ func TestInterruptWaitsForCompiledCall(t *testing.T) {
 	close(release)
 	// The call's write is seen, and not the next statement's.
 	afterInterrupt(t, s, done, "xs[0]", "=> 1\n")
+}
+
+// TestInterruptOfAShortCallSaysOnce: a compiled call that returns within
+// the grace period ends the interrupted cell with one message, the
+// Interrupted error, and no advice to restart.
+func TestInterruptOfAShortCallSaysOnce(t *testing.T) {
+	s, entered, release := controlled(t)
+	s.interruptGrace = time.Hour
+	waiting := make(chan struct{})
+	s.onAwait = func() { close(waiting) }
+	var mu sync.Mutex
+	var got []Event
+	done := interrupted(t, s, entered, "xs := []int{0}\ngate.Wait(xs)\nxs[0] = 2", func(e Event) { mu.Lock(); got = append(got, e); mu.Unlock() })
+	<-waiting // the session waits for the call: now it returns
+	close(release)
+	afterInterrupt(t, s, done, "xs[0]", "=> 1\n")
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != 1 || got[0].Kind != EventError || got[0].EName != "Interrupted" {
+		var said []string
+		for _, e := range got {
+			said = append(said, describe(e))
+		}
+		t.Fatalf("an interrupted short call showed %q, want only the Interrupted error", said)
+	}
 }
 
 // TestCellContext: display.Context is the cell's context, cancelled by an

@@ -72,6 +72,10 @@ func splitCell(src string) ([]item, error) {
 		cur = cur[:0]
 	}
 	lastEnd := 0
+	// header is set from a for, if, switch or select keyword to the end
+	// of its line: the semicolons a person writes there (for i := 0; ;
+	// i++ {) separate the header's parts, not statements.
+	header := false
 	for {
 		p, t, lit := s.Scan()
 		off := file.Offset(p)
@@ -80,7 +84,19 @@ func splitCell(src string) ([]item, error) {
 			break
 		}
 		depth += bracketDepth(t)
+		if depth <= 0 {
+			switch t {
+			case token.FOR, token.IF, token.SWITCH, token.SELECT:
+				header = true
+			}
+		}
 		if t == token.SEMICOLON && depth <= 0 {
+			if header && lit == ";" {
+				cur = append(cur, tok{off, t, lit})
+				lastEnd = off + 1
+				continue
+			}
+			header = false
 			flush(lastEnd)
 			continue
 		}
@@ -278,7 +294,7 @@ func varsAsStatements(groups []group, sessionVar func(name string) bool, namedGe
 						continue
 					}
 					kind = itemStmt
-				case varNeedsStatement(parsed[i], own, sessionVar):
+				case varNeedsStatement(parsed[i], own, sessionVar), varCommaOk(parsed[i]):
 					kind = itemStmt
 				}
 			}
@@ -408,4 +424,17 @@ func varNeedsStatement(f *ast.File, own map[string]bool, sessionVar func(string)
 		}
 	}
 	return needs
+}
+
+// varCommaOk reports var v, ok = m[k] (or x.(T), <-ch): yaegi v0.16.1
+// declares the two only as statements, by assignment (see isCommaOk).
+func varCommaOk(f *ast.File) bool {
+	for _, d := range f.Decls {
+		if gd, ok := d.(*ast.GenDecl); ok && len(gd.Specs) == 1 {
+			if vs, ok := gd.Specs[0].(*ast.ValueSpec); ok && len(vs.Names) == 2 && len(vs.Values) == 1 {
+				return isCommaOk(&ast.AssignStmt{Lhs: []ast.Expr{vs.Names[0], vs.Names[1]}, Rhs: vs.Values})
+			}
+		}
+	}
+	return false
 }
