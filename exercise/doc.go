@@ -11,8 +11,10 @@
 // wrong in kind (its direction and order of magnitude, a likely unit slip,
 // the chapter's Hint for a wrong choice) and the section that shows it
 // (See). The reference and its why are the trainer's: they show only in a
-// process started with COMMLAB_EXERCISE_VIEW=trainer (a grader's
-// autograde and feedback pages), read once at start so no cell turns it on.
+// process started with COMMLAB_EXERCISE_VIEW=trainer, or =grader, where a
+// check cell's text result is also its score for nbgrader's autograde (the
+// share of its checks that are right: partial credit of a 1-point test
+// cell). The variable is read once, at start, so no cell turns it on.
 //
 // A chapter ships with each answer cell blank (answer := 0.0 or "", see
 // BlankAnswer), so a headless run of a learner's notebook says "not

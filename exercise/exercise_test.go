@@ -241,3 +241,32 @@ func TestNeverGivesTheAnswerAway(t *testing.T) {
 		})
 	}
 }
+
+// TestGraderScores holds that in the grader's view a check cell's text is
+// the share of its checks that are right (nbgrader's partial credit of a
+// 1-point test cell), and that its box stays.
+func TestGraderScores(t *testing.T) {
+	trainerView, graderView = true, true
+	defer func() { trainerView, graderView = false, false }()
+	right, wrong, blank := Number("a", 1, 1, 0, ""), Number("b", 2, 1, 0, ""), Number("c", 0, 1, 0, "")
+	for _, tc := range []struct {
+		name   string
+		bundle map[string]any
+		score  string
+	}{
+		{"right", right.MIMEBundle(), "1"},
+		{"wrong", wrong.MIMEBundle(), "0"},
+		{"not answered", blank.MIMEBundle(), "0"},
+		{"all right", Checks{right, right}.MIMEBundle(), "1"},
+		{"one of two", Checks{right, wrong}.MIMEBundle(), "0.5"},
+		{"one of three", Checks{right, wrong, blank}.MIMEBundle(), "0.3333"},
+		{"none", Checks{}.MIMEBundle(), "0"},
+	} {
+		if text := tc.bundle["text/plain"].(string); text != tc.score {
+			t.Errorf("%s: text %q, want %q", tc.name, text, tc.score)
+		}
+		if h := tc.bundle["text/html"].(string); !strings.Contains(h, "commlab-exercise") {
+			t.Errorf("%s: the box is gone in the grader's view: %s", tc.name, h)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html"
 	"os"
+	"strconv"
 	"strings"
 )
 
@@ -28,15 +29,20 @@ func (c Check) look() look {
 	return looks[Broken]
 }
 
-// trainerEnv, COMMLAB_EXERCISE_VIEW, is the environment variable that turns on the trainer's view
-// for a process: set to "trainer" where a trainer grades (nbgrader's
-// autograde and feedback), a wrong answer's verdict also shows the
-// reference answer and how it follows. It is read once, when the process
-// starts, so a cell cannot turn it on.
+// trainerEnv, COMMLAB_EXERCISE_VIEW, is the environment variable that
+// sets a process's view of the checks: "trainer" shows a wrong answer's
+// reference and why beside the verdict; "grader" does too, and makes the
+// text of a check cell's result its score for nbgrader's autograde: the
+// share of its checks that are right, "1" to "0", which nbgrader reads as
+// the partial credit of a test cell worth 1 point. It is read once, when
+// the process starts, so a cell cannot turn it on.
 const trainerEnv = "COMMLAB_EXERCISE_VIEW"
 
-// trainerView is the process's view, fixed at start (COMMLAB_EXERCISE_VIEW).
-var trainerView = os.Getenv(trainerEnv) == "trainer"
+var (
+	view        = os.Getenv(trainerEnv)
+	trainerView = view == "trainer" || view == "grader"
+	graderView  = view == "grader"
+)
 
 // verdict is what the box says after its heading, for the learner.
 func (c Check) verdict() string {
@@ -142,6 +148,11 @@ func (cs Checks) Score() (right, total int) {
 	return right, len(cs)
 }
 
+func (cs Checks) right() int {
+	right, _ := cs.Score()
+	return right
+}
+
 func (cs Checks) summary() string {
 	right, total := cs.Score()
 	return fmt.Sprintf("%d of %d right", right, total)
@@ -196,8 +207,21 @@ func (c Check) verdictJSON() Verdict {
 // MIMEBundle is what a check cell shows: the box, its text, and the
 // verdict for runners.
 func (c Check) MIMEBundle() map[string]any {
-	return map[string]any{"text/html": c.HTML(), "text/plain": c.String(),
+	return map[string]any{"text/html": c.HTML(), "text/plain": graded(c.String(), Checks{c}.right(), 1),
 		MIMEType: map[string]any{"checks": []Verdict{c.verdictJSON()}}}
+}
+
+// graded is a check cell's text: in the grader's view, the share of its
+// checks that are right ("0.5"), nbgrader's partial credit for a test
+// cell of 1 point.
+func graded(text string, right, total int) string {
+	if !graderView {
+		return text
+	}
+	if total == 0 {
+		return "0"
+	}
+	return strconv.FormatFloat(float64(right)/float64(total), 'g', 4, 64)
 }
 
 // MIMEBundle is what a check cell of several checks shows: the boxes,
@@ -207,5 +231,6 @@ func (cs Checks) MIMEBundle() map[string]any {
 	for i, c := range cs {
 		vs[i] = c.verdictJSON()
 	}
-	return map[string]any{"text/html": cs.HTML(), "text/plain": cs.String(), MIMEType: map[string]any{"checks": vs}}
+	right, total := cs.Score()
+	return map[string]any{"text/html": cs.HTML(), "text/plain": graded(cs.String(), right, total), MIMEType: map[string]any{"checks": vs}}
 }
