@@ -274,3 +274,82 @@ func TestJupyterHubOnSlurm(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestDoctorOnSlurm runs `commlab doctor --launcher srun --run` through
+// the real srun of a two-node cluster on this machine: every node's
+// doctor writes into the shared folder, the sweep runs the CPU stand-in
+// (no GPU here, said so), and the follow-up reads both nodes into one
+// report. Bad input stops the plan with the scheduler's cause and keeps
+// what was collected: a partition that does not exist, nodes that never
+// start (more than the partition has), a sweep cut by its time limit.
+func TestDoctorOnSlurm(t *testing.T) {
+	requireSlurm(t)
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "commlab")
+	if out, err := exec.Command("go", "build", "-o", bin, module).CombinedOutput(); err != nil {
+		t.Fatalf("build commlab: %v\n%s", err, out)
+	}
+	conf := startSlurm(t, filepath.Join(dir, "slurm"), 2)
+	// A sweep program that runs until Slurm stops it.
+	slow := filepath.Join(dir, "slow")
+	if err := os.MkdirAll(slow, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(slow, "all_reduce_perf"), []byte("#!/bin/sh\nexec sleep 600\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	doctor := func(t *testing.T, nodes string, env ...string) (out, stderr string, code int) {
+		t.Helper()
+		shared := filepath.Join(t.TempDir(), "shared")
+		cmd := exec.Command(bin, "doctor", "--launcher", "srun", "--nodes", nodes, "--per-node", "1", "--out", shared, "--run")
+		cmd.Env = append(append(os.Environ(), "SLURM_CONF="+conf), env...)
+		var o, e strings.Builder
+		cmd.Stdout, cmd.Stderr = &o, &e
+		err := cmd.Run()
+		code = cmd.ProcessState.ExitCode()
+		if err != nil && code < 0 {
+			t.Fatalf("commlab doctor: %v", err)
+		}
+		return o.String(), e.String(), code
+	}
+
+	t.Run("two nodes, one report", func(t *testing.T) {
+		out, stderr, code := doctor(t, "2")
+		if code > 2 || !strings.Contains(stderr, "no GPU and no all_reduce_perf on this machine: the sweep runs a CPU stand-in") {
+			t.Fatalf("exit %d; stderr:\n%s", code, stderr)
+		}
+		if !strings.Contains(out, "per-node reports:") || !strings.Contains(out, "(2 nodes: node1, node2)") {
+			t.Errorf("the report does not read both nodes:\n%s", out)
+		}
+		if !strings.Contains(out, "no nccl-tests row") {
+			t.Errorf("the report does not say the sweep measured nothing:\n%s", out)
+		}
+	})
+	for _, tc := range []struct {
+		name, nodes string
+		env         []string
+		verdict     string
+		kept        string
+	}{
+		{"no such partition", "2", []string{"SLURM_PARTITION=nope"}, `no such partition "nope"`, "kept: 0 node report(s)"},
+		{"nodes that never start", "3", []string{"COMMLAB_SRUN_QUEUE_WAIT=5s"}, "waited 5s in the queue and never started (Slurm's reason: PartitionNodeLimit)", "kept: 0 node report(s)"},
+		{"cut by its time limit", "2", []string{"SLURM_TIMELIMIT=0:05", "PATH=" + slow + string(os.PathListSeparator) + os.Getenv("PATH")}, "its time limit (SLURM_TIMELIMIT, or the partition's) ran out", "kept: 2 node report(s)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, stderr, code := doctor(t, tc.nodes, tc.env...)
+			if code != 1 || !strings.Contains(stderr, "the scheduler stopped the plan: ") || !strings.Contains(stderr, tc.verdict) || !strings.Contains(stderr, tc.kept) {
+				t.Errorf("exit %d, want 1 with %q and %q; stderr:\n%s", code, tc.verdict, tc.kept, stderr)
+			}
+			// A cut job may still be completing: no job stays queued.
+			if err := waitFor("the queue to empty", time.Minute, func() (bool, error) {
+				jobs, err := slurmJobs(conf)
+				if err != nil {
+					return false, err
+				}
+				return len(jobs) == 0, fmt.Errorf("squeue: %v", jobs)
+			}); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}
