@@ -6,7 +6,19 @@ import (
 	"io"
 
 	"github.com/commlab/commlab/course"
+	"github.com/commlab/commlab/notebook/literate"
 )
+
+// chapterNotebook is a chapter's notebook, as course reads it: the
+// command joins the notebook machine (literate) and the subject (course).
+func chapterNotebook(_ string, md []byte) ([]byte, error) {
+	nb, err := literate.Parse(md)
+	if err != nil {
+		return nil, err
+	}
+	nb.EnsureIDs()
+	return nb.Marshal()
+}
 
 var courseUsage = []string{"usage: commlab course [--out DIR] [--course-id ID] [--exchange DIR] [CHAPTER...]",
 	"Writes an nbgrader course for a trainer: DIR/nbgrader_config.py and, for each chapter",
@@ -24,7 +36,7 @@ func runCourse(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return status
 	}
-	assignments, err := course.Chapters(names...)
+	assignments, err := course.Chapters(chapterNotebook, names...)
 	if err != nil {
 		return fail(fs, stderr, statusOf(err), "%v", err)
 	}

@@ -52,7 +52,7 @@ func answer(t *testing.T, path string, answers map[string]string) {
 		t.Fatal(err)
 	}
 	for _, c := range nb.Cells {
-		if m, ok := course.CellMetadata(c); ok && m.Solution {
+		if m, ok := course.CellMetadata(c.Metadata); ok && m.Solution {
 			if code, ok := answers[m.GradeID]; ok {
 				c.Source = code
 			}
@@ -107,7 +107,7 @@ func TestNbgraderCycle(t *testing.T) {
 				t.Errorf("the learner's version holds the answer of %s", sol.Name)
 			}
 		}
-		if m, ok := course.CellMetadata(c); ok && m.Solution {
+		if m, ok := course.CellMetadata(c.Metadata); ok && m.Solution {
 			if name, ok := exercise.BlankAnswer(c.Source); !ok || name != m.GradeID {
 				t.Errorf("answer cell %s of the learner's version is %q, not the chapter's blank", m.GradeID, c.Source)
 			}

@@ -1,7 +1,6 @@
 package ci
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -138,23 +137,14 @@ c.JupyterHub.load_roles = [{"name": "commlab-test", "scopes": ["admin:users", "a
 // jobOf is the Slurm job id the hub keeps for a user's running server.
 func (a hubAPI) jobOf(user string) string {
 	a.t.Helper()
-	var u struct {
-		Servers map[string]struct {
-			Ready bool `json:"ready"`
-			State struct {
-				JobID string `json:"job_id"`
-			} `json:"state"`
-		} `json:"servers"`
+	var state struct {
+		JobID string `json:"job_id"`
 	}
-	body := a.do("GET", "/users/"+user, http.StatusOK)
-	if err := json.Unmarshal(body, &u); err != nil {
-		a.t.Fatalf("hub API user %s: %v: %s", user, err, body)
+	a.serverState(user, &state)
+	if state.JobID == "" {
+		a.t.Fatalf("hub API: %s's server has no Slurm job", user)
 	}
-	s, ok := u.Servers[""]
-	if !ok || !s.Ready || s.State.JobID == "" {
-		a.t.Fatalf("hub API: %s has no ready server with a Slurm job: %s", user, body)
-	}
-	return s.State.JobID
+	return state.JobID
 }
 
 // TestJupyterHubOnSlurm: two learners log in through the hub's form; the

@@ -1,17 +1,17 @@
 package course
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/commlab/commlab/atomicfile"
 	"github.com/commlab/commlab/chapters"
 	"github.com/commlab/commlab/chapters/solutions"
 	"github.com/commlab/commlab/exercise"
-	"github.com/commlab/commlab/notebook"
-	"github.com/commlab/commlab/notebook/literate"
 )
 
 // ErrCourse marks a chapter whose exercises cannot become an assignment:
@@ -40,10 +40,10 @@ func (m Metadata) Map() map[string]any {
 	return out
 }
 
-// CellMetadata reads a cell's nbgrader metadata; ok is false when it has
-// none.
-func CellMetadata(c *notebook.Cell) (m Metadata, ok bool) {
-	raw, ok := c.Metadata["nbgrader"].(map[string]any)
+// CellMetadata reads the nbgrader metadata of a cell's metadata; ok is
+// false when it has none.
+func CellMetadata(meta map[string]any) (m Metadata, ok bool) {
+	raw, ok := meta["nbgrader"].(map[string]any)
 	if !ok {
 		return Metadata{}, false
 	}
@@ -51,47 +51,99 @@ func CellMetadata(c *notebook.Cell) (m Metadata, ok bool) {
 	m.Solution, _ = raw["solution"].(bool)
 	m.Grade, _ = raw["grade"].(bool)
 	m.Locked, _ = raw["locked"].(bool)
-	switch p := raw["points"].(type) {
-	case float64:
-		m.Points = p
-	case int:
-		m.Points = float64(p)
-	case int64:
-		m.Points = float64(p)
-	}
+	m.Points, _ = raw["points"].(float64)
 	return m, true
 }
 
 // Assignment is one chapter as an nbgrader assignment.
 type Assignment struct {
-	Name   string // the chapter's name, "01-collectives": the assignment and its notebook
-	Source *notebook.Notebook
-	Points float64 // what the assignment's test cells give in all
+	Name     string // the chapter's name, "01-collectives": the assignment and its notebook
+	Notebook []byte // the source notebook, nbformat 4 JSON
+	Points   float64
 }
 
-// Source makes the nbgrader source notebook of a chapter (its literate
-// markdown) with the trainer's solutions: each solution cell holds its
+// cell is the part of an nbformat cell the course reads and writes.
+type cell map[string]any
+
+func (c cell) kind() string { s, _ := c["cell_type"].(string); return s }
+
+func (c cell) metadata() map[string]any {
+	m, ok := c["metadata"].(map[string]any)
+	if !ok {
+		m = map[string]any{}
+		c["metadata"] = m
+	}
+	return m
+}
+
+// source is the cell's source, which nbformat stores as a string or a
+// list of lines.
+func (c cell) source() string {
+	switch s := c["source"].(type) {
+	case string:
+		return s
+	case []any:
+		var b strings.Builder
+		for _, line := range s {
+			l, _ := line.(string)
+			b.WriteString(l)
+		}
+		return b.String()
+	}
+	return ""
+}
+
+// setSource stores src as Jupyter writes it: lines, each with its newline.
+func (c cell) setSource(src string) {
+	lines := []any{}
+	for src != "" {
+		i := strings.IndexByte(src, '\n')
+		if i < 0 {
+			lines = append(lines, src)
+			break
+		}
+		lines = append(lines, src[:i+1])
+		src = src[i+1:]
+	}
+	c["source"] = lines
+}
+
+// Source makes the nbgrader source notebook of a chapter (its notebook,
+// nbformat JSON) with the trainer's solutions: each solution cell holds its
 // answer inside solution regions around the chapter's blank, every cell
 // without nbgrader metadata is locked. It checks that the chapter's
 // metadata and its exercises agree.
-func Source(name string, chapter []byte, sols *exercise.Solutions) (*Assignment, error) {
-	nb, err := literate.Parse(chapter)
-	if err != nil {
+func Source(name string, chapterNotebook []byte, sols *exercise.Solutions) (*Assignment, error) {
+	var nb map[string]any
+	if err := json.Unmarshal(chapterNotebook, &nb); err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrCourse, name, err)
 	}
-	if err := sols.Match(codeSources(nb)); err != nil {
-		return nil, fmt.Errorf("%w: %s: %w", ErrCourse, name, err)
-	}
-	nb.EnsureIDs()
-	a := &Assignment{Name: name, Source: nb}
-	seen := map[string]bool{}
-	for i, c := range nb.Cells {
-		m, has := CellMetadata(c)
-		blankName, blank := "", false
-		if c.Type == notebook.Code {
-			blankName, blank = exercise.BlankAnswer(c.Source)
+	rawCells, _ := nb["cells"].([]any)
+	var code []string
+	cells := make([]cell, 0, len(rawCells))
+	for _, rc := range rawCells {
+		c, ok := rc.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("%w: %s: a cell is not an object", ErrCourse, name)
 		}
-		check := c.Type == notebook.Code && exercise.IsCheck(c.Source)
+		cells = append(cells, c)
+		if cell(c).kind() == "code" {
+			code = append(code, cell(c).source())
+		}
+	}
+	if err := sols.Match(code); err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrCourse, name, err)
+	}
+	a := &Assignment{Name: name}
+	seen := map[string]bool{}
+	for i, c := range cells {
+		src := c.source()
+		m, has := CellMetadata(c.metadata())
+		blankName, blank := "", false
+		if c.kind() == "code" {
+			blankName, blank = exercise.BlankAnswer(src)
+		}
+		check := c.kind() == "code" && exercise.IsCheck(src)
 		where := fmt.Sprintf("%s: cell %d", name, i+1)
 		switch {
 		case blank && (!has || !m.Solution || m.GradeID != blankName):
@@ -106,7 +158,11 @@ func Source(name string, chapter []byte, sols *exercise.Solutions) (*Assignment,
 			return nil, fmt.Errorf("%w: %s: a grade cell (%s) that checks nothing", ErrCourse, where, m.GradeID)
 		}
 		if !has {
-			c.Metadata["nbgrader"] = Metadata{GradeID: c.ID, Locked: true}.Map()
+			id, _ := c["id"].(string)
+			if id == "" {
+				id = fmt.Sprintf("cell-%d", i+1)
+			}
+			c.metadata()["nbgrader"] = Metadata{GradeID: id, Locked: true}.Map()
 			continue
 		}
 		if m.GradeID == "" || seen[m.GradeID] {
@@ -115,25 +171,20 @@ func Source(name string, chapter []byte, sols *exercise.Solutions) (*Assignment,
 		seen[m.GradeID] = true
 		a.Points += m.Points
 		if blank {
-			sol, _ := sols.For(c.Source)
-			src, err := solutionCell(c.Source, sol)
+			sol, _ := sols.For(src)
+			withAnswer, err := solutionCell(src, sol)
 			if err != nil {
 				return nil, fmt.Errorf("%w: %s: %w", ErrCourse, where, err)
 			}
-			c.Source = src
+			c.setSource(withAnswer)
 		}
 	}
+	out, err := json.MarshalIndent(nb, "", " ")
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrCourse, name, err)
+	}
+	a.Notebook = append(out, '\n')
 	return a, nil
-}
-
-func codeSources(nb *notebook.Notebook) []string {
-	var cells []string
-	for _, c := range nb.Cells {
-		if c.Type == notebook.Code {
-			cells = append(cells, c.Source)
-		}
-	}
-	return cells
 }
 
 // solutionCell is the source version of a blank answer cell: the answer
@@ -149,10 +200,15 @@ func solutionCell(blank string, sol exercise.Solution) (string, error) {
 		"\nBEGIN SOLUTION */\n// END SOLUTION", nil
 }
 
+// ToNotebook turns a chapter's literate markdown into its notebook
+// (nbformat JSON): the commlab command does it with notebook/literate,
+// which the course, on the subject's side, does not import.
+type ToNotebook func(name string, markdown []byte) ([]byte, error)
+
 // Chapters makes the assignments of the chapters named (all with
 // exercises when none is), from the chapters and solutions this binary
 // carries.
-func Chapters(names ...string) ([]*Assignment, error) {
+func Chapters(toNotebook ToNotebook, names ...string) ([]*Assignment, error) {
 	if len(names) == 0 {
 		names = solutions.Names()
 	}
@@ -170,7 +226,11 @@ func Chapters(names ...string) ([]*Assignment, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w: %s: %w", ErrCourse, name, err)
 		}
-		a, err := Source(name, md, sols)
+		nb, err := toNotebook(name, md)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s: %w", ErrCourse, name, err)
+		}
+		a, err := Source(name, nb, sols)
 		if err != nil {
 			return nil, err
 		}
@@ -193,7 +253,7 @@ func Write(dir string, opts Options, assignments []*Assignment) ([]string, error
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("course: %w", err)
 	}
-	if err := notebook.WriteFileAtomic(cfg, []byte(Config(opts))); err != nil {
+	if err := atomicfile.Write(cfg, []byte(Config(opts)), 0o644); err != nil {
 		return nil, fmt.Errorf("course: %w", err)
 	}
 	written = append(written, cfg)
@@ -202,7 +262,7 @@ func Write(dir string, opts Options, assignments []*Assignment) ([]string, error
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			return written, fmt.Errorf("course: %w", err)
 		}
-		if err := notebook.WriteFile(p, a.Source); err != nil {
+		if err := atomicfile.Write(p, a.Notebook, 0o644); err != nil {
 			return written, fmt.Errorf("course: %w", err)
 		}
 		written = append(written, p)

@@ -1,16 +1,36 @@
 package course
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/commlab/commlab/exercise"
-	"github.com/commlab/commlab/notebook"
 )
+
+// fromNotebooks is ToNotebook for the tests: the chapter's notebook in
+// notebooks/, which CI holds in sync with its markdown (commlab sync --check).
+func fromNotebooks(name string, _ []byte) ([]byte, error) {
+	return os.ReadFile(filepath.Join("..", "notebooks", name+".ipynb"))
+}
+
+// sourceCells reads an assignment's notebook back.
+func sourceCells(t *testing.T, a *Assignment) []cell {
+	t.Helper()
+	var nb struct {
+		Cells    []cell         `json:"cells"`
+		Metadata map[string]any `json:"metadata"`
+	}
+	if err := json.Unmarshal(a.Notebook, &nb); err != nil {
+		t.Fatal(err)
+	}
+	return nb.Cells
+}
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
@@ -40,7 +60,7 @@ func clearSolutions(src string) string {
 // cell, that nbgrader's clearing gives back the chapter's blank, that
 // every other cell is locked, and that each check cell is worth 1 point.
 func TestChaptersBecomeAssignments(t *testing.T) {
-	as, err := Chapters()
+	as, err := Chapters(fromNotebooks)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,24 +70,25 @@ func TestChaptersBecomeAssignments(t *testing.T) {
 	for _, a := range as {
 		t.Run(a.Name, func(t *testing.T) {
 			solutionCells, checks := 0, 0
-			for i, c := range a.Source.Cells {
-				m, ok := CellMetadata(c)
+			for i, c := range sourceCells(t, a) {
+				src := c.source()
+				m, ok := CellMetadata(c.metadata())
 				if !ok {
 					t.Fatalf("cell %d has no nbgrader metadata", i+1)
 				}
 				switch {
 				case m.Solution:
 					solutionCells++
-					if !strings.Contains(c.Source, "// BEGIN SOLUTION\n") || strings.Count(c.Source, "END SOLUTION") != 2 {
-						t.Errorf("cell %d (%s) lacks its solution regions:\n%s", i+1, m.GradeID, c.Source)
+					if !strings.Contains(src, "// BEGIN SOLUTION\n") || strings.Count(src, "END SOLUTION") != 2 {
+						t.Errorf("cell %d (%s) lacks its solution regions:\n%s", i+1, m.GradeID, src)
 					}
-					name, blank := exercise.BlankAnswer(clearSolutions(c.Source))
+					name, blank := exercise.BlankAnswer(clearSolutions(src))
 					if !blank || name != m.GradeID {
-						t.Errorf("cell %d: the learner's version is %q, not the blank of %s", i+1, clearSolutions(c.Source), m.GradeID)
+						t.Errorf("cell %d: the learner's version is %q, not the blank of %s", i+1, clearSolutions(src), m.GradeID)
 					}
 				case m.Grade:
 					checks++
-					if m.Points != 1 || !m.Locked || !exercise.IsCheck(c.Source) {
+					if m.Points != 1 || !m.Locked || !exercise.IsCheck(src) {
 						t.Errorf("cell %d (%s): grade cell %+v", i+1, m.GradeID, m)
 					}
 				case !m.Locked:
@@ -81,7 +102,29 @@ func TestChaptersBecomeAssignments(t *testing.T) {
 	}
 }
 
-const tinyChapter = "---\njupyter:\n  kernelspec:\n    display_name: Go (commlab)\n    language: go\n    name: commlab\n---\n\n# t\n\n"
+// tinyNotebook is a chapter's notebook of the code cells given, each
+// "META\nSOURCE" (META the cell's nbgrader JSON, or empty).
+func tinyNotebook(t *testing.T, cells ...string) []byte {
+	t.Helper()
+	var cs []map[string]any
+	for _, c := range cells {
+		meta, src, _ := strings.Cut(c, "\n")
+		m := map[string]any{}
+		if meta != "" {
+			var nbg map[string]any
+			if err := json.Unmarshal([]byte(meta), &nbg); err != nil {
+				t.Fatal(err)
+			}
+			m["nbgrader"] = nbg
+		}
+		cs = append(cs, map[string]any{"cell_type": "code", "id": "c" + strconv.Itoa(len(cs)), "metadata": m, "source": src, "outputs": []any{}, "execution_count": nil})
+	}
+	b, err := json.Marshal(map[string]any{"cells": cs, "metadata": map[string]any{"kernelspec": map[string]any{"language": "go", "name": "commlab"}}, "nbformat": 4, "nbformat_minor": 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
 
 func TestSourceRefuses(t *testing.T) {
 	sols, err := exercise.ParseSolutions([]byte("## answer1\n\n```go\nanswer1 := 2.0\n```\n"))
@@ -89,37 +132,40 @@ func TestSourceRefuses(t *testing.T) {
 		t.Fatal(err)
 	}
 	const (
-		blank    = "```go nbgrader={\"grade\": false, \"grade_id\": \"answer1\", \"locked\": false, \"schema_version\": 3, \"solution\": true, \"task\": false}\nanswer1 := 0.0 // your answer\n```\n\n"
-		bare     = "```go\nanswer1 := 0.0 // your answer\n```\n\n"
-		check    = "```go nbgrader={\"grade\": true, \"grade_id\": \"check-answer1\", \"locked\": true, \"points\": 1, \"schema_version\": 3, \"solution\": false, \"task\": false}\nexercise.Number(\"a\", answer1, 2, 0, \"\")\n```\n"
-		unscored = "```go\nexercise.Number(\"a\", answer1, 2, 0, \"\")\n```\n"
-		twoPts   = "```go nbgrader={\"grade\": true, \"grade_id\": \"check-answer1\", \"locked\": true, \"points\": 2, \"schema_version\": 3, \"solution\": false, \"task\": false}\nexercise.Number(\"a\", answer1, 2, 0, \"\")\n```\n"
+		blankMeta = `{"grade": false, "grade_id": "answer1", "locked": false, "schema_version": 3, "solution": true, "task": false}`
+		checkMeta = `{"grade": true, "grade_id": "check-answer1", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}`
+		twoPoints = `{"grade": true, "grade_id": "check-answer1", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}`
+		blankSrc  = "answer1 := 0.0 // your answer"
+		checkSrc  = `exercise.Number("a", answer1, 2, 0, "")`
 	)
+	blank, check := blankMeta+"\n"+blankSrc, checkMeta+"\n"+checkSrc
 	for _, tc := range []struct {
-		name, md, want string
+		name  string
+		cells []string
+		want  string
 	}{
-		{"a blank without metadata", bare + check, "needs nbgrader"},
-		{"a check without metadata", blank + unscored, "a check cell needs"},
-		{"a check of 2 points", blank + twoPts, `"points": 1`},
-		{"a grade cell that checks nothing", blank + strings.Replace(check, "exercise.Number(\"a\", answer1, 2, 0, \"\")", "fmt.Println(answer1)", 1), "checks nothing"},
-		{"no solution for the blank", strings.ReplaceAll(blank, "answer1", "answer9") + check, "no solution"},
+		{"a blank without metadata", []string{"\n" + blankSrc, check}, "needs nbgrader"},
+		{"a check without metadata", []string{blank, "\n" + checkSrc}, "a check cell needs"},
+		{"a check of 2 points", []string{blank, twoPoints + "\n" + checkSrc}, `"points": 1`},
+		{"a grade cell that checks nothing", []string{blank, checkMeta + "\nfmt.Println(answer1)"}, "checks nothing"},
+		{"no solution for the blank", []string{strings.ReplaceAll(blank, "answer1", "answer9"), check}, "no solution"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := Source("t", []byte(tinyChapter+tc.md), sols)
+			_, err := Source("t", tinyNotebook(t, tc.cells...), sols)
 			if !errors.Is(err, ErrCourse) || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error %v, want ErrCourse with %q", err, tc.want)
 			}
 		})
 	}
-	a, err := Source("t", []byte(tinyChapter+blank+check), sols)
+	a, err := Source("t", tinyNotebook(t, blank, check), sols)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := a.Source.Cells[1].Source; clearSolutions(got) != "\nanswer1 := 0.0 // your answer\n" || !strings.Contains(got, "answer1 := 2.0") {
+	if got := sourceCells(t, a)[0].source(); clearSolutions(got) != "\nanswer1 := 0.0 // your answer\n" || !strings.Contains(got, "answer1 := 2.0") {
 		t.Errorf("source answer cell:\n%s", got)
 	}
 	bad, _ := exercise.ParseSolutions([]byte("## answer1\n\n```go\nanswer1 := 2.0 /* a comment */\n```\n"))
-	if _, err := Source("t", []byte(tinyChapter+blank+check), bad); !errors.Is(err, ErrCourse) || !strings.Contains(err.Error(), "*/") {
+	if _, err := Source("t", tinyNotebook(t, blank, check), bad); !errors.Is(err, ErrCourse) || !strings.Contains(err.Error(), "*/") {
 		t.Errorf("a solution with a block comment: %v", err)
 	}
 }
@@ -127,7 +173,7 @@ func TestSourceRefuses(t *testing.T) {
 // TestWrite writes the course of one chapter and compares its
 // nbgrader_config.py with the golden file.
 func TestWrite(t *testing.T) {
-	as, err := Chapters("01-collectives")
+	as, err := Chapters(fromNotebooks, "01-collectives")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,11 +185,19 @@ func TestWrite(t *testing.T) {
 	if len(written) != 2 {
 		t.Fatalf("wrote %v", written)
 	}
-	nb, err := notebook.ReadFile(filepath.Join(dir, "source", "01-collectives", "01-collectives.ipynb"))
+	raw, err := os.ReadFile(filepath.Join(dir, "source", "01-collectives", "01-collectives.ipynb"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if lang := nb.Metadata["kernelspec"].(map[string]any)["language"]; lang != "go" {
+	var nb struct {
+		Metadata struct {
+			Kernelspec map[string]any `json:"kernelspec"`
+		} `json:"metadata"`
+	}
+	if err := json.Unmarshal(raw, &nb); err != nil {
+		t.Fatal(err)
+	}
+	if lang := nb.Metadata.Kernelspec["language"]; lang != "go" {
 		t.Errorf("kernelspec language %v: nbgrader picks the code stub by it", lang)
 	}
 	got, err := os.ReadFile(filepath.Join(dir, "nbgrader_config.py"))
@@ -163,7 +217,7 @@ func TestWrite(t *testing.T) {
 	if string(got) != string(want) {
 		t.Errorf("nbgrader_config.py:\n%s\nwant (go test -update):\n%s", got, want)
 	}
-	if _, err := Chapters("00-tour"); err == nil {
+	if _, err := Chapters(fromNotebooks, "00-tour"); err == nil {
 		t.Error("the tour has no exercises, yet became an assignment")
 	}
 }

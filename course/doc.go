@@ -23,5 +23,7 @@
 // version is the chapter as shipped, and `commlab run --solutions` and
 // the blank run work on it as on the chapter.
 //
-// The package writes files; it does not run nbgrader or the kernel.
+// The package writes files; it does not run nbgrader or the kernel. It
+// sits on the subject's side and reads notebooks as nbformat JSON: the
+// commlab command turns a chapter's markdown into its notebook (ToNotebook).
 package course
