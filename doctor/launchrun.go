@@ -269,7 +269,7 @@ func orUnknown(s string) string {
 
 var (
 	badPartition = regexp.MustCompile(`invalid partition specified: (\S+)`)
-	refused      = regexp.MustCompile(`Unable to allocate resources: ([^\n]+)`)
+	slurmRefused = regexp.MustCompile(`Unable to allocate resources: ([^\n]+)`)
 	timeLimit    = regexp.MustCompile(`\*\*\* (?:STEP|JOB) (\S+) ON (\S+) CANCELLED AT (\S+) DUE TO TIME LIMIT \*\*\*`)
 	notFound     = regexp.MustCompile(`execve\(\): ([^:]+): No such file or directory`)
 )
@@ -283,7 +283,7 @@ func slurmVerdict(text string) string {
 	if m := timeLimit.FindStringSubmatch(text); m != nil {
 		return fmt.Sprintf("Slurm cut %s on %s at %s: its time limit (SLURM_TIMELIMIT, or the partition's) ran out before it finished", m[1], m[2], m[3])
 	}
-	if m := refused.FindStringSubmatch(text); m != nil && !strings.Contains(m[1], "already completing") {
+	if m := slurmRefused.FindStringSubmatch(text); m != nil && !strings.Contains(m[1], "already completing") {
 		return "Slurm refused the job: " + strings.TrimSpace(m[1])
 	}
 	if m := notFound.FindStringSubmatch(text); m != nil {
