@@ -3,7 +3,6 @@ package course
 import (
 	"encoding/json"
 	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -11,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/commlab/commlab/exercise"
+	"github.com/commlab/commlab/internal/golden"
 )
 
 // fromNotebooks is ToNotebook for the tests: the chapter's notebook in
@@ -31,8 +31,6 @@ func sourceCells(t *testing.T, a *Assignment) []cell {
 	}
 	return nb.Cells
 }
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 // clearSolutions is what nbgrader's ClearSolutions does to a code cell
 // with the course's settings: each line from one holding BEGIN SOLUTION to
@@ -204,19 +202,7 @@ func TestWrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden := filepath.Join("testdata", "nbgrader_config.py.golden")
-	if *update {
-		if err := os.WriteFile(golden, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(got) != string(want) {
-		t.Errorf("nbgrader_config.py:\n%s\nwant (go test -update):\n%s", got, want)
-	}
+	golden.Check(t, filepath.Join("testdata", "nbgrader_config.py.golden"), got)
 	if _, err := Chapters(fromNotebooks, "00-tour"); err == nil {
 		t.Error("the tour has no exercises, yet became an assignment")
 	}
