@@ -57,6 +57,7 @@ var verbs []verb
 
 func init() {
 	verbs = []verb{
+		{name: "course", summary: "write an nbgrader course from the chapters: source notebooks with the trainer's answers, nbgrader_config.py", usage: courseUsage, run: runCourse},
 		{name: "doctor", summary: "check this machine layer by layer (or the files you bring; --nccl-tests FILE: one busbw curve) and report: HTML, JSON, exit 0/1/2", usage: doctorUsage, run: runDoctor},
 		{name: "export", summary: "write executed notebooks as self-contained HTML with an index", usage: exportUsage, run: runExport},
 		{name: "install", summary: "install the Jupyter kernelspec (Go (commlab))", usage: installUsage, run: runInstall},

@@ -224,15 +224,14 @@ func (a hubAPI) do(method, path string, want ...int) []byte {
 	return nil
 }
 
-// serverPID is the pid of a user's running default server.
-func (a hubAPI) serverPID(user string) int {
+// serverState reads the spawner's state of a user's ready default server
+// into state (the pid of a local process, the job of a batch system).
+func (a hubAPI) serverState(user string, state any) {
 	a.t.Helper()
 	var u struct {
 		Servers map[string]struct {
-			Ready bool `json:"ready"`
-			State struct {
-				PID int `json:"pid"`
-			} `json:"state"`
+			Ready bool            `json:"ready"`
+			State json.RawMessage `json:"state"`
 		} `json:"servers"`
 	}
 	body := a.do("GET", "/users/"+user, http.StatusOK)
@@ -240,8 +239,23 @@ func (a hubAPI) serverPID(user string) int {
 		a.t.Fatalf("hub API user %s: %v: %s", user, err, body)
 	}
 	s, ok := u.Servers[""]
-	if !ok || !s.Ready || s.State.PID == 0 {
-		a.t.Fatalf("hub API: %s has no ready server with a pid: %s", user, body)
+	if !ok || !s.Ready {
+		a.t.Fatalf("hub API: %s has no ready server: %s", user, body)
 	}
-	return s.State.PID
+	if err := json.Unmarshal(s.State, state); err != nil {
+		a.t.Fatalf("hub API: %s's server state: %v: %s", user, err, body)
+	}
+}
+
+// serverPID is the pid of a user's running default server.
+func (a hubAPI) serverPID(user string) int {
+	a.t.Helper()
+	var state struct {
+		PID int `json:"pid"`
+	}
+	a.serverState(user, &state)
+	if state.PID == 0 {
+		a.t.Fatalf("hub API: %s's server has no pid", user)
+	}
+	return state.PID
 }

@@ -77,6 +77,7 @@ var levels = map[string]int{
 	"notebook/literate":         20,
 	"notebook/export":           20,
 	"doctor/report":             25, // the doctor's page as Markdown and HTML blocks; cells draws it through notebook/export
+	"course":                    5,  // the trainer's nbgrader course: the chapters' source notebooks with their solutions, as nbformat JSON (the command parses the chapters)
 	"kernel":                    30,
 	"notebook/runner":           30,
 	"cells":                     35, // the door: symbol tables, renderers and solutions cells see, handed to kernel and notebook/runner

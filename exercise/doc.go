@@ -1,12 +1,20 @@
 // Package exercise owns the check cells of a chapter's exercises: a
 // learner completes an answer cell, and the check cell after it compares
 // the answer with the chapter's reference and shows a verdict box (HTML
-// in a notebook, text elsewhere) saying right, wrong (what was expected,
-// how far off, and why) or not answered yet.
+// in a notebook, text elsewhere) saying right, wrong or not answered yet.
 //
 //	answer := 0.0 // seconds: your answer here
 //	exercise.Duration("ring all_reduce, 16 GPUs, 256 MB", answer, want, 0.01,
-//		"2(n-1) alpha + 2(n-1)/n S/beta: ...")
+//		"2(n-1) alpha + 2(n-1)/n S/beta: ...").See("Compute: the ring")
+//
+// A wrong answer never shows the reference: the learner reads what is
+// wrong in kind (its direction and order of magnitude, a likely unit slip,
+// the chapter's Hint for a wrong choice) and the section that shows it
+// (See). The reference and its why are the trainer's: they show only in a
+// process started with COMMLAB_EXERCISE_VIEW=trainer, or =grader, where a
+// check cell's text result is also its score for nbgrader's autograde (the
+// share of its checks that are right: partial credit of a 1-point test
+// cell). The variable is read once, at start, so no cell turns it on.
 //
 // A chapter ships with each answer cell blank (answer := 0.0 or "", see
 // BlankAnswer), so a headless run of a learner's notebook says "not

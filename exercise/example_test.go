@@ -18,12 +18,13 @@ const why = "T = 2(n-1) alpha + 2(n-1)/n S/beta: 30 steps of 5 us plus 1.875 x 2
 func ExampleDuration() {
 	want := ringTime(16, 256e6, 5e-6, 25e9)
 	fmt.Println(exercise.Duration("ring all_reduce, 16 GPUs, 256 MB", want, want, 0.01, why))
-	fmt.Println(exercise.Duration("ring all_reduce, 16 GPUs, 256 MB", want/2, want, 0.01, why))
+	// A wrong answer says what is wrong in kind and where the chapter
+	// shows it, never the reference: that is for the trainer's view.
+	fmt.Println(exercise.Duration("ring all_reduce, 16 GPUs, 256 MB", want/2, want, 0.01, why).See("Compute"))
 	fmt.Println(exercise.Duration("ring all_reduce, 16 GPUs, 256 MB", 0, want, 0.01, why))
 	// Output:
 	// ✓ right: ring all_reduce, 16 GPUs, 256 MB: 19.35 ms
-	// ✗ wrong: ring all_reduce, 16 GPUs, 256 MB: got 9.675 ms, expected 19.35 ms (within 1%): 2x too low (-9.675 ms); a factor of 2: one direction against both, or a term counted once instead of twice?
-	//   why: T = 2(n-1) alpha + 2(n-1)/n S/beta: 30 steps of 5 us plus 1.875 x 256 MB at 25 GB/s
+	// ✗ wrong: ring all_reduce, 16 GPUs, 256 MB: got 9.675 ms: too low by a few times; one direction against both, or a term counted once instead of twice? (see Compute)
 	// … not answered yet: ring all_reduce, 16 GPUs, 256 MB: complete the answer cell above, then run this cell again
 }
 
@@ -35,8 +36,7 @@ func ExampleNumber() {
 	fmt.Println(exercise.Number("crossover, 8 GPUs", math.NaN(), want, 0.05, "n alpha beta"))
 	// Output:
 	// ✓ right: crossover, 8 GPUs: 1,000,000
-	// ✗ wrong: crossover, 8 GPUs: got 125,000, expected 1,000,000 (within 5%): 8x too low (-875,000); a factor of 8: bits against bytes (Gb/s against GB/s)?
-	//   why: n alpha beta = 8 x 5 us x 25 GB/s
+	// ✗ wrong: crossover, 8 GPUs: got 125,000: too low by a few times; bits against bytes (Gb/s against GB/s)?
 	// … not answered yet: crossover, 8 GPUs: complete the answer cell above, then run this cell again
 }
 
@@ -46,26 +46,27 @@ func ExampleBytes() {
 	fmt.Println(exercise.Bytes("all_reduce message", 128e3, 8*8192*2, 0, "batch x hidden x dtype: 8 x 8192 x 2 B"))
 	// Output:
 	// ✓ right: all_reduce message: 128 KiB
-	// ✗ wrong: all_reduce message: got 125 KiB, expected 128 KiB (exactly): 2.34% too low (-3 KiB); binary against decimal prefixes (KiB against KB)?
-	//   why: batch x hidden x dtype: 8 x 8192 x 2 B
+	// ✗ wrong: all_reduce message: got 125 KiB: close, but too low (under 10% off): a constant, a rounding or a term; binary against decimal prefixes (KiB against KB)?
 }
 
 func ExampleRate() {
 	fmt.Println(exercise.Rate("NDR port, one way", 400e9, 50e9, 0.01, "400 Gb/s is 50 GB/s"))
 	// Output:
-	// ✗ wrong: NDR port, one way: got 400 GB/s, expected 50 GB/s (within 1%): 8x too high (+350 GB/s); a factor of 8: bits against bytes (Gb/s against GB/s)?
-	//   why: 400 Gb/s is 50 GB/s
+	// ✗ wrong: NDR port, one way: got 400 GB/s: too high by a few times; bits against bytes (Gb/s against GB/s)?
 }
 
 func ExampleChoice() {
 	options := []string{"latency", "bandwidth"}
 	fmt.Println(exercise.Choice("64 KB all_reduce, 8 GPUs: bound by", " Latency", "latency", options, "14 alpha = 70 us against 4.5 us of transfer"))
 	fmt.Println(exercise.Choice("64 KB all_reduce, 8 GPUs: bound by", "compute", "latency", options, "14 alpha = 70 us against 4.5 us of transfer"))
+	// A chapter's hint for a wrong option says why it cannot be right.
+	fmt.Println(exercise.Choice("64 KB all_reduce, 8 GPUs: bound by", "bandwidth", "latency", options, "14 alpha = 70 us against 4.5 us of transfer").
+		Hint("bandwidth", "64 KB is below this ring's crossover").See("Compute"))
 	fmt.Println(exercise.Choice("64 KB all_reduce, 8 GPUs: bound by", "", "latency", options, ""))
 	// Output:
 	// ✓ right: 64 KB all_reduce, 8 GPUs: bound by: Latency
-	// ✗ wrong: 64 KB all_reduce, 8 GPUs: bound by: got compute, expected latency: "compute" is not one of the options (latency, bandwidth)
-	//   why: 14 alpha = 70 us against 4.5 us of transfer
+	// ✗ wrong: 64 KB all_reduce, 8 GPUs: bound by: got compute: "compute" is not one of the options (latency, bandwidth)
+	// ✗ wrong: 64 KB all_reduce, 8 GPUs: bound by: got bandwidth: 64 KB is below this ring's crossover (see Compute)
 	// … not answered yet: 64 KB all_reduce, 8 GPUs: bound by: complete the answer cell above, then run this cell again (answer one of: latency, bandwidth)
 }
 

@@ -40,14 +40,40 @@ func (s Status) String() string {
 
 // Check is the verdict on one answer. As a cell's result it renders as a
 // box (HTML) or a line or two of text (String).
+//
+// What a learner sees never holds the reference answer: a wrong answer
+// says what is wrong in kind (the direction and order of magnitude, a
+// likely unit slip, a chapter's hint for that choice) and which section
+// shows it. Want and Why are the trainer's: they show only in the
+// trainer's view (COMMLAB_EXERCISE_VIEW=trainer), as on a grader's feedback page.
 type Check struct {
-	Name   string // the question, short: "ring all_reduce, 16 GPUs, 256 MB"
-	Status Status
-	Got    string // the answer as shown, with its unit; "" when not answered
-	Want   string // the reference answer, with its unit
-	Accept string // what counts as right: "within 1%", "exactly", "one of: a, b"
-	Detail string // wrong: how far off and a hint; broken: what is malformed
-	Why    string // how the reference answer follows, shown with a wrong answer
+	Name    string // the question, short: "ring all_reduce, 16 GPUs, 256 MB"
+	Status  Status
+	Got     string // the answer as shown, with its unit; "" when not answered
+	Want    string // the reference answer, with its unit: the trainer's view only
+	Accept  string // what counts as right: "within 1%", "exactly", "one of: a, b"
+	Detail  string // wrong: what is wrong in kind, never the reference; broken: what is malformed
+	Why     string // how the reference answer follows: the trainer's view only
+	Section string // where the chapter shows what the answer needs ("Compute"), shown with a wrong answer
+}
+
+// See returns c pointing at the section of the chapter that shows what
+// the answer needs; a wrong answer's verdict names it.
+func (c Check) See(section string) Check {
+	c.Section = strings.TrimSpace(section)
+	return c
+}
+
+// Hint returns c with hint as what is wrong when the answer is answer (a
+// Choice's option, compared as Choice compares): the chapter says why that
+// option cannot be right ("PIX: GPU1 and NIC2 hang off different root
+// ports") without naming the one that is. A hint for another answer, or
+// for a right answer, changes nothing.
+func (c Check) Hint(answer, hint string) Check {
+	if c.Status == Wrong && normal(c.Got) == normal(answer) {
+		c.Detail = strings.TrimSpace(hint)
+	}
+	return c
 }
 
 // Passed reports whether the answer is right.
@@ -90,7 +116,7 @@ func Quantity(name string, got, want, tol float64, unit, why string) Check {
 	}
 	c.Status = Wrong
 	c.Got, c.Want = distinct(got, want, unit)
-	c.Detail = off(got, want, tol, unit)
+	c.Detail = off(got, want, tol)
 	return c
 }
 
@@ -135,6 +161,7 @@ func Choice(name, got, want string, options []string, why string) Check {
 		return c
 	}
 	c.Status = Wrong
+	c.Detail = "not this one: what the section shows points elsewhere"
 	if len(options) > 0 && !among(g, options) {
 		c.Detail = fmt.Sprintf("%q is not one of the options (%s)", c.Got, strings.Join(options, ", "))
 	}
@@ -195,46 +222,51 @@ func precise(v float64, unit string, prec int) string {
 	return s + " " + unit
 }
 
-// slips are factors a reader's answer is often off by, with what usually
-// causes them.
+// slips are factors a reader's answer is often off by, said as the kind
+// of slip that usually causes them (never as the factor, which with the
+// answer would give the reference away).
 var slips = []struct {
 	factor float64
 	hint   string
 }{
-	{2, "a factor of 2: one direction against both, or a term counted once instead of twice?"},
-	{8, "a factor of 8: bits against bytes (Gb/s against GB/s)?"},
-	{1e3, "a factor of 1000: one unit prefix off (ms against µs, MB against KB)?"},
-	{1e6, "a factor of 10^6: two unit prefixes off?"},
-	{1e9, "a factor of 10^9: seconds against nanoseconds, or bytes against GB?"},
+	{2, "one direction against both, or a term counted once instead of twice?"},
+	{8, "bits against bytes (Gb/s against GB/s)?"},
+	{1e3, "one unit prefix off (ms against µs, MB against KB)?"},
+	{1e6, "two unit prefixes off (s against µs, MB against B)?"},
+	{1e9, "seconds against nanoseconds, or bytes against GB?"},
 	{1.024, "binary against decimal prefixes (KiB against KB)?"},
 	{1.048576, "binary against decimal prefixes (MiB against MB)?"},
 	{1.073741824, "binary against decimal prefixes (GiB against GB)?"},
 }
 
-// off says how far got is from want, and names a likely slip.
-func off(got, want, tol float64, unit string) string {
+// off says what is wrong with got in kind: its sign, its direction and
+// order of magnitude, and a likely slip. It never says by how much in a
+// way that gives want back (no difference, no exact ratio).
+func off(got, want, tol float64) string {
 	if math.IsInf(got, 0) {
 		return "the answer is not a finite number"
 	}
-	diff := format(got-want, unit)
-	if got > want {
-		diff = "+" + diff
-	}
 	r := got / want
-	var s string
-	switch {
-	case r < 0:
-		return "the sign is wrong (off by " + diff + ")"
-	case r >= 2:
-		s = units.Readable(r, "x") + " too high"
-	case r <= 0.5:
-		s = units.Readable(1/r, "x") + " too low"
-	case r > 1:
-		s = units.Readable(r-1, "%") + " too high"
-	default:
-		s = units.Readable(1-r, "%") + " too low"
+	if r < 0 {
+		return "the sign is wrong"
 	}
-	s += " (" + diff + ")"
+	dir, ratio := "too high", r
+	if r < 1 {
+		dir, ratio = "too low", 1/r
+	}
+	var s string
+	switch mag := math.Floor(math.Log10(ratio)); {
+	case mag >= 2:
+		s = fmt.Sprintf("%s by %d orders of magnitude or so", dir, int(mag))
+	case mag >= 1:
+		s = dir + " by an order of magnitude or more"
+	case ratio >= 2:
+		s = dir + " by a few times"
+	case ratio >= 1.1:
+		s = dir + ", by less than a factor of 2"
+	default:
+		s = "close, but " + dir + " (under 10% off): a constant, a rounding or a term"
+	}
 	if h := slip(r, tol); h != "" {
 		s += "; " + h
 	}

@@ -1,7 +1,9 @@
 package exercise
 
 import (
+	"fmt"
 	"math"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -18,8 +20,8 @@ func TestQuantity(t *testing.T) {
 	}{
 		{name: "exact", got: 1, want: 1, tol: 0, status: Right},
 		{name: "within tolerance", got: 1.009, want: 1, tol: 0.01, status: Right},
-		{name: "just outside", got: 1.011, want: 1, tol: 0.01, status: Wrong, detail: "1.1% too high"},
-		{name: "low", got: 0.9, want: 1, tol: 0.01, status: Wrong, detail: "10% too low (-0.1)"},
+		{name: "just outside", got: 1.011, want: 1, tol: 0.01, status: Wrong, detail: "close, but too high (under 10% off)"},
+		{name: "low", got: 0.9, want: 1, tol: 0.01, status: Wrong, detail: "too low, by less than a factor of 2"},
 		{name: "negative reference", got: -1.005, want: -1, tol: 0.01, status: Right},
 		{name: "sign", got: 1, want: -1, tol: 0.01, status: Wrong, detail: "the sign is wrong"},
 		{name: "NaN is blank", got: nan, want: 1, tol: 0.01, status: NotAnswered},
@@ -31,10 +33,13 @@ func TestQuantity(t *testing.T) {
 		{name: "infinite reference", got: 1, want: -inf, tol: 0.01, status: Broken, detail: "reference answer is -Inf"},
 		{name: "negative tolerance", got: 1, want: 1, tol: -0.1, status: Broken, detail: "tolerance is -0.1"},
 		{name: "NaN tolerance", got: 1, want: 1, tol: nan, status: Broken, detail: "tolerance is NaN"},
-		{name: "prefix slip", got: 70e-3, want: 70e-6, tol: 0.01, unit: "s", status: Wrong, detail: "1,000x too high (+69.93 ms); a factor of 1000"},
-		{name: "both ways", got: 900e9, want: 450e9, tol: 0.01, unit: "B/s", status: Wrong, detail: "2x too high (+450 GB/s); a factor of 2"},
+		{name: "prefix slip", got: 70e-3, want: 70e-6, tol: 0.01, unit: "s", status: Wrong, detail: "too high by 3 orders of magnitude or so; one unit prefix off"},
+		{name: "both ways", got: 900e9, want: 450e9, tol: 0.01, unit: "B/s", status: Wrong, detail: "too high by a few times; one direction against both"},
+		{name: "bits for bytes", got: 400e9, want: 50e9, tol: 0.01, unit: "B/s", status: Wrong, detail: "too high by a few times; bits against bytes"},
+		{name: "an order of magnitude", got: 12, want: 1, tol: 0.01, status: Wrong, detail: "too high by an order of magnitude or more"},
+		{name: "orders of magnitude low", got: 1e-5, want: 1, tol: 0.01, status: Wrong, detail: "too low by 5 orders of magnitude or so"},
 		{name: "MiB for MB", got: 1 << 20, want: 1e6, tol: 0.01, unit: "B", status: Wrong, detail: "binary against decimal prefixes (MiB against MB)"},
-		{name: "no slip named", got: 3, want: 1, tol: 0.01, status: Wrong, detail: "3x too high (+2)"},
+		{name: "no slip named", got: 3, want: 1, tol: 0.01, status: Wrong, detail: "too high by a few times"},
 		{name: "more digits when readable forms agree", got: 1.0002, want: 1, tol: 0.0001, unit: "s", status: Wrong, gotText: "1.0002 s"},
 	}
 	for _, tt := range tests {
@@ -70,7 +75,7 @@ func TestChoice(t *testing.T) {
 		{name: "same", got: "Ring", want: "ring", options: opts, status: Right},
 		{name: "case and spaces", got: "  nvls ", want: "NVLS", options: opts, status: Right},
 		{name: "inner spaces", got: "double  binary tree", want: "double binary tree", status: Right},
-		{name: "another option", got: "tree", want: "ring", options: opts, status: Wrong},
+		{name: "another option", got: "tree", want: "ring", options: opts, status: Wrong, detail: "not this one"},
 		{name: "not an option", got: "CollNet", want: "ring", options: opts, status: Wrong, detail: `"CollNet" is not one of the options (Ring, Tree, NVLS)`},
 		{name: "blank", got: " ", want: "ring", options: opts, status: NotAnswered},
 		{name: "no options", got: "PAT", want: "ring", status: Wrong},
@@ -106,10 +111,18 @@ func TestRendering(t *testing.T) {
 			text:    "✓ right: a <b> & c: 70 µs",
 		},
 		{
-			name:  "wrong",
-			check: Duration("t", 35e-6, 70e-6, 0.01, "2(n-1) alpha\n+ 2(n-1)/n S/beta"),
-			html:  []string{"exercise-wrong", "#cf222e", "got <b>35 µs</b>, expected <b>70 µs</b> (within 1%): 2x too low", "<em>why:</em> 2(n-1) alpha\n+ 2(n-1)/n S/beta"},
-			text:  "✗ wrong: t: got 35 µs, expected 70 µs (within 1%): 2x too low (-35 µs); a factor of 2: one direction against both, or a term counted once instead of twice?\n  why: 2(n-1) alpha\n+ 2(n-1)/n S/beta",
+			name:    "wrong",
+			check:   Duration("t", 35e-6, 70e-6, 0.01, "2(n-1) alpha\n+ 2(n-1)/n S/beta").See("Compute"),
+			html:    []string{"exercise-wrong", "#cf222e", "got <b>35 µs</b>: too low by a few times; one direction against both", "(see <em>Compute</em>)"},
+			notHTML: []string{"70 µs", "expected", "why", "alpha", "trainer"},
+			text:    "✗ wrong: t: got 35 µs: too low by a few times; one direction against both, or a term counted once instead of twice? (see Compute)",
+		},
+		{
+			name:    "wrong choice with a hint",
+			check:   Choice("path", "PIX", "SYS", []string{"PIX", "SYS"}, "across sockets").Hint("pix", "PIX is one PCIe switch; these two sit on different sockets").Hint("SYS", "not shown"),
+			html:    []string{"got <b>PIX</b>: PIX is one PCIe switch; these two sit on different sockets"},
+			notHTML: []string{"SYS", "across sockets", "not shown"},
+			text:    "✗ wrong: path: got PIX: PIX is one PCIe switch; these two sit on different sockets",
 		},
 		{
 			name:    "not answered",
@@ -181,6 +194,79 @@ func FuzzQuantity(f *testing.F) {
 		if c.Status == Wrong && c.Got == c.Want && !math.IsInf(got, 0) {
 			t.Errorf("wrong answer %v reads as reference %v: %q", got, want, c.Got)
 		}
-		_ = c.HTML() + c.String()
+		shown := c.HTML() + c.String()
+		if c.Status == Wrong && !strings.Contains(c.Got, c.Want) && strings.Contains(shown, c.Want) {
+			t.Errorf("a wrong answer's verdict shows the reference %q:\n%s", c.Want, shown)
+		}
 	})
+}
+
+// tags are HTML's tags, with their styles: what the box shows is between them.
+var tags = regexp.MustCompile(`<[^>]*>`)
+
+// TestNeverGivesTheAnswerAway holds that what a learner sees of a wrong
+// answer (box, text, the runners' JSON) never holds the reference answer
+// or its why, and that the trainer's view shows both.
+func TestNeverGivesTheAnswerAway(t *testing.T) {
+	checks := []Check{
+		Duration("ring", 9.675e-3, 19.35e-3, 0.01, "30 steps of 5 us"),
+		Rate("port", 400e9, 50e9, 0.01, "400 Gb/s is 50 GB/s"),
+		Bytes("message", 128e3, 8*8192*2, 0, "8 x 8192 x 2 B"),
+		Number("rank", 3, 5, 0, "rank 5 never entered"),
+		Choice("path", "PIX", "SYS", []string{"PIX", "PXB", "PHB", "NODE", "SYS"}, "across the sockets"),
+	}
+	for _, c := range checks {
+		c = c.See("Reading the matrix")
+		t.Run(c.Name, func(t *testing.T) {
+			if c.Status != Wrong {
+				t.Fatalf("status %v", c.Status)
+			}
+			learner := tags.ReplaceAllString(c.HTML(), " ") + c.String() + fmt.Sprint(c.MIMEBundle()[MIMEType])
+			for _, secret := range []string{c.Want, c.Why, "expected"} {
+				if strings.Contains(learner, secret) {
+					t.Errorf("the learner's view holds %q:\n%s", secret, learner)
+				}
+			}
+			if !strings.Contains(learner, "Reading the matrix") {
+				t.Errorf("the learner's view does not point at the section:\n%s", learner)
+			}
+			trainerView = true
+			defer func() { trainerView = false }()
+			trainer := c.HTML() + c.String() + fmt.Sprint(c.MIMEBundle()[MIMEType])
+			for _, shown := range []string{"expected " + c.Want, c.Why} {
+				if !strings.Contains(trainer, shown) {
+					t.Errorf("the trainer's view lacks %q:\n%s", shown, trainer)
+				}
+			}
+		})
+	}
+}
+
+// TestGraderScores holds that in the grader's view a check cell's text is
+// the share of its checks that are right (nbgrader's partial credit of a
+// 1-point test cell), and that its box stays.
+func TestGraderScores(t *testing.T) {
+	trainerView, graderView = true, true
+	defer func() { trainerView, graderView = false, false }()
+	right, wrong, blank := Number("a", 1, 1, 0, ""), Number("b", 2, 1, 0, ""), Number("c", 0, 1, 0, "")
+	for _, tc := range []struct {
+		name   string
+		bundle map[string]any
+		score  string
+	}{
+		{"right", right.MIMEBundle(), "1"},
+		{"wrong", wrong.MIMEBundle(), "0"},
+		{"not answered", blank.MIMEBundle(), "0"},
+		{"all right", Checks{right, right}.MIMEBundle(), "1"},
+		{"one of two", Checks{right, wrong}.MIMEBundle(), "0.5"},
+		{"one of three", Checks{right, wrong, blank}.MIMEBundle(), "0.3333"},
+		{"none", Checks{}.MIMEBundle(), "0"},
+	} {
+		if text := tc.bundle["text/plain"].(string); text != tc.score {
+			t.Errorf("%s: text %q, want %q", tc.name, text, tc.score)
+		}
+		if h := tc.bundle["text/html"].(string); !strings.Contains(h, "commlab-exercise") {
+			t.Errorf("%s: the box is gone in the grader's view: %s", tc.name, h)
+		}
+	}
 }

@@ -3,6 +3,8 @@ package exercise
 import (
 	"fmt"
 	"html"
+	"os"
+	"strconv"
 	"strings"
 )
 
@@ -27,18 +29,33 @@ func (c Check) look() look {
 	return looks[Broken]
 }
 
-// verdict is what the box says after its heading.
+// trainerEnv, COMMLAB_EXERCISE_VIEW, is the environment variable that
+// sets a process's view of the checks: "trainer" shows a wrong answer's
+// reference and why beside the verdict; "grader" does too, and makes the
+// text of a check cell's result its score for nbgrader's autograde: the
+// share of its checks that are right, "1" to "0", which nbgrader reads as
+// the partial credit of a test cell worth 1 point. It is read once, when
+// the process starts, so a cell cannot turn it on.
+const trainerEnv = "COMMLAB_EXERCISE_VIEW"
+
+var (
+	view        = os.Getenv(trainerEnv)
+	trainerView = view == "trainer" || view == "grader"
+	graderView  = view == "grader"
+)
+
+// verdict is what the box says after its heading, for the learner.
 func (c Check) verdict() string {
 	switch c.Status {
 	case Right:
 		return c.Got
 	case Wrong:
-		s := "got " + c.Got + ", expected " + c.Want
-		if c.Accept != "" && !strings.HasPrefix(c.Accept, "one of") {
-			s += " (" + c.Accept + ")"
-		}
+		s := "got " + c.Got
 		if c.Detail != "" {
 			s += ": " + c.Detail
+		}
+		if c.Section != "" {
+			s += " (see " + c.Section + ")"
 		}
 		return s
 	case NotAnswered:
@@ -51,8 +68,21 @@ func (c Check) verdict() string {
 	return c.Detail
 }
 
-// String is the verdict as text: one line, and the why of a wrong answer
-// on the next.
+// trainerNote is what the trainer's view adds to a wrong answer: the
+// reference, what counts as right, and why.
+func (c Check) trainerNote() (want, why string) {
+	if !trainerView || c.Status != Wrong {
+		return "", ""
+	}
+	want = "expected " + c.Want
+	if c.Accept != "" && !strings.HasPrefix(c.Accept, "one of") {
+		want += " (" + c.Accept + ")"
+	}
+	return want, c.Why
+}
+
+// String is the verdict as text: one line; in the trainer's view, the
+// reference and its why on the next.
 func (c Check) String() string {
 	var b strings.Builder
 	b.WriteString(c.look().mark + " " + c.Status.String() + ": ")
@@ -60,8 +90,11 @@ func (c Check) String() string {
 		b.WriteString(c.Name + ": ")
 	}
 	b.WriteString(c.verdict())
-	if c.Status == Wrong && c.Why != "" {
-		b.WriteString("\n  why: " + c.Why)
+	if want, why := c.trainerNote(); want != "" {
+		b.WriteString("\n  trainer: " + want)
+		if why != "" {
+			b.WriteString("\n  why: " + why)
+		}
 	}
 	return b.String()
 }
@@ -81,16 +114,19 @@ func (c Check) HTML() string {
 	case Right:
 		fmt.Fprintf(&b, `<p style="margin:.2rem 0"><b>%s</b></p>`, html.EscapeString(c.Got))
 	case Wrong:
-		fmt.Fprintf(&b, `<p style="margin:.2rem 0">got <b>%s</b>, expected <b>%s</b>`, html.EscapeString(c.Got), html.EscapeString(c.Want))
-		if c.Accept != "" && !strings.HasPrefix(c.Accept, "one of") {
-			b.WriteString(" (" + html.EscapeString(c.Accept) + ")")
-		}
+		fmt.Fprintf(&b, `<p style="margin:.2rem 0">got <b>%s</b>`, html.EscapeString(c.Got))
 		if c.Detail != "" {
 			b.WriteString(": " + html.EscapeString(c.Detail))
 		}
+		if c.Section != "" {
+			fmt.Fprintf(&b, ` (see <em>%s</em>)`, html.EscapeString(c.Section))
+		}
 		b.WriteString("</p>")
-		if c.Why != "" {
-			fmt.Fprintf(&b, `<p style="margin:.2rem 0;white-space:pre-wrap"><em>why:</em> %s</p>`, html.EscapeString(c.Why))
+		if want, why := c.trainerNote(); want != "" {
+			fmt.Fprintf(&b, `<p class="commlab-trainer" style="margin:.2rem 0"><em>trainer:</em> %s</p>`, html.EscapeString(want))
+			if why != "" {
+				fmt.Fprintf(&b, `<p class="commlab-trainer" style="margin:.2rem 0;white-space:pre-wrap"><em>why:</em> %s</p>`, html.EscapeString(why))
+			}
 		}
 	default:
 		fmt.Fprintf(&b, `<p style="margin:.2rem 0">%s</p>`, html.EscapeString(c.verdict()))
@@ -110,6 +146,11 @@ func (cs Checks) Score() (right, total int) {
 		}
 	}
 	return right, len(cs)
+}
+
+func (cs Checks) right() int {
+	right, _ := cs.Score()
+	return right
 }
 
 func (cs Checks) summary() string {
@@ -143,19 +184,44 @@ func (cs Checks) HTML() string {
 // or "cannot check". Front ends ignore it and show the HTML.
 const MIMEType = "application/vnd.commlab.exercise+json"
 
-// Verdict is one check as MIMEType carries it.
+// Verdict is one check as MIMEType carries it. Want is the reference
+// answer, carried only in the trainer's view (COMMLAB_EXERCISE_VIEW).
 type Verdict struct {
-	Name   string `json:"name"`
-	Status string `json:"status"`
+	Name    string `json:"name"`
+	Status  string `json:"status"`
+	Section string `json:"section,omitempty"`
+	Want    string `json:"want,omitempty"`
 }
 
-func (c Check) verdictJSON() Verdict { return Verdict{Name: c.Name, Status: c.Status.String()} }
+func (c Check) verdictJSON() Verdict {
+	v := Verdict{Name: c.Name, Status: c.Status.String()}
+	if c.Status == Wrong {
+		v.Section = c.Section
+		if trainerView {
+			v.Want = c.Want
+		}
+	}
+	return v
+}
 
 // MIMEBundle is what a check cell shows: the box, its text, and the
 // verdict for runners.
 func (c Check) MIMEBundle() map[string]any {
-	return map[string]any{"text/html": c.HTML(), "text/plain": c.String(),
+	return map[string]any{"text/html": c.HTML(), "text/plain": graded(c.String(), Checks{c}.right(), 1),
 		MIMEType: map[string]any{"checks": []Verdict{c.verdictJSON()}}}
+}
+
+// graded is a check cell's text: in the grader's view, the share of its
+// checks that are right ("0.5"), nbgrader's partial credit for a test
+// cell of 1 point.
+func graded(text string, right, total int) string {
+	if !graderView {
+		return text
+	}
+	if total == 0 {
+		return "0"
+	}
+	return strconv.FormatFloat(float64(right)/float64(total), 'g', 4, 64)
 }
 
 // MIMEBundle is what a check cell of several checks shows: the boxes,
@@ -165,5 +231,6 @@ func (cs Checks) MIMEBundle() map[string]any {
 	for i, c := range cs {
 		vs[i] = c.verdictJSON()
 	}
-	return map[string]any{"text/html": cs.HTML(), "text/plain": cs.String(), MIMEType: map[string]any{"checks": vs}}
+	right, total := cs.Score()
+	return map[string]any{"text/html": cs.HTML(), "text/plain": graded(cs.String(), right, total), MIMEType: map[string]any{"checks": vs}}
 }

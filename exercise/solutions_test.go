@@ -156,14 +156,14 @@ func FuzzParseSolutions(f *testing.F) {
 func TestVerdictsForRunners(t *testing.T) {
 	b := Checks{Number("a", 1, 1, 0, ""), Number("b", 0, 1, 0, "")}.MIMEBundle()
 	v, ok := b[MIMEType].(map[string]any)["checks"].([]Verdict)
-	if !ok || len(v) != 2 || v[0] != (Verdict{"a", "right"}) || v[1] != (Verdict{"b", "not answered yet"}) {
+	if !ok || len(v) != 2 || v[0] != (Verdict{Name: "a", Status: "right"}) || v[1] != (Verdict{Name: "b", Status: "not answered yet"}) {
 		t.Errorf("verdicts %#v", b[MIMEType])
 	}
 	if _, ok := b["text/html"].(string); !ok {
 		t.Error("no HTML")
 	}
-	one := Choice("c", "x", "y", nil, "").MIMEBundle()[MIMEType].(map[string]any)["checks"].([]Verdict)
-	if len(one) != 1 || one[0].Status != "wrong" {
+	one := Choice("c", "x", "y", nil, "").See("Compute").MIMEBundle()[MIMEType].(map[string]any)["checks"].([]Verdict)
+	if len(one) != 1 || one[0] != (Verdict{Name: "c", Status: "wrong", Section: "Compute"}) {
 		t.Errorf("one check: %#v", one)
 	}
 }

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/commlab/commlab/course"
+	"github.com/commlab/commlab/notebook/literate"
+)
+
+// chapterNotebook is a chapter's notebook, as course reads it: the
+// command joins the notebook machine (literate) and the subject (course).
+func chapterNotebook(_ string, md []byte) ([]byte, error) {
+	nb, err := literate.Parse(md)
+	if err != nil {
+		return nil, err
+	}
+	nb.EnsureIDs()
+	return nb.Marshal()
+}
+
+var courseUsage = []string{"usage: commlab course [--out DIR] [--course-id ID] [--exchange DIR] [CHAPTER...]",
+	"Writes an nbgrader course for a trainer: DIR/nbgrader_config.py and, for each chapter",
+	"with exercises (all when none is named), DIR/source/NN-slug/NN-slug.ipynb with the",
+	"trainer's answers in nbgrader's solution regions. Then, in DIR:",
+	"  nbgrader generate_assignment NN-slug   (the learner's version: the chapter as shipped)",
+	"  nbgrader release_assignment NN-slug; learners fetch_assignment and submit",
+	"  nbgrader collect NN-slug; nbgrader autograde NN-slug; nbgrader generate_feedback NN-slug"}
+
+func runCourse(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
+	out := fs.String("out", "course", "the course folder (`DIR`) nbgrader runs in")
+	id := fs.String("course-id", "commlab", "nbgrader's course id")
+	exchange := fs.String("exchange", "", "nbgrader's exchange folder (`DIR`, writable by every learner); nbgrader's default when empty")
+	names, status, ok := parseFlags(fs, args)
+	if !ok {
+		return status
+	}
+	assignments, err := course.Chapters(chapterNotebook, names...)
+	if err != nil {
+		return fail(fs, stderr, statusOf(err), "%v", err)
+	}
+	written, err := course.Write(*out, course.Options{CourseID: *id, Exchange: *exchange}, assignments)
+	for _, p := range written {
+		fmt.Fprintln(stdout, "wrote", p)
+	}
+	if err != nil {
+		return fail(fs, stderr, statusOf(err), "%v", err)
+	}
+	for _, a := range assignments {
+		fmt.Fprintf(stdout, "assignment %s: %g points\n", a.Name, a.Points)
+	}
+	return 0
+}

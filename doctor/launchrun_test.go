@@ -1,0 +1,47 @@
+package doctor
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestSlurmVerdict reads what srun and slurmstepd print (Slurm 22.05, as
+// ci/slurm_test.go saw it) into the cause that stops a plan.
+func TestSlurmVerdict(t *testing.T) {
+	for _, tc := range []struct {
+		name, text, want string
+	}{
+		{"no such partition", "srun: error: invalid partition specified: nope\nsrun: error: Unable to allocate resources: Invalid partition name specified\n", `no such partition "nope"`},
+		{"time limit", "srun: job 13 has been allocated resources\nslurmstepd-node1: error: *** STEP 13.0 ON node1 CANCELLED AT 2026-12-06T08:02:04 DUE TO TIME LIMIT ***\nsrun: error: node1: task 0: Terminated\n", "Slurm cut 13.0 on node1 at 2026-12-06T08:02:04: its time limit"},
+		{"refused", "srun: error: Unable to allocate resources: Requested node configuration is not available\n", "Slurm refused the job: Requested node configuration is not available"},
+		{"no program", "slurmstepd: error: execve(): all_reduce_perf: No such file or directory\n", "the nodes have no all_reduce_perf on their PATH"},
+		{"our own cancel is not the cause", "srun: error: Unable to allocate resources: Job/step already completing or completed\n", ""},
+		{"a task's own failure", "srun: error: node2: task 1: Exited with exit code 2\n", ""},
+	} {
+		if got := slurmVerdict(tc.text); (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
+			t.Errorf("%s: verdict %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestPlanSharedDirAndSrun(t *testing.T) {
+	p, err := Launch{Launcher: "srun", Nodes: 2, PerNode: 1, Out: "/shared/run"}.Plan()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := p.sharedDir(); got != "/shared/run" {
+		t.Errorf("sharedDir %q", got)
+	}
+	var srun int
+	for _, c := range p.Commands {
+		if usesSrun(c) {
+			srun++
+		}
+	}
+	if srun != 2 || !p.mentions(standInName) {
+		t.Errorf("%d srun commands (want the nodes' doctors and the sweep), mentions %s: %v", srun, standInName, p.mentions(standInName))
+	}
+	if got := withPath([]string{"A=1", "PATH=/bin"}, "/x"); strings.Join(got, " ") != "A=1 PATH=/x:/bin" {
+		t.Errorf("withPath: %v", got)
+	}
+}
