@@ -15,9 +15,9 @@ import (
 // minute on one GPU: the NCCL timeout modes of the chapter (unset, 1, 3),
 // side by side, with a 3 s timeout, the collective held 3 s past it, and
 // TORCH_NCCL_WAIT_TIMEOUT_DUMP_MILSEC=1000, so that the watchdog sleeps 4 s
-// instead of a minute before it acts; store and compile run beside them and
-// coalesce alone after. The mechanism is the same as with the defaults; the
-// recorded runs keep the default times.
+// instead of a minute before it acts; the other parts that time nothing on
+// the GPU run beside them and coalesce alone after. The mechanism is the
+// same as with the defaults; the recorded runs keep the default times.
 var ShortRunArgs = []string{"--modes", "unset,1,3", "--timeout", "3", "--stall", "3", "--dump-wait-ms", "1000", "--concurrent"}
 
 // FirstRunLog is the recorded log of a first NCCL run over all five
