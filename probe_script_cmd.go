@@ -266,7 +266,7 @@ var probeC10dUsage = []string{
 	"Runs chapter 5's c10d experiments with python3 (which starts the ranks): the rendezvous store's traffic,",
 	"small all_reduces one by one against coalesced, a collective timeout under each TORCH_NCCL_ASYNC_ERROR_HANDLING",
 	"value (gloo: one rank never joins; nccl: the stream kept busy past the timeout), and a functional collective",
-	"under torch.compile. c10d_lab.py flags: --world N --timeout S --stall S --modes LIST --counts LIST --sizes LIST --iters N",
+	"under torch.compile. c10d_lab.py flags: --world N --timeout S --stall S --modes LIST --dump-wait-ms MS --grace S --concurrent --counts LIST --sizes LIST --iters N",
 }
 
 // runProbeC10d runs chapter 5's c10d experiments (c10d_lab.py) on gloo

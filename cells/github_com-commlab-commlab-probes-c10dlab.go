@@ -13,16 +13,20 @@ func init() {
 	Symbols["github.com/commlab/commlab/probes/c10dlab/c10dlab"] = map[string]reflect.Value{
 		// function, constant and variable definitions
 		"CoalesceMethods": reflect.ValueOf(&c10dlab.CoalesceMethods).Elem(),
+		"FirstRunEndings": reflect.ValueOf(c10dlab.FirstRunEndings),
+		"FirstRunLog":     reflect.ValueOf(constant.MakeFromLiteral("\"torch-c10d-h200x1/all-modes-first-run.log\"", token.STRING, 0)),
 		"InductorConfigs": reflect.ValueOf(&c10dlab.InductorConfigs).Elem(),
 		"Kind":            reflect.ValueOf(constant.MakeFromLiteral("\"c10d-lab\"", token.STRING, 0)),
 		"Load":            reflect.ValueOf(c10dlab.Load),
 		"Measure":         reflect.ValueOf(c10dlab.Measure),
+		"ParseEndings":    reflect.ValueOf(c10dlab.ParseEndings),
 		"Parts":           reflect.ValueOf(&c10dlab.Parts).Elem(),
 		"Read":            reflect.ValueOf(c10dlab.Read),
 		"Recorded":        reflect.ValueOf(c10dlab.Recorded),
 		"RecordedCPU":     reflect.ValueOf(constant.MakeFromLiteral("\"torch-c10d-cpu\"", token.STRING, 0)),
 		"RecordedH200":    reflect.ValueOf(constant.MakeFromLiteral("\"torch-c10d-h200x1\"", token.STRING, 0)),
 		"Run":             reflect.ValueOf(c10dlab.Run),
+		"ShortRunArgs":    reflect.ValueOf(&c10dlab.ShortRunArgs).Elem(),
 
 		// type definitions
 		"AfterFailure": reflect.ValueOf((*c10dlab.AfterFailure)(nil)),
@@ -33,6 +37,7 @@ func init() {
 		"Dump":         reflect.ValueOf((*c10dlab.Dump)(nil)),
 		"Exit":         reflect.ValueOf((*c10dlab.Exit)(nil)),
 		"InductorCode": reflect.ValueOf((*c10dlab.InductorCode)(nil)),
+		"LoggedEnding": reflect.ValueOf((*c10dlab.LoggedEnding)(nil)),
 		"Mark":         reflect.ValueOf((*c10dlab.Mark)(nil)),
 		"Measurement":  reflect.ValueOf((*c10dlab.Measurement)(nil)),
 		"Result":       reflect.ValueOf((*c10dlab.Result)(nil)),

@@ -22,6 +22,7 @@ func init() {
 		"NewTable":  reflect.ValueOf(prose.NewTable),
 		"Num":       reflect.ValueOf(prose.Num),
 		"Pct":       reflect.ValueOf(prose.Pct),
+		"Plural":    reflect.ValueOf(prose.Plural),
 		"Rate":      reflect.ValueOf(prose.Rate),
 		"SI":        reflect.ValueOf(prose.SI),
 		"Secs":      reflect.ValueOf(prose.Secs),

@@ -54,3 +54,11 @@ func ExampleCostTable() {
 	// | ring | 8 | 1 | 64 KiB | 14 | 70 µs | 4.588 µs | 74.59 µs | 1.538 GB/s | latency |
 	// | ring | 8 | 1 | 1 GiB | 14 | 70 µs | 75.16 ms | 75.23 ms | 24.98 GB/s | bandwidth |
 }
+
+func ExamplePlural() {
+	fmt.Println(prose.Plural(1, "head"))
+	fmt.Println(prose.Plural(8, "head"))
+	// Output:
+	// 1 head
+	// 8 heads
+}

@@ -57,6 +57,16 @@ func Num(v float64) string { return units.Number(v) }
 // "268,435,456".
 func Count(n int) string { return units.Count(int64(n)) }
 
+// Plural writes a count with its noun, singular for one: Plural(1, "head")
+// is "1 head", Plural(2, "head") "2 heads". Nouns with a plural other than
+// an added "s" are not for it.
+func Plural(n int, noun string) string {
+	if n == 1 {
+		return Count(n) + " " + noun
+	}
+	return Count(n) + " " + noun + "s"
+}
+
 // List joins items as a sentence lists them: "NIC0", "NIC0, NIC1"; none
 // is "none". Use it instead of printing a slice with %v, which shows Go's
 // brackets.

@@ -299,3 +299,46 @@ func TestLogSeconds(t *testing.T) {
 		t.Error("a line not kept has no time")
 	}
 }
+
+func TestParseEndings(t *testing.T) {
+	log := `[c10d_lab] part timeout
+[c10d_lab] timeout unset exits [{'code': None, 'signal': 'SIGABRT', 'killed_at_deadline': False}] dumps 1
+[c10d_lab] timeout 0 exits [{'killed_at_deadline': True, 'code': None, 'signal': None}] dumps 1
+[c10d_lab] timeout 1 exits [{'code': 0, 'signal': None, 'killed_at_deadline': False}, {'code': 1, 'signal': None, 'killed_at_deadline': False}] dumps 2
+`
+	got, err := ParseEndings(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct {
+		mode  string
+		exits []string
+		dumps int
+	}{
+		{"unset", []string{"killed by SIGABRT"}, 1},
+		{"0", []string{"killed at the deadline"}, 1},
+		{"1", []string{"exit 0", "exit 1"}, 2},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %d endings, want %d: %+v", len(got), len(want), got)
+	}
+	for i, w := range want {
+		var exits []string
+		for _, e := range got[i].Exits {
+			exits = append(exits, e.String())
+		}
+		if got[i].Mode != w.mode || strings.Join(exits, ";") != strings.Join(w.exits, ";") || got[i].Dumps != w.dumps {
+			t.Errorf("ending %d: %s %v %d, want %s %v %d", i, got[i].Mode, exits, got[i].Dumps, w.mode, w.exits, w.dumps)
+		}
+	}
+}
+
+func TestFirstRunEndings(t *testing.T) {
+	got, err := FirstRunEndings()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3 || got[1].Mode != "0" || !got[1].Exits[0].KilledAtDeadline {
+		t.Errorf("the recorded first run: %+v", got)
+	}
+}

@@ -231,11 +231,18 @@ type TimeoutRun struct {
 // TimeoutPart is the timeout experiment: the group's timeout and how long
 // past it the collective was held.
 type TimeoutPart struct {
-	World    int          `json:"world"`
-	TimeoutS float64      `json:"timeout_s"`
-	StallS   float64      `json:"stall_s"`
-	Runs     []TimeoutRun `json:"runs"`
-	Error    string       `json:"error,omitempty"`
+	World    int     `json:"world"`
+	TimeoutS float64 `json:"timeout_s"`
+	StallS   float64 `json:"stall_s"`
+	// DumpWaitMS is TORCH_NCCL_WAIT_TIMEOUT_DUMP_MILSEC as the run set it
+	// (the watchdog sleeps four times it before acting); 0 when the run
+	// left PyTorch's default, 15000.
+	DumpWaitMS float64 `json:"dump_wait_ms,omitempty"`
+	// Concurrent is true when the modes ran side by side, each in its own
+	// processes, rather than one after another.
+	Concurrent bool         `json:"concurrent,omitempty"`
+	Runs       []TimeoutRun `json:"runs"`
+	Error      string       `json:"error,omitempty"`
 }
 
 // Run returns the run of one mode, or nil.

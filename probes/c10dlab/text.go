@@ -50,7 +50,14 @@ func (r *Result) WriteSummary(w io.Writer) error {
 			}
 		}
 		if p := r.Timeout; p != nil {
-			fmt.Fprintf(b, "\ntimeout: %d ranks, timeout %g s, the collective held %g s past it\n", p.World, p.TimeoutS, p.StallS)
+			fmt.Fprintf(b, "\ntimeout: %d ranks, timeout %g s, the collective held %g s past it", p.World, p.TimeoutS, p.StallS)
+			if p.DumpWaitMS > 0 {
+				fmt.Fprintf(b, ", TORCH_NCCL_WAIT_TIMEOUT_DUMP_MILSEC=%g", p.DumpWaitMS)
+			}
+			if p.Concurrent {
+				b.WriteString(", the modes side by side")
+			}
+			b.WriteString("\n")
 			for _, run := range p.Runs {
 				fmt.Fprintf(b, "  TORCH_NCCL_ASYNC_ERROR_HANDLING=%s: %d Flight Recorder dump(s)\n", run.Mode, len(run.FRDumps))
 				for _, rk := range run.Ranks {

@@ -29,7 +29,16 @@ others:
 summary.json into --out (atomically), with the versions and each part's
 result; a part that fails is recorded and the next one runs.
 
+--concurrent shortens a run without changing what each part does: the
+timeout part starts every mode's processes at once, and the parts that time
+nothing on the GPU (store, timeout, compile) run side by side before the
+coalesce part, whose numbers are times, runs alone. --dump-wait-ms sets
+TORCH_NCCL_WAIT_TIMEOUT_DUMP_MILSEC for the timeout ranks (the watchdog
+sleeps four times it before acting), and --grace is how long past
+timeout + 2 x stall a rank may live before it is killed.
+
 Usage: python3 c10d_lab.py --out DIR [--backend gloo|nccl] [--parts store,coalesce,timeout,compile]
+       [--concurrent] [--timeout S] [--stall S] [--dump-wait-ms MS] [--grace S] [--modes unset,0,1,2,3]
 """
 import argparse
 import datetime
@@ -44,17 +53,36 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 SCRIPT = os.path.abspath(__file__)
 PARTS = ["store", "coalesce", "timeout", "compile"]
+# Parts whose numbers are times on a shared GPU: never run beside another.
+TIMED_PARTS = {"coalesce"}
 
 
 def log(*a):
     print("[c10d_lab]", *a, file=sys.stderr, flush=True)
 
 
+PORTS_LOCK = threading.Lock()
+PORTS_GIVEN = set()
+
+
 def free_port():
+    # Parts and modes may start side by side (--concurrent): never hand out
+    # a port twice.
+    with PORTS_LOCK:
+        for _ in range(50):
+            port = bound_port()
+            if port not in PORTS_GIVEN:
+                PORTS_GIVEN.add(port)
+                return port
+    raise RuntimeError("no free port")
+
+
+def bound_port():
     s = socket.socket()
     s.bind(("127.0.0.1", 0))
     port = s.getsockname()[1]
@@ -71,8 +99,9 @@ def write_json(path, obj):
 
 # ---------------------------------------------------------------- ranks
 
-def start_ranks(args, part, world, extra_env=None, extra_args=None):
-    """Starts world processes of this script in rank mode and returns them."""
+def start_ranks(args, part, world, extra_env=None, extra_args=None, name=None):
+    """Starts world processes of this script in rank mode and returns them;
+    their output goes to NAME-rankR.out in the work folder (NAME: the part)."""
     port = free_port()
     procs = []
     for r in range(world):
@@ -87,7 +116,7 @@ def start_ranks(args, part, world, extra_env=None, extra_args=None):
                     env[k] = v
         cmd = [sys.executable, SCRIPT, "rank", "--part", part, "--backend", args.backend,
                "--dir", args.work, "--timeout", str(args.timeout)] + (extra_args or [])
-        out = open(os.path.join(args.work, "%s-rank%d.out" % (part, r)), "w")
+        out = open(os.path.join(args.work, "%s-rank%d.out" % (name or part, r)), "w")
         procs.append((subprocess.Popen(cmd, env=env, stdout=out, stderr=subprocess.STDOUT), out))
     return procs
 
@@ -476,39 +505,57 @@ def kept_lines(text, limit=40):
 
 
 def part_timeout(args, versions):
-    modes = args.modes.split(",")
-    runs = []
-    for mode in modes:
-        tag = "mode-" + mode
-        fr_dir = os.path.join(args.work, "fr-" + tag)
-        os.makedirs(fr_dir, exist_ok=True)
-        env = {"TORCH_NCCL_ASYNC_ERROR_HANDLING": None if mode == "unset" else mode,
-               "TORCH_FR_BUFFER_SIZE": "200",
-               "TORCH_FR_DUMP_TEMP_FILE": os.path.join(fr_dir, "rank-"),
-               "TORCH_CPP_LOG_LEVEL": "INFO"}
-        world = args.world
-        t0 = time.monotonic()
-        procs = start_ranks(args, "timeout", world, extra_env=env,
-                            extra_args=["--tag", tag, "--stall", str(args.stall)])
-        exits = wait_ranks(procs, args.timeout + 2 * args.stall + 90)
-        ranks = []
-        for r in range(world):
-            path = os.path.join(args.work, "timeout-%s-rank%d.json" % (tag, r))
-            marks = []
-            if os.path.exists(path):
-                with open(path) as f:
-                    marks = json.load(f).get("marks", [])
-            out = rank_output(args, "timeout", r)
-            # The next mode's ranks write the same .out names: keep this one's.
-            os.replace(os.path.join(args.work, "timeout-rank%d.out" % r),
-                       os.path.join(args.work, "timeout-%s-rank%d.out" % (tag, r)))
-            ranks.append({"rank": r, "exit": exits[r], "marks": marks, "log": kept_lines(out)})
-        dumps = []
-        for p in sorted(glob.glob(os.path.join(fr_dir, "*"))):
-            dumps.append({"file": os.path.basename(p), "bytes": os.path.getsize(p)})
-        runs.append({"mode": mode, "seconds": round(time.monotonic() - t0, 3), "ranks": ranks, "fr_dumps": dumps})
-        log("timeout", mode, "exits", exits, "dumps", len(dumps))
-    return {"world": args.world, "timeout_s": args.timeout, "stall_s": args.stall, "runs": runs}
+    # Each mode runs in processes of its own; with --concurrent all modes
+    # start at once and are collected in order.
+    started, runs = [], []
+    for mode in args.modes.split(","):
+        started.append(start_timeout_mode(args, mode))
+        if not args.concurrent:
+            runs.append(finish_timeout_mode(args, started.pop()))
+    for st in started:
+        runs.append(finish_timeout_mode(args, st))
+    res = {"world": args.world, "timeout_s": args.timeout, "stall_s": args.stall, "runs": runs,
+           "concurrent": bool(args.concurrent)}
+    if args.dump_wait_ms > 0:
+        res["dump_wait_ms"] = args.dump_wait_ms
+    return res
+
+
+def start_timeout_mode(args, mode):
+    tag = "mode-" + mode
+    fr_dir = os.path.join(args.work, "fr-" + tag)
+    os.makedirs(fr_dir, exist_ok=True)
+    env = {"TORCH_NCCL_ASYNC_ERROR_HANDLING": None if mode == "unset" else mode,
+           "TORCH_FR_BUFFER_SIZE": "200",
+           "TORCH_FR_DUMP_TEMP_FILE": os.path.join(fr_dir, "rank-"),
+           "TORCH_CPP_LOG_LEVEL": "INFO"}
+    if args.dump_wait_ms > 0:
+        env["TORCH_NCCL_WAIT_TIMEOUT_DUMP_MILSEC"] = str(int(args.dump_wait_ms))
+    t0 = time.monotonic()
+    procs = start_ranks(args, "timeout", args.world, extra_env=env,
+                        extra_args=["--tag", tag, "--stall", str(args.stall)], name="timeout-" + tag)
+    return {"mode": mode, "tag": tag, "fr_dir": fr_dir, "t0": t0, "procs": procs}
+
+
+def finish_timeout_mode(args, st):
+    tag = st["tag"]
+    # The deadline runs from the mode's own start, whether or not others ran beside it.
+    deadline = args.timeout + 2 * args.stall + args.grace
+    exits = wait_ranks(st["procs"], st["t0"] + deadline - time.monotonic())
+    ranks = []
+    for r in range(args.world):
+        path = os.path.join(args.work, "timeout-%s-rank%d.json" % (tag, r))
+        marks = []
+        if os.path.exists(path):
+            with open(path) as f:
+                marks = json.load(f).get("marks", [])
+        out = rank_output(args, "timeout-" + tag, r)
+        ranks.append({"rank": r, "exit": exits[r], "marks": marks, "log": kept_lines(out)})
+    dumps = []
+    for p in sorted(glob.glob(os.path.join(st["fr_dir"], "*"))):
+        dumps.append({"file": os.path.basename(p), "bytes": os.path.getsize(p)})
+    log("timeout", st["mode"], "exits", exits, "dumps", len(dumps))
+    return {"mode": st["mode"], "seconds": round(time.monotonic() - st["t0"], 3), "ranks": ranks, "fr_dumps": dumps}
 
 
 # ---------------------------------------------------------------- compile
@@ -693,7 +740,9 @@ def driver(args):
                "env": {k: v for k, v in os.environ.items() if k.startswith(("NCCL_", "TORCH_NCCL", "TORCH_FR", "OMP_"))},
                "parts": {}, "errors": []}
     runners = {"store": part_store, "coalesce": part_coalesce, "timeout": part_timeout, "compile": part_compile}
-    for p in parts:
+    results = {}
+
+    def run_part(p):
         log("part", p)
         t0 = time.monotonic()
         try:
@@ -701,10 +750,27 @@ def driver(args):
         except Exception as e:  # record and go on with the next part
             res = {"error": one_line(e)}
         res["seconds"] = round(time.monotonic() - t0, 3)
+        results[p] = res
+
+    def record(p):
+        res = results[p]
         if res.get("error"):
             summary["errors"].append("%s: %s" % (p, res["error"]))
         summary["parts"][p] = res
         write_json(os.path.join(args.out, "summary.json"), summary)
+
+    # With --concurrent the parts that time nothing on the GPU run side by
+    # side first; the timed ones (coalesce) then run alone, in order.
+    side = [p for p in parts if args.concurrent and p not in TIMED_PARTS]
+    threads = [threading.Thread(target=run_part, args=(p,)) for p in side]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for p in parts:
+        if p not in side:
+            run_part(p)
+        record(p)
     if not args.keep_work:
         for f in glob.glob(os.path.join(args.work, "**", "*"), recursive=True):
             if os.path.isfile(f):
@@ -738,6 +804,12 @@ def main():
     p.add_argument("--timeout", type=float, default=5.0, help="the group's timeout for the timeout part, seconds")
     p.add_argument("--stall", type=float, default=10.0, help="how long past the timeout the collective is held, seconds")
     p.add_argument("--modes", default="", help="TORCH_NCCL_ASYNC_ERROR_HANDLING values to try (unset: not set)")
+    p.add_argument("--dump-wait-ms", type=float, default=0,
+                   help="TORCH_NCCL_WAIT_TIMEOUT_DUMP_MILSEC for the timeout ranks (0: PyTorch's default, 15000)")
+    p.add_argument("--grace", type=float, default=90.0,
+                   help="seconds past timeout + 2 x stall before a timeout rank still alive is killed")
+    p.add_argument("--concurrent", action="store_true",
+                   help="run the timeout modes side by side, and store, timeout and compile side by side before coalesce")
     p.add_argument("--counts", default="1,8,64", help="tensors per group (coalesce)")
     p.add_argument("--sizes", default="4096,262144", help="bytes per tensor (coalesce)")
     p.add_argument("--iters", type=int, default=30)

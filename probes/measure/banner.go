@@ -23,6 +23,18 @@ func (m *Measurement) Banner() string {
 	return s
 }
 
+// Source is the banner for use inside a sentence: where the numbers come
+// from and, when auto mode fell back to the recording, why in its first
+// words ("no GPU here"), without the live error's text (LiveError keeps it).
+func (m *Measurement) Source() string {
+	s := m.origin()
+	if m != nil && m.Fallback != "" {
+		reason, _, _ := strings.Cut(m.Fallback, ":")
+		s += "; " + reason
+	}
+	return s
+}
+
 // origin is the banner without the fallback.
 func (m *Measurement) origin() string {
 	if m == nil || m.Run == nil {

@@ -183,6 +183,10 @@ func TestAutoFallsBackHere(t *testing.T) {
 		if b := m.Banner(); !strings.HasPrefix(b, "recorded on 1x NVIDIA H200") || !strings.Contains(b, "; no GPU here: cuda: ") || strings.Contains(b, "\n") {
 			t.Errorf("%s: banner %q", name, b)
 		}
+		// Inside a sentence the reason is said in its first words, without the library's error.
+		if src := m.Source(); !strings.HasSuffix(src, "; no GPU here") || !strings.HasPrefix(src, "recorded on 1x NVIDIA H200") {
+			t.Errorf("%s: source %q", name, src)
+		}
 	}
 }
 
