@@ -31,7 +31,7 @@ import (
 	"github.com/commlab/commlab/parse/rdmatools"
 	"github.com/commlab/commlab/parse/torchtrace"
 	"github.com/commlab/commlab/probes"
-	"github.com/commlab/commlab/probes/fake"
+	"github.com/commlab/commlab/probes/published"
 	"github.com/commlab/commlab/probes/topograph"
 )
 
@@ -313,7 +313,7 @@ func runParseTopo(files []string, jsonOut bool, stdout io.Writer) error {
 		if errors.Is(perr, parse.ErrFormat) || len(m.Devices) == 0 {
 			return r, nil, perr
 		}
-		r.Matrix, r.Topology = m, fake.TopologyFromMatrix(m)
+		r.Matrix, r.Topology = m, published.TopologyFromMatrix(m)
 		return r, func(w io.Writer) { fmt.Fprint(w, topograph.Text(r.Topology)) }, perr
 	})
 }
