@@ -107,8 +107,12 @@ func TestRecordedMatricesParse(t *testing.T) {
 		if err != nil || source == "" {
 			t.Fatalf("%s: %v", name, err)
 		}
-		m, err := nvidiasmi.ParseTopoMatrixString(text)
-		if m == nil || (err != nil && name != "deepep60-mp") {
+		parseMatrix := nvidiasmi.ParseTopoMatrixString
+		if name == "deepep60-mp" { // its source posted only the first four rows
+			parseMatrix = nvidiasmi.ParseTopoMatrixExcerpt
+		}
+		m, err := parseMatrix(text)
+		if m == nil || err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 		if name == "deepep60-mp" {
