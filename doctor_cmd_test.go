@@ -28,7 +28,7 @@ func TestDoctorFilesSocketFallback(t *testing.T) {
 	dir := t.TempDir()
 	var out, errb bytes.Buffer
 	code := dispatch([]string{"doctor",
-		"--topo", "probes/fake/recorded/hgx-8gpu-8nic-topo-m.txt",
+		"--topo", "probes/published/recorded/hgx-8gpu-8nic-topo-m.txt",
 		"--nccl-log", "parse/nccllog/testdata/nccl398_2node_p2p_ipc_socket_excerpt.log",
 		"--fr", "parse/flightrec/testdata/missing_rank",
 		"--out", dir}, &out, &errb)

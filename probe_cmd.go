@@ -21,7 +21,7 @@ import (
 	"github.com/commlab/commlab/probes/child"
 	"github.com/commlab/commlab/probes/cuda"
 	"github.com/commlab/commlab/probes/customar"
-	"github.com/commlab/commlab/probes/fake"
+	"github.com/commlab/commlab/probes/published"
 	"github.com/commlab/commlab/probes/launch"
 	"github.com/commlab/commlab/probes/nccl"
 	"github.com/commlab/commlab/probes/nvml"
@@ -534,7 +534,7 @@ func runProbeCustomAllReduce(fs *flag.FlagSet, args []string, stdout, stderr io.
 // topoSource is where probe topo reads from; tests replace it.
 var topoSource = func(fakeName string) (probes.Source, error) {
 	if fakeName != "" {
-		return fake.ByName(fakeName)
+		return published.ByName(fakeName)
 	}
 	return nvml.New(sysfs.New(os.DirFS("/"))), nil
 }
@@ -545,7 +545,7 @@ func runProbeTopo(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int
 	jsonOut := fs.Bool("json", false, "print the topology as JSON")
 	svgPath := fs.String("svg", "", "also draw the topology as SVG into `FILE`")
 	dotOut := fs.Bool("dot", false, "print the topology as Graphviz DOT")
-	fakeName := fs.String("fake", "", "read a fake machine instead of this one: "+strings.Join(fake.Names(), ", "))
+	fakeName := fs.String("fake", "", "read a fake machine instead of this one: "+strings.Join(published.Names(), ", "))
 	if status, ok := parseOnlyFlags(fs, args, stderr); !ok {
 		return status
 	}

@@ -17,7 +17,7 @@ import (
 
 	"github.com/commlab/commlab/costmodel"
 	"github.com/commlab/commlab/probes"
-	"github.com/commlab/commlab/probes/fake"
+	"github.com/commlab/commlab/probes/published"
 )
 
 // sizeFlagsOf parses args as a sweep's size flags, defaults -b 8 -e 64
@@ -493,7 +493,7 @@ func TestProbeUsage(t *testing.T) {
 // Issue 12: probe topo --fake and model --preset name the same machines
 // alike; the old name pcie-box still works.
 func TestProbeTopoFakeNamesArePresets(t *testing.T) {
-	for _, name := range fake.Names() {
+	for _, name := range published.Names() {
 		if _, err := costmodel.NodeByName(name); err != nil {
 			t.Errorf("fake machine %q is no model preset: %v", name, err)
 		}

@@ -18,7 +18,7 @@ import (
 	"github.com/commlab/commlab/parse/nvbandwidth"
 	"github.com/commlab/commlab/parse/nvidiasmi"
 	"github.com/commlab/commlab/parse/perftest"
-	"github.com/commlab/commlab/probes/fake"
+	"github.com/commlab/commlab/probes/published"
 	"github.com/commlab/commlab/probes/measure"
 	"github.com/commlab/commlab/probes/recorded"
 )
@@ -64,7 +64,7 @@ func domainValues(t *testing.T) map[string]any {
 	if err != nil {
 		t.Fatal(err)
 	}
-	topo, err := fake.HGXH200().Topology(context.Background())
+	topo, err := published.HGXH200().Topology(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,7 +25,7 @@ var preloaded = []string{
 	"github.com/commlab/commlab/costmodel",
 	"github.com/commlab/commlab/costmodel/fit",
 	"github.com/commlab/commlab/probes",
-	"github.com/commlab/commlab/probes/fake",
+	"github.com/commlab/commlab/probes/published",
 	"github.com/commlab/commlab/probes/sysfs",
 	"github.com/commlab/commlab/probes/nvml",
 	"github.com/commlab/commlab/probes/topograph",

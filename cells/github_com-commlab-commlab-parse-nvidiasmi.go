@@ -10,12 +10,14 @@ import (
 func init() {
 	Symbols["github.com/commlab/commlab/parse/nvidiasmi/nvidiasmi"] = map[string]reflect.Value{
 		// function, constant and variable definitions
-		"NormalizeBusID":        reflect.ValueOf(nvidiasmi.NormalizeBusID),
-		"NormalizeCell":         reflect.ValueOf(nvidiasmi.NormalizeCell),
-		"ParseQuery":            reflect.ValueOf(nvidiasmi.ParseQuery),
-		"ParseQueryString":      reflect.ValueOf(nvidiasmi.ParseQueryString),
-		"ParseTopoMatrix":       reflect.ValueOf(nvidiasmi.ParseTopoMatrix),
-		"ParseTopoMatrixString": reflect.ValueOf(nvidiasmi.ParseTopoMatrixString),
+		"ErrRowsMissing":         reflect.ValueOf(&nvidiasmi.ErrRowsMissing).Elem(),
+		"NormalizeBusID":         reflect.ValueOf(nvidiasmi.NormalizeBusID),
+		"NormalizeCell":          reflect.ValueOf(nvidiasmi.NormalizeCell),
+		"ParseQuery":             reflect.ValueOf(nvidiasmi.ParseQuery),
+		"ParseQueryString":       reflect.ValueOf(nvidiasmi.ParseQueryString),
+		"ParseTopoMatrix":        reflect.ValueOf(nvidiasmi.ParseTopoMatrix),
+		"ParseTopoMatrixExcerpt": reflect.ValueOf(nvidiasmi.ParseTopoMatrixExcerpt),
+		"ParseTopoMatrixString":  reflect.ValueOf(nvidiasmi.ParseTopoMatrixString),
 
 		// type definitions
 		"Field":      reflect.ValueOf((*nvidiasmi.Field)(nil)),

@@ -129,7 +129,7 @@ func keys(m map[string]any) []string {
 // Chapter 2's cells: the NIC each GPU would use shows as a table, and
 // nvbandwidth's bidirectional testcases carry their note.
 func TestPreloadedChapter2Calls(t *testing.T) {
-	events := run(t, "import (\n\t\"context\"\n\t\"github.com/commlab/commlab/probes/fake\"\n)\ntopo, _ := fake.HGXH200().Topology(context.Background())\ntopo.NICPaths(0)")
+	events := run(t, "import (\n\t\"context\"\n\t\"github.com/commlab/commlab/probes/published\"\n)\ntopo, _ := published.HGXH200().Topology(context.Background())\ntopo.NICPaths(0)")
 	e, ok := find(events, session.EventResult)
 	if !ok {
 		t.Fatalf("no result in %+v", events)

@@ -10,12 +10,12 @@ import (
 	"github.com/commlab/commlab/kernel/display"
 	"github.com/commlab/commlab/parse/nccltests"
 	"github.com/commlab/commlab/probes"
-	"github.com/commlab/commlab/probes/fake"
+	"github.com/commlab/commlab/probes/published"
 	"github.com/commlab/commlab/probes/recorded"
 )
 
 func TestTopologyRendersAsSVG(t *testing.T) {
-	topo, err := fake.HGXH200().Topology(context.Background())
+	topo, err := published.HGXH200().Topology(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -56,7 +56,7 @@ var levels = map[string]int{
 	"probes/nvml":               10,
 	"probes/sysfs":              10,
 	"probes/cuda":               10,
-	"probes/fake":               10,
+	"probes/published":          10,
 	"probes/topograph":          10,
 	"probes/recorded":           10,
 	"probes/launch":             10,

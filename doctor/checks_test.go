@@ -9,12 +9,12 @@ import (
 	"github.com/commlab/commlab/parse/flightrec"
 	"github.com/commlab/commlab/parse/nccllog"
 	"github.com/commlab/commlab/probes"
-	"github.com/commlab/commlab/probes/fake"
+	"github.com/commlab/commlab/probes/published"
 )
 
 func hgx(t *testing.T) *probes.Topology {
 	t.Helper()
-	topo, err := fake.HGXH200().Topology(context.Background())
+	topo, err := published.HGXH200().Topology(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

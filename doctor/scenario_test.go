@@ -14,11 +14,11 @@ import (
 	"github.com/commlab/commlab/parse/nccllog"
 	"github.com/commlab/commlab/parse/nvidiasmi"
 	"github.com/commlab/commlab/probes"
-	"github.com/commlab/commlab/probes/fake"
+	"github.com/commlab/commlab/probes/published"
 )
 
 // The scenarios' evidence comes from real recordings wherever one exists:
-// the HGX matrix behind probes/fake, NCCL logs from public issues
+// the HGX matrix behind probes/published, NCCL logs from public issues
 // (parse/nccllog/testdata, SOURCES.md there) and Flight Recorder
 // dumps (parse/flightrec/testdata). What no recording shows (ACS
 // bits, a slow node's times) is set by hand and says so.
@@ -84,7 +84,7 @@ func hgxPCI(t *probes.Topology, acsOn bool) *probes.PCIFacts {
 // Flight Recorder dumps of a job that finished, even per-node times.
 func healthy(t *testing.T) *Evidence {
 	t.Helper()
-	topo, err := fake.HGXH200().Topology(context.Background())
+	topo, err := published.HGXH200().Topology(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +107,7 @@ func healthy(t *testing.T) *Evidence {
 			{Rank: 1, Host: "node-b", What: "all_reduce 1 GiB", TimeUS: 4980},
 		},
 	}
-	ev.AddInput("topology", "probes/fake hgx-h200", "")
+	ev.AddInput("topology", "probes/published hgx-h200", "")
 	ev.AddInput("nccl log", "ncclt252_2node_ibext_transports_excerpt.log", "nccl-tests#252")
 	return ev
 }

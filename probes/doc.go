@@ -11,7 +11,7 @@
 // applies; Run.L2Bytes reads the GPUs' L2 size a measuring run recorded.
 //
 // probes uses the standard library only. It does not read hardware itself:
-// probes/nvml, probes/sysfs and probes/fake build Topologies; the parsers
+// probes/nvml, probes/sysfs and probes/published build Topologies; the parsers
 // under parse read tool outputs into their own plain types, and
 // nvidiasmi.TopoMatrix.Topology turns a parsed `nvidia-smi topo -m` into a
 // Topology. Run records and samples with their provenance are in run.go;

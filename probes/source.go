@@ -3,7 +3,7 @@ package probes
 import "context"
 
 // Source reads a machine's topology: live (NVML, sysfs), recorded (a parsed
-// `nvidia-smi topo -m`) or made up from recorded outputs (probes/fake).
+// `nvidia-smi topo -m`) or built from published outputs (probes/published).
 type Source interface {
 	// Topology returns what the source knows. When the source cannot read
 	// anything it returns an error wrapping ErrUnavailable; when it read

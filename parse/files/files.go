@@ -25,7 +25,7 @@ import (
 	"github.com/commlab/commlab/parse/flightrec"
 	"github.com/commlab/commlab/parse/nvidiasmi"
 	"github.com/commlab/commlab/probes"
-	"github.com/commlab/commlab/probes/fake"
+	"github.com/commlab/commlab/probes/published"
 	"github.com/commlab/commlab/probes/topograph"
 )
 
@@ -276,7 +276,7 @@ func Topo(files []string, opt Options, stdout io.Writer) error {
 		if errors.Is(perr, parse.ErrFormat) || len(m.Devices) == 0 {
 			return r, nil, perr
 		}
-		r.Matrix, r.Topology = m, fake.TopologyFromMatrix(m)
+		r.Matrix, r.Topology = m, published.TopologyFromMatrix(m)
 		return r, func(w io.Writer) { fmt.Fprint(w, topograph.Text(r.Topology)) }, perr
 	})
 }

@@ -374,8 +374,11 @@ func (p *topoParser) finish() (*TopoMatrix, error) {
 				missing = append(missing, c)
 			}
 		}
-		p.fail(max(p.lastRow, 1), fmt.Sprintf("matrix ends after %d of %d rows; missing %s (input truncated?)",
-			len(p.rowsSeen), len(m.Columns), strings.Join(missing, ", ")))
+		if p.err == nil {
+			p.err = &parse.Error{Format: topoFormat, Line: max(p.lastRow, 1), Err: ErrRowsMissing,
+				Msg: fmt.Sprintf("matrix ends after %d of %d rows; missing %s (input truncated?)",
+					len(p.rowsSeen), len(m.Columns), strings.Join(missing, ", "))}
+		}
 	}
 	for i, id := range m.Devices {
 		if !strings.HasPrefix(id, "NIC") {

@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/commlab/commlab/probes/fake"
+	"github.com/commlab/commlab/probes/published"
 	"github.com/commlab/commlab/probes/topograph"
 )
 
 func ExampleSVG() {
 	ctx := context.Background()
-	topo, _ := fake.HGXH200().Topology(ctx)
+	topo, _ := published.HGXH200().Topology(ctx)
 	svg, err := topograph.SVG(ctx, topo)
 	if err != nil {
 		fmt.Println(err)
@@ -30,7 +30,7 @@ func ExampleSVG() {
 }
 
 func ExampleDOT() {
-	topo, _ := fake.HGXH200().Topology(context.Background())
+	topo, _ := published.HGXH200().Topology(context.Background())
 	dot := topograph.DOT(topo)
 	fmt.Println(strings.SplitN(dot, "\n", 2)[0])
 	fmt.Println("NVLink edges:", strings.Count(dot, `label="NV18"`))

@@ -16,7 +16,7 @@ import (
 
 	"github.com/commlab/commlab/internal/golden"
 	"github.com/commlab/commlab/probes"
-	"github.com/commlab/commlab/probes/fake"
+	"github.com/commlab/commlab/probes/published"
 )
 
 // recordedH200 is the topology `commlab probe topo --json` recorded on the
@@ -36,7 +36,7 @@ func loadRecorded(t testing.TB) *probes.Topology {
 	return &topo
 }
 
-func fakeTopology(t testing.TB, m *fake.Machine) *probes.Topology {
+func fakeTopology(t testing.TB, m *published.Machine) *probes.Topology {
 	t.Helper()
 	topo, err := m.Topology(context.Background())
 	if err != nil {
@@ -219,9 +219,9 @@ func TestSVGGolden(t *testing.T) {
 		topo  func(t *testing.T) *probes.Topology
 		texts []string // must be drawn
 	}{
-		{"hgx-h200", func(t *testing.T) *probes.Topology { return fakeTopology(t, fake.HGXH200()) },
+		{"hgx-h200", func(t *testing.T) *probes.Topology { return fakeTopology(t, published.HGXH200()) },
 			[]string{"GPU0 H200", "NIC0 mlx5_1", "400 Gb/s IB", "18:00.0", "NVSwitch fabric", "NV18", "PCIe switch", "SYS (UPI/xGMI)", "NUMA 1 · CPU", "cores 48-95,144-191"}},
-		{"pcie-box", func(t *testing.T) *probes.Topology { return fakeTopology(t, fake.PCIeBox()) },
+		{"pcie-box", func(t *testing.T) *probes.Topology { return fakeTopology(t, published.PCIeBox()) },
 			[]string{"GPU7", "CPU socket 1", "PCIe switch", "(inferred)", "SYS (UPI/xGMI)"}},
 		{"h200-recorded", func(t *testing.T) *probes.Topology { return loadRecorded(t) },
 			[]string{"GPU0 H200", "PCIe Gen5 x16", "NIC0 0000:00:03.0", "NUMA 0 · CPU"}},
@@ -253,7 +253,7 @@ func TestSVGGolden(t *testing.T) {
 // NIC, the NVSwitch bar, GPU4-7, their switches and NUMA 1 upside down
 // below, so both sockets' GPUs face the fabric.
 func TestHGXLayers(t *testing.T) {
-	topo := fakeTopology(t, fake.HGXH200())
+	topo := fakeTopology(t, published.HGXH200())
 	svg, err := SVG(context.Background(), topo)
 	if err != nil {
 		t.Fatal(err)
@@ -301,9 +301,9 @@ func TestHGXLayers(t *testing.T) {
 // notebook cell shows at natural size: at most 1,000 px wide, every text
 // inside the picture and clear of every other.
 func TestFakeMachinesFitCell(t *testing.T) {
-	for _, name := range fake.Names() {
+	for _, name := range published.Names() {
 		t.Run(name, func(t *testing.T) {
-			m, err := fake.ByName(name)
+			m, err := published.ByName(name)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -474,7 +474,7 @@ func TestSVGErrors(t *testing.T) {
 // TestSVGLeavesInputAlone: drawing a matrix-only topology infers the
 // graph on a copy.
 func TestSVGLeavesInputAlone(t *testing.T) {
-	topo := fakeTopology(t, fake.PCIeBox())
+	topo := fakeTopology(t, published.PCIeBox())
 	topo.Links, topo.Switches = nil, nil
 	if _, err := SVG(context.Background(), topo); err != nil {
 		t.Fatal(err)
@@ -487,7 +487,7 @@ func TestSVGLeavesInputAlone(t *testing.T) {
 func TestWriteSVGAtomic(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "topo.svg")
-	topo := fakeTopology(t, fake.PCIeBox())
+	topo := fakeTopology(t, published.PCIeBox())
 	if err := WriteSVG(context.Background(), topo, path); err != nil {
 		t.Fatal(err)
 	}
@@ -511,7 +511,7 @@ func FuzzSVG(f *testing.F) {
 	if data, err := os.ReadFile(recordedH200); err == nil {
 		f.Add(data)
 	}
-	for _, m := range []*fake.Machine{fake.HGXH200(), fake.PCIeBox()} {
+	for _, m := range []*published.Machine{published.HGXH200(), published.PCIeBox()} {
 		topo := fakeTopology(f, m)
 		data, _ := json.Marshal(topo)
 		f.Add(data)

@@ -1,4 +1,4 @@
-package fake_test
+package published_test
 
 import (
 	"context"
@@ -6,12 +6,12 @@ import (
 	"strings"
 
 	"github.com/commlab/commlab/parse/nvidiasmi"
-	"github.com/commlab/commlab/probes/fake"
+	"github.com/commlab/commlab/probes/published"
 )
 
 // The chapters on a CPU-only machine draw the HGX H200 node's matrix.
 func ExampleHGXH200() {
-	topo, err := fake.HGXH200().Topology(context.Background())
+	topo, err := published.HGXH200().Topology(context.Background())
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -30,7 +30,7 @@ func ExampleHGXH200() {
 }
 
 func ExamplePCIeBox() {
-	topo, _ := fake.PCIeBox().Topology(context.Background())
+	topo, _ := published.PCIeBox().Topology(context.Background())
 	p, _ := topo.PathBetween("GPU0", "GPU2")
 	fmt.Println("GPU0-GPU1:", topo.Paths[0][1], "GPU0-GPU2:", p, "switches:", len(topo.Switches))
 	// Output:
@@ -40,7 +40,7 @@ func ExamplePCIeBox() {
 // The NIC each GPU of the HGX H200 node would use for NCCL's traffic to
 // other nodes.
 func ExampleHGXH200_nicPaths() {
-	topo, _ := fake.HGXH200().Topology(context.Background())
+	topo, _ := published.HGXH200().Topology(context.Background())
 	paths := topo.NICPaths(0)
 	fmt.Println(paths)
 	fmt.Println(paths[0].Why)
@@ -60,7 +60,7 @@ func ExampleHGXH200_nicPaths() {
 // The recorded matrix itself, parsed as a reader parses their own: the
 // HGX matrix behind HGXH200 was recorded on an H20 node.
 func ExampleMatrix() {
-	text, source, err := fake.Matrix("hgx-h20")
+	text, source, err := published.Matrix("hgx-h20")
 	if err != nil {
 		fmt.Println(err)
 		return
