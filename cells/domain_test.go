@@ -18,8 +18,8 @@ import (
 	"github.com/commlab/commlab/parse/nvbandwidth"
 	"github.com/commlab/commlab/parse/nvidiasmi"
 	"github.com/commlab/commlab/parse/perftest"
-	"github.com/commlab/commlab/probes/published"
 	"github.com/commlab/commlab/probes/measure"
+	"github.com/commlab/commlab/probes/published"
 	"github.com/commlab/commlab/probes/recorded"
 )
 

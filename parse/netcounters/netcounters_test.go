@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/commlab/commlab/parse"
 	"github.com/commlab/commlab/internal/golden"
+	"github.com/commlab/commlab/parse"
 )
 
 func TestGolden(t *testing.T) {
