@@ -260,7 +260,7 @@ func TestNCCLLivePaths(t *testing.T) {
 		{name: "no libnccl", setup: func() { ncclVersion = func() (string, string, error) { return "", "", missingNCCL } },
 			fallback: "no NCCL here: nccl: NCCL unavailable: libnccl.so.2, libnccl.so not found", liveErr: "measure: live nccl: no NCCL here: nccl: NCCL unavailable", unavail: true},
 		{name: "not the commlab binary", setup: func() { runChild = child.Run }, // this test binary is measure.test
-			fallback: "no NCCL worker: live NCCL runs in a child process started from the commlab binary, and this process is measure.test",
+			fallback: "no NCCL worker: live NCCL runs in a child process started from the commlab binary, and this process is ", // the test binary, named measure.test by go test and probes-measure.test by make test-gpu
 			liveErr:  "measure: live nccl: no NCCL worker: live NCCL runs in a child process"},
 		{name: "a live failure", setup: func() {
 			runChild = func(context.Context, child.Request, child.Options) (*probes.Run, error) { return nil, initFailed }
