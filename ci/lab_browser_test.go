@@ -180,6 +180,40 @@ func runChapter(t *testing.T, p *page, url string) {
 	}
 }
 
+// runChapterAgain is what a reader does next: change a parameter in the
+// cell tagged parameters (the large message, 1GB -> 4GB) and Run All again
+// in the same kernel. Every code cell must run again, none with an error
+// output, and the answer must follow the new value in the reader's units.
+func runChapterAgain(t *testing.T, p *page) {
+	t.Helper()
+	const codeCells = `ct.cells().filter(c => c.model.type === 'code')`
+	var before, edited string
+	p.do(
+		p.read(`String(Math.max(...`+codeCells+`.map(c => c.model.executionCount || 0)))`, &before),
+		p.js(`const c = ct.cells().find(c => (c.model.getMetadata('tags') || []).includes('parameters'));
+			c.model.sharedModel.setSource(c.model.sharedModel.getSource().replace('bigSize := "1GB"', 'bigSize := "4GB"'));`),
+		p.read(`ct.cells().find(c => (c.model.getMetadata('tags') || []).includes('parameters')).model.sharedModel.getSource()`, &edited),
+	)
+	if !strings.Contains(edited, `bigSize := "4GB"`) {
+		t.Fatalf("%sthe parameters cell was not edited: %q", p.prefix, edited)
+	}
+	p.do(
+		p.js(`ct.app.commands.execute('notebook:run-all-cells');`),
+		p.waitJS("every cell of chapter 1 to run again", `ct.idle() && (`+codeCells+`.every(c => (c.model.executionCount || 0) > `+before+`) || ct.errors().length > 0)`, `ct.diagnose()`, 5*time.Minute),
+		p.shot("5-run-all-again.png"),
+	)
+	var errs string
+	p.do(p.read(`ct.errors().join('\n')`, &errs))
+	if errs != "" {
+		t.Fatalf("%serror outputs after running chapter 1 again with bigSize 4GB:\n%s", p.prefix, errs)
+	}
+	var all string
+	p.do(p.read(codeCells+`.map(c => ct.outText(c)).join('\n')`, &all))
+	if !strings.Contains(all, "4 GB") {
+		t.Errorf("%sno output names the new size \"4 GB\" after the second run", p.prefix)
+	}
+}
+
 // checkWidgetAndPlot checks that the chapter's interactive cell shows its
 // controls once, that moving the GPUs slider with the mouse redraws its
 // output, and that a gonum plot shows as an image.
@@ -238,6 +272,7 @@ func TestBrowserJupyterLab(t *testing.T) {
 	p := newPage(t, ctx, artifacts, "lab-", labConsoleNoise)
 	runChapter(t, p, lab.base+"/lab/tree/"+chapterNotebook+"?token="+lab.token)
 	checkWidgetAndPlot(t, p)
+	runChapterAgain(t, p)
 
 	// Go's syntax colours: the kernel's language_info (text/x-go,
 	// codemirror_mode go) gives the editor a language JupyterLab knows, and
