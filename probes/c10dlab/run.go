@@ -110,17 +110,9 @@ func Measure(ctx context.Context, mode measure.Mode, cfg Config, name string) (*
 			return "no PyTorch with a GPU here", launch.TorchCUDA(ctx)
 		}
 		return "no PyTorch here", launch.TorchAvailable(ctx)
-	}, func() (*Result, error) { return Run(ctx, cfg) }, func() (*Result, error) { return Recorded(name) }, (*Result).parts)
+	}, func() (*Result, error) { return Run(ctx, cfg) }, func() (*Result, error) { return Recorded(name) }, func(r *Result) (*probes.Run, []string) { return r.Run, r.Errors })
 	if m == nil {
 		return nil, err
 	}
 	return &Measurement{Measurement: m, Result: res}, err
-}
-
-// parts is what measure.Script reads of a result; r may be nil.
-func (r *Result) parts() (*probes.Run, []string) {
-	if r == nil {
-		return nil, nil
-	}
-	return r.Run, r.Errors
 }

@@ -62,11 +62,10 @@ func scriptLine(s string) string {
 // the errors the script reported (probes/c10dlab, probes/overlap): a live
 // run whose script reported errors fails as "pkg: the what reported: ...",
 // and recorded loads the run to show in its place. It returns the banner
-// and the result shown, or a nil banner and R's zero value when there is
-// none; parts must accept that zero value.
-func Script[R any](ctx context.Context, mode Mode, pkg, what, name string, check func() (reason string, err error), live, recorded func() (R, error), parts func(R) (run *probes.Run, reported []string)) (*Measurement, R, error) {
+// and the result shown, or nil and nil when there is none.
+func Script[R any](ctx context.Context, mode Mode, pkg, what, name string, check func() (reason string, err error), live, recorded func() (*R, error), parts func(*R) (run *probes.Run, reported []string)) (*Measurement, *R, error) {
 	var m *Measurement
-	var shown R
+	var shown *R
 	err := LiveOrRecorded(ctx, mode, pkg, check, func() error {
 		res, err := live()
 		if err != nil {
@@ -80,6 +79,9 @@ func Script[R any](ctx context.Context, mode Mode, pkg, what, name string, check
 		return nil
 	}, func(fallback string, lerr error) error {
 		res, err := recorded()
+		if res == nil {
+			return err
+		}
 		if run, _ := parts(res); run != nil {
 			m, shown = &Measurement{Run: run, Recorded: name, Fallback: fallback, LiveError: lerr}, res
 		}
