@@ -24,15 +24,7 @@ const (
 // (probes/recorded's name.json) and its summary (the folder name/). A name
 // not recorded fails with recorded.ErrNotFound.
 func Recorded(name string) (*Result, error) {
-	stored, err := recorded.Load(name)
-	if err != nil {
-		return nil, fmt.Errorf("c10dlab: %w", err)
-	}
-	res, err := Load(recorded.Files(), name)
-	if res != nil {
-		res.Run = recorded.Adopt(stored, res.Run)
-	}
-	return res, err
+	return recorded.LoadBeside("c10dlab", name, Load, func(r *Result) **probes.Run { return &r.Run })
 }
 
 // Config is a live run's settings.

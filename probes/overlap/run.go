@@ -22,15 +22,7 @@ const RecordedName = "torch-overlap-h200x1"
 // Recorded loads the recorded run called name (probes/recorded) with its
 // traces.
 func Recorded(name string) (*Result, error) {
-	stored, err := recorded.Load(name)
-	if err != nil {
-		return nil, fmt.Errorf("overlap: %w", err)
-	}
-	res, err := Load(recorded.Files(), name)
-	if res != nil && res.Run != nil {
-		res.Run = recorded.Adopt(stored, res.Run)
-	}
-	return res, err
+	return recorded.LoadBeside("overlap", name, Load, func(r *Result) **probes.Run { return &r.Run })
 }
 
 // Step is one invocation of the script in a live run: its output folder's
