@@ -7,8 +7,9 @@ package doctor
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/commlab/commlab/parse/netcounters"
@@ -59,11 +60,7 @@ var counterRules = []counterRule{
 var congestionPrefixes = []string{netcounters.PausePrefix, "pause_", netcounters.ECNMarked, netcounters.CNPSent, netcounters.CNPHandled, netcounters.XmitWait}
 
 func readCounters(ev *Evidence, p string, _ Files) error {
-	files, err := globOrFile(p)
-	if err != nil {
-		return err
-	}
-	return eachFile(files, func(name string, data []byte) {
+	return eachInput(p, func(name string, data []byte) {
 		s, err := netcounters.Parse(bytes.NewReader(data))
 		if err != nil {
 			ev.AddProblem("port counters", name, err.Error())
@@ -128,7 +125,7 @@ func CheckCounters(ev *Evidence) Verdict {
 				}
 			}
 			var sig []string
-			for _, k := range sortedCounterNames(r.counts) {
+			for _, k := range slices.Sorted(maps.Keys(r.counts)) {
 				for _, pre := range congestionPrefixes {
 					if strings.HasPrefix(k, pre) && r.counts[k] > 0 {
 						sig = append(sig, fmt.Sprintf("%s %d", k, r.counts[k]))
@@ -159,13 +156,4 @@ func CheckCounters(ev *Evidence) Verdict {
 		v.judge(OK, fmt.Sprintf("no error counter above its threshold %s (%d reading(s))", span, len(ev.Counters)), "")
 	}
 	return v
-}
-
-func sortedCounterNames(m map[string]uint64) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -2,6 +2,8 @@ package doctor
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -123,7 +125,7 @@ func jobEnv(ev *Evidence) (map[string]string, []string) {
 func lintRenamed(env map[string]string) Verdict {
 	v := Verdict{Layer: LayerFramework, Check: "env-renamed", Chapter: chapterPyTorch}
 	var found []string
-	for _, old := range sortedKeys(renamed) {
+	for _, old := range slices.Sorted(maps.Keys(renamed)) {
 		val, ok := env[old]
 		if !ok {
 			continue
@@ -295,7 +297,7 @@ func lintUnknown(env map[string]string, ev *Evidence) Verdict {
 	ncclList, ncclKnown := listFor("nccl", ncclVer)
 	torchList, torchKnown := listFor("torch", torchVer)
 	var unknown []string
-	for _, k := range sortedKeys(env) {
+	for _, k := range slices.Sorted(maps.Keys(env)) {
 		lib := envLibOf(k)
 		if lib == "" || renamed[k] != "" || pytorchOwn[k] {
 			continue

@@ -9,7 +9,9 @@ package doctor
 import (
 	_ "embed"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -359,7 +361,7 @@ func lintValues(env map[string]string, version string) Verdict {
 		}
 	}
 	checked := 0
-	for _, k := range sortedKeys(env) {
+	for _, k := range slices.Sorted(maps.Keys(env)) {
 		val := env[k]
 		if !strings.HasPrefix(k, "NCCL_") {
 			continue

@@ -1,7 +1,6 @@
 package doctor
 
 import (
-	"sort"
 	"strings"
 	"time"
 
@@ -224,13 +223,4 @@ func CommEnv(env map[string]string) map[string]string {
 		}
 	}
 	return out
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

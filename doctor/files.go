@@ -164,6 +164,15 @@ func eachFile(files []string, read func(name string, data []byte)) error {
 	return nil
 }
 
+// eachInput hands read every file p names (a file, or a folder's files).
+func eachInput(p string, read func(name string, data []byte)) error {
+	files, err := globOrFile(p)
+	if err != nil {
+		return err
+	}
+	return eachFile(files, read)
+}
+
 // filesIn lists the files under dir that match pattern, sorted; none is
 // an error wrapping os.ErrNotExist that says what was looked for.
 func filesIn(dir, pattern, want string) ([]string, error) {
@@ -403,11 +412,7 @@ func oneStack(fsys fs.FS, name string) []hanglab.Stack {
 }
 
 func readDmesg(ev *Evidence, p string, _ Files) error {
-	files, err := globOrFile(p)
-	if err != nil {
-		return err
-	}
-	return eachFile(files, func(name string, data []byte) {
+	return eachInput(p, func(name string, data []byte) {
 		l, err := dmesg.Parse(bytes.NewReader(data))
 		if err != nil {
 			ev.AddProblem("kernel log", name, err.Error())
@@ -428,11 +433,7 @@ func readDmesg(ev *Evidence, p string, _ Files) error {
 }
 
 func readRDMA(ev *Evidence, p string, _ Files) error {
-	files, err := globOrFile(p)
-	if err != nil {
-		return err
-	}
-	return eachFile(files, func(name string, data []byte) {
+	return eachInput(p, func(name string, data []byte) {
 		r, err := rdmatools.Parse(bytes.NewReader(data))
 		if err != nil {
 			ev.AddProblem("rdma tool output", name, err.Error())

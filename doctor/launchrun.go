@@ -1,7 +1,6 @@
 package doctor
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -11,8 +10,9 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
+
+	"github.com/commlab/commlab/probes/launch"
 )
 
 // This file runs a launch plan's commands (commlab doctor --launcher ...
@@ -163,30 +163,12 @@ func usesSrun(c []string) bool {
 	return len(c) > 0 && (filepath.Base(c[0]) == "srun" || len(c) == 3 && c[0] == "sh" && strings.HasPrefix(c[2], "srun "))
 }
 
-// lockedBuffer collects a command's output while it runs.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // runUnderSlurm runs one srun command under a job name of its own,
 // watching the queue: a job still pending after wait is cancelled. When
 // the command fails, what srun said (on the pipe, or in the sweep's file)
 // gives the verdict.
 func runUnderSlurm(c, env []string, w io.Writer, out, name string, wait time.Duration) error {
-	var said lockedBuffer
+	var said launch.SyncBuffer
 	cmd := exec.Command(c[0], c[1:]...)
 	cmd.Env = append(append([]string(nil), env...), "SLURM_JOB_NAME="+name)
 	cmd.Stdout, cmd.Stderr = io.MultiWriter(w, &said), io.MultiWriter(w, &said)

@@ -93,13 +93,7 @@ func renameBlockLocals(src string, taken func(name string) bool) string {
 		})
 	}
 	for _, st := range body.List {
-		for {
-			l, ok := st.(*ast.LabeledStmt)
-			if !ok {
-				break
-			}
-			st = l.Stmt
-		}
+		st = unlabel(st)
 		switch st.(type) {
 		case *ast.AssignStmt, *ast.DeclStmt, *ast.ExprStmt, *ast.IncDecStmt, *ast.SendStmt, *ast.GoStmt, *ast.DeferStmt, *ast.ReturnStmt:
 			// Declares at the top level, or nothing; a function literal
@@ -166,14 +160,7 @@ func renameBlockLocals(src string, taken func(name string) bool) string {
 func topLevelNames(body *ast.BlockStmt) []string {
 	var names []string
 	for _, st := range body.List {
-		for {
-			l, ok := st.(*ast.LabeledStmt)
-			if !ok {
-				break
-			}
-			st = l.Stmt
-		}
-		switch st := st.(type) {
+		switch st := unlabel(st).(type) {
 		case *ast.AssignStmt:
 			if st.Tok == token.DEFINE {
 				for _, l := range st.Lhs {
@@ -254,4 +241,15 @@ func renameTypeParams(src string) string {
 		return true
 	})
 	return applyEdits(src, edits)
+}
+
+// unlabel is the statement under any labels st carries (L: M: x := 1).
+func unlabel(st ast.Stmt) ast.Stmt {
+	for {
+		l, ok := st.(*ast.LabeledStmt)
+		if !ok {
+			return st
+		}
+		st = l.Stmt
+	}
 }

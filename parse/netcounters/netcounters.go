@@ -24,8 +24,9 @@ package netcounters
 import (
 	"fmt"
 	"io"
+	"maps"
 	"regexp"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -274,7 +275,7 @@ func Deltas(before, after []Port) []Delta {
 			continue
 		}
 		d := Delta{Port: p, Counters: map[string]uint64{}}
-		for _, k := range sortedNames(p.Counters) {
+		for _, k := range slices.Sorted(maps.Keys(p.Counters)) {
 			v, was := p.Counters[k], b.Counters[k]
 			if v < was {
 				d.Reset = append(d.Reset, k)
@@ -314,12 +315,3 @@ func (s *Snapshot) pick(first bool) []Port {
 // Repeated says whether some port was read more than once (a rate can be
 // made from the one input).
 func (s *Snapshot) Repeated() bool { return len(s.First()) < len(s.Ports) }
-
-func sortedNames(m map[string]uint64) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/commlab/commlab/probes"
 	"github.com/commlab/commlab/probes/launch"
 	"github.com/commlab/commlab/probes/measure"
 	"github.com/commlab/commlab/probes/recorded"
@@ -23,15 +24,7 @@ const (
 // (probes/recorded's name.json) and its summary (the folder name/). A name
 // not recorded fails with recorded.ErrNotFound.
 func Recorded(name string) (*Result, error) {
-	stored, err := recorded.Load(name)
-	if err != nil {
-		return nil, fmt.Errorf("c10dlab: %w", err)
-	}
-	res, err := Load(recorded.Files(), name)
-	if res != nil {
-		res.Run = recorded.Adopt(stored, res.Run)
-	}
-	return res, err
+	return recorded.LoadBeside("c10dlab", name, Load, func(r *Result) **probes.Run { return &r.Run })
 }
 
 // Config is a live run's settings.
@@ -104,27 +97,14 @@ type Measurement struct {
 // name that is not (yet) recorded fails with recorded.ErrNotFound, so a
 // chapter can say what awaits the recording.
 func Measure(ctx context.Context, mode measure.Mode, cfg Config, name string) (*Measurement, error) {
-	var m *Measurement
-	err := measure.LiveOrRecorded(ctx, mode, "c10dlab", func() (string, error) {
+	m, res, err := measure.Script(ctx, mode, "c10dlab", "script", name, func() (string, error) {
 		if cfg.Backend == "nccl" {
 			return "no PyTorch with a GPU here", launch.TorchCUDA(ctx)
 		}
 		return "no PyTorch here", launch.TorchAvailable(ctx)
-	}, func() error {
-		res, err := Run(ctx, cfg)
-		if err == nil && len(res.Errors) > 0 {
-			return fmt.Errorf("c10dlab: the script reported: %s", strings.Join(res.Errors, "; "))
-		}
-		if err == nil {
-			m = &Measurement{Measurement: &measure.Measurement{Run: res.Run, Live: true}, Result: res}
-		}
-		return err
-	}, func(fallback string, lerr error) error {
-		res, err := Recorded(name)
-		if res != nil {
-			m = &Measurement{Measurement: &measure.Measurement{Run: res.Run, Recorded: name, Fallback: fallback, LiveError: lerr}, Result: res}
-		}
-		return err
-	})
-	return m, err
+	}, func() (*Result, error) { return Run(ctx, cfg) }, func() (*Result, error) { return Recorded(name) }, func(r *Result) (*probes.Run, []string) { return r.Run, r.Errors })
+	if m == nil {
+		return nil, err
+	}
+	return &Measurement{Measurement: m, Result: res}, err
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/commlab/commlab/probes"
 	"github.com/commlab/commlab/probes/launch"
 )
 
@@ -55,4 +56,36 @@ func scriptLine(s string) string {
 		s = s[:157] + "..."
 	}
 	return s
+}
+
+// Script is LiveOrRecorded for a script whose result R holds its run and
+// the errors the script reported (probes/c10dlab, probes/overlap): a live
+// run whose script reported errors fails as "pkg: the what reported: ...",
+// and recorded loads the run to show in its place. It returns the banner
+// and the result shown, or nil and nil when there is none.
+func Script[R any](ctx context.Context, mode Mode, pkg, what, name string, check func() (reason string, err error), live, recorded func() (*R, error), parts func(*R) (run *probes.Run, reported []string)) (*Measurement, *R, error) {
+	var m *Measurement
+	var shown *R
+	err := LiveOrRecorded(ctx, mode, pkg, check, func() error {
+		res, err := live()
+		if err != nil {
+			return err
+		}
+		run, reported := parts(res)
+		if len(reported) > 0 {
+			return fmt.Errorf("%s: the %s reported: %s", pkg, what, strings.Join(reported, "; "))
+		}
+		m, shown = &Measurement{Run: run, Live: true}, res
+		return nil
+	}, func(fallback string, lerr error) error {
+		res, err := recorded()
+		if res == nil {
+			return err
+		}
+		if run, _ := parts(res); run != nil {
+			m, shown = &Measurement{Run: run, Recorded: name, Fallback: fallback, LiveError: lerr}, res
+		}
+		return err
+	})
+	return m, shown, err
 }

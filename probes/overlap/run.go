@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/commlab/commlab/probes"
 	"github.com/commlab/commlab/probes/launch"
 	"github.com/commlab/commlab/probes/measure"
 	"github.com/commlab/commlab/probes/recorded"
@@ -21,15 +22,7 @@ const RecordedName = "torch-overlap-h200x1"
 // Recorded loads the recorded run called name (probes/recorded) with its
 // traces.
 func Recorded(name string) (*Result, error) {
-	stored, err := recorded.Load(name)
-	if err != nil {
-		return nil, fmt.Errorf("overlap: %w", err)
-	}
-	res, err := Load(recorded.Files(), name)
-	if res != nil && res.Run != nil {
-		res.Run = recorded.Adopt(stored, res.Run)
-	}
-	return res, err
+	return recorded.LoadBeside("overlap", name, Load, func(r *Result) **probes.Run { return &r.Run })
 }
 
 // Step is one invocation of the script in a live run: its output folder's
@@ -134,24 +127,11 @@ type Measurement struct {
 // (python3 with PyTorch that sees a GPU), else shows the recorded run
 // called name; auto mode says in the banner why it fell back.
 func Measure(ctx context.Context, mode measure.Mode, cfg Config, name string) (*Measurement, error) {
-	var m *Measurement
-	err := measure.LiveOrRecorded(ctx, mode, "overlap", func() (string, error) {
+	m, res, err := measure.Script(ctx, mode, "overlap", "benchmark", name, func() (string, error) {
 		return "no PyTorch with a GPU here", launch.TorchCUDA(ctx)
-	}, func() error {
-		res, err := Run(ctx, cfg)
-		if err == nil && len(res.Errors) > 0 {
-			return fmt.Errorf("overlap: the benchmark reported: %s", strings.Join(res.Errors, "; "))
-		}
-		if err == nil {
-			m = &Measurement{Measurement: &measure.Measurement{Run: res.Run, Live: true}, Result: res}
-		}
-		return err
-	}, func(fallback string, lerr error) error {
-		res, err := Recorded(name)
-		if res != nil && res.Run != nil {
-			m = &Measurement{Measurement: &measure.Measurement{Run: res.Run, Recorded: name, Fallback: fallback, LiveError: lerr}, Result: res}
-		}
-		return err
-	})
-	return m, err
+	}, func() (*Result, error) { return Run(ctx, cfg) }, func() (*Result, error) { return Recorded(name) }, func(r *Result) (*probes.Run, []string) { return r.Run, r.Errors })
+	if m == nil {
+		return nil, err
+	}
+	return &Measurement{Measurement: m, Result: res}, err
 }

@@ -95,3 +95,22 @@ func Adopt(stored, read *probes.Run) *probes.Run {
 	}
 	return stored
 }
+
+// LoadBeside loads the recorded run called name for a package that reads
+// its raw files back itself (probes/c10dlab, probes/overlap): load reads
+// the folder name/ of Files(), and the run in the result (*run(res), when
+// there is one) adopts the stored provenance (Adopt). A name not recorded
+// fails with ErrNotFound, prefixed by pkg.
+func LoadBeside[R any](pkg, name string, load func(fsys fs.FS, dir string) (*R, error), run func(*R) **probes.Run) (*R, error) {
+	stored, err := Load(name)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", pkg, err)
+	}
+	res, err := load(Files(), name)
+	if res != nil {
+		if r := run(res); *r != nil {
+			*r = Adopt(stored, *r)
+		}
+	}
+	return res, err
+}
