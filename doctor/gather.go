@@ -79,6 +79,9 @@ func GatherLive(ev *Evidence, g Gather) error {
 		host = NodeName()
 	}
 	rdmaPorts := addLiveRDMA(ev, sysfs.New(root), host)
+	if len(ev.Interfaces) == 0 {
+		addInterfaces(ev, LiveInterfaces)
+	}
 	if b, err := os.ReadFile("/proc/self/status"); err == nil {
 		for _, l := range strings.Split(string(b), "\n") {
 			if v, ok := strings.CutPrefix(l, "Cpus_allowed_list:"); ok {
