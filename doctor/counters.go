@@ -83,7 +83,7 @@ func readCounters(ev *Evidence, p string, _ Files) error {
 func CheckCounters(ev *Evidence) Verdict {
 	v := Verdict{Layer: LayerNIC, Check: "port-counters", Chapter: chapterRDMA}
 	if len(ev.Counters) == 0 && ev.NoRDMA != "" {
-		v.judge(Skipped, "no RDMA device on this machine ("+ev.NoRDMA+"): no RDMA port counters to read (ethtool -S of the Ethernet NICs, given as a file, still can be)", "")
+		v.judge(Skipped, "no RDMA device on this machine: "+ev.NoRDMA+"; no RDMA port counters to read (ethtool -S output of the Ethernet NICs, given as a file, still can be)", "")
 		return v
 	}
 	if len(ev.Counters) == 0 {

@@ -175,7 +175,7 @@ const ncclAutoGIDFrom = "2.21"
 func CheckRoCE(ev *Evidence, env map[string]string) Verdict {
 	v := Verdict{Layer: LayerNIC, Check: "roce-gid", Chapter: chapterRDMA}
 	if len(ev.RDMA) == 0 && ev.NoRDMA != "" {
-		v.judge(Skipped, "no RDMA device on this machine ("+ev.NoRDMA+"): no RoCE GID to check", "")
+		v.judge(Skipped, "no RDMA device on this machine: "+ev.NoRDMA+"; no RoCE GID to check", "")
 		return v
 	}
 	if len(ev.RDMA) == 0 {

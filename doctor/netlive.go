@@ -31,7 +31,7 @@ func addLiveRDMA(ev *Evidence, src *sysfs.Source, host string) []sysfs.PortDetai
 	ports, err := src.RDMAPortDetails()
 	if err != nil {
 		if errors.Is(err, probes.ErrUnavailable) {
-			ev.NoRDMA = strings.TrimPrefix(err.Error(), "sysfs: ")
+			ev.NoRDMA = strings.TrimPrefix(strings.TrimPrefix(err.Error(), "sysfs: "), probes.ErrUnavailable.Error()+": ")
 		} else {
 			ev.AddProblem("rdma ports", liveRDMASource, err.Error())
 		}

@@ -61,10 +61,10 @@ const maxPortGIDs = 64
 func (s *Source) RDMAPortDetails() ([]PortDetail, error) {
 	devs, err := fs.ReadDir(s.FS, "sys/class/infiniband")
 	if err != nil {
-		return nil, fmt.Errorf("sysfs: %w: no sys/class/infiniband (no RDMA device, or its driver is not loaded)", probes.ErrUnavailable)
+		return nil, fmt.Errorf("sysfs: %w: /sys/class/infiniband is absent (no RDMA device, or its driver is not loaded)", probes.ErrUnavailable)
 	}
 	if len(devs) == 0 {
-		return nil, fmt.Errorf("sysfs: %w: sys/class/infiniband is empty (no RDMA device, or its driver is not loaded)", probes.ErrUnavailable)
+		return nil, fmt.Errorf("sysfs: %w: /sys/class/infiniband is empty (no RDMA device, or its driver is not loaded)", probes.ErrUnavailable)
 	}
 	var out []PortDetail
 	for _, d := range devs {
