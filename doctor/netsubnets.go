@@ -8,9 +8,10 @@ package doctor
 
 import (
 	"fmt"
+	"maps"
 	"net"
 	"net/netip"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -175,7 +176,7 @@ func CheckSocketSubnets(reports []*Report, env map[string]string) Verdict {
 	}
 	if len(names) > 1 {
 		var parts []string
-		for _, n := range sortedKeysOfSlices(names) {
+		for _, n := range slices.Sorted(maps.Keys(names)) {
 			var lacking []string
 			for _, p := range picks {
 				if !p.has[n] {
@@ -192,7 +193,7 @@ func CheckSocketSubnets(reports []*Report, env map[string]string) Verdict {
 	}
 	if len(subnets) > 1 {
 		var parts []string
-		for _, s := range sortedKeysOfSlices(subnets) {
+		for _, s := range slices.Sorted(maps.Keys(subnets)) {
 			parts = append(parts, fmt.Sprintf("%s on %s", s, strings.Join(subnets[s], ", ")))
 		}
 		warns = append(warns, "the nodes' socket addresses are on different subnets: "+strings.Join(parts, "; ")+" (bootstrap and NET/Socket connections then cross a router, or hang until their timeout where none routes)")
@@ -210,15 +211,6 @@ func CheckSocketSubnets(reports []*Report, env map[string]string) Verdict {
 		}
 	}
 	return v
-}
-
-func sortedKeysOfSlices(m map[string][]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // addInterfaces lists the node's interfaces into ev through list.
