@@ -12,9 +12,12 @@ func init() {
 		// function, constant and variable definitions
 		"ACSFromConfig": reflect.ValueOf(sysfs.ACSFromConfig),
 		"New":           reflect.ValueOf(sysfs.New),
+		"RoCEMTU":       reflect.ValueOf(sysfs.RoCEMTU),
 
 		// type definitions
 		"Device":     reflect.ValueOf((*sysfs.Device)(nil)),
+		"PortDetail": reflect.ValueOf((*sysfs.PortDetail)(nil)),
+		"PortGID":    reflect.ValueOf((*sysfs.PortGID)(nil)),
 		"RDMADevice": reflect.ValueOf((*sysfs.RDMADevice)(nil)),
 		"Source":     reflect.ValueOf((*sysfs.Source)(nil)),
 	}

@@ -23,7 +23,9 @@
 // releases in use read it: renamed, masking, values as the release
 // parses them (envvalues.go), unknown names with the likely intended one
 // from envnames/, NCCL_IB_HCA against the NICs; netif.go: the socket
-// interface against the node count, the RoCE GID and MTU),
+// interface against the node count, the RoCE GID and MTU; netsubnets.go:
+// the socket interface NCCL uses on each node compared across the nodes'
+// reports),
 // defaults.go (PyTorch's defaults per version and launcher, unknown said
 // so), hang.go (Flight Recorder dumps read for what they can know, slow
 // ranks), kernel.go (dmesg Xid events with their meaning, lost GPUs, SXids,
@@ -46,7 +48,8 @@
 // the report can be read without a GPU. gather.go is the live evidence of
 // the machine the doctor runs on (NVML and sysfs, and its measurements,
 // each in a child commlab so that a hang there cannot take the report with
-// it); curvefile.go reads the curve doctor's one input file. Otherwise it
+// it; netlive.go reads the RDMA ports' GIDs and counters from sysfs into the
+// same evidence the files give); curvefile.go reads the curve doctor's one input file. Otherwise it
 // reads what the probes and parsers produce and what the cost model
 // expects (costmodel); it does not render pages (doctor/report does).
 package doctor

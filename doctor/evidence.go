@@ -53,6 +53,12 @@ type Evidence struct {
 	// Counters are the nodes' NIC port counters (perfquery, sysfs,
 	// ethtool -S), one reading or two of each port.
 	Counters []CounterInput `json:"-"`
+	// NoRDMA says why the live probe found no RDMA device on this machine
+	// ("no sys/class/infiniband ..."); the RDMA checks skip with it.
+	NoRDMA string `json:"no_rdma,omitempty"`
+	// Interfaces are this node's network interfaces with their addresses
+	// (probed live), for the follow-up's socket-subnets check.
+	Interfaces []NetInterface `json:"interfaces,omitempty"`
 	// TorchSettings are the settings PyTorch's ProcessGroupNCCL printed
 	// when the job started (effective values, defaults included:
 	// "TORCH_NCCL_DUMP_ON_TIMEOUT": "1"), TorchSettingsSource where.

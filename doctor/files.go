@@ -513,6 +513,9 @@ func readNodeReports(ev *Evidence, p string, _ Files) error {
 			ev.AddProblem("per-node reports", name, err.Error())
 			return
 		}
+		if rep.Host == "" {
+			rep.Host = filepath.Base(filepath.Dir(name)) // the node's folder names it
+		}
 		reps = append(reps, rep)
 		hosts = append(hosts, filepath.Base(filepath.Dir(name)))
 	})

@@ -39,8 +39,8 @@ type Gather struct {
 	Progress func(done, total int, what string)
 }
 
-// GatherLive probes this machine into ev: topology, PCI facts, CPU
-// affinity and environment always, each only where ev has none from a
+// GatherLive probes this machine into ev: topology, PCI facts, RDMA
+// ports (GIDs, counters), CPU affinity and environment always, each only where ev has none from a
 // file; copy bandwidth, an NCCL sweep and nccl-tests (when installed) when
 // there is a GPU. A measurement that fails is named in ev's inputs; the
 // error is for what stops the gathering itself.
@@ -73,6 +73,14 @@ func GatherLive(ev *Evidence, g Gather) error {
 			ev.PCI = f
 			ev.AddInput("pci", "probed: sysfs (config space, iommu_groups, /proc/cmdline)", fmt.Sprintf("ACS readable: %v", f.ACSRead))
 		}
+	}
+	host := ev.Host
+	if host == "" {
+		host = NodeName()
+	}
+	rdmaPorts := addLiveRDMA(ev, sysfs.New(root), host)
+	if len(ev.Interfaces) == 0 {
+		addInterfaces(ev, LiveInterfaces)
 	}
 	if b, err := os.ReadFile("/proc/self/status"); err == nil {
 		for _, l := range strings.Split(string(b), "\n") {
@@ -152,6 +160,7 @@ func GatherLive(ev *Evidence, g Gather) error {
 			ev.NCCLTests = run
 		}
 	}
+	rereadLiveCounters(ev, sysfs.New(root), host, rdmaPorts)
 	progress(steps, steps, "done")
 	return nil
 }

@@ -306,7 +306,7 @@ func ncclWarnLines(ev *Evidence, n int) []string {
 	var out []string
 	for _, w := range ev.NCCLLog.Warnings {
 		if len(out) == n {
-			out = append(out, fmt.Sprintf("... %d more NCCL WARN lines", len(ev.NCCLLog.Warnings)-n))
+			out = append(out, fmt.Sprintf("... %d more NCCL WARN lines", ev.NCCLLog.Total("warnings")-n))
 			break
 		}
 		out = append(out, fmt.Sprintf("NCCL WARN (%s): %s", w.Source, w.Text))

@@ -40,7 +40,7 @@ func checkNCCLVersion(lg *nccllog.Log) Verdict {
 		v.judge(Warn, "ranks run different NCCL builds: "+strings.Join(lg.Versions, "; "),
 			"one NCCL for every rank (PyTorch bundles its own; LD_LIBRARY_PATH or NCCL from the system can override it on some nodes)")
 	}
-	v.Evidence = append(v.Evidence, fmt.Sprintf("%d ranks, %d processes on %d host(s)", lg.NRanks(), len(lg.Processes), len(lg.Hosts())))
+	v.Evidence = append(v.Evidence, fmt.Sprintf("%d ranks, %d processes on %d host(s)", lg.NRanks(), lg.Total("processes"), len(lg.Hosts())))
 	return v
 }
 
@@ -81,7 +81,8 @@ var warnCauses = []warnCause{
 // a failure with its cause; others warn.
 func checkNCCLWarnings(lg *nccllog.Log) Verdict {
 	v := Verdict{Layer: LayerNCCL, Check: "nccl-warnings", Chapter: chapterTroubleshoot}
-	if len(lg.Warnings) == 0 {
+	warnings := lg.Total("warnings") // the parser keeps the first ones and counts the rest
+	if warnings == 0 {
 		if lg.NCCLLines == 0 {
 			v.judge(Skipped, "no NCCL line in the log", "")
 		} else {
@@ -137,7 +138,7 @@ func checkNCCLWarnings(lg *nccllog.Log) Verdict {
 	}
 	for i, w := range lg.Warnings {
 		if i == 8 {
-			v.Evidence = append(v.Evidence, fmt.Sprintf("... %d more WARN lines", len(lg.Warnings)-i))
+			v.Evidence = append(v.Evidence, fmt.Sprintf("... %d more WARN lines", warnings-i))
 			break
 		}
 		where := ""
@@ -147,7 +148,7 @@ func checkNCCLWarnings(lg *nccllog.Log) Verdict {
 		v.Evidence = append(v.Evidence, fmt.Sprintf("%s%s NCCL WARN %s", w.Source, where, w.Text))
 	}
 	if len(hits) == 0 {
-		v.judge(Warn, fmt.Sprintf("%d NCCL WARN line(s): %s", len(lg.Warnings), lg.Warnings[0].Text),
+		v.judge(Warn, fmt.Sprintf("%d NCCL WARN line(s): %s", warnings, lg.Warnings[0].Text),
 			"read the WARN lines: NCCL prints them for what it could not do as configured")
 		return v
 	}
@@ -170,6 +171,9 @@ func checkNCCLWarnings(lg *nccllog.Log) Verdict {
 	}
 	if len(first.sources) > 0 {
 		v.Evidence = append(v.Evidence, "causes from: "+strings.Join(first.sources, "; "))
+	}
+	if kept := len(lg.Warnings); kept < warnings {
+		v.Evidence = append(v.Evidence, fmt.Sprintf("the log has %d WARN lines; the counts per cause are over the first %d, which the parser keeps", warnings, kept))
 	}
 	status := Warn
 	if first.c.fatal {

@@ -39,6 +39,9 @@ type Report struct {
 	Command string `json:"command,omitempty"`
 	// Baseline names the saved report this one was compared with.
 	Baseline string `json:"baseline,omitempty"`
+	// Network is this node's socket interfaces, read by the follow-up
+	// across nodes (socket-subnets).
+	Network *NodeNetwork `json:"network,omitempty"`
 
 	// Evidence behind the report, for the HTML page's tables and charts.
 	Evidence *Evidence           `json:"-"`
@@ -106,6 +109,9 @@ func Diagnose(ev *Evidence) *Report {
 	if len(ev.FlightRecorder) > 1 {
 		vs = append(vs, CheckStraggler(ev.FlightRecorder))
 	}
+	if len(ev.NodeReports) > 1 {
+		vs = append(vs, CheckSocketSubnets(ev.NodeReports, mergedEnv(env, ev)))
+	}
 	vs = append([]Verdict{CheckEvidence(ev)}, vs...)
 
 	r := &Report{Tool: "commlab doctor", Host: ev.Host, Date: ev.Date, Inputs: ev.Inputs, Verdicts: vs, Evidence: ev, Hang: analysis}
@@ -113,6 +119,9 @@ func Diagnose(ev *Evidence) *Report {
 		if table, _, ok := TunerFor(ev.Topology, ev.NCCLLog, mergedEnv(env, ev), nodes); ok {
 			r.Picks = ComparePicks(ev.NCCLLog, table)
 		}
+	}
+	if len(ev.Interfaces) > 0 {
+		r.Network = &NodeNetwork{Interfaces: ev.Interfaces, SocketIfname: env["NCCL_SOCKET_IFNAME"]}
 	}
 	r.Metrics = metrics(ev)
 	r.Answers = answers(r, ev, nodes)

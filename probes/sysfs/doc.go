@@ -17,4 +17,9 @@
 // (sys/bus/pci/devices/*/config; beyond the first 256 bytes only root sees
 // it), the bridges above every device, and the IOMMU mode from
 // sys/kernel/iommu_groups/*/type and proc/cmdline.
+//
+// RDMAPortDetails (rdmaports.go) reads each RDMA port's whole GID table
+// with the GIDs' types and netdevs, its counters and hw_counters, and the
+// RoCE MTU from its netdev (sys/class/net/*/mtu), for the doctor's
+// roce-gid and port-counters checks.
 package sysfs
