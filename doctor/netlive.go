@@ -11,7 +11,9 @@ package doctor
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"net/netip"
+	"slices"
 	"strings"
 
 	"github.com/commlab/commlab/parse/netcounters"
@@ -128,7 +130,7 @@ func mappedIPv4(gid string) string {
 func countersFromSysfs(host string, ports []sysfs.PortDetail) *netcounters.Snapshot {
 	var b strings.Builder
 	for _, p := range ports {
-		for _, name := range sortedCounterNames(p.Counters) {
+		for _, name := range slices.Sorted(maps.Keys(p.Counters)) {
 			if host != "" {
 				b.WriteString(host + ": ")
 			}
