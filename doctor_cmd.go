@@ -14,6 +14,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/commlab/commlab/probes/cli"
+
 	"github.com/commlab/commlab/cells"
 	"github.com/commlab/commlab/costmodel"
 	"github.com/commlab/commlab/doctor"
@@ -112,10 +114,10 @@ var doctorUsage = []string{
 // its one input: that one's flag set is its own, under the same name.
 func runDoctor(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	if curveOnly(args) {
-		return runDoctorCurve(newFlags(fs.Name(), stderr, doctorCurveUsage...), args, stdout, stderr)
+		return runDoctorCurve(cli.NewFlags(fs.Name(), stderr, doctorCurveUsage...), args, stdout, stderr)
 	}
 	f := addDoctorFlags(fs)
-	if status, ok := parseOnlyFlags(fs, args, stderr); !ok {
+	if status, ok := cli.ParseOnly(fs, args, stderr); !ok {
 		return status
 	}
 	if *f.launcher != "" {
@@ -127,42 +129,42 @@ func runDoctor(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	}
 	if out != "" {
 		if err := os.MkdirAll(out, 0o755); err != nil {
-			return fail(fs, stderr, exitBadInput, "%v", err)
+			return cli.Fail(fs, stderr, cli.ExitBadInput, "%v", err)
 		}
 	}
 	files := f.files()
 	ev, err := doctor.ReadFiles(files)
 	if err != nil {
-		return fail(fs, stderr, statusOf(err), "%v", err)
+		return cli.Fail(fs, stderr, statusOf(err), "%v", err)
 	}
 	if *f.live || !files.Any() {
 		exe, err := os.Executable()
 		if err != nil {
-			return fail(fs, stderr, exitFailed, "%v", err)
+			return cli.Fail(fs, stderr, cli.ExitFailed, "%v", err)
 		}
-		g := doctor.Gather{Exe: exe, Out: out, Quick: *f.quick, Progress: newProgressBar(stderr).update}
+		g := doctor.Gather{Exe: exe, Out: out, Quick: *f.quick, Progress: cli.NewProgressBar(stderr).Update}
 		if err := doctor.GatherLive(ev, g); err != nil {
-			return fail(fs, stderr, exitFailed, "%v", err)
+			return cli.Fail(fs, stderr, cli.ExitFailed, "%v", err)
 		}
 	}
 	ev.Collective = append(ev.Collective, doctor.CheckCurves(ev)...)
 	r := doctor.Diagnose(ev)
-	r.Command = doctor.ShellLine(commandLine(fs, args))
+	r.Command = doctor.ShellLine(cli.CommandLine(fs, args))
 	if *f.baseline != "" {
 		bf, err := os.Open(*f.baseline)
 		if err != nil {
-			return fail(fs, stderr, exitBadInput, "%v", err)
+			return cli.Fail(fs, stderr, cli.ExitBadInput, "%v", err)
 		}
 		base, err := doctor.ReadReport(bf)
 		bf.Close()
 		if err != nil {
-			return fail(fs, stderr, exitBadInput, "%v", err)
+			return cli.Fail(fs, stderr, cli.ExitBadInput, "%v", err)
 		}
 		r.CompareBaseline(base, *f.baseline)
 	}
 	if out != "" {
 		if err := cells.WriteDoctorFolder(out, r); err != nil {
-			return fail(fs, stderr, exitFailed, "%v", err)
+			return cli.Fail(fs, stderr, cli.ExitFailed, "%v", err)
 		}
 		fmt.Fprintf(stderr, "commlab doctor: wrote %s\n", filepath.Join(out, "report.html"))
 	}
@@ -172,7 +174,7 @@ func runDoctor(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 		err = r.WriteText(stdout)
 	}
 	if err != nil {
-		return fail(fs, stderr, exitFailed, "%v", err)
+		return cli.Fail(fs, stderr, cli.ExitFailed, "%v", err)
 	}
 	return r.ExitCode
 }
@@ -186,7 +188,7 @@ func doctorLaunch(fs *flag.FlagSet, f doctorFlags, stdout, stderr io.Writer) int
 		Binary: exe, Nodes: *f.nodes, NumNodes: *f.numNodes, PerNode: *f.perNode, GPUsPerNode: *f.gpusPerNode,
 		Pairwise: *f.pairwise, JSON: *f.jsonOut}.Plan()
 	if err != nil {
-		return fail(fs, stderr, exitBadInput, "%v", err)
+		return cli.Fail(fs, stderr, cli.ExitBadInput, "%v", err)
 	}
 	// With --run the plan goes to stderr beside the commands' own output,
 	// and stdout carries the one report the follow-up writes.
@@ -199,7 +201,7 @@ func doctorLaunch(fs *flag.FlagSet, f doctorFlags, stdout, stderr io.Writer) int
 		return 0
 	}
 	if err := plan.RunCommands(stderr); err != nil {
-		return fail(fs, stderr, exitFailed, "%v", err)
+		return cli.Fail(fs, stderr, cli.ExitFailed, "%v", err)
 	}
 	fmt.Fprintf(stderr, "commlab doctor: reading everything: %s\n", doctor.ShellLine(plan.FollowUp))
 	return dispatch(plan.FollowUp[1:], stdout, stderr)
@@ -230,11 +232,11 @@ func runDoctorCurve(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) i
 	network := fs.String("network", "", "the network between nodes when the file does not say: ib, roce, efa, tcpx, tcpxo (default: the preset's, named as an assumption)")
 	coll := fs.String("coll", "all_reduce", "the collective: for a commlab run, the one to read; for nccl-tests output that does not name it, what it is")
 	inPlace := fs.Bool("in-place", false, "for a commlab run: the in-place samples")
-	if status, ok := parseOnlyFlags(fs, args, stderr); !ok {
+	if status, ok := cli.ParseOnly(fs, args, stderr); !ok {
 		return status
 	}
 	if *file == "" {
-		return fail(fs, stderr, exitBadInput, "--nccl-tests FILE is required")
+		return cli.Fail(fs, stderr, cli.ExitBadInput, "--nccl-tests FILE is required")
 	}
 	if *file == "-h" || *file == "-help" || *file == "--help" {
 		// `commlab doctor --nccl-tests -h`, as commlab doctor -h says: the
@@ -259,15 +261,15 @@ func runDoctorCurve(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) i
 	}
 	ins, err := readCurveFile(*file, *coll, *inPlace)
 	if err != nil {
-		return fail(fs, stderr, exitBadInput, "%v", err)
+		return cli.Fail(fs, stderr, cli.ExitBadInput, "%v", err)
 	}
 	out, err := d.Judge(ins)
 	if err != nil {
-		return fail(fs, stderr, exitBadInput, "%v", err)
+		return cli.Fail(fs, stderr, cli.ExitBadInput, "%v", err)
 	}
 	if *jsonOut {
-		if err := encodeIndented(stdout, out); err != nil {
-			return fail(fs, stderr, exitFailed, "%v", err)
+		if err := cli.EncodeIndented(stdout, out); err != nil {
+			return cli.Fail(fs, stderr, cli.ExitFailed, "%v", err)
 		}
 		return out.Exit
 	}
