@@ -15,7 +15,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
@@ -89,106 +88,14 @@ func runInstall(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	if status, ok := cli.ParseOnly(fs, args, stderr); !ok {
 		return status
 	}
-	scopes := 0
-	for _, set := range []bool{*user, *sysPrefix, *prefix != ""} {
-		if set {
-			scopes++
-		}
-	}
-	if scopes > 1 {
-		return cli.Fail(fs, stderr, 2, "choose one of --user, --sys-prefix and --prefix")
-	}
-
-	// The kernelspec and the widgets' nbextension go to a data directory,
-	// the nbextension's enabling file to the matching config directory.
-	var dataDir, configDir, where, envPrefix string
-	var err error
-	switch {
-	case *prefix != "":
-		envPrefix = *prefix
-		dataDir, configDir, where = install.PrefixDataDir(*prefix), install.PrefixConfigDir(*prefix), "--prefix "+*prefix
-	case *sysPrefix:
-		envPrefix, where, err = install.SysPrefix()
-		dataDir, configDir, where = install.PrefixDataDir(envPrefix), install.PrefixConfigDir(envPrefix), "sys.prefix from "+where
-	default:
-		dataDir, err = install.UserDataDir()
-		if err == nil {
-			configDir, err = install.UserConfigDir()
-		}
-		where = "user data dir"
+	err := install.Setup{User: *user, SysPrefix: *sysPrefix, Prefix: *prefix, Name: *name, Uninstall: *uninstall}.Run(stdout, stderr)
+	if errors.Is(err, install.ErrScopes) {
+		return cli.Fail(fs, stderr, 2, "%v", err)
 	}
 	if err != nil {
 		return cli.Fail(fs, stderr, 1, "%v", err)
-	}
-	// notWritable names the fix for a kernelspec folder the user may not
-	// write: on a hub, the environment is its administrator's.
-	notWritable := func(err error) int {
-		if envPrefix != "" {
-			return cli.Fail(fs, stderr, 1, "%v\nthis environment belongs to another user (on a JupyterHub, its administrator): ask its owner to run\n  PATH=%s:$PATH commlab install --sys-prefix\nor register the kernel for yourself alone with\n  commlab install --user",
-				err, filepath.Join(envPrefix, "bin"))
-		}
-		return cli.Fail(fs, stderr, 1, "%v\nmake %s yours again, or set JUPYTER_DATA_DIR and JUPYTER_CONFIG_DIR to folders you own", err, dataDir)
-	}
-
-	if *uninstall {
-		dir, err := install.Uninstall(dataDir, *name)
-		if err != nil {
-			return cli.Fail(fs, stderr, 1, "%v", err)
-		}
-		if err := install.UninstallWidgets(dataDir, configDir); err != nil {
-			return cli.Fail(fs, stderr, 1, "%v", err)
-		}
-		fmt.Fprintf(stdout, "removed kernelspec %s from %s and the widgets' nbextension %s\n", *name, dir, install.WidgetsExtension)
-		return 0
-	}
-	exe, err := install.Executable()
-	if err != nil {
-		return cli.Fail(fs, stderr, 1, "%v", err)
-	}
-	dir, err := install.Install(dataDir, *name, exe)
-	if errors.Is(err, install.ErrNotWritable) {
-		return notWritable(err)
-	}
-	if err != nil {
-		return cli.Fail(fs, stderr, 1, "%v", err)
-	}
-	extDir, config, err := install.InstallWidgets(dataDir, configDir)
-	if errors.Is(err, install.ErrNotWritable) {
-		return notWritable(err)
-	}
-	if err != nil {
-		return cli.Fail(fs, stderr, 1, "%v", err)
-	}
-	fmt.Fprintf(stdout, "installed kernelspec %s in %s (%s)\nkernel command: %s kernel {connection_file}\n", *name, dir, where, exe)
-	fmt.Fprintf(stdout, "installed the widgets' front end for the classic Notebook in %s, enabled by %s\n", extDir, config)
-	if envPrefix != "" {
-		// A Python environment: can its front ends draw widgets, and can
-		// everyone who sees the kernelspec run the kernel?
-		for _, w := range install.CheckFrontEnds(envPrefix, install.DataPath(envPrefix), *sysPrefix) {
-			fmt.Fprintf(stderr, "commlab install: warning: %s\n  fix: %s\n", w.Problem, w.Fix)
-		}
-		// The environment's own python too: a venv made from a Python
-		// under root's home (pyenv's) starts no server for anyone else.
-		if py, err := filepath.EvalSymlinks(filepath.Join(envPrefix, "bin", "python")); err == nil {
-			if blocker := install.SharedButNotRunnable(filepath.Join(dir, "kernel.json"), py); blocker != "" {
-				fmt.Fprintf(stderr, "commlab install: warning: other users can read this kernelspec but cannot run this environment's python %s (%s is %s): on a JupyterHub their servers would not start\n  fix: make the environment from a Python every user can run, e.g. /usr/bin/python3 -m venv --clear %s, and install into it again\n",
-					py, blocker, install.ModeOf(blocker), envPrefix)
-			}
-		}
-		if blocker := install.SharedButNotRunnable(filepath.Join(dir, "kernel.json"), exe); blocker != "" {
-			fmt.Fprintf(stderr, "commlab install: warning: other users can read this kernelspec but cannot run %s (%s is %s): on a JupyterHub their kernels would not start\n  fix: sudo install -m 755 %s /usr/local/bin/commlab && sudo env PATH=%s:$PATH /usr/local/bin/commlab install %s\n",
-				exe, blocker, install.ModeOf(blocker), exe, filepath.Join(envPrefix, "bin"), scopeFlag(*sysPrefix, *prefix))
-		}
 	}
 	return 0
-}
-
-// scopeFlag is the install flag of a prefix scope, to repeat in advice.
-func scopeFlag(sysPrefix bool, prefix string) string {
-	if sysPrefix {
-		return "--sys-prefix"
-	}
-	return "--prefix " + prefix
 }
 
 var labUsage = []string{"usage: commlab lab [DIR] [--force] [--no-install] [--no-run]",
@@ -211,26 +118,9 @@ func runLab(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	if len(rest) == 1 {
 		dir = rest[0]
 	}
-	acts, err := runner.WriteFolder(dir, cells.View().Chapters, *force)
-	counts := map[string]int{}
-	for _, a := range acts {
-		counts[a.Did]++
-		switch a.Did {
-		case runner.FolderKept:
-			fmt.Fprintf(stderr, "commlab lab: kept %s: you changed it since commlab wrote it (--force overwrites it)\n", filepath.Join(dir, a.Path))
-		case runner.FolderOverwrote:
-			fmt.Fprintf(stderr, "commlab lab: overwrote %s (--force)\n", filepath.Join(dir, a.Path))
-		}
-	}
-	if err != nil {
+	if err := runner.WriteLab(dir, cells.View().Chapters, *force, stdout, stderr); err != nil {
 		return cli.Fail(fs, stderr, 1, "%v", err)
 	}
-	var summary []string
-	for did, n := range counts {
-		summary = append(summary, fmt.Sprintf("%d %s", n, did))
-	}
-	sort.Strings(summary)
-	fmt.Fprintf(stdout, "lab     %s: %d files (%s)\n", dir, len(acts), strings.Join(summary, ", "))
 	if !*noInstall {
 		if s := dispatch([]string{"install", "--user"}, stdout, stderr); s != 0 {
 			return s
