@@ -27,7 +27,7 @@ import (
 // the curve doctor's one input.
 var fullDoctorFlags = map[string]bool{"out": true, "node-dir": true, "topo": true, "lspci": true, "nccl-log": true, "nccl-run": true,
 	"bandwidth": true, "fr": true, "trace": true, "env": true, "baseline": true, "recorded": true, "rank-runs": true, "nodes": true,
-	"pairs": true, "stacks": true, "dmesg": true, "launcher": true, "torch": true, "live": true}
+	"pairs": true, "stacks": true, "dmesg": true, "rdma": true, "counters": true, "launcher": true, "torch": true, "live": true}
 
 // curveOnly says whether the arguments ask for the curve doctor alone
 // (--nccl-tests FILE and its own flags: commlab doctor --nccl-tests -h).
@@ -52,12 +52,12 @@ func curveOnly(args []string) bool {
 }
 
 type doctorFlags struct {
-	out, nodeDir, topo, lspciFile, ncclLog, ncclRun, ncclTests, bandwidth, fr, stacks, dmesgFile, trace, torch, env, baseline, recorded, rankRuns, nodes, pairs, hosts *string
-	pairwise                                                                                                                                                           *bool
-	jsonOut, live, quick                                                                                                                                               *bool
-	launcher, hostfile, master                                                                                                                                         *string
-	numNodes, perNode, gpusPerNode                                                                                                                                     *int
-	run                                                                                                                                                                *bool
+	out, nodeDir, topo, lspciFile, ncclLog, ncclRun, ncclTests, bandwidth, fr, stacks, dmesgFile, rdma, counters, trace, torch, env, baseline, recorded, rankRuns, nodes, pairs, hosts *string
+	pairwise                                                                                                                                                                           *bool
+	jsonOut, live, quick                                                                                                                                                               *bool
+	launcher, hostfile, master                                                                                                                                                         *string
+	numNodes, perNode, gpusPerNode                                                                                                                                                     *int
+	run                                                                                                                                                                                *bool
 }
 
 func addDoctorFlags(fs *flag.FlagSet) doctorFlags {
@@ -74,6 +74,8 @@ func addDoctorFlags(fs *flag.FlagSet) doctorFlags {
 		fr:          fs.String("fr", "", "Flight Recorder dumps: a directory (other files in it are left out by content), or a glob"),
 		stacks:      fs.String("stacks", "", "the ranks' stacks: a directory of py-spy dump (or faulthandler) text, one rank_N.txt or rankN.txt per rank"),
 		dmesgFile:   fs.String("dmesg", "", "the nodes' kernel logs (dmesg -T, journalctl -k): a file, directory or glob; Xid events, GPUs off the bus, NIC ports down"),
+		rdma:        fs.String("rdma", "", "the nodes' RDMA devices and ports: show_gids, ibv_devinfo -v, ibstat or rdma link output (a file, directory or glob)"),
+		counters:    fs.String("counters", "", "the nodes' NIC port counters: perfquery -x, ethtool -S or sysfs port counters, a port read twice a before and after (a file, directory or glob)"),
 		trace:       fs.String("trace", "", "a torch.profiler Chrome trace (overlap)"),
 		torch:       fs.String("torch", "", "the job's PyTorch version (e.g. 2.11.0): the defaults it runs with and the TORCH_* names it reads"),
 		env:         fs.String("env", "", "the job's environment (`env` output or NAME=VALUE lines)"),
@@ -98,7 +100,7 @@ func addDoctorFlags(fs *flag.FlagSet) doctorFlags {
 
 func (f doctorFlags) files() doctor.Files {
 	return doctor.Files{Recorded: *f.recorded, Topo: *f.topo, LSPCI: *f.lspciFile, NCCLLog: *f.ncclLog, NCCLRun: *f.ncclRun,
-		Bandwidth: *f.bandwidth, NCCLTests: *f.ncclTests, FlightRecorder: *f.fr, Stacks: *f.stacks, Dmesg: *f.dmesgFile,
+		Bandwidth: *f.bandwidth, NCCLTests: *f.ncclTests, FlightRecorder: *f.fr, Stacks: *f.stacks, Dmesg: *f.dmesgFile, RDMA: *f.rdma, Counters: *f.counters,
 		Trace: *f.trace, Env: *f.env, Torch: *f.torch, RankRuns: *f.rankRuns, NodeReports: *f.nodes, Pairs: *f.pairs}
 }
 
