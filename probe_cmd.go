@@ -20,7 +20,6 @@ import (
 	"github.com/commlab/commlab/probes/child"
 	"github.com/commlab/commlab/probes/cuda"
 	"github.com/commlab/commlab/probes/customar"
-	"github.com/commlab/commlab/probes/launch"
 	"github.com/commlab/commlab/probes/nccl"
 	"github.com/commlab/commlab/probes/nvml"
 	"github.com/commlab/commlab/probes/published"
@@ -234,7 +233,7 @@ func runProbePerftest(fs *flag.FlagSet, args []string, stdout, stderr io.Writer)
 	fs.BoolVar(&cfg.All, "all", false, "every size from 2 bytes to 8 MiB in one run (perftest -a)")
 	fs.IntVar(&cfg.Iters, "iters", 0, "iterations per size, perftest -n (default: the tool's)")
 	fs.BoolVar(&cfg.ReportGbits, "report-gbits", false, "the tool prints Gb/s (--report_gbits); samples are GB/s either way")
-	sd := cli.AddSidesFlags(fs, &cfg.Listen, &cfg.Connect, &cfg.Port, &cfg.ServerHost)
+	cli.AddSidesFlags(fs, &cfg.Listen, &cfg.Connect, &cfg.Port, &cfg.ServerHost)
 	cli.AddCacheDirFlag(fs, &cfg.CacheDir)
 	fs.DurationVar(&cfg.Timeout, "timeout", 2*time.Minute, "how long one server and client pair may take")
 	reparse := fs.String("load", "", "parse again the output kept in a saved run instead of running the tool")
@@ -273,32 +272,12 @@ func runProbePerftest(fs *flag.FlagSet, args []string, stdout, stderr io.Writer)
 			return cli.Fail(fs, stderr, 2, "%v", err)
 		}
 	}
-	if cfg.Iters < 0 || cfg.Timeout <= 0 || cfg.UseCUDA < -1 {
-		return cli.Fail(fs, stderr, 2, "--iters must not be negative, --timeout must be positive, --use-cuda a CUDA device or -1")
-	}
-	if err := sd.Check(); err != nil {
-		return cli.Fail(fs, stderr, 2, "%v", err)
-	}
-	if cfg.All && len(cfg.Sizes) > 0 {
-		return cli.Fail(fs, stderr, 2, "--all runs every size: give it or sizes, not both")
-	}
-	if _, err := cfg.Check(); err != nil && !errors.Is(err, probes.ErrUnavailable) {
+	if err := cfg.CheckFlags(); err != nil {
 		return cli.Fail(fs, stderr, 2, "%v", err)
 	}
 	if *dryRun {
-		size := int64(0)
-		if len(cfg.Sizes) > 0 {
-			size = cfg.Sizes[0]
-		}
-		server, client, err := rdma.PerftestCommands(cfg, size)
-		if err != nil {
+		if err := rdma.WritePerftestCommands(stdout, cfg); err != nil {
 			return cli.Fail(fs, stderr, 2, "%v", err)
-		}
-		if server != nil {
-			fmt.Fprintln(stdout, "server:", launch.ShellJoin(server))
-		}
-		if client != nil {
-			fmt.Fprintln(stdout, "client:", launch.ShellJoin(client))
 		}
 		return 0
 	}
@@ -403,20 +382,8 @@ func runProbeTopo(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int
 		}
 		fmt.Fprintln(stderr, "showing what sysfs gave.")
 	}
-	if *svgPath != "" {
-		if err := topograph.WriteSVG(ctx, topo, *svgPath); err != nil {
-			return cli.Fail(fs, stderr, 1, "%v", err)
-		}
-	}
-	switch {
-	case *jsonOut:
-		if err := cli.EncodeIndented(stdout, topo); err != nil {
-			return cli.Fail(fs, stderr, 1, "%v", err)
-		}
-	case *dotOut:
-		fmt.Fprint(stdout, topograph.DOT(topo))
-	default:
-		fmt.Fprint(stdout, topograph.Text(topo))
+	if err := (topograph.Show{JSON: *jsonOut, DOT: *dotOut, SVG: *svgPath}).Write(ctx, topo, stdout); err != nil {
+		return cli.Fail(fs, stderr, 1, "%v", err)
 	}
 	return 0
 }
@@ -438,7 +405,7 @@ func runProbeRDMAWrite(fs *flag.FlagSet, args []string, stdout, stderr io.Writer
 	cli.AddRepeatFlags(fs, &cfg.Warmup, &cfg.Iters, "writes", 10, 1000, false, "")
 	gpu := fs.Bool("gpu", false, "register GPU memory (cuMemAlloc; dma-buf, else nvidia-peermem) instead of host memory")
 	gpuIndex := fs.Int("gpu-index", 0, "CUDA device of --gpu")
-	sd := cli.AddSidesFlags(fs, &cfg.Listen, &cfg.Connect, &cfg.Port, &cfg.ServerHost)
+	cli.AddSidesFlags(fs, &cfg.Listen, &cfg.Connect, &cfg.Port, &cfg.ServerHost)
 	fs.BoolVar(&cfg.OOBOnly, "oob-only", false, "only exchange connection info over TCP (no device): checks the two machines reach each other")
 	cli.AddCacheDirFlag(fs, &cfg.CacheDir)
 	fs.DurationVar(&cfg.Timeout, "timeout", 30*time.Second, "how long one side waits for the other")
@@ -451,13 +418,7 @@ func runProbeRDMAWrite(fs *flag.FlagSet, args []string, stdout, stderr io.Writer
 	if cfg.Sizes, err = sizes.Values(); err != nil {
 		return cli.Fail(fs, stderr, 2, "%v", err)
 	}
-	if cfg.Iters <= 0 || cfg.Warmup < 0 || cfg.Timeout <= 0 || *gpuIndex < 0 {
-		return cli.Fail(fs, stderr, 2, "--iters and --timeout must be positive, --warmup and --gpu-index not negative")
-	}
-	if err := sd.Check(); err != nil {
-		return cli.Fail(fs, stderr, 2, "%v", err)
-	}
-	if _, err := launch.Command(cfg.Launch, rdma.Program.Name, nil); err != nil {
+	if err := cfg.CheckFlags(*gpuIndex); err != nil {
 		return cli.Fail(fs, stderr, 2, "%v", err)
 	}
 	cfg.GPU = -1

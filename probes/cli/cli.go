@@ -360,25 +360,14 @@ func AddRDMAPortFlags(fs *flag.FlagSet, device *string, ibPort, gidIndex *int) {
 	fs.IntVar(gidIndex, "gid-index", -1, "GID index for RoCE, as show_gids lists them (-1: the program's choice; rdma-write uses the LID on InfiniBand, RoCE v2 with an IPv4 address on RoCE)")
 }
 
-// sides are a two-machine program's sides: both here by default, or one
-// per machine with --server and --connect.
-type Sides struct{ Listen, Connect *string }
-
-// AddSidesFlags declares --server, --connect, --port and --server-host.
-func AddSidesFlags(fs *flag.FlagSet, listen, connect *string, port *int, serverHost *string) Sides {
+// AddSidesFlags declares a two-machine program's sides, both here by
+// default or one per machine: --server, --connect, --port and
+// --server-host (the probe's CheckFlags refuses both sides at once).
+func AddSidesFlags(fs *flag.FlagSet, listen, connect *string, port *int, serverHost *string) {
 	fs.StringVar(listen, "server", "", "run only the server here, listening on HOST:PORT or :PORT")
 	fs.StringVar(connect, "connect", "", "run only the client here, against the server at HOST:PORT")
 	fs.IntVar(port, "port", 0, "TCP port when both sides run here (default: a free one)")
 	fs.StringVar(serverHost, "server-host", "", "host the launched client connects to (default: this host's name)")
-	return Sides{listen, connect}
-}
-
-// check refuses both sides named at once.
-func (s Sides) Check() error {
-	if *s.Listen != "" && *s.Connect != "" {
-		return errors.New("--server and --connect name the two machines' sides: give one")
-	}
-	return nil
 }
 
 // AddCacheDirFlag declares where commlab's own programs are built.

@@ -74,19 +74,6 @@ func TestSizeFlagsValues(t *testing.T) {
 	}
 }
 
-func TestSidesCheck(t *testing.T) {
-	var listen, connect, host string
-	var port int
-	s := AddSidesFlags(NewFlags("t", io.Discard), &listen, &connect, &port, &host)
-	if err := s.Check(); err != nil {
-		t.Errorf("no sides: %v", err)
-	}
-	listen, connect = ":1", "a:1"
-	if err := s.Check(); err == nil {
-		t.Error("both sides: no error")
-	}
-}
-
 func TestFinishRun(t *testing.T) {
 	save := filepath.Join(t.TempDir(), "run.json")
 	fs := NewFlags("t", io.Discard)
