@@ -139,43 +139,17 @@ func runDoctor(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return cli.Fail(fs, stderr, statusOf(err), "%v", err)
 	}
-	if *f.live || !files.Any() {
-		exe, err := os.Executable()
-		if err != nil {
-			return cli.Fail(fs, stderr, cli.ExitFailed, "%v", err)
-		}
-		g := doctor.Gather{Exe: exe, Out: out, Quick: *f.quick, Progress: cli.NewProgressBar(stderr).Update}
-		if err := doctor.GatherLive(ev, g); err != nil {
-			return cli.Fail(fs, stderr, cli.ExitFailed, "%v", err)
-		}
+	r, err := doctor.Examine(ev, doctor.Gather{Out: out, Quick: *f.quick, Progress: cli.NewProgressBar(stderr).Update}, *f.live || !files.Any())
+	if err != nil {
+		return cli.Fail(fs, stderr, cli.ExitFailed, "%v", err)
 	}
-	ev.Collective = append(ev.Collective, doctor.CheckCurves(ev)...)
-	r := doctor.Diagnose(ev)
 	r.Command = doctor.ShellLine(cli.CommandLine(fs, args))
 	if *f.baseline != "" {
-		bf, err := os.Open(*f.baseline)
-		if err != nil {
+		if err := r.CompareBaselineFile(*f.baseline); err != nil {
 			return cli.Fail(fs, stderr, cli.ExitBadInput, "%v", err)
 		}
-		base, err := doctor.ReadReport(bf)
-		bf.Close()
-		if err != nil {
-			return cli.Fail(fs, stderr, cli.ExitBadInput, "%v", err)
-		}
-		r.CompareBaseline(base, *f.baseline)
 	}
-	if out != "" {
-		if err := cells.WriteDoctorFolder(out, r); err != nil {
-			return cli.Fail(fs, stderr, cli.ExitFailed, "%v", err)
-		}
-		fmt.Fprintf(stderr, "commlab doctor: wrote %s\n", filepath.Join(out, "report.html"))
-	}
-	if *f.jsonOut {
-		err = r.WriteJSON(stdout)
-	} else {
-		err = r.WriteText(stdout)
-	}
-	if err != nil {
+	if err := cells.ShowDoctorReport(r, out, *f.jsonOut, stdout, stderr); err != nil {
 		return cli.Fail(fs, stderr, cli.ExitFailed, "%v", err)
 	}
 	return r.ExitCode
