@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strings"
 	"time"
 
@@ -65,10 +64,8 @@ func runProbeBandwidth(fs *flag.FlagSet, args []string, stdout, stderr io.Writer
 	if cfg.Sizes, cfg.Devices, err = sf.Values(); err != nil {
 		return cli.Fail(fs, stderr, 2, "%v", err)
 	}
-	for _, op := range cfg.Ops {
-		if !slices.Contains(cuda.AllCopyOps, op) {
-			return cli.Fail(fs, stderr, 2, "unknown operation %q (known: %s)", op, strings.Join(cuda.AllCopyOps, ", "))
-		}
+	if err := cuda.CheckCopyOps(cfg.Ops); err != nil {
+		return cli.Fail(fs, stderr, 2, "%v", err)
 	}
 	r, ref, err := mf.Inputs()
 	if err != nil {
@@ -152,25 +149,8 @@ func runProbeNCCL(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int
 	if r != nil {
 		return cli.FinishRun(r, ref, mf, stdout, stderr, nccl.WriteTable)
 	}
-	if _, _, err := nccl.Version(); err != nil {
-		return cli.Fail(fs, stderr, 1, "%v", err)
-	}
-	if _, err := cuda.Init(); err != nil {
-		return cli.Fail(fs, stderr, 1, "%v", err)
-	}
 	cfg.Progress = cli.NewProgressBar(stderr).Update
-	var run *probes.Run
-	if s.InProcess {
-		for k, v := range cfg.Env {
-			os.Setenv(k, v)
-		}
-		run, err = nccl.Measure(cfg)
-	} else {
-		run, err = child.Run(context.Background(), child.Request{Probe: child.NCCL, NCCL: cfg, TopologyEdit: s.TopoEdit}, child.Options{})
-		if s.TopoEdit != "" {
-			nccl.WriteGraphSearches(stdout, run)
-		}
-	}
+	run, err := child.MeasureNCCL(cfg, s, stdout)
 	if run == nil {
 		return cli.Fail(fs, stderr, 1, "%v", err)
 	}
@@ -329,10 +309,7 @@ func runProbeCustomAllReduce(fs *flag.FlagSet, args []string, stdout, stderr io.
 		if *device >= 0 {
 			cfg.SameGPU, cfg.Device = true, *device
 		}
-		if cfg.Iters <= 0 || cfg.Warmup < 0 || cfg.Timeout <= 0 || cfg.Ranks <= 0 {
-			return cli.Fail(fs, stderr, 2, "--ranks, --iters and --timeout must be positive, --warmup not negative")
-		}
-		if err := cfg.Validate(); err != nil {
+		if err := cfg.CheckFlags(); err != nil {
 			return cli.Fail(fs, stderr, 2, "%v", err)
 		}
 		var status int

@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -111,17 +110,8 @@ func runProbeOverlap(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) 
 		Recorded: func(name string) (*cli.ScriptResult, error) { return overlapResult(overlap.Recorded(name)) },
 		Load:     func(dir string) (*cli.ScriptResult, error) { return overlapResult(overlap.Load(os.DirFS(dir), ".")) },
 		DryRun: func() int {
-			steps := overlap.Steps
-			if *what != "" {
-				steps = []overlap.Step{{Name: ".", Args: []string{"--what", *what}}}
-			}
-			for _, st := range steps {
-				args := append(append([]string{"--out", filepath.Join("DIR", st.Name)}, st.Args...), scriptArgs...)
-				cmdline, err := launch.OverlapBench.Command(o, launch.OverlapBench.Name, args)
-				if err != nil {
-					return cli.Fail(fs, stderr, 2, "%v", err)
-				}
-				fmt.Fprintln(stdout, strings.TrimSpace(strings.Join(st.Env, " ")+" "+launch.ShellJoin(cmdline)))
+			if err := (overlap.Config{Launch: o, What: *what, Args: scriptArgs}).WriteCommands(stdout); err != nil {
+				return cli.Fail(fs, stderr, 2, "%v", err)
 			}
 			return 0
 		},
