@@ -8,7 +8,6 @@ package main
 // this file reads flags and prints.
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -34,15 +33,10 @@ func modelUsageLines() []string {
 		"inference: commlab model tp-allreduce ... (decode all_reduces, backend choice), commlab model kv ... (KV cache bytes and transfer time)",
 		"presets (--preset):",
 	}
-	for _, n := range costmodel.Nodes() {
-		usage = append(usage, fmt.Sprintf("  %-20s %s", n.Name, n.Description))
-	}
+	presets, links := costmodel.UsageLines()
+	usage = append(usage, presets...)
 	usage = append(usage, "network links (--inter-bw takes a rate; `commlab model calibrate` lists sources):")
-	for _, l := range costmodel.Links() {
-		if k := l.Kind; k == "ib" || k == "roce" || k == "efa" || k == "tcpx" || k == "tcpxo" {
-			usage = append(usage, fmt.Sprintf("  %-20s %s", l.Name, l.Description))
-		}
-	}
+	usage = append(usage, links...)
 	return usage
 }
 
@@ -81,7 +75,7 @@ func runModel(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	// Flags left at their defaults stay zero in the query, whose defaults
 	// are the same; those given are listed, so that the query can tell.
 	fs.Visit(func(f *flag.Flag) {
-		if o, ok := modelOptionOf(f.Name); ok {
+		if o, ok := costmodel.OptionOfFlag(f.Name); ok {
 			q.Given = append(q.Given, o)
 		}
 		switch f.Name {
@@ -93,7 +87,7 @@ func runModel(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	})
 	plan, err := q.Plan()
 	if err != nil {
-		return usageErr("%s", modelErrorText(err))
+		return usageErr("%s", costmodel.FlagErrorText(err))
 	}
 	var tunerTable io.Writer
 	if plan.Table && !*jsonOut {
@@ -112,37 +106,6 @@ func runModel(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	}
 	plan.WriteText(stdout, rows, *sweep != "")
 	return 0
-}
-
-// modelFlags are the flags of `commlab model` that stand for the inputs
-// of a costmodel.CollectiveQuery.
-var modelFlags = map[costmodel.Option]string{
-	costmodel.OptionSize: "--size", costmodel.OptionSweep: "--sweep", costmodel.OptionAlgorithm: "--algo",
-	costmodel.OptionProtocol: "--proto", costmodel.OptionRanks: "-n", costmodel.OptionNodes: "--nodes",
-	costmodel.OptionPreset: "--preset", costmodel.OptionBandwidth: "--bw", costmodel.OptionLatency: "--lat",
-	costmodel.OptionInterBandwidth: "--inter-bw", costmodel.OptionInterLatency: "--inter-lat", costmodel.OptionNCCL: "--nccl",
-	costmodel.OptionLink: "--link", costmodel.OptionNICPath: "--nic-path", costmodel.OptionNVLS: "--nvls",
-	costmodel.OptionTable: "--table", costmodel.OptionThreadGPUs: "--thread-gpus", costmodel.OptionIssue: "--issue",
-}
-
-// modelOptionOf is the query input that the flag named name sets.
-func modelOptionOf(name string) (costmodel.Option, bool) {
-	for o, f := range modelFlags {
-		if strings.TrimLeft(f, "-") == name {
-			return o, true
-		}
-	}
-	return "", false
-}
-
-// modelErrorText is err's message with the query's inputs named by their
-// flags: "--nodes 0: need at least 1 node".
-func modelErrorText(err error) string {
-	var oe *costmodel.OptionError
-	if !errors.As(err, &oe) {
-		return err.Error()
-	}
-	return oe.Text(func(o costmodel.Option) string { return modelFlags[o] })
 }
 
 // printModelJSON prints v as --json does and returns the exit status; a
