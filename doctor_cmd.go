@@ -22,35 +22,6 @@ import (
 	"github.com/commlab/commlab/parse/files"
 )
 
-// fullDoctorFlags are the flags only the full doctor reads: with any of
-// them, --nccl-tests FILE is one more piece of its evidence rather than
-// the curve doctor's one input.
-var fullDoctorFlags = map[string]bool{"out": true, "node-dir": true, "topo": true, "lspci": true, "nccl-log": true, "nccl-run": true,
-	"bandwidth": true, "fr": true, "trace": true, "env": true, "baseline": true, "recorded": true, "rank-runs": true, "nodes": true,
-	"pairs": true, "stacks": true, "dmesg": true, "rdma": true, "counters": true, "launcher": true, "torch": true, "live": true}
-
-// curveOnly says whether the arguments ask for the curve doctor alone
-// (--nccl-tests FILE and its own flags: commlab doctor --nccl-tests -h).
-func curveOnly(args []string) bool {
-	curve := false
-	for _, a := range args {
-		if a == "--" {
-			break
-		}
-		if !strings.HasPrefix(a, "-") {
-			continue
-		}
-		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		if name == "nccl-tests" {
-			curve = true
-		}
-		if fullDoctorFlags[name] {
-			return false
-		}
-	}
-	return curve
-}
-
 type doctorFlags struct {
 	out, nodeDir, topo, lspciFile, ncclLog, ncclRun, ncclTests, bandwidth, fr, stacks, dmesgFile, rdma, counters, trace, torch, env, baseline, recorded, rankRuns, nodes, pairs, hosts *string
 	pairwise                                                                                                                                                                           *bool
@@ -115,7 +86,7 @@ var doctorUsage = []string{
 // runDoctor is the full doctor, or the curve doctor when --nccl-tests is
 // its one input: that one's flag set is its own, under the same name.
 func runDoctor(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
-	if curveOnly(args) {
+	if doctor.CurveOnly(args) {
 		return runDoctorCurve(cli.NewFlags(fs.Name(), stderr, doctorCurveUsage...), args, stdout, stderr)
 	}
 	f := addDoctorFlags(fs)

@@ -239,13 +239,7 @@ func runSync(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 		return cli.Fail(fs, stderr, cli.ExitBadInput, "no folder of chapters at %s (--chapters DIR)", *chapters)
 	}
 	actions, err := runner.Sync(*chapters, *notebooks, *check)
-	for _, a := range actions {
-		verb := "wrote"
-		if *check {
-			verb = "stale"
-		}
-		fmt.Fprintf(stdout, "%s %s (%s)\n", verb, a.Write, a.Reason)
-	}
+	runner.WriteSyncActions(stdout, actions, *check)
 	if err != nil {
 		if errors.Is(err, runner.ErrOutOfSync) {
 			fmt.Fprintln(stderr, "commlab sync --check: chapters and notebooks disagree; run `commlab sync`")
