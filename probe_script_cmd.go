@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strings"
 
 	"github.com/commlab/commlab/probes/cli"
@@ -168,14 +167,9 @@ func runProbeC10d(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int
 			if len(rest) > 0 {
 				return cli.Fail(fs, stderr, 2, "unexpected arguments %q (script flags go after --)", rest), nil, nil
 			}
-			var list []string
-			if *parts != "" {
-				list = strings.Split(*parts, ",")
-			}
-			for _, p := range list {
-				if !slices.Contains(c10dlab.Parts, p) {
-					return cli.Fail(fs, stderr, 2, "--parts: %q is not one of %s", p, strings.Join(c10dlab.Parts, ", ")), nil, nil
-				}
+			list, err := c10dlab.PartsOf(*parts)
+			if err != nil {
+				return cli.Fail(fs, stderr, 2, "%v", err), nil, nil
 			}
 			ctx, stop := cli.Interruptible()
 			defer stop()
