@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/commlab/commlab/probes/cli"
+
 	"github.com/commlab/commlab/course"
 	"github.com/commlab/commlab/notebook/literate"
 )
@@ -32,20 +34,20 @@ func runCourse(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	out := fs.String("out", "course", "the course folder (`DIR`) nbgrader runs in")
 	id := fs.String("course-id", "commlab", "nbgrader's course id")
 	exchange := fs.String("exchange", "", "nbgrader's exchange folder (`DIR`, writable by every learner); nbgrader's default when empty")
-	names, status, ok := parseFlags(fs, args)
+	names, status, ok := cli.Parse(fs, args)
 	if !ok {
 		return status
 	}
 	assignments, err := course.Chapters(chapterNotebook, names...)
 	if err != nil {
-		return fail(fs, stderr, statusOf(err), "%v", err)
+		return cli.Fail(fs, stderr, statusOf(err), "%v", err)
 	}
 	written, err := course.Write(*out, course.Options{CourseID: *id, Exchange: *exchange}, assignments)
 	for _, p := range written {
 		fmt.Fprintln(stdout, "wrote", p)
 	}
 	if err != nil {
-		return fail(fs, stderr, statusOf(err), "%v", err)
+		return cli.Fail(fs, stderr, statusOf(err), "%v", err)
 	}
 	for _, a := range assignments {
 		fmt.Fprintf(stdout, "assignment %s: %g points\n", a.Name, a.Points)

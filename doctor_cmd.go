@@ -14,48 +14,21 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/commlab/commlab/probes/cli"
+
 	"github.com/commlab/commlab/cells"
 	"github.com/commlab/commlab/costmodel"
 	"github.com/commlab/commlab/doctor"
 	"github.com/commlab/commlab/parse/files"
 )
 
-// fullDoctorFlags are the flags only the full doctor reads: with any of
-// them, --nccl-tests FILE is one more piece of its evidence rather than
-// the curve doctor's one input.
-var fullDoctorFlags = map[string]bool{"out": true, "node-dir": true, "topo": true, "lspci": true, "nccl-log": true, "nccl-run": true,
-	"bandwidth": true, "fr": true, "trace": true, "env": true, "baseline": true, "recorded": true, "rank-runs": true, "nodes": true,
-	"pairs": true, "stacks": true, "dmesg": true, "launcher": true, "torch": true, "live": true}
-
-// curveOnly says whether the arguments ask for the curve doctor alone
-// (--nccl-tests FILE and its own flags: commlab doctor --nccl-tests -h).
-func curveOnly(args []string) bool {
-	curve := false
-	for _, a := range args {
-		if a == "--" {
-			break
-		}
-		if !strings.HasPrefix(a, "-") {
-			continue
-		}
-		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		if name == "nccl-tests" {
-			curve = true
-		}
-		if fullDoctorFlags[name] {
-			return false
-		}
-	}
-	return curve
-}
-
 type doctorFlags struct {
-	out, nodeDir, topo, lspciFile, ncclLog, ncclRun, ncclTests, bandwidth, fr, stacks, dmesgFile, trace, torch, env, baseline, recorded, rankRuns, nodes, pairs, hosts *string
-	pairwise                                                                                                                                                           *bool
-	jsonOut, live, quick                                                                                                                                               *bool
-	launcher, hostfile, master                                                                                                                                         *string
-	numNodes, perNode, gpusPerNode                                                                                                                                     *int
-	run                                                                                                                                                                *bool
+	out, nodeDir, topo, lspciFile, ncclLog, ncclRun, ncclTests, bandwidth, fr, stacks, dmesgFile, rdma, counters, trace, torch, env, baseline, recorded, rankRuns, nodes, pairs, hosts *string
+	pairwise                                                                                                                                                                           *bool
+	jsonOut, live, quick                                                                                                                                                               *bool
+	launcher, hostfile, master                                                                                                                                                         *string
+	numNodes, perNode, gpusPerNode                                                                                                                                                     *int
+	run                                                                                                                                                                                *bool
 }
 
 func addDoctorFlags(fs *flag.FlagSet) doctorFlags {
@@ -72,6 +45,8 @@ func addDoctorFlags(fs *flag.FlagSet) doctorFlags {
 		fr:          fs.String("fr", "", "Flight Recorder dumps: a directory (other files in it are left out by content), or a glob"),
 		stacks:      fs.String("stacks", "", "the ranks' stacks: a directory of py-spy dump (or faulthandler) text, one rank_N.txt or rankN.txt per rank"),
 		dmesgFile:   fs.String("dmesg", "", "the nodes' kernel logs (dmesg -T, journalctl -k): a file, directory or glob; Xid events, GPUs off the bus, NIC ports down"),
+		rdma:        fs.String("rdma", "", "the nodes' RDMA devices and ports: show_gids, ibv_devinfo -v, ibstat or rdma link output (a file, directory or glob)"),
+		counters:    fs.String("counters", "", "the nodes' NIC port counters: perfquery -x, ethtool -S or sysfs port counters, a port read twice a before and after (a file, directory or glob)"),
 		trace:       fs.String("trace", "", "a torch.profiler Chrome trace (overlap)"),
 		torch:       fs.String("torch", "", "the job's PyTorch version (e.g. 2.11.0): the defaults it runs with and the TORCH_* names it reads"),
 		env:         fs.String("env", "", "the job's environment (`env` output or NAME=VALUE lines)"),
@@ -96,7 +71,7 @@ func addDoctorFlags(fs *flag.FlagSet) doctorFlags {
 
 func (f doctorFlags) files() doctor.Files {
 	return doctor.Files{Recorded: *f.recorded, Topo: *f.topo, LSPCI: *f.lspciFile, NCCLLog: *f.ncclLog, NCCLRun: *f.ncclRun,
-		Bandwidth: *f.bandwidth, NCCLTests: *f.ncclTests, FlightRecorder: *f.fr, Stacks: *f.stacks, Dmesg: *f.dmesgFile,
+		Bandwidth: *f.bandwidth, NCCLTests: *f.ncclTests, FlightRecorder: *f.fr, Stacks: *f.stacks, Dmesg: *f.dmesgFile, RDMA: *f.rdma, Counters: *f.counters,
 		Trace: *f.trace, Env: *f.env, Torch: *f.torch, RankRuns: *f.rankRuns, NodeReports: *f.nodes, Pairs: *f.pairs}
 }
 
@@ -111,11 +86,11 @@ var doctorUsage = []string{
 // runDoctor is the full doctor, or the curve doctor when --nccl-tests is
 // its one input: that one's flag set is its own, under the same name.
 func runDoctor(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
-	if curveOnly(args) {
-		return runDoctorCurve(newFlags(fs.Name(), stderr, doctorCurveUsage...), args, stdout, stderr)
+	if doctor.CurveOnly(args) {
+		return runDoctorCurve(cli.NewFlags(fs.Name(), stderr, doctorCurveUsage...), args, stdout, stderr)
 	}
 	f := addDoctorFlags(fs)
-	if status, ok := parseOnlyFlags(fs, args, stderr); !ok {
+	if status, ok := cli.ParseOnly(fs, args, stderr); !ok {
 		return status
 	}
 	if *f.launcher != "" {
@@ -127,52 +102,26 @@ func runDoctor(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	}
 	if out != "" {
 		if err := os.MkdirAll(out, 0o755); err != nil {
-			return fail(fs, stderr, exitBadInput, "%v", err)
+			return cli.Fail(fs, stderr, cli.ExitBadInput, "%v", err)
 		}
 	}
 	files := f.files()
 	ev, err := doctor.ReadFiles(files)
 	if err != nil {
-		return fail(fs, stderr, statusOf(err), "%v", err)
+		return cli.Fail(fs, stderr, statusOf(err), "%v", err)
 	}
-	if *f.live || !files.Any() {
-		exe, err := os.Executable()
-		if err != nil {
-			return fail(fs, stderr, exitFailed, "%v", err)
-		}
-		g := doctor.Gather{Exe: exe, Out: out, Quick: *f.quick, Progress: newProgressBar(stderr).update}
-		if err := doctor.GatherLive(ev, g); err != nil {
-			return fail(fs, stderr, exitFailed, "%v", err)
-		}
-	}
-	ev.Collective = append(ev.Collective, doctor.CheckCurves(ev)...)
-	r := doctor.Diagnose(ev)
-	r.Command = doctor.ShellLine(commandLine(fs, args))
-	if *f.baseline != "" {
-		bf, err := os.Open(*f.baseline)
-		if err != nil {
-			return fail(fs, stderr, exitBadInput, "%v", err)
-		}
-		base, err := doctor.ReadReport(bf)
-		bf.Close()
-		if err != nil {
-			return fail(fs, stderr, exitBadInput, "%v", err)
-		}
-		r.CompareBaseline(base, *f.baseline)
-	}
-	if out != "" {
-		if err := cells.WriteDoctorFolder(out, r); err != nil {
-			return fail(fs, stderr, exitFailed, "%v", err)
-		}
-		fmt.Fprintf(stderr, "commlab doctor: wrote %s\n", filepath.Join(out, "report.html"))
-	}
-	if *f.jsonOut {
-		err = r.WriteJSON(stdout)
-	} else {
-		err = r.WriteText(stdout)
-	}
+	r, err := doctor.Examine(ev, doctor.Gather{Out: out, Quick: *f.quick, Progress: cli.NewProgressBar(stderr).Update}, *f.live || !files.Any())
 	if err != nil {
-		return fail(fs, stderr, exitFailed, "%v", err)
+		return cli.Fail(fs, stderr, cli.ExitFailed, "%v", err)
+	}
+	r.Command = doctor.ShellLine(cli.CommandLine(fs, args))
+	if *f.baseline != "" {
+		if err := r.CompareBaselineFile(*f.baseline); err != nil {
+			return cli.Fail(fs, stderr, cli.ExitBadInput, "%v", err)
+		}
+	}
+	if err := cells.ShowDoctorReport(r, out, *f.jsonOut, stdout, stderr); err != nil {
+		return cli.Fail(fs, stderr, cli.ExitFailed, "%v", err)
 	}
 	return r.ExitCode
 }
@@ -186,7 +135,7 @@ func doctorLaunch(fs *flag.FlagSet, f doctorFlags, stdout, stderr io.Writer) int
 		Binary: exe, Nodes: *f.nodes, NumNodes: *f.numNodes, PerNode: *f.perNode, GPUsPerNode: *f.gpusPerNode,
 		Pairwise: *f.pairwise, JSON: *f.jsonOut}.Plan()
 	if err != nil {
-		return fail(fs, stderr, exitBadInput, "%v", err)
+		return cli.Fail(fs, stderr, cli.ExitBadInput, "%v", err)
 	}
 	// With --run the plan goes to stderr beside the commands' own output,
 	// and stdout carries the one report the follow-up writes.
@@ -199,7 +148,7 @@ func doctorLaunch(fs *flag.FlagSet, f doctorFlags, stdout, stderr io.Writer) int
 		return 0
 	}
 	if err := plan.RunCommands(stderr); err != nil {
-		return fail(fs, stderr, exitFailed, "%v", err)
+		return cli.Fail(fs, stderr, cli.ExitFailed, "%v", err)
 	}
 	fmt.Fprintf(stderr, "commlab doctor: reading everything: %s\n", doctor.ShellLine(plan.FollowUp))
 	return dispatch(plan.FollowUp[1:], stdout, stderr)
@@ -230,11 +179,11 @@ func runDoctorCurve(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) i
 	network := fs.String("network", "", "the network between nodes when the file does not say: ib, roce, efa, tcpx, tcpxo (default: the preset's, named as an assumption)")
 	coll := fs.String("coll", "all_reduce", "the collective: for a commlab run, the one to read; for nccl-tests output that does not name it, what it is")
 	inPlace := fs.Bool("in-place", false, "for a commlab run: the in-place samples")
-	if status, ok := parseOnlyFlags(fs, args, stderr); !ok {
+	if status, ok := cli.ParseOnly(fs, args, stderr); !ok {
 		return status
 	}
 	if *file == "" {
-		return fail(fs, stderr, exitBadInput, "--nccl-tests FILE is required")
+		return cli.Fail(fs, stderr, cli.ExitBadInput, "--nccl-tests FILE is required")
 	}
 	if *file == "-h" || *file == "-help" || *file == "--help" {
 		// `commlab doctor --nccl-tests -h`, as commlab doctor -h says: the
@@ -259,15 +208,15 @@ func runDoctorCurve(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) i
 	}
 	ins, err := readCurveFile(*file, *coll, *inPlace)
 	if err != nil {
-		return fail(fs, stderr, exitBadInput, "%v", err)
+		return cli.Fail(fs, stderr, cli.ExitBadInput, "%v", err)
 	}
 	out, err := d.Judge(ins)
 	if err != nil {
-		return fail(fs, stderr, exitBadInput, "%v", err)
+		return cli.Fail(fs, stderr, cli.ExitBadInput, "%v", err)
 	}
 	if *jsonOut {
-		if err := encodeIndented(stdout, out); err != nil {
-			return fail(fs, stderr, exitFailed, "%v", err)
+		if err := cli.EncodeIndented(stdout, out); err != nil {
+			return cli.Fail(fs, stderr, cli.ExitFailed, "%v", err)
 		}
 		return out.Exit
 	}

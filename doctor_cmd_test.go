@@ -129,3 +129,33 @@ func TestDoctorPairs(t *testing.T) {
 		t.Errorf("pairwise plan: exit %d\n%s", code, out.String())
 	}
 }
+
+// --rdma reads show_gids (or ibv_devinfo, ibstat, rdma link) output into
+// the RoCE GID check.
+func TestDoctorRDMAFlag(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := dispatch([]string{"doctor", "--rdma", "parse/rdmatools/testdata/showgids_cx6_spectrumscale_pr4.txt"}, &out, &errb)
+	if code != 0 {
+		t.Fatalf("exit %d, want 0: %s\n%s", code, errb.String(), out.String())
+	}
+	for _, want := range []string{"rdma tool output: parse/rdmatools/testdata/showgids_cx6_spectrumscale_pr4.txt (show_gids: ", "[ok  ] roce-gid"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+// --counters reads port counters read twice into the port-counters check:
+// the link that went down during the window fails it.
+func TestDoctorCountersFlag(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := dispatch([]string{"doctor", "--counters", "parse/netcounters/testdata/sysfs_counters_two_reads.txt"}, &out, &errb)
+	if code != 2 {
+		t.Fatalf("exit %d, want 2 (a failure): %s\n%s", code, errb.String(), out.String())
+	}
+	for _, want := range []string{"port counters: parse/netcounters/testdata/sysfs_counters_two_reads.txt (2 port reading(s))", "[FAIL] port-counters", "link_downed +1"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, out.String())
+		}
+	}
+}

@@ -15,9 +15,10 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
+
+	"github.com/commlab/commlab/probes/cli"
 
 	"golang.org/x/sys/unix"
 
@@ -32,20 +33,20 @@ var kernelUsage = []string{"usage: commlab kernel [--log LEVEL] <connection-file
 
 func runKernel(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	logLevel := fs.String("log", envOr("COMMLAB_LOG", "warn"), "log level: debug, info, warn or error")
-	files, status, ok := parseFlags(fs, args)
+	files, status, ok := cli.Parse(fs, args)
 	if !ok {
 		return status
 	}
 	if len(files) != 1 {
-		return fail(fs, stderr, 2, "want one connection file, got %d arguments", len(files))
+		return cli.Fail(fs, stderr, 2, "want one connection file, got %d arguments", len(files))
 	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(strings.ToUpper(*logLevel))); err != nil {
-		return fail(fs, stderr, 2, "bad --log %q: %v", *logLevel, err)
+		return cli.Fail(fs, stderr, 2, "bad --log %q: %v", *logLevel, err)
 	}
 	info, err := conn.ReadInfo(files[0])
 	if err != nil {
-		return fail(fs, stderr, exitBadInput, "%v", err)
+		return cli.Fail(fs, stderr, cli.ExitBadInput, "%v", err)
 	}
 	// The kernel log goes to the real stderr, which the session later
 	// redirects into cells; keep a handle on the original descriptor.
@@ -84,109 +85,17 @@ func runInstall(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	prefix := fs.String("prefix", "", "install into `DIR`/share/jupyter")
 	uninstall := fs.Bool("uninstall", false, "remove the kernelspec instead of installing it")
 	name := fs.String("name", install.DefaultName, "kernelspec `name`")
-	if status, ok := parseOnlyFlags(fs, args, stderr); !ok {
+	if status, ok := cli.ParseOnly(fs, args, stderr); !ok {
 		return status
 	}
-	scopes := 0
-	for _, set := range []bool{*user, *sysPrefix, *prefix != ""} {
-		if set {
-			scopes++
-		}
-	}
-	if scopes > 1 {
-		return fail(fs, stderr, 2, "choose one of --user, --sys-prefix and --prefix")
-	}
-
-	// The kernelspec and the widgets' nbextension go to a data directory,
-	// the nbextension's enabling file to the matching config directory.
-	var dataDir, configDir, where, envPrefix string
-	var err error
-	switch {
-	case *prefix != "":
-		envPrefix = *prefix
-		dataDir, configDir, where = install.PrefixDataDir(*prefix), install.PrefixConfigDir(*prefix), "--prefix "+*prefix
-	case *sysPrefix:
-		envPrefix, where, err = install.SysPrefix()
-		dataDir, configDir, where = install.PrefixDataDir(envPrefix), install.PrefixConfigDir(envPrefix), "sys.prefix from "+where
-	default:
-		dataDir, err = install.UserDataDir()
-		if err == nil {
-			configDir, err = install.UserConfigDir()
-		}
-		where = "user data dir"
+	err := install.Setup{User: *user, SysPrefix: *sysPrefix, Prefix: *prefix, Name: *name, Uninstall: *uninstall}.Run(stdout, stderr)
+	if errors.Is(err, install.ErrScopes) {
+		return cli.Fail(fs, stderr, 2, "%v", err)
 	}
 	if err != nil {
-		return fail(fs, stderr, 1, "%v", err)
-	}
-	// notWritable names the fix for a kernelspec folder the user may not
-	// write: on a hub, the environment is its administrator's.
-	notWritable := func(err error) int {
-		if envPrefix != "" {
-			return fail(fs, stderr, 1, "%v\nthis environment belongs to another user (on a JupyterHub, its administrator): ask its owner to run\n  PATH=%s:$PATH commlab install --sys-prefix\nor register the kernel for yourself alone with\n  commlab install --user",
-				err, filepath.Join(envPrefix, "bin"))
-		}
-		return fail(fs, stderr, 1, "%v\nmake %s yours again, or set JUPYTER_DATA_DIR and JUPYTER_CONFIG_DIR to folders you own", err, dataDir)
-	}
-
-	if *uninstall {
-		dir, err := install.Uninstall(dataDir, *name)
-		if err != nil {
-			return fail(fs, stderr, 1, "%v", err)
-		}
-		if err := install.UninstallWidgets(dataDir, configDir); err != nil {
-			return fail(fs, stderr, 1, "%v", err)
-		}
-		fmt.Fprintf(stdout, "removed kernelspec %s from %s and the widgets' nbextension %s\n", *name, dir, install.WidgetsExtension)
-		return 0
-	}
-	exe, err := install.Executable()
-	if err != nil {
-		return fail(fs, stderr, 1, "%v", err)
-	}
-	dir, err := install.Install(dataDir, *name, exe)
-	if errors.Is(err, install.ErrNotWritable) {
-		return notWritable(err)
-	}
-	if err != nil {
-		return fail(fs, stderr, 1, "%v", err)
-	}
-	extDir, config, err := install.InstallWidgets(dataDir, configDir)
-	if errors.Is(err, install.ErrNotWritable) {
-		return notWritable(err)
-	}
-	if err != nil {
-		return fail(fs, stderr, 1, "%v", err)
-	}
-	fmt.Fprintf(stdout, "installed kernelspec %s in %s (%s)\nkernel command: %s kernel {connection_file}\n", *name, dir, where, exe)
-	fmt.Fprintf(stdout, "installed the widgets' front end for the classic Notebook in %s, enabled by %s\n", extDir, config)
-	if envPrefix != "" {
-		// A Python environment: can its front ends draw widgets, and can
-		// everyone who sees the kernelspec run the kernel?
-		for _, w := range install.CheckFrontEnds(envPrefix, install.DataPath(envPrefix), *sysPrefix) {
-			fmt.Fprintf(stderr, "commlab install: warning: %s\n  fix: %s\n", w.Problem, w.Fix)
-		}
-		// The environment's own python too: a venv made from a Python
-		// under root's home (pyenv's) starts no server for anyone else.
-		if py, err := filepath.EvalSymlinks(filepath.Join(envPrefix, "bin", "python")); err == nil {
-			if blocker := install.SharedButNotRunnable(filepath.Join(dir, "kernel.json"), py); blocker != "" {
-				fmt.Fprintf(stderr, "commlab install: warning: other users can read this kernelspec but cannot run this environment's python %s (%s is %s): on a JupyterHub their servers would not start\n  fix: make the environment from a Python every user can run, e.g. /usr/bin/python3 -m venv --clear %s, and install into it again\n",
-					py, blocker, install.ModeOf(blocker), envPrefix)
-			}
-		}
-		if blocker := install.SharedButNotRunnable(filepath.Join(dir, "kernel.json"), exe); blocker != "" {
-			fmt.Fprintf(stderr, "commlab install: warning: other users can read this kernelspec but cannot run %s (%s is %s): on a JupyterHub their kernels would not start\n  fix: sudo install -m 755 %s /usr/local/bin/commlab && sudo env PATH=%s:$PATH /usr/local/bin/commlab install %s\n",
-				exe, blocker, install.ModeOf(blocker), exe, filepath.Join(envPrefix, "bin"), scopeFlag(*sysPrefix, *prefix))
-		}
+		return cli.Fail(fs, stderr, 1, "%v", err)
 	}
 	return 0
-}
-
-// scopeFlag is the install flag of a prefix scope, to repeat in advice.
-func scopeFlag(sysPrefix bool, prefix string) string {
-	if sysPrefix {
-		return "--sys-prefix"
-	}
-	return "--prefix " + prefix
 }
 
 var labUsage = []string{"usage: commlab lab [DIR] [--force] [--no-install] [--no-run]",
@@ -198,37 +107,20 @@ func runLab(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	force := fs.Bool("force", false, "overwrite chapters and notebooks you changed")
 	noInstall := fs.Bool("no-install", false, "do not register the Jupyter kernel")
 	noRun := fs.Bool("no-run", false, "write the files only; do not run the chapters")
-	rest, status, ok := parseFlags(fs, args)
+	rest, status, ok := cli.Parse(fs, args)
 	if !ok {
 		return status
 	}
 	if len(rest) > 1 {
-		return fail(fs, stderr, 2, "one folder at most, got %d", len(rest))
+		return cli.Fail(fs, stderr, 2, "one folder at most, got %d", len(rest))
 	}
 	dir := "commlab-lab"
 	if len(rest) == 1 {
 		dir = rest[0]
 	}
-	acts, err := runner.WriteFolder(dir, cells.View().Chapters, *force)
-	counts := map[string]int{}
-	for _, a := range acts {
-		counts[a.Did]++
-		switch a.Did {
-		case runner.FolderKept:
-			fmt.Fprintf(stderr, "commlab lab: kept %s: you changed it since commlab wrote it (--force overwrites it)\n", filepath.Join(dir, a.Path))
-		case runner.FolderOverwrote:
-			fmt.Fprintf(stderr, "commlab lab: overwrote %s (--force)\n", filepath.Join(dir, a.Path))
-		}
+	if err := runner.WriteLab(dir, cells.View().Chapters, *force, stdout, stderr); err != nil {
+		return cli.Fail(fs, stderr, 1, "%v", err)
 	}
-	if err != nil {
-		return fail(fs, stderr, 1, "%v", err)
-	}
-	var summary []string
-	for did, n := range counts {
-		summary = append(summary, fmt.Sprintf("%d %s", n, did))
-	}
-	sort.Strings(summary)
-	fmt.Fprintf(stdout, "lab     %s: %d files (%s)\n", dir, len(acts), strings.Join(summary, ", "))
 	if !*noInstall {
 		if s := dispatch([]string{"install", "--user"}, stdout, stderr); s != 0 {
 			return s
@@ -284,20 +176,20 @@ func runRun(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	htmlOut := fs.Bool("html", false, "also write DIR/NAME.html and DIR/index.html")
 	solutions := fs.Bool("solutions", false, "trainer's run: each blank answer cell runs its solution (solutions/NAME.md beside the file, else the embedded ones); every check must then say right")
 	expect := fs.String("expect-exercises", "", "fail unless every exercise check says `STATUS`: right, or blank (not answered yet); --solutions implies right")
-	files, status, ok := parseFlags(fs, args)
+	files, status, ok := cli.Parse(fs, args)
 	if !ok {
 		return status
 	}
-	wantExercises, err := exerciseExpectation(*expect, *solutions)
+	wantExercises, err := cells.ExerciseExpectation(*expect, *solutions)
 	if err != nil {
-		return fail(fs, stderr, 2, "%v", err)
+		return cli.Fail(fs, stderr, 2, "%v", err)
 	}
 	if len(files) == 0 {
-		return fail(fs, stderr, 2, "no notebooks given (run with -h for the flags)")
+		return cli.Fail(fs, stderr, 2, "no notebooks given (run with -h for the flags)")
 	}
 	outDir, err := filepath.Abs(*out)
 	if err != nil {
-		return fail(fs, stderr, 2, "%v", err)
+		return cli.Fail(fs, stderr, 2, "%v", err)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -310,132 +202,27 @@ func runRun(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	jobs := make([]*runner.Job, len(files))
 	for i, f := range files {
 		if jobs[i], err = runner.NewJob(f, params); err != nil {
-			return fail(fs, stderr, exitBadInput, "%s", naming(f, err))
+			return cli.Fail(fs, stderr, cli.ExitBadInput, "%s", naming(f, err))
 		}
 		if _, err := runner.OutputPath(f, outDir); err != nil {
-			return fail(fs, stderr, exitBadInput, "%v", err)
+			return cli.Fail(fs, stderr, cli.ExitBadInput, "%v", err)
 		}
 	}
 	live := stderr == io.Writer(os.Stderr) && runner.IsTerminal(os.Stderr)
-	var written []string
-	for i, f := range files {
-		opts := runner.FileOptions{
-			Options:       runner.Options{CellTimeout: *cellTimeout, AllowErrors: *allowErrors, Name: f},
+	batch := runner.Batch{Files: files, Jobs: jobs, Timeout: *timeout, Exercises: cells.ExerciseReport(wantExercises),
+		File: runner.FileOptions{
+			Options:       runner.Options{CellTimeout: *cellTimeout, AllowErrors: *allowErrors},
 			OutDir:        outDir,
 			CaptureOutput: runCaptureOutput,
 			Live:          live,
 			HTML:          *htmlOut,
 			Solutions:     *solutions,
 			Cells:         cells.View(),
-		}
-		res, nb, path, err := runner.RunFile(ctx, jobs[i], opts)
-		if path != "" {
-			written = append(written, path)
-		}
-		if res == nil {
-			fmt.Fprintf(stderr, "commlab run: %v\n", err)
-			status = 1
-			continue
-		}
-		state := res.Status(*allowErrors)
-		if err != nil && len(res.Failures) == 0 {
-			state = "stopped"
-		}
-		fmt.Fprintf(stdout, "%-7s %s  %d/%d cells  %s  -> %s\n", state, f, res.Executed, res.Cells, res.Duration.Round(time.Millisecond), relPath(path))
-		for _, fail := range res.Failures {
-			reportFailure(stderr, f, fail)
-		}
-		if verdicts := cells.ExerciseVerdicts(nb); len(verdicts) > 0 || wantExercises != "" && cells.HasBlankAnswers(nb) {
-			fmt.Fprintf(stdout, "        exercises: %s\n", cells.SummarizeExercises(verdicts))
-			if wantExercises != "" && err == nil {
-				if xerr := cells.ExpectExercises(verdicts, wantExercises); xerr != nil {
-					fmt.Fprintf(stderr, "commlab run: %s: %v\n", f, xerr)
-					status = 1
-				}
-			}
-		}
-		if err != nil {
-			if len(res.Failures) == 0 {
-				fmt.Fprintf(stderr, "commlab run: %v\n", err)
-			}
-			status = 1
-		}
-		if ctx.Err() != nil {
-			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-				fmt.Fprintf(stderr, "commlab run: stopped: the run took longer than --timeout %v\n", *timeout)
-			} else {
-				fmt.Fprintln(stderr, "commlab run: interrupted")
-			}
-			status = 1
-			break
-		}
+		}}
+	if batch.Run(ctx, stdout, stderr) {
+		return cli.ExitFailed
 	}
-	if *htmlOut && len(written) > 0 && !exportHTML(fs, written, outDir, stdout, stderr) {
-		status = 1
-	}
-	return status
-}
-
-// exerciseExpectation is the status --expect-exercises asks of every
-// check ("" for none).
-func exerciseExpectation(flag string, solutions bool) (string, error) {
-	switch strings.TrimSpace(flag) {
-	case "":
-		if solutions {
-			return "right", nil
-		}
-		return "", nil
-	case "right":
-		return "right", nil
-	case "blank", "not answered yet":
-		if solutions {
-			return "", fmt.Errorf("--expect-exercises blank contradicts --solutions, after which every check says right")
-		}
-		return "not answered yet", nil
-	}
-	return "", fmt.Errorf("--expect-exercises %q: want right or blank", flag)
-}
-
-// exportHTML writes the HTML pages and index, and says where.
-func exportHTML(fs *flag.FlagSet, files []string, outDir string, stdout, stderr io.Writer) bool {
-	pages, index, err := runner.ExportHTML(files, outDir, cells.View())
-	if err != nil {
-		fail(fs, stderr, 1, "%v", err)
-		return false
-	}
-	fmt.Fprintf(stdout, "html    %d pages, index %s\n", pages, relPath(index))
-	return true
-}
-
-// reportFailure prints the failed cell, its line and the error.
-func reportFailure(w io.Writer, file string, f *runner.CellError) {
-	fmt.Fprintf(w, "%s: %v\n", file, f)
-	if f.Err != nil && errors.Is(f.Err, runner.ErrCellTimeout) {
-		fmt.Fprintf(w, "  %v\n", f.Err)
-	}
-	lines := strings.Split(f.Source, "\n")
-	from, to := 0, len(lines)
-	if f.Line > 0 && f.Line <= len(lines) {
-		from, to = max(0, f.Line-3), min(len(lines), f.Line+2)
-	} else if to > 6 {
-		to = 6
-	}
-	for i := from; i < to; i++ {
-		mark := " "
-		if i+1 == f.Line {
-			mark = ">"
-		}
-		fmt.Fprintf(w, "  %s %3d | %s\n", mark, i+1, lines[i])
-	}
-}
-
-func relPath(p string) string {
-	if wd, err := os.Getwd(); err == nil {
-		if r, err := filepath.Rel(wd, p); err == nil && !strings.HasPrefix(r, "..") {
-			return r
-		}
-	}
-	return p
+	return 0
 }
 
 var syncUsage = []string{"usage: commlab sync [--check] [--chapters DIR] [--notebooks DIR]",
@@ -445,26 +232,20 @@ func runSync(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	check := fs.Bool("check", false, "write nothing; exit 1 when a chapter and its notebook disagree")
 	chapters := fs.String("chapters", "chapters", "folder of the literate sources (`DIR`/NN-slug.md)")
 	notebooks := fs.String("notebooks", "notebooks", "folder of the notebooks (`DIR`/NN-slug.ipynb)")
-	if status, ok := parseOnlyFlags(fs, args, stderr); !ok {
+	if status, ok := cli.ParseOnly(fs, args, stderr); !ok {
 		return status
 	}
 	if info, err := os.Stat(*chapters); err != nil || !info.IsDir() {
-		return fail(fs, stderr, exitBadInput, "no folder of chapters at %s (--chapters DIR)", *chapters)
+		return cli.Fail(fs, stderr, cli.ExitBadInput, "no folder of chapters at %s (--chapters DIR)", *chapters)
 	}
 	actions, err := runner.Sync(*chapters, *notebooks, *check)
-	for _, a := range actions {
-		verb := "wrote"
-		if *check {
-			verb = "stale"
-		}
-		fmt.Fprintf(stdout, "%s %s (%s)\n", verb, a.Write, a.Reason)
-	}
+	runner.WriteSyncActions(stdout, actions, *check)
 	if err != nil {
 		if errors.Is(err, runner.ErrOutOfSync) {
 			fmt.Fprintln(stderr, "commlab sync --check: chapters and notebooks disagree; run `commlab sync`")
-			return exitFailed
+			return cli.ExitFailed
 		}
-		return fail(fs, stderr, statusOf(err), "%v", err)
+		return cli.Fail(fs, stderr, statusOf(err), "%v", err)
 	}
 	return 0
 }
@@ -474,24 +255,24 @@ var exportUsage = []string{"usage: commlab export [--out DIR] [NOTEBOOK.ipynb|CH
 
 func runExport(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	out := fs.String("out", "out", "write NAME.html and index.html into `DIR`")
-	files, status, ok := parseFlags(fs, args)
+	files, status, ok := cli.Parse(fs, args)
 	if !ok {
 		return status
 	}
 	if len(files) == 0 {
 		files, _ = filepath.Glob(filepath.Join(*out, "*.ipynb"))
 		if len(files) == 0 {
-			return fail(fs, stderr, exitBadInput, "no notebooks in %s (run `commlab run --out %s` first, or name files)", *out, *out)
+			return cli.Fail(fs, stderr, cli.ExitBadInput, "no notebooks in %s (run `commlab run --out %s` first, or name files)", *out, *out)
 		}
 	}
 	// Every file is read before anything is written.
 	for _, f := range files {
 		if _, err := runner.Load(f); err != nil {
-			return fail(fs, stderr, statusOf(err), "%s", naming(f, err))
+			return cli.Fail(fs, stderr, statusOf(err), "%s", naming(f, err))
 		}
 	}
-	if !exportHTML(fs, files, *out, stdout, stderr) {
-		return exitFailed
+	if err := runner.WriteHTML(files, *out, cells.View(), stdout); err != nil {
+		return cli.Fail(fs, stderr, cli.ExitFailed, "%v", err)
 	}
 	return 0
 }

@@ -9,7 +9,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -17,11 +16,11 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
-	"syscall"
+
+	"github.com/commlab/commlab/probes/cli"
 
 	"github.com/commlab/commlab/kernel/conn"
 	"github.com/commlab/commlab/notebook"
@@ -40,7 +39,7 @@ type verb struct {
 	summary string
 	// usage is what -h prints above the flags.
 	usage []string
-	// run executes the verb with its flag set (newFlags: named by the
+	// run executes the verb with its flag set (cli.NewFlags: named by the
 	// path, printing usage for -h) and the arguments after its name, and
 	// returns the process exit status (2 for usage errors).
 	run func(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int
@@ -125,7 +124,7 @@ func dispatchIn(path string, table []verb, args []string, stdout, stderr io.Writ
 	if v.sub != nil && (v.run == nil || len(args) > 1 && findVerb(v.sub, args[1]) != nil) {
 		return dispatchIn(path, v.sub, args[1:], stdout, stderr)
 	}
-	return v.run(newFlags(path, stderr, v.usage...), args[1:], stdout, stderr)
+	return v.run(cli.NewFlags(path, stderr, v.usage...), args[1:], stdout, stderr)
 }
 
 func findVerb(table []verb, name string) *verb {
@@ -159,32 +158,24 @@ func version() string {
 	return "devel"
 }
 
-// Exit statuses: 2 for bad input (a usage error, a missing or malformed
-// file, a bad flag value), 1 when the input was good but the work failed
-// (a cell, a probe, a tool), 0 otherwise.
-const (
-	exitFailed   = 1
-	exitBadInput = 2
-)
-
 // inputErrors are the sentinels that say an error is the input's fault.
 var inputErrors = []error{fs.ErrNotExist, fs.ErrPermission, notebook.ErrFormat, notebook.ErrInvalid,
 	parse.ErrFormat, conn.ErrBadInfo, runner.ErrParameter, runner.ErrOverSource, literate.ErrUnclosed, literate.ErrMetadata}
 
-// statusOf is the exit status for err: exitBadInput when the input is at
-// fault (missing, unreadable, not the format, malformed), else exitFailed.
+// statusOf is the exit status for err: cli.ExitBadInput when the input is at
+// fault (missing, unreadable, not the format, malformed), else cli.ExitFailed.
 func statusOf(err error) int {
 	for _, s := range inputErrors {
 		if errors.Is(err, s) {
-			return exitBadInput
+			return cli.ExitBadInput
 		}
 	}
 	var syntax *json.SyntaxError
 	var typ *json.UnmarshalTypeError
 	if errors.As(err, &syntax) || errors.As(err, &typ) {
-		return exitBadInput
+		return cli.ExitBadInput
 	}
-	return exitFailed
+	return cli.ExitFailed
 }
 
 // naming returns err's message naming file, unless it already does (the
@@ -198,20 +189,4 @@ func naming(file string, err error) string {
 		return msg
 	}
 	return file + ": " + msg
-}
-
-// encodeIndented prints v as indented JSON, HTML characters escaped as
-// encoding/json does by default (parse's writeJSON keeps them: logs hold
-// < and >).
-func encodeIndented(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
-}
-
-// interruptible is the context of a verb that runs something long: an
-// interrupt, or the SIGTERM a timeout sends, cancels it, and whatever it
-// started stops too.
-func interruptible() (context.Context, context.CancelFunc) {
-	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 }

@@ -8,12 +8,13 @@ package main
 // this file reads flags and prints.
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/commlab/commlab/probes/cli"
 
 	"github.com/commlab/commlab/chart"
 	"github.com/commlab/commlab/costmodel"
@@ -32,15 +33,10 @@ func modelUsageLines() []string {
 		"inference: commlab model tp-allreduce ... (decode all_reduces, backend choice), commlab model kv ... (KV cache bytes and transfer time)",
 		"presets (--preset):",
 	}
-	for _, n := range costmodel.Nodes() {
-		usage = append(usage, fmt.Sprintf("  %-20s %s", n.Name, n.Description))
-	}
+	presets, links := costmodel.UsageLines()
+	usage = append(usage, presets...)
 	usage = append(usage, "network links (--inter-bw takes a rate; `commlab model calibrate` lists sources):")
-	for _, l := range costmodel.Links() {
-		if k := l.Kind; k == "ib" || k == "roce" || k == "efa" || k == "tcpx" || k == "tcpxo" {
-			usage = append(usage, fmt.Sprintf("  %-20s %s", l.Name, l.Description))
-		}
-	}
+	usage = append(usage, links...)
 	return usage
 }
 
@@ -65,11 +61,11 @@ func runModel(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	issue := fs.String("issue", "", "with --algo auto: host time to issue one operation to one GPU (default: the fitted "+
 		strconv.FormatFloat(costmodel.FitIssueUs, 'g', -1, 64)+"µs; H200 VMs whose runs are recorded here: "+strconv.FormatFloat(costmodel.FitLabIssueUs, 'g', -1, 64)+"µs)")
 	jsonOut := fs.Bool("json", false, "print JSON: an object, or a list for --sweep")
-	pos, status, ok := parseFlags(fs, args)
+	pos, status, ok := cli.Parse(fs, args)
 	if !ok {
 		return status
 	}
-	usageErr := func(format string, a ...any) int { return fail(fs, stderr, 2, format, a...) }
+	usageErr := func(format string, a ...any) int { return cli.Fail(fs, stderr, 2, format, a...) }
 	if len(pos) != 1 {
 		return usageErr("want exactly one collective, got %d arguments (run with -h for the flags)", len(pos))
 	}
@@ -79,7 +75,7 @@ func runModel(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	// Flags left at their defaults stay zero in the query, whose defaults
 	// are the same; those given are listed, so that the query can tell.
 	fs.Visit(func(f *flag.Flag) {
-		if o, ok := modelOptionOf(f.Name); ok {
+		if o, ok := costmodel.OptionOfFlag(f.Name); ok {
 			q.Given = append(q.Given, o)
 		}
 		switch f.Name {
@@ -91,7 +87,7 @@ func runModel(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	})
 	plan, err := q.Plan()
 	if err != nil {
-		return usageErr("%s", modelErrorText(err))
+		return usageErr("%s", costmodel.FlagErrorText(err))
 	}
 	var tunerTable io.Writer
 	if plan.Table && !*jsonOut {
@@ -112,42 +108,11 @@ func runModel(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// modelFlags are the flags of `commlab model` that stand for the inputs
-// of a costmodel.CollectiveQuery.
-var modelFlags = map[costmodel.Option]string{
-	costmodel.OptionSize: "--size", costmodel.OptionSweep: "--sweep", costmodel.OptionAlgorithm: "--algo",
-	costmodel.OptionProtocol: "--proto", costmodel.OptionRanks: "-n", costmodel.OptionNodes: "--nodes",
-	costmodel.OptionPreset: "--preset", costmodel.OptionBandwidth: "--bw", costmodel.OptionLatency: "--lat",
-	costmodel.OptionInterBandwidth: "--inter-bw", costmodel.OptionInterLatency: "--inter-lat", costmodel.OptionNCCL: "--nccl",
-	costmodel.OptionLink: "--link", costmodel.OptionNICPath: "--nic-path", costmodel.OptionNVLS: "--nvls",
-	costmodel.OptionTable: "--table", costmodel.OptionThreadGPUs: "--thread-gpus", costmodel.OptionIssue: "--issue",
-}
-
-// modelOptionOf is the query input that the flag named name sets.
-func modelOptionOf(name string) (costmodel.Option, bool) {
-	for o, f := range modelFlags {
-		if strings.TrimLeft(f, "-") == name {
-			return o, true
-		}
-	}
-	return "", false
-}
-
-// modelErrorText is err's message with the query's inputs named by their
-// flags: "--nodes 0: need at least 1 node".
-func modelErrorText(err error) string {
-	var oe *costmodel.OptionError
-	if !errors.As(err, &oe) {
-		return err.Error()
-	}
-	return oe.Text(func(o costmodel.Option) string { return modelFlags[o] })
-}
-
 // printModelJSON prints v as --json does and returns the exit status; a
 // failed write is named after the verb whose flag set is fs.
 func printModelJSON(fs *flag.FlagSet, stdout, stderr io.Writer, v any) int {
-	if err := encodeIndented(stdout, v); err != nil {
-		return fail(fs, stderr, 1, "%v", err)
+	if err := cli.EncodeIndented(stdout, v); err != nil {
+		return cli.Fail(fs, stderr, 1, "%v", err)
 	}
 	return 0
 }
@@ -175,12 +140,12 @@ func runModelCalibrate(fs *flag.FlagSet, args []string, stdout, stderr io.Writer
 	preset := fs.String("preset", "", "only the rows of machines of this node preset")
 	jsonOut := fs.Bool("json", false, "print the rows as JSON")
 	chartOut := fs.String("chart", "", "also write the rows as a chart (model against measured, by regime) to this .svg, .png or .pdf file")
-	if status, ok := parseOnlyFlags(fs, args, stderr); !ok {
+	if status, ok := cli.ParseOnly(fs, args, stderr); !ok {
 		return status
 	}
 	rows, err := costmodel.Calibration(*preset)
 	if err != nil {
-		return fail(fs, stderr, 2, "%v", err)
+		return cli.Fail(fs, stderr, 2, "%v", err)
 	}
 	if *chartOut != "" {
 		c, err := chart.Calibration("calibrated model against published measurements", rows)
@@ -188,17 +153,17 @@ func runModelCalibrate(fs *flag.FlagSet, args []string, stdout, stderr io.Writer
 			err = c.Save(*chartOut)
 		}
 		if err != nil {
-			return fail(fs, stderr, 1, "%v", err)
+			return cli.Fail(fs, stderr, 1, "%v", err)
 		}
 	}
 	if *jsonOut {
-		if err := encodeIndented(stdout, rows); err != nil {
-			return fail(fs, stderr, 1, "%v", err)
+		if err := cli.EncodeIndented(stdout, rows); err != nil {
+			return cli.Fail(fs, stderr, 1, "%v", err)
 		}
 	} else {
 		report, err := costmodel.CalibrationReportFor(*preset)
 		if err != nil {
-			return fail(fs, stderr, 1, "%v", err)
+			return cli.Fail(fs, stderr, 1, "%v", err)
 		}
 		fmt.Fprint(stdout, report)
 	}
@@ -226,10 +191,10 @@ func runModelTPAllReduce(fs *flag.FlagSet, args []string, stdout, stderr io.Writ
 	preset := fs.String("preset", "hgx-h200", "node preset for NCCL's model: "+presetNames())
 	family := fs.String("nccl", costmodel.DefaultNCCL, "NCCL version or tuner family (2.19, 2.23 ... 2.28)")
 	nvls := fs.Bool("nvls", true, "NVLink multicast (NVLS) available; --nvls=false is NCCL_NVLS_ENABLE=0")
-	launch := quantityFlag(fs, "launch", costmodel.DefaultCustomLaunch, "custom all-reduce fixed cost (kernel launch); default: recorded kernel launch on H200", costmodel.ParseDuration)
-	flagLat := quantityFlag(fs, "flag", costmodel.DefaultCustomFlag, "one flag barrier; default: NCCL's NVLink LL hop latency (tuning.cc)", costmodel.ParseDuration)
-	phase := quantityFlag(fs, "phase", costmodel.DefaultCustomPhase, "what two-shot's dependent second phase adds; default: recorded one-rank two-shot minus one-shot on H200", costmodel.ParseDuration)
-	peerBW := quantityFlag(fs, "peer-bw", costmodel.DefaultCustomPeerBW, "what one GPU pulls from its peers, one way; default: recorded 2xH200 P2P read", costmodel.ParseBandwidth)
+	launch := cli.QuantityFlag(fs, "launch", costmodel.DefaultCustomLaunch, "custom all-reduce fixed cost (kernel launch); default: recorded kernel launch on H200", costmodel.ParseDuration)
+	flagLat := cli.QuantityFlag(fs, "flag", costmodel.DefaultCustomFlag, "one flag barrier; default: NCCL's NVLink LL hop latency (tuning.cc)", costmodel.ParseDuration)
+	phase := cli.QuantityFlag(fs, "phase", costmodel.DefaultCustomPhase, "what two-shot's dependent second phase adds; default: recorded one-rank two-shot minus one-shot on H200", costmodel.ParseDuration)
+	peerBW := cli.QuantityFlag(fs, "peer-bw", costmodel.DefaultCustomPeerBW, "what one GPU pulls from its peers, one way; default: recorded 2xH200 P2P read", costmodel.ParseBandwidth)
 	cc := fs.String("cc", "9.0", "compute capability as vLLM writes it: 8.0, 9.0, 10.0, 10.3")
 	fullNVLink := fs.Bool("full-nvlink", true, "every GPU pair on NVLink (NVSwitch)")
 	multiNode := fs.Bool("multi-node", false, "the TP group spans nodes")
@@ -239,28 +204,28 @@ func runModelTPAllReduce(fs *flag.FlagSet, args []string, stdout, stderr io.Writ
 	ncclSymm := fs.Bool("nccl-symm-mem", false, "VLLM_USE_NCCL_SYMM_MEM (default 0)")
 	flashinfer := fs.Bool("flashinfer", false, "VLLM_ALLREDUCE_USE_FLASHINFER (default 0)")
 	jsonOut := fs.Bool("json", false, "print JSON")
-	if status, ok := parseOnlyFlags(fs, args, stderr); !ok {
+	if status, ok := cli.ParseOnly(fs, args, stderr); !ok {
 		return status
 	}
 	shape, err := costmodel.FillModelShape(*model, costmodel.ModelShape{Hidden: *hidden, Layers: *layers})
 	if err != nil {
-		return fail(fs, stderr, 2, "%v", err)
+		return cli.Fail(fs, stderr, 2, "%v", err)
 	}
 	if shape.Hidden == 0 {
-		return fail(fs, stderr, 2, "give --hidden or --model")
+		return cli.Fail(fs, stderr, 2, "give --hidden or --model")
 	}
 	node, err := costmodel.NodeByName(*preset)
 	if err != nil {
-		return fail(fs, stderr, 2, "%v", err)
+		return cli.Fail(fs, stderr, 2, "%v", err)
 	}
 	r, err := costmodel.TPAllReduceQuery{Shape: shape, Batch: *batch, DType: *dtype, TP: *tp, Node: node, Family: *family, NVLS: *nvls,
-		Custom:     costmodel.CustomAllReduce{Launch: float64(launch.value), Flag: float64(flagLat.value), Phase: float64(phase.value), Beta: peerBW.value.OneWay()},
-		CustomNote: "launch " + launch.text + ", flag " + flagLat.text + ", two-shot's second phase " + phase.text + ", peer bandwidth " + peerBW.text + " (" + costmodel.CustomDefaultsNote + ")",
+		Custom:     costmodel.CustomAllReduce{Launch: float64(launch.Value), Flag: float64(flagLat.Value), Phase: float64(phase.Value), Beta: peerBW.Value.OneWay()},
+		CustomNote: "launch " + launch.Text + ", flag " + flagLat.Text + ", two-shot's second phase " + phase.Text + ", peer bandwidth " + peerBW.Text + " (" + costmodel.CustomDefaultsNote + ")",
 		Backend: costmodel.BackendQuery{Capability: *cc, FullNVLink: *fullNVLink, P2P: true, MultiNode: *multiNode,
 			CustomAR: *custom, TorchSymmMem: *torchSymm, NCCLSymmMem: *ncclSymm, FlashInfer: *flashinfer, CUDAGraph: *graph},
 	}.Estimate()
 	if err != nil {
-		return fail(fs, stderr, 2, "%v", err)
+		return cli.Fail(fs, stderr, 2, "%v", err)
 	}
 	if *jsonOut {
 		return printModelJSON(fs, stdout, stderr, r)
@@ -285,22 +250,22 @@ func runModelKV(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&shape.HeadDim, "head-dim", 0, "head dimension")
 	dtype := fs.String("dtype", "bf16", "cache dtype: bf16, fp16, fp8")
 	tokens := fs.Int("tokens", 4096, "tokens of the sequence")
-	bw := quantityFlag(fs, "bw", "400Gb/s", "link bandwidth, e.g. 50GB/s or 400Gb/s (default: one NDR InfiniBand port, a GPU's own NIC)", costmodel.ParseBandwidth)
-	lat := quantityFlag(fs, "lat", "0s", "cost per message (with --bw: one message whole, or one per layer)", costmodel.ParseDuration)
+	bw := cli.QuantityFlag(fs, "bw", "400Gb/s", "link bandwidth, e.g. 50GB/s or 400Gb/s (default: one NDR InfiniBand port, a GPU's own NIC)", costmodel.ParseBandwidth)
+	lat := cli.QuantityFlag(fs, "lat", "0s", "cost per message (with --bw: one message whole, or one per layer)", costmodel.ParseDuration)
 	jsonOut := fs.Bool("json", false, "print JSON")
-	if status, ok := parseOnlyFlags(fs, args, stderr); !ok {
+	if status, ok := cli.ParseOnly(fs, args, stderr); !ok {
 		return status
 	}
 	shape, err := costmodel.FillModelShape(*model, shape)
 	if err != nil {
-		return fail(fs, stderr, 2, "%v", err)
+		return cli.Fail(fs, stderr, 2, "%v", err)
 	}
 	if _, err := costmodel.DTypeBytes(*dtype); err != nil {
-		return fail(fs, stderr, 2, "%v", err)
+		return cli.Fail(fs, stderr, 2, "%v", err)
 	}
-	r, err := costmodel.KVTransferQuery{Shape: shape, DType: *dtype, Tokens: *tokens, Alpha: float64(lat.value), Beta: bw.value.OneWay()}.Estimate()
+	r, err := costmodel.KVTransferQuery{Shape: shape, DType: *dtype, Tokens: *tokens, Alpha: float64(lat.Value), Beta: bw.Value.OneWay()}.Estimate()
 	if err != nil {
-		return fail(fs, stderr, 2, "%v (give --model or --layers, --kv-heads and --head-dim)", err)
+		return cli.Fail(fs, stderr, 2, "%v (give --model or --layers, --kv-heads and --head-dim)", err)
 	}
 	if *jsonOut {
 		return printModelJSON(fs, stdout, stderr, r)

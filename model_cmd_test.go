@@ -178,8 +178,8 @@ func TestSizeGrammarModelAgreesWithProbe(t *testing.T) {
 			t.Fatalf("%v: %s", err, out)
 		}
 		probe, err := sizeFlagsOf("-b", tc.size)
-		if err != nil || probe.lo.value != tc.want || r.Bytes != float64(tc.want) {
-			t.Errorf("%s: model %v bytes, probe %d (%v); want %d", tc.size, r.Bytes, probe.lo.value, err, tc.want)
+		if err != nil || probe.Lo.Value != tc.want || r.Bytes != float64(tc.want) {
+			t.Errorf("%s: model %v bytes, probe %d (%v); want %d", tc.size, r.Bytes, probe.Lo.Value, err, tc.want)
 		}
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 
+	"github.com/commlab/commlab/probes/cli"
+
 	"github.com/commlab/commlab/parse/files"
 	"github.com/commlab/commlab/parse/nccllog"
 	"github.com/commlab/commlab/parse/nccltests"
@@ -59,15 +61,15 @@ func parseVerb(name, summary string, run func(names []string, opt files.Options,
 	usage := []string{"usage: commlab parse " + name + " FILE... [--json]"}
 	return verb{name: name, summary: summary, usage: usage, run: func(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 		jsonOut := fs.Bool("json", false, "print the parsed data as JSON")
-		names, status, ok := parseFlags(fs, args)
+		names, status, ok := cli.Parse(fs, args)
 		if !ok {
 			return status
 		}
 		if len(names) == 0 {
-			return fail(fs, stderr, exitBadInput, "no input files")
+			return cli.Fail(fs, stderr, cli.ExitBadInput, "no input files")
 		}
 		if err := run(names, files.Options{JSON: *jsonOut, Stdin: stdin}, stdout); err != nil {
-			return fail(fs, stderr, statusOf(err), "%v", err)
+			return cli.Fail(fs, stderr, statusOf(err), "%v", err)
 		}
 		return 0
 	}}
@@ -88,20 +90,20 @@ func runParseTorchTrace(fs *flag.FlagSet, args []string, stdout, stderr io.Write
 	jsonOut := fs.Bool("json", false, "print the parsed data as JSON")
 	within := fs.String("within", "", "analyse only the GPU work launched inside the CPU ranges of this name (a record_function annotation)")
 	device := fs.Int("device", -1, "the GPU to analyse (-1: the lowest in the trace)")
-	names, status, ok := parseFlags(fs, args)
+	names, status, ok := cli.Parse(fs, args)
 	if !ok {
 		return status
 	}
 	if len(names) == 0 {
-		return fail(fs, stderr, exitBadInput, "no input files")
+		return cli.Fail(fs, stderr, cli.ExitBadInput, "no input files")
 	}
 	err := files.TorchTrace(names, files.Options{JSON: *jsonOut, Stdin: stdin}, torchtrace.Options{Within: *within, Device: *device}, stdout)
 	var werr *files.WriteError
 	if errors.As(err, &werr) {
-		return fail(fs, stderr, 1, "%v", werr)
+		return cli.Fail(fs, stderr, 1, "%v", werr)
 	}
 	if err != nil {
-		return fail(fs, stderr, statusOf(err), "%v", err)
+		return cli.Fail(fs, stderr, statusOf(err), "%v", err)
 	}
 	return 0
 }

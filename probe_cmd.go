@@ -7,12 +7,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"reflect"
-	"slices"
 	"strings"
 	"time"
 
-	"golang.org/x/term"
+	"github.com/commlab/commlab/probes/cli"
 
 	"github.com/commlab/commlab/doctor"
 	"github.com/commlab/commlab/parse/nccltests"
@@ -21,7 +19,6 @@ import (
 	"github.com/commlab/commlab/probes/child"
 	"github.com/commlab/commlab/probes/cuda"
 	"github.com/commlab/commlab/probes/customar"
-	"github.com/commlab/commlab/probes/launch"
 	"github.com/commlab/commlab/probes/nccl"
 	"github.com/commlab/commlab/probes/nvml"
 	"github.com/commlab/commlab/probes/published"
@@ -38,90 +35,10 @@ import (
 // and parse their outputs; torch runs the PyTorch
 // reference that --compare reads.
 
-// progressBar draws "[####....] 12/40 what" on a terminal and nothing
-// elsewhere, so logs and pipes stay clean.
-type progressBar struct {
-	w  io.Writer
-	on bool
-}
-
-func newProgressBar(w io.Writer) *progressBar {
-	f, ok := w.(*os.File)
-	return &progressBar{w: w, on: ok && term.IsTerminal(int(f.Fd()))}
-}
-
-func (p *progressBar) update(done, total int, what string) {
-	if !p.on || total <= 0 {
-		return
-	}
-	const width = 30
-	fill := width * done / total
-	fmt.Fprintf(p.w, "\r\033[K[%s%s] %d/%d %s", strings.Repeat("#", fill), strings.Repeat(".", width-fill), done, total, what)
-	if done >= total {
-		fmt.Fprintln(p.w)
-	}
-}
-
-// finishRun prints and saves a run, and compares it when asked.
-func finishRun(run, ref *probes.Run, mf outputFlags, stdout, stderr io.Writer, printTable func(io.Writer, *probes.Run)) int {
-	if *mf.save != "" {
-		if err := run.Save(*mf.save); err != nil {
-			fmt.Fprintln(stderr, "commlab probe:", err)
-			return 1
-		}
-	}
-	if *mf.json {
-		if err := run.WriteJSON(stdout); err != nil {
-			fmt.Fprintln(stderr, "commlab probe:", err)
-			return 1
-		}
-	} else {
-		probes.WriteRunText(stdout, run, printTable)
-	}
-	if ref != nil {
-		w := stdout
-		if *mf.json {
-			w = stderr
-		}
-		probes.WriteComparison(w, probes.Compare(run, ref))
-	}
-	if run.Error != "" {
-		fmt.Fprintln(stderr, "commlab probe: run stopped early:", run.Error)
-		return 1
-	}
-	return 0
-}
-
-// measureRun runs measure until it returns or an interrupt (or a
-// timeout's SIGTERM) cancels it, and completes the run with the command
-// line that made it and the error that stopped it early. A probe that
-// measured nothing fails: the run is nil and status its exit status.
-func measureRun(fs *flag.FlagSet, stderr io.Writer, args []string, measure func(context.Context) (*probes.Run, error)) (run *probes.Run, status int) {
-	ctx, stop := interruptible()
-	defer stop()
-	run, err := measure(ctx)
-	if run == nil {
-		return nil, fail(fs, stderr, 1, "%v", err)
-	}
-	run.Command = commandLine(fs, args)
-	if err != nil {
-		run.Error = err.Error()
-	}
-	return run, 0
-}
-
-// describeMachine records this machine's GPUs, driver and CUDA in run,
-// when CUDA opens.
-func describeMachine(run *probes.Run) {
-	if info, err := cuda.Open(); err == nil {
-		info.Describe(run)
-	}
-}
-
 // runProbeChild is the hidden verb child.Verb: the child side of
 // child.Run, which a library starts to run one probe in isolation.
 func runProbeChild(stderr io.Writer) int {
-	ctx, stop := interruptible()
+	ctx, stop := cli.Interruptible()
 	defer stop()
 	if err := child.Serve(ctx, os.Stdin, stderr); err != nil {
 		fmt.Fprintf(stderr, "commlab %s: %v\n", child.Verb, err)
@@ -133,39 +50,37 @@ func runProbeChild(stderr io.Writer) int {
 var probeBandwidthUsage = []string{"usage: commlab probe bandwidth [flags]"}
 
 func runProbeBandwidth(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
-	sf := addSweepFlags(fs, "copy size", "4K", "1G", 4, "")
+	sf := cli.AddSweepFlags(fs, "copy size", "4K", "1G", 4, "")
 	ops := fs.String("ops", strings.Join(cuda.AllCopyOps, ","), "copy operations to measure")
 	var cfg cuda.BandwidthConfig
-	addRepeatFlags(fs, &cfg.Warmup, &cfg.Iters, "copies", 3, 10, true, "")
+	cli.AddRepeatFlags(fs, &cfg.Warmup, &cfg.Iters, "copies", 3, 10, true, "")
 	reps := fs.Int("reps", 7, "timed repetitions (median reported)")
-	mf := addOutputFlags(fs, true)
-	if status, ok := parseOnlyFlags(fs, args, stderr); !ok {
+	mf := cli.AddOutputFlags(fs, true)
+	if status, ok := cli.ParseOnly(fs, args, stderr); !ok {
 		return status
 	}
 	cfg.Reps, cfg.Ops = *reps, strings.Split(*ops, ",")
 	var err error
-	if cfg.Sizes, cfg.Devices, err = sf.values(); err != nil {
-		return fail(fs, stderr, 2, "%v", err)
+	if cfg.Sizes, cfg.Devices, err = sf.Values(); err != nil {
+		return cli.Fail(fs, stderr, 2, "%v", err)
 	}
-	for _, op := range cfg.Ops {
-		if !slices.Contains(cuda.AllCopyOps, op) {
-			return fail(fs, stderr, 2, "unknown operation %q (known: %s)", op, strings.Join(cuda.AllCopyOps, ", "))
-		}
+	if err := cuda.CheckCopyOps(cfg.Ops); err != nil {
+		return cli.Fail(fs, stderr, 2, "%v", err)
 	}
-	r, ref, err := mf.inputs()
+	r, ref, err := mf.Inputs()
 	if err != nil {
-		return fail(fs, stderr, exitBadInput, "%v", err)
+		return cli.Fail(fs, stderr, cli.ExitBadInput, "%v", err)
 	}
 	if r != nil {
-		return finishRun(r, ref, mf, stdout, stderr, cuda.WriteCopyTable)
+		return cli.FinishRun(r, ref, mf, stdout, stderr, cuda.WriteCopyTable)
 	}
-	cfg.Progress = newProgressBar(stderr).update
+	cfg.Progress = cli.NewProgressBar(stderr).Update
 	run, err := cuda.MeasureBandwidth(cfg)
 	if run == nil {
-		return fail(fs, stderr, 1, "%v", err)
+		return cli.Fail(fs, stderr, 1, "%v", err)
 	}
-	run.Command = commandLine(fs, args)
-	return finishRun(run, ref, mf, stdout, stderr, cuda.WriteCopyTable)
+	run.Command = cli.CommandLine(fs, args)
+	return cli.FinishRun(run, ref, mf, stdout, stderr, cuda.WriteCopyTable)
 }
 
 var probeLatencyUsage = []string{"usage: commlab probe latency [flags]"}
@@ -175,19 +90,19 @@ func runProbeLatency(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) 
 	iters := fs.Int("iters", 200, "operations per repetition")
 	reps := fs.Int("reps", 11, "repetitions (median reported)")
 	graphK := fs.Int("graph-kernels", 100, "kernels captured in the replayed graph")
-	mf := addOutputFlags(fs, false)
-	if status, ok := parseOnlyFlags(fs, args, stderr); !ok {
+	mf := cli.AddOutputFlags(fs, false)
+	if status, ok := cli.ParseOnly(fs, args, stderr); !ok {
 		return status
 	}
 	if *iters <= 0 || *reps <= 0 || *graphK <= 0 || *device < 0 {
-		return fail(fs, stderr, 2, "--iters, --reps, --graph-kernels must be positive and --device not negative")
+		return cli.Fail(fs, stderr, 2, "--iters, --reps, --graph-kernels must be positive and --device not negative")
 	}
-	run, err := cuda.MeasureLatency(cuda.LatencyConfig{Device: *device, Iters: *iters, Reps: *reps, GraphKernels: *graphK, Progress: newProgressBar(stderr).update})
+	run, err := cuda.MeasureLatency(cuda.LatencyConfig{Device: *device, Iters: *iters, Reps: *reps, GraphKernels: *graphK, Progress: cli.NewProgressBar(stderr).Update})
 	if run == nil {
-		return fail(fs, stderr, 1, "%v", err)
+		return cli.Fail(fs, stderr, 1, "%v", err)
 	}
-	run.Command = commandLine(fs, args)
-	return finishRun(run, nil, mf, stdout, stderr, cuda.WriteLatencyTable)
+	run.Command = cli.CommandLine(fs, args)
+	return cli.FinishRun(run, nil, mf, stdout, stderr, cuda.WriteLatencyTable)
 }
 
 var probeNCCLUsage = []string{"usage: commlab probe nccl [flags]"}
@@ -195,12 +110,12 @@ var probeNCCLUsage = []string{"usage: commlab probe nccl [flags]"}
 func runProbeNCCL(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	s := nccl.DefaultSettings()
 	fs.StringVar(&s.Collectives, "coll", s.Collectives, "collectives, comma-separated: "+strings.Join(nccl.Collectives, ",")+" (or all; unpaired_send and stalled_stream hang on purpose)")
-	sf := addSweepFlags(fs, "size", "8", "128M", nccl.DefaultFactor, "nccl-tests")
+	sf := cli.AddSweepFlags(fs, "size", "8", "128M", nccl.DefaultFactor, "nccl-tests")
 	fs.StringVar(&s.DType, "dtype", s.DType, "data type (int8 ... float8e5m2)")
 	fs.StringVar(&s.RedOp, "op", s.RedOp, "reduction: sum, prod, max, min, avg")
 	fs.IntVar(&s.Root, "root", s.Root, "root rank of broadcast and reduce")
 	fs.StringVar(&s.Modes, "modes", s.Modes, "out-of-place and/or in-place")
-	addRepeatFlags(fs, &s.Warmup, &s.Iters, "operations", s.Warmup, s.Iters, true, "nccl-tests")
+	cli.AddRepeatFlags(fs, &s.Warmup, &s.Iters, "operations", s.Warmup, s.Iters, true, "nccl-tests")
 	fs.IntVar(&s.Reps, "reps", s.Reps, "timed repetitions, median reported")
 	fs.BoolVar(&s.Check, "check", s.Check, "check results (nccl-tests -c)")
 	fs.DurationVar(&s.Timeout, "timeout", s.Timeout, "abort a batch of operations not done in this time")
@@ -215,142 +130,43 @@ func runProbeNCCL(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int
 	fs.StringVar(&s.TopoFile, "topo-file", "", "run with this topology instead of NCCL's own detection (NCCL_TOPO_FILE), kept in the run")
 	fs.StringVar(&s.TopoEdit, "topo-edit", "", "run twice: dump the topology, edit it (`EDIT`: "+nccl.EditNames()+"), run again on the edited file, and print both graph searches")
 	fs.Func("env", "NAME=VALUE for the run (repeatable)", func(kv string) error { s.Env = append(s.Env, kv); return nil })
-	mf := addOutputFlags(fs, true)
-	if status, ok := parseOnlyFlags(fs, args, stderr); !ok {
+	mf := cli.AddOutputFlags(fs, true)
+	if status, ok := cli.ParseOnly(fs, args, stderr); !ok {
 		return status
 	}
 	var err error
-	if s.Sizes, s.Devices, err = sf.values(); err != nil {
-		return fail(fs, stderr, 2, "%v", err)
+	if s.Sizes, s.Devices, err = sf.Values(); err != nil {
+		return cli.Fail(fs, stderr, 2, "%v", err)
 	}
 	cfg, err := s.Config()
 	if err != nil {
-		return fail(fs, stderr, exitBadInput, "%v", err)
+		return cli.Fail(fs, stderr, cli.ExitBadInput, "%v", err)
 	}
-	r, ref, err := mf.inputs()
+	r, ref, err := mf.Inputs()
 	if err != nil {
-		return fail(fs, stderr, exitBadInput, "%v", err)
+		return cli.Fail(fs, stderr, cli.ExitBadInput, "%v", err)
 	}
 	if r != nil {
-		return finishRun(r, ref, mf, stdout, stderr, nccl.WriteTable)
+		return cli.FinishRun(r, ref, mf, stdout, stderr, nccl.WriteTable)
 	}
-	if _, _, err := nccl.Version(); err != nil {
-		return fail(fs, stderr, 1, "%v", err)
-	}
-	if _, err := cuda.Init(); err != nil {
-		return fail(fs, stderr, 1, "%v", err)
-	}
-	cfg.Progress = newProgressBar(stderr).update
-	var run *probes.Run
-	if s.InProcess {
-		for k, v := range cfg.Env {
-			os.Setenv(k, v)
-		}
-		run, err = nccl.Measure(cfg)
-	} else {
-		run, err = child.Run(context.Background(), child.Request{Probe: child.NCCL, NCCL: cfg, TopologyEdit: s.TopoEdit}, child.Options{})
-		if s.TopoEdit != "" {
-			nccl.WriteGraphSearches(stdout, run)
-		}
-	}
+	cfg.Progress = cli.NewProgressBar(stderr).Update
+	run, err := child.MeasureNCCL(cfg, s, stdout)
 	if run == nil {
-		return fail(fs, stderr, 1, "%v", err)
+		return cli.Fail(fs, stderr, 1, "%v", err)
 	}
-	run.Command = commandLine(fs, args)
+	run.Command = cli.CommandLine(fs, args)
 	if err != nil && run.Error == "" {
 		run.Error = err.Error()
 	}
-	return finishRun(run, ref, mf, stdout, stderr, nccl.WriteTable)
-}
-
-// toolParser reads a tool's output into the run (its samples, tool and
-// library versions) and returns what it parsed, for --json and summary;
-// summary is not called when parse returned a nil pointer.
-type toolParser struct {
-	parse   func(out string, run *probes.Run) (any, error)
-	summary func(w io.Writer, parsed any)
-}
-
-// toolRun runs an external tool through probes/launch (through the user's
-// launcher when asked) and hands its output to p. The run's kind is the
-// verb's name.
-func toolRun(fs *flag.FlagSet, defaultProgram string, args []string, stdout, stderr io.Writer, p toolParser) int {
-	tool := launch.Tool{Kind: verbName(fs)}
-	fs.StringVar(&tool.Program, "tool", defaultProgram, "the tool's binary (name on PATH or path)")
-	reparse := fs.String("load", "", "parse again the output kept in a saved run instead of running the tool")
-	tool.AddFlags(fs)
-	dryRun := addDryRunFlag(fs)
-	mf := addOutputFlags(fs, false)
-	args, tool.Args = toolArgs(args)
-	rest, status, ok := parseFlags(fs, args)
-	if !ok {
-		return status
-	}
-	if len(rest) > 0 {
-		return fail(fs, stderr, 2, "unexpected argument %q (tool arguments go after --)", rest[0])
-	}
-	if *reparse != "" {
-		if len(tool.Args) > 0 {
-			return fail(fs, stderr, 2, "--load takes no tool arguments")
-		}
-		run, parsed, lerr, perr := launch.Reparse(*reparse, tool.Kind, p.parse)
-		if lerr != nil {
-			return fail(fs, stderr, exitBadInput, "%v", lerr)
-		}
-		return finishToolRun(fs, run, parsed, perr, mf, stdout, stderr, p)
-	}
-	cmdline, err := tool.Command()
-	if err != nil {
-		return fail(fs, stderr, 2, "%v", err)
-	}
-	if *dryRun {
-		fmt.Fprintln(stdout, launch.ShellJoin(cmdline))
-		return 0
-	}
-	run, err := tool.Run(context.Background())
-	if errors.Is(err, launch.ErrNotInstalled) {
-		return fail(fs, stderr, 1, "%v; install it or pass --tool PATH", err)
-	}
-	if err != nil {
-		return fail(fs, stderr, 1, "%v", err)
-	}
-	describeMachine(run)
-	parsed, perr := launch.ParseInto(p.parse, run.Logs["output"], run)
-	return finishToolRun(fs, run, parsed, perr, mf, stdout, stderr, p)
-}
-
-// finishToolRun saves and prints a tool's run and what was parsed of it.
-func finishToolRun(fs *flag.FlagSet, run *probes.Run, parsed any, perr error, mf outputFlags, stdout, stderr io.Writer, p toolParser) int {
-	if *mf.save != "" {
-		if err := run.Save(*mf.save); err != nil {
-			return fail(fs, stderr, 1, "%v", err)
-		}
-	}
-	if *mf.json {
-		if err := encodeIndented(stdout, map[string]any{"run": run, "parsed": parsed}); err != nil {
-			return fail(fs, stderr, 1, "%v", err)
-		}
-	} else if parsed != nil && !reflect.ValueOf(parsed).IsNil() {
-		p.summary(stdout, parsed)
-	}
-	if perr != nil {
-		fail(fs, stderr, 1, "parse: %v", perr)
-	}
-	if run.Error != "" {
-		return fail(fs, stderr, 1, "%s", run.Error)
-	}
-	if perr != nil {
-		return 1
-	}
-	return 0
+	return cli.FinishRun(run, ref, mf, stdout, stderr, nccl.WriteTable)
 }
 
 var probeNCCLTestsUsage = []string{"usage: commlab probe nccl-tests [flags] [-- tool arguments]"}
 
 func runProbeNCCLTests(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
-	return toolRun(fs, "all_reduce_perf", args, stdout, stderr, toolParser{parse: func(out string, run *probes.Run) (any, error) {
+	return cli.ToolRun(fs, "all_reduce_perf", args, stdout, stderr, cli.ToolParser{Parse: func(out string, run *probes.Run) (any, error) {
 		return doctor.AddNCCLTestsOutput(out, run)
-	}, summary: func(w io.Writer, v any) {
+	}, Summary: func(w io.Writer, v any) {
 		for _, r := range v.(*nccltests.Result).Runs {
 			if len(r.Rows) == 0 {
 				fmt.Fprintf(w, "%s: no results\n", r.Collective)
@@ -364,9 +180,9 @@ func runProbeNCCLTests(fs *flag.FlagSet, args []string, stdout, stderr io.Writer
 var probeNVBandwidthUsage = []string{"usage: commlab probe nvbandwidth [flags] [-- tool arguments]"}
 
 func runProbeNVBandwidth(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
-	return toolRun(fs, "nvbandwidth", args, stdout, stderr, toolParser{parse: func(out string, run *probes.Run) (any, error) {
+	return cli.ToolRun(fs, "nvbandwidth", args, stdout, stderr, cli.ToolParser{Parse: func(out string, run *probes.Run) (any, error) {
 		return doctor.AddNVBandwidthOutput(out, run)
-	}, summary: func(w io.Writer, v any) {
+	}, Summary: func(w io.Writer, v any) {
 		for _, tc := range v.(*nvbandwidth.Report).Testcases {
 			line := fmt.Sprintf("%-45s %-8s sum %.2f %s", tc.Name, tc.Status, tc.Sum, tc.Unit)
 			if tc.DirectionNote != "" {
@@ -391,86 +207,66 @@ var probePerftestUsage = []string{
 func runProbePerftest(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	cfg := rdma.PerftestConfig{}
 	fs.StringVar(&cfg.Tool, "tool", "ib_write_bw", "the perftest tool: "+strings.Join(rdma.PerftestTools, ", ")+" (a name on PATH or a path)")
-	addRDMAPortFlags(fs, &cfg.Device, &cfg.IBPort, &cfg.GIDIndex)
+	cli.AddRDMAPortFlags(fs, &cfg.Device, &cfg.IBPort, &cfg.GIDIndex)
 	fs.IntVar(&cfg.UseCUDA, "use-cuda", -1, "CUDA device of both buffers, perftest --use_cuda=N (-1: host memory)")
-	sizes := addSizeFlags(fs, "message size", "", "", 2, "")
+	sizes := cli.AddSizeFlags(fs, "message size", "", "", 2, "")
 	fs.BoolVar(&cfg.All, "all", false, "every size from 2 bytes to 8 MiB in one run (perftest -a)")
 	fs.IntVar(&cfg.Iters, "iters", 0, "iterations per size, perftest -n (default: the tool's)")
 	fs.BoolVar(&cfg.ReportGbits, "report-gbits", false, "the tool prints Gb/s (--report_gbits); samples are GB/s either way")
-	sd := addSidesFlags(fs, &cfg.Listen, &cfg.Connect, &cfg.Port, &cfg.ServerHost)
-	addCacheDirFlag(fs, &cfg.CacheDir)
+	cli.AddSidesFlags(fs, &cfg.Listen, &cfg.Connect, &cfg.Port, &cfg.ServerHost)
+	cli.AddCacheDirFlag(fs, &cfg.CacheDir)
 	fs.DurationVar(&cfg.Timeout, "timeout", 2*time.Minute, "how long one server and client pair may take")
 	reparse := fs.String("load", "", "parse again the output kept in a saved run instead of running the tool")
-	dryRun := addDryRunFlag(fs)
+	dryRun := cli.AddDryRunFlag(fs)
 	cfg.Launch.AddFlags(fs)
-	mf := addOutputFlags(fs, false)
-	args, cfg.Extra = toolArgs(args)
-	if status, ok := parseOnlyFlags(fs, args, stderr); !ok {
+	mf := cli.AddOutputFlags(fs, false)
+	args, cfg.Extra = cli.ToolArgs(args)
+	if status, ok := cli.ParseOnly(fs, args, stderr); !ok {
 		return status
 	}
 	if *reparse != "" {
 		if len(cfg.Extra) > 0 {
-			return fail(fs, stderr, 2, "--load takes no tool arguments")
+			return cli.Fail(fs, stderr, 2, "--load takes no tool arguments")
 		}
 		run, err := probes.LoadRun(*reparse)
 		if err != nil {
-			return fail(fs, stderr, exitBadInput, "%v", err)
+			return cli.Fail(fs, stderr, cli.ExitBadInput, "%v", err)
 		}
 		if run.Kind != rdma.PerftestKind {
-			return fail(fs, stderr, exitBadInput, "%s is a %q run, not a perftest run", *reparse, run.Kind)
+			return cli.Fail(fs, stderr, cli.ExitBadInput, "%s is a %q run, not a perftest run", *reparse, run.Kind)
 		}
 		if _, err := rdma.PerftestReparse(run); err != nil {
-			return fail(fs, stderr, 1, "%v", err)
+			return cli.Fail(fs, stderr, 1, "%v", err)
 		}
-		return finishRun(run, nil, mf, stdout, stderr, rdma.WritePerftestTable)
+		return cli.FinishRun(run, nil, mf, stdout, stderr, rdma.WritePerftestTable)
 	}
-	if sizes.list.text != "" || sizes.lo.text != "" || sizes.hi.text != "" {
-		if sizes.lo.text == "" {
-			*sizes.lo = *sizes.hi
+	if sizes.List.Text != "" || sizes.Lo.Text != "" || sizes.Hi.Text != "" {
+		if sizes.Lo.Text == "" {
+			*sizes.Lo = *sizes.Hi
 		}
-		if sizes.hi.text == "" {
-			*sizes.hi = *sizes.lo
+		if sizes.Hi.Text == "" {
+			*sizes.Hi = *sizes.Lo
 		}
 		var err error
-		if cfg.Sizes, err = sizes.values(); err != nil {
-			return fail(fs, stderr, 2, "%v", err)
+		if cfg.Sizes, err = sizes.Values(); err != nil {
+			return cli.Fail(fs, stderr, 2, "%v", err)
 		}
 	}
-	if cfg.Iters < 0 || cfg.Timeout <= 0 || cfg.UseCUDA < -1 {
-		return fail(fs, stderr, 2, "--iters must not be negative, --timeout must be positive, --use-cuda a CUDA device or -1")
-	}
-	if err := sd.check(); err != nil {
-		return fail(fs, stderr, 2, "%v", err)
-	}
-	if cfg.All && len(cfg.Sizes) > 0 {
-		return fail(fs, stderr, 2, "--all runs every size: give it or sizes, not both")
-	}
-	if _, err := cfg.Check(); err != nil && !errors.Is(err, probes.ErrUnavailable) {
-		return fail(fs, stderr, 2, "%v", err)
+	if err := cfg.CheckFlags(); err != nil {
+		return cli.Fail(fs, stderr, 2, "%v", err)
 	}
 	if *dryRun {
-		size := int64(0)
-		if len(cfg.Sizes) > 0 {
-			size = cfg.Sizes[0]
-		}
-		server, client, err := rdma.PerftestCommands(cfg, size)
-		if err != nil {
-			return fail(fs, stderr, 2, "%v", err)
-		}
-		if server != nil {
-			fmt.Fprintln(stdout, "server:", launch.ShellJoin(server))
-		}
-		if client != nil {
-			fmt.Fprintln(stdout, "client:", launch.ShellJoin(client))
+		if err := rdma.WritePerftestCommands(stdout, cfg); err != nil {
+			return cli.Fail(fs, stderr, 2, "%v", err)
 		}
 		return 0
 	}
-	run, status := measureRun(fs, stderr, args, func(ctx context.Context) (*probes.Run, error) { return rdma.Perftest(ctx, cfg) })
+	run, status := cli.MeasureRun(fs, stderr, args, func(ctx context.Context) (*probes.Run, error) { return rdma.Perftest(ctx, cfg) })
 	if run == nil {
 		return status
 	}
-	describeMachine(run)
-	return finishRun(run, nil, mf, stdout, stderr, rdma.WritePerftestTable)
+	cli.DescribeMachine(run)
+	return cli.FinishRun(run, nil, mf, stdout, stderr, rdma.WritePerftestTable)
 }
 
 var probeCustomAllReduceUsage = []string{
@@ -487,40 +283,37 @@ func runProbeCustomAllReduce(fs *flag.FlagSet, args []string, stdout, stderr io.
 	cfg := customar.Config{}
 	fs.IntVar(&cfg.Ranks, "ranks", 2, "processes (ranks), at most 8")
 	device := fs.Int("device", -1, "put every rank on this GPU (-1: rank r on GPU r modulo the GPUs present)")
-	sizes := addSizeRange(fs, "size", "8", "8M", "")
-	addRepeatFlags(fs, &cfg.Warmup, &cfg.Iters, "calls", 5, 20, false, "")
+	sizes := cli.AddSizeRange(fs, "size", "8", "8M", "")
+	cli.AddRepeatFlags(fs, &cfg.Warmup, &cfg.Iters, "calls", 5, 20, false, "")
 	algos := fs.String("algos", "oneshot,twoshot", "oneshot, twoshot or both")
 	fs.IntVar(&cfg.Blocks, "blocks", 36, "CUDA blocks per kernel (at most 64)")
 	fs.IntVar(&cfg.Threads, "threads", 512, "threads per block")
 	fs.DurationVar(&cfg.Timeout, "timeout", 10*time.Second, "deadline of each flag wait inside the kernels")
-	addCacheDirFlag(fs, &cfg.CacheDir)
+	cli.AddCacheDirFlag(fs, &cfg.CacheDir)
 	fs.StringVar(&cfg.Arch, "arch", "native", "nvcc -arch")
 	fromLogs := fs.String("from-logs", "", "comma-separated rank logs (rank 0 first) to build the run from, instead of measuring")
 	prov := fs.String("provenance", "", "with --from-logs: the recording's provenance file (date, GPU, driver)")
-	mf := addOutputFlags(fs, false)
-	if status, ok := parseOnlyFlags(fs, args, stderr); !ok {
+	mf := cli.AddOutputFlags(fs, false)
+	if status, ok := cli.ParseOnly(fs, args, stderr); !ok {
 		return status
 	}
 	var run *probes.Run
 	var err error
 	if *fromLogs != "" {
 		if run, err = customar.FromLogFiles(strings.Split(*fromLogs, ","), *prov); err != nil {
-			return fail(fs, stderr, 1, "%v", err)
+			return cli.Fail(fs, stderr, 1, "%v", err)
 		}
 	} else {
-		cfg.MinBytes, cfg.MaxBytes = sizes.lo.value, sizes.hi.value
+		cfg.MinBytes, cfg.MaxBytes = sizes.Lo.Value, sizes.Hi.Value
 		cfg.Algos = strings.Split(*algos, ",")
 		if *device >= 0 {
 			cfg.SameGPU, cfg.Device = true, *device
 		}
-		if cfg.Iters <= 0 || cfg.Warmup < 0 || cfg.Timeout <= 0 || cfg.Ranks <= 0 {
-			return fail(fs, stderr, 2, "--ranks, --iters and --timeout must be positive, --warmup not negative")
-		}
-		if err := cfg.Validate(); err != nil {
-			return fail(fs, stderr, 2, "%v", err)
+		if err := cfg.CheckFlags(); err != nil {
+			return cli.Fail(fs, stderr, 2, "%v", err)
 		}
 		var status int
-		if run, status = measureRun(fs, stderr, args, func(ctx context.Context) (*probes.Run, error) { return customar.Measure(ctx, cfg) }); run == nil {
+		if run, status = cli.MeasureRun(fs, stderr, args, func(ctx context.Context) (*probes.Run, error) { return customar.Measure(ctx, cfg) }); run == nil {
 			return status
 		}
 		// The ranks' placement set the GPU count; only the driver is added.
@@ -528,7 +321,7 @@ func runProbeCustomAllReduce(fs *flag.FlagSet, args []string, stdout, stderr io.
 			run.Driver = info.DriverRelease
 		}
 	}
-	return finishRun(run, nil, mf, stdout, stderr, customar.WriteTable)
+	return cli.FinishRun(run, nil, mf, stdout, stderr, customar.WriteTable)
 }
 
 // topoSource is where probe topo reads from; tests replace it.
@@ -546,40 +339,28 @@ func runProbeTopo(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int
 	svgPath := fs.String("svg", "", "also draw the topology as SVG into `FILE`")
 	dotOut := fs.Bool("dot", false, "print the topology as Graphviz DOT")
 	fakeName := fs.String("fake", "", "read a fake machine instead of this one: "+strings.Join(published.Names(), ", "))
-	if status, ok := parseOnlyFlags(fs, args, stderr); !ok {
+	if status, ok := cli.ParseOnly(fs, args, stderr); !ok {
 		return status
 	}
 	src, err := topoSource(*fakeName)
 	if err != nil {
-		return fail(fs, stderr, 2, "%v", err)
+		return cli.Fail(fs, stderr, 2, "%v", err)
 	}
 	ctx := context.Background()
 	topo, err := src.Topology(ctx)
 	if err != nil {
 		if !errors.Is(err, probes.ErrUnavailable) {
-			return fail(fs, stderr, 1, "%v", err)
+			return cli.Fail(fs, stderr, 1, "%v", err)
 		}
 		// A laptop or a CPU-only server: say so, and show what sysfs gave.
 		fmt.Fprintf(stderr, "no NVIDIA driver/GPU on this machine: %v\n", err)
 		if topo == nil || (len(topo.GPUs) == 0 && len(topo.NICs) == 0 && len(topo.NUMANodes) == 0) {
-			return fail(fs, stderr, 1, "sysfs gave nothing either; nothing to show")
+			return cli.Fail(fs, stderr, 1, "sysfs gave nothing either; nothing to show")
 		}
 		fmt.Fprintln(stderr, "showing what sysfs gave.")
 	}
-	if *svgPath != "" {
-		if err := topograph.WriteSVG(ctx, topo, *svgPath); err != nil {
-			return fail(fs, stderr, 1, "%v", err)
-		}
-	}
-	switch {
-	case *jsonOut:
-		if err := encodeIndented(stdout, topo); err != nil {
-			return fail(fs, stderr, 1, "%v", err)
-		}
-	case *dotOut:
-		fmt.Fprint(stdout, topograph.DOT(topo))
-	default:
-		fmt.Fprint(stdout, topograph.Text(topo))
+	if err := (topograph.Show{JSON: *jsonOut, DOT: *dotOut, SVG: *svgPath}).Write(ctx, topo, stdout); err != nil {
+		return cli.Fail(fs, stderr, 1, "%v", err)
 	}
 	return 0
 }
@@ -596,41 +377,35 @@ var probeRDMAWriteUsage = []string{
 // or one side per machine with --server and --connect.
 func runProbeRDMAWrite(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	cfg := rdma.Config{}
-	addRDMAPortFlags(fs, &cfg.Device, &cfg.IBPort, &cfg.GIDIndex)
-	sizes := addSizeFlags(fs, "write size", "8", "8M", 2, "")
-	addRepeatFlags(fs, &cfg.Warmup, &cfg.Iters, "writes", 10, 1000, false, "")
+	cli.AddRDMAPortFlags(fs, &cfg.Device, &cfg.IBPort, &cfg.GIDIndex)
+	sizes := cli.AddSizeFlags(fs, "write size", "8", "8M", 2, "")
+	cli.AddRepeatFlags(fs, &cfg.Warmup, &cfg.Iters, "writes", 10, 1000, false, "")
 	gpu := fs.Bool("gpu", false, "register GPU memory (cuMemAlloc; dma-buf, else nvidia-peermem) instead of host memory")
 	gpuIndex := fs.Int("gpu-index", 0, "CUDA device of --gpu")
-	sd := addSidesFlags(fs, &cfg.Listen, &cfg.Connect, &cfg.Port, &cfg.ServerHost)
+	cli.AddSidesFlags(fs, &cfg.Listen, &cfg.Connect, &cfg.Port, &cfg.ServerHost)
 	fs.BoolVar(&cfg.OOBOnly, "oob-only", false, "only exchange connection info over TCP (no device): checks the two machines reach each other")
-	addCacheDirFlag(fs, &cfg.CacheDir)
+	cli.AddCacheDirFlag(fs, &cfg.CacheDir)
 	fs.DurationVar(&cfg.Timeout, "timeout", 30*time.Second, "how long one side waits for the other")
 	cfg.Launch.AddFlags(fs)
-	mf := addOutputFlags(fs, false)
-	if status, ok := parseOnlyFlags(fs, args, stderr); !ok {
+	mf := cli.AddOutputFlags(fs, false)
+	if status, ok := cli.ParseOnly(fs, args, stderr); !ok {
 		return status
 	}
 	var err error
-	if cfg.Sizes, err = sizes.values(); err != nil {
-		return fail(fs, stderr, 2, "%v", err)
+	if cfg.Sizes, err = sizes.Values(); err != nil {
+		return cli.Fail(fs, stderr, 2, "%v", err)
 	}
-	if cfg.Iters <= 0 || cfg.Warmup < 0 || cfg.Timeout <= 0 || *gpuIndex < 0 {
-		return fail(fs, stderr, 2, "--iters and --timeout must be positive, --warmup and --gpu-index not negative")
-	}
-	if err := sd.check(); err != nil {
-		return fail(fs, stderr, 2, "%v", err)
-	}
-	if _, err := launch.Command(cfg.Launch, rdma.Program.Name, nil); err != nil {
-		return fail(fs, stderr, 2, "%v", err)
+	if err := cfg.CheckFlags(*gpuIndex); err != nil {
+		return cli.Fail(fs, stderr, 2, "%v", err)
 	}
 	cfg.GPU = -1
 	if *gpu {
 		cfg.GPU = *gpuIndex
 	}
-	run, status := measureRun(fs, stderr, args, func(ctx context.Context) (*probes.Run, error) { return rdma.Measure(ctx, cfg) })
+	run, status := cli.MeasureRun(fs, stderr, args, func(ctx context.Context) (*probes.Run, error) { return rdma.Measure(ctx, cfg) })
 	if run == nil {
 		return status
 	}
-	describeMachine(run)
-	return finishRun(run, nil, mf, stdout, stderr, func(w io.Writer, r *probes.Run) { rdma.WriteTable(w, r, cfg.OOBOnly) })
+	cli.DescribeMachine(run)
+	return cli.FinishRun(run, nil, mf, stdout, stderr, func(w io.Writer, r *probes.Run) { rdma.WriteTable(w, r, cfg.OOBOnly) })
 }

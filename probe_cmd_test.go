@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/commlab/commlab/probes/cli"
+
 	"github.com/commlab/commlab/costmodel"
 	"github.com/commlab/commlab/probes"
 	"github.com/commlab/commlab/probes/published"
@@ -22,10 +24,10 @@ import (
 
 // sizeFlagsOf parses args as a sweep's size flags, defaults -b 8 -e 64
 // -f 2.
-func sizeFlagsOf(args ...string) (sizeFlags, error) {
+func sizeFlagsOf(args ...string) (cli.SizeFlags, error) {
 	fs := flag.NewFlagSet("commlab probe test", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	f := addSizeFlags(fs, "size", "8", "64", 2, "")
+	f := cli.AddSizeFlags(fs, "size", "8", "64", 2, "")
 	return f, fs.Parse(args)
 }
 
@@ -42,8 +44,8 @@ func TestProbeMeasureParseSize(t *testing.T) {
 	}
 	for _, tc := range tests {
 		f, err := sizeFlagsOf("-b", tc.in)
-		if (err == nil) != tc.ok || tc.ok && f.lo.value != tc.want {
-			t.Errorf("-b %q = %d, %v; want %d, ok=%v", tc.in, f.lo.value, err, tc.want, tc.ok)
+		if (err == nil) != tc.ok || tc.ok && f.Lo.Value != tc.want {
+			t.Errorf("-b %q = %d, %v; want %d, ok=%v", tc.in, f.Lo.Value, err, tc.want, tc.ok)
 		}
 	}
 }
@@ -54,7 +56,7 @@ func TestProbeMeasureSizeSweep(t *testing.T) {
 		if err != nil {
 			return nil, err
 		}
-		return f.values()
+		return f.Values()
 	}
 	got, err := sizes()
 	if err != nil || len(got) != 4 || got[3] != 64 {

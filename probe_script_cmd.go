@@ -13,130 +13,16 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"slices"
 	"strings"
 
-	"github.com/commlab/commlab/parse/files"
+	"github.com/commlab/commlab/probes/cli"
+
 	"github.com/commlab/commlab/probes"
 	"github.com/commlab/commlab/probes/c10dlab"
 	"github.com/commlab/commlab/probes/kvxfer"
 	"github.com/commlab/commlab/probes/launch"
 	"github.com/commlab/commlab/probes/overlap"
 )
-
-// scriptProbeFlags are the flags of a probe whose script writes a folder
-// of results: --script, --recorded, --keep, --load and the output flags.
-type scriptProbeFlags struct {
-	output           outputFlags
-	script, recorded *bool
-	keep, load       *string
-}
-
-func addScriptProbeFlags(fs *flag.FlagSet, script, recorded string) scriptProbeFlags {
-	return scriptProbeFlags{
-		keep:     fs.String("keep", "", "keep the script's outputs (summary.json, and the traces it writes) in this folder"),
-		load:     fs.String("load", "", "read a folder the script wrote instead of running it"),
-		recorded: addRecordedFlag(fs, recorded),
-		output:   addOutputFlags(fs, false),
-		script:   addScriptFlag(fs, script),
-	}
-}
-
-// scriptResult is what a script probe read: the value --json prints, its
-// readable summary, its run (what --save writes) and the errors the script
-// itself reported.
-type scriptResult struct {
-	value   any
-	summary func(io.Writer) error
-	run     *probes.Run
-	errors  []string
-}
-
-// scriptProbe is what sets one script probe apart: the script --script
-// prints, how it reads a recording (--recorded NAME) or a folder the script
-// wrote (--load DIR), and how it runs the script.
-type scriptProbe struct {
-	script launch.Script
-	// recording is the recording --recorded shows without a NAME.
-	recording string
-	// what names the script in the errors it reported ("benchmark").
-	what string
-	// unreadable is the exit status when a recording or folder does not
-	// read at all; 0 leaves it to finishScriptProbe (1).
-	unreadable int
-	recorded   func(name string) (*scriptResult, error)
-	load       func(dir string) (*scriptResult, error)
-	// dryRun prints the commands a run would start; nil where the probe
-	// has no --dry-run.
-	dryRun func() int
-	// run checks the run's flags and runs the script; status is the exit
-	// status of a check that failed (res and err then unused).
-	run func(rest []string) (status int, res *scriptResult, err error)
-}
-
-// main does what the flags ask: print the script, print the commands,
-// read a recording or a folder, or run the script; then it prints what it
-// read (finishScriptProbe).
-func (p scriptProbe) main(fs *flag.FlagSet, sf scriptProbeFlags, dryRun bool, rest []string, stdout, stderr io.Writer) int {
-	var res *scriptResult
-	var err error
-	switch {
-	case *sf.script:
-		stdout.Write(p.script.Source())
-		return 0
-	case dryRun && p.dryRun != nil:
-		return p.dryRun()
-	case *sf.recorded:
-		name := p.recording
-		if len(rest) > 0 {
-			name = rest[0]
-		}
-		res, err = p.recorded(name)
-	case *sf.load != "":
-		res, err = p.load(*sf.load)
-	default:
-		var status int
-		if status, res, err = p.run(rest); status != 0 {
-			return status
-		}
-	}
-	if p.unreadable != 0 && (*sf.recorded || *sf.load != "") && err != nil && res == nil {
-		return fail(fs, stderr, p.unreadable, "%v", err)
-	}
-	return finishScriptProbe(fs, sf.output, res, err, p.what, stdout, stderr)
-}
-
-// finishScriptProbe prints what a script probe read (JSON or its summary)
-// and saves its run, then returns the exit status: 1 when running or
-// reading failed (err), the run stopped early, or the script (what)
-// reported errors.
-func finishScriptProbe(fs *flag.FlagSet, out outputFlags, res *scriptResult, err error, what string, stdout, stderr io.Writer) int {
-	if res != nil {
-		if *out.json {
-			if werr := files.WriteJSON(stdout, res.value); werr != nil {
-				return fail(fs, stderr, 1, "%v", werr)
-			}
-		} else if werr := res.summary(stdout); werr != nil {
-			return fail(fs, stderr, 1, "%v", werr)
-		}
-		if *out.save != "" && res.run != nil {
-			if serr := res.run.Save(*out.save); serr != nil {
-				return fail(fs, stderr, 1, "%v", serr)
-			}
-		}
-	}
-	if err != nil {
-		return fail(fs, stderr, 1, "%v", err)
-	}
-	if res != nil && res.run != nil && res.run.Error != "" {
-		return fail(fs, stderr, 1, "%s", res.run.Error)
-	}
-	if res != nil && len(res.errors) > 0 {
-		return fail(fs, stderr, 1, "the %s reported %d error(s): %s", what, len(res.errors), strings.Join(res.errors, "; "))
-	}
-	return 0
-}
 
 var probeTorchUsage = []string{
 	"usage: commlab probe torch [--launcher none|torchrun] [--per-node N] [--nodes N] [--dry-run] -- --out RUN.json [bench_torch.py flags]",
@@ -150,10 +36,10 @@ var probeTorchUsage = []string{
 func runProbeTorch(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	var o launch.Options
 	o.AddFlags(fs)
-	dryRun := addDryRunFlag(fs)
-	script := addScriptFlag(fs, launch.TorchBench.Name)
-	args, scriptArgs := toolArgs(args)
-	rest, status, ok := parseFlags(fs, args)
+	dryRun := cli.AddDryRunFlag(fs)
+	script := cli.AddScriptFlag(fs, launch.TorchBench.Name)
+	args, scriptArgs := cli.ToolArgs(args)
+	rest, status, ok := cli.Parse(fs, args)
 	if !ok {
 		return status
 	}
@@ -165,35 +51,35 @@ func runProbeTorch(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) in
 	case *dryRun:
 		cmdline, err := launch.TorchBench.Command(o, launch.TorchBench.Name, scriptArgs)
 		if err != nil {
-			return fail(fs, stderr, 2, "%v", err)
+			return cli.Fail(fs, stderr, 2, "%v", err)
 		}
 		fmt.Fprintln(stdout, launch.ShellJoin(cmdline))
 		return 0
 	}
 	if _, err := launch.TorchBench.Command(o, launch.TorchBench.Name, scriptArgs); err != nil {
-		return fail(fs, stderr, 2, "%v", err)
+		return cli.Fail(fs, stderr, 2, "%v", err)
 	}
 	// An interrupt or a timeout's SIGTERM stops the script too.
-	ctx, stop := interruptible()
+	ctx, stop := cli.Interruptible()
 	defer stop()
 	if _, err := launch.TorchBench.Run(ctx, o, scriptArgs, stdout, stderr); err != nil {
-		return fail(fs, stderr, 1, "%v", err)
+		return cli.Fail(fs, stderr, 1, "%v", err)
 	}
 	return 0
 }
 
-func overlapResult(r *overlap.Result, err error) (*scriptResult, error) {
+func overlapResult(r *overlap.Result, err error) (*cli.ScriptResult, error) {
 	if r == nil {
 		return nil, err
 	}
-	return &scriptResult{r, r.WriteSummary, r.Run, r.Errors}, err
+	return &cli.ScriptResult{Value: r, Summary: r.WriteSummary, Run: r.Run, Errors: r.Errors}, err
 }
 
-func c10dResult(r *c10dlab.Result, err error) (*scriptResult, error) {
+func c10dResult(r *c10dlab.Result, err error) (*cli.ScriptResult, error) {
 	if r == nil {
 		return nil, err
 	}
-	return &scriptResult{r, r.WriteSummary, r.Run, r.Errors}, err
+	return &cli.ScriptResult{Value: r, Summary: r.WriteSummary, Run: r.Run, Errors: r.Errors}, err
 }
 
 var probeOverlapUsage = []string{
@@ -212,51 +98,42 @@ func runProbeOverlap(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) 
 	var o launch.Options
 	o.AddFlags(fs)
 	what := fs.String("what", "", "variants, cq (the core question's cases) or variants,cq in one invocation; empty: the recording's five invocations (all_gather and AVG all_reduce variants; the cases by default, with TORCH_NCCL_BLOCKING_WAIT=1 and with TORCH_NCCL_AVOID_RECORD_STREAMS=1)")
-	sf := addScriptProbeFlags(fs, launch.OverlapBench.Name, overlap.RecordedName)
-	dryRun := addDryRunFlag(fs)
-	args, scriptArgs := toolArgs(args)
-	rest, status, ok := parseFlags(fs, args)
+	sf := cli.AddScriptProbeFlags(fs, launch.OverlapBench.Name, overlap.RecordedName)
+	dryRun := cli.AddDryRunFlag(fs)
+	args, scriptArgs := cli.ToolArgs(args)
+	rest, status, ok := cli.Parse(fs, args)
 	if !ok {
 		return status
 	}
-	return scriptProbe{script: launch.OverlapBench, recording: overlap.RecordedName, what: "benchmark",
-		recorded: func(name string) (*scriptResult, error) { return overlapResult(overlap.Recorded(name)) },
-		load:     func(dir string) (*scriptResult, error) { return overlapResult(overlap.Load(os.DirFS(dir), ".")) },
-		dryRun: func() int {
-			steps := overlap.Steps
-			if *what != "" {
-				steps = []overlap.Step{{Name: ".", Args: []string{"--what", *what}}}
-			}
-			for _, st := range steps {
-				args := append(append([]string{"--out", filepath.Join("DIR", st.Name)}, st.Args...), scriptArgs...)
-				cmdline, err := launch.OverlapBench.Command(o, launch.OverlapBench.Name, args)
-				if err != nil {
-					return fail(fs, stderr, 2, "%v", err)
-				}
-				fmt.Fprintln(stdout, strings.TrimSpace(strings.Join(st.Env, " ")+" "+launch.ShellJoin(cmdline)))
+	return cli.ScriptProbe{Script: launch.OverlapBench, Recording: overlap.RecordedName, What: "benchmark",
+		Recorded: func(name string) (*cli.ScriptResult, error) { return overlapResult(overlap.Recorded(name)) },
+		Load:     func(dir string) (*cli.ScriptResult, error) { return overlapResult(overlap.Load(os.DirFS(dir), ".")) },
+		DryRun: func() int {
+			if err := (overlap.Config{Launch: o, What: *what, Args: scriptArgs}).WriteCommands(stdout); err != nil {
+				return cli.Fail(fs, stderr, 2, "%v", err)
 			}
 			return 0
 		},
-		run: func(rest []string) (int, *scriptResult, error) {
+		Run: func(rest []string) (int, *cli.ScriptResult, error) {
 			if len(rest) > 0 {
-				return fail(fs, stderr, 2, "unexpected arguments %q (script flags go after --)", rest), nil, nil
+				return cli.Fail(fs, stderr, 2, "unexpected arguments %q (script flags go after --)", rest), nil, nil
 			}
 			if _, cerr := launch.OverlapBench.Command(o, launch.OverlapBench.Name, nil); cerr != nil {
-				return fail(fs, stderr, 2, "%v", cerr), nil, nil
+				return cli.Fail(fs, stderr, 2, "%v", cerr), nil, nil
 			}
-			ctx, stop := interruptible()
+			ctx, stop := cli.Interruptible()
 			defer stop()
 			if o.Launcher == "none" || o.Launcher == "" {
 				// torchrun starts python3 too, but on another host; here the
 				// check says plainly what is missing before the script fails.
 				if terr := launch.TorchCUDA(ctx); terr != nil {
-					return fail(fs, stderr, 1, "%v (commlab probe overlap --recorded shows the H200 recording)", terr), nil, nil
+					return cli.Fail(fs, stderr, 1, "%v (commlab probe overlap --recorded shows the H200 recording)", terr), nil, nil
 				}
 			}
-			res, err := overlapResult(overlap.Run(ctx, overlap.Config{Launch: o, What: *what, Args: scriptArgs, OutDir: *sf.keep, Stdout: stderr, Stderr: stderr}))
+			res, err := overlapResult(overlap.Run(ctx, overlap.Config{Launch: o, What: *what, Args: scriptArgs, OutDir: *sf.Keep, Stdout: stderr, Stderr: stderr}))
 			return 0, res, err
 		},
-	}.main(fs, sf, *dryRun, rest, stdout, stderr)
+	}.Main(fs, sf, *dryRun, rest, stdout, stderr)
 }
 
 var probeC10dUsage = []string{
@@ -274,44 +151,39 @@ var probeC10dUsage = []string{
 func runProbeC10d(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	backend := fs.String("backend", "gloo", "gloo (CPU ranks) or nccl (the GPUs here)")
 	parts := fs.String("parts", "", "experiments to run, comma-separated (default all): "+strings.Join(c10dlab.Parts, ","))
-	sf := addScriptProbeFlags(fs, launch.C10dLab.Name, c10dlab.RecordedCPU)
-	args, scriptArgs := toolArgs(args)
-	rest, status, ok := parseFlags(fs, args)
+	sf := cli.AddScriptProbeFlags(fs, launch.C10dLab.Name, c10dlab.RecordedCPU)
+	args, scriptArgs := cli.ToolArgs(args)
+	rest, status, ok := cli.Parse(fs, args)
 	if !ok {
 		return status
 	}
-	return scriptProbe{script: launch.C10dLab, recording: c10dlab.RecordedCPU, what: "script", unreadable: 2,
-		recorded: func(name string) (*scriptResult, error) { return c10dResult(c10dlab.Recorded(name)) },
-		load:     func(dir string) (*scriptResult, error) { return c10dResult(c10dlab.Load(os.DirFS(dir), ".")) },
-		run: func(rest []string) (int, *scriptResult, error) {
+	return cli.ScriptProbe{Script: launch.C10dLab, Recording: c10dlab.RecordedCPU, What: "script", Unreadable: 2,
+		Recorded: func(name string) (*cli.ScriptResult, error) { return c10dResult(c10dlab.Recorded(name)) },
+		Load:     func(dir string) (*cli.ScriptResult, error) { return c10dResult(c10dlab.Load(os.DirFS(dir), ".")) },
+		Run: func(rest []string) (int, *cli.ScriptResult, error) {
 			if *backend != "gloo" && *backend != "nccl" {
-				return fail(fs, stderr, 2, "--backend %q: want gloo or nccl", *backend), nil, nil
+				return cli.Fail(fs, stderr, 2, "--backend %q: want gloo or nccl", *backend), nil, nil
 			}
 			if len(rest) > 0 {
-				return fail(fs, stderr, 2, "unexpected arguments %q (script flags go after --)", rest), nil, nil
+				return cli.Fail(fs, stderr, 2, "unexpected arguments %q (script flags go after --)", rest), nil, nil
 			}
-			var list []string
-			if *parts != "" {
-				list = strings.Split(*parts, ",")
+			list, err := c10dlab.PartsOf(*parts)
+			if err != nil {
+				return cli.Fail(fs, stderr, 2, "%v", err), nil, nil
 			}
-			for _, p := range list {
-				if !slices.Contains(c10dlab.Parts, p) {
-					return fail(fs, stderr, 2, "--parts: %q is not one of %s", p, strings.Join(c10dlab.Parts, ", ")), nil, nil
-				}
-			}
-			ctx, stop := interruptible()
+			ctx, stop := cli.Interruptible()
 			defer stop()
 			check := launch.TorchAvailable
 			if *backend == "nccl" {
 				check = launch.TorchCUDA
 			}
 			if terr := check(ctx); terr != nil {
-				return fail(fs, stderr, 1, "%v (commlab probe c10d --recorded shows a recording)", terr), nil, nil
+				return cli.Fail(fs, stderr, 1, "%v (commlab probe c10d --recorded shows a recording)", terr), nil, nil
 			}
-			res, err := c10dResult(c10dlab.Run(ctx, c10dlab.Config{Backend: *backend, Parts: list, Args: scriptArgs, OutDir: *sf.keep, Stdout: stderr, Stderr: stderr}))
+			res, err := c10dResult(c10dlab.Run(ctx, c10dlab.Config{Backend: *backend, Parts: list, Args: scriptArgs, OutDir: *sf.Keep, Stdout: stderr, Stderr: stderr}))
 			return 0, res, err
 		},
-	}.main(fs, sf, false, rest, stdout, stderr)
+	}.Main(fs, sf, false, rest, stdout, stderr)
 }
 
 var probeHangUsage = []string{
@@ -337,8 +209,8 @@ func runProbeHang(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int
 	fs.IntVar(&o.HangAt, "hang-at", 0, "core: the step whose all_reduce one rank never calls (default 3000)")
 	fs.IntVar(&o.StuckRank, "stuck-rank", 0, "core: the rank stuck in its data loader (default 37)")
 	fs.Float64Var(&o.DeadlineS, "deadline", 0, "end the ranks after this many seconds (default 150)")
-	script := addScriptFlag(fs, launch.HangLab.Name)
-	if status, ok := parseOnlyFlags(fs, args, stderr); !ok {
+	script := cli.AddScriptFlag(fs, launch.HangLab.Name)
+	if status, ok := cli.ParseOnly(fs, args, stderr); !ok {
 		return status
 	}
 	if *script {
@@ -346,12 +218,12 @@ func runProbeHang(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int
 		return 0
 	}
 	if _, err := o.Args(); err != nil {
-		return fail(fs, stderr, exitBadInput, "%v", err)
+		return cli.Fail(fs, stderr, cli.ExitBadInput, "%v", err)
 	}
-	ctx, stop := interruptible()
+	ctx, stop := cli.Interruptible()
 	defer stop()
 	if err := launch.RunHangLab(ctx, o, stdout, stderr); err != nil {
-		return fail(fs, stderr, exitFailed, "%v", err)
+		return cli.Fail(fs, stderr, cli.ExitFailed, "%v", err)
 	}
 	fmt.Fprintf(stdout, "hang lab %s: results under %s\n", o.Scenario, o.Out)
 	return 0
@@ -368,11 +240,11 @@ var probeKVNixlUsage = []string{
 // runProbeKVNixl runs chapter 7's KV transfer through NIXL on one GPU
 // (kv_nixl.py, embedded), shows its recorded run, or prints the script.
 func runProbeKVNixl(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
-	rec := addRecordedFlag(fs, kvxfer.RecordedName)
-	script := addScriptFlag(fs, launch.KVNixl.Name)
-	mf := addOutputFlags(fs, false)
-	args, scriptArgs := toolArgs(args)
-	rest, status, ok := parseFlags(fs, args)
+	rec := cli.AddRecordedFlag(fs, kvxfer.RecordedName)
+	script := cli.AddScriptFlag(fs, launch.KVNixl.Name)
+	mf := cli.AddOutputFlags(fs, false)
+	args, scriptArgs := cli.ToolArgs(args)
+	rest, status, ok := cli.Parse(fs, args)
 	if !ok {
 		return status
 	}
@@ -388,14 +260,14 @@ func runProbeKVNixl(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) i
 			name = rest[0]
 		}
 		if run, err = kvxfer.Recorded(name); err != nil {
-			return fail(fs, stderr, 1, "%v", err)
+			return cli.Fail(fs, stderr, 1, "%v", err)
 		}
 	} else {
-		ctx, stop := interruptible()
+		ctx, stop := cli.Interruptible()
 		defer stop()
 		if run, err = kvxfer.Run(ctx, kvxfer.Config{Args: append(rest, scriptArgs...), Stderr: stderr}); err != nil {
-			return fail(fs, stderr, 1, "%v", err)
+			return cli.Fail(fs, stderr, 1, "%v", err)
 		}
 	}
-	return finishRun(run, nil, mf, stdout, stderr, kvxfer.WriteTable)
+	return cli.FinishRun(run, nil, mf, stdout, stderr, kvxfer.WriteTable)
 }

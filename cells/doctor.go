@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"path/filepath"
 
 	"github.com/commlab/commlab/chapters"
 	"github.com/commlab/commlab/doctor"
@@ -52,4 +53,20 @@ func WriteDoctorFolder(dir string, r *doctor.Report) error {
 		return err
 	}
 	return report.WriteFolder(dir, r, page.Bytes())
+}
+
+// ShowDoctorReport is how commlab doctor ends: the report's folder into
+// dir when set (named on stderr), then the report on stdout as JSON or
+// text.
+func ShowDoctorReport(r *doctor.Report, dir string, asJSON bool, stdout, stderr io.Writer) error {
+	if dir != "" {
+		if err := WriteDoctorFolder(dir, r); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "commlab doctor: wrote %s\n", filepath.Join(dir, "report.html"))
+	}
+	if asJSON {
+		return r.WriteJSON(stdout)
+	}
+	return r.WriteText(stdout)
 }

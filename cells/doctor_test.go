@@ -2,7 +2,9 @@ package cells
 
 import (
 	"bytes"
+	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -95,5 +97,25 @@ func TestPageTreeAndGaps(t *testing.T) {
 		if err := os.WriteFile(dir+"/doctor-hang.html", b.Bytes(), 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+func TestShowDoctorReport(t *testing.T) {
+	ev, err := doctor.Recorded("h200x2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := doctor.Diagnose(ev)
+	dir := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	if err := ShowDoctorReport(r, dir, true, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	if stderr.String() != "commlab doctor: wrote "+filepath.Join(dir, "report.html")+"\n" || !strings.HasPrefix(stdout.String(), "{") {
+		t.Errorf("stdout %.40q, stderr %q", stdout.String(), stderr.String())
+	}
+	stdout.Reset()
+	if err := ShowDoctorReport(r, "", false, &stdout, io.Discard); err != nil || !strings.HasPrefix(stdout.String(), "commlab doctor: ") {
+		t.Errorf("text report (%v): %.40q", err, stdout.String())
 	}
 }

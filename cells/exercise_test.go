@@ -44,3 +44,32 @@ func TestExerciseCells(t *testing.T) {
 		}
 	}
 }
+
+func TestExerciseExpectation(t *testing.T) {
+	tests := []struct {
+		flag      string
+		solutions bool
+		want      string
+		err       bool
+	}{
+		{"", false, "", false},
+		{"", true, "right", false},
+		{"right", false, "right", false},
+		{"blank", false, "not answered yet", false},
+		{"blank", true, "", true},
+		{"wrong", false, "", true},
+	}
+	for _, tc := range tests {
+		got, err := cells.ExerciseExpectation(tc.flag, tc.solutions)
+		if got != tc.want || (err != nil) != tc.err {
+			t.Errorf("ExerciseExpectation(%q, %v) = %q, %v", tc.flag, tc.solutions, got, err)
+		}
+	}
+}
+
+func TestExerciseReportWithoutChecks(t *testing.T) {
+	nb := &notebook.Notebook{}
+	if _, show, err := cells.ExerciseReport("right")(nb); show || err != nil {
+		t.Errorf("a notebook without checks or blanks: show %v, err %v", show, err)
+	}
+}

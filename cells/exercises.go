@@ -90,3 +90,41 @@ func SummarizeExercises(verdicts []exercise.Verdict) string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// ExerciseExpectation is the status --expect-exercises asks of every
+// check ("" for none), given the flag's value and whether the run has
+// --solutions.
+func ExerciseExpectation(flag string, solutions bool) (string, error) {
+	switch strings.TrimSpace(flag) {
+	case "":
+		if solutions {
+			return "right", nil
+		}
+		return "", nil
+	case "right":
+		return "right", nil
+	case "blank", "not answered yet":
+		if solutions {
+			return "", fmt.Errorf("--expect-exercises blank contradicts --solutions, after which every check says right")
+		}
+		return "not answered yet", nil
+	}
+	return "", fmt.Errorf("--expect-exercises %q: want right or blank", flag)
+}
+
+// ExerciseReport is the exercise line of a headless run (runner.Batch's
+// Exercises): the summary of an executed notebook's checks, shown when it
+// has checks or, with want set, blank answer cells; and the error when
+// the checks do not all say want ("" expects nothing).
+func ExerciseReport(want string) func(nb *notebook.Notebook) (summary string, show bool, err error) {
+	return func(nb *notebook.Notebook) (string, bool, error) {
+		verdicts := ExerciseVerdicts(nb)
+		if len(verdicts) == 0 && (want == "" || !HasBlankAnswers(nb)) {
+			return "", false, nil
+		}
+		if want == "" {
+			return SummarizeExercises(verdicts), true, nil
+		}
+		return SummarizeExercises(verdicts), true, ExpectExercises(verdicts, want)
+	}
+}

@@ -21,6 +21,7 @@ func init() {
 		"Measure":         reflect.ValueOf(c10dlab.Measure),
 		"ParseEndings":    reflect.ValueOf(c10dlab.ParseEndings),
 		"Parts":           reflect.ValueOf(&c10dlab.Parts).Elem(),
+		"PartsOf":         reflect.ValueOf(c10dlab.PartsOf),
 		"Read":            reflect.ValueOf(c10dlab.Read),
 		"Recorded":        reflect.ValueOf(c10dlab.Recorded),
 		"RecordedCPU":     reflect.ValueOf(constant.MakeFromLiteral("\"torch-c10d-cpu\"", token.STRING, 0)),

@@ -14,6 +14,7 @@ func init() {
 		// function, constant and variable definitions
 		"AllCopyOps":        reflect.ValueOf(&cuda.AllCopyOps).Elem(),
 		"Bandwidth":         reflect.ValueOf(cuda.Bandwidth),
+		"CheckCopyOps":      reflect.ValueOf(cuda.CheckCopyOps),
 		"DefaultSizes":      reflect.ValueOf(cuda.DefaultSizes),
 		"HoldStream":        reflect.ValueOf(cuda.HoldStream),
 		"Init":              reflect.ValueOf(cuda.Init),

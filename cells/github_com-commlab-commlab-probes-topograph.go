@@ -18,5 +18,8 @@ func init() {
 		"ScaleToFit": reflect.ValueOf(constant.MakeFromLiteral("\"max-width:100%;height:auto\"", token.STRING, 0)),
 		"Text":       reflect.ValueOf(topograph.Text),
 		"WriteSVG":   reflect.ValueOf(topograph.WriteSVG),
+
+		// type definitions
+		"Show": reflect.ValueOf((*topograph.Show)(nil)),
 	}
 }

@@ -73,6 +73,7 @@ var levels = map[string]int{
 	"probes/overlap":            18, // the overlap benchmark's runs: launch, recorded, torchtrace, and measure's banner
 	"probes/kvxfer":             18, // the KV transfer through NIXL (kv_nixl.py, embedded in probes/launch): launch, recorded, and measure's banner
 	"probes/c10dlab":            18, // chapter 5's c10d experiments: launch, recorded, and measure's banner
+	"probes/cli":                19, // what the probe verbs share: flags, printing and saving a run, tool and script probe outputs
 	"doctor":                    18, // the checks and verdicts over probes, parsers and costmodel, and the live evidence (nvml, sysfs); below cells, which extracts it
 	"notebook/literate":         20,
 	"notebook/export":           20,

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -204,5 +205,32 @@ func writeManifest(p string, m *folderManifest) error {
 	if err := atomicfile.Write(p, append(b, '\n'), 0o644); err != nil {
 		return fmt.Errorf("lab: %w", err)
 	}
+	return nil
+}
+
+// WriteLab writes the lab's folder (WriteFolder), names on stderr each
+// file it kept or overwrote, and counts on stdout what it did:
+// "lab     DIR: 40 files (40 wrote)".
+func WriteLab(dir string, src fs.FS, force bool, stdout, stderr io.Writer) error {
+	acts, err := WriteFolder(dir, src, force)
+	counts := map[string]int{}
+	for _, a := range acts {
+		counts[a.Did]++
+		switch a.Did {
+		case FolderKept:
+			fmt.Fprintf(stderr, "commlab lab: kept %s: you changed it since commlab wrote it (--force overwrites it)\n", filepath.Join(dir, a.Path))
+		case FolderOverwrote:
+			fmt.Fprintf(stderr, "commlab lab: overwrote %s (--force)\n", filepath.Join(dir, a.Path))
+		}
+	}
+	if err != nil {
+		return err
+	}
+	var summary []string
+	for did, n := range counts {
+		summary = append(summary, fmt.Sprintf("%d %s", n, did))
+	}
+	sort.Strings(summary)
+	fmt.Fprintf(stdout, "lab     %s: %d files (%s)\n", dir, len(acts), strings.Join(summary, ", "))
 	return nil
 }

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -116,5 +117,28 @@ func TestWriteFolderBadManifest(t *testing.T) {
 	}
 	if m, _ := filepath.Glob(filepath.Join(dir, "chapters", "*")); len(m) != 0 {
 		t.Errorf("wrote %v", m)
+	}
+}
+
+// WriteLab counts what it did, and names a file it kept.
+func TestWriteLab(t *testing.T) {
+	dir := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	if err := WriteLab(dir, testChapters, false, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	if want := "lab     " + dir + ": 7 files (7 wrote)\n"; stdout.String() != want || stderr.Len() != 0 {
+		t.Errorf("first write: stdout %q (want %q), stderr %q", stdout.String(), want, stderr.String())
+	}
+	md := filepath.Join(dir, "chapters", "00-tour.md")
+	if err := os.WriteFile(md, []byte("# Mine\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout.Reset()
+	if err := WriteLab(dir, testChapters, false, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stdout.String(), "1 kept, 6 unchanged") || !strings.Contains(stderr.String(), "commlab lab: kept "+md+": you changed it") {
+		t.Errorf("second write: stdout %q, stderr %q", stdout.String(), stderr.String())
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -164,4 +165,16 @@ func keepIDs(nb, old *notebook.Notebook) {
 		}
 	}
 	nb.EnsureIDs()
+}
+
+// WriteSyncActions prints one line per action of Sync on w: "wrote FILE
+// (REASON)", or "stale FILE (REASON)" for a check.
+func WriteSyncActions(w io.Writer, actions []SyncAction, check bool) {
+	verb := "wrote"
+	if check {
+		verb = "stale"
+	}
+	for _, a := range actions {
+		fmt.Fprintf(w, "%s %s (%s)\n", verb, a.Write, a.Reason)
+	}
 }

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
@@ -113,5 +114,15 @@ func TestSync(t *testing.T) {
 	}
 	if _, err := os.Stat(md); err != nil {
 		t.Error(err)
+	}
+}
+
+func TestWriteSyncActions(t *testing.T) {
+	actions := []SyncAction{{Name: "00-tour", Write: "notebooks/00-tour.ipynb", Reason: "chapter newer"}}
+	var wrote, stale bytes.Buffer
+	WriteSyncActions(&wrote, actions, false)
+	WriteSyncActions(&stale, actions, true)
+	if wrote.String() != "wrote notebooks/00-tour.ipynb (chapter newer)\n" || stale.String() != "stale notebooks/00-tour.ipynb (chapter newer)\n" {
+		t.Errorf("wrote %q, stale %q", wrote.String(), stale.String())
 	}
 }

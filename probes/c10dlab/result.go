@@ -2,6 +2,7 @@ package c10dlab
 
 import (
 	"cmp"
+	"fmt"
 	"regexp"
 	"slices"
 	"strconv"
@@ -324,4 +325,19 @@ func known(part string) bool {
 		}
 	}
 	return false
+}
+
+// PartsOf reads commlab probe c10d's --parts, a comma-separated list of
+// Parts; empty: nil, every part.
+func PartsOf(flag string) ([]string, error) {
+	if flag == "" {
+		return nil, nil
+	}
+	list := strings.Split(flag, ",")
+	for _, p := range list {
+		if !slices.Contains(Parts, p) {
+			return nil, fmt.Errorf("--parts: %q is not one of %s", p, strings.Join(Parts, ", "))
+		}
+	}
+	return list, nil
 }

@@ -3,6 +3,8 @@ package cuda
 import (
 	"fmt"
 	"runtime"
+	"slices"
+	"strings"
 	"unsafe"
 
 	"github.com/commlab/commlab/probes"
@@ -461,4 +463,15 @@ func humanBytes(n int64) string {
 		return fmt.Sprintf("%dKiB", n>>10)
 	}
 	return fmt.Sprintf("%dB", n)
+}
+
+// CheckCopyOps refuses an operation that is not one of AllCopyOps
+// (commlab probe bandwidth --ops).
+func CheckCopyOps(ops []string) error {
+	for _, op := range ops {
+		if !slices.Contains(AllCopyOps, op) {
+			return fmt.Errorf("unknown operation %q (known: %s)", op, strings.Join(AllCopyOps, ", "))
+		}
+	}
+	return nil
 }
