@@ -25,7 +25,7 @@ func CheckHang(ev *Evidence) (Verdict, *flightrec.Analysis) {
 	if len(dumps) == 0 {
 		summary := "no Flight Recorder dumps: give --fr DIR with one dump per rank"
 		if d := ev.TorchSetting("TORCH_NCCL_DUMP_ON_TIMEOUT"); d.Known && truthy(d.Value) {
-			summary += "; this job writes them at a timeout (" + d.String() + "), to TORCH_FR_DUMP_TEMP_FILE<rank> (default ~/.cache/fr_trace or /tmp, per PyTorch version)"
+			summary += "; this job writes them at a timeout (" + d.String() + "), to TORCH_FR_DUMP_TEMP_FILE<rank> (unset: $XDG_CACHE_HOME/torch/comm_lib_trace_rank_<rank>, else ~/.cache/torch/comm_lib_trace_rank_<rank>: PyTorch c10d's DebugInfoWriter::getWriter)"
 		} else if d.Known {
 			summary += "; this job writes none at a timeout (" + d.String() + "): set TORCH_NCCL_DUMP_ON_TIMEOUT=1"
 		} else {
