@@ -192,9 +192,16 @@ func MeasureWith(ctx context.Context, bin string, c Config) (*probes.Run, error)
 		rk := &rank{}
 		ranks[r] = rk
 		if rk.p, err = launch.Start(ctx, launch.Options{}, bin, c.Args(r, dir), &rk.stdout, &rk.stderr); err != nil {
+			mu.Lock()
+			started := firstFail >= 0 // a started rank failed first and cancelled this start: its error is the one to report
+			mu.Unlock()
 			cancel()
 			wg.Wait()
-			return nil, fmt.Errorf("customar: rank %d: %w", r, err)
+			if !started {
+				return nil, fmt.Errorf("customar: rank %d: %w", r, err)
+			}
+			ranks = ranks[:r]
+			break
 		}
 		wg.Add(1)
 		go func() {
