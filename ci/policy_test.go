@@ -43,6 +43,7 @@ var levels = map[string]int{
 	"parse/ncclxml":             2,
 	"parse/nvbandwidth":         2,
 	"parse/perftest":            2,
+	"parse/ucxlog":              2, // what UCX says it chose (UCX_LOG_LEVEL=info, UCX_PROTO_INFO=y): NIXL's and UCX collectives' transports
 	"parse/flightrec":           2,
 	"parse/dmesg":               2, // the kernel log's GPU, NIC and PCIe events: Xid, SXid, fallen off the bus, link state, modules, AER
 	"parse/hanglab":             3, // chapter 6's hang lab folder: results, stacks, and flightrec's dumps
