@@ -175,12 +175,10 @@ const ncclAutoGIDFrom = "2.21"
 func CheckRoCE(ev *Evidence, env map[string]string) Verdict {
 	v := Verdict{Layer: LayerNIC, Check: "roce-gid", Chapter: chapterRDMA}
 	if len(ev.RDMA) == 0 && ev.NoRDMA != "" {
-		v.judge(Skipped, "no RDMA device on this machine: "+ev.NoRDMA+"; no RoCE GID to check", "")
-		return v
+		return v.judge(Skipped, "no RDMA device on this machine: "+ev.NoRDMA+"; no RoCE GID to check", "")
 	}
 	if len(ev.RDMA) == 0 {
-		v.judge(Skipped, "no RDMA tool output: give show_gids (or ibv_devinfo -v) of each node to check the RoCE GID NCCL uses", "")
-		return v
+		return v.judge(Skipped, "no RDMA tool output: give show_gids (or ibv_devinfo -v) of each node to check the RoCE GID NCCL uses", "")
 	}
 	version := ev.ncclVersion()
 	idxText, idxSet := env["NCCL_IB_GID_INDEX"]

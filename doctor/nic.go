@@ -41,8 +41,7 @@ func networkUse(lg *nccllog.Log, nodes int) (conns, gdr int, traffic bool) {
 func checkRDMADevices(t *probes.Topology, nodes int) Verdict {
 	v := Verdict{Layer: LayerNIC, Check: "rdma-devices", Chapter: chapterRDMA}
 	if t == nil {
-		v.judge(Skipped, "no topology", "")
-		return v
+		return v.judge(Skipped, "no topology", "")
 	}
 	nics := RDMANICs(t)
 	if len(nics) == 0 {
@@ -131,8 +130,7 @@ func versionSuffix(v string) string {
 func checkGDRModule(t *probes.Topology, lg *nccllog.Log, nodes int) Verdict {
 	v := Verdict{Layer: LayerNIC, Check: "gpudirect-module", Chapter: chapterRDMA}
 	if t == nil {
-		v.judge(Skipped, "no topology", "")
-		return v
+		return v.judge(Skipped, "no topology", "")
 	}
 	ok, known, why := gdrModule(t)
 	v.Evidence = []string{why}
@@ -167,8 +165,7 @@ func checkGDR(t *probes.Topology, pci *probes.PCIFacts, lg *nccllog.Log, nodes i
 		net = lg.Network
 	}
 	if t == nil && net == nil {
-		v.judge(Skipped, "no topology and no NCCL log", "")
-		return v
+		return v.judge(Skipped, "no topology and no NCCL log", "")
 	}
 	netConns, gdrConns, traffic := networkUse(lg, nodes)
 	why := map[string][]string{} // NIC name -> reasons GDR is off
