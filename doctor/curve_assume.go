@@ -11,6 +11,7 @@ package doctor
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -42,7 +43,7 @@ var presetsOfGPU = [][]string{
 func networkAlternatives(preset string) map[string]string {
 	out := map[string]string{}
 	for _, group := range presetsOfGPU {
-		if !contains(group, preset) {
+		if !slices.Contains(group, preset) {
 			continue
 		}
 		for _, p := range group {

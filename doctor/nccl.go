@@ -2,6 +2,7 @@ package doctor
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -222,7 +223,7 @@ func checkNetwork(lg *nccllog.Log, t *probes.Topology, env map[string]string, no
 		case masked != "":
 			summary += "; " + masked
 			next = "unset NCCL_IB_DISABLE: it masks whatever made IB fail instead of fixing it; then read the IB warnings in the log"
-		case n.NoIBDevice || contains(n.Failed, "IB"):
+		case n.NoIBDevice || slices.Contains(n.Failed, "IB"):
 			next = "NCCL found no usable IB device: check ibv_devinfo, the RDMA driver (mlx5_ib) and that the container sees /dev/infiniband"
 		default:
 			next = "read the NET/IB warnings in the log; check NCCL_SOCKET_IFNAME, NCCL_IB_HCA and the net plugin"
@@ -517,7 +518,7 @@ func checkTunerPick(lg *nccllog.Log, t *probes.Topology, env map[string]string, 
 		}
 	}
 	for _, e := range lg.Env {
-		if (e.Name == "NCCL_ALGO" || e.Name == "NCCL_PROTO") && !contains(forced, e.Name+"="+e.Value) {
+		if (e.Name == "NCCL_ALGO" || e.Name == "NCCL_PROTO") && !slices.Contains(forced, e.Name+"="+e.Value) {
 			forced = append(forced, e.Name+"="+e.Value)
 		}
 	}

@@ -221,7 +221,7 @@ func checkGDR(t *probes.Topology, pci *probes.PCIFacts, lg *nccllog.Log, nodes i
 				}
 				why[g.Device] = append(why[g.Device], r)
 				hard[g.Device] = true
-				if !contains(nics, g.Device) {
+				if !slices.Contains(nics, g.Device) {
 					nics = append(nics, g.Device)
 				}
 			}
@@ -232,7 +232,7 @@ func checkGDR(t *probes.Topology, pci *probes.PCIFacts, lg *nccllog.Log, nodes i
 				key := fmt.Sprintf("HCA %d", p.NIC)
 				why[key] = append(why[key], fmt.Sprintf("NCCL: GPU %s / HCA %d distance %d > %d (NCCL_NET_GDR_LEVEL)", p.GPU, p.NIC, p.Distance, p.Limit))
 				hard[key] = true
-				if !contains(nics, key) {
+				if !slices.Contains(nics, key) {
 					nics = append(nics, key)
 				}
 			}
@@ -296,13 +296,4 @@ func enabled(b bool) string {
 		return "enabled"
 	}
 	return "disabled"
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
