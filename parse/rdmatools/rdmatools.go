@@ -350,9 +350,9 @@ func firstText(data []byte) (int, string) {
 	return 0, ""
 }
 
-// ipv4Of returns the IPv4 address mapped into gid (::ffff:a.b.c.d in any
-// spelling), or "".
-func ipv4Of(gid string) string {
+// GIDIPv4 returns the IPv4 address mapped into gid (::ffff:a.b.c.d in any
+// spelling), or "": GID.IPv4 of a GID read from elsewhere (sysfs).
+func GIDIPv4(gid string) string {
 	a, err := netip.ParseAddr(gid)
 	if err != nil || !a.Is4In6() {
 		return ""
