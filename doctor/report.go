@@ -453,16 +453,8 @@ func rangeText(xs []string) string {
 func linkAnswer(ev *Evidence, vs []Verdict) string {
 	var parts []string
 	if t := ev.Topology; t != nil && len(t.GPUs) > 1 {
-		counts := map[string]int{}
-		for i, g := range t.GPUs {
-			for _, h := range t.GPUs[i+1:] {
-				if p, ok := t.PathBetween(g.ID(), h.ID()); ok {
-					counts[p.String()]++
-				}
-			}
-		}
 		var ks []string
-		for k, n := range counts {
+		for k, n := range t.PairsByPath() {
 			ks = append(ks, fmt.Sprintf("%d pair%s over %s", n, plural(n), k))
 		}
 		sort.Strings(ks)
