@@ -2,7 +2,9 @@ package doctor
 
 import (
 	"fmt"
+	"maps"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -165,11 +167,7 @@ func stuckByStacks(a *flightrec.Analysis, stacks []hanglab.Stack) (flightrec.Gro
 		if len(ranks) == 0 {
 			continue
 		}
-		var ws []string
-		for w := range wheres {
-			ws = append(ws, w)
-		}
-		sort.Strings(ws)
+		ws := slices.Sorted(maps.Keys(wheres))
 		return g, ranks, strings.Join(ws, ", "), true
 	}
 	return flightrec.GroupReport{}, nil, "", false

@@ -2,6 +2,7 @@ package doctor
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -261,11 +262,7 @@ func checkTransports(lg *nccllog.Log, t *probes.Topology) Verdict {
 	if len(counts) == 0 {
 		return v.judge(Skipped, "no channel connections in the log (one rank, or NCCL_DEBUG_SUBSYS without INIT)", "")
 	}
-	kinds := make([]string, 0, len(counts))
-	for k := range counts {
-		kinds = append(kinds, k)
-	}
-	sort.Strings(kinds)
+	kinds := slices.Sorted(maps.Keys(counts))
 	shm := 0
 	for _, k := range kinds {
 		v.Evidence = append(v.Evidence, fmt.Sprintf("%s: %d connections", k, counts[k]))

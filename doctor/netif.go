@@ -9,8 +9,9 @@ package doctor
 
 import (
 	"fmt"
+	"maps"
 	"net/netip"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -278,11 +279,7 @@ func CheckRoCE(ev *Evidence, env map[string]string) Verdict {
 	}
 	if len(mtus) > 1 {
 		var parts []string
-		var ms []int
-		for m := range mtus {
-			ms = append(ms, m)
-		}
-		sort.Ints(ms)
+		ms := slices.Sorted(maps.Keys(mtus))
 		for _, m := range ms {
 			parts = append(parts, fmt.Sprintf("%d on %s", m, strings.Join(mtus[m], ", ")))
 		}

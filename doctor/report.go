@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -355,11 +357,7 @@ func bytesAndRanks(ev *Evidence, nodes int) string {
 				}
 			}
 		}
-		keys := make([]string, 0, len(sizes))
-		for k := range sizes {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
+		keys := slices.Sorted(maps.Keys(sizes))
 		if len(keys) > 4 {
 			keys = append(keys[:4], fmt.Sprintf("%d more", len(keys)-4))
 		}
@@ -526,11 +524,7 @@ func algorithmAnswer(r *Report, vs []Verdict) string {
 // to r.
 func (r *Report) CompareBaseline(base *Report, name string) {
 	r.Baseline = name
-	keys := make([]string, 0, len(base.Metrics))
-	for k := range base.Metrics {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(base.Metrics))
 	for _, k := range keys {
 		was, now := base.Metrics[k], r.Metrics[k]
 		if _, ok := r.Metrics[k]; !ok || was <= 0 || k == "all_reduce_large_bytes" || (k == "all_reduce_large_us" && base.Metrics["all_reduce_large_bytes"] != r.Metrics["all_reduce_large_bytes"]) {

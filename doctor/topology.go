@@ -2,7 +2,8 @@ package doctor
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/commlab/commlab/probes"
@@ -252,11 +253,7 @@ func checkIOMMU(pci *probes.PCIFacts) Verdict {
 	}
 	s := pci.IOMMU
 	v.Evidence = append(v.Evidence, fmt.Sprintf("%d IOMMU groups", s.Groups))
-	types := make([]string, 0, len(s.Types))
-	for t := range s.Types {
-		types = append(types, t)
-	}
-	sort.Strings(types)
+	types := slices.Sorted(maps.Keys(s.Types))
 	for _, t := range types {
 		v.Evidence = append(v.Evidence, fmt.Sprintf("%d groups of type %s", s.Types[t], t))
 	}

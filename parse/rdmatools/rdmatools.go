@@ -5,8 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/netip"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -275,11 +276,7 @@ func (r *Report) NCCLGIDIndex() (index int, ok bool, msg string) {
 	if len(byIndex) == 1 {
 		return gids[0].Index, true, fmt.Sprintf("GID index %d is RoCE v2 with IPv4 on %d port%s", gids[0].Index, len(gids), plural(len(gids)))
 	}
-	var idx []int
-	for i := range byIndex {
-		idx = append(idx, i)
-	}
-	sort.Ints(idx)
+	idx := slices.Sorted(maps.Keys(byIndex))
 	var parts []string
 	for _, i := range idx {
 		parts = append(parts, fmt.Sprintf("%d on %s", i, strings.Join(byIndex[i], ", ")))
