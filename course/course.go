@@ -96,14 +96,8 @@ func (c cell) source() string {
 // setSource stores src as Jupyter writes it: lines, each with its newline.
 func (c cell) setSource(src string) {
 	lines := []any{}
-	for src != "" {
-		i := strings.IndexByte(src, '\n')
-		if i < 0 {
-			lines = append(lines, src)
-			break
-		}
-		lines = append(lines, src[:i+1])
-		src = src[i+1:]
+	for l := range strings.Lines(src) {
+		lines = append(lines, l)
 	}
 	c["source"] = lines
 }
