@@ -66,6 +66,7 @@ func Locate(from string) (string, error) {
 	if info, err := os.Stat(abs); err != nil || !info.IsDir() {
 		dir = filepath.Dir(abs)
 	}
+	start := dir
 	for {
 		cand := filepath.Join(dir, filepath.FromSlash(Folder))
 		if info, err := os.Stat(cand); err == nil && info.IsDir() {
@@ -78,7 +79,7 @@ func Locate(from string) (string, error) {
 		dir = up
 	}
 	return "", fmt.Errorf("%w: no %s in %s or a folder above it (the binary carries no solutions: run from a clone of the repository, or name the folder: --solutions DIR)",
-		ErrNoFolder, Folder, filepath.Dir(abs))
+		ErrNoFolder, Folder, start)
 }
 
 // Names lists the chapters dir has solutions for ("01-collectives", ...),
