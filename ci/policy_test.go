@@ -32,9 +32,9 @@ var levels = map[string]int{
 	"probes/dynlib":             5,
 	"probes/hwtest":             0,  // the tests' switches that turn a missing GPU, PyTorch or nvcc from a skip into a failure
 	"parse":                     0,  // the parsers' shared error shape
-	"chapters":                  -5, // the chapters embedded in the binary (commlab lab, the doctor's links)
+	"chapters":                  -5, // the chapters embedded in the binary (commlab lab, the doctor's links); no solutions
 	"prose":                     5,  // the chapters' shared words for numbers and tables: units and costmodel
-	"chapters/solutions":        0,  // the trainer's answers, embedded; cells reads them (through exercise), kernel/session applies them
+	"trainer/solutions":         0,  // the trainer's answers, read at run time from the clone's trainer folder (never embedded); cells and course read them (through exercise)
 	"parse/internal/launcher":   0,  // launcher prefixes and pdsh labels, stripped for every text parser
 	"parse/internal/textinput":  1,  // the line-oriented parsers' one reader (over parse and launcher)
 	"parse/internal/jsonmatrix": 0,  // a measured matrix with NaN written as JSON null
