@@ -4,6 +4,8 @@ import (
 	"context"
 	"embed"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 
 	"github.com/commlab/commlab/parse/nvidiasmi"
@@ -148,12 +150,7 @@ var recordedMatrices = map[string]struct{ path, source string }{
 
 // Matrices lists the recorded matrices Matrix returns, sorted.
 func Matrices() []string {
-	names := make([]string, 0, len(recordedMatrices))
-	for n := range recordedMatrices {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
+	return slices.Sorted(maps.Keys(recordedMatrices))
 }
 
 // Matrix returns a recorded `nvidia-smi topo -m` output as it was

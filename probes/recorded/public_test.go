@@ -35,7 +35,8 @@ func TestEveryPublicOutputHasASource(t *testing.T) {
 }
 
 // TestPublicMatchesParserFixtures keeps each public output equal to the
-// parser fixture of the same name, where its provenance is reviewed.
+// parser fixture of the same name (an NCCL log, or a topology or graph
+// file), where its provenance is reviewed.
 func TestPublicMatchesParserFixtures(t *testing.T) {
 	for _, n := range PublicList() {
 		p, err := Public(n)
@@ -46,7 +47,7 @@ func TestPublicMatchesParserFixtures(t *testing.T) {
 			continue
 		}
 		var found bool
-		for _, dir := range []string{"../../parse/nccllog/testdata", "../../parse/nccllog/testdata/public", "../../parse/nccltests/testdata/public"} {
+		for _, dir := range []string{"../../parse/nccllog/testdata", "../../parse/nccllog/testdata/public", "../../parse/ncclxml/testdata", "../../parse/nccltests/testdata/public"} {
 			b, err := os.ReadFile(filepath.Join(dir, n))
 			if err != nil {
 				continue
