@@ -126,9 +126,26 @@ func (m *Measurement) HTML() string {
 	fmt.Fprintf(&b, `<span style="font-weight:bold;color:%s;letter-spacing:0.05em;margin-right:8px">%s</span>%s`,
 		colour, label, html.EscapeString(m.origin()))
 	if m != nil && m.Fallback != "" {
-		fmt.Fprintf(&b, `<div style="color:%s;margin-top:2px">auto mode showed the recording: %s</div>`,
-			fallbackColour, html.EscapeString(m.Fallback))
+		// What is absent (no GPU, no NCCL) is said in the reader's words,
+		// the loader's message kept for a hover; a live run that failed
+		// shows its error, which is the news.
+		shown, detail := m.Fallback, ""
+		if reason, rest, ok := strings.Cut(m.Fallback, ": "); ok && absence(reason) {
+			shown, detail = reason, rest
+		}
+		fmt.Fprintf(&b, `<div style="color:%s;margin-top:2px" title="%s">auto mode showed the recording: %s</div>`,
+			fallbackColour, html.EscapeString(detail), html.EscapeString(shown))
 	}
 	b.WriteString("</div>")
 	return b.String()
+}
+
+// absence says a fallback reason names something this machine lacks
+// rather than a live run that failed.
+func absence(reason string) bool {
+	switch reason {
+	case noGPU, fewGPUs, noNCCL, noWorker:
+		return true
+	}
+	return false
 }
