@@ -126,8 +126,11 @@ func (m *Measurement) HTML() string {
 	fmt.Fprintf(&b, `<span style="font-weight:bold;color:%s;letter-spacing:0.05em;margin-right:8px">%s</span>%s`,
 		colour, label, html.EscapeString(m.origin()))
 	if m != nil && m.Fallback != "" {
-		fmt.Fprintf(&b, `<div style="color:%s;margin-top:2px">auto mode showed the recording: %s</div>`,
-			fallbackColour, html.EscapeString(m.Fallback))
+		// The reason in the reader's words ("no GPU here"); the live error's
+		// own text (a library not found, ...) only as the line's tooltip.
+		reason, detail, _ := strings.Cut(m.Fallback, ":")
+		fmt.Fprintf(&b, `<div style="color:%s;margin-top:2px" title="%s">auto mode showed the recording: %s</div>`,
+			fallbackColour, html.EscapeString(strings.TrimSpace(detail)), html.EscapeString(reason))
 	}
 	b.WriteString("</div>")
 	return b.String()
