@@ -43,7 +43,7 @@ func TestPublicMatchesParserFixtures(t *testing.T) {
 			t.Fatal(err)
 		}
 		var found bool
-		for _, dir := range []string{"../../parse/nccllog/testdata", "../../parse/nccllog/testdata/public", "../../parse/flightrec/testdata/public", "../../parse/torchtrace/testdata/public"} {
+		for _, dir := range []string{"../../parse/nccllog/testdata", "../../parse/nccllog/testdata/public", "../../parse/flightrec/testdata/public", "../../parse/torchtrace/testdata/public", "../../parse/nccltests/testdata"} {
 			b, err := os.ReadFile(filepath.Join(dir, n))
 			if err != nil {
 				continue
