@@ -19,7 +19,7 @@ COLD_BUILD ?= 1 to 5 minutes
 CGO_CFLAGS ?= -O2 -g -Wno-deprecated-declarations
 export CGO_CFLAGS
 
-.PHONY: all build install-kernel lab hub-local check-chapters test test-gpu test-gpu-build vet fmt-check generate bench bench-chapters bench-kernel bench-gpu widgets check-widgets fuzz clean calibration hang-cpu venv
+.PHONY: all build install-kernel lab hub-local check-chapters test test-gpu test-gpu-build vet fmt-check generate bench bench-chapters bench-scale bench-kernel bench-gpu widgets check-widgets fuzz clean calibration hang-cpu venv
 
 all: build
 
@@ -147,6 +147,11 @@ bench: build
 
 bench-chapters:
 	$(GO) test -run '^$$' -bench '^BenchmarkChapters$$' -benchtime 1x -cpu 2 ./cells/ | grep -E '^(Benchmark|FAIL|---|    )'
+
+# The doctor on a 1,024-rank job's NCCL log of 1 GB, pinned to two cores:
+# time and peak memory at three sizes (best on a quiet machine).
+bench-scale: build
+	bash probes/gpubench/scale_doctor.sh $(BIN) 1024 1024
 
 bench-kernel: build
 	$(PYTHON) kernel/testdata/bench/kernel_bench.py $(BIN)

@@ -25,7 +25,11 @@ func TestCourseWritesSourceNotebooks(t *testing.T) {
 		t.Errorf("nbgrader_config.py:\n%s", cfg)
 	}
 	stderr.Reset()
-	if code := dispatch([]string{"course", "--out", dir, "00-tour"}, &stdout, &stderr); code == 0 || !strings.Contains(stderr.String(), "00-tour") {
-		t.Errorf("the tour, which has no exercises: exit %d, %s", code, stderr.String())
+	if code := dispatch([]string{"course", "--out", dir, "99-none"}, &stdout, &stderr); code == 0 || !strings.Contains(stderr.String(), "99-none") {
+		t.Errorf("a chapter without solutions: exit %d, %s", code, stderr.String())
+	}
+	stderr.Reset()
+	if code := dispatch([]string{"course", "--out", dir, "--solutions", t.TempDir(), "02-interconnect"}, &stdout, &stderr); code == 0 || !strings.Contains(stderr.String(), "no solutions for this chapter") {
+		t.Errorf("a trainer folder without the chapter: exit %d, %s", code, stderr.String())
 	}
 }

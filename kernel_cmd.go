@@ -164,7 +164,7 @@ func (p paramFlags) Set(s string) error {
 	return nil
 }
 
-var runUsage = []string{"usage: commlab run NOTEBOOK.ipynb|CHAPTER.md... [--out DIR] [-p name=value]... [--timeout 10m] [--cell-timeout 2m] [--allow-errors] [--html] [--solutions] [--expect-exercises right|blank]"}
+var runUsage = []string{"usage: commlab run NOTEBOOK.ipynb|CHAPTER.md... [--out DIR] [-p name=value]... [--timeout 10m] [--cell-timeout 2m] [--allow-errors] [--html] [--solutions [DIR]] [--expect-exercises right|blank]"}
 
 func runRun(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	out := fs.String("out", "out", "write executed notebooks into `DIR`")
@@ -174,13 +174,14 @@ func runRun(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	cellTimeout := fs.Duration("cell-timeout", 10*time.Minute, "interrupt a cell that runs longer (0: no limit)")
 	allowErrors := fs.Bool("allow-errors", false, "keep running after a failed cell and exit 0")
 	htmlOut := fs.Bool("html", false, "also write DIR/NAME.html and DIR/index.html")
-	solutions := fs.Bool("solutions", false, "trainer's run: each blank answer cell runs its solution (solutions/NAME.md beside the file, else the embedded ones); every check must then say right")
+	var solutions cells.SolutionsFlag
+	fs.Var(&solutions, "solutions", "trainer's run: each blank answer cell runs its solution from `DIR`/NAME.md (alone: the clone's trainer/solutions, found above the file; the binary carries none); every check must then say right")
 	expect := fs.String("expect-exercises", "", "fail unless every exercise check says `STATUS`: right, or blank (not answered yet); --solutions implies right")
-	files, status, ok := cli.Parse(fs, args)
+	files, status, ok := cli.Parse(fs, cells.SolutionsArgs(args))
 	if !ok {
 		return status
 	}
-	wantExercises, err := cells.ExerciseExpectation(*expect, *solutions)
+	wantExercises, err := cells.ExerciseExpectation(*expect, solutions.On)
 	if err != nil {
 		return cli.Fail(fs, stderr, 2, "%v", err)
 	}
@@ -209,6 +210,8 @@ func runRun(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	live := stderr == io.Writer(os.Stderr) && runner.IsTerminal(os.Stderr)
+	view := cells.View()
+	view.Solutions = solutions.Solutions()
 	batch := runner.Batch{Files: files, Jobs: jobs, Timeout: *timeout, Exercises: cells.ExerciseReport(wantExercises),
 		File: runner.FileOptions{
 			Options:       runner.Options{CellTimeout: *cellTimeout, AllowErrors: *allowErrors},
@@ -216,8 +219,8 @@ func runRun(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 			CaptureOutput: runCaptureOutput,
 			Live:          live,
 			HTML:          *htmlOut,
-			Solutions:     *solutions,
-			Cells:         cells.View(),
+			Solutions:     solutions.On,
+			Cells:         view,
 		}}
 	if batch.Run(ctx, stdout, stderr) {
 		return cli.ExitFailed

@@ -303,6 +303,23 @@ func TestRunCLIExercisesBothWays(t *testing.T) {
 	if ran == 0 || ran > checks {
 		t.Errorf("%d blank cells say their solution ran, want between 1 and the %d checks", ran, checks)
 	}
+	// The binary carries no solutions: a chapter out of the clone finds
+	// none, and runs them from the trainer's folder named.
+	src, err := os.ReadFile("chapters/03-rdma.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	outside := filepath.Join(t.TempDir(), "03-rdma.md")
+	if err := os.WriteFile(outside, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := labCLI(t, "run", "--out", out, "--solutions", outside); code == 0 || !strings.Contains(stderr, "no trainer's folder") {
+		t.Errorf("--solutions out of the clone: exit %d, stderr %q", code, stderr)
+	}
+	code, stdout, stderr = labCLI(t, "run", "--out", out, "--solutions", "trainer/solutions", outside)
+	if code != 0 || !strings.Contains(stdout, fmt.Sprintf("exercises: %d right", checks)) {
+		t.Errorf("--solutions trainer/solutions: exit %d\n%s%s", code, stdout, stderr)
+	}
 	// Expecting right answers of the chapter as shipped fails the run.
 	code, _, stderr = labCLI(t, "run", "--out", out, "--expect-exercises", "right", "chapters/03-rdma.md")
 	if code != 1 || !strings.Contains(stderr, fmt.Sprintf("%d of %d not right", checks, checks)) {

@@ -16,11 +16,12 @@ import (
 	"github.com/commlab/commlab/parse/perftest"
 	"github.com/commlab/commlab/parse/rdmatools"
 	"github.com/commlab/commlab/parse/torchtrace"
+	"github.com/commlab/commlab/parse/ucxlog"
 )
 
 // `commlab parse <format> FILE... [--json]`: readable summaries of what
 // nccl-tests, NCCL_DEBUG, NCCL's topology XML, nvidia-smi, nvbandwidth,
-// perftest, the RDMA tools (ibstat, ibv_devinfo, show_gids, rdma link) and
+// perftest, UCX, the RDMA tools (ibstat, ibv_devinfo, show_gids, rdma link) and
 // Flight Recorder print, or the parsed data as JSON. The parsers and their
 // summaries live in parse/*, reading many files at once in parse/files;
 // this file reads the flags. A file that fails to parse still shows what
@@ -44,6 +45,7 @@ var parseVerbs = []verb{
 	parseVerb("smi", "nvidia-smi -q reports", files.SMI),
 	{name: "torch-trace", summary: "torch.profiler Chrome traces (JSON or .json.gz): per-stream GPU intervals, communication under compute, overlap_fraction", usage: parseTorchTraceUsage, run: runParseTorchTrace},
 	parseVerb("topo", "nvidia-smi topo -m matrices", files.Topo),
+	formatVerb("ucx-log", "UCX's log with UCX_LOG_LEVEL=info and UCX_PROTO_INFO=y (NIXL, UCX-backed MPI): configurations, protocols per memory type", "log", ucxlog.Parse),
 }
 
 // formatVerb is parseVerb for a simple format: parseOne reads one file

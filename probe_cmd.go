@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -55,6 +56,7 @@ func runProbeBandwidth(fs *flag.FlagSet, args []string, stdout, stderr io.Writer
 	var cfg cuda.BandwidthConfig
 	cli.AddRepeatFlags(fs, &cfg.Warmup, &cfg.Iters, "copies", 3, 10, true, "")
 	reps := fs.Int("reps", 7, "timed repetitions (median reported)")
+	hostNUMA := fs.String("host-numa", "", "NUMA nodes to place the pinned host buffer on, one measurement each (e.g. 0,1)")
 	mf := cli.AddOutputFlags(fs, true)
 	if status, ok := cli.ParseOnly(fs, args, stderr); !ok {
 		return status
@@ -63,6 +65,13 @@ func runProbeBandwidth(fs *flag.FlagSet, args []string, stdout, stderr io.Writer
 	var err error
 	if cfg.Sizes, cfg.Devices, err = sf.Values(); err != nil {
 		return cli.Fail(fs, stderr, 2, "%v", err)
+	}
+	for _, f := range strings.FieldsFunc(*hostNUMA, func(r rune) bool { return r == ',' }) {
+		node, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || node < 0 {
+			return cli.Fail(fs, stderr, 2, "--host-numa %q: want NUMA node numbers, e.g. 0,1", *hostNUMA)
+		}
+		cfg.HostNodes = append(cfg.HostNodes, node)
 	}
 	if err := cuda.CheckCopyOps(cfg.Ops); err != nil {
 		return cli.Fail(fs, stderr, 2, "%v", err)

@@ -128,6 +128,8 @@ func TestProbeMeasureBadFlags(t *testing.T) {
 		{"probe", "bandwidth", "--ops", "teleport"},
 		{"probe", "bandwidth", "--devices", "x"},
 		{"probe", "bandwidth", "stray"},
+		{"probe", "bandwidth", "--host-numa", "near"},
+		{"probe", "bandwidth", "--host-numa", "0,-1"},
 		{"probe", "latency", "--iters", "0"},
 		{"probe", "nccl-tests", "--launcher", "pdsh"},
 		{"probe", "nccl-tests", "stray"},

@@ -16,8 +16,9 @@
 //   - the renderers of domain values that join packages which do not know
 //     each other: a topology drawn by probes/topograph, a recorded run
 //     shown with its provenance, a parsed nccl-tests output drawn by chart.
-//   - the solutions hook: the trainer's solutions (chapters/solutions,
-//     read by exercise), for %solutions and `commlab run --solutions`; which
+//   - the solutions hook: the trainer's solutions (read by exercise from
+//     the trainer's folder, trainer/solutions, never from the binary), for
+//     `commlab run --solutions [DIR]` (TrainerSolutions); which
 //     cells are exercise checks (the pages fold them); and the verdicts of
 //     an executed notebook's checks, for `commlab run --expect-exercises`.
 //   - the chapters a lab folder is written from (`commlab lab`), and the

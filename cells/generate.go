@@ -42,6 +42,7 @@ var preloaded = []string{
 	"github.com/commlab/commlab/parse/cudasamples",
 	"github.com/commlab/commlab/parse/hanglab",
 	"github.com/commlab/commlab/parse/torchtrace",
+	"github.com/commlab/commlab/parse/ucxlog",
 	"github.com/commlab/commlab/probes/cuda",
 	"github.com/commlab/commlab/probes/nccl",
 	"github.com/commlab/commlab/probes/recorded",

@@ -26,6 +26,7 @@ func init() {
 		"Quantity":       reflect.ValueOf(exercise.Quantity),
 		"Rate":           reflect.ValueOf(exercise.Rate),
 		"Right":          reflect.ValueOf(exercise.Right),
+		"Unchecked":      reflect.ValueOf(exercise.Unchecked),
 		"Wrong":          reflect.ValueOf(exercise.Wrong),
 
 		// type definitions

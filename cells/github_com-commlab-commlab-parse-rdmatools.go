@@ -16,6 +16,7 @@ func init() {
 		"ErrMalformed":    reflect.ValueOf(&rdmatools.ErrMalformed).Elem(),
 		"ErrTruncated":    reflect.ValueOf(&rdmatools.ErrTruncated).Elem(),
 		"Ethernet":        reflect.ValueOf(constant.MakeFromLiteral("\"Ethernet\"", token.STRING, 0)),
+		"GIDIPv4":         reflect.ValueOf(rdmatools.GIDIPv4),
 		"GIDTypeIB":       reflect.ValueOf(constant.MakeFromLiteral("\"IB\"", token.STRING, 0)),
 		"GIDTypeRoCEv1":   reflect.ValueOf(constant.MakeFromLiteral("\"RoCE v1\"", token.STRING, 0)),
 		"GIDTypeRoCEv2":   reflect.ValueOf(constant.MakeFromLiteral("\"RoCE v2\"", token.STRING, 0)),

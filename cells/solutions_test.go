@@ -12,6 +12,7 @@ import (
 	"github.com/commlab/commlab/cells"
 	"github.com/commlab/commlab/exercise"
 	"github.com/commlab/commlab/notebook/runner"
+	"github.com/commlab/commlab/trainer/solutions"
 )
 
 // TestSolutionsRun runs a chapter as shipped (every check not answered
@@ -56,7 +57,7 @@ func TestSolutionsErrors(t *testing.T) {
 	if !errors.Is(err, exercise.ErrSolutions) {
 		t.Fatalf("unknown and missing: %v", err)
 	}
-	for _, want := range []string{"no solution for the blank answer cell(s) answer3", "solution(s) for answer9 but no blank answer cell sets them", "testdata/solutions/blanks-unknown.md"} {
+	for _, want := range []string{"no solution for the blank answer cell(s) answer3", "solution(s) for answer9 but no blank answer cell sets them", "testdata/trainer/solutions/blanks-unknown.md"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q lacks %q", err, want)
 		}
@@ -71,11 +72,11 @@ func TestSolutionsErrors(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "blanks.md"), []byte(edited), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.MkdirAll(filepath.Join(dir, "solutions"), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(dir, "trainer", "solutions"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	sol, _ := os.ReadFile("testdata/solutions/blanks.md")
-	if err := os.WriteFile(filepath.Join(dir, "solutions", "blanks.md"), sol, 0o644); err != nil {
+	sol, _ := os.ReadFile("testdata/trainer/solutions/blanks.md")
+	if err := os.WriteFile(filepath.Join(dir, "trainer", "solutions", "blanks.md"), sol, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	err = run(filepath.Join(dir, "blanks.md"))
@@ -83,13 +84,54 @@ func TestSolutionsErrors(t *testing.T) {
 		t.Fatalf("edited blank: %v", err)
 	}
 
-	// No solutions anywhere for a notebook with blanks.
+	// No trainer's folder for a notebook with blanks: the binary carries
+	// no solutions to fall back on.
 	other := filepath.Join(t.TempDir(), "77-none.md")
 	if err := os.WriteFile(other, src, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := run(other); err == nil || !strings.Contains(err.Error(), "no solutions for this chapter") {
-		t.Errorf("no solutions: %v", err)
+	if err := run(other); err == nil || !strings.Contains(err.Error(), "no trainer's folder") || !strings.Contains(err.Error(), "--solutions DIR") {
+		t.Errorf("no trainer's folder: %v", err)
+	}
+
+	// A folder the trainer names: found there, or said missing there.
+	runFrom := func(dir, path string) error {
+		view := cells.View()
+		view.Solutions = cells.TrainerSolutions(dir)
+		_, _, _, err := runner.RunFile(context.Background(), mustJob(t, path, nil), runner.FileOptions{
+			Options: runner.Options{CellTimeout: time.Minute}, OutDir: t.TempDir(), Solutions: true, Cells: view})
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "77-none.md"), src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := runFrom(filepath.Join(dir, "trainer"), filepath.Join(dir, "77-none.md")); !errors.Is(err, solutions.ErrNoSolutions) {
+		t.Errorf("a chapter the named folder lacks: %v", err)
+	}
+	if err := runFrom("testdata/trainer/solutions", other); err == nil || !strings.Contains(err.Error(), "77-none") {
+		t.Errorf("a chapter the named folder lacks: %v", err)
+	}
+	if err := runFrom("testdata/trainer", "testdata/blanks.md"); err != nil {
+		t.Errorf("the named trainer folder: %v", err)
+	}
+}
+
+// TestSolutionsArgs holds that --solutions takes the folder after it and
+// leaves a chapter after it alone.
+func TestSolutionsArgs(t *testing.T) {
+	got := cells.SolutionsArgs([]string{"--solutions", "testdata/trainer", "testdata/blanks.md", "-solutions", "testdata/blanks.md"})
+	want := []string{"--solutions=testdata/trainer", "testdata/blanks.md", "-solutions", "testdata/blanks.md"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	var f cells.SolutionsFlag
+	for _, v := range []string{"true", "trainer"} {
+		if err := f.Set(v); err != nil || !f.On {
+			t.Errorf("Set(%q): %+v, %v", v, f, err)
+		}
+	}
+	if f.Dir != "trainer" {
+		t.Errorf("dir %q", f.Dir)
 	}
 }
 

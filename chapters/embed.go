@@ -1,8 +1,11 @@
 // Package chapters carries the lab's chapters (NN-slug.md, the literate
-// sources) and, where the repository has them, the trainer's solutions
-// (solutions/), embedded in the commlab binary, so that a binary from
+// sources), embedded in the commlab binary, so that a binary from
 // `go install github.com/commlab/commlab@latest` can write them out
 // (`commlab lab DIR`) and the doctor's report can name and link them.
+//
+// The trainer's answers are not here: they stay in the repository's
+// trainer folder (package trainer/solutions), out of every learner's
+// binary.
 //
 // It owns the embedded copies only: it does not parse, run or sync
 // chapters (lab, notebook/literate do). Standard library only.
@@ -16,25 +19,23 @@ import (
 	"strings"
 )
 
-// The chapters and the trainer's solutions, Markdown only (the solutions
-// folder's Go package reads its files through FS).
+// The chapters, Markdown only.
 //
-//go:embed *.md solutions/*.md
+//go:embed *.md
 var files embed.FS
 
-// FS is the embedded folder: the chapters and solutions/.
+// FS is the embedded folder: the chapters.
 func FS() fs.FS { return files }
 
 // Files is every embedded file a lab folder needs, as paths relative to
-// the chapters folder in lexical order: the chapters ("01-collectives.md")
-// and the solutions ("solutions/01-collectives.md", ...).
+// the chapters folder in lexical order: the chapters ("01-collectives.md").
 func Files() []string {
 	var out []string
 	_ = fs.WalkDir(files, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
-		if isChapter(p) || strings.HasPrefix(p, "solutions/") {
+		if isChapter(p) {
 			out = append(out, p)
 		}
 		return nil

@@ -1,6 +1,7 @@
 package ci
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -108,21 +109,8 @@ func TestJupyterHubTeamSession(t *testing.T) {
 		t.Fatalf("start chromium: %v", err)
 	}
 	for _, u := range users {
-		// A browser context of its own: the two people share no cookie.
-		ctx, cancel := chromedp.NewContext(root, chromedp.WithNewBrowserContext())
-		t.Cleanup(cancel)
-		u.page = newPage(t, ctx, artifacts, "hub-"+u.name+"-", labConsoleNoise)
-		u.page.do(
-			chromedp.Navigate(base+"/hub/login"),
-			chromedp.WaitVisible(chromedp.ID("username_input")),
-			chromedp.SetValue(chromedp.ID("username_input"), u.name),
-			chromedp.SetValue(chromedp.ID("password_input"), "any password"),
-			u.page.shot("0-login.png"),
-			chromedp.Click(chromedp.ID("login_submit")),
-			// The hub starts the user's server, then sends the browser to it.
-			u.page.waitJS("the user's JupyterLab", `location.pathname.startsWith('/user/`+u.name+`/lab') && !!window.jupyterapp`,
-				`location.href + ' ' + document.body.innerText.slice(0, 300)`, 5*time.Minute),
-		)
+		// The hub starts the user's server, then sends the browser to it.
+		u.logIn(t, root, base, artifacts, "hub-", "the user's JupyterLab")
 		runChapter(t, u.page, base+"/user/"+u.name+"/lab/tree/"+chapterNotebook)
 	}
 	alice, bob := users[0], users[1]
@@ -194,6 +182,26 @@ func TestJupyterHubTeamSession(t *testing.T) {
 	if err := waitFor("bob's kernel to end with the hub", 2*time.Minute, func() (bool, error) { return processGone(kernelOf["bob"]), nil }); err != nil {
 		t.Error(err)
 	}
+}
+
+// logIn opens a browser context of u's own under root (the people share
+// no cookie), logs u in through the hub's form at base, and waits (what
+// names the wait) until the hub has sent the browser to u's JupyterLab.
+// The page's artifacts are named prefix+u.name+"-".
+func (u *hubUser) logIn(t *testing.T, root context.Context, base, artifacts, prefix, what string) {
+	ctx, cancel := chromedp.NewContext(root, chromedp.WithNewBrowserContext())
+	t.Cleanup(cancel)
+	u.page = newPage(t, ctx, artifacts, prefix+u.name+"-", labConsoleNoise)
+	u.page.do(
+		chromedp.Navigate(base+"/hub/login"),
+		chromedp.WaitVisible(chromedp.ID("username_input")),
+		chromedp.SetValue(chromedp.ID("username_input"), u.name),
+		chromedp.SetValue(chromedp.ID("password_input"), "any password"),
+		u.page.shot("0-login.png"),
+		chromedp.Click(chromedp.ID("login_submit")),
+		u.page.waitJS(what, `location.pathname.startsWith('/user/`+u.name+`/lab') && !!window.jupyterapp`,
+			`location.href + ' ' + document.body.innerText.slice(0, 300)`, 5*time.Minute),
+	)
 }
 
 // hubAPI calls the hub's REST API with the test service's token.

@@ -82,14 +82,22 @@ func TestNbgraderCycle(t *testing.T) {
 	}
 	nbgraderStep(t, venv, courseDir, trainerHome, "generate_assignment", gradedChapter, "--force")
 
-	// The learner's version: no solution left, each answer cell the
-	// chapter's blank, and it runs headless blank and with --solutions.
+	// The learner's version: no solution and no held-back reference left,
+	// each answer cell the chapter's blank, and it runs headless blank
+	// and with --solutions. Alice's full score then shows that autograde
+	// put the hidden references back.
 	release := filepath.Join(courseDir, "release", gradedChapter, gradedChapter+".ipynb")
 	released, err := notebook.ReadFile(release)
 	if err != nil {
 		t.Fatal(err)
 	}
-	solSrc, err := os.ReadFile(filepath.Join("..", "chapters", "solutions", gradedChapter+".md"))
+	// The trainer's folder: the binary carries no solutions, and the
+	// learner's version, out of the clone, names the folder to run them.
+	solDir, err := filepath.Abs(filepath.Join("..", "trainer", "solutions"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	solSrc, err := os.ReadFile(filepath.Join(solDir, gradedChapter+".md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,10 +105,10 @@ func TestNbgraderCycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	blanks := 0
+	blanks, references := 0, 0
 	for _, c := range released.Cells {
-		if strings.Contains(c.Source, "SOLUTION") {
-			t.Errorf("the learner's version keeps a solution region:\n%s", c.Source)
+		if strings.Contains(c.Source, "SOLUTION") || strings.Contains(c.Source, "HIDDEN TESTS") {
+			t.Errorf("the learner's version keeps a solution or hidden test region:\n%s", c.Source)
 		}
 		for _, sol := range sols.List {
 			if strings.Contains(c.Source, strings.TrimSpace(sol.Code)) {
@@ -112,12 +120,14 @@ func TestNbgraderCycle(t *testing.T) {
 				t.Errorf("answer cell %s of the learner's version is %q, not the chapter's blank", m.GradeID, c.Source)
 			}
 			blanks++
+		} else if name, ok := exercise.BlankAnswer(c.Source); ok && m.Locked && name == m.GradeID {
+			references++ // a reference the trainer holds back: graded through hidden tests
 		}
 	}
-	if blanks != len(sols.List) {
-		t.Errorf("%d answer cells in the learner's version, want %d", blanks, len(sols.List))
+	if blanks+references != len(sols.List) || references == 0 {
+		t.Errorf("%d answer cells and %d blank references in the learner's version, want %d in all, a reference among them", blanks, references, len(sols.List))
 	}
-	for _, args := range [][]string{{"--expect-exercises", "blank"}, {"--solutions"}} {
+	for _, args := range [][]string{{"--expect-exercises", "blank"}, {"--solutions", solDir}} {
 		run := exec.Command(in.bin, append([]string{"run", "--out", filepath.Join(dir, "run"), release}, args...)...)
 		if out, err := run.CombinedOutput(); err != nil {
 			t.Errorf("commlab run %s on the learner's version: %v\n%s", strings.Join(args, " "), err, out)

@@ -32,9 +32,9 @@ var levels = map[string]int{
 	"probes/dynlib":             5,
 	"probes/hwtest":             0,  // the tests' switches that turn a missing GPU, PyTorch or nvcc from a skip into a failure
 	"parse":                     0,  // the parsers' shared error shape
-	"chapters":                  -5, // the chapters embedded in the binary (commlab lab, the doctor's links)
+	"chapters":                  -5, // the chapters embedded in the binary (commlab lab, the doctor's links); no solutions
 	"prose":                     5,  // the chapters' shared words for numbers and tables: units and costmodel
-	"chapters/solutions":        0,  // the trainer's answers, embedded; cells reads them (through exercise), kernel/session applies them
+	"trainer/solutions":         0,  // the trainer's answers, read at run time from the clone's trainer folder (never embedded); cells and course read them (through exercise)
 	"parse/internal/launcher":   0,  // launcher prefixes and pdsh labels, stripped for every text parser
 	"parse/internal/textinput":  1,  // the line-oriented parsers' one reader (over parse and launcher)
 	"parse/internal/jsonmatrix": 0,  // a measured matrix with NaN written as JSON null
@@ -43,6 +43,7 @@ var levels = map[string]int{
 	"parse/ncclxml":             2,
 	"parse/nvbandwidth":         2,
 	"parse/perftest":            2,
+	"parse/ucxlog":              2, // what UCX says it chose (UCX_LOG_LEVEL=info, UCX_PROTO_INFO=y): NIXL's and UCX collectives' transports
 	"parse/flightrec":           2,
 	"parse/dmesg":               2, // the kernel log's GPU, NIC and PCIe events: Xid, SXid, fallen off the bus, link state, modules, AER
 	"parse/hanglab":             3, // chapter 6's hang lab folder: results, stacks, and flightrec's dumps

@@ -194,20 +194,9 @@ func TestJupyterHubOnSlurm(t *testing.T) {
 	}
 	jobOf := map[string]string{}
 	for _, u := range users {
-		ctx, cancel := chromedp.NewContext(root, chromedp.WithNewBrowserContext())
-		t.Cleanup(cancel)
-		u.page = newPage(t, ctx, artifacts, "slurm-hub-"+u.name+"-", labConsoleNoise)
-		u.page.do(
-			chromedp.Navigate(base+"/hub/login"),
-			chromedp.WaitVisible(chromedp.ID("username_input")),
-			chromedp.SetValue(chromedp.ID("username_input"), u.name),
-			chromedp.SetValue(chromedp.ID("password_input"), "any password"),
-			chromedp.Click(chromedp.ID("login_submit")),
-			// The hub submits the job, waits for it to run and the server
-			// in it to call back, then sends the browser there.
-			u.page.waitJS("the user's JupyterLab in a Slurm job", `location.pathname.startsWith('/user/`+u.name+`/lab') && !!window.jupyterapp`,
-				`location.href + ' ' + document.body.innerText.slice(0, 300)`, 5*time.Minute),
-		)
+		// The hub submits the job, waits for it to run and the server in it
+		// to call back, then sends the browser there.
+		u.logIn(t, root, base, artifacts, "slurm-hub-", "the user's JupyterLab in a Slurm job")
 		// The job copied the chapters into the learner's home.
 		if _, err := os.Stat(filepath.Join(u.home, chapterNotebook)); err != nil {
 			t.Fatalf("%s's job did not place the chapters in their home: %v", u.name, err)

@@ -10,8 +10,8 @@ import (
 
 	"github.com/commlab/commlab/atomicfile"
 	"github.com/commlab/commlab/chapters"
-	"github.com/commlab/commlab/chapters/solutions"
 	"github.com/commlab/commlab/exercise"
+	"github.com/commlab/commlab/trainer/solutions"
 )
 
 // ErrCourse marks a chapter whose exercises cannot become an assignment:
@@ -96,14 +96,8 @@ func (c cell) source() string {
 // setSource stores src as Jupyter writes it: lines, each with its newline.
 func (c cell) setSource(src string) {
 	lines := []any{}
-	for src != "" {
-		i := strings.IndexByte(src, '\n')
-		if i < 0 {
-			lines = append(lines, src)
-			break
-		}
-		lines = append(lines, src[:i+1])
-		src = src[i+1:]
+	for l := range strings.Lines(src) {
+		lines = append(lines, l)
 	}
 	c["source"] = lines
 }
@@ -136,6 +130,9 @@ func Source(name string, chapterNotebook []byte, sols *exercise.Solutions) (*Ass
 	}
 	a := &Assignment{Name: name}
 	seen := map[string]bool{}
+	// hidden is the code of the reference cells met since the last check
+	// cell: the next check cell runs it in nbgrader's hidden tests.
+	var hidden []exercise.Solution
 	for i, c := range cells {
 		src := c.source()
 		m, has := CellMetadata(c.metadata())
@@ -145,7 +142,11 @@ func Source(name string, chapterNotebook []byte, sols *exercise.Solutions) (*Ass
 		}
 		check := c.kind() == "code" && exercise.IsCheck(src)
 		where := fmt.Sprintf("%s: cell %d", name, i+1)
+		reference := blank && has && !m.Solution && !m.Grade && m.Locked && m.GradeID == blankName
 		switch {
+		case reference:
+			sol, _ := sols.For(src)
+			hidden = append(hidden, sol)
 		case blank && (!has || !m.Solution || m.GradeID != blankName):
 			return nil, fmt.Errorf("%w: %s: the blank answer cell of %s needs nbgrader={... \"grade_id\": %q, \"solution\": true ...}", ErrCourse, where, blankName, blankName)
 		case check && (!has || !m.Grade || m.Points != 1 || !m.Locked):
@@ -156,6 +157,14 @@ func Source(name string, chapterNotebook []byte, sols *exercise.Solutions) (*Ass
 			return nil, fmt.Errorf("%w: %s: a solution cell (%s) that is not a blank answer cell as a chapter ships it", ErrCourse, where, m.GradeID)
 		case has && m.Grade && !check:
 			return nil, fmt.Errorf("%w: %s: a grade cell (%s) that checks nothing", ErrCourse, where, m.GradeID)
+		}
+		if check && len(hidden) > 0 {
+			withTests, err := hiddenTests(src, hidden)
+			if err != nil {
+				return nil, fmt.Errorf("%w: %s: %w", ErrCourse, where, err)
+			}
+			c.setSource(withTests)
+			hidden = nil
 		}
 		if !has {
 			id, _ := c["id"].(string)
@@ -170,7 +179,7 @@ func Source(name string, chapterNotebook []byte, sols *exercise.Solutions) (*Ass
 		}
 		seen[m.GradeID] = true
 		a.Points += m.Points
-		if blank {
+		if blank && !reference {
 			sol, _ := sols.For(src)
 			withAnswer, err := solutionCell(src, sol)
 			if err != nil {
@@ -178,6 +187,9 @@ func Source(name string, chapterNotebook []byte, sols *exercise.Solutions) (*Ass
 			}
 			c.setSource(withAnswer)
 		}
+	}
+	if len(hidden) > 0 {
+		return nil, fmt.Errorf("%w: %s: the reference cell of %s has no check cell after it", ErrCourse, name, hidden[0].Name)
 	}
 	out, err := json.MarshalIndent(nb, "", " ")
 	if err != nil {
@@ -200,21 +212,48 @@ func solutionCell(blank string, sol exercise.Solution) (string, error) {
 		"\nBEGIN SOLUTION */\n// END SOLUTION", nil
 }
 
+// hiddenTests is the source version of a check cell whose exercise holds
+// its reference back (exercise's Withheld): the trainer's reference code
+// runs first, in nbgrader's hidden tests, which generate_assignment
+// removes from the learner's version and autograde puts back. The
+// chapter's blank reference cell before it stays, so the learner's check
+// says "checked when graded"; in the source version and when graded the
+// code here sets the reference again.
+func hiddenTests(check string, refs []exercise.Solution) (string, error) {
+	var b strings.Builder
+	b.WriteString("// BEGIN HIDDEN TESTS: the trainer's reference, in neither the learner's version nor the chapter\n")
+	for _, r := range refs {
+		if strings.Contains(r.Code, "HIDDEN TESTS") || strings.Contains(check, "HIDDEN TESTS") {
+			return "", fmt.Errorf("the reference of %s holds \"HIDDEN TESTS\", which nbgrader's regions cannot", r.Name)
+		}
+		b.WriteString(strings.TrimSpace(r.Code) + "\n")
+	}
+	b.WriteString("// END HIDDEN TESTS\n")
+	return b.String() + check, nil
+}
+
 // ToNotebook turns a chapter's literate markdown into its notebook
 // (nbformat JSON): the commlab command does it with notebook/literate,
 // which the course, on the subject's side, does not import.
 type ToNotebook func(name string, markdown []byte) ([]byte, error)
 
 // Chapters makes the assignments of the chapters named (all with
-// exercises when none is), from the chapters and solutions this binary
-// carries.
-func Chapters(toNotebook ToNotebook, names ...string) ([]*Assignment, error) {
+// exercises when none is), from the chapters this binary carries and the
+// trainer's solutions in solutionsDir (trainer/solutions.Dir: a solutions
+// folder or a trainer folder; the binary carries none).
+func Chapters(toNotebook ToNotebook, solutionsDir string, names ...string) ([]*Assignment, error) {
+	dir, err := solutions.Dir(solutionsDir)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrCourse, err)
+	}
 	if len(names) == 0 {
-		names = solutions.Names()
+		if names, err = solutions.Names(dir); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrCourse, err)
+		}
 	}
 	var out []*Assignment
 	for _, ref := range names {
-		name, solSrc, err := solutions.Find(ref)
+		name, solSrc, err := solutions.Find(dir, ref)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %s: %w", ErrCourse, ref, err)
 		}
@@ -291,6 +330,10 @@ func Config(opts Options) string {
 c.ClearSolutions.code_stub = {"go": ""}
 c.ClearSolutions.begin_solution_delimeter = "BEGIN SOLUTION"
 c.ClearSolutions.end_solution_delimeter = "END SOLUTION"
+# An exercise that holds its reference back runs it in hidden tests,
+# which the learner's version lacks and autograde restores.
+c.ClearHiddenTests.begin_test_delimeter = "BEGIN HIDDEN TESTS"
+c.ClearHiddenTests.end_test_delimeter = "END HIDDEN TESTS"
 # The kernels nbgrader starts (autograde) show each wrong answer's
 # reference on the feedback page and give each check cell's score.
 os.environ["COMMLAB_EXERCISE_VIEW"] = "grader"

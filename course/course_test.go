@@ -58,12 +58,12 @@ func clearSolutions(src string) string {
 // cell, that nbgrader's clearing gives back the chapter's blank, that
 // every other cell is locked, and that each check cell is worth 1 point.
 func TestChaptersBecomeAssignments(t *testing.T) {
-	as, err := Chapters(fromNotebooks)
+	as, err := Chapters(fromNotebooks, "../trainer")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(as) != 7 {
-		t.Fatalf("%d assignments, want one per chapter with exercises (7)", len(as))
+	if len(as) != 8 {
+		t.Fatalf("%d assignments, want one per chapter with exercises (8)", len(as))
 	}
 	for _, a := range as {
 		t.Run(a.Name, func(t *testing.T) {
@@ -86,6 +86,9 @@ func TestChaptersBecomeAssignments(t *testing.T) {
 					}
 				case m.Grade:
 					checks++
+					if strings.Contains(clearHiddenTests(src), "HIDDEN TESTS") {
+						t.Errorf("cell %d (%s): a hidden test region nbgrader cannot clear:\n%s", i+1, m.GradeID, src)
+					}
 					if m.Points != 1 || !m.Locked || !exercise.IsCheck(src) {
 						t.Errorf("cell %d (%s): grade cell %+v", i+1, m.GradeID, m)
 					}
@@ -168,10 +171,67 @@ func TestSourceRefuses(t *testing.T) {
 	}
 }
 
+// clearHiddenTests is what nbgrader's ClearHiddenTests does to a grade
+// cell with the course's settings: each line from one holding BEGIN
+// HIDDEN TESTS to one holding END HIDDEN TESTS goes.
+func clearHiddenTests(src string) string {
+	var out []string
+	in := false
+	for _, line := range strings.Split(src, "\n") {
+		switch {
+		case strings.Contains(line, "BEGIN HIDDEN TESTS"):
+			in = true
+		case strings.Contains(line, "END HIDDEN TESTS"):
+			in = false
+		case !in:
+			out = append(out, line)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// TestSourceHidesReferences holds that an exercise whose reference the
+// trainer holds back gets the reference's code in the check cell's hidden
+// tests, that the learner's version (hidden tests cleared) is the chapter's
+// check again, and that the blank reference cell stays as shipped.
+func TestSourceHidesReferences(t *testing.T) {
+	sols, err := exercise.ParseSolutions([]byte("## answer1\n\n```go\nanswer1 := \"PHB\"\n```\n\n## ref1\n\n```go\nref1 := \"PHB\"\n```\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const (
+		blank    = `{"grade": false, "grade_id": "answer1", "locked": false, "schema_version": 3, "solution": true, "task": false}` + "\nanswer1 := \"\" // your answer"
+		ref      = `{"grade": false, "grade_id": "ref1", "locked": true, "schema_version": 3, "solution": false, "task": false}` + "\nref1 := \"\" // the trainer's reference"
+		checkSrc = `exercise.Choice("a", answer1, ref1, []string{"PIX", "PHB"}, "").Withheld()`
+		check    = `{"grade": true, "grade_id": "check-answer1", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}` + "\n" + checkSrc
+	)
+	a, err := Source("t", tinyNotebook(t, blank, ref, check), sols)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := sourceCells(t, a)
+	if got := cs[1].source(); got != "ref1 := \"\" // the trainer's reference" {
+		t.Errorf("the reference cell became %q", got)
+	}
+	got := cs[2].source()
+	if !strings.Contains(got, "// BEGIN HIDDEN TESTS") || !strings.Contains(got, "ref1 := \"PHB\"") {
+		t.Errorf("the check cell lacks the hidden reference:\n%s", got)
+	}
+	if cleared := clearHiddenTests(got); cleared != checkSrc {
+		t.Errorf("the learner's check is\n%s\nwant\n%s", cleared, checkSrc)
+	}
+	if a.Points != 1 {
+		t.Errorf("%g points", a.Points)
+	}
+	if _, err := Source("t", tinyNotebook(t, blank, check, ref), sols); !errors.Is(err, ErrCourse) || !strings.Contains(err.Error(), "no check cell after it") {
+		t.Errorf("a reference after its check: %v", err)
+	}
+}
+
 // TestWrite writes the course of one chapter and compares its
 // nbgrader_config.py with the golden file.
 func TestWrite(t *testing.T) {
-	as, err := Chapters(fromNotebooks, "01-collectives")
+	as, err := Chapters(fromNotebooks, "../trainer/solutions", "01-collectives")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +263,10 @@ func TestWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden.Check(t, filepath.Join("testdata", "nbgrader_config.py.golden"), got)
-	if _, err := Chapters(fromNotebooks, "00-tour"); err == nil {
-		t.Error("the tour has no exercises, yet became an assignment")
+	if _, err := Chapters(fromNotebooks, "../trainer/solutions", "99-nothing"); err == nil {
+		t.Error("a chapter without solutions became an assignment")
+	}
+	if _, err := Chapters(fromNotebooks, t.TempDir(), "01-collectives"); err == nil || !strings.Contains(err.Error(), "no solutions for this chapter") {
+		t.Errorf("a trainer folder without the chapter's solutions: %v", err)
 	}
 }

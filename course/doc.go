@@ -1,6 +1,7 @@
 // Package course turns the chapters into a trainer's nbgrader course: one
 // assignment per chapter, its source notebook holding the trainer's
-// answers (from chapters/solutions) inside nbgrader's solution regions,
+// answers (read from the trainer's folder, trainer/solutions, at run time:
+// the binary carries none) inside nbgrader's solution regions,
 // and the course's nbgrader_config.py (the Go code stub, the exchange, the
 // grader's view of the checks).
 //
@@ -22,6 +23,14 @@
 // chapter's blank: both regions go, the blank line stays. So the learner's
 // version is the chapter as shipped, and `commlab run --solutions` and
 // the blank run work on it as on the chapter.
+//
+// An exercise may hold its reference back (exercise's Withheld): the
+// chapter ships a blank reference cell, locked and not a solution cell
+// (nbgrader={... "grade_id": NAME, "locked": true, "solution": false ...}),
+// and the trainer's solutions file the code that sets it. Source puts that
+// code at the top of the next check cell, inside nbgrader's hidden tests
+// (// BEGIN HIDDEN TESTS ... // END HIDDEN TESTS): generate_assignment
+// removes it from the learner's version, autograde restores it.
 //
 // The package writes files; it does not run nbgrader or the kernel. It
 // sits on the subject's side and reads notebooks as nbformat JSON: the

@@ -80,12 +80,10 @@ func readCounters(ev *Evidence, p string, _ Files) error {
 func CheckCounters(ev *Evidence) Verdict {
 	v := Verdict{Layer: LayerNIC, Check: "port-counters", Chapter: chapterRDMA}
 	if len(ev.Counters) == 0 && ev.NoRDMA != "" {
-		v.judge(Skipped, "no RDMA device on this machine: "+ev.NoRDMA+"; no RDMA port counters to read (ethtool -S output of the Ethernet NICs, given as a file, still can be)", "")
-		return v
+		return v.judge(Skipped, "no RDMA device on this machine: "+ev.NoRDMA+"; no RDMA port counters to read (ethtool -S output of the Ethernet NICs, given as a file, still can be)", "")
 	}
 	if len(ev.Counters) == 0 {
-		v.judge(Skipped, "no port counters: give perfquery -x, ethtool -S or the sysfs counters of each NIC (read twice, before and after a run, for what happened during it)", "")
-		return v
+		return v.judge(Skipped, "no port counters: give perfquery -x, ethtool -S or the sysfs counters of each NIC (read twice, before and after a run, for what happened during it)", "")
 	}
 	var fails, warns, signals []string
 	window := false

@@ -11,7 +11,8 @@ package doctor
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/commlab/commlab/costmodel"
@@ -42,7 +43,7 @@ var presetsOfGPU = [][]string{
 func networkAlternatives(preset string) map[string]string {
 	out := map[string]string{}
 	for _, group := range presetsOfGPU {
-		if !contains(group, preset) {
+		if !slices.Contains(group, preset) {
 			continue
 		}
 		for _, p := range group {
@@ -130,11 +131,7 @@ func (s CurveSetup) assume(m *Machine, c Curve) (notes []string, alts []curveAss
 			}
 			if !ok {
 				if node.NIC.Kind != s.Network {
-					var fams []string
-					for f := range others {
-						fams = append(fams, f)
-					}
-					sort.Strings(fams)
+					fams := slices.Sorted(maps.Keys(others))
 					return nil, nil, fmt.Errorf("doctor: --network %s: no %s preset with %s (have: %s)", s.Network, node.Name, orDash(NetworkFamilies[s.Network]), orNone(fams))
 				}
 				p = m.Preset
@@ -143,11 +140,7 @@ func (s CurveSetup) assume(m *Machine, c Curve) (notes []string, alts []curveAss
 			notes = append(notes, "network: "+networkWords(p)+", from "+orDash(s.NetworkFrom))
 		default:
 			notes = append(notes, "assumed: the network of "+networkWords(m.Preset)+" (the evidence does not name the network: --network or NCCL's log with NCCL_DEBUG_SUBSYS=INIT,NET tells it)")
-			fams := make([]string, 0, len(others))
-			for f := range others {
-				fams = append(fams, f)
-			}
-			sort.Strings(fams)
+			fams := slices.Sorted(maps.Keys(others))
 			for _, f := range fams {
 				if p := others[f]; p != m.Preset {
 					alt := *m

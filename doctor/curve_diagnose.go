@@ -157,8 +157,7 @@ func plateauVerdict(rep *CurveReport, opt CurveOptions) Verdict {
 		}
 	}
 	if len(idx) == 0 {
-		v.judge(Skipped, fmt.Sprintf("the sweep ends at %s, where the model is not yet bandwidth-bound: extend it (nccl-tests -e) to read the %s", units.Readable(c.Points[len(c.Points)-1].Bytes, "B"), name), "")
-		return v
+		return v.judge(Skipped, fmt.Sprintf("the sweep ends at %s, where the model is not yet bandwidth-bound: extend it (nccl-tests -e) to read the %s", units.Readable(c.Points[len(c.Points)-1].Bytes, "B"), name), "")
 	}
 	rep.PlateauFrom = m.Points[idx[0]].Bytes
 	top := idx[max(0, len(idx)-3):]
@@ -205,8 +204,7 @@ func floorVerdict(rep *CurveReport, opt CurveOptions) Verdict {
 		}
 	}
 	if len(meas) == 0 {
-		v.judge(Skipped, fmt.Sprintf("the sweep starts at %s, where the model is no longer latency-bound: start it lower (nccl-tests -b 8) to read the small-message floor", units.Readable(c.Points[0].Bytes, "B")), "")
-		return v
+		return v.judge(Skipped, fmt.Sprintf("the sweep starts at %s, where the model is no longer latency-bound: start it lower (nccl-tests -b 8) to read the small-message floor", units.Readable(c.Points[0].Bytes, "B")), "")
 	}
 	rep.FloorUs, rep.ModelFloorUs = probes.Median(meas), probes.Median(mod)
 	times := 0.0
@@ -239,8 +237,7 @@ func CompareNodes(multi, single CurveReport, opt CurveOptions) Verdict {
 	b, _ := BranchByID(BranchMultiNode)
 	v := Verdict{Layer: LayerCollective, Check: BranchMultiNode, Chapter: ChapterCurve}
 	if multi.PlateauBusBW <= 0 || single.PlateauBusBW <= 0 || multi.ModelPlateauBusBW <= 0 || single.ModelPlateauBusBW <= 0 {
-		v.judge(Skipped, "both curves need a bandwidth-bound plateau (sweep to larger sizes)", "")
-		return v
+		return v.judge(Skipped, "both curves need a bandwidth-bound plateau (sweep to larger sizes)", "")
 	}
 	got := multi.PlateauBusBW / single.PlateauBusBW
 	want := multi.ModelPlateauBusBW / single.ModelPlateauBusBW
@@ -249,12 +246,10 @@ func CompareNodes(multi, single CurveReport, opt CurveOptions) Verdict {
 		fmt.Sprintf("the model keeps %s (%s against %s)", pct(want), units.Readable(multi.ModelPlateauBusBW, "GB/s"), units.Readable(single.ModelPlateauBusBW, "GB/s")),
 	}
 	if got < opt.MultiNodeFail*want {
-		v.judge(Fail, fmt.Sprintf("multi-node far below single-node: %s of the single-node busbw where the model expects %s", pct(got), pct(want)),
+		return v.judge(Fail, fmt.Sprintf("multi-node far below single-node: %s of the single-node busbw where the model expects %s", pct(got), pct(want)),
 			"check "+strings.Join(b.Checks, "; "))
-		return v
 	}
-	v.judge(OK, fmt.Sprintf("multi-node keeps %s of the single-node busbw (model %s)", pct(got), pct(want)), "")
-	return v
+	return v.judge(OK, fmt.Sprintf("multi-node keeps %s of the single-node busbw (model %s)", pct(got), pct(want)), "")
 }
 
 // CheckCurves reads the busbw curve the evidence holds (the nccl-tests

@@ -140,17 +140,15 @@ func lintRenamed(env map[string]string) Verdict {
 	}
 	v.Evidence = append(v.Evidence, "names from "+pytorchEnvSource)
 	if len(found) == 0 {
-		v.judge(OK, "no deprecated PyTorch variable names", "")
-		return v
+		return v.judge(OK, "no deprecated PyTorch variable names", "")
 	}
 	v.Evidence = append(v.Evidence, "PyTorch 2.11 on an H200 (2026-12-01) printed one deprecation warning, for NCCL_ASYNC_ERROR_HANDLING, and none for TORCH_NCCL_TRACE_BUFFER_SIZE set in the same run: a log without the warning does not mean the names are current")
 	var fixes []string
 	for _, old := range found {
 		fixes = append(fixes, old+" -> "+renamed[old])
 	}
-	v.judge(Warn, "deprecated names set: "+strings.Join(found, ", ")+" (read today; a later PyTorch drops them and the setting silently stops working)",
+	return v.judge(Warn, "deprecated names set: "+strings.Join(found, ", ")+" (read today; a later PyTorch drops them and the setting silently stops working)",
 		"rename: "+strings.Join(fixes, ", "))
-	return v
 }
 
 // lookup reads a PyTorch setting by its current name, then its old one.
@@ -208,11 +206,9 @@ func lintTimeouts(ev *Evidence) Verdict {
 		problems = append(problems, fmt.Sprintf("TORCH_NCCL_HEARTBEAT_TIMEOUT_SEC=%d: a slow but healthy watchdog (a large Flight Recorder dump, a slow store) gets the job killed", heartbeat))
 	}
 	if len(problems) == 0 {
-		v.judge(OK, fmt.Sprintf("a stuck collective is torn down after the process group's timeout (%d s unless the program sets one); a stuck watchdog after %s", defaultCollectiveTimeoutS, hbText), "")
-		return v
+		return v.judge(OK, fmt.Sprintf("a stuck collective is torn down after the process group's timeout (%d s unless the program sets one); a stuck watchdog after %s", defaultCollectiveTimeoutS, hbText), "")
 	}
-	v.judge(status, strings.Join(problems, "; "), "leave TORCH_NCCL_ASYNC_ERROR_HANDLING and the monitor at their defaults; set the collective timeout in init_process_group to a few times the slowest step")
-	return v
+	return v.judge(status, strings.Join(problems, "; "), "leave TORCH_NCCL_ASYNC_ERROR_HANDLING and the monitor at their defaults; set the collective timeout in init_process_group to a few times the slowest step")
 }
 
 // ncclDefaultOff are settings whose "off" was NCCL's own default up to a
@@ -329,12 +325,10 @@ func lintUnknown(env map[string]string, ev *Evidence) Verdict {
 		v.Evidence = append(v.Evidence, "the PyTorch version is not in the evidence: names are checked against "+knownReleases("torch"))
 	}
 	if len(unknown) == 0 {
-		v.judge(OK, "every NCCL_* and TORCH_NCCL_* variable set is one the NCCL and PyTorch in use read", "")
-		return v
+		return v.judge(OK, "every NCCL_* and TORCH_NCCL_* variable set is one the NCCL and PyTorch in use read", "")
 	}
-	v.judge(Warn, "variables the NCCL and PyTorch in use do not read (they do nothing): "+strings.Join(unknown, ", "),
+	return v.judge(Warn, "variables the NCCL and PyTorch in use do not read (they do nothing): "+strings.Join(unknown, ", "),
 		"fix the spelling (the likely name is given where one is near); NCCL has no NCCL_TIMEOUT (the collective timeout is PyTorch's init_process_group(timeout=...))")
-	return v
 }
 
 func knownReleases(lib string) string {

@@ -3,9 +3,9 @@ package doctor
 import (
 	"cmp"
 	"embed"
+	"maps"
 	"path"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 )
@@ -138,12 +138,7 @@ func allEnvNames(lib string) []string {
 			}
 		}
 	}
-	out := make([]string, 0, len(seen))
-	for n := range seen {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(seen))
 }
 
 // closestEnvName is the known name nearest to a misspelt one, when it is

@@ -104,8 +104,7 @@ func lintNICs(ev *Evidence, env map[string]string) Verdict {
 	hca, hcaSet := env["NCCL_IB_HCA"]
 	ifname, ifSet := env["NCCL_SOCKET_IFNAME"]
 	if !hcaSet && !ifSet {
-		v.judge(Skipped, "neither NCCL_IB_HCA nor NCCL_SOCKET_IFNAME is set: NCCL chooses the NICs itself", "")
-		return v
+		return v.judge(Skipped, "neither NCCL_IB_HCA nor NCCL_SOCKET_IFNAME is set: NCCL chooses the NICs itself", "")
 	}
 	status := OK
 	var summary []string
@@ -199,8 +198,7 @@ func lintNICs(ev *Evidence, env map[string]string) Verdict {
 	if status == Skipped && len(summary) > 1 {
 		status = OK
 	}
-	v.judge(status, strings.Join(summary, "; "), next)
-	return v
+	return v.judge(status, strings.Join(summary, "; "), next)
 }
 
 func specWords(sp ncclIfSpec) string {

@@ -390,9 +390,9 @@ func lintValues(env map[string]string, version string) Verdict {
 			continue
 		case "NCCL_P2P_LEVEL", "NCCL_NET_GDR_LEVEL":
 			checked++
-			if val != "" && !contains(pathLevels, val) && !(val[0] >= '0' && val[0] <= '9') {
+			if val != "" && !slices.Contains(pathLevels, val) && !(val[0] >= '0' && val[0] <= '9') {
 				hint := ""
-				if contains(pathLevels, strings.ToUpper(val)) {
+				if slices.Contains(pathLevels, strings.ToUpper(val)) {
 					hint = " (NCCL compares case-sensitively: write " + strings.ToUpper(val) + ")"
 				}
 				add(valueFinding{Warn, fmt.Sprintf("%s=%s is not one of %s%s: NCCL ignores it and uses its own limit", k, val, strings.Join(pathLevels, ", "), hint)}, true)

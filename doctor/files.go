@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -280,25 +281,41 @@ func readNCCLRun(ev *Evidence, p string, f Files) error {
 // readNCCLLog reads NCCL_DEBUG output; several files (one per rank) read
 // as one log. The same text often is the job's stderr: PyTorch's
 // ProcessGroupNCCL settings and a torchrun banner in it are read too.
+// The files stream through the parser: a large job's gigabyte of log is
+// never held whole.
 func readNCCLLog(ev *Evidence, p string, _ Files) error {
 	files, err := globOrFile(p)
 	if err != nil {
 		return err
 	}
-	var all []byte
-	if err := eachFile(files, func(_ string, b []byte) { all = append(append(all, b...), '\n') }); err != nil {
-		return err
+	readers := make([]io.Reader, 0, 2*len(files))
+	for _, name := range files {
+		f, err := os.Open(name)
+		if err != nil {
+			return fmt.Errorf("doctor: %w", err)
+		}
+		defer f.Close()
+		readers = append(readers, f, strings.NewReader("\n"))
 	}
-	readLogText(ev, all, p)
+	readLog(ev, io.MultiReader(readers...), p)
 	if ev.NCCLLog != nil {
 		ev.Inputs[len(ev.Inputs)-1].Note = fmt.Sprintf("%d file(s), %d NCCL lines", len(files), ev.NCCLLog.NCCLLines)
 	}
 	return nil
 }
 
-// readLogText reads a job's log: NCCL's lines, and what PyTorch printed.
+// readLogText reads a job's log held in memory.
 func readLogText(ev *Evidence, text []byte, name string) {
-	lg, err := nccllog.ParseBytes(text)
+	readLog(ev, bytes.NewReader(text), name)
+}
+
+// readLog reads a job's log: NCCL's lines, and what PyTorch printed. The
+// PyTorch lines are picked out as the text streams past (jobLogLines), so
+// memory follows the parsed log, not the text.
+func readLog(ev *Evidence, r io.Reader, name string) {
+	var torch jobLogLines
+	lg, err := nccllog.Parse(io.TeeReader(r, &torch))
+	torch.flush()
 	switch {
 	case lg == nil || lg.NCCLLines == 0:
 		ev.AddProblem("nccl log", name, "no NCCL line (NCCL_DEBUG=INFO prints them): "+errString(err))
@@ -309,7 +326,8 @@ func readLogText(ev *Evidence, text []byte, name string) {
 		ev.NCCLLog, ev.NCCLLogName = lg, name
 		ev.AddInput("nccl log", name, fmt.Sprintf("%d NCCL lines", lg.NCCLLines))
 	}
-	if s := TorchSettingsFromLog(string(text)); len(s) > 0 {
+	text := torch.kept.String()
+	if s := TorchSettingsFromLog(text); len(s) > 0 {
 		if ev.TorchSettings == nil {
 			ev.TorchSettings = map[string]string{}
 		}
@@ -319,7 +337,7 @@ func readLogText(ev *Evidence, text []byte, name string) {
 		ev.TorchSettingsSource = name
 		ev.AddInput("pytorch settings", name, fmt.Sprintf("%d settings ProcessGroupNCCL printed at init", len(s)))
 	}
-	if l, why := launcherFromLog(string(text)); l != "" && ev.Launcher == "" {
+	if l, why := launcherFromLog(text); l != "" && ev.Launcher == "" {
 		ev.Launcher, ev.LauncherWhy = l, why+" in "+name
 	}
 }

@@ -2,7 +2,9 @@ package doctor
 
 import (
 	"fmt"
+	"maps"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -165,11 +167,7 @@ func stuckByStacks(a *flightrec.Analysis, stacks []hanglab.Stack) (flightrec.Gro
 		if len(ranks) == 0 {
 			continue
 		}
-		var ws []string
-		for w := range wheres {
-			ws = append(ws, w)
-		}
-		sort.Strings(ws)
+		ws := slices.Sorted(maps.Keys(wheres))
 		return g, ranks, strings.Join(ws, ", "), true
 	}
 	return flightrec.GroupReport{}, nil, "", false
@@ -329,8 +327,7 @@ const (
 func CheckRanks(times []RankTime) Verdict {
 	v := Verdict{Layer: LayerCollective, Check: "slow-rank", Chapter: chapterTroubleshoot}
 	if len(times) < 2 {
-		v.judge(Skipped, "no per-rank times (give one run per node with --rank-runs, or the job's per-rank step times)", "")
-		return v
+		return v.judge(Skipped, "no per-rank times (give one run per node with --rank-runs, or the job's per-rank step times)", "")
 	}
 	ts := make([]float64, len(times))
 	for i, t := range times {
@@ -421,8 +418,7 @@ func CheckStraggler(dumps []*flightrec.Dump) Verdict {
 		}
 	}
 	if ops < minStragglerOps {
-		v.judge(Skipped, fmt.Sprintf("%d collectives timed on every rank (TORCH_NCCL_ENABLE_TIMING=1 records durations); %d needed", ops, minStragglerOps), "")
-		return v
+		return v.judge(Skipped, fmt.Sprintf("%d collectives timed on every rank (TORCH_NCCL_ENABLE_TIMING=1 records durations); %d needed", ops, minStragglerOps), "")
 	}
 	rank, n := -1, 0
 	for r, c := range shortest {
@@ -437,10 +433,8 @@ func CheckStraggler(dumps []*flightrec.Dump) Verdict {
 	}
 	v.Evidence = append(v.Evidence, fmt.Sprintf("%d collectives timed on all %d ranks; rank %d had the shortest duration in %d; the others' median duration is %.1fx its own", ops, len(dumps), rank, n, ratio))
 	if float64(n) >= 0.8*float64(ops) && ratio >= 2 {
-		v.judge(Warn, fmt.Sprintf("rank %d arrives last at %d of %d collectives: the other ranks wait for it (their collectives take %.1fx as long)", rank, n, ops, ratio),
+		return v.judge(Warn, fmt.Sprintf("rank %d arrives last at %d of %d collectives: the other ranks wait for it (their collectives take %.1fx as long)", rank, n, ops, ratio),
 			"profile rank "+fmt.Sprint(rank)+" between collectives (data loading, host work, its GPU's clocks); a pairwise or per-node run tells a slow node from slow work")
-		return v
 	}
-	v.judge(OK, fmt.Sprintf("no rank is consistently last in %d timed collectives", ops), "")
-	return v
+	return v.judge(OK, fmt.Sprintf("no rank is consistently last in %d timed collectives", ops), "")
 }

@@ -5,6 +5,7 @@ package doctor
 // whether torchrun launched the job.
 
 import (
+	"bytes"
 	"fmt"
 	"regexp"
 	"strings"
@@ -38,9 +39,69 @@ func TorchSettingsFromLog(text string) map[string]string {
 	return out
 }
 
+// launcherSigns are what torchrun's elastic agent prints.
+var launcherSigns = []string{"torch/distributed/run.py", "torch.distributed.elastic", "torchelastic"}
+
+// jobLogLines is an io.Writer that keeps, of the text written to it, only
+// the lines TorchSettingsFromLog and launcherFromLog read, up to
+// maxJobLogKept bytes: a job's log streams through it on its way to the
+// NCCL parser.
+type jobLogLines struct {
+	partial []byte
+	kept    strings.Builder
+}
+
+// maxJobLogKept bounds the PyTorch lines kept: each rank prints its
+// settings once, a few hundred bytes, so 4 MiB holds thousands of ranks.
+const maxJobLogKept = 4 << 20
+
+func (j *jobLogLines) Write(p []byte) (int, error) {
+	n := len(p)
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			if len(j.partial) < 64<<10 {
+				j.partial = append(j.partial, p[:min(len(p), 64<<10-len(j.partial))]...)
+			}
+			break
+		}
+		j.line(append(j.partial, p[:i]...))
+		j.partial, p = j.partial[:0], p[i+1:]
+	}
+	return n, nil
+}
+
+// flush reads a last line that has no newline.
+func (j *jobLogLines) flush() {
+	if len(j.partial) > 0 {
+		j.line(j.partial)
+		j.partial = j.partial[:0]
+	}
+}
+
+func (j *jobLogLines) line(l []byte) {
+	if j.kept.Len()+len(l) >= maxJobLogKept || !jobLogLineKept(l) {
+		return
+	}
+	j.kept.Write(l)
+	j.kept.WriteByte('\n')
+}
+
+func jobLogLineKept(l []byte) bool {
+	if bytes.Contains(l, []byte("ProcessGroupNCCL")) || bytes.Contains(l, []byte("HeartbeatMonitor")) {
+		return true
+	}
+	for _, sign := range launcherSigns {
+		if bytes.Contains(l, []byte(sign)) {
+			return true
+		}
+	}
+	return false
+}
+
 // launcherFromLog tells torchrun from the lines its elastic agent prints.
 func launcherFromLog(text string) (string, string) {
-	for _, sign := range []string{"torch/distributed/run.py", "torch.distributed.elastic", "torchelastic"} {
+	for _, sign := range launcherSigns {
 		if strings.Contains(text, sign) {
 			return "torchrun", fmt.Sprintf("%q lines", sign)
 		}

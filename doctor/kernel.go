@@ -236,8 +236,7 @@ func gpuAtBus(ev *Evidence, pci string) string {
 func CheckProcesses(ev *Evidence) Verdict {
 	v := Verdict{Layer: LayerHang, Check: "processes", Chapter: chapterTroubleshoot}
 	if len(ev.Stacks) == 0 {
-		v.judge(Skipped, "no stacks: give --stacks DIR (py-spy dump --pid of each rank, one rank_N.txt per rank) to see where each process is and which are gone", "")
-		return v
+		return v.judge(Skipped, "no stacks: give --stacks DIR (py-spy dump --pid of each rank, one rank_N.txt per rank) to see where each process is and which are gone", "")
 	}
 	var gone, alive []int
 	for _, s := range ev.Stacks {
@@ -255,8 +254,7 @@ func CheckProcesses(ev *Evidence) Verdict {
 		v.Branch = BranchHangSame
 		return v
 	}
-	v.judge(OK, fmt.Sprintf("%d rank(s) with a stack, every process alive", len(alive)), "")
-	return v
+	return v.judge(OK, fmt.Sprintf("%d rank(s) with a stack, every process alive", len(alive)), "")
 }
 
 // xidMeanings are what NVIDIA's Xid catalog says of the Xids a

@@ -2,6 +2,8 @@ package doctor
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -148,9 +150,8 @@ func checkNCCLWarnings(lg *nccllog.Log) Verdict {
 		v.Evidence = append(v.Evidence, fmt.Sprintf("%s%s NCCL WARN %s", w.Source, where, w.Text))
 	}
 	if len(hits) == 0 {
-		v.judge(Warn, fmt.Sprintf("%d NCCL WARN line(s): %s", warnings, lg.Warnings[0].Text),
+		return v.judge(Warn, fmt.Sprintf("%d NCCL WARN line(s): %s", warnings, lg.Warnings[0].Text),
 			"read the WARN lines: NCCL prints them for what it could not do as configured")
-		return v
 	}
 	// the first fatal form that is not only the echo of another failure
 	rank := func(h *hit) int {
@@ -195,8 +196,7 @@ func checkNetwork(lg *nccllog.Log, t *probes.Topology, env map[string]string, no
 	v := Verdict{Layer: LayerNCCL, Check: "nccl-network", Chapter: chapterNCCL}
 	n := lg.Network
 	if n == nil {
-		v.judge(Skipped, "the log says nothing about the network (NCCL_DEBUG_SUBSYS without INIT and NET, or an excerpt)", "")
-		return v
+		return v.judge(Skipped, "the log says nothing about the network (NCCL_DEBUG_SUBSYS without INIT and NET, or an excerpt)", "")
 	}
 	v.Evidence = append(v.Evidence, n.Why)
 	sockConns := 0
@@ -224,7 +224,7 @@ func checkNetwork(lg *nccllog.Log, t *probes.Topology, env map[string]string, no
 		case masked != "":
 			summary += "; " + masked
 			next = "unset NCCL_IB_DISABLE: it masks whatever made IB fail instead of fixing it; then read the IB warnings in the log"
-		case n.NoIBDevice || contains(n.Failed, "IB"):
+		case n.NoIBDevice || slices.Contains(n.Failed, "IB"):
 			next = "NCCL found no usable IB device: check ibv_devinfo, the RDMA driver (mlx5_ib) and that the container sees /dev/infiniband"
 		default:
 			next = "read the NET/IB warnings in the log; check NCCL_SOCKET_IFNAME, NCCL_IB_HCA and the net plugin"
@@ -260,14 +260,9 @@ func checkTransports(lg *nccllog.Log, t *probes.Topology) Verdict {
 	v := Verdict{Layer: LayerNCCL, Check: "nccl-transports", Chapter: chapterNCCL}
 	counts := lg.TransportCounts()
 	if len(counts) == 0 {
-		v.judge(Skipped, "no channel connections in the log (one rank, or NCCL_DEBUG_SUBSYS without INIT)", "")
-		return v
+		return v.judge(Skipped, "no channel connections in the log (one rank, or NCCL_DEBUG_SUBSYS without INIT)", "")
 	}
-	kinds := make([]string, 0, len(counts))
-	for k := range counts {
-		kinds = append(kinds, k)
-	}
-	sort.Strings(kinds)
+	kinds := slices.Sorted(maps.Keys(counts))
 	shm := 0
 	for _, k := range kinds {
 		v.Evidence = append(v.Evidence, fmt.Sprintf("%s: %d connections", k, counts[k]))
@@ -302,8 +297,7 @@ func checkChannels(lg *nccllog.Log, t *probes.Topology, env map[string]string) V
 	v := Verdict{Layer: LayerNCCL, Check: "nccl-channels", Chapter: chapterNCCL}
 	cc := lg.DistinctChannelCounts()
 	if len(cc) == 0 {
-		v.judge(Skipped, "no channel counts in the log (NCCL 2.19+ prints them at init with INIT)", "")
-		return v
+		return v.judge(Skipped, "no channel counts in the log (NCCL 2.19+ prints them at init with INIT)", "")
 	}
 	nvls := 0
 	for _, c := range cc {
@@ -329,8 +323,7 @@ func checkChannels(lg *nccllog.Log, t *probes.Topology, env map[string]string) V
 		summary += "; one channel only: one SM moves all the data"
 		next = "look for NCCL_MAX_NCHANNELS / NCCL_MIN_NCHANNELS in the environment"
 	}
-	v.judge(status, summary, next)
-	return v
+	return v.judge(status, summary, next)
 }
 
 func hasNVSwitch(t *probes.Topology) bool {
@@ -495,17 +488,14 @@ func ComparePicks(lg *nccllog.Log, table costmodel.TunerTable) []PickRow {
 func checkTunerPick(lg *nccllog.Log, t *probes.Topology, env map[string]string, nodes int) Verdict {
 	v := Verdict{Layer: LayerNCCL, Check: "tuner-pick", Chapter: chapterNCCL}
 	if len(lg.ChoicesFor("AllReduce")) == 0 {
-		v.judge(Skipped, "the log has no per-operation picks (NCCL_DEBUG_SUBSYS=TUNING or COLL prints them)", "")
-		return v
+		return v.judge(Skipped, "the log has no per-operation picks (NCCL_DEBUG_SUBSYS=TUNING or COLL prints them)", "")
 	}
 	if lg.NRanks() < 2 {
-		v.judge(Skipped, "one rank: NCCL runs its collectives as device copies, no algorithm to compare", "")
-		return v
+		return v.judge(Skipped, "one rank: NCCL runs its collectives as device copies, no algorithm to compare", "")
 	}
 	table, desc, ok := TunerFor(t, lg, env, nodes)
 	if !ok {
-		v.judge(Skipped, "the GPU model is not one the tuner has a preset for", "")
-		return v
+		return v.judge(Skipped, "the GPU model is not one the tuner has a preset for", "")
 	}
 	rows := ComparePicks(lg, table)
 	agree := 0
@@ -525,7 +515,7 @@ func checkTunerPick(lg *nccllog.Log, t *probes.Topology, env map[string]string, 
 		}
 	}
 	for _, e := range lg.Env {
-		if (e.Name == "NCCL_ALGO" || e.Name == "NCCL_PROTO") && !contains(forced, e.Name+"="+e.Value) {
+		if (e.Name == "NCCL_ALGO" || e.Name == "NCCL_PROTO") && !slices.Contains(forced, e.Name+"="+e.Value) {
 			forced = append(forced, e.Name+"="+e.Value)
 		}
 	}

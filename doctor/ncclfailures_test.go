@@ -23,6 +23,7 @@ func TestExplainNCCLFailure(t *testing.T) {
 		{"NAME :70918:70927 [0] misc/socket.cc:50 NCCL WARN socketProgress: Connection closed by remote peer localhost<56086>", "socket-closed-by-peer", ""},
 		{"dgxh100-3:225140:225355 [0] proxy.cc:1519 NCCL WARN [Proxy Service 1] Failed to execute operation Connect from rank 1, retcode 2", "proxy-call-failed", ""},
 		{"host3: Test NCCL failure common.cu:1125 'unhandled system error'", "unhandled-system-error", ""},
+		{"[0] tcpxResult_t tcpxCommProgress(tcpxComm*):1231 NCCL WARN 0xadca8062b70:0xadca805d0f0, nic 0, enp12s0, 172.16.0.11<39187><-172.16.0.95<46723> rx rx ctrl timeout cnt 7331502, nanos 10000000585", "tcpx-ctrl-timeout", ""},
 		{"ncclRemoteError: A call failed possibly due to a network error or a remote process exiting prematurely. Last error: NET/IB : Got completion from peer 11.214.147.122<39138> with error 12, opcode 0, len 0, vendor err 129", "ib-completion-error", "IBV_WC_RETRY_EXC_ERR"},
 	}
 	for _, c := range cases {

@@ -9,8 +9,9 @@ package doctor
 
 import (
 	"fmt"
+	"maps"
 	"net/netip"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -175,12 +176,10 @@ const ncclAutoGIDFrom = "2.21"
 func CheckRoCE(ev *Evidence, env map[string]string) Verdict {
 	v := Verdict{Layer: LayerNIC, Check: "roce-gid", Chapter: chapterRDMA}
 	if len(ev.RDMA) == 0 && ev.NoRDMA != "" {
-		v.judge(Skipped, "no RDMA device on this machine: "+ev.NoRDMA+"; no RoCE GID to check", "")
-		return v
+		return v.judge(Skipped, "no RDMA device on this machine: "+ev.NoRDMA+"; no RoCE GID to check", "")
 	}
 	if len(ev.RDMA) == 0 {
-		v.judge(Skipped, "no RDMA tool output: give show_gids (or ibv_devinfo -v) of each node to check the RoCE GID NCCL uses", "")
-		return v
+		return v.judge(Skipped, "no RDMA tool output: give show_gids (or ibv_devinfo -v) of each node to check the RoCE GID NCCL uses", "")
 	}
 	version := ev.ncclVersion()
 	idxText, idxSet := env["NCCL_IB_GID_INDEX"]
@@ -280,11 +279,7 @@ func CheckRoCE(ev *Evidence, env map[string]string) Verdict {
 	}
 	if len(mtus) > 1 {
 		var parts []string
-		var ms []int
-		for m := range mtus {
-			ms = append(ms, m)
-		}
-		sort.Ints(ms)
+		ms := slices.Sorted(maps.Keys(mtus))
 		for _, m := range ms {
 			parts = append(parts, fmt.Sprintf("%d on %s", m, strings.Join(mtus[m], ", ")))
 		}

@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"net/netip"
 	"slices"
 	"strings"
 
@@ -92,7 +91,7 @@ func rdmaReportFromSysfs(ports []sysfs.PortDetail) *rdmatools.Report {
 			PhysStateText: p.PhysState, Rate: p.Rate, LinkLayer: p.LinkLayer, ActiveMTU: p.ActiveMTU, Netdev: p.Netdev}
 		for _, g := range p.GIDs {
 			rp.GIDs = append(rp.GIDs, rdmatools.GID{Device: p.Device, Port: p.Port, Index: g.Index, GID: g.GID,
-				IPv4: mappedIPv4(g.GID), Type: sysfsGIDType(g.Type, p.LinkLayer), TypeText: g.Type, Netdev: g.Netdev})
+				IPv4: rdmatools.GIDIPv4(g.GID), Type: sysfsGIDType(g.Type, p.LinkLayer), TypeText: g.Type, Netdev: g.Netdev})
 		}
 		r.Devices[i].Ports = append(r.Devices[i].Ports, rp)
 		r.Devices[i].NumPorts = len(r.Devices[i].Ports)
@@ -113,15 +112,6 @@ func sysfsGIDType(text, linkLayer string) string {
 		return rdmatools.GIDTypeRoCEv1
 	}
 	return rdmatools.GIDTypeIB
-}
-
-// mappedIPv4 is the IPv4 address mapped into a GID (::ffff:a.b.c.d), or "".
-func mappedIPv4(gid string) string {
-	a, err := netip.ParseAddr(gid)
-	if err != nil || !a.Is4In6() {
-		return ""
-	}
-	return a.Unmap().String()
 }
 
 // countersFromSysfs renders the ports' counters as `grep -H` prints the

@@ -145,8 +145,7 @@ func CheckSocketSubnets(reports []*Report, env map[string]string) Verdict {
 		picks = append(picks, p)
 	}
 	if len(picks) < 2 {
-		v.judge(Skipped, fmt.Sprintf("interfaces of %d node(s) in the evidence: comparing subnets needs the reports of two or more nodes (commlab doctor on each node, then --nodes DIR)", len(picks)), "")
-		return v
+		return v.judge(Skipped, fmt.Sprintf("interfaces of %d node(s) in the evidence: comparing subnets needs the reports of two or more nodes (commlab doctor on each node, then --nodes DIR)", len(picks)), "")
 	}
 	v.Evidence = append(v.Evidence, "NCCL's choice: "+ncclIfPickSource+" (findInterfaces: getifaddrs order, IPv4 first)")
 	var fails, warns []string

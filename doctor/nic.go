@@ -41,8 +41,7 @@ func networkUse(lg *nccllog.Log, nodes int) (conns, gdr int, traffic bool) {
 func checkRDMADevices(t *probes.Topology, nodes int) Verdict {
 	v := Verdict{Layer: LayerNIC, Check: "rdma-devices", Chapter: chapterRDMA}
 	if t == nil {
-		v.judge(Skipped, "no topology", "")
-		return v
+		return v.judge(Skipped, "no topology", "")
 	}
 	nics := RDMANICs(t)
 	if len(nics) == 0 {
@@ -131,8 +130,7 @@ func versionSuffix(v string) string {
 func checkGDRModule(t *probes.Topology, lg *nccllog.Log, nodes int) Verdict {
 	v := Verdict{Layer: LayerNIC, Check: "gpudirect-module", Chapter: chapterRDMA}
 	if t == nil {
-		v.judge(Skipped, "no topology", "")
-		return v
+		return v.judge(Skipped, "no topology", "")
 	}
 	ok, known, why := gdrModule(t)
 	v.Evidence = []string{why}
@@ -167,8 +165,7 @@ func checkGDR(t *probes.Topology, pci *probes.PCIFacts, lg *nccllog.Log, nodes i
 		net = lg.Network
 	}
 	if t == nil && net == nil {
-		v.judge(Skipped, "no topology and no NCCL log", "")
-		return v
+		return v.judge(Skipped, "no topology and no NCCL log", "")
 	}
 	netConns, gdrConns, traffic := networkUse(lg, nodes)
 	why := map[string][]string{} // NIC name -> reasons GDR is off
@@ -224,7 +221,7 @@ func checkGDR(t *probes.Topology, pci *probes.PCIFacts, lg *nccllog.Log, nodes i
 				}
 				why[g.Device] = append(why[g.Device], r)
 				hard[g.Device] = true
-				if !contains(nics, g.Device) {
+				if !slices.Contains(nics, g.Device) {
 					nics = append(nics, g.Device)
 				}
 			}
@@ -235,7 +232,7 @@ func checkGDR(t *probes.Topology, pci *probes.PCIFacts, lg *nccllog.Log, nodes i
 				key := fmt.Sprintf("HCA %d", p.NIC)
 				why[key] = append(why[key], fmt.Sprintf("NCCL: GPU %s / HCA %d distance %d > %d (NCCL_NET_GDR_LEVEL)", p.GPU, p.NIC, p.Distance, p.Limit))
 				hard[key] = true
-				if !contains(nics, key) {
+				if !slices.Contains(nics, key) {
 					nics = append(nics, key)
 				}
 			}
@@ -299,13 +296,4 @@ func enabled(b bool) string {
 		return "enabled"
 	}
 	return "disabled"
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }

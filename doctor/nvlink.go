@@ -88,12 +88,10 @@ func checkNVLinkState(t *probes.Topology) Verdict {
 func checkP2P(t *probes.Topology) Verdict {
 	v := Verdict{Layer: LayerNVLink, Check: "p2p", Chapter: chapterInterconnect}
 	if len(t.GPUs) < 2 {
-		v.judge(Skipped, "fewer than two GPUs: no peer-to-peer pairs", "")
-		return v
+		return v.judge(Skipped, "fewer than two GPUs: no peer-to-peer pairs", "")
 	}
 	if len(t.P2P) == 0 {
-		v.judge(Skipped, "P2P capability not in the evidence (NVML reads it on the machine)", "")
-		return v
+		return v.judge(Skipped, "P2P capability not in the evidence (NVML reads it on the machine)", "")
 	}
 	var bad []string
 	for _, p := range t.P2P {
@@ -104,12 +102,10 @@ func checkP2P(t *probes.Topology) Verdict {
 		}
 	}
 	if len(bad) > 0 {
-		v.judge(Fail, "peer-to-peer not supported between "+strings.Join(bad, ", ")+": NCCL falls back to shared memory through the host",
+		return v.judge(Fail, "peer-to-peer not supported between "+strings.Join(bad, ", ")+": NCCL falls back to shared memory through the host",
 			"check ACS and the IOMMU (topology layer), and that the GPUs sit in one IOMMU group or share NVLink")
-		return v
 	}
-	v.judge(OK, fmt.Sprintf("peer-to-peer read and write supported on %d GPU pair%s", len(t.P2P), plural(len(t.P2P))), "")
-	return v
+	return v.judge(OK, fmt.Sprintf("peer-to-peer read and write supported on %d GPU pair%s", len(t.P2P), plural(len(t.P2P))), "")
 }
 
 // link ceilings, one way, GB/s.

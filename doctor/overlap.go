@@ -21,8 +21,7 @@ const (
 func CheckOverlap(an *torchtrace.Analysis, name string) Verdict {
 	v := Verdict{Layer: LayerFramework, Check: "overlap", Chapter: chapterPyTorch}
 	if an == nil || an.SpanUS <= 0 {
-		v.judge(Skipped, name+": no GPU activity to read", "")
-		return v
+		return v.judge(Skipped, name+": no GPU activity to read", "")
 	}
 	v.Evidence = []string{
 		fmt.Sprintf("%s: span %.3f ms on GPU %d, %d activities", name, an.SpanUS/1e3, an.Device, an.Activities),
@@ -30,18 +29,15 @@ func CheckOverlap(an *torchtrace.Analysis, name string) Verdict {
 			an.CommUS/1e3, an.CommUnderComputeUS/1e3, an.CommAloneUS/1e3, an.ComputeUS/1e3, an.IdleUS/1e3),
 	}
 	if an.CommUS <= 0 {
-		v.judge(Skipped, name+": no communication in the trace (no NCCL or c10d work launched)", "")
-		return v
+		return v.judge(Skipped, name+": no communication in the trace (no NCCL or c10d work launched)", "")
 	}
 	exposed := an.CommAloneUS / an.SpanUS
 	summary := fmt.Sprintf("overlap_fraction %.2f: %.0f%% of communication ran under compute; %.0f%% of the traced time is communication alone",
 		an.OverlapFraction, 100*an.OverlapFraction, 100*exposed)
 	if an.OverlapFraction < overlapWarn && exposed > exposedWarn {
-		v.judge(Warn, summary, "find what serialises the step (an .item(), a synchronize, a wait() before the compute, the allocator freeing) in the trace's CPU ops; chapter 5 measures each")
-		return v
+		return v.judge(Warn, summary, "find what serialises the step (an .item(), a synchronize, a wait() before the compute, the allocator freeing) in the trace's CPU ops; chapter 5 measures each")
 	}
-	v.judge(OK, summary, "")
-	return v
+	return v.judge(OK, summary, "")
 }
 
 // TraceOverlap reads a torch.profiler Chrome trace (JSON, gzipped or not)

@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -355,11 +357,7 @@ func bytesAndRanks(ev *Evidence, nodes int) string {
 				}
 			}
 		}
-		keys := make([]string, 0, len(sizes))
-		for k := range sizes {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
+		keys := slices.Sorted(maps.Keys(sizes))
 		if len(keys) > 4 {
 			keys = append(keys[:4], fmt.Sprintf("%d more", len(keys)-4))
 		}
@@ -453,16 +451,8 @@ func rangeText(xs []string) string {
 func linkAnswer(ev *Evidence, vs []Verdict) string {
 	var parts []string
 	if t := ev.Topology; t != nil && len(t.GPUs) > 1 {
-		counts := map[string]int{}
-		for i, g := range t.GPUs {
-			for _, h := range t.GPUs[i+1:] {
-				if p, ok := t.PathBetween(g.ID(), h.ID()); ok {
-					counts[p.String()]++
-				}
-			}
-		}
 		var ks []string
-		for k, n := range counts {
+		for k, n := range t.PairsByPath() {
 			ks = append(ks, fmt.Sprintf("%d pair%s over %s", n, plural(n), k))
 		}
 		sort.Strings(ks)
@@ -534,11 +524,7 @@ func algorithmAnswer(r *Report, vs []Verdict) string {
 // to r.
 func (r *Report) CompareBaseline(base *Report, name string) {
 	r.Baseline = name
-	keys := make([]string, 0, len(base.Metrics))
-	for k := range base.Metrics {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(base.Metrics))
 	for _, k := range keys {
 		was, now := base.Metrics[k], r.Metrics[k]
 		if _, ok := r.Metrics[k]; !ok || was <= 0 || k == "all_reduce_large_bytes" || (k == "all_reduce_large_us" && base.Metrics["all_reduce_large_bytes"] != r.Metrics["all_reduce_large_bytes"]) {

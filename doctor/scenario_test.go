@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"testing"
 	"time"
@@ -179,7 +180,7 @@ func TestScenarios(t *testing.T) {
 					t.Errorf("%s: %v, want %v (%s)", v.Check, v.Status, w, v.Summary)
 				case !listed && v.Status == Fail:
 					t.Errorf("%s fails too: %s", v.Check, v.Summary)
-				case !listed && v.Status == Warn && !contains(sc.warn, v.Check):
+				case !listed && v.Status == Warn && !slices.Contains(sc.warn, v.Check):
 					t.Errorf("%s warns: %s", v.Check, v.Summary)
 				}
 				delete(want, v.Check)

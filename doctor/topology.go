@@ -2,7 +2,8 @@ package doctor
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/commlab/commlab/probes"
@@ -76,8 +77,7 @@ func RDMANICs(t *probes.Topology) []probes.NIC {
 func checkNICAffinity(t *probes.Topology, nodes int) Verdict {
 	v := Verdict{Layer: LayerTopology, Check: "nic-affinity", Chapter: chapterInterconnect}
 	if len(t.GPUs) == 0 {
-		v.judge(Skipped, "no GPU in the topology", "")
-		return v
+		return v.judge(Skipped, "no GPU in the topology", "")
 	}
 	if len(RDMANICs(t)) == 0 {
 		if nodes > 1 {
@@ -179,13 +179,11 @@ func checkPCIeLinks(t *probes.Topology) Verdict {
 func checkACS(t *probes.Topology, pci *probes.PCIFacts) Verdict {
 	v := Verdict{Layer: LayerTopology, Check: "acs", Chapter: chapterInterconnect}
 	if pci == nil {
-		v.judge(Skipped, "no PCI facts: run on the machine as root, or give --lspci with lspci -vvv output (as root)", "")
-		return v
+		return v.judge(Skipped, "no PCI facts: run on the machine as root, or give --lspci with lspci -vvv output (as root)", "")
 	}
 	if !pci.ACSRead {
-		v.judge(Skipped, "ACS registers not readable ("+pci.Source+" without root): no ACS entry does not mean ACS is off",
+		return v.judge(Skipped, "ACS registers not readable ("+pci.Source+" without root): no ACS entry does not mean ACS is off",
 			"run the doctor (or lspci -vvv) as root")
-		return v
 	}
 	redirect := map[string]probes.ACS{}
 	for _, a := range pci.ACS {
@@ -194,8 +192,7 @@ func checkACS(t *probes.Topology, pci *probes.PCIFacts) Verdict {
 		}
 	}
 	if len(redirect) == 0 {
-		v.judge(OK, fmt.Sprintf("no bridge redirects peer-to-peer traffic (%d functions with ACS read from %s)", len(pci.ACS), pci.Source), "")
-		return v
+		return v.judge(OK, fmt.Sprintf("no bridge redirects peer-to-peer traffic (%d functions with ACS read from %s)", len(pci.ACS), pci.Source), "")
 	}
 	type dev struct{ id, bus string }
 	var gpus, nics []dev
@@ -252,16 +249,11 @@ func checkACS(t *probes.Topology, pci *probes.PCIFacts) Verdict {
 func checkIOMMU(pci *probes.PCIFacts) Verdict {
 	v := Verdict{Layer: LayerTopology, Check: "iommu", Chapter: chapterInterconnect}
 	if pci == nil {
-		v.judge(Skipped, "no PCI facts: the IOMMU mode is read from /sys/kernel/iommu_groups and /proc/cmdline on the machine", "")
-		return v
+		return v.judge(Skipped, "no PCI facts: the IOMMU mode is read from /sys/kernel/iommu_groups and /proc/cmdline on the machine", "")
 	}
 	s := pci.IOMMU
 	v.Evidence = append(v.Evidence, fmt.Sprintf("%d IOMMU groups", s.Groups))
-	types := make([]string, 0, len(s.Types))
-	for t := range s.Types {
-		types = append(types, t)
-	}
-	sort.Strings(types)
+	types := slices.Sorted(maps.Keys(s.Types))
 	for _, t := range types {
 		v.Evidence = append(v.Evidence, fmt.Sprintf("%d groups of type %s", s.Types[t], t))
 	}

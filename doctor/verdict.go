@@ -74,8 +74,10 @@ type Verdict struct {
 
 // judge sets the verdict's outcome in one statement: its status, the
 // summary that says why, and what to do next ("" where nothing is to do).
-func (v *Verdict) judge(s Status, summary, next string) {
+// It returns the verdict, so that a check ends with return v.judge(...).
+func (v *Verdict) judge(s Status, summary, next string) Verdict {
 	v.Status, v.Summary, v.Next = s, summary, next
+	return *v
 }
 
 func (v Verdict) String() string {

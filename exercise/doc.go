@@ -21,8 +21,14 @@
 // answered yet" at every check and still runs to the end. A reference
 // answer of 0 is refused as malformed, so that a blank can never pass. The
 // trainer's answers live apart in a solutions file (ParseSolutions); in
-// solution mode (`commlab run --solutions`, the kernel's %solutions) each
+// solution mode (`commlab run --solutions`; a live kernel has none) each
 // blank answer cell runs its solution instead, and every check says right.
+// Where the reference would simply be the answer in plain sight (the
+// check's code reads it off the artifact the learner is asked to read),
+// the chapter holds it back (Check.Withheld): it ships a blank reference
+// cell that only the trainer's solutions fill, and a learner's answer says
+// "checked when graded" until a trainer's run or nbgrader's autograde
+// (hidden tests, package course) brings the reference.
 // A check never panics and never fails its cell: a wrong answer is a
 // verdict, not an error, and a malformed exercise (a reference that is not
 // a number, a negative tolerance) says so in its box. A check's result

@@ -22,6 +22,10 @@ const (
 	// Broken: the exercise itself is malformed (its reference answer is
 	// not a number, its tolerance is negative); the answer is not judged.
 	Broken
+	// Unchecked: the answer was given, but the reference is the
+	// trainer's and not in this notebook (Withheld): a trainer's run or
+	// nbgrader's autograde checks it.
+	Unchecked
 )
 
 func (s Status) String() string {
@@ -34,6 +38,8 @@ func (s Status) String() string {
 		return "wrong"
 	case Broken:
 		return "cannot check"
+	case Unchecked:
+		return "checked when graded"
 	}
 	return "status(" + strconv.Itoa(int(s)) + ")"
 }
@@ -55,6 +61,12 @@ type Check struct {
 	Detail  string // wrong: what is wrong in kind, never the reference; broken: what is malformed
 	Why     string // how the reference answer follows: the trainer's view only
 	Section string // where the chapter shows what the answer needs ("Compute"), shown with a wrong answer
+
+	// blankReference: the reference was a blank (0 or ""), which
+	// Withheld reads as the trainer's reference held back; answer is
+	// then the answer as shown ("" when blank).
+	blankReference bool
+	answer         string
 }
 
 // See returns c pointing at the section of the chapter that shows what
@@ -73,6 +85,26 @@ func (c Check) Hint(answer, hint string) Check {
 	if c.Status == Wrong && normal(c.Got) == normal(answer) {
 		c.Detail = strings.TrimSpace(hint)
 	}
+	return c
+}
+
+// Withheld returns c for an exercise whose reference the trainer holds
+// back: the chapter ships the reference as a blank cell (NAME := 0.0 or
+// "", see BlankAnswer) that only the trainer's solutions fill, in a
+// trainer's run (`commlab run --solutions`) and in nbgrader's hidden tests.
+// With the blank, a given answer is Unchecked ("checked when graded") and
+// a blank answer not answered yet, instead of the exercise being
+// malformed; with the trainer's reference, c checks as any other.
+func (c Check) Withheld() Check {
+	if c.Status != Broken || !c.blankReference {
+		return c
+	}
+	c.Detail, c.Want, c.Why = "", "", ""
+	if c.answer == "" {
+		c.Status, c.Got = NotAnswered, ""
+		return c
+	}
+	c.Status, c.Got = Unchecked, c.answer
 	return c
 }
 
@@ -102,7 +134,12 @@ func Quantity(name string, got, want, tol float64, unit, why string) Check {
 		return c.broken(fmt.Sprintf("its tolerance is %v; want 0 or more", tol))
 	}
 	if want == 0 {
-		return c.broken("its reference answer is 0, which a blank answer cell also holds; ask for a quantity that is not 0")
+		c = c.broken("its reference answer is 0, which a blank answer cell also holds; ask for a quantity that is not 0")
+		c.blankReference = true
+		if !math.IsNaN(got) && got != 0 {
+			c.answer = format(got, unit)
+		}
+		return c
 	}
 	c.Want = format(want, unit)
 	c.Accept = accept(tol)
@@ -143,7 +180,13 @@ func Choice(name, got, want string, options []string, why string) Check {
 	c := Check{Name: name, Why: why, Want: strings.TrimSpace(want)}
 	w := normal(want)
 	if w == "" {
-		return c.broken("its reference answer is empty")
+		c = c.broken("its reference answer is empty")
+		c.blankReference = true
+		c.answer = strings.TrimSpace(got)
+		if len(options) > 0 {
+			c.Accept = "one of: " + strings.Join(options, ", ")
+		}
+		return c
 	}
 	if len(options) > 0 {
 		if !among(w, options) {

@@ -270,3 +270,39 @@ func TestGraderScores(t *testing.T) {
 		}
 	}
 }
+
+// TestWithheld holds that a check whose reference the trainer holds back
+// says "checked when graded" for a given answer and "not answered yet"
+// for a blank, never shows a reference, and checks as any other once the
+// trainer's reference is there.
+func TestWithheld(t *testing.T) {
+	tests := []struct {
+		name   string
+		check  Check
+		status Status
+		got    string
+	}{
+		{"choice answered", Choice("path", "PHB", "", []string{"PIX", "PHB", "SYS"}, "why").Withheld(), Unchecked, "PHB"},
+		{"choice blank", Choice("path", "", "", []string{"PIX", "PHB", "SYS"}, "why").Withheld(), NotAnswered, ""},
+		{"number answered", Bytes("size", 4.8e6, 0, 0.01, "why").Withheld(), Unchecked, "4.8 MB"},
+		{"number blank", Bytes("size", 0, 0, 0.01, "why").Withheld(), NotAnswered, ""},
+		{"with the reference: right", Choice("path", "PHB", "PHB", []string{"PIX", "PHB", "SYS"}, "why").Withheld(), Right, "PHB"},
+		{"with the reference: wrong", Bytes("size", 9.6e6, 4.8e6, 0.01, "why").Withheld(), Wrong, ""},
+		{"malformed otherwise", Quantity("x", 1, math.NaN(), 0.01, "", "why").Withheld(), Broken, ""},
+	}
+	for _, tt := range tests {
+		c := tt.check
+		if c.Status != tt.status || tt.got != "" && c.Got != tt.got {
+			t.Errorf("%s: %v, got %q; want %v, %q", tt.name, c.Status, c.Got, tt.status, tt.got)
+		}
+		if c.Status == Unchecked && (c.Want != "" || c.Why != "" || !strings.Contains(c.String(), "checked when it is graded")) {
+			t.Errorf("%s: %+v\n%s", tt.name, c, c.String())
+		}
+	}
+	if s := Choice("path", "", "", []string{"PIX", "PHB"}, "").Withheld().String(); !strings.Contains(s, "answer one of: PIX, PHB") {
+		t.Errorf("a blank answer lists the options: %s", s)
+	}
+	if h := Choice("path", "PHB", "", nil, "").See("Observe").Withheld().HTML(); !strings.Contains(h, "exercise-checked-when-graded") || !strings.Contains(h, "see Observe") {
+		t.Errorf("box: %s", h)
+	}
+}

@@ -20,6 +20,7 @@ var looks = map[Status]look{
 	Wrong:       {"✗", "#cf222e", "#ffebe9"},
 	NotAnswered: {"…", "#9a6700", "#fff8c5"},
 	Broken:      {"!", "#57606a", "#eaeef2"},
+	Unchecked:   {"•", "#0969da", "#ddf4ff"},
 }
 
 func (c Check) look() look {
@@ -62,6 +63,12 @@ func (c Check) verdict() string {
 		s := "complete the answer cell above, then run this cell again"
 		if strings.HasPrefix(c.Accept, "one of") {
 			s += " (answer " + c.Accept + ")"
+		}
+		return s
+	case Unchecked:
+		s := c.Got + ": the reference is the trainer's, not in this notebook; the answer is checked when it is graded"
+		if c.Section != "" {
+			s += " (see " + c.Section + ")"
 		}
 		return s
 	}
@@ -180,8 +187,8 @@ func (cs Checks) HTML() string {
 
 // MIMEType is the media type under which a check cell's result carries
 // its verdicts as JSON ({"checks": [{"name": ..., "status": ...}]}), for
-// a runner to count them: status is "right", "wrong", "not answered yet"
-// or "cannot check". Front ends ignore it and show the HTML.
+// a runner to count them: status is "right", "wrong", "not answered yet",
+// "cannot check" or "checked when graded". Front ends ignore it and show the HTML.
 const MIMEType = "application/vnd.commlab.exercise+json"
 
 // Verdict is one check as MIMEType carries it. Want is the reference

@@ -9,6 +9,6 @@
 //
 // It is the generic half of the house: it imports nothing of the GPU
 // subject. What cells see (the compiled packages they may import, the
-// renderers of their values, the trainer's solutions) comes in through
+// renderers of their values) comes in through
 // Options.Session; the commlab command fills it from package cells.
 package kernel

@@ -26,9 +26,8 @@ type Options struct {
 	// Version is reported as implementation_version.
 	Version string
 	// Session is what every session starts with: the packages cells
-	// can import, the renderers of their types and the trainer's
-	// solutions (Packages, Renderers, Solutions; the commlab command
-	// hands package cells' view). The kernel sets the session's I/O
+	// can import and the renderers of their types (Packages,
+	// Renderers; the commlab command hands package cells' view). The kernel sets the session's I/O
 	// fields itself.
 	Session session.Options
 	// Logger receives the kernel's own log; nil discards it.

@@ -276,17 +276,7 @@ func decodeBundle(data map[string]any) map[string]any {
 // SplitLines splits text the way Jupyter stores it: each line keeps its
 // newline, the last one has none; empty text is an empty list.
 func SplitLines(s string) []string {
-	lines := []string{}
-	for s != "" {
-		i := strings.IndexByte(s, '\n')
-		if i < 0 {
-			lines = append(lines, s)
-			break
-		}
-		lines = append(lines, s[:i+1])
-		s = s[i+1:]
-	}
-	return lines
+	return slices.AppendSeq([]string{}, strings.Lines(s))
 }
 
 // multiline is a string or a list of strings, as nbformat allows.

@@ -289,6 +289,20 @@ func (t *Topology) PathBetween(a, b string) (Path, bool) {
 	return t.Paths[i][j], true
 }
 
+// PairsByPath counts the pairs of GPUs by the path between them, keyed by
+// the path as the matrix prints it ("NV18", "SYS").
+func (t *Topology) PairsByPath() map[string]int {
+	counts := map[string]int{}
+	for i, g := range t.GPUs {
+		for _, h := range t.GPUs[i+1:] {
+			if p, ok := t.PathBetween(g.ID(), h.ID()); ok {
+				counts[p.String()]++
+			}
+		}
+	}
+	return counts
+}
+
 // GPUByID finds a GPU by its matrix name ("GPU3").
 func (t *Topology) GPUByID(id string) (GPU, bool) {
 	for _, g := range t.GPUs {
@@ -351,15 +365,7 @@ func (t *Topology) Summary() string {
 		fmt.Fprintf(&b, " (%d x %s)", names[k], k)
 	}
 	fmt.Fprintf(&b, "\nNICs: %d\nNUMA nodes: %d\n", len(t.NICs), len(t.NUMANodes))
-	counts := map[string]int{}
-	for i, g := range t.GPUs {
-		for _, h := range t.GPUs[i+1:] {
-			if p, ok := t.PathBetween(g.ID(), h.ID()); ok {
-				counts[p.String()]++
-			}
-		}
-	}
-	if len(counts) > 0 {
+	if counts := t.PairsByPath(); len(counts) > 0 {
 		b.WriteString("GPU pairs by path:")
 		for _, k := range slices.Sorted(maps.Keys(counts)) {
 			fmt.Fprintf(&b, " %s=%d", k, counts[k])

@@ -2,6 +2,7 @@ package probes
 
 import (
 	"encoding/json"
+	"maps"
 	"math"
 	"strings"
 	"testing"
@@ -160,6 +161,9 @@ func TestSetPathAndMatrix(t *testing.T) {
 	nics, level := topo.NearestNICs("GPU0")
 	if len(nics) != 1 || level != LevelPIX {
 		t.Errorf("nearest %v %v", nics, level)
+	}
+	if got, want := topo.PairsByPath(), map[string]int{"NV4": 1, "SYS": 2}; !maps.Equal(got, want) {
+		t.Errorf("PairsByPath() = %v, want %v", got, want)
 	}
 	if s := topo.Summary(); !strings.Contains(s, "GPUs: 3 (3 x G)") || !strings.Contains(s, "NV4=1 SYS=2") {
 		t.Errorf("summary:\n%s", s)

@@ -1,6 +1,7 @@
 package prose
 
 import (
+	"html"
 	"regexp"
 	"strconv"
 	"strings"
@@ -61,6 +62,14 @@ func (t *Table) Markdown() string {
 		line(r)
 	}
 	return b.String()
+}
+
+// Folded writes the table folded under a one-line summary (an HTML
+// <details> block around the Markdown), for tables too long to show open:
+// the page shows the summary, a click shows the rows. Jupyter and the
+// exported page both render the block.
+func (t *Table) Folded(summary string) string {
+	return "<details><summary>" + html.EscapeString(summary) + "</summary>\n\n" + t.Markdown() + "\n</details>\n"
 }
 
 // String is the table's Markdown.

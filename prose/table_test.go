@@ -39,3 +39,12 @@ func TestTableAlignment(t *testing.T) {
 		t.Errorf("newline in a cell: %q", got)
 	}
 }
+
+func TestTableFolded(t *testing.T) {
+	tb := NewTable("size", "time").Row("1 KiB", "5 µs")
+	got := tb.Folded("2 rows <of> results")
+	want := "<details><summary>2 rows &lt;of&gt; results</summary>\n\n" + tb.Markdown() + "\n</details>\n"
+	if got != want {
+		t.Errorf("Folded:\n%q\nwant\n%q", got, want)
+	}
+}

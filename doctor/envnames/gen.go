@@ -18,10 +18,11 @@ import (
 	"flag"
 	"fmt"
 	"log"
+	"maps"
 	"os"
 	"os/exec"
 	"regexp"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -68,11 +69,7 @@ func main() {
 			best[v.minor], tags[v.minor] = v, t
 		}
 	}
-	minors := make([]int, 0, len(best))
-	for m := range best {
-		minors = append(minors, m)
-	}
-	sort.Ints(minors)
+	minors := slices.Sorted(maps.Keys(best))
 	versions := map[int]string{}
 	for m, b := range best {
 		versions[m] = fmt.Sprintf("2.%d.%d", b.minor, b.patch)
@@ -94,11 +91,7 @@ func main() {
 				names[l[1]] = true
 			}
 		}
-		list := make([]string, 0, len(names))
-		for n := range names {
-			list = append(list, n)
-		}
-		sort.Strings(list)
+		list := slices.Sorted(maps.Keys(names))
 		b := best[m]
 		name := fmt.Sprintf("nccl-2.%d.%d.txt", b.minor, b.patch)
 		body := fmt.Sprintf("# NCCL_* names in NVIDIA/nccl %s src/ (doctor/envnames/gen.go)\n%s\n", tag, strings.Join(list, "\n"))
@@ -132,11 +125,7 @@ func writeParams(repo string, minors []int, tags, versions map[int]string) {
 			s.last, s.def = ver, strings.TrimSpace(d[2])
 		}
 	}
-	names := make([]string, 0, len(params))
-	for n := range params {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(params))
 	var b strings.Builder
 	b.WriteString("# integer parameters: NCCL_PARAM declarations in NVIDIA/nccl src/ (doctor/envnames/gen.go)\n# name\tfirst\tlast\tdefault at last\n")
 	for _, n := range names {

@@ -23,7 +23,7 @@
 // session does not speak Jupyter's protocol (package kernel does), does not
 // know notebooks (package notebook/runner does), and knows no package, type
 // or exercise format of the program it runs in: the compiled packages cells
-// may import, the renderers of their values and the trainer's solutions
-// (Solutions, SolutionBook) come in through Options; commlab's come from
-// package cells.
+// may import and the renderers of their values come in through Options,
+// and a headless run's trainer's solutions through SetSolutions
+// (SolutionBook); commlab's come from package cells.
 package session

@@ -33,7 +33,7 @@ func init() {
 		{name: "cd", usage: "%cd [DIR]", help: "change the working directory (home without DIR)", line: magicCd},
 		{name: "who", usage: "%who", help: "list the names defined in this session", line: magicWho},
 		{name: "reset", usage: "%reset", help: "forget every definition and start a fresh interpreter", line: magicReset},
-		{name: "solutions", usage: "%solutions [CHAPTER|FILE.md|off]", help: "trainer's mode: blank answer cells run afterwards run the chapter's solutions", line: magicSolutions},
+		{name: "solutions", usage: "%solutions", help: "says why this kernel runs no trainer's solutions (they are not in it)", line: magicSolutions},
 		{name: "load", usage: "%load FILE.go", help: "run a Go file's code in this session, as if it were a cell", line: magicLoad},
 		{name: "bash", usage: "%%bash", help: "run the cell with bash, streaming its output",
 			cell: func(s *Session, ctx context.Context, args, body string) error { return s.shell(ctx, "bash", body) }},

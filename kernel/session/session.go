@@ -34,9 +34,6 @@ type Options struct {
 	// registers them with kernel/display. The session knows no type of
 	// its own to draw: the program hands them in with its packages.
 	Renderers map[reflect.Type]display.Renderer
-	// Solutions finds the trainer's solutions for %solutions (solution
-	// mode); nil: the magic says this session has none.
-	Solutions Solutions
 	// CaptureProcessOutput redirects the process's standard output and
 	// error into the cell's stream events, so compiled packages that
 	// write to os.Stdout reach the notebook in order. One session at a

@@ -3,18 +3,16 @@ package session
 import (
 	"context"
 	"fmt"
-	"slices"
-	"strings"
 )
 
 // Solution mode: with a solution book set, a cell the book has a solution
 // for (a blank answer cell as a chapter ships it) runs the solution
 // instead, and says so in its output. The headless runner sets a book for
-// `commlab run --solutions`; a trainer sets one in a live notebook with
-// %solutions. The session knows no exercise format: the program hands in
-// what reads one (Options.Solutions), and the book decides which cells it
-// replaces; a book replaces only a cell as shipped, never an answer a
-// learner typed.
+// a trainer's run (`commlab run --solutions`). A live kernel has no way to
+// set one: the trainer's answers stay outside the learner's notebook and
+// kernel, and %solutions says so. The session knows no exercise format:
+// the book decides which cells it replaces; a book replaces only a cell as
+// shipped, never an answer a learner typed.
 
 // A SolutionBook is one chapter's solutions as solution mode applies them.
 type SolutionBook interface {
@@ -25,20 +23,9 @@ type SolutionBook interface {
 	Answers() []string
 }
 
-// Solutions finds solution books for %solutions.
-type Solutions interface {
-	// Load reads the book ref means (a solutions file, or a chapter's
-	// solutions by its name, number or path) and says what it belongs
-	// to.
-	Load(ref string) (belongsTo string, book SolutionBook, err error)
-	// Chapters lists the chapters Load finds by name, for %solutions'
-	// own report.
-	Chapters() []string
-}
-
 // solutionState is a session's solution mode.
 type solutionState struct {
-	chapter string // what the solutions belong to, for %solutions' report
+	chapter string // what the solutions belong to, in the cells' output
 	book    SolutionBook
 	used    map[string]bool
 }
@@ -91,37 +78,16 @@ func (s *Session) solutionFor(code string) string {
 	return sol
 }
 
-// magicSolutions is %solutions: with a chapter (or a solutions file), the
-// blank answer cells run afterwards run their solutions; "off" ends it;
-// alone, it says what is on.
-func magicSolutions(s *Session, _ context.Context, args string) error {
-	arg := strings.TrimSpace(args)
-	switch arg {
-	case "":
-		if s.solutions.book == nil {
-			if s.opts.Solutions == nil {
-				s.streamSinkDirect("stdout", "solution mode is off; this session has no solutions to run\n")
-				return nil
-			}
-			s.streamSinkDirect("stdout", "solution mode is off; %solutions CHAPTER turns it on (chapters with solutions: "+strings.Join(s.opts.Solutions.Chapters(), ", ")+")\n")
-			return nil
-		}
-	case "off":
-		s.setSolutions("", nil)
-		s.streamSinkDirect("stdout", "solution mode is off: blank answer cells run as they are\n")
-		return nil
-	default:
-		if s.opts.Solutions == nil {
-			return magicError("solutions", fmt.Errorf("session: this session has no solutions to run"))
-		}
-		name, book, err := s.opts.Solutions.Load(arg)
-		if err != nil {
-			return magicError("solutions", fmt.Errorf("session: %w", err))
-		}
-		s.setSolutions(name, book)
-	}
-	names := slices.Clone(s.solutions.book.Answers())
-	s.streamSinkDirect("stdout", fmt.Sprintf("solution mode is on for %s: the blank answer cells of %s run their solutions; run the exercises' cells again (Run All Below)\n",
-		s.solutions.chapter, strings.Join(names, ", ")))
+// noSolutions is what %solutions answers: a learner's kernel has no
+// command that runs or prints the trainer's answers.
+const noSolutions = "%solutions: the trainer's solutions are not in this kernel: they stay in the trainer's folder, " +
+	"outside the learner's notebook and kernel. A trainer runs a chapter with them headless " +
+	"(commlab run --solutions) or works in nbgrader's source version of the course.\n"
+
+// magicSolutions is %solutions, kept so that a notebook that calls it
+// learns why nothing happens: a live session never runs the trainer's
+// solutions.
+func magicSolutions(s *Session, _ context.Context, _ string) error {
+	s.streamSinkDirect("stdout", noSolutions)
 	return nil
 }

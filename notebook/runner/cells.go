@@ -20,8 +20,8 @@ type Cells struct {
 	// Renderers show values of their types as cell results
 	// (session.Options.Renderers).
 	Renderers map[reflect.Type]display.Renderer
-	// Solutions reads the trainer's solutions: for %solutions in a
-	// session, and for a run with FileOptions.Solutions. nil: none.
+	// Solutions reads the trainer's solutions for a run with
+	// FileOptions.Solutions. nil: none. A session never gets them.
 	Solutions Solutions
 	// IsCheck says whether a code cell checks a learner's answer: a page
 	// folds its code under a label saying to open it after answering
@@ -32,10 +32,8 @@ type Cells struct {
 	Chapters fs.FS
 }
 
-// Solutions is solution mode for the kernel's %solutions (the session's
-// part) and for a headless run.
+// Solutions is solution mode for a headless run.
 type Solutions interface {
-	session.Solutions
 	// ForRun finds the book of the notebook or chapter at path, whose code
 	// cells are cells, and holds it against them; it says where the book
 	// came from. A notebook without blank answer cells gets a nil book: it
@@ -49,5 +47,5 @@ type Solutions interface {
 
 // Session is the part of c every session starts with.
 func (c Cells) Session() session.Options {
-	return session.Options{Packages: c.Packages, Renderers: c.Renderers, Solutions: c.Solutions}
+	return session.Options{Packages: c.Packages, Renderers: c.Renderers}
 }

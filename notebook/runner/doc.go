@@ -16,7 +16,7 @@
 //
 // Exercises: FileOptions.Solutions runs a chapter in solution mode, each
 // blank answer cell running the trainer's solution (Cells.Solutions finds
-// them; the session applies them, as the kernel's %solutions does).
+// them; the session applies them). A live kernel never gets them.
 //
 // The notebook model is notebook, the markdown form notebook/literate and the
 // HTML pages notebook/export; ExportHTML writes executed notebooks as those pages

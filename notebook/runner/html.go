@@ -3,9 +3,10 @@ package runner
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/commlab/commlab/notebook"
@@ -33,11 +34,7 @@ func ExportHTML(files []string, outDir string, cells Cells) (pages int, index st
 		byName[name] = f
 		render[name] = true
 	}
-	names := make([]string, 0, len(byName))
-	for n := range byName {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(byName))
 	var entries []export.Entry
 	notebooks := map[string]*notebook.Notebook{}
 	for _, name := range names {

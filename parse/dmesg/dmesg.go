@@ -28,6 +28,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -410,7 +411,7 @@ func (l *Log) Flaps() []Event {
 		}
 		k := fmt.Sprintf("%s/%s/%d", e.Host, e.Device, e.Port)
 		if e.State == "ACTIVE" || e.State == "UP" {
-			if len(downs[k]) > 0 && !contains(keys, k) {
+			if len(downs[k]) > 0 && !slices.Contains(keys, k) {
 				keys = append(keys, k)
 			}
 			continue
@@ -421,15 +422,6 @@ func (l *Log) Flaps() []Event {
 		out = append(out, downs[k]...)
 	}
 	return out
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 // Of returns the events of one kind (KindAER, KindModule, ...), in log order.

@@ -2,6 +2,7 @@ package flightrec
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 )
@@ -86,7 +87,7 @@ func crossGroup(groups []GroupReport) (Finding, bool) {
 	}
 	subset := func(a, b []int) bool {
 		for _, x := range a {
-			if !contains(b, x) {
+			if !slices.Contains(b, x) {
 				return false
 			}
 		}

@@ -2,6 +2,8 @@ package flightrec
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -253,11 +255,7 @@ func reconcile(s *RankState, st GroupStatus) {
 // the job's environment or log.
 func groupTiming(byRank map[int]*Dump, views map[int]*rankView, opt Options) (Timing, string) {
 	t, why := TimingUnknown, ""
-	ranks := make([]int, 0, len(views))
-	for r := range views {
-		ranks = append(ranks, r)
-	}
-	sort.Ints(ranks)
+	ranks := slices.Sorted(maps.Keys(views))
 	for _, r := range ranks {
 		dt, dwhy := byRank[r].Timing()
 		if dt == TimingOn {

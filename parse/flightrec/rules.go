@@ -2,6 +2,7 @@ package flightrec
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -105,7 +106,7 @@ func stuckFindings(g *GroupReport, views map[int]*rankView, present []int) {
 	others := func(except []int) []int {
 		var out []int
 		for _, r := range present {
-			if !contains(except, r) {
+			if !slices.Contains(except, r) {
 				out = append(out, r)
 			}
 		}
@@ -219,7 +220,7 @@ func unpairedP2P(pg, desc string, views map[int]*rankView, present, groupRanks [
 	})
 	var out []Finding
 	for _, p := range pairs {
-		if !contains(present, p.src) || !contains(present, p.dst) {
+		if !slices.Contains(present, p.src) || !slices.Contains(present, p.dst) {
 			continue // one side left no dump: nothing to compare
 		}
 		ns, nr := len(sends[p]), len(recvs[p])

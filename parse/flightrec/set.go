@@ -2,6 +2,8 @@ package flightrec
 
 import (
 	"errors"
+	"maps"
+	"slices"
 
 	"fmt"
 	"os"
@@ -160,11 +162,7 @@ func LoadSet(paths []string) (*Set, error) {
 		byRank[next] = d
 		s.Notes = append(s.Notes, fmt.Sprintf("%s: the name gives no rank and no entry tells it; counted as rank %d", d.File, next))
 	}
-	ranks := make([]int, 0, len(byRank))
-	for r := range byRank {
-		ranks = append(ranks, r)
-	}
-	sort.Ints(ranks)
+	ranks := slices.Sorted(maps.Keys(byRank))
 	for _, r := range ranks {
 		s.Dumps = append(s.Dumps, byRank[r])
 	}

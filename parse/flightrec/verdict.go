@@ -136,12 +136,3 @@ func RankRanges(ranks []int) string {
 	}
 	return strings.Join(parts, ",")
 }
-
-func contains(xs []int, x int) bool {
-	for _, v := range xs {
-		if v == x {
-			return true
-		}
-	}
-	return false
-}

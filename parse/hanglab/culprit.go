@@ -3,6 +3,7 @@ package hanglab
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -102,7 +103,7 @@ func (l *Lab) Culprit() Culprit {
 		look = f.Ranks
 	}
 	for _, d := range l.Dumps {
-		if !contains(look, d.Rank) {
+		if !slices.Contains(look, d.Rank) {
 			continue
 		}
 		if e, ok := entryAt(d, f); ok {
@@ -143,7 +144,7 @@ func (l *Lab) Culprit() Culprit {
 	}
 	var waited []float64
 	for _, r := range l.Ranks {
-		if contains(f.Others, r.Rank) && r.Outcome == "raised" {
+		if slices.Contains(f.Others, r.Rank) && r.Outcome == "raised" {
 			waited = append(waited, r.EndedAfterS)
 			if c.Error == "" {
 				c.Error = firstLine(r.Error)
@@ -250,15 +251,6 @@ func entryAt(d *flightrec.Dump, f flightrec.Finding) (flightrec.Entry, bool) {
 		}
 	}
 	return flightrec.Entry{}, false
-}
-
-func contains(xs []int, x int) bool {
-	for _, v := range xs {
-		if v == x {
-			return true
-		}
-	}
-	return false
 }
 
 func baseName(p string) string {

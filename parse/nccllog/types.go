@@ -6,7 +6,6 @@ import (
 	"io"
 	"maps"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -379,12 +378,7 @@ func (l *Log) Hosts() []string {
 	for _, r := range l.Rings {
 		add(r.Source)
 	}
-	out := make([]string, 0, len(seen))
-	for h := range seen {
-		out = append(out, h)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(seen))
 }
 
 // NRanks is the largest communicator size the log reports, 0 if none.

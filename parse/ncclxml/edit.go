@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -46,11 +47,7 @@ func (n *Node) WriteXML(w io.Writer) error {
 func (n *Node) writeXML(b *strings.Builder, depth int) {
 	b.WriteString(strings.Repeat("  ", depth))
 	b.WriteString("<" + n.Name)
-	keys := make([]string, 0, len(n.Attrs))
-	for k := range n.Attrs {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
+	keys := slices.Sorted(maps.Keys(n.Attrs))
 	for _, k := range keys {
 		fmt.Fprintf(b, " %s=%q", k, xmlEscape(n.Attrs[k]))
 	}

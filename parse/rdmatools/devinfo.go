@@ -127,7 +127,7 @@ func (p *devinfoParser) gid(m []string) error {
 	if !strings.Contains(addr, ":") {
 		return p.ErrorAt(p.Line, ErrMalformed, "GID[%d] is not an address: %q", idx, parse.Clip(text, 80))
 	}
-	g := GID{Device: p.port.Device, Port: p.port.Number, Index: idx, GID: addr, IPv4: ipv4Of(addr), TypeText: typ, Line: p.Line}
+	g := GID{Device: p.port.Device, Port: p.port.Number, Index: idx, GID: addr, IPv4: GIDIPv4(addr), TypeText: typ, Line: p.Line}
 	switch typ {
 	case "RoCE v2":
 		g.Type = GIDTypeRoCEv2

@@ -5,8 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/netip"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -275,11 +276,7 @@ func (r *Report) NCCLGIDIndex() (index int, ok bool, msg string) {
 	if len(byIndex) == 1 {
 		return gids[0].Index, true, fmt.Sprintf("GID index %d is RoCE v2 with IPv4 on %d port%s", gids[0].Index, len(gids), plural(len(gids)))
 	}
-	var idx []int
-	for i := range byIndex {
-		idx = append(idx, i)
-	}
-	sort.Ints(idx)
+	idx := slices.Sorted(maps.Keys(byIndex))
 	var parts []string
 	for _, i := range idx {
 		parts = append(parts, fmt.Sprintf("%d on %s", i, strings.Join(byIndex[i], ", ")))
@@ -350,9 +347,9 @@ func firstText(data []byte) (int, string) {
 	return 0, ""
 }
 
-// ipv4Of returns the IPv4 address mapped into gid (::ffff:a.b.c.d in any
-// spelling), or "".
-func ipv4Of(gid string) string {
+// GIDIPv4 returns the IPv4 address mapped into gid (::ffff:a.b.c.d in any
+// spelling), or "": GID.IPv4 of a GID read from elsewhere (sysfs).
+func GIDIPv4(gid string) string {
 	a, err := netip.ParseAddr(gid)
 	if err != nil || !a.Is4In6() {
 		return ""

@@ -103,7 +103,7 @@ func (p *showGIDsParser) row(line string) error {
 		return p.ErrorAt(p.Line, ErrMalformed, "row has too many columns: %q", parse.Clip(line, 80))
 	}
 	if g.IPv4 == "" {
-		g.IPv4 = ipv4Of(g.GID)
+		g.IPv4 = GIDIPv4(g.GID)
 	}
 	p.rep.GIDs = append(p.rep.GIDs, g)
 	return nil

@@ -2,6 +2,7 @@ package torchtrace
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 )
 
@@ -180,7 +181,7 @@ func (t *Trace) Analyze(o Options) (*Analysis, error) {
 					seenOp[a.Op] = true
 					an.CommOps = append(an.CommOps, a.Op)
 				}
-				if a.Op != "" && !contains(s.Ops, a.Op) {
+				if a.Op != "" && !slices.Contains(s.Ops, a.Op) {
 					s.Ops = append(s.Ops, a.Op)
 				}
 			case Compute:
@@ -239,15 +240,6 @@ func (t *Trace) Analyze(o Options) (*Analysis, error) {
 		return an.Streams[i].Stream < an.Streams[j].Stream
 	})
 	return an, nil
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 // union merges intervals into disjoint ones, by start.

@@ -184,17 +184,11 @@ func runServed(ctx context.Context, req Request, argv []string, log io.Writer) (
 	run, err := probes.LoadRun(filepath.Join(dir, "run.json"))
 	if err != nil {
 		if runErr != nil {
-			return nil, fmt.Errorf("child: %s: %w: %s", req.Probe, runErr, lastLine(tail.String()))
+			return nil, fmt.Errorf("child: %s: %w: %s", req.Probe, runErr, launch.LastLine(tail.String()))
 		}
 		return nil, fmt.Errorf("child: %s: %w", req.Probe, err)
 	}
 	return run, nil
-}
-
-// lastLine is the last non-empty line of s: the child's error.
-func lastLine(s string) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	return lines[len(lines)-1]
 }
 
 // Serve is the child side, what Verb runs: an NCCL worker when

@@ -40,6 +40,12 @@ type BandwidthConfig struct {
 	Warmup  int // untimed copies before each size
 	Iters   int // copies per timed repetition
 	Reps    int // timed repetitions; the median is reported
+	// HostNodes, when set, measures h2d_pinned and d2h_pinned once per NUMA
+	// node listed, with the pinned host buffer's pages bound to that node
+	// (mbind, then cudaHostRegister); each sample's Label is "numa=N". Nil
+	// leaves placement to cudaMallocHost (usually the allocating thread's
+	// node). Pageable and device copies ignore it.
+	HostNodes []int
 	// Progress, when set, is called after each size.
 	Progress func(done, total int, what string) `json:"-"`
 }
@@ -90,21 +96,32 @@ func Bandwidth(cfg BandwidthConfig) ([]probes.Sample, error) {
 	type job struct {
 		op       string
 		src, dst int
+		node     int // NUMA node of the pinned host buffer; -1: not placed
 	}
 	var jobs []job
+	// hostJobs is one job per host node asked for (pinned copies), else one.
+	hostJobs := func(op string, src, dst int) {
+		if len(cfg.HostNodes) == 0 || (op != OpH2DPinned && op != OpD2HPinned) {
+			jobs = append(jobs, job{op, src, dst, -1})
+			return
+		}
+		for _, node := range cfg.HostNodes {
+			jobs = append(jobs, job{op, src, dst, node})
+		}
+	}
 	for _, op := range cfg.Ops {
 		switch op {
 		case OpH2DPinned, OpH2DPageable:
 			for _, d := range devs {
-				jobs = append(jobs, job{op, -1, d})
+				hostJobs(op, -1, d)
 			}
 		case OpD2HPinned, OpD2HPageable:
 			for _, d := range devs {
-				jobs = append(jobs, job{op, d, -1})
+				hostJobs(op, d, -1)
 			}
 		case OpD2D:
 			for _, d := range devs {
-				jobs = append(jobs, job{op, d, d})
+				jobs = append(jobs, job{op, d, d, -1})
 			}
 		case OpP2PWrite, OpP2PRead, OpP2PWriteBidi, OpP2PReadBidi:
 			for _, a := range devs {
@@ -121,7 +138,7 @@ func Bandwidth(cfg BandwidthConfig) ([]probes.Sample, error) {
 						return nil, err
 					}
 					if ok1 && ok2 {
-						jobs = append(jobs, job{op, a, b})
+						jobs = append(jobs, job{op, a, b, -1})
 					}
 				}
 			}
@@ -132,7 +149,7 @@ func Bandwidth(cfg BandwidthConfig) ([]probes.Sample, error) {
 	total, done := len(jobs)*len(cfg.Sizes), 0
 	var out []probes.Sample
 	for _, j := range jobs {
-		b, err := newBench(j.op, j.src, j.dst, maxSize)
+		b, err := newBench(j.op, j.src, j.dst, j.node, maxSize)
 		if err != nil {
 			return out, err
 		}
@@ -159,6 +176,7 @@ func Bandwidth(cfg BandwidthConfig) ([]probes.Sample, error) {
 type bench struct {
 	op       string
 	src, dst int
+	node     int            // NUMA node of a pinned host buffer; -1: not placed
 	srcBuf   unsafe.Pointer // on src (or host)
 	dstBuf   unsafe.Pointer
 	// back holds the reverse-direction buffers of a bidirectional copy.
@@ -187,6 +205,14 @@ func (b *bench) devBuf(d int, n int64) (unsafe.Pointer, error) {
 }
 
 func (b *bench) hostBuf(pinned bool, n int64) (unsafe.Pointer, error) {
+	if pinned && b.node >= 0 {
+		p, free, err := pinnedOnNode(n, b.node)
+		if err != nil {
+			return nil, err
+		}
+		b.frees = append(b.frees, free)
+		return p, nil
+	}
 	if pinned {
 		p, err := pinnedMalloc(n)
 		if err != nil {
@@ -203,8 +229,8 @@ func (b *bench) hostBuf(pinned bool, n int64) (unsafe.Pointer, error) {
 	return p, nil
 }
 
-func newBench(op string, src, dst int, n int64) (*bench, error) {
-	b := &bench{op: op, src: src, dst: dst}
+func newBench(op string, src, dst, node int, n int64) (*bench, error) {
+	b := &bench{op: op, src: src, dst: dst, node: node}
 	var err error
 	fail := func(e error) (*bench, error) { b.close(); return nil, e }
 	switch op {
@@ -384,6 +410,9 @@ func (b *bench) verify(n int64, v byte) (int64, error) {
 
 func (b *bench) measure(n int64, cfg BandwidthConfig) (probes.Sample, error) {
 	s := probes.Sample{Op: b.op, Bytes: n, Src: b.src, Dst: b.dst, Iters: cfg.Iters, Ranks: 1}
+	if b.node >= 0 {
+		s.Label = fmt.Sprintf("numa=%d", b.node)
+	}
 	if b.backSrc != nil {
 		s.Bytes = 2 * n
 		s.Ranks = 2

@@ -26,6 +26,8 @@ typedef void* CUfunction;
 	X(cudaMalloc, cudaError_t, (void**, size_t)) \
 	X(cudaMallocHost, cudaError_t, (void**, size_t)) \
 	X(cudaFreeHost, cudaError_t, (void*)) \
+	X(cudaHostRegister, cudaError_t, (void*, size_t, unsigned int)) \
+	X(cudaHostUnregister, cudaError_t, (void*)) \
 	X(cudaMemset, cudaError_t, (void*, int, size_t)) \
 	X(cudaMemcpy, cudaError_t, (void*, const void*, size_t, int)) \
 	X(cudaMemcpyAsync, cudaError_t, (void*, const void*, size_t, int, cudaStream_t)) \
@@ -74,6 +76,8 @@ static int c_free(void* p) { return p_cudaFree(p); }
 static int c_malloc(void** p, size_t n) { return p_cudaMalloc(p, n); }
 static int c_mallocHost(void** p, size_t n) { return p_cudaMallocHost(p, n); }
 static int c_freeHost(void* p) { return p_cudaFreeHost(p); }
+static int c_hostRegister(void* p, size_t n) { return p_cudaHostRegister(p, n, 0); }
+static int c_hostUnregister(void* p) { return p_cudaHostUnregister(p); }
 static int c_memset(void* p, int v, size_t n) { return p_cudaMemset(p, v, n); }
 static int c_memcpy(void* d, const void* s, size_t n, int k) { return p_cudaMemcpy(d, s, n, k); }
 static int c_memcpyAsync(void* d, const void* s, size_t n, int k, cudaStream_t st) { return p_cudaMemcpyAsync(d, s, n, k, st); }
@@ -383,6 +387,14 @@ func pinnedMalloc(n int64) (unsafe.Pointer, error) {
 }
 
 func pinnedFree(p unsafe.Pointer) error { return check("cudaFreeHost", C.c_freeHost(p)) }
+
+// hostRegister pins n bytes of host memory at p that the caller allocated
+// (cudaHostRegister, default flags); hostUnregister unpins them.
+func hostRegister(p unsafe.Pointer, n int64) error {
+	return check("cudaHostRegister", C.c_hostRegister(p, C.size_t(n)))
+}
+
+func hostUnregister(p unsafe.Pointer) error { return check("cudaHostUnregister", C.c_hostUnregister(p)) }
 
 // pageableMalloc returns ordinary (pageable) host memory, 64-byte aligned,
 // with every page touched.

@@ -16,6 +16,9 @@ const (
 	bandwidthTiming = "CUDA events around iters back-to-back copies; median over reps; bytes counted once per copy (a device-local copy reads and writes them)"
 	// pageableHostMemory says how the pageable host buffers are allocated.
 	pageableHostMemory = "posix_memalign 64 bytes, every page touched before timing (as PyTorch's CPU allocator)"
+	// pinnedOnNodeMemory says how pinned buffers are placed on a NUMA node
+	// (BandwidthConfig.HostNodes).
+	pinnedOnNodeMemory = "mmap, mbind(MPOL_BIND) to the node before first touch, every page touched, then cudaHostRegister"
 	// latencyKernel says which kernel Latency launches.
 	latencyKernel = "empty PTX kernel (1 block, 1 thread) JIT-compiled by the driver through cuModuleLoadData, launched with cuLaunchKernel"
 )
@@ -68,11 +71,15 @@ func bandwidthProvenance(info *Info, cfg *BandwidthConfig) *probes.Run {
 			cfg.Devices = append(cfg.Devices, d)
 		}
 	}
-	return describedRun("bandwidth", info, map[string]string{
+	settings := map[string]string{
 		"sizes": joinInts(cfg.Sizes), "ops": strings.Join(cfg.Ops, ","), "devices": joinInts(cfg.Devices),
 		"warmup": strconv.Itoa(cfg.Warmup), "iters": strconv.Itoa(cfg.Iters), "reps": strconv.Itoa(cfg.Reps),
 		"timing": bandwidthTiming, "pageable_host_memory": pageableHostMemory,
-	})
+	}
+	if len(cfg.HostNodes) > 0 {
+		settings["host_nodes"], settings["pinned_host_memory"] = joinInts(cfg.HostNodes), pinnedOnNodeMemory
+	}
+	return describedRun("bandwidth", info, settings)
 }
 
 // latencyProvenance resolves cfg's defaults and returns the run, without

@@ -19,7 +19,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/commlab/commlab/probes"
 	"github.com/commlab/commlab/probes/launch"
@@ -67,7 +66,7 @@ func Run(ctx context.Context, cfg Config) (*probes.Run, error) {
 	var captured bytes.Buffer
 	if _, err := launch.KVNixl.Run(ctx, launch.Options{}, append([]string{"--out", out}, cfg.Args...),
 		io.MultiWriter(launch.Discarding(cfg.Stdout), &captured), io.MultiWriter(launch.Discarding(cfg.Stderr), &captured)); err != nil {
-		return nil, fmt.Errorf("kvxfer: %w: %s", err, lastLine(captured.String()))
+		return nil, fmt.Errorf("kvxfer: %w: %s", err, launch.ScriptLine(launch.LastLine(captured.String())))
 	}
 	run, err := probes.LoadRun(out)
 	if err != nil {
@@ -115,17 +114,4 @@ func Measure(ctx context.Context, mode measure.Mode, cfg Config, name string) (*
 		return err
 	})
 	return m, err
-}
-
-func lastLine(s string) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	return oneLine(lines[len(lines)-1])
-}
-
-func oneLine(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > 160 {
-		s = s[:157] + "..."
-	}
-	return s
 }

@@ -119,6 +119,26 @@ func (p CachedProgram) Build(ctx context.Context, cacheDir string, compile func(
 	return bin, nil
 }
 
+// LastLine is the last non-empty line of s: what a program that failed
+// printed last, its error as a rule.
+func LastLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndex(s, "\n"); i >= 0 {
+		s = s[i+1:]
+	}
+	return s
+}
+
+// ScriptLine joins a script's error (or its last line) into one line cut
+// to 160 bytes, for a banner or an error.
+func ScriptLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 160 {
+		s = s[:157] + "..."
+	}
+	return s
+}
+
 // FirstLines keeps the first n lines of s, joined by " | ", for a one-line
 // error.
 func FirstLines(s string, n int) string {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"strings"
 	"testing"
 )
 
@@ -39,5 +40,25 @@ func TestCachedProgramBuild(t *testing.T) {
 	}
 	if _, built := changed.Path(cache); built {
 		t.Error("a failed build left a program in the cache")
+	}
+}
+
+func TestOneLineErrors(t *testing.T) {
+	long := strings.Repeat("x", 200)
+	for _, tc := range []struct {
+		in, last, script string
+	}{
+		{"", "", ""},
+		{"only line\n", "only line", "only line"},
+		{"warming up\nrdma_write: unavailable: no device\n\n", "rdma_write: unavailable: no device", "warming up rdma_write: unavailable: no device"},
+		{"a\tb  c", "a\tb  c", "a b c"},
+		{long, long, long[:157] + "..."},
+	} {
+		if got := LastLine(tc.in); got != tc.last {
+			t.Errorf("LastLine(%q) = %q, want %q", tc.in, got, tc.last)
+		}
+		if got := ScriptLine(tc.in); got != tc.script {
+			t.Errorf("ScriptLine(%q) = %q, want %q", tc.in, got, tc.script)
+		}
 	}
 }

@@ -42,20 +42,11 @@ func LiveOrRecorded(ctx context.Context, mode Mode, pkg string, check func() (re
 	}
 	// launch's "no PyTorch with a GPU here" and "no NIXL" say the reason
 	// already.
-	fallback := reason + ": " + scriptLine(lerr.Error())
+	fallback := reason + ": " + launch.ScriptLine(lerr.Error())
 	if errors.Is(lerr, launch.ErrNoTorch) || errors.Is(lerr, launch.ErrNoNIXL) {
-		fallback = scriptLine(strings.TrimPrefix(lerr.Error(), "launch: "))
+		fallback = launch.ScriptLine(strings.TrimPrefix(lerr.Error(), "launch: "))
 	}
 	return recorded(fallback, lerr)
-}
-
-// scriptLine joins a script's error into one line cut to 160 bytes.
-func scriptLine(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > 160 {
-		s = s[:157] + "..."
-	}
-	return s
 }
 
 // Script is LiveOrRecorded for a script whose result R holds its run and

@@ -3,8 +3,9 @@ package nvml
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math/bits"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -498,11 +499,7 @@ func (s *Source) paths(topo *probes.Topology, devs []device, busToGPU map[string
 			}
 		}
 	}
-	ids := make([]string, 0, len(toSwitch))
-	for id := range toSwitch {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
+	ids := slices.Sorted(maps.Keys(toSwitch))
 	for _, id := range ids {
 		topo.Links = append(topo.Links, probes.Link{Kind: probes.LinkNVLink, A: id, B: probes.NVSwitchID, Count: toSwitch[id], Version: version[id], GBps: nvlinkGBps(id, toSwitch[id])})
 	}

@@ -4,8 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/commlab/commlab/parse/torchtrace"
@@ -103,11 +104,7 @@ func (c *Case) read(fsys fs.FS, name string) error {
 		c.CommActivities++
 		kinds[a.Name] = true
 	}
-	var ks []string
-	for k := range kinds {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
+	ks := slices.Sorted(maps.Keys(kinds))
 	c.CommKinds = strings.Join(ks, "; ")
 	if r, ok := first(tr, "cq:after_wait"); ok {
 		for _, a := range tr.LaunchedIn(r) {

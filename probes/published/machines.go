@@ -4,6 +4,8 @@ import (
 	"context"
 	"embed"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 
 	"github.com/commlab/commlab/parse/nvidiasmi"
@@ -131,7 +133,7 @@ func ByName(name string) (*Machine, error) {
 	case "pcie-8gpu", "pcie-box":
 		return PCIeBox(), nil
 	}
-	return nil, fmt.Errorf("fake: unknown machine %q (known: %v)", name, Names())
+	return nil, fmt.Errorf("published: unknown machine %q (known: %v)", name, Names())
 }
 
 // recordedMatrices are the recorded `nvidia-smi topo -m` outputs behind
@@ -148,12 +150,7 @@ var recordedMatrices = map[string]struct{ path, source string }{
 
 // Matrices lists the recorded matrices Matrix returns, sorted.
 func Matrices() []string {
-	names := make([]string, 0, len(recordedMatrices))
-	for n := range recordedMatrices {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
+	return slices.Sorted(maps.Keys(recordedMatrices))
 }
 
 // Matrix returns a recorded `nvidia-smi topo -m` output as it was
@@ -164,11 +161,11 @@ func Matrices() []string {
 func Matrix(name string) (text, source string, err error) {
 	m, ok := recordedMatrices[name]
 	if !ok {
-		return "", "", fmt.Errorf("fake: no recorded matrix %q (known: %v)", name, Matrices())
+		return "", "", fmt.Errorf("published: no recorded matrix %q (known: %v)", name, Matrices())
 	}
 	b, err := recorded.ReadFile(m.path)
 	if err != nil {
-		return "", "", fmt.Errorf("fake: embedded %s: %w", m.path, err)
+		return "", "", fmt.Errorf("published: embedded %s: %w", m.path, err)
 	}
 	return string(b), m.source, nil
 }
@@ -188,11 +185,11 @@ func recordedMachine(name, path string, fill func(t *probes.Topology)) *Machine 
 func parseRecorded(path string) (*probes.Topology, error) {
 	data, err := recorded.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("fake: embedded %s: %w", path, err)
+		return nil, fmt.Errorf("published: embedded %s: %w", path, err)
 	}
 	m, err := nvidiasmi.ParseTopoMatrixString(string(data))
 	if err != nil {
-		return nil, fmt.Errorf("fake: recorded %s: %w", path, err)
+		return nil, fmt.Errorf("published: recorded %s: %w", path, err)
 	}
 	return TopologyFromMatrix(m), nil
 }
@@ -207,7 +204,7 @@ func FromTopoM(name, text string) (*Machine, error) {
 	m, err := nvidiasmi.ParseTopoMatrixString(text)
 	if m == nil || len(m.Devices) == 0 {
 		if err == nil {
-			err = fmt.Errorf("fake: %s: no devices in the matrix", name)
+			err = fmt.Errorf("published: %s: no devices in the matrix", name)
 		}
 		return nil, err
 	}

@@ -103,18 +103,18 @@ func PublishedMachine(name string) (Published, error) {
 			return m, nil
 		}
 	}
-	return Published{}, fmt.Errorf("fake: no published machine %q (known: %s)", name, strings.Join(PublishedMachines(), ", "))
+	return Published{}, fmt.Errorf("published: no published machine %q (known: %s)", name, strings.Join(PublishedMachines(), ", "))
 }
 
 // Output returns what a tool printed on the machine, as published.
 func (p Published) Output(tool string) (string, error) {
 	f, ok := p.files[tool]
 	if !ok {
-		return "", fmt.Errorf("fake: %s has no %s output (it has: %s)", p.Name, tool, strings.Join(p.Tools, ", "))
+		return "", fmt.Errorf("published: %s has no %s output (it has: %s)", p.Name, tool, strings.Join(p.Tools, ", "))
 	}
 	b, err := published.ReadFile("recorded/published/" + f)
 	if err != nil {
-		return "", fmt.Errorf("fake: embedded %s: %w", f, err)
+		return "", fmt.Errorf("published: embedded %s: %w", f, err)
 	}
 	return string(b), nil
 }

@@ -394,9 +394,9 @@ func toolExit(s *side, code int, err error) error {
 	case err != nil:
 		return fmt.Errorf("rdma: %s: %w", s.name, err)
 	case code != 0:
-		msg := lastLine(s.stderr.String())
+		msg := launch.LastLine(s.stderr.String())
 		if msg == "" {
-			msg = lastLine(s.stdout.String())
+			msg = launch.LastLine(s.stdout.String())
 		}
 		if msg == "" {
 			msg = "no message"

@@ -172,21 +172,13 @@ func (s *side) exit(code int, err error) error {
 	case code == exitUnavailable:
 		return errUnavailable(s.stderr.String())
 	case code != 0:
-		msg := lastLine(s.stderr.String())
+		msg := launch.LastLine(s.stderr.String())
 		if msg == "" {
 			msg = "no message"
 		}
 		return fmt.Errorf("rdma: %s exited with status %d: %s", s.name, code, msg)
 	}
 	return nil
-}
-
-func lastLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.LastIndex(s, "\n"); i >= 0 {
-		s = s[i+1:]
-	}
-	return s
 }
 
 // Measure builds the program and runs it as cfg says: both sides here (the

@@ -70,3 +70,35 @@ func publicSources() (map[string]string, error) {
 	}
 	return out, nil
 }
+
+// Table returns the rows of the markdown table in a public output that is
+// one (a summary people posted as a table rather than a tool's own text):
+// every line that starts with "|", split at "|", cells trimmed, the
+// separator row ("| --- |") left out. The header is the first row. Lines
+// outside the table (a command line above it) are skipped.
+func (p PublicOutput) Table() ([][]string, error) {
+	var rows [][]string
+	for _, line := range strings.Split(p.Text, "\n") {
+		line = strings.TrimSpace(line)
+		if !strings.HasPrefix(line, "|") {
+			continue
+		}
+		cells := strings.Split(strings.Trim(line, "|"), "|")
+		separator := true
+		for i := range cells {
+			cells[i] = strings.TrimSpace(cells[i])
+			separator = separator && strings.Trim(cells[i], ":-") == "" && cells[i] != ""
+		}
+		if separator {
+			continue
+		}
+		if len(rows) > 0 && len(cells) != len(rows[0]) {
+			return rows, fmt.Errorf("recorded: %s: a row of %d cells under a header of %d: %q", p.Name, len(cells), len(rows[0]), line)
+		}
+		rows = append(rows, cells)
+	}
+	if len(rows) < 2 {
+		return nil, fmt.Errorf("recorded: %s holds no markdown table", p.Name)
+	}
+	return rows, nil
+}

@@ -28,7 +28,7 @@ func TestEveryRecordedRunLoads(t *testing.T) {
 			if len(r.Samples) == 0 || r.Date.IsZero() || !hasCommand(r) || !strings.Contains(r.Tool, "gloo") {
 				t.Errorf("%s: incomplete provenance or no samples: %s", n, r.Provenance())
 			}
-		} else if (len(r.Samples) == 0 && !noTimedPart(r)) || r.GPUModel != "NVIDIA H200" || r.Date.IsZero() || !hasCommand(r) || r.Driver == "" || r.CUDA == "" {
+		} else if (len(r.Samples) == 0 && !noTimedPart(r)) || !strings.Contains(n, gpuTag(r)) || r.Date.IsZero() || !hasCommand(r) || r.Driver == "" || r.CUDA == "" {
 			t.Errorf("%s: incomplete provenance or no samples: %s", n, r.Provenance())
 		}
 		for _, s := range r.Samples {
@@ -223,4 +223,15 @@ func TestCommandsAreWhatAUserTypes(t *testing.T) {
 func noTimedPart(r *probes.Run) bool {
 	parts := r.Settings["parts"]
 	return r.Kind == "c10d-lab" && parts != "" && !slices.Contains(strings.Split(parts, ","), "coalesce")
+}
+
+// gpuTag is the part of a recording's name that says its GPU and their
+// count ("h200x2", "h100x1"): the model's first word after NVIDIA,
+// lowercased.
+func gpuTag(r *probes.Run) string {
+	f := strings.Fields(strings.TrimPrefix(r.GPUModel, "NVIDIA "))
+	if len(f) == 0 {
+		return "no GPU model"
+	}
+	return fmt.Sprintf("%sx%d", strings.ToLower(f[0]), r.GPUCount)
 }

@@ -17,8 +17,9 @@
 package launcher
 
 import (
+	"maps"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -120,12 +121,7 @@ func (s *Stripper) Hosts() []string {
 	if s == nil {
 		return nil
 	}
-	out := make([]string, 0, len(s.hosts))
-	for h := range s.hosts {
-		out = append(out, h)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(s.hosts))
 }
 
 // Strip removes line's launcher prefixes and host label; prefix is what

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/commlab/commlab/chapters"
 	"github.com/commlab/commlab/exercise"
 	"github.com/commlab/commlab/notebook"
 	"github.com/commlab/commlab/notebook/export"
@@ -14,11 +15,15 @@ import (
 )
 
 // TestEveryChapterHasSolutions holds that each chapter with exercises has
-// an embedded solutions file that parses and matches its blank answer
+// a solutions file in this folder that parses and matches its blank answer
 // cells, and that no solutions file is left without its chapter.
 func TestEveryChapterHasSolutions(t *testing.T) {
 	have := map[string]bool{}
-	for _, n := range Names() {
+	names, err := Names(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range names {
 		have[n] = true
 	}
 	for _, ch := range readChapters(t) {
@@ -36,7 +41,7 @@ func TestEveryChapterHasSolutions(t *testing.T) {
 			}
 			continue
 		}
-		got, sol, err := Find(name)
+		got, sol, err := Find(".", name)
 		if err != nil {
 			t.Errorf("%s: %v", name, err)
 			continue
@@ -88,10 +93,10 @@ type chapter struct {
 	src  []byte
 }
 
-// readChapters reads every chapter beside this folder.
+// readChapters reads every chapter of the clone.
 func readChapters(t *testing.T) []chapter {
 	t.Helper()
-	paths, err := filepath.Glob("../*.md")
+	paths, err := filepath.Glob("../../chapters/*.md")
 	if err != nil || len(paths) == 0 {
 		t.Fatalf("chapters: %d found, %v", len(paths), err)
 	}
@@ -126,21 +131,60 @@ func goCells(md string) []string {
 }
 
 func TestFind(t *testing.T) {
-	names := Names()
-	if len(names) == 0 {
-		t.Skip("no solutions embedded")
+	names, err := Names(".")
+	if err != nil || len(names) == 0 {
+		t.Fatalf("names %v, %v", names, err)
 	}
 	first := names[0]
 	for _, ref := range []string{first, first + ".md", "chapters/" + first + ".md", "notebooks/" + first + ".ipynb", strings.SplitN(first, "-", 2)[0]} {
-		n, src, err := Find(ref)
+		n, src, err := Find(".", ref)
 		if err != nil || n != first || len(src) == 0 {
 			t.Errorf("Find(%q) = %q, %d bytes, %v", ref, n, len(src), err)
 		}
 	}
-	if _, _, err := Find("99-nothing"); !errors.Is(err, ErrNoSolutions) {
+	if _, _, err := Find(".", "99-nothing"); !errors.Is(err, ErrNoSolutions) {
 		t.Errorf("unknown chapter: %v", err)
 	}
-	if _, _, err := Find("collectives"); !errors.Is(err, ErrNoSolutions) {
+	if _, _, err := Find(".", "collectives"); !errors.Is(err, ErrNoSolutions) {
 		t.Errorf("a name without its number: %v", err)
+	}
+	if _, _, err := Find(filepath.Join(t.TempDir(), "none"), "1"); !errors.Is(err, ErrNoFolder) {
+		t.Errorf("no folder: %v", err)
+	}
+}
+
+// TestLocate holds that a chapter, a notebook or a folder of the clone
+// finds this folder, that a trainer folder names it too, and that a path
+// outside any clone says so.
+func TestLocate(t *testing.T) {
+	here, err := filepath.Abs(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, from := range []string{"../../chapters/01-collectives.md", "../../notebooks/01-collectives.ipynb", "../..", "."} {
+		got, err := Locate(from)
+		if err != nil || got != here {
+			t.Errorf("Locate(%q) = %q, %v; want %q", from, got, err, here)
+		}
+	}
+	if got, err := Dir(".."); err != nil || got != filepath.Join("..", "solutions") {
+		t.Errorf("Dir(trainer folder) = %q, %v", got, err)
+	}
+	if got, err := Dir("."); err != nil || got != "." {
+		t.Errorf("Dir(solutions folder) = %q, %v", got, err)
+	}
+	outside := filepath.Join(t.TempDir(), "01-collectives.md")
+	if _, err := Locate(outside); !errors.Is(err, ErrNoFolder) || !strings.Contains(err.Error(), "--solutions DIR") {
+		t.Errorf("outside a clone: %v", err)
+	}
+}
+
+// TestBinaryCarriesNone holds that the chapters embedded in the binary
+// hold no solutions: the trainer's answers stay in this folder.
+func TestBinaryCarriesNone(t *testing.T) {
+	for _, f := range chapters.Files() {
+		if !strings.HasSuffix(f, ".md") || strings.Contains(f, "/") {
+			t.Errorf("the binary embeds %s", f)
+		}
 	}
 }
