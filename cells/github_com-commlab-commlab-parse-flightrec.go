@@ -31,6 +31,7 @@ func init() {
 		"LoadDumps":            reflect.ValueOf(flightrec.LoadDumps),
 		"LoadSet":              reflect.ValueOf(flightrec.LoadSet),
 		"ParseDump":            reflect.ValueOf(flightrec.ParseDump),
+		"ParseWatchdogLog":     reflect.ValueOf(flightrec.ParseWatchdogLog),
 		"Pronoun":              reflect.ValueOf(flightrec.Pronoun),
 		"RankFromName":         reflect.ValueOf(flightrec.RankFromName),
 		"RankRanges":           reflect.ValueOf(flightrec.RankRanges),
@@ -58,5 +59,7 @@ func init() {
 		"Set":          reflect.ValueOf((*flightrec.Set)(nil)),
 		"Skipped":      reflect.ValueOf((*flightrec.Skipped)(nil)),
 		"Timing":       reflect.ValueOf((*flightrec.Timing)(nil)),
+		"WatchdogLog":  reflect.ValueOf((*flightrec.WatchdogLog)(nil)),
+		"WatchdogRank": reflect.ValueOf((*flightrec.WatchdogRank)(nil)),
 	}
 }

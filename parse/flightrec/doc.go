@@ -29,6 +29,11 @@
 // is its own finding (all-stuck): nobody is behind, the collective itself
 // cannot finish.
 //
+// ParseWatchdogLog reads the same numbers from ProcessGroupNCCL's watchdog
+// log lines ("Watchdog caught collective operation timeout: WorkNCCL(...)",
+// "last enqueued NCCL work: E, last completed NCCL work: C"), which is what
+// most reports of a hang carry instead of a dump.
+//
 // It reads only what a dump can know. pg_status and the entries are read
 // at different moments (the watchdog updates pg_status as it polls; the
 // dump refreshes each entry's state as it writes it), so where they

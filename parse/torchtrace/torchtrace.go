@@ -421,6 +421,11 @@ func isCommKernel(name string) bool {
 	return strings.HasPrefix(name, "ncclDevKernel") || strings.HasPrefix(name, "ncclKernel")
 }
 
+// maxMicros is the largest time nanos accepts, in microseconds: older
+// Kineto traces stamp events in microseconds since the Unix epoch
+// (1.68e15 in 2023), and 9e15 us is still 9e18 ns, inside an int64.
+const maxMicros = 9e15
+
 // nanos reads a Kineto time (microseconds, a number with a fraction, or a
 // string holding one) as integer nanoseconds, exactly for decimal text.
 func nanos(v any) (int64, bool) {
@@ -431,7 +436,7 @@ func nanos(v any) (int64, bool) {
 	case string:
 		s = x
 	case float64:
-		if math.IsNaN(x) || math.IsInf(x, 0) || math.Abs(x) > 9e12 {
+		if math.IsNaN(x) || math.IsInf(x, 0) || math.Abs(x) > maxMicros {
 			return 0, false
 		}
 		return int64(math.Round(x * 1e3)), true
@@ -457,11 +462,11 @@ func nanos(v any) (int64, bool) {
 	if whole == "" {
 		whole = "0"
 	}
-	if len(whole) > 15 {
+	if len(whole) > 16 {
 		return 0, false
 	}
 	w, err := strconv.ParseInt(whole, 10, 64)
-	if err != nil {
+	if err != nil || w > maxMicros {
 		return 0, false
 	}
 	frac = (frac + "000")[:3]

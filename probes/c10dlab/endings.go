@@ -11,14 +11,17 @@ import (
 	"github.com/commlab/commlab/probes/recorded"
 )
 
-// ShortRunArgs are the script flags of a live run that fits in about a
-// minute on one GPU: the NCCL timeout modes of the chapter (unset, 1, 3),
-// side by side, with a 3 s timeout, the collective held 3 s past it, and
-// TORCH_NCCL_WAIT_TIMEOUT_DUMP_MILSEC=1000, so that the watchdog sleeps 4 s
+// ShortRunArgs are the script flags of a live run that fits in well under
+// a minute on one GPU: the NCCL timeout modes of the chapter (unset, 1, 3),
+// side by side, with a 2 s timeout, the collective held 1 s past it, and
+// TORCH_NCCL_WAIT_TIMEOUT_DUMP_MILSEC=500, so that the watchdog sleeps 2 s
 // instead of a minute before it acts; the other parts that time nothing on
-// the GPU run beside them and coalesce alone after. The mechanism is the
-// same as with the defaults; the recorded runs keep the default times.
-var ShortRunArgs = []string{"--modes", "unset,1,3", "--timeout", "3", "--stall", "3", "--dump-wait-ms", "1000", "--concurrent"}
+// the GPU run beside them and coalesce alone after. The order of events is
+// the one the defaults give: the held collective ends (3 s after it was
+// issued) before the watchdog's sleep does (about 4 s), so the next
+// collective still waits for the watchdog. The recorded runs keep the
+// default times.
+var ShortRunArgs = []string{"--modes", "unset,1,3", "--timeout", "2", "--stall", "1", "--dump-wait-ms", "500", "--concurrent"}
 
 // FirstRunLog is the recorded log of a first NCCL run over all five
 // TORCH_NCCL_ASYNC_ERROR_HANDLING values on one H200, cut short while mode

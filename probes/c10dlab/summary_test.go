@@ -2,8 +2,10 @@ package c10dlab
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/commlab/commlab/internal/golden"
 	"github.com/commlab/commlab/probes"
 )
 
@@ -32,5 +34,30 @@ func TestRunOfKeepsScriptFlags(t *testing.T) {
 	want := []string{"commlab", "probe", "c10d", "--backend", "nccl", "--parts", "store,timeout", "--", "--modes", "unset,1,3"}
 	if got := runOf(s).Command; !slices.Equal(got, want) {
 		t.Errorf("command %q, want %q", got, want)
+	}
+}
+
+// TestTimeoutTable holds the heading and the per-mode table of both
+// recorded timeout runs (gloo on CPU ranks, NCCL on one H200) to a golden
+// file: what chapter 5 shows under "The watchdog, made to fire".
+func TestTimeoutTable(t *testing.T) {
+	var b strings.Builder
+	for _, name := range []string{RecordedCPU, RecordedH200} {
+		r, err := Recorded(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.WriteString(name + "\n" + r.Timeout.Heading() + "\n" + r.Timeout.Table().Markdown() + "\n")
+	}
+	golden.Check(t, "testdata/timeout_tables.golden", []byte(b.String()))
+}
+
+func TestSaidDropsGlooLocation(t *testing.T) {
+	m := Mark{What: "wait() raised", Error: "[/pytorch/third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:81] Timed out waiting 5000ms for recv operation to complete"}
+	if got := said(m); got != "raised Timed out waiting 5000ms for recv operation to complete" {
+		t.Errorf("said = %q", got)
+	}
+	if got := said(Mark{What: "wait() returned"}); got != "wait() returned" {
+		t.Errorf("said without error = %q", got)
 	}
 }

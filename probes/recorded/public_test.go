@@ -47,7 +47,8 @@ func TestPublicMatchesParserFixtures(t *testing.T) {
 			continue
 		}
 		var found bool
-		for _, dir := range []string{"../../parse/nccllog/testdata", "../../parse/nccllog/testdata/public", "../../parse/ncclxml/testdata", "../../parse/nccltests/testdata/public"} {
+		for _, dir := range []string{"../../parse/nccllog/testdata", "../../parse/nccllog/testdata/public", "../../parse/ncclxml/testdata", "../../parse/nccltests/testdata",
+			"../../parse/nccltests/testdata/public", "../../parse/flightrec/testdata/public", "../../parse/torchtrace/testdata/public"} {
 			b, err := os.ReadFile(filepath.Join(dir, n))
 			if err != nil {
 				continue
