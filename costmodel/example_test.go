@@ -172,7 +172,7 @@ func ExampleMachine_Estimate() {
 	}
 	// Output:
 	// 8 B: Ring/LL 15 us, busbw 0.0009333 GB/s
-	// 8 GiB: NVLS/Simple 3.069e+04 us, busbw 489.9 GB/s
+	// 8 GiB: NVLS/Simple 3.09e+04 us, busbw 486.5 GB/s
 }
 
 // What a SYS path is worth to NCCL on the H200 machines' CPU (lscpu:
