@@ -26,7 +26,7 @@ const (
 	FitRingEfficiency = 0.94
 	// FitNetEfficiency is the share of the NICs' port rate a collective
 	// gets across nodes.
-	FitNetEfficiency = 0.887
+	FitNetEfficiency = 0.889
 	// FitGatherEfficiency is all_gather's and reduce_scatter's share of
 	// the ring bandwidth all_reduce gets on the same links.
 	FitGatherEfficiency = 0.927
