@@ -484,7 +484,9 @@ var fitTargets = []fitTarget{
 			return r.Regime == "small" && r.Nodes > 1 && (n.NIC.Kind == "tcpxo" || n.NIC.Kind == "tcpx")
 		}, 0, 200e-6},
 	{"NVLSFillLoops", func(k *calibration) *float64 { return &k.nvlsFill },
-		func(r PublishedRow, n Node, pick string) bool { return r.Regime != "small" && pick == "NVLS" }, 0, 20},
+		func(r PublishedRow, n Node, pick string) bool {
+			return r.Regime != "small" && (pick == "NVLS" || pick == "NVLSTree")
+		}, 0, 20},
 }
 
 // FitCalibration fits estimate.go's constants to the rows that are not

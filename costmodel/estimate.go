@@ -26,7 +26,7 @@ const (
 	FitRingEfficiency = 0.94
 	// FitNetEfficiency is the share of the NICs' port rate a collective
 	// gets across nodes.
-	FitNetEfficiency = 0.889
+	FitNetEfficiency = 0.89
 	// FitGatherEfficiency is all_gather's and reduce_scatter's share of
 	// the ring bandwidth all_reduce gets on the same links.
 	FitGatherEfficiency = 0.927
@@ -46,9 +46,10 @@ const (
 	// seconds, those networks add to NCCL's model.
 	FitEFALatency   = 22.8e-6
 	FitTCPXOLatency = 49.1e-6
-	// FitNVLSFillLoops is how many of NVLS's loops (channels x heads x
-	// chunk, nvlsLoopBytes) pass before its pipeline runs full: the
-	// pipeline fill at middle sizes, where NCCL shrinks the NVLS chunk.
+	// FitNVLSFillLoops is how many of NVLS's and NVLSTree's loops
+	// (channels x heads x chunk, nvlsLoopBytes) pass before the pipeline
+	// runs full: the pipeline fill at middle sizes, where NCCL shrinks
+	// the NVLS chunk.
 	FitNVLSFillLoops = 3.6
 )
 
@@ -64,13 +65,16 @@ const (
 	nvlsMaxHeads         = 32 // NCCL_MAX_NVLS_ARITY (src/include/device.h)
 )
 
-// nvlsLoopBytes is the bytes one loop of an NVLS operation of nBytes
-// (NCCL's size) covers on all channels: concurrentOps x chunkSize, with
-// the chunk shrunk for smaller operations as calcCollChunking does
-// (NVIDIA/nccl v2.28.9-1 src/enqueue.cc L2041-L2055, unchanged since
-// v2.18.5-1 src/enqueue.cc L1338-L1345): concurrentOps = nvlsChannels x
-// nvls.nHeads, the heads being the NVLS graph's one channel per GPU.
-func nvlsLoopBytes(nBytes float64, cc, gpusPerNode, nodes int) float64 {
+// nvlsLoopBytes is the bytes one loop of an NVLS or NVLSTree operation
+// of nBytes (NCCL's size) covers on all its channels: concurrentOps x
+// chunkSize, with the chunk shrunk for smaller operations as
+// calcCollChunking does (NVIDIA/nccl v2.28.9-1 src/enqueue.cc L2041-L2068;
+// the NVLS branch is unchanged since v2.18.5-1 src/enqueue.cc
+// L1338-L1345). concurrentOps = nvlsChannels x nvls.nHeads, the heads
+// being the NVLS graph's one channel per GPU. Not modelled: NVLS alone
+// across nodes caps its chunk at 32 KiB where its bandwidth is under 150
+// GB/s (no row runs it).
+func nvlsLoopBytes(algorithm string, nBytes float64, cc, gpusPerNode, nodes int) float64 {
 	channels := nvlsChannelsSM90
 	if cc >= 100 {
 		channels = nvlsChannelsSM100NVL
@@ -80,14 +84,21 @@ func nvlsLoopBytes(nBytes float64, cc, gpusPerNode, nodes int) float64 {
 	}
 	ops := float64(channels * min(nvlsMaxHeads, gpusPerNode))
 	chunk := float64(nvlsDefaultChunkSize)
-	if nBytes < 64*ops*chunk && chunk > 65536 {
-		chunk = 65536
+	if algorithm == "NVLSTree" {
+		if nodes >= 4 {
+			chunk = 65536 // NCCL_NVLSTREE_MAX_CHUNKSIZE's default, -2
+		}
+		for _, step := range []struct{ times, to float64 }{{32, 262144}, {16, 131072}, {4, 65536}, {1, 32768}} {
+			if nBytes < step.times*ops*chunk && chunk > step.to {
+				chunk = step.to
+			}
+		}
+		return ops * chunk
 	}
-	if nBytes < 8*ops*chunk && chunk > 32768 {
-		chunk = 32768
-	}
-	if nBytes < 2*ops*chunk && chunk > 16384 {
-		chunk = 16384
+	for _, step := range []struct{ times, to float64 }{{64, 65536}, {8, 32768}, {2, 16384}} {
+		if nBytes < step.times*ops*chunk && chunk > step.to {
+			chunk = step.to
+		}
 	}
 	return ops * chunk
 }
@@ -162,7 +173,7 @@ type Estimate struct {
 	Protocol  string
 	TimeUs    float64 `unit:"us"`
 	// LatencyUs is NCCL's own latency for the pick (tuning.cc, with the
-	// network plugin's latency); FillUs NVLS's pipeline fill
+	// network plugin's latency); FillUs NVLS's and NVLSTree's pipeline fill
 	// (FitNVLSFillLoops loops, at most the whole operation; 0 for the
 	// other algorithms); FloorUs the harness floor. The latency term is
 	// the larger of LatencyUs + FillUs and FloorUs: the host issues the
@@ -317,8 +328,8 @@ func (m Machine) estimate(c Collective, bytes float64, algorithm, protocol strin
 	factor := BusBWFactor(c, ranks)
 	if peak > 0 && factor > 0 {
 		e.BandwidthUs = bytes * factor / (peak * 1e3)
-		if ch.Algorithm == "NVLS" {
-			loop := nvlsLoopBytes(bytes, node.ComputeCapability, node.GPUs, nodes)
+		if ch.Algorithm == "NVLS" || ch.Algorithm == "NVLSTree" {
+			loop := nvlsLoopBytes(ch.Algorithm, bytes, node.ComputeCapability, node.GPUs, nodes)
 			e.FillUs = k.nvlsFill * math.Min(bytes, loop) * factor / (peak * 1e3)
 		}
 	}
