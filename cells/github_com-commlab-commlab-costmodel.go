@@ -62,7 +62,7 @@ func init() {
 		"FitLLEfficiency":          reflect.ValueOf(constant.MakeFromLiteral("0.86399999999999999998785693566816235033911652863025665283203125", token.FLOAT, 0)),
 		"FitLabIssueUs":            reflect.ValueOf(constant.MakeFromLiteral("12.10000000000000000034694469519536141888238489627838134765625", token.FLOAT, 0)),
 		"FitNVLSFillLoops":         reflect.ValueOf(constant.MakeFromLiteral("3.5999999999999999999132638262011596452794037759304046630859375", token.FLOAT, 0)),
-		"FitNetEfficiency":         reflect.ValueOf(constant.MakeFromLiteral("0.8869999999999999999787496374192841130934539251029491424560546875", token.FLOAT, 0)),
+		"FitNetEfficiency":         reflect.ValueOf(constant.MakeFromLiteral("0.889999999999999999986989573930173946791910566389560699462890625", token.FLOAT, 0)),
 		"FitRingEfficiency":        reflect.ValueOf(constant.MakeFromLiteral("0.9399999999999999999978315956550289911319850943982601165771484375", token.FLOAT, 0)),
 		"FitSHMEfficiency":         reflect.ValueOf(constant.MakeFromLiteral("0.775999999999999999999132638262011596452794037759304046630859375", token.FLOAT, 0)),
 		"FitTCPXOLatency":          reflect.ValueOf(constant.MakeFromLiteral("4.910000000000000000159377719355369151799095561727881431579589844e-05", token.FLOAT, 0)),
