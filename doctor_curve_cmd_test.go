@@ -48,7 +48,7 @@ func TestDoctorCurveCommand(t *testing.T) {
 		{"commlab run, LL forced", []string{"--nccl-tests", ll, "--nvls=false"}, 2,
 			[]string{"[fail] collective/large-plateau: large-message plateau too low: 121.7 GB/s", "next: check the path"}},
 		// The public run (GCP A3 Mega, 8x 200G TCPXO) priced as 8x NDR
-		// H100 nodes: costmodel's NVLSTree there is 488.3 GB/s busbw, and
+		// H100 nodes: costmodel's NVLSTree there is 481.5 GB/s busbw, and
 		// the run's 330.6 is 69% of it; NVLS was not told and the model
 		// without it explains the run (95%): cannot tell.
 		{"nccl-tests text, 2 nodes", []string{"--nccl-tests", a3, "--preset", "hgx-h100"}, 1,
