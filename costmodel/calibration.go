@@ -436,6 +436,7 @@ type Fit struct {
 	LabIssueUs       float64
 	EFALatency       float64 `unit:"s"`
 	TCPXOLatency     float64 `unit:"s"`
+	NVLSFillLoops    float64
 	// Rows names, per constant, the non-hold-out rows it was fitted on.
 	Rows map[string][]string
 	// WorstError is the largest |Model/Measured - 1| over those rows.
@@ -482,6 +483,10 @@ var fitTargets = []fitTarget{
 		func(r PublishedRow, n Node, pick string) bool {
 			return r.Regime == "small" && r.Nodes > 1 && (n.NIC.Kind == "tcpxo" || n.NIC.Kind == "tcpx")
 		}, 0, 200e-6},
+	{"NVLSFillLoops", func(k *calibration) *float64 { return &k.nvlsFill },
+		func(r PublishedRow, n Node, pick string) bool {
+			return r.Regime != "small" && (pick == "NVLS" || pick == "NVLSTree")
+		}, 0, 20},
 }
 
 // FitCalibration fits estimate.go's constants to the rows that are not
@@ -502,6 +507,7 @@ func FitCalibration(rows []PublishedRow) (Fit, error) {
 	fit.RingEfficiency = k.ring
 	fit.NetEfficiency, fit.GatherEfficiency, fit.LLEfficiency, fit.SHMEfficiency = k.net, k.gather, k.ll, k.shm
 	fit.IssueUs, fit.LabIssueUs, fit.EFALatency, fit.TCPXOLatency = k.issue, k.labIssue, k.efa, k.tcpxo
+	fit.NVLSFillLoops = k.nvlsFill
 	for i, t := range fitTargets {
 		cal, err := calibrate(sets[i], k)
 		if err != nil {

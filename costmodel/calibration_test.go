@@ -119,6 +119,7 @@ func TestFittedConstantsMatchTheTable(t *testing.T) {
 		{"FitLabIssueUs", fit.LabIssueUs, FitLabIssueUs},
 		{"FitEFALatency", fit.EFALatency, FitEFALatency},
 		{"FitTCPXOLatency", fit.TCPXOLatency, FitTCPXOLatency},
+		{"FitNVLSFillLoops", fit.NVLSFillLoops, FitNVLSFillLoops},
 	} {
 		if math.Abs(c.got-c.want) > 1e-9*math.Max(1, math.Abs(c.want)) {
 			t.Errorf("%s = %g, the fit gives %g", c.name, c.want, c.got)
@@ -130,7 +131,7 @@ func TestFittedConstantsMatchTheTable(t *testing.T) {
 		holdout[r.ID] = r.Holdout
 	}
 	for _, name := range []string{"RingEfficiency", "NetEfficiency", "GatherEfficiency", "LLEfficiency", "SHMEfficiency",
-		"IssueUs", "LabIssueUs", "EFALatency", "TCPXOLatency"} {
+		"IssueUs", "LabIssueUs", "EFALatency", "TCPXOLatency", "NVLSFillLoops"} {
 		ids := fit.Rows[name]
 		if len(ids) == 0 {
 			t.Errorf("%s was fitted on no row", name)

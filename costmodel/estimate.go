@@ -26,7 +26,7 @@ const (
 	FitRingEfficiency = 0.94
 	// FitNetEfficiency is the share of the NICs' port rate a collective
 	// gets across nodes.
-	FitNetEfficiency = 0.887
+	FitNetEfficiency = 0.89
 	// FitGatherEfficiency is all_gather's and reduce_scatter's share of
 	// the ring bandwidth all_reduce gets on the same links.
 	FitGatherEfficiency = 0.927
@@ -46,7 +46,62 @@ const (
 	// seconds, those networks add to NCCL's model.
 	FitEFALatency   = 22.8e-6
 	FitTCPXOLatency = 49.1e-6
+	// FitNVLSFillLoops is how many of NVLS's and NVLSTree's loops
+	// (channels x heads x chunk, nvlsLoopBytes) pass before the pipeline
+	// runs full: the pipeline fill at middle sizes, where NCCL shrinks
+	// the NVLS chunk.
+	FitNVLSFillLoops = 3.6
 )
+
+// NVLS channel counts and chunk size as NCCL v2.28.9-1 sets them:
+// src/transport/nvls.cc L148-L150 (NVLS_NCHANNELS_SM90 16,
+// NVLS_NCHANNELS_SM100 32 across nodes, NVLS_NCHANNELS_SM100_NVL 24 in one
+// NVLink domain) and L153 (NCCL_NVLS_CHUNKSIZE 128 KiB).
+const (
+	nvlsChannelsSM90     = 16
+	nvlsChannelsSM100    = 32
+	nvlsChannelsSM100NVL = 24
+	nvlsDefaultChunkSize = 128 << 10
+	nvlsMaxHeads         = 32 // NCCL_MAX_NVLS_ARITY (src/include/device.h)
+)
+
+// nvlsLoopBytes is the bytes one loop of an NVLS or NVLSTree operation
+// of nBytes (NCCL's size) covers on all its channels: concurrentOps x
+// chunkSize, with the chunk shrunk for smaller operations as
+// calcCollChunking does (NVIDIA/nccl v2.28.9-1 src/enqueue.cc L2041-L2068;
+// the NVLS branch is unchanged since v2.18.5-1 src/enqueue.cc
+// L1338-L1345). concurrentOps = nvlsChannels x nvls.nHeads, the heads
+// being the NVLS graph's one channel per GPU. Not modelled: NVLS alone
+// across nodes caps its chunk at 32 KiB where its bandwidth is under 150
+// GB/s (no row runs it).
+func nvlsLoopBytes(algorithm string, nBytes float64, cc, gpusPerNode, nodes int) float64 {
+	channels := nvlsChannelsSM90
+	if cc >= 100 {
+		channels = nvlsChannelsSM100NVL
+		if nodes > 1 {
+			channels = nvlsChannelsSM100
+		}
+	}
+	ops := float64(channels * min(nvlsMaxHeads, gpusPerNode))
+	chunk := float64(nvlsDefaultChunkSize)
+	if algorithm == "NVLSTree" {
+		if nodes >= 4 {
+			chunk = 65536 // NCCL_NVLSTREE_MAX_CHUNKSIZE's default, -2
+		}
+		for _, step := range []struct{ times, to float64 }{{32, 262144}, {16, 131072}, {4, 65536}, {1, 32768}} {
+			if nBytes < step.times*ops*chunk && chunk > step.to {
+				chunk = step.to
+			}
+		}
+		return ops * chunk
+	}
+	for _, step := range []struct{ times, to float64 }{{64, 65536}, {8, 32768}, {2, 16384}} {
+		if nBytes < step.times*ops*chunk && chunk > step.to {
+			chunk = step.to
+		}
+	}
+	return ops * chunk
+}
 
 // nvlsEfficiencyFor is NCCL 2.28's NVLS efficiency by generation (NVIDIA/nccl
 // v2.28.9-1 src/graph/tuning.cc: 0.85 Hopper, 0.74 Blackwell).
@@ -60,11 +115,11 @@ func nvlsEfficiencyFor(cc int) float64 {
 // calibration holds the fitted constants; Estimate uses the package's,
 // FitCalibration tries others.
 type calibration struct {
-	ring, net, gather, ll, shm, issue, labIssue, efa, tcpxo float64
+	ring, net, gather, ll, shm, issue, labIssue, efa, tcpxo, nvlsFill float64
 }
 
 var fitted = calibration{ring: FitRingEfficiency, net: FitNetEfficiency, gather: FitGatherEfficiency, ll: FitLLEfficiency, shm: FitSHMEfficiency,
-	issue: FitIssueUs, labIssue: FitLabIssueUs, efa: FitEFALatency, tcpxo: FitTCPXOLatency}
+	issue: FitIssueUs, labIssue: FitLabIssueUs, efa: FitEFALatency, tcpxo: FitTCPXOLatency, nvlsFill: FitNVLSFillLoops}
 
 // Harness says how the measuring program drives the GPUs from the host.
 // nccl-tests with -g N, and `commlab probe nccl`, issue every operation to
@@ -118,9 +173,13 @@ type Estimate struct {
 	Protocol  string
 	TimeUs    float64 `unit:"us"`
 	// LatencyUs is NCCL's own latency for the pick (tuning.cc, with the
-	// network plugin's latency); FloorUs the harness floor; the latency
-	// term is the larger of the two.
+	// network plugin's latency); FillUs NVLS's and NVLSTree's pipeline fill
+	// (FitNVLSFillLoops loops, at most the whole operation; 0 for the
+	// other algorithms); FloorUs the harness floor. The latency term is
+	// the larger of LatencyUs + FillUs and FloorUs: the host issues the
+	// other GPUs while the first fills its pipeline.
 	LatencyUs float64 `unit:"us"`
+	FillUs    float64 `unit:"us"`
 	FloorUs   float64 `unit:"us"`
 	// BandwidthUs is Bytes over the peak: the bandwidth term.
 	BandwidthUs float64 `unit:"us"`
@@ -147,7 +206,10 @@ func (e Estimate) String() string {
 		where += fmt.Sprintf(" on %d nodes", e.Nodes)
 	}
 	lat := "latency " + units.Readable(e.LatencyUs, "us")
-	if e.FloorUs > e.LatencyUs {
+	if e.FillUs > 0 {
+		lat += " + pipeline fill " + units.Readable(e.FillUs, "us")
+	}
+	if e.FloorUs > e.LatencyUs+e.FillUs {
 		lat = "host floor " + units.Readable(e.FloorUs, "us")
 	}
 	return fmt.Sprintf("%s %s on %s: %s/%s %s (%s, bandwidth %s); busbw %s", e.Collective,
@@ -266,14 +328,19 @@ func (m Machine) estimate(c Collective, bytes float64, algorithm, protocol strin
 	factor := BusBWFactor(c, ranks)
 	if peak > 0 && factor > 0 {
 		e.BandwidthUs = bytes * factor / (peak * 1e3)
+		if ch.Algorithm == "NVLS" || ch.Algorithm == "NVLSTree" {
+			loop := nvlsLoopBytes(ch.Algorithm, bytes, node.ComputeCapability, node.GPUs, nodes)
+			e.FillUs = k.nvlsFill * math.Min(bytes, loop) * factor / (peak * 1e3)
+		}
 	}
-	e.TimeUs = math.Max(e.LatencyUs, e.FloorUs) + e.BandwidthUs
+	latency := math.Max(e.LatencyUs+e.FillUs, e.FloorUs)
+	e.TimeUs = latency + e.BandwidthUs
 	if e.TimeUs > 0 {
 		e.AlgBWGBps = bytes / (e.TimeUs * 1e3)
 		e.BusBWGBps = e.AlgBWGBps * factor
 	}
 	e.Bound = "bandwidth"
-	if math.Max(e.LatencyUs, e.FloorUs) > e.BandwidthUs {
+	if latency > e.BandwidthUs {
 		e.Bound = "latency"
 	}
 	e.Constants = restsOn(node, nodes, c, e, m.Harness)
@@ -306,7 +373,10 @@ func restsOn(node Node, nodes int, c Collective, e Estimate, h Harness) []string
 	if e.Protocol == "LL" {
 		out = append(out, "FitLLEfficiency")
 	}
-	if e.FloorUs > e.LatencyUs && h.IssueUs == 0 {
+	if e.FillUs > 0 && e.LatencyUs+e.FillUs >= e.FloorUs {
+		out = append(out, "FitNVLSFillLoops")
+	}
+	if e.FloorUs > e.LatencyUs+e.FillUs && h.IssueUs == 0 {
 		if h.Host == "lab" {
 			out = append(out, "FitLabIssueUs")
 		} else {

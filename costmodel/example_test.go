@@ -153,7 +153,7 @@ func ExampleCalibration() {
 			r.Measured, r.Unit, r.Model, r.Unit, 100*r.Error)
 	}
 	// Output:
-	// all_reduce 8 GiB: measured 338.8 GB/s, model 328.3 GB/s (-3.1%)
+	// all_reduce 8 GiB: measured 338.8 GB/s, model 329.4 GB/s (-2.8%)
 	// all_reduce 8 B: measured 123.5 µs, model 123.4 µs (-0.1%)
 }
 
@@ -172,7 +172,7 @@ func ExampleMachine_Estimate() {
 	}
 	// Output:
 	// 8 B: Ring/LL 15 us, busbw 0.0009333 GB/s
-	// 8 GiB: NVLS/Simple 3.069e+04 us, busbw 489.9 GB/s
+	// 8 GiB: NVLS/Simple 3.09e+04 us, busbw 486.5 GB/s
 }
 
 // What a SYS path is worth to NCCL on the H200 machines' CPU (lscpu:

@@ -90,7 +90,7 @@ func ExampleJudgeCurve() {
 	// Output:
 	// all_reduce 16 ranks from device lines
 	// preset: hgx-h100 from the GPU the input names: NVIDIA H100 80GB HBM3
-	// [skipped] collective/multi-node: cannot tell: 330.6 GB/s is 68% of the model, which assumed what the evidence does not say; if this machine's network is 8x 200 Gb/s GPUDirect-TCPXO (gcp-a3-mega), 330.6 GB/s is 101% of that model; if this machine has no NVLS, 330.6 GB/s is 95% of that model
+	// [skipped] collective/multi-node: cannot tell: 330.6 GB/s is 69% of the model, which assumed what the evidence does not say; if this machine's network is 8x 200 Gb/s GPUDirect-TCPXO (gcp-a3-mega), 330.6 GB/s is 100% of that model; if this machine has no NVLS, 330.6 GB/s is 95% of that model
 	// preset: gcp-a3-mega
-	// [ok] collective/multi-node: multi-node plateau at 101% of the model (330.6 GB/s busbw)
+	// [ok] collective/multi-node: multi-node plateau at 100% of the model (330.6 GB/s busbw)
 }

@@ -99,7 +99,7 @@ func ExpectedCurve(m Machine, collective string, sizes []float64) (Model, error)
 	}
 	out := Model{Source: "costmodel estimate: " + m.String() + restsOn(es), Points: make([]ModelPoint, 0, len(es))}
 	for _, e := range es {
-		out.Points = append(out.Points, ModelPoint{Bytes: e.Bytes, TimeUs: e.TimeUs, LatencyUs: max(e.LatencyUs, e.FloorUs),
+		out.Points = append(out.Points, ModelPoint{Bytes: e.Bytes, TimeUs: e.TimeUs, LatencyUs: max(e.LatencyUs+e.FillUs, e.FloorUs),
 			BusBW: e.BusBWGBps, Algorithm: e.Algorithm, Protocol: e.Protocol})
 	}
 	return out, nil

@@ -25,7 +25,7 @@ func TestCurveDoctorJudge(t *testing.T) {
 		wantText []string
 	}{
 		{name: "two nodes priced as H100 NDR", d: CurveDoctor{Setup: CurveSetup{Preset: "hgx-h100"}}, exit: 1,
-			wantText: []string{"a3mega.txt: ", "16 rank(s), 2 node(s)", "[warn] collective/dip: dip at 8 MiB to 16 MiB"}},
+			wantText: []string{"a3mega.txt: ", "16 rank(s), 2 node(s)", "[warn] collective/dip: dip at 16 MiB"}},
 		{name: "against itself as single-node", d: CurveDoctor{Setup: CurveSetup{Preset: "hgx-h100"}, Single: func() ([]NamedCurve, error) { return curves, nil }},
 			exit: 1, wantText: []string{"collective/multi-node"}},
 		{name: "single-node file missing", d: CurveDoctor{Setup: CurveSetup{Preset: "hgx-h100"}, Single: func() ([]NamedCurve, error) { return nil, missing }},
