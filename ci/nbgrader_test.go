@@ -25,8 +25,8 @@ import (
 
 const (
 	gradedChapter = "01-collectives"
-	// One point per check cell: chapter 1 has four.
-	gradedPoints = "4.0"
+	// One point per check cell: chapter 1 has five.
+	gradedPoints = "5.0"
 )
 
 // nbgraderStep runs one nbgrader command of the venv in dir with home as
@@ -77,7 +77,7 @@ func TestNbgraderCycle(t *testing.T) {
 	trainerHome := filepath.Join(dir, "trainer")
 
 	gen := exec.Command(in.bin, "course", "--out", courseDir, "--exchange", exchange, gradedChapter)
-	if out, err := gen.CombinedOutput(); err != nil || !strings.Contains(string(out), "assignment "+gradedChapter+": 4 points") {
+	if out, err := gen.CombinedOutput(); err != nil || !strings.Contains(string(out), "assignment "+gradedChapter+": 5 points") {
 		t.Fatalf("commlab course: %v\n%s", err, out)
 	}
 	nbgraderStep(t, venv, courseDir, trainerHome, "generate_assignment", gradedChapter, "--force")

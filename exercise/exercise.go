@@ -67,6 +67,9 @@ type Check struct {
 	// then the answer as shown ("" when blank).
 	blankReference bool
 	answer         string
+	// outside: with a blank reference, the answer is not among the
+	// options, which is wrong whatever the reference (Withheld says so).
+	outside string
 }
 
 // See returns c pointing at the section of the chapter that shows what
@@ -94,17 +97,22 @@ func (c Check) Hint(answer, hint string) Check {
 // trainer's run (`commlab run --solutions`) and in nbgrader's hidden tests.
 // With the blank, a given answer is Unchecked ("checked when graded") and
 // a blank answer not answered yet, instead of the exercise being
-// malformed; with the trainer's reference, c checks as any other.
+// malformed; a Choice's answer outside its options is wrong whatever the
+// reference, and says so at once. With the trainer's reference, c checks
+// as any other.
 func (c Check) Withheld() Check {
 	if c.Status != Broken || !c.blankReference {
 		return c
 	}
 	c.Detail, c.Want, c.Why = "", "", ""
-	if c.answer == "" {
+	switch {
+	case c.answer == "":
 		c.Status, c.Got = NotAnswered, ""
-		return c
+	case c.outside != "":
+		c.Status, c.Got, c.Detail = Wrong, c.answer, c.outside
+	default:
+		c.Status, c.Got = Unchecked, c.answer
 	}
-	c.Status, c.Got = Unchecked, c.answer
 	return c
 }
 
@@ -185,6 +193,9 @@ func Choice(name, got, want string, options []string, why string) Check {
 		c.answer = strings.TrimSpace(got)
 		if len(options) > 0 {
 			c.Accept = "one of: " + strings.Join(options, ", ")
+			if g := normal(got); g != "" && !among(g, options) {
+				c.outside = notAnOption(c.answer, options)
+			}
 		}
 		return c
 	}
@@ -206,9 +217,13 @@ func Choice(name, got, want string, options []string, why string) Check {
 	c.Status = Wrong
 	c.Detail = "not this one: what the section shows points elsewhere"
 	if len(options) > 0 && !among(g, options) {
-		c.Detail = fmt.Sprintf("%q is not one of the options (%s)", c.Got, strings.Join(options, ", "))
+		c.Detail = notAnOption(c.Got, options)
 	}
 	return c
+}
+
+func notAnOption(answer string, options []string) string {
+	return fmt.Sprintf("%q is not one of the options (%s)", answer, strings.Join(options, ", "))
 }
 
 func (c Check) broken(why string) Check {

@@ -284,6 +284,8 @@ func TestWithheld(t *testing.T) {
 	}{
 		{"choice answered", Choice("path", "PHB", "", []string{"PIX", "PHB", "SYS"}, "why").Withheld(), Unchecked, "PHB"},
 		{"choice blank", Choice("path", "", "", []string{"PIX", "PHB", "SYS"}, "why").Withheld(), NotAnswered, ""},
+		{"choice outside the options", Choice("path", "NVL", "", []string{"PIX", "PHB", "SYS"}, "why").Withheld(), Wrong, "NVL"},
+		{"choice without options", Choice("path", "NVL", "", nil, "why").Withheld(), Unchecked, "NVL"},
 		{"number answered", Bytes("size", 4.8e6, 0, 0.01, "why").Withheld(), Unchecked, "4.8 MB"},
 		{"number blank", Bytes("size", 0, 0, 0.01, "why").Withheld(), NotAnswered, ""},
 		{"with the reference: right", Choice("path", "PHB", "PHB", []string{"PIX", "PHB", "SYS"}, "why").Withheld(), Right, "PHB"},
@@ -298,6 +300,9 @@ func TestWithheld(t *testing.T) {
 		if c.Status == Unchecked && (c.Want != "" || c.Why != "" || !strings.Contains(c.String(), "checked when it is graded")) {
 			t.Errorf("%s: %+v\n%s", tt.name, c, c.String())
 		}
+	}
+	if c := Choice("path", "NVL", "", []string{"PIX", "PHB"}, "why").Withheld(); c.Want != "" || c.Why != "" || !strings.Contains(c.String(), `"NVL" is not one of the options (PIX, PHB)`) {
+		t.Errorf("an answer outside the options is wrong in kind, with no reference: %+v\n%s", c, c.String())
 	}
 	if s := Choice("path", "", "", []string{"PIX", "PHB"}, "").Withheld().String(); !strings.Contains(s, "answer one of: PIX, PHB") {
 		t.Errorf("a blank answer lists the options: %s", s)
