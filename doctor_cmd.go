@@ -171,7 +171,7 @@ func runDoctorCurve(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) i
 	file := fs.String("nccl-tests", "", "nccl-tests output or a commlab NCCL run (required)")
 	single := fs.String("single-node", "", "a single-node curve of the same collective, to judge a multi-node one against")
 	jsonOut := fs.Bool("json", false, "print the reports and verdicts as JSON")
-	preset := fs.String("preset", "", "costmodel node preset of the machine (default: the preset of the GPU the file names): "+presetNames())
+	preset := fs.String("preset", "", "costmodel node preset of the machine (default: the preset of the GPU the file names): "+costmodel.NodeNames())
 	gpus := fs.Int("gpus", 0, "GPUs per node (default: the curve's ranks over its nodes)")
 	nodes := fs.Int("nodes", 0, "nodes (default: the hosts the curve names, else 1)")
 	family := fs.String("nccl", "", "NCCL version or tuner family: 2.19, 2.23 ... 2.28 (default: the file's NCCL version, else the newest modelled, "+costmodel.DefaultNCCL+")")

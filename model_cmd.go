@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 
 	"github.com/commlab/commlab/probes/cli"
 
@@ -117,14 +116,6 @@ func printModelJSON(fs *flag.FlagSet, stdout, stderr io.Writer, v any) int {
 	return 0
 }
 
-func presetNames() string {
-	var names []string
-	for _, n := range costmodel.Nodes() {
-		names = append(names, n.Name)
-	}
-	return strings.Join(names, ", ")
-}
-
 var modelCalibrateUsage = []string{
 	"usage: commlab model calibrate [--preset NAME] [--json] [--chart FILE]",
 	"The calibrated model (commlab model --algo auto) beside published nccl-tests results and the recorded 2x H200 runs:",
@@ -177,7 +168,7 @@ var modelTPAllReduceUsage = []string{
 	"usage: commlab model tp-allreduce [--model NAME] --batch B [--hidden H] [--dtype bf16] [--tp N] [--layers L] [--json]",
 	"The all_reduces of one tensor-parallel decode step (two per layer: after attention and after the MLP), their time",
 	"under NCCL's model and the one-shot and two-shot custom all-reduce models, and the backend vLLM would pick.",
-	"models: " + modelNames(),
+	"models: " + costmodel.ModelShapeNames(),
 }
 
 // runModelTPAllReduce is `commlab model tp-allreduce`.
@@ -188,7 +179,7 @@ func runModelTPAllReduce(fs *flag.FlagSet, args []string, stdout, stderr io.Writ
 	dtype := fs.String("dtype", "bf16", "activation dtype: bf16, fp16, fp32, fp8")
 	tp := fs.Int("tp", 8, "tensor-parallel GPUs")
 	layers := fs.Int("layers", 0, "transformer layers (default: the model's, else 1)")
-	preset := fs.String("preset", "hgx-h200", "node preset for NCCL's model: "+presetNames())
+	preset := fs.String("preset", "hgx-h200", "node preset for NCCL's model: "+costmodel.NodeNames())
 	family := fs.String("nccl", costmodel.DefaultNCCL, "NCCL version or tuner family (2.19, 2.23 ... 2.28)")
 	nvls := fs.Bool("nvls", true, "NVLink multicast (NVLS) available; --nvls=false is NCCL_NVLS_ENABLE=0")
 	launch := cli.QuantityFlag(fs, "launch", costmodel.DefaultCustomLaunch, "custom all-reduce fixed cost (kernel launch); default: recorded kernel launch on H200", costmodel.ParseDuration)
@@ -238,7 +229,7 @@ var modelKVUsage = []string{
 	"usage: commlab model kv [--model NAME] [--layers L --kv-heads H --head-dim D] [--dtype bf16] [--tokens T] [--bw B] [--lat L] [--json]",
 	"KV cache bytes per token (layers x 2 x kv_heads x head_dim x dtype), per sequence and per layer, and the time to move them",
 	"over a link (--bw), and over every link preset.",
-	"models: " + modelNames(),
+	"models: " + costmodel.ModelShapeNames(),
 }
 
 // runModelKV is `commlab model kv`.
@@ -272,13 +263,4 @@ func runModelKV(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	}
 	r.WriteText(stdout)
 	return 0
-}
-
-// modelNames lists the named model shapes.
-func modelNames() string {
-	var names []string
-	for _, m := range costmodel.ModelShapes() {
-		names = append(names, m.Name)
-	}
-	return fmt.Sprint(names)
 }
