@@ -143,32 +143,11 @@ func runLab(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 // is not captured.
 var runCaptureOutput = true
 
-// paramFlags collects repeated -p name=value flags.
-type paramFlags map[string]string
-
-func (p paramFlags) String() string {
-	var parts []string
-	for k, v := range p {
-		parts = append(parts, k+"="+v)
-	}
-	return strings.Join(parts, " ")
-}
-
-func (p paramFlags) Set(s string) error {
-	name, value, ok := strings.Cut(s, "=")
-	name = strings.TrimSpace(name)
-	if !ok || name == "" {
-		return fmt.Errorf("want name=value, got %q", s)
-	}
-	p[name] = value
-	return nil
-}
-
 var runUsage = []string{"usage: commlab run NOTEBOOK.ipynb|CHAPTER.md... [--out DIR] [-p name=value]... [--timeout 10m] [--cell-timeout 2m] [--allow-errors] [--html] [--solutions] [--expect-exercises right|blank]"}
 
 func runRun(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	out := fs.String("out", "out", "write executed notebooks into `DIR`")
-	params := paramFlags{}
+	params := runner.Params{}
 	fs.Var(params, "p", "set a parameter: `name=value` (repeatable), typed from the cell tagged parameters")
 	timeout := fs.Duration("timeout", 30*time.Minute, "stop the whole run after this long (0: no limit)")
 	cellTimeout := fs.Duration("cell-timeout", 10*time.Minute, "interrupt a cell that runs longer (0: no limit)")
@@ -191,34 +170,22 @@ func runRun(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return cli.Fail(fs, stderr, 2, "%v", err)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	if *timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, *timeout)
-		defer cancel()
-	}
-	// Every file and every -p value is checked before anything runs.
-	jobs := make([]*runner.Job, len(files))
-	for i, f := range files {
-		if jobs[i], err = runner.NewJob(f, params); err != nil {
-			return cli.Fail(fs, stderr, cli.ExitBadInput, "%s", naming(f, err))
-		}
-		if _, err := runner.OutputPath(f, outDir); err != nil {
-			return cli.Fail(fs, stderr, cli.ExitBadInput, "%v", err)
-		}
-	}
-	live := stderr == io.Writer(os.Stderr) && runner.IsTerminal(os.Stderr)
-	batch := runner.Batch{Files: files, Jobs: jobs, Timeout: *timeout, Exercises: cells.ExerciseReport(wantExercises),
+	batch := runner.Batch{Timeout: *timeout, Exercises: cells.ExerciseReport(wantExercises),
 		File: runner.FileOptions{
 			Options:       runner.Options{CellTimeout: *cellTimeout, AllowErrors: *allowErrors},
 			OutDir:        outDir,
 			CaptureOutput: runCaptureOutput,
-			Live:          live,
+			Live:          stderr == io.Writer(os.Stderr) && runner.IsTerminal(os.Stderr),
 			HTML:          *htmlOut,
 			Solutions:     *solutions,
 			Cells:         cells.View(),
 		}}
+	// Every file and every -p value is checked before anything runs.
+	if err := batch.Prepare(files, params); err != nil {
+		return cli.Fail(fs, stderr, cli.ExitBadInput, "%v", err)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
 	if batch.Run(ctx, stdout, stderr) {
 		return cli.ExitFailed
 	}
@@ -266,10 +233,8 @@ func runExport(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	// Every file is read before anything is written.
-	for _, f := range files {
-		if _, err := runner.Load(f); err != nil {
-			return cli.Fail(fs, stderr, statusOf(err), "%s", naming(f, err))
-		}
+	if err := runner.LoadEach(files); err != nil {
+		return cli.Fail(fs, stderr, statusOf(err), "%v", err)
 	}
 	if err := runner.WriteHTML(files, *out, cells.View(), stdout); err != nil {
 		return cli.Fail(fs, stderr, cli.ExitFailed, "%v", err)
