@@ -11,16 +11,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/commlab/commlab/probes/cli"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/commlab/commlab/cells"
 	"github.com/commlab/commlab/install"
@@ -32,7 +28,7 @@ import (
 var kernelUsage = []string{"usage: commlab kernel [--log LEVEL] <connection-file>"}
 
 func runKernel(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
-	logLevel := fs.String("log", envOr("COMMLAB_LOG", "warn"), "log level: debug, info, warn or error")
+	logLevel := fs.String("log", kernel.DefaultLogLevel(), "log level: debug, info, warn or error")
 	files, status, ok := cli.Parse(fs, args)
 	if !ok {
 		return status
@@ -40,41 +36,19 @@ func runKernel(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	if len(files) != 1 {
 		return cli.Fail(fs, stderr, 2, "want one connection file, got %d arguments", len(files))
 	}
-	var level slog.Level
-	if err := level.UnmarshalText([]byte(strings.ToUpper(*logLevel))); err != nil {
+	logger, logOut, err := kernel.StderrLogger(*logLevel)
+	if err != nil {
 		return cli.Fail(fs, stderr, 2, "bad --log %q: %v", *logLevel, err)
 	}
 	info, err := conn.ReadInfo(files[0])
 	if err != nil {
 		return cli.Fail(fs, stderr, cli.ExitBadInput, "%v", err)
 	}
-	// The kernel log goes to the real stderr, which the session later
-	// redirects into cells; keep a handle on the original descriptor.
-	logOut := os.NewFile(uintptr(dupStderr()), "kernel-log")
-	logger := slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: level}))
-	err = kernel.Serve(context.Background(), info, kernel.Options{Version: version(), Session: cells.View().Session(), Logger: logger})
-	if err != nil {
+	if err := kernel.Serve(context.Background(), info, kernel.Options{Version: version(), Session: cells.View().Session(), Logger: logger}); err != nil {
 		fmt.Fprintf(logOut, "commlab kernel: %v\n", err)
 		return 1
 	}
 	return 0
-}
-
-// dupStderr returns a new descriptor for the process's standard error as
-// it is now, before any cell output capture redirects descriptor 2.
-func dupStderr() int {
-	fd, err := unix.Dup(2)
-	if err != nil {
-		return 2
-	}
-	return fd
-}
-
-func envOr(name, def string) string {
-	if v := os.Getenv(name); v != "" {
-		return v
-	}
-	return def
 }
 
 var installUsage = []string{"usage: commlab install [--user | --sys-prefix | --prefix DIR] [--uninstall] [--name NAME]"}
