@@ -9,9 +9,7 @@ package main
 
 import (
 	"flag"
-	"fmt"
 	"io"
-	"strconv"
 
 	"github.com/commlab/commlab/probes/cli"
 
@@ -19,74 +17,23 @@ import (
 	"github.com/commlab/commlab/costmodel"
 )
 
-var modelUsage = modelUsageLines()
-
-// modelUsageLines are the usage of `commlab model`, with the presets and
-// network links it knows.
-func modelUsageLines() []string {
-	usage := []string{
-		"usage: commlab model <collective> [--algo A] [-n N] [--nodes M] [--size S | --sweep 8B:8GB] [--bw B] [--lat L] [--proto P] [--preset NAME] [--json]",
-		"collectives: broadcast, reduce, all_reduce, all_gather, reduce_scatter, all_to_all, scatter, gather, sendrecv",
-		"--algo auto (or --proto auto) is the calibrated model: NCCL's tuner picks, NCCL " + costmodel.DefaultNCCL +
-			"-family constants unless --nccl says otherwise; `commlab model calibrate` shows it beside published measurements",
-		"inference: commlab model tp-allreduce ... (decode all_reduces, backend choice), commlab model kv ... (KV cache bytes and transfer time)",
-		"presets (--preset):",
-	}
-	presets, links := costmodel.UsageLines()
-	usage = append(usage, presets...)
-	usage = append(usage, "network links (--inter-bw takes a rate; `commlab model calibrate` lists sources):")
-	usage = append(usage, links...)
-	return usage
-}
+var modelUsage = costmodel.QueryUsage()
 
 func runModel(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
-	algo := fs.String("algo", "ring", "ring|tree|dbtree|rhd|hier|nvls|collnet, or auto (calibrated model over NCCL's tuner; nvlstree and pat too)")
-	ranks := fs.Int("n", 0, "number of GPUs (default: preset GPUs x nodes, else 8)")
-	nodes := fs.Int("nodes", 1, "number of nodes the GPUs spread over")
-	size := fs.String("size", "", "message size, e.g. 1M or 1MiB (2^20), 1MB (10^6), 64KB, 1e9")
-	sweep := fs.String("sweep", "", "size sweep MIN:MAX[:FACTOR] (ends at MAX) or a list A,B,C, e.g. 8B:8GB")
-	bw := fs.String("bw", "", "per-GPU link bandwidth inside a node, e.g. 25GB/s, 400Gb/s, '900GB/s bidirectional'")
-	lat := fs.String("lat", "", "per-step latency alpha of the alpha-beta model, e.g. 5us (default: preset's, else 5us); not with auto")
-	interBW := fs.String("inter-bw", "", "per-GPU network bandwidth between nodes (default: preset's, else --bw)")
-	interLat := fs.String("inter-lat", "", "per-step latency between nodes (default: preset's, else --lat); with auto: the network's own latency NCCL adds to every network hop")
-	proto := fs.String("proto", "", "simple|ll|ll128|auto (default: ideal, no protocol cost)")
-	preset := fs.String("preset", "", "node preset (listed above)")
-	family := fs.String("nccl", costmodel.DefaultNCCL, "with auto: NCCL version (2.21.5) or tuner family (2.19, 2.23 ... 2.28); default the newest modelled")
-	link := fs.String("link", "", "with --algo auto: in-node path, pcie|nvlink (default: the preset's; with --bw alone, pcie up to 64 GB/s one way, else nvlink)")
-	nicPath := fs.String("nic-path", "", "with --algo auto: GPU-to-NIC distance as nvidia-smi topo -m prints it, pix|pxb|pxn|phb|sys (default: pix on NVSwitch boards, else phb)")
-	nvls := fs.Bool("nvls", true, "with --algo auto: NVLS where the node has it; --nvls=false is NCCL_NVLS_ENABLE=0")
-	table := fs.Bool("table", false, "with --algo auto: also print NCCL's init tuning table")
-	threadGPUs := fs.Int("thread-gpus", 1, "with --algo auto: GPUs one host thread drives (nccl-tests -g N: N; mpirun/torchrun: 1)")
-	issue := fs.String("issue", "", "with --algo auto: host time to issue one operation to one GPU (default: the fitted "+
-		strconv.FormatFloat(costmodel.FitIssueUs, 'g', -1, 64)+"µs; H200 VMs whose runs are recorded here: "+strconv.FormatFloat(costmodel.FitLabIssueUs, 'g', -1, 64)+"µs)")
+	var qf costmodel.QueryFlagSet
+	qf.AddFlags(fs)
 	jsonOut := fs.Bool("json", false, "print JSON: an object, or a list for --sweep")
 	pos, status, ok := cli.Parse(fs, args)
 	if !ok {
 		return status
 	}
-	usageErr := func(format string, a ...any) int { return cli.Fail(fs, stderr, 2, format, a...) }
 	if len(pos) != 1 {
-		return usageErr("want exactly one collective, got %d arguments (run with -h for the flags)", len(pos))
+		return cli.Fail(fs, stderr, 2, "want exactly one collective, got %d arguments (run with -h for the flags)", len(pos))
 	}
-	q := costmodel.CollectiveQuery{Collective: pos[0], Size: *size, Sweep: *sweep, Algorithm: *algo, Protocol: *proto,
-		Ranks: *ranks, Nodes: *nodes, Preset: *preset, Bandwidth: *bw, Latency: *lat, InterBandwidth: *interBW, InterLatency: *interLat,
-		Link: *link, NICPath: *nicPath, NVLSOff: !*nvls, Table: *table, Issue: *issue}
-	// Flags left at their defaults stay zero in the query, whose defaults
-	// are the same; those given are listed, so that the query can tell.
-	fs.Visit(func(f *flag.Flag) {
-		if o, ok := costmodel.OptionOfFlag(f.Name); ok {
-			q.Given = append(q.Given, o)
-		}
-		switch f.Name {
-		case "nccl":
-			q.NCCL = *family
-		case "thread-gpus":
-			q.ThreadGPUs = *threadGPUs
-		}
-	})
+	q := qf.Query(fs, pos[0])
 	plan, err := q.Plan()
 	if err != nil {
-		return usageErr("%s", costmodel.FlagErrorText(err))
+		return cli.Fail(fs, stderr, 2, "%s", costmodel.FlagErrorText(err))
 	}
 	var tunerTable io.Writer
 	if plan.Table && !*jsonOut {
@@ -94,23 +41,15 @@ func runModel(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	}
 	rows, err := plan.Predict(tunerTable)
 	if err != nil {
-		return usageErr("%v", err)
+		return cli.Fail(fs, stderr, 2, "%v", err)
 	}
-	if *jsonOut {
-		var v any = rows
-		if *sweep == "" {
-			v = rows[0]
-		}
-		return printModelJSON(fs, stdout, stderr, v)
-	}
-	plan.WriteText(stdout, rows, *sweep != "")
-	return 0
+	return modelPrinted(fs, stderr, plan.WriteResults(stdout, rows, q.Sweep != "", *jsonOut))
 }
 
-// printModelJSON prints v as --json does and returns the exit status; a
-// failed write is named after the verb whose flag set is fs.
-func printModelJSON(fs *flag.FlagSet, stdout, stderr io.Writer, v any) int {
-	if err := cli.EncodeIndented(stdout, v); err != nil {
+// modelPrinted is the exit status once a model verb printed its result:
+// 0, or 1 naming the verb whose flag set is fs when the write failed.
+func modelPrinted(fs *flag.FlagSet, stderr io.Writer, err error) int {
+	if err != nil {
 		return cli.Fail(fs, stderr, 1, "%v", err)
 	}
 	return 0
@@ -147,16 +86,8 @@ func runModelCalibrate(fs *flag.FlagSet, args []string, stdout, stderr io.Writer
 			return cli.Fail(fs, stderr, 1, "%v", err)
 		}
 	}
-	if *jsonOut {
-		if err := cli.EncodeIndented(stdout, rows); err != nil {
-			return cli.Fail(fs, stderr, 1, "%v", err)
-		}
-	} else {
-		report, err := costmodel.CalibrationReportFor(*preset)
-		if err != nil {
-			return cli.Fail(fs, stderr, 1, "%v", err)
-		}
-		fmt.Fprint(stdout, report)
+	if err := costmodel.WriteCalibration(stdout, *preset, rows, *jsonOut); err != nil {
+		return cli.Fail(fs, stderr, 1, "%v", err)
 	}
 	if len(rows.Unexpected()) > 0 {
 		return 1
@@ -218,11 +149,7 @@ func runModelTPAllReduce(fs *flag.FlagSet, args []string, stdout, stderr io.Writ
 	if err != nil {
 		return cli.Fail(fs, stderr, 2, "%v", err)
 	}
-	if *jsonOut {
-		return printModelJSON(fs, stdout, stderr, r)
-	}
-	r.WriteText(stdout)
-	return 0
+	return modelPrinted(fs, stderr, r.Write(stdout, *jsonOut))
 }
 
 var modelKVUsage = []string{
@@ -258,9 +185,5 @@ func runModelKV(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return cli.Fail(fs, stderr, 2, "%v (give --model or --layers, --kv-heads and --head-dim)", err)
 	}
-	if *jsonOut {
-		return printModelJSON(fs, stdout, stderr, r)
-	}
-	r.WriteText(stdout)
-	return 0
+	return modelPrinted(fs, stderr, r.Write(stdout, *jsonOut))
 }
