@@ -146,33 +146,17 @@ func runProbeNCCL(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int
 var probeNCCLTestsUsage = []string{"usage: commlab probe nccl-tests [flags] [-- tool arguments]"}
 
 func runProbeNCCLTests(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
-	return cli.ToolRun(fs, "all_reduce_perf", args, stdout, stderr, cli.ToolParser{Parse: func(out string, run *probes.Run) (any, error) {
-		return doctor.AddNCCLTestsOutput(out, run)
-	}, Summary: func(w io.Writer, v any) {
-		for _, r := range v.(*nccltests.Result).Runs {
-			if len(r.Rows) == 0 {
-				fmt.Fprintf(w, "%s: no results\n", r.Collective)
-				continue
-			}
-			fmt.Fprintf(w, "%s: %d sizes, avg busbw %.2f GB/s\n", r.Collective, len(r.Rows), r.AvgBusBW)
-		}
-	}})
+	return cli.ToolRun(fs, "all_reduce_perf", args, stdout, stderr, cli.ToolParser{
+		Parse:   func(out string, run *probes.Run) (any, error) { return doctor.AddNCCLTestsOutput(out, run) },
+		Summary: func(w io.Writer, v any) { doctor.WriteNCCLTestsRuns(w, v.(*nccltests.Result)) }})
 }
 
 var probeNVBandwidthUsage = []string{"usage: commlab probe nvbandwidth [flags] [-- tool arguments]"}
 
 func runProbeNVBandwidth(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
-	return cli.ToolRun(fs, "nvbandwidth", args, stdout, stderr, cli.ToolParser{Parse: func(out string, run *probes.Run) (any, error) {
-		return doctor.AddNVBandwidthOutput(out, run)
-	}, Summary: func(w io.Writer, v any) {
-		for _, tc := range v.(*nvbandwidth.Report).Testcases {
-			line := fmt.Sprintf("%-45s %-8s sum %.2f %s", tc.Name, tc.Status, tc.Sum, tc.Unit)
-			if tc.DirectionNote != "" {
-				line += " (" + tc.DirectionNote + ")"
-			}
-			fmt.Fprintln(w, line)
-		}
-	}})
+	return cli.ToolRun(fs, "nvbandwidth", args, stdout, stderr, cli.ToolParser{
+		Parse:   func(out string, run *probes.Run) (any, error) { return doctor.AddNVBandwidthOutput(out, run) },
+		Summary: func(w io.Writer, v any) { doctor.WriteNVBandwidthSums(w, v.(*nvbandwidth.Report)) }})
 }
 
 var probePerftestUsage = []string{
