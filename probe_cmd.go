@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -313,17 +312,9 @@ func runProbeTopo(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int
 		return cli.Fail(fs, stderr, 2, "%v", err)
 	}
 	ctx := context.Background()
-	topo, err := src.Topology(ctx)
+	topo, err := topograph.Read(ctx, src, stderr)
 	if err != nil {
-		if !errors.Is(err, probes.ErrUnavailable) {
-			return cli.Fail(fs, stderr, 1, "%v", err)
-		}
-		// A laptop or a CPU-only server: say so, and show what sysfs gave.
-		fmt.Fprintf(stderr, "no NVIDIA driver/GPU on this machine: %v\n", err)
-		if topo == nil || (len(topo.GPUs) == 0 && len(topo.NICs) == 0 && len(topo.NUMANodes) == 0) {
-			return cli.Fail(fs, stderr, 1, "sysfs gave nothing either; nothing to show")
-		}
-		fmt.Fprintln(stderr, "showing what sysfs gave.")
+		return cli.Fail(fs, stderr, 1, "%v", err)
 	}
 	if err := (topograph.Show{JSON: *jsonOut, DOT: *dotOut, SVG: *svgPath}).Write(ctx, topo, stdout); err != nil {
 		return cli.Fail(fs, stderr, 1, "%v", err)
