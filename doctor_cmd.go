@@ -8,7 +8,6 @@ package main
 
 import (
 	"flag"
-	"fmt"
 	"io"
 	"os"
 
@@ -75,20 +74,12 @@ func doctorLaunch(fs *flag.FlagSet, f *doctor.Flags, stdout, stderr io.Writer) i
 	if err != nil {
 		return cli.Fail(fs, stderr, cli.ExitBadInput, "%v", err)
 	}
-	// With --run the plan goes to stderr beside the commands' own output,
-	// and stdout carries the one report the follow-up writes.
-	planOut := stdout
-	if f.Run {
-		planOut = stderr
+	if err := plan.Carry(f.Run, stdout, stderr); err != nil {
+		return cli.Fail(fs, stderr, cli.ExitFailed, "%v", err)
 	}
-	plan.WriteText(planOut)
 	if !f.Run {
 		return 0
 	}
-	if err := plan.RunCommands(stderr); err != nil {
-		return cli.Fail(fs, stderr, cli.ExitFailed, "%v", err)
-	}
-	fmt.Fprintf(stderr, "commlab doctor: reading everything: %s\n", doctor.ShellLine(plan.FollowUp))
 	return dispatch(plan.FollowUp[1:], stdout, stderr)
 }
 
