@@ -205,17 +205,9 @@ func runProbePerftest(fs *flag.FlagSet, args []string, stdout, stderr io.Writer)
 		}
 		return cli.FinishRun(run, nil, mf, stdout, stderr, rdma.WritePerftestTable)
 	}
-	if sizes.List.Text != "" || sizes.Lo.Text != "" || sizes.Hi.Text != "" {
-		if sizes.Lo.Text == "" {
-			*sizes.Lo = *sizes.Hi
-		}
-		if sizes.Hi.Text == "" {
-			*sizes.Hi = *sizes.Lo
-		}
-		var err error
-		if cfg.Sizes, err = sizes.Values(); err != nil {
-			return cli.Fail(fs, stderr, 2, "%v", err)
-		}
+	var err error
+	if cfg.Sizes, err = sizes.OptionalValues(); err != nil {
+		return cli.Fail(fs, stderr, 2, "%v", err)
 	}
 	if err := cfg.CheckFlags(); err != nil {
 		return cli.Fail(fs, stderr, 2, "%v", err)

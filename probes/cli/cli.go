@@ -297,6 +297,22 @@ func (f SizeFlags) Values() ([]int64, error) {
 	return units.Sweep(f.Lo.Value, f.Hi.Value, *f.Factor)
 }
 
+// OptionalValues are Values when a size flag was given, a lone -b or -e
+// standing for both ends; nil when none was (flags declared with no
+// defaults: the tool then runs its own).
+func (f SizeFlags) OptionalValues() ([]int64, error) {
+	if f.List.Text == "" && f.Lo.Text == "" && f.Hi.Text == "" {
+		return nil, nil
+	}
+	if f.Lo.Text == "" {
+		*f.Lo = *f.Hi
+	}
+	if f.Hi.Text == "" {
+		*f.Hi = *f.Lo
+	}
+	return f.Values()
+}
+
 // SweepFlags are the flags of the probes that sweep message sizes over
 // the GPUs here (bandwidth, nccl): the sizes and --devices.
 type SweepFlags struct {

@@ -74,6 +74,30 @@ func TestSizeFlagsValues(t *testing.T) {
 	}
 }
 
+func TestSizeFlagsOptionalValues(t *testing.T) {
+	tests := []struct {
+		args []string
+		want []int64
+	}{
+		{nil, nil},
+		{[]string{"--sizes", "8,1K"}, []int64{8, 1024}},
+		{[]string{"-b", "1K"}, []int64{1024}},
+		{[]string{"-e", "4K"}, []int64{4096}},
+		{[]string{"-b", "1K", "-e", "4K"}, []int64{1024, 2048, 4096}},
+	}
+	for _, tc := range tests {
+		fs := NewFlags("t", io.Discard)
+		f := AddSizeFlags(fs, "size", "", "", 2, "")
+		if _, _, ok := Parse(fs, tc.args); !ok {
+			t.Fatalf("%q: parse failed", tc.args)
+		}
+		got, err := f.OptionalValues()
+		if err != nil || !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%q: %v, %v; want %v", tc.args, got, err, tc.want)
+		}
+	}
+}
+
 func TestFinishRun(t *testing.T) {
 	save := filepath.Join(t.TempDir(), "run.json")
 	fs := NewFlags("t", io.Discard)
