@@ -127,6 +127,7 @@ func init() {
 		"ProtoSimple":              reflect.ValueOf(&costmodel.ProtoSimple).Elem(),
 		"PublishedMeasurements":    reflect.ValueOf(costmodel.PublishedMeasurements),
 		"QueryFlags":               reflect.ValueOf(&costmodel.QueryFlags).Elem(),
+		"QueryUsage":               reflect.ValueOf(costmodel.QueryUsage),
 		"RecursiveHalvingDoubling": reflect.ValueOf(costmodel.RecursiveHalvingDoubling),
 		"Reduce":                   reflect.ValueOf(costmodel.Reduce),
 		"ReduceScatter":            reflect.ValueOf(costmodel.ReduceScatter),
@@ -159,6 +160,7 @@ func init() {
 		"VLLMSymmMemSource":        reflect.ValueOf(constant.MakeFromLiteral("\"vllm-project/vllm vllm/distributed/device_communicators/symm_mem.py at 00859a52088e757514a25dddd0214ccc89898a1c (SymmMemCommunicator)\"", token.STRING, 0)),
 		"ValidateConstants":        reflect.ValueOf(costmodel.ValidateConstants),
 		"WireBytes":                reflect.ValueOf(costmodel.WireBytes),
+		"WriteCalibration":         reflect.ValueOf(costmodel.WriteCalibration),
 
 		// type definitions
 		"Algorithm":             reflect.ValueOf((*costmodel.Algorithm)(nil)),
@@ -207,6 +209,7 @@ func init() {
 		"Protocol":              reflect.ValueOf((*costmodel.Protocol)(nil)),
 		"PublishedRegistration": reflect.ValueOf((*costmodel.PublishedRegistration)(nil)),
 		"PublishedRow":          reflect.ValueOf((*costmodel.PublishedRow)(nil)),
+		"QueryFlagSet":          reflect.ValueOf((*costmodel.QueryFlagSet)(nil)),
 		"RingStep":              reflect.ValueOf((*costmodel.RingStep)(nil)),
 		"Row":                   reflect.ValueOf((*costmodel.Row)(nil)),
 		"Seconds":               reflect.ValueOf((*costmodel.Seconds)(nil)),

@@ -107,6 +107,8 @@ func init() {
 		"TunerFor":             reflect.ValueOf(doctor.TunerFor),
 		"TunerFromLog":         reflect.ValueOf(doctor.TunerFromLog),
 		"Warn":                 reflect.ValueOf(doctor.Warn),
+		"WriteNCCLTestsRuns":   reflect.ValueOf(doctor.WriteNCCLTestsRuns),
+		"WriteNVBandwidthSums": reflect.ValueOf(doctor.WriteNVBandwidthSums),
 
 		// type definitions
 		"Answer":            reflect.ValueOf((*doctor.Answer)(nil)),
@@ -115,12 +117,14 @@ func init() {
 		"Curve":             reflect.ValueOf((*doctor.Curve)(nil)),
 		"CurveDoctor":       reflect.ValueOf((*doctor.CurveDoctor)(nil)),
 		"CurveDoctorOutput": reflect.ValueOf((*doctor.CurveDoctorOutput)(nil)),
+		"CurveFlags":        reflect.ValueOf((*doctor.CurveFlags)(nil)),
 		"CurveOptions":      reflect.ValueOf((*doctor.CurveOptions)(nil)),
 		"CurvePoint":        reflect.ValueOf((*doctor.CurvePoint)(nil)),
 		"CurveReport":       reflect.ValueOf((*doctor.CurveReport)(nil)),
 		"CurveSetup":        reflect.ValueOf((*doctor.CurveSetup)(nil)),
 		"Evidence":          reflect.ValueOf((*doctor.Evidence)(nil)),
 		"Files":             reflect.ValueOf((*doctor.Files)(nil)),
+		"Flags":             reflect.ValueOf((*doctor.Flags)(nil)),
 		"Gap":               reflect.ValueOf((*doctor.Gap)(nil)),
 		"Gather":            reflect.ValueOf((*doctor.Gather)(nil)),
 		"Input":             reflect.ValueOf((*doctor.Input)(nil)),
