@@ -43,20 +43,17 @@ func runProbeTorch(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) in
 		return status
 	}
 	scriptArgs = append(rest, scriptArgs...)
-	switch {
-	case *script:
+	if *script {
 		stdout.Write(launch.TorchBench.Source())
 		return 0
-	case *dryRun:
-		cmdline, err := launch.TorchBench.Command(o, launch.TorchBench.Name, scriptArgs)
-		if err != nil {
-			return cli.Fail(fs, stderr, 2, "%v", err)
-		}
+	}
+	cmdline, err := launch.TorchBench.Command(o, launch.TorchBench.Name, scriptArgs)
+	if err != nil {
+		return cli.Fail(fs, stderr, 2, "%v", err)
+	}
+	if *dryRun {
 		fmt.Fprintln(stdout, launch.ShellJoin(cmdline))
 		return 0
-	}
-	if _, err := launch.TorchBench.Command(o, launch.TorchBench.Name, scriptArgs); err != nil {
-		return cli.Fail(fs, stderr, 2, "%v", err)
 	}
 	// An interrupt or a timeout's SIGTERM stops the script too.
 	ctx, stop := cli.Interruptible()
