@@ -39,11 +39,9 @@ func runDoctor(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	if f.Launching() {
 		return doctorLaunch(fs, &f, stdout, stderr)
 	}
-	out := f.OutDir()
-	if out != "" {
-		if err := os.MkdirAll(out, 0o755); err != nil {
-			return cli.Fail(fs, stderr, cli.ExitBadInput, "%v", err)
-		}
+	out, err := f.MakeOutDir()
+	if err != nil {
+		return cli.Fail(fs, stderr, cli.ExitBadInput, "%v", err)
 	}
 	ev, err := doctor.ReadFiles(f.Files)
 	if err != nil {

@@ -3,6 +3,7 @@ package doctor
 import (
 	"flag"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -114,6 +115,15 @@ func (f *Flags) OutDir() string {
 		return filepath.Join(f.NodeDir, NodeName())
 	}
 	return f.Out
+}
+
+// MakeOutDir creates OutDir when there is one, and returns it.
+func (f *Flags) MakeOutDir() (string, error) {
+	out := f.OutDir()
+	if out == "" {
+		return "", nil
+	}
+	return out, os.MkdirAll(out, 0o755)
 }
 
 // CurveFlags are the curve doctor's flags (commlab doctor --nccl-tests

@@ -149,3 +149,38 @@ func TestCurveFlagsJudge(t *testing.T) {
 		})
 	}
 }
+
+func TestFlagsMakeOutDir(t *testing.T) {
+	t.Setenv("COMMLAB_NODE_NAME", "node7")
+	shared := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, ""},
+		{[]string{"--node-dir", shared}, filepath.Join(shared, "node7")},
+		{[]string{"--out", filepath.Join(shared, "a", "b")}, filepath.Join(shared, "a", "b")},
+	} {
+		fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
+		var f Flags
+		f.AddFlags(fs)
+		if err := fs.Parse(tc.args); err != nil {
+			t.Fatal(err)
+		}
+		out, err := f.MakeOutDir()
+		if err != nil || out != tc.want {
+			t.Fatalf("%q: %q, %v; want %q", tc.args, out, err, tc.want)
+		}
+		if info, err := os.Stat(out); out != "" && (err != nil || !info.IsDir()) {
+			t.Errorf("%q: %s not made: %v", tc.args, out, err)
+		}
+	}
+	f := Flags{Out: filepath.Join(shared, "node7", "x")}
+	if err := os.WriteFile(filepath.Join(shared, "file"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f.Out = filepath.Join(shared, "file", "x")
+	if _, err := f.MakeOutDir(); err == nil {
+		t.Error("a folder under a file was made")
+	}
+}
