@@ -117,14 +117,8 @@ func runModelTPAllReduce(fs *flag.FlagSet, args []string, stdout, stderr io.Writ
 	flagLat := cli.QuantityFlag(fs, "flag", costmodel.DefaultCustomFlag, "one flag barrier; default: NCCL's NVLink LL hop latency (tuning.cc)", costmodel.ParseDuration)
 	phase := cli.QuantityFlag(fs, "phase", costmodel.DefaultCustomPhase, "what two-shot's dependent second phase adds; default: recorded one-rank two-shot minus one-shot on H200", costmodel.ParseDuration)
 	peerBW := cli.QuantityFlag(fs, "peer-bw", costmodel.DefaultCustomPeerBW, "what one GPU pulls from its peers, one way; default: recorded 2xH200 P2P read", costmodel.ParseBandwidth)
-	cc := fs.String("cc", "9.0", "compute capability as vLLM writes it: 8.0, 9.0, 10.0, 10.3")
-	fullNVLink := fs.Bool("full-nvlink", true, "every GPU pair on NVLink (NVSwitch)")
-	multiNode := fs.Bool("multi-node", false, "the TP group spans nodes")
-	graph := fs.Bool("graph", false, "the call is captured in a CUDA graph")
-	custom := fs.Bool("custom", true, "vLLM's custom all-reduce enabled (disable_custom_all_reduce=False)")
-	torchSymm := fs.Bool("torch-symm-mem", true, "VLLM_ALLREDUCE_USE_SYMM_MEM (default 1)")
-	ncclSymm := fs.Bool("nccl-symm-mem", false, "VLLM_USE_NCCL_SYMM_MEM (default 0)")
-	flashinfer := fs.Bool("flashinfer", false, "VLLM_ALLREDUCE_USE_FLASHINFER (default 0)")
+	backend := costmodel.BackendQuery{P2P: true}
+	backend.AddFlags(fs)
 	jsonOut := fs.Bool("json", false, "print JSON")
 	if status, ok := cli.ParseOnly(fs, args, stderr); !ok {
 		return status
@@ -143,8 +137,7 @@ func runModelTPAllReduce(fs *flag.FlagSet, args []string, stdout, stderr io.Writ
 	r, err := costmodel.TPAllReduceQuery{Shape: shape, Batch: *batch, DType: *dtype, TP: *tp, Node: node, Family: *family, NVLS: *nvls,
 		Custom:     costmodel.CustomAllReduce{Launch: float64(launch.Value), Flag: float64(flagLat.Value), Phase: float64(phase.Value), Beta: peerBW.Value.OneWay()},
 		CustomNote: "launch " + launch.Text + ", flag " + flagLat.Text + ", two-shot's second phase " + phase.Text + ", peer bandwidth " + peerBW.Text + " (" + costmodel.CustomDefaultsNote + ")",
-		Backend: costmodel.BackendQuery{Capability: *cc, FullNVLink: *fullNVLink, P2P: true, MultiNode: *multiNode,
-			CustomAR: *custom, TorchSymmMem: *torchSymm, NCCLSymmMem: *ncclSymm, FlashInfer: *flashinfer, CUDAGraph: *graph},
+		Backend:    backend,
 	}.Estimate()
 	if err != nil {
 		return cli.Fail(fs, stderr, 2, "%v", err)

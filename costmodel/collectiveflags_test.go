@@ -114,3 +114,25 @@ func TestModelWriters(t *testing.T) {
 		}
 	}
 }
+
+func TestBackendQueryFlags(t *testing.T) {
+	tests := []struct {
+		args []string
+		want BackendQuery
+	}{
+		{nil, BackendQuery{P2P: true, Capability: "9.0", FullNVLink: true, CustomAR: true, TorchSymmMem: true}},
+		{[]string{"--cc", "10.0", "--full-nvlink=false", "--multi-node", "--graph", "--custom=false", "--torch-symm-mem=false", "--nccl-symm-mem", "--flashinfer"},
+			BackendQuery{P2P: true, Capability: "10.0", MultiNode: true, CUDAGraph: true, NCCLSymmMem: true, FlashInfer: true}},
+	}
+	for _, tc := range tests {
+		fs := flag.NewFlagSet("tp-allreduce", flag.ContinueOnError)
+		b := BackendQuery{P2P: true}
+		b.AddFlags(fs)
+		if err := fs.Parse(tc.args); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(b, tc.want) {
+			t.Errorf("%q:\n got %+v\nwant %+v", tc.args, b, tc.want)
+		}
+	}
+}
