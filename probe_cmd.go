@@ -273,10 +273,7 @@ func runProbeCustomAllReduce(fs *flag.FlagSet, args []string, stdout, stderr io.
 		if run, status = cli.MeasureRun(fs, stderr, args, func(ctx context.Context) (*probes.Run, error) { return customar.Measure(ctx, cfg) }); run == nil {
 			return status
 		}
-		// The ranks' placement set the GPU count; only the driver is added.
-		if info, cerr := cuda.Open(); cerr == nil && info.DriverRelease != "" {
-			run.Driver = info.DriverRelease
-		}
+		cli.DescribeDriver(run) // the ranks' placement set the GPU count
 	}
 	return cli.FinishRun(run, nil, mf, stdout, stderr, customar.WriteTable)
 }

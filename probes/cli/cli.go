@@ -488,6 +488,14 @@ func DescribeMachine(run *probes.Run) {
 	}
 }
 
+// DescribeDriver records this machine's driver release in run, when CUDA
+// opens: for a run whose ranks' placement already set the GPUs.
+func DescribeDriver(run *probes.Run) {
+	if info, err := cuda.Open(); err == nil && info.DriverRelease != "" {
+		run.Driver = info.DriverRelease
+	}
+}
+
 // ToolParser reads a tool's output into the run (its samples, tool and
 // library versions) and returns what it parsed, for --json and summary;
 // summary is not called when parse returned a nil pointer.

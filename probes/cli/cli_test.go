@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/commlab/commlab/probes"
+	"github.com/commlab/commlab/probes/cuda"
 )
 
 func TestParseFlagsAnywhere(t *testing.T) {
@@ -151,5 +152,19 @@ func TestToolArgs(t *testing.T) {
 	}
 	if VerbName(flag.NewFlagSet("commlab probe nccl-tests", flag.ContinueOnError)) != "nccl-tests" {
 		t.Error("VerbName")
+	}
+}
+
+// TestDescribeDriver holds that only the driver is added, and only where
+// CUDA opens: the GPU count a run's ranks set stays.
+func TestDescribeDriver(t *testing.T) {
+	run := &probes.Run{Driver: "before", GPUCount: 3}
+	DescribeDriver(run)
+	want := "before"
+	if info, err := cuda.Open(); err == nil && info.DriverRelease != "" {
+		want = info.DriverRelease
+	}
+	if run.Driver != want || run.GPUCount != 3 {
+		t.Errorf("run %+v, want driver %q and the GPUs kept", run, want)
 	}
 }
