@@ -29,7 +29,7 @@ var doctorUsage = []string{
 // its one input: that one's flag set is its own, under the same name.
 func runDoctor(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	if doctor.CurveOnly(args) {
-		return runDoctorCurve(cli.NewFlags(fs.Name(), stderr, doctorCurveUsage...), args, stdout, stderr)
+		return runDoctorCurve(cli.NewFlags(fs.Name(), stderr, doctor.CurveUsage...), args, stdout, stderr)
 	}
 	var f doctor.Flags
 	f.AddFlags(fs)
@@ -79,17 +79,6 @@ func doctorLaunch(fs *flag.FlagSet, f *doctor.Flags, stdout, stderr io.Writer) i
 		return 0
 	}
 	return dispatch(plan.FollowUp[1:], stdout, stderr)
-}
-
-var doctorCurveUsage = []string{
-	"usage: commlab doctor --nccl-tests FILE [--json] [--preset P] [--gpus N] [--nodes N] [--nccl 2.28] [--nvls=false] [--network tcpxo] [--single-node FILE]",
-	"  FILE: nccl-tests output (text or -J JSON; - is standard input) or a commlab run saved with --save.",
-	"  Reads each busbw curve against costmodel's estimate for the machine (commlab model's: NCCL's tuner picks,",
-	"  the links and fitted efficiencies give the bandwidth) and names its shape:",
-	"  large-message plateau, small-message floor, dips, multi-node against single-node. The machine is",
-	"  the preset of the GPU the file names (--preset to choose one); without one, or for a collective",
-	"  the model does not cover, the curve is read on its own shape and the report says why.",
-	"  Exit status: 0 all fine, 1 warnings, 2 a failure or bad input.",
 }
 
 // runDoctorCurve runs the curve doctor. Its exit status is doctor.ExitCode

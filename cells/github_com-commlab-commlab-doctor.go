@@ -46,6 +46,7 @@ func init() {
 		"CurveFromNCCLTests":   reflect.ValueOf(doctor.CurveFromNCCLTests),
 		"CurveFromRun":         reflect.ValueOf(doctor.CurveFromRun),
 		"CurveOnly":            reflect.ValueOf(doctor.CurveOnly),
+		"CurveUsage":           reflect.ValueOf(&doctor.CurveUsage).Elem(),
 		"DecisionTree":         reflect.ValueOf(doctor.DecisionTree),
 		"DefaultCurveOptions":  reflect.ValueOf(doctor.DefaultCurveOptions),
 		"Diagnose":             reflect.ValueOf(doctor.Diagnose),

@@ -126,6 +126,19 @@ func (f *Flags) MakeOutDir() (string, error) {
 	return out, os.MkdirAll(out, 0o755)
 }
 
+// CurveUsage is what commlab doctor --nccl-tests -h prints above the
+// flags CurveFlags defines.
+var CurveUsage = []string{
+	"usage: commlab doctor --nccl-tests FILE [--json] [--preset P] [--gpus N] [--nodes N] [--nccl 2.28] [--nvls=false] [--network tcpxo] [--single-node FILE]",
+	"  FILE: nccl-tests output (text or -J JSON; - is standard input) or a commlab run saved with --save.",
+	"  Reads each busbw curve against costmodel's estimate for the machine (commlab model's: NCCL's tuner picks,",
+	"  the links and fitted efficiencies give the bandwidth) and names its shape:",
+	"  large-message plateau, small-message floor, dips, multi-node against single-node. The machine is",
+	"  the preset of the GPU the file names (--preset to choose one); without one, or for a collective",
+	"  the model does not cover, the curve is read on its own shape and the report says why.",
+	"  Exit status: 0 all fine, 1 warnings, 2 a failure or bad input.",
+}
+
 // CurveFlags are the curve doctor's flags (commlab doctor --nccl-tests
 // FILE, alone): the file, the machine it ran on, how to print.
 type CurveFlags struct {
