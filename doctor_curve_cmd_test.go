@@ -11,13 +11,14 @@ import (
 
 	"github.com/commlab/commlab/probes/cli"
 
+	"github.com/commlab/commlab/doctor"
 	"github.com/commlab/commlab/probes/recorded"
 )
 
 // curveDoctor runs the curve doctor as commlab doctor does when
 // --nccl-tests is its one input (args need not say it: "no file").
 func curveDoctor(args []string, stdout, stderr io.Writer) int {
-	return runDoctorCurve(cli.NewFlags("commlab doctor", stderr, doctorCurveUsage...), args, stdout, stderr)
+	return runDoctorCurve(cli.NewFlags("commlab doctor", stderr, doctor.CurveUsage...), args, stdout, stderr)
 }
 
 func TestDoctorCurveCommand(t *testing.T) {

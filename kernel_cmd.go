@@ -11,16 +11,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/commlab/commlab/probes/cli"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/commlab/commlab/cells"
 	"github.com/commlab/commlab/install"
@@ -32,7 +28,7 @@ import (
 var kernelUsage = []string{"usage: commlab kernel [--log LEVEL] <connection-file>"}
 
 func runKernel(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
-	logLevel := fs.String("log", envOr("COMMLAB_LOG", "warn"), "log level: debug, info, warn or error")
+	logLevel := fs.String("log", kernel.DefaultLogLevel(), "log level: debug, info, warn or error")
 	files, status, ok := cli.Parse(fs, args)
 	if !ok {
 		return status
@@ -40,41 +36,19 @@ func runKernel(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	if len(files) != 1 {
 		return cli.Fail(fs, stderr, 2, "want one connection file, got %d arguments", len(files))
 	}
-	var level slog.Level
-	if err := level.UnmarshalText([]byte(strings.ToUpper(*logLevel))); err != nil {
+	logger, logOut, err := kernel.StderrLogger(*logLevel)
+	if err != nil {
 		return cli.Fail(fs, stderr, 2, "bad --log %q: %v", *logLevel, err)
 	}
 	info, err := conn.ReadInfo(files[0])
 	if err != nil {
 		return cli.Fail(fs, stderr, cli.ExitBadInput, "%v", err)
 	}
-	// The kernel log goes to the real stderr, which the session later
-	// redirects into cells; keep a handle on the original descriptor.
-	logOut := os.NewFile(uintptr(dupStderr()), "kernel-log")
-	logger := slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: level}))
-	err = kernel.Serve(context.Background(), info, kernel.Options{Version: version(), Session: cells.View().Session(), Logger: logger})
-	if err != nil {
+	if err := kernel.Serve(context.Background(), info, kernel.Options{Version: version(), Session: cells.View().Session(), Logger: logger}); err != nil {
 		fmt.Fprintf(logOut, "commlab kernel: %v\n", err)
 		return 1
 	}
 	return 0
-}
-
-// dupStderr returns a new descriptor for the process's standard error as
-// it is now, before any cell output capture redirects descriptor 2.
-func dupStderr() int {
-	fd, err := unix.Dup(2)
-	if err != nil {
-		return 2
-	}
-	return fd
-}
-
-func envOr(name, def string) string {
-	if v := os.Getenv(name); v != "" {
-		return v
-	}
-	return def
 }
 
 var installUsage = []string{"usage: commlab install [--user | --sys-prefix | --prefix DIR] [--uninstall] [--name NAME]"}
@@ -143,32 +117,11 @@ func runLab(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 // is not captured.
 var runCaptureOutput = true
 
-// paramFlags collects repeated -p name=value flags.
-type paramFlags map[string]string
-
-func (p paramFlags) String() string {
-	var parts []string
-	for k, v := range p {
-		parts = append(parts, k+"="+v)
-	}
-	return strings.Join(parts, " ")
-}
-
-func (p paramFlags) Set(s string) error {
-	name, value, ok := strings.Cut(s, "=")
-	name = strings.TrimSpace(name)
-	if !ok || name == "" {
-		return fmt.Errorf("want name=value, got %q", s)
-	}
-	p[name] = value
-	return nil
-}
-
 var runUsage = []string{"usage: commlab run NOTEBOOK.ipynb|CHAPTER.md... [--out DIR] [-p name=value]... [--timeout 10m] [--cell-timeout 2m] [--allow-errors] [--html] [--solutions [DIR]] [--expect-exercises right|blank]"}
 
 func runRun(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	out := fs.String("out", "out", "write executed notebooks into `DIR`")
-	params := paramFlags{}
+	params := runner.Params{}
 	fs.Var(params, "p", "set a parameter: `name=value` (repeatable), typed from the cell tagged parameters")
 	timeout := fs.Duration("timeout", 30*time.Minute, "stop the whole run after this long (0: no limit)")
 	cellTimeout := fs.Duration("cell-timeout", 10*time.Minute, "interrupt a cell that runs longer (0: no limit)")
@@ -192,36 +145,24 @@ func runRun(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return cli.Fail(fs, stderr, 2, "%v", err)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	if *timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, *timeout)
-		defer cancel()
-	}
-	// Every file and every -p value is checked before anything runs.
-	jobs := make([]*runner.Job, len(files))
-	for i, f := range files {
-		if jobs[i], err = runner.NewJob(f, params); err != nil {
-			return cli.Fail(fs, stderr, cli.ExitBadInput, "%s", naming(f, err))
-		}
-		if _, err := runner.OutputPath(f, outDir); err != nil {
-			return cli.Fail(fs, stderr, cli.ExitBadInput, "%v", err)
-		}
-	}
-	live := stderr == io.Writer(os.Stderr) && runner.IsTerminal(os.Stderr)
 	view := cells.View()
 	view.Solutions = solutions.Solutions()
-	batch := runner.Batch{Files: files, Jobs: jobs, Timeout: *timeout, Exercises: cells.ExerciseReport(wantExercises),
+	batch := runner.Batch{Timeout: *timeout, Exercises: cells.ExerciseReport(wantExercises),
 		File: runner.FileOptions{
 			Options:       runner.Options{CellTimeout: *cellTimeout, AllowErrors: *allowErrors},
 			OutDir:        outDir,
 			CaptureOutput: runCaptureOutput,
-			Live:          live,
+			Live:          stderr == io.Writer(os.Stderr) && runner.IsTerminal(os.Stderr),
 			HTML:          *htmlOut,
 			Solutions:     solutions.On,
 			Cells:         view,
 		}}
+	// Every file and every -p value is checked before anything runs.
+	if err := batch.Prepare(files, params); err != nil {
+		return cli.Fail(fs, stderr, cli.ExitBadInput, "%v", err)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
 	if batch.Run(ctx, stdout, stderr) {
 		return cli.ExitFailed
 	}
@@ -269,10 +210,8 @@ func runExport(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	// Every file is read before anything is written.
-	for _, f := range files {
-		if _, err := runner.Load(f); err != nil {
-			return cli.Fail(fs, stderr, statusOf(err), "%s", naming(f, err))
-		}
+	if err := runner.LoadEach(files); err != nil {
+		return cli.Fail(fs, stderr, statusOf(err), "%v", err)
 	}
 	if err := runner.WriteHTML(files, *out, cells.View(), stdout); err != nil {
 		return cli.Fail(fs, stderr, cli.ExitFailed, "%v", err)

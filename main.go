@@ -16,9 +16,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"runtime/debug"
-	"strings"
 
 	"github.com/commlab/commlab/probes/cli"
 
@@ -176,17 +174,4 @@ func statusOf(err error) int {
 		return cli.ExitBadInput
 	}
 	return cli.ExitFailed
-}
-
-// naming returns err's message naming file, unless it already does (the
-// packages' errors mostly name the file: saying it twice stutters).
-func naming(file string, err error) string {
-	msg := err.Error()
-	if strings.Contains(msg, file) {
-		return msg
-	}
-	if abs, aerr := filepath.Abs(file); aerr == nil && strings.Contains(msg, abs) {
-		return msg
-	}
-	return file + ": " + msg
 }

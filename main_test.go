@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/commlab/commlab/doctor"
 )
 
 // Every verb of the table answers -h: exit 0, its usage lines first (the
@@ -24,10 +26,10 @@ func TestEveryVerbHelp(t *testing.T) {
 	}
 	walk([]string{"commlab"}, verbs)
 	// The curve doctor's flags are its own, under commlab doctor.
-	checkHelp(t, []string{"doctor"}, doctorCurveUsage, "--nccl-tests=FILE")
+	checkHelp(t, []string{"doctor"}, doctor.CurveUsage, "--nccl-tests=FILE")
 	// ... and as commlab doctor -h spells it, where the flag takes -h as
 	// its value.
-	checkHelp(t, []string{"doctor"}, doctorCurveUsage, "--nccl-tests")
+	checkHelp(t, []string{"doctor"}, doctor.CurveUsage, "--nccl-tests")
 }
 
 // checkHelp runs the verb at path with -h after args.

@@ -9,10 +9,7 @@ package main
 
 import (
 	"flag"
-	"fmt"
 	"io"
-	"strconv"
-	"strings"
 
 	"github.com/commlab/commlab/probes/cli"
 
@@ -20,74 +17,23 @@ import (
 	"github.com/commlab/commlab/costmodel"
 )
 
-var modelUsage = modelUsageLines()
-
-// modelUsageLines are the usage of `commlab model`, with the presets and
-// network links it knows.
-func modelUsageLines() []string {
-	usage := []string{
-		"usage: commlab model <collective> [--algo A] [-n N] [--nodes M] [--size S | --sweep 8B:8GB] [--bw B] [--lat L] [--proto P] [--preset NAME] [--json]",
-		"collectives: broadcast, reduce, all_reduce, all_gather, reduce_scatter, all_to_all, scatter, gather, sendrecv",
-		"--algo auto (or --proto auto) is the calibrated model: NCCL's tuner picks, NCCL " + costmodel.DefaultNCCL +
-			"-family constants unless --nccl says otherwise; `commlab model calibrate` shows it beside published measurements",
-		"inference: commlab model tp-allreduce ... (decode all_reduces, backend choice), commlab model kv ... (KV cache bytes and transfer time)",
-		"presets (--preset):",
-	}
-	presets, links := costmodel.UsageLines()
-	usage = append(usage, presets...)
-	usage = append(usage, "network links (--inter-bw takes a rate; `commlab model calibrate` lists sources):")
-	usage = append(usage, links...)
-	return usage
-}
+var modelUsage = costmodel.QueryUsage()
 
 func runModel(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
-	algo := fs.String("algo", "ring", "ring|tree|dbtree|rhd|hier|nvls|collnet, or auto (calibrated model over NCCL's tuner; nvlstree and pat too)")
-	ranks := fs.Int("n", 0, "number of GPUs (default: preset GPUs x nodes, else 8)")
-	nodes := fs.Int("nodes", 1, "number of nodes the GPUs spread over")
-	size := fs.String("size", "", "message size, e.g. 1M or 1MiB (2^20), 1MB (10^6), 64KB, 1e9")
-	sweep := fs.String("sweep", "", "size sweep MIN:MAX[:FACTOR] (ends at MAX) or a list A,B,C, e.g. 8B:8GB")
-	bw := fs.String("bw", "", "per-GPU link bandwidth inside a node, e.g. 25GB/s, 400Gb/s, '900GB/s bidirectional'")
-	lat := fs.String("lat", "", "per-step latency alpha of the alpha-beta model, e.g. 5us (default: preset's, else 5us); not with auto")
-	interBW := fs.String("inter-bw", "", "per-GPU network bandwidth between nodes (default: preset's, else --bw)")
-	interLat := fs.String("inter-lat", "", "per-step latency between nodes (default: preset's, else --lat); with auto: the network's own latency NCCL adds to every network hop")
-	proto := fs.String("proto", "", "simple|ll|ll128|auto (default: ideal, no protocol cost)")
-	preset := fs.String("preset", "", "node preset (listed above)")
-	family := fs.String("nccl", costmodel.DefaultNCCL, "with auto: NCCL version (2.21.5) or tuner family (2.19, 2.23 ... 2.28); default the newest modelled")
-	link := fs.String("link", "", "with --algo auto: in-node path, pcie|nvlink (default: the preset's; with --bw alone, pcie up to 64 GB/s one way, else nvlink)")
-	nicPath := fs.String("nic-path", "", "with --algo auto: GPU-to-NIC distance as nvidia-smi topo -m prints it, pix|pxb|pxn|phb|sys (default: pix on NVSwitch boards, else phb)")
-	nvls := fs.Bool("nvls", true, "with --algo auto: NVLS where the node has it; --nvls=false is NCCL_NVLS_ENABLE=0")
-	table := fs.Bool("table", false, "with --algo auto: also print NCCL's init tuning table")
-	threadGPUs := fs.Int("thread-gpus", 1, "with --algo auto: GPUs one host thread drives (nccl-tests -g N: N; mpirun/torchrun: 1)")
-	issue := fs.String("issue", "", "with --algo auto: host time to issue one operation to one GPU (default: the fitted "+
-		strconv.FormatFloat(costmodel.FitIssueUs, 'g', -1, 64)+"µs; H200 VMs whose runs are recorded here: "+strconv.FormatFloat(costmodel.FitLabIssueUs, 'g', -1, 64)+"µs)")
+	var qf costmodel.QueryFlagSet
+	qf.AddFlags(fs)
 	jsonOut := fs.Bool("json", false, "print JSON: an object, or a list for --sweep")
 	pos, status, ok := cli.Parse(fs, args)
 	if !ok {
 		return status
 	}
-	usageErr := func(format string, a ...any) int { return cli.Fail(fs, stderr, 2, format, a...) }
 	if len(pos) != 1 {
-		return usageErr("want exactly one collective, got %d arguments (run with -h for the flags)", len(pos))
+		return cli.Fail(fs, stderr, 2, "want exactly one collective, got %d arguments (run with -h for the flags)", len(pos))
 	}
-	q := costmodel.CollectiveQuery{Collective: pos[0], Size: *size, Sweep: *sweep, Algorithm: *algo, Protocol: *proto,
-		Ranks: *ranks, Nodes: *nodes, Preset: *preset, Bandwidth: *bw, Latency: *lat, InterBandwidth: *interBW, InterLatency: *interLat,
-		Link: *link, NICPath: *nicPath, NVLSOff: !*nvls, Table: *table, Issue: *issue}
-	// Flags left at their defaults stay zero in the query, whose defaults
-	// are the same; those given are listed, so that the query can tell.
-	fs.Visit(func(f *flag.Flag) {
-		if o, ok := costmodel.OptionOfFlag(f.Name); ok {
-			q.Given = append(q.Given, o)
-		}
-		switch f.Name {
-		case "nccl":
-			q.NCCL = *family
-		case "thread-gpus":
-			q.ThreadGPUs = *threadGPUs
-		}
-	})
+	q := qf.Query(fs, pos[0])
 	plan, err := q.Plan()
 	if err != nil {
-		return usageErr("%s", costmodel.FlagErrorText(err))
+		return cli.Fail(fs, stderr, 2, "%s", costmodel.FlagErrorText(err))
 	}
 	var tunerTable io.Writer
 	if plan.Table && !*jsonOut {
@@ -95,34 +41,18 @@ func runModel(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	}
 	rows, err := plan.Predict(tunerTable)
 	if err != nil {
-		return usageErr("%v", err)
+		return cli.Fail(fs, stderr, 2, "%v", err)
 	}
-	if *jsonOut {
-		var v any = rows
-		if *sweep == "" {
-			v = rows[0]
-		}
-		return printModelJSON(fs, stdout, stderr, v)
-	}
-	plan.WriteText(stdout, rows, *sweep != "")
-	return 0
+	return modelPrinted(fs, stderr, plan.WriteResults(stdout, rows, q.Sweep != "", *jsonOut))
 }
 
-// printModelJSON prints v as --json does and returns the exit status; a
-// failed write is named after the verb whose flag set is fs.
-func printModelJSON(fs *flag.FlagSet, stdout, stderr io.Writer, v any) int {
-	if err := cli.EncodeIndented(stdout, v); err != nil {
+// modelPrinted is the exit status once a model verb printed its result:
+// 0, or 1 naming the verb whose flag set is fs when the write failed.
+func modelPrinted(fs *flag.FlagSet, stderr io.Writer, err error) int {
+	if err != nil {
 		return cli.Fail(fs, stderr, 1, "%v", err)
 	}
 	return 0
-}
-
-func presetNames() string {
-	var names []string
-	for _, n := range costmodel.Nodes() {
-		names = append(names, n.Name)
-	}
-	return strings.Join(names, ", ")
 }
 
 var modelCalibrateUsage = []string{
@@ -156,16 +86,8 @@ func runModelCalibrate(fs *flag.FlagSet, args []string, stdout, stderr io.Writer
 			return cli.Fail(fs, stderr, 1, "%v", err)
 		}
 	}
-	if *jsonOut {
-		if err := cli.EncodeIndented(stdout, rows); err != nil {
-			return cli.Fail(fs, stderr, 1, "%v", err)
-		}
-	} else {
-		report, err := costmodel.CalibrationReportFor(*preset)
-		if err != nil {
-			return cli.Fail(fs, stderr, 1, "%v", err)
-		}
-		fmt.Fprint(stdout, report)
+	if err := costmodel.WriteCalibration(stdout, *preset, rows, *jsonOut); err != nil {
+		return cli.Fail(fs, stderr, 1, "%v", err)
 	}
 	if len(rows.Unexpected()) > 0 {
 		return 1
@@ -177,7 +99,7 @@ var modelTPAllReduceUsage = []string{
 	"usage: commlab model tp-allreduce [--model NAME] --batch B [--hidden H] [--dtype bf16] [--tp N] [--layers L] [--json]",
 	"The all_reduces of one tensor-parallel decode step (two per layer: after attention and after the MLP), their time",
 	"under NCCL's model and the one-shot and two-shot custom all-reduce models, and the backend vLLM would pick.",
-	"models: " + modelNames(),
+	"models: " + costmodel.ModelShapeNames(),
 }
 
 // runModelTPAllReduce is `commlab model tp-allreduce`.
@@ -188,21 +110,15 @@ func runModelTPAllReduce(fs *flag.FlagSet, args []string, stdout, stderr io.Writ
 	dtype := fs.String("dtype", "bf16", "activation dtype: bf16, fp16, fp32, fp8")
 	tp := fs.Int("tp", 8, "tensor-parallel GPUs")
 	layers := fs.Int("layers", 0, "transformer layers (default: the model's, else 1)")
-	preset := fs.String("preset", "hgx-h200", "node preset for NCCL's model: "+presetNames())
+	preset := fs.String("preset", "hgx-h200", "node preset for NCCL's model: "+costmodel.NodeNames())
 	family := fs.String("nccl", costmodel.DefaultNCCL, "NCCL version or tuner family (2.19, 2.23 ... 2.28)")
 	nvls := fs.Bool("nvls", true, "NVLink multicast (NVLS) available; --nvls=false is NCCL_NVLS_ENABLE=0")
 	launch := cli.QuantityFlag(fs, "launch", costmodel.DefaultCustomLaunch, "custom all-reduce fixed cost (kernel launch); default: recorded kernel launch on H200", costmodel.ParseDuration)
 	flagLat := cli.QuantityFlag(fs, "flag", costmodel.DefaultCustomFlag, "one flag barrier; default: NCCL's NVLink LL hop latency (tuning.cc)", costmodel.ParseDuration)
 	phase := cli.QuantityFlag(fs, "phase", costmodel.DefaultCustomPhase, "what two-shot's dependent second phase adds; default: recorded one-rank two-shot minus one-shot on H200", costmodel.ParseDuration)
 	peerBW := cli.QuantityFlag(fs, "peer-bw", costmodel.DefaultCustomPeerBW, "what one GPU pulls from its peers, one way; default: recorded 2xH200 P2P read", costmodel.ParseBandwidth)
-	cc := fs.String("cc", "9.0", "compute capability as vLLM writes it: 8.0, 9.0, 10.0, 10.3")
-	fullNVLink := fs.Bool("full-nvlink", true, "every GPU pair on NVLink (NVSwitch)")
-	multiNode := fs.Bool("multi-node", false, "the TP group spans nodes")
-	graph := fs.Bool("graph", false, "the call is captured in a CUDA graph")
-	custom := fs.Bool("custom", true, "vLLM's custom all-reduce enabled (disable_custom_all_reduce=False)")
-	torchSymm := fs.Bool("torch-symm-mem", true, "VLLM_ALLREDUCE_USE_SYMM_MEM (default 1)")
-	ncclSymm := fs.Bool("nccl-symm-mem", false, "VLLM_USE_NCCL_SYMM_MEM (default 0)")
-	flashinfer := fs.Bool("flashinfer", false, "VLLM_ALLREDUCE_USE_FLASHINFER (default 0)")
+	backend := costmodel.BackendQuery{P2P: true}
+	backend.AddFlags(fs)
 	jsonOut := fs.Bool("json", false, "print JSON")
 	if status, ok := cli.ParseOnly(fs, args, stderr); !ok {
 		return status
@@ -221,24 +137,19 @@ func runModelTPAllReduce(fs *flag.FlagSet, args []string, stdout, stderr io.Writ
 	r, err := costmodel.TPAllReduceQuery{Shape: shape, Batch: *batch, DType: *dtype, TP: *tp, Node: node, Family: *family, NVLS: *nvls,
 		Custom:     costmodel.CustomAllReduce{Launch: float64(launch.Value), Flag: float64(flagLat.Value), Phase: float64(phase.Value), Beta: peerBW.Value.OneWay()},
 		CustomNote: "launch " + launch.Text + ", flag " + flagLat.Text + ", two-shot's second phase " + phase.Text + ", peer bandwidth " + peerBW.Text + " (" + costmodel.CustomDefaultsNote + ")",
-		Backend: costmodel.BackendQuery{Capability: *cc, FullNVLink: *fullNVLink, P2P: true, MultiNode: *multiNode,
-			CustomAR: *custom, TorchSymmMem: *torchSymm, NCCLSymmMem: *ncclSymm, FlashInfer: *flashinfer, CUDAGraph: *graph},
+		Backend:    backend,
 	}.Estimate()
 	if err != nil {
 		return cli.Fail(fs, stderr, 2, "%v", err)
 	}
-	if *jsonOut {
-		return printModelJSON(fs, stdout, stderr, r)
-	}
-	r.WriteText(stdout)
-	return 0
+	return modelPrinted(fs, stderr, r.Write(stdout, *jsonOut))
 }
 
 var modelKVUsage = []string{
 	"usage: commlab model kv [--model NAME] [--layers L --kv-heads H --head-dim D] [--dtype bf16] [--tokens T] [--bw B] [--lat L] [--json]",
 	"KV cache bytes per token (layers x 2 x kv_heads x head_dim x dtype), per sequence and per layer, and the time to move them",
 	"over a link (--bw), and over every link preset.",
-	"models: " + modelNames(),
+	"models: " + costmodel.ModelShapeNames(),
 }
 
 // runModelKV is `commlab model kv`.
@@ -267,18 +178,5 @@ func runModelKV(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return cli.Fail(fs, stderr, 2, "%v (give --model or --layers, --kv-heads and --head-dim)", err)
 	}
-	if *jsonOut {
-		return printModelJSON(fs, stdout, stderr, r)
-	}
-	r.WriteText(stdout)
-	return 0
-}
-
-// modelNames lists the named model shapes.
-func modelNames() string {
-	var names []string
-	for _, m := range costmodel.ModelShapes() {
-		names = append(names, m.Name)
-	}
-	return fmt.Sprint(names)
+	return modelPrinted(fs, stderr, r.Write(stdout, *jsonOut))
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -118,27 +117,9 @@ var probeNCCLUsage = []string{"usage: commlab probe nccl [flags]"}
 
 func runProbeNCCL(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	s := nccl.DefaultSettings()
-	fs.StringVar(&s.Collectives, "coll", s.Collectives, "collectives, comma-separated: "+strings.Join(nccl.Collectives, ",")+" (or all; unpaired_send and stalled_stream hang on purpose)")
 	sf := cli.AddSweepFlags(fs, "size", "8", "128M", nccl.DefaultFactor, "nccl-tests")
-	fs.StringVar(&s.DType, "dtype", s.DType, "data type (int8 ... float8e5m2)")
-	fs.StringVar(&s.RedOp, "op", s.RedOp, "reduction: sum, prod, max, min, avg")
-	fs.IntVar(&s.Root, "root", s.Root, "root rank of broadcast and reduce")
-	fs.StringVar(&s.Modes, "modes", s.Modes, "out-of-place and/or in-place")
 	cli.AddRepeatFlags(fs, &s.Warmup, &s.Iters, "operations", s.Warmup, s.Iters, true, "nccl-tests")
-	fs.IntVar(&s.Reps, "reps", s.Reps, "timed repetitions, median reported")
-	fs.BoolVar(&s.Check, "check", s.Check, "check results (nccl-tests -c)")
-	fs.DurationVar(&s.Timeout, "timeout", s.Timeout, "abort a batch of operations not done in this time")
-	fs.BoolVar(&s.Blocking, "blocking", s.Blocking, "blocking communicators, as nccl-tests and PyTorch use (a hang then ends the worker process instead of being aborted in-process)")
-	fs.StringVar(&s.Algo, "algo", "", "set NCCL_ALGO")
-	fs.StringVar(&s.Proto, "proto", "", "set NCCL_PROTO")
-	fs.IntVar(&s.Channels, "nchannels", 0, "set NCCL_MIN_NCHANNELS and NCCL_MAX_NCHANNELS")
-	fs.StringVar(&s.Debug, "debug", s.Debug, "NCCL_DEBUG level for the captured log (empty: none)")
-	fs.StringVar(&s.DebugSubsys, "debug-subsys", s.DebugSubsys, "NCCL_DEBUG_SUBSYS")
-	fs.BoolVar(&s.InProcess, "in-process", false, "measure in this process (NCCL_* settings of later runs are then ignored)")
-	fs.BoolVar(&s.TopoDump, "topo-dump", false, "keep NCCL's topology and graph dumps (NCCL_TOPO_DUMP_FILE, NCCL_GRAPH_DUMP_FILE) in the run")
-	fs.StringVar(&s.TopoFile, "topo-file", "", "run with this topology instead of NCCL's own detection (NCCL_TOPO_FILE), kept in the run")
-	fs.StringVar(&s.TopoEdit, "topo-edit", "", "run twice: dump the topology, edit it (`EDIT`: "+nccl.EditNames()+"), run again on the edited file, and print both graph searches")
-	fs.Func("env", "NAME=VALUE for the run (repeatable)", func(kv string) error { s.Env = append(s.Env, kv); return nil })
+	s.AddFlags(fs)
 	mf := cli.AddOutputFlags(fs, true)
 	if status, ok := cli.ParseOnly(fs, args, stderr); !ok {
 		return status
@@ -173,33 +154,17 @@ func runProbeNCCL(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int
 var probeNCCLTestsUsage = []string{"usage: commlab probe nccl-tests [flags] [-- tool arguments]"}
 
 func runProbeNCCLTests(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
-	return cli.ToolRun(fs, "all_reduce_perf", args, stdout, stderr, cli.ToolParser{Parse: func(out string, run *probes.Run) (any, error) {
-		return doctor.AddNCCLTestsOutput(out, run)
-	}, Summary: func(w io.Writer, v any) {
-		for _, r := range v.(*nccltests.Result).Runs {
-			if len(r.Rows) == 0 {
-				fmt.Fprintf(w, "%s: no results\n", r.Collective)
-				continue
-			}
-			fmt.Fprintf(w, "%s: %d sizes, avg busbw %.2f GB/s\n", r.Collective, len(r.Rows), r.AvgBusBW)
-		}
-	}})
+	return cli.ToolRun(fs, "all_reduce_perf", args, stdout, stderr, cli.ToolParser{
+		Parse:   func(out string, run *probes.Run) (any, error) { return doctor.AddNCCLTestsOutput(out, run) },
+		Summary: func(w io.Writer, v any) { doctor.WriteNCCLTestsRuns(w, v.(*nccltests.Result)) }})
 }
 
 var probeNVBandwidthUsage = []string{"usage: commlab probe nvbandwidth [flags] [-- tool arguments]"}
 
 func runProbeNVBandwidth(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
-	return cli.ToolRun(fs, "nvbandwidth", args, stdout, stderr, cli.ToolParser{Parse: func(out string, run *probes.Run) (any, error) {
-		return doctor.AddNVBandwidthOutput(out, run)
-	}, Summary: func(w io.Writer, v any) {
-		for _, tc := range v.(*nvbandwidth.Report).Testcases {
-			line := fmt.Sprintf("%-45s %-8s sum %.2f %s", tc.Name, tc.Status, tc.Sum, tc.Unit)
-			if tc.DirectionNote != "" {
-				line += " (" + tc.DirectionNote + ")"
-			}
-			fmt.Fprintln(w, line)
-		}
-	}})
+	return cli.ToolRun(fs, "nvbandwidth", args, stdout, stderr, cli.ToolParser{
+		Parse:   func(out string, run *probes.Run) (any, error) { return doctor.AddNVBandwidthOutput(out, run) },
+		Summary: func(w io.Writer, v any) { doctor.WriteNVBandwidthSums(w, v.(*nvbandwidth.Report)) }})
 }
 
 var probePerftestUsage = []string{
@@ -249,17 +214,9 @@ func runProbePerftest(fs *flag.FlagSet, args []string, stdout, stderr io.Writer)
 		}
 		return cli.FinishRun(run, nil, mf, stdout, stderr, rdma.WritePerftestTable)
 	}
-	if sizes.List.Text != "" || sizes.Lo.Text != "" || sizes.Hi.Text != "" {
-		if sizes.Lo.Text == "" {
-			*sizes.Lo = *sizes.Hi
-		}
-		if sizes.Hi.Text == "" {
-			*sizes.Hi = *sizes.Lo
-		}
-		var err error
-		if cfg.Sizes, err = sizes.Values(); err != nil {
-			return cli.Fail(fs, stderr, 2, "%v", err)
-		}
+	var err error
+	if cfg.Sizes, err = sizes.OptionalValues(); err != nil {
+		return cli.Fail(fs, stderr, 2, "%v", err)
 	}
 	if err := cfg.CheckFlags(); err != nil {
 		return cli.Fail(fs, stderr, 2, "%v", err)
@@ -325,10 +282,7 @@ func runProbeCustomAllReduce(fs *flag.FlagSet, args []string, stdout, stderr io.
 		if run, status = cli.MeasureRun(fs, stderr, args, func(ctx context.Context) (*probes.Run, error) { return customar.Measure(ctx, cfg) }); run == nil {
 			return status
 		}
-		// The ranks' placement set the GPU count; only the driver is added.
-		if info, cerr := cuda.Open(); cerr == nil && info.DriverRelease != "" {
-			run.Driver = info.DriverRelease
-		}
+		cli.DescribeDriver(run) // the ranks' placement set the GPU count
 	}
 	return cli.FinishRun(run, nil, mf, stdout, stderr, customar.WriteTable)
 }
@@ -356,17 +310,9 @@ func runProbeTopo(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int
 		return cli.Fail(fs, stderr, 2, "%v", err)
 	}
 	ctx := context.Background()
-	topo, err := src.Topology(ctx)
+	topo, err := topograph.Read(ctx, src, stderr)
 	if err != nil {
-		if !errors.Is(err, probes.ErrUnavailable) {
-			return cli.Fail(fs, stderr, 1, "%v", err)
-		}
-		// A laptop or a CPU-only server: say so, and show what sysfs gave.
-		fmt.Fprintf(stderr, "no NVIDIA driver/GPU on this machine: %v\n", err)
-		if topo == nil || (len(topo.GPUs) == 0 && len(topo.NICs) == 0 && len(topo.NUMANodes) == 0) {
-			return cli.Fail(fs, stderr, 1, "sysfs gave nothing either; nothing to show")
-		}
-		fmt.Fprintln(stderr, "showing what sysfs gave.")
+		return cli.Fail(fs, stderr, 1, "%v", err)
 	}
 	if err := (topograph.Show{JSON: *jsonOut, DOT: *dotOut, SVG: *svgPath}).Write(ctx, topo, stdout); err != nil {
 		return cli.Fail(fs, stderr, 1, "%v", err)

@@ -17,7 +17,6 @@ import (
 
 	"github.com/commlab/commlab/probes/cli"
 
-	"github.com/commlab/commlab/probes"
 	"github.com/commlab/commlab/probes/c10dlab"
 	"github.com/commlab/commlab/probes/kvxfer"
 	"github.com/commlab/commlab/probes/launch"
@@ -44,20 +43,17 @@ func runProbeTorch(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) in
 		return status
 	}
 	scriptArgs = append(rest, scriptArgs...)
-	switch {
-	case *script:
+	if *script {
 		stdout.Write(launch.TorchBench.Source())
 		return 0
-	case *dryRun:
-		cmdline, err := launch.TorchBench.Command(o, launch.TorchBench.Name, scriptArgs)
-		if err != nil {
-			return cli.Fail(fs, stderr, 2, "%v", err)
-		}
+	}
+	cmdline, err := launch.TorchBench.Command(o, launch.TorchBench.Name, scriptArgs)
+	if err != nil {
+		return cli.Fail(fs, stderr, 2, "%v", err)
+	}
+	if *dryRun {
 		fmt.Fprintln(stdout, launch.ShellJoin(cmdline))
 		return 0
-	}
-	if _, err := launch.TorchBench.Command(o, launch.TorchBench.Name, scriptArgs); err != nil {
-		return cli.Fail(fs, stderr, 2, "%v", err)
 	}
 	// An interrupt or a timeout's SIGTERM stops the script too.
 	ctx, stop := cli.Interruptible()
@@ -252,22 +248,11 @@ func runProbeKVNixl(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) i
 		stdout.Write(launch.KVNixl.Source())
 		return 0
 	}
-	var run *probes.Run
-	var err error
-	if *rec {
-		name := kvxfer.RecordedName
-		if len(rest) > 0 {
-			name = rest[0]
-		}
-		if run, err = kvxfer.Recorded(name); err != nil {
-			return cli.Fail(fs, stderr, 1, "%v", err)
-		}
-	} else {
-		ctx, stop := cli.Interruptible()
-		defer stop()
-		if run, err = kvxfer.Run(ctx, kvxfer.Config{Args: append(rest, scriptArgs...), Stderr: stderr}); err != nil {
-			return cli.Fail(fs, stderr, 1, "%v", err)
-		}
+	ctx, stop := cli.Interruptible()
+	defer stop()
+	run, err := kvxfer.Fetch(ctx, *rec, rest, kvxfer.Config{Args: append(rest, scriptArgs...), Stderr: stderr})
+	if err != nil {
+		return cli.Fail(fs, stderr, 1, "%v", err)
 	}
 	return cli.FinishRun(run, nil, mf, stdout, stderr, kvxfer.WriteTable)
 }

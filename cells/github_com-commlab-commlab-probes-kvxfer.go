@@ -13,6 +13,7 @@ func init() {
 	Symbols["github.com/commlab/commlab/probes/kvxfer/kvxfer"] = map[string]reflect.Value{
 		// function, constant and variable definitions
 		"ErrNoRecording": reflect.ValueOf(&kvxfer.ErrNoRecording).Elem(),
+		"Fetch":          reflect.ValueOf(kvxfer.Fetch),
 		"LabelWhole":     reflect.ValueOf(constant.MakeFromLiteral("\"whole\"", token.STRING, 0)),
 		"Measure":        reflect.ValueOf(kvxfer.Measure),
 		"OpNIXLD2H":      reflect.ValueOf(constant.MakeFromLiteral("\"nixl_d2h\"", token.STRING, 0)),

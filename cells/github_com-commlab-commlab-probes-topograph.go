@@ -12,12 +12,14 @@ import (
 func init() {
 	Symbols["github.com/commlab/commlab/probes/topograph/topograph"] = map[string]reflect.Value{
 		// function, constant and variable definitions
-		"DOT":        reflect.ValueOf(topograph.DOT),
-		"FromNCCL":   reflect.ValueOf(topograph.FromNCCL),
-		"SVG":        reflect.ValueOf(topograph.SVG),
-		"ScaleToFit": reflect.ValueOf(constant.MakeFromLiteral("\"max-width:100%;height:auto\"", token.STRING, 0)),
-		"Text":       reflect.ValueOf(topograph.Text),
-		"WriteSVG":   reflect.ValueOf(topograph.WriteSVG),
+		"DOT":            reflect.ValueOf(topograph.DOT),
+		"ErrNothingRead": reflect.ValueOf(&topograph.ErrNothingRead).Elem(),
+		"FromNCCL":       reflect.ValueOf(topograph.FromNCCL),
+		"Read":           reflect.ValueOf(topograph.Read),
+		"SVG":            reflect.ValueOf(topograph.SVG),
+		"ScaleToFit":     reflect.ValueOf(constant.MakeFromLiteral("\"max-width:100%;height:auto\"", token.STRING, 0)),
+		"Text":           reflect.ValueOf(topograph.Text),
+		"WriteSVG":       reflect.ValueOf(topograph.WriteSVG),
 
 		// type definitions
 		"Show": reflect.ValueOf((*topograph.Show)(nil)),

@@ -2,6 +2,7 @@ package costmodel
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"sort"
 	"strings"
@@ -497,4 +498,19 @@ func FittedConstantStatus() (map[string]string, error) {
 		out[c.Name] = c.Status()
 	}
 	return out, nil
+}
+
+// WriteCalibration prints rows, Calibration(preset)'s, as `commlab model
+// calibrate` does: the report over them (CalibrationReportFor), or with
+// asJSON the rows as indented JSON.
+func WriteCalibration(w io.Writer, preset string, rows CalibrationRows, asJSON bool) error {
+	if asJSON {
+		return writeIndentedJSON(w, rows)
+	}
+	report, err := CalibrationReportFor(preset)
+	if err != nil {
+		return err
+	}
+	fmt.Fprint(w, report)
+	return nil
 }

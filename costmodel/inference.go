@@ -82,6 +82,16 @@ func ModelShapes() []ModelShape {
 	return ms
 }
 
+// ModelShapeNames lists the named model shapes as usage names them:
+// "[name name ...]", smallest first.
+func ModelShapeNames() string {
+	var names []string
+	for _, m := range ModelShapes() {
+		names = append(names, m.Name)
+	}
+	return fmt.Sprint(names)
+}
+
 // ModelShapeByName returns the named shape (case-insensitive). "llama-3-8b"
 // and "llama-3-70b" name the 3.1 shapes, which Meta's table gives the same
 // dimensions as Llama 3 (only the context length and RoPE scaling differ).

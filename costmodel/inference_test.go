@@ -219,3 +219,32 @@ func TestLayerWeights(t *testing.T) {
 		t.Errorf("70B weights %.4g", total)
 	}
 }
+
+// TestPresetNames holds the lists flag usage prints: every preset, in the
+// order its table keeps, and each name found again by name.
+func TestPresetNames(t *testing.T) {
+	tests := []struct {
+		list   string
+		names  []string
+		lookup func(string) error
+	}{
+		{NodeNames(), strings.Split(NodeNames(), ", "), func(n string) error { _, err := NodeByName(n); return err }},
+		{ModelShapeNames(), strings.Fields(strings.Trim(ModelShapeNames(), "[]")), func(n string) error { _, err := ModelShapeByName(n); return err }},
+	}
+	for _, tc := range tests {
+		if len(tc.names) < 3 {
+			t.Errorf("%q: want every preset, got %d", tc.list, len(tc.names))
+		}
+		for _, n := range tc.names {
+			if err := tc.lookup(n); err != nil {
+				t.Errorf("%q lists %q: %v", tc.list, n, err)
+			}
+		}
+	}
+	if got := ModelShapeNames(); got != "[llama-3.1-8b llama-3.1-70b llama-3.1-405b]" {
+		t.Errorf("ModelShapeNames() = %q", got)
+	}
+	if !strings.HasPrefix(NodeNames(), "a100-pcie-nvbridge, dgx-a100, ") {
+		t.Errorf("NodeNames() = %q: want sorted by name", NodeNames())
+	}
+}

@@ -1,6 +1,7 @@
 package costmodel
 
 import (
+	"flag"
 	"fmt"
 	"strings"
 
@@ -310,3 +311,17 @@ func torchSymmAccepts(q BackendQuery) (bool, string, string) {
 
 // sizeText prints a size for a reason line: exact binary or SI form.
 func sizeText(v float64) string { return units.FormatSize(int64(v)) }
+
+// AddFlags defines on fs the flags of `commlab model tp-allreduce` that
+// describe the machine and vLLM's switches, each setting one field of b;
+// the defaults are vLLM's on an NVSwitch H100 or H200 node.
+func (b *BackendQuery) AddFlags(fs *flag.FlagSet) {
+	fs.StringVar(&b.Capability, "cc", "9.0", "compute capability as vLLM writes it: 8.0, 9.0, 10.0, 10.3")
+	fs.BoolVar(&b.FullNVLink, "full-nvlink", true, "every GPU pair on NVLink (NVSwitch)")
+	fs.BoolVar(&b.MultiNode, "multi-node", false, "the TP group spans nodes")
+	fs.BoolVar(&b.CUDAGraph, "graph", false, "the call is captured in a CUDA graph")
+	fs.BoolVar(&b.CustomAR, "custom", true, "vLLM's custom all-reduce enabled (disable_custom_all_reduce=False)")
+	fs.BoolVar(&b.TorchSymmMem, "torch-symm-mem", true, "VLLM_ALLREDUCE_USE_SYMM_MEM (default 1)")
+	fs.BoolVar(&b.NCCLSymmMem, "nccl-symm-mem", false, "VLLM_USE_NCCL_SYMM_MEM (default 0)")
+	fs.BoolVar(&b.FlashInfer, "flashinfer", false, "VLLM_ALLREDUCE_USE_FLASHINFER (default 0)")
+}

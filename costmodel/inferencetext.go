@@ -54,3 +54,23 @@ func (r KVTransferEstimate) WriteText(w io.Writer) {
 	}
 	tw.Flush()
 }
+
+// Write prints the estimate as text (WriteText) or, with asJSON, as the
+// model verbs' indented JSON.
+func (r TPAllReduceEstimate) Write(w io.Writer, asJSON bool) error {
+	if asJSON {
+		return writeIndentedJSON(w, r)
+	}
+	r.WriteText(w)
+	return nil
+}
+
+// Write prints the estimate as text (WriteText) or, with asJSON, as the
+// model verbs' indented JSON.
+func (r KVTransferEstimate) Write(w io.Writer, asJSON bool) error {
+	if asJSON {
+		return writeIndentedJSON(w, r)
+	}
+	r.WriteText(w)
+	return nil
+}

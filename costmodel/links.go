@@ -316,6 +316,16 @@ func Nodes() []Node {
 	return ns
 }
 
+// NodeNames lists the node presets' names, comma-separated, as flag
+// usage names them.
+func NodeNames() string {
+	var names []string
+	for _, n := range Nodes() {
+		names = append(names, n.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
 // NodeByName returns the node preset with that name (case-insensitive).
 func NodeByName(name string) (Node, error) {
 	return presetByName(Nodes(), func(n Node) string { return n.Name }, name, "node preset")

@@ -1,6 +1,7 @@
 package doctor
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 )
@@ -63,6 +64,21 @@ func (d CurveDoctor) Judge(curves []NamedCurve) (CurveDoctorOutput, error) {
 	}
 	out.Exit = ExitCode(out.Verdicts)
 	return out, nil
+}
+
+// Write prints what the curve doctor found: as text (WriteText), or as
+// indented JSON.
+func (out CurveDoctorOutput) Write(w io.Writer, asJSON bool) error {
+	if !asJSON {
+		out.WriteText(w)
+		return nil
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(out); err != nil {
+		return fmt.Errorf("doctor: %w", err)
+	}
+	return nil
 }
 
 // WriteText prints the reports, then the verdicts of the comparison with

@@ -64,6 +64,23 @@ if [ -n "${NCCL_DEBUG_FILE:-}" ]; then
 fi
 `
 
+// Carry prints the plan on stdout; with run, it prints it on stderr beside
+// the commands' own output, runs them (RunCommands) and names the
+// follow-up, which the caller runs next: stdout then carries the one
+// report it writes.
+func (p Plan) Carry(run bool, stdout, stderr io.Writer) error {
+	if !run {
+		p.WriteText(stdout)
+		return nil
+	}
+	p.WriteText(stderr)
+	if err := p.RunCommands(stderr); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "commlab doctor: reading everything: %s\n", ShellLine(p.FollowUp))
+	return nil
+}
+
 // RunCommands runs the plan's commands one after the other, their output
 // and a line naming each into w. A doctor on a node that exits 1 or 2 has
 // found warnings or failures, which the follow-up reports: only a command

@@ -45,3 +45,17 @@ func TestPlanSharedDirAndSrun(t *testing.T) {
 		t.Errorf("withPath: %v", got)
 	}
 }
+
+// TestPlanCarryPrints holds that without --run the plan goes to stdout
+// alone, as commlab doctor --launcher prints it.
+func TestPlanCarryPrints(t *testing.T) {
+	p, err := Launch{Launcher: "mpirun", Hosts: []string{"a", "b"}, PerNode: 8, Out: "/shared/run"}.Plan()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want, stdout, stderr strings.Builder
+	p.WriteText(&want)
+	if err := p.Carry(false, &stdout, &stderr); err != nil || stdout.String() != want.String() || stderr.Len() != 0 {
+		t.Errorf("Carry(false): %v; stdout %q, stderr %q", err, stdout.String(), stderr.String())
+	}
+}

@@ -7,6 +7,8 @@ package doctor
 // run already holds the command, date and machine that made the output.
 
 import (
+	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 
@@ -77,4 +79,29 @@ func nvbandwidthLabel(tc nvbandwidth.Testcase) string {
 		return tc.Description
 	}
 	return tc.Description + " [" + tc.DirectionNote + "]"
+}
+
+// WriteNCCLTestsRuns writes one line per run of nccl-tests output, as
+// commlab probe nccl-tests ends: its sizes and average busbw.
+func WriteNCCLTestsRuns(w io.Writer, res *nccltests.Result) {
+	for _, r := range res.Runs {
+		if len(r.Rows) == 0 {
+			fmt.Fprintf(w, "%s: no results\n", r.Collective)
+			continue
+		}
+		fmt.Fprintf(w, "%s: %d sizes, avg busbw %.2f GB/s\n", r.Collective, len(r.Rows), r.AvgBusBW)
+	}
+}
+
+// WriteNVBandwidthSums writes one line per nvbandwidth testcase, as
+// commlab probe nvbandwidth ends: its status and sum, and what a
+// bidirectional one's numbers are.
+func WriteNVBandwidthSums(w io.Writer, rep *nvbandwidth.Report) {
+	for _, tc := range rep.Testcases {
+		line := fmt.Sprintf("%-45s %-8s sum %.2f %s", tc.Name, tc.Status, tc.Sum, tc.Unit)
+		if tc.DirectionNote != "" {
+			line += " (" + tc.DirectionNote + ")"
+		}
+		fmt.Fprintln(w, line)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/commlab/commlab/parse/nccltests"
 	"github.com/commlab/commlab/probes"
 )
 
@@ -94,5 +95,45 @@ func TestAddNVBandwidthOutput(t *testing.T) {
 	garbage := &probes.Run{}
 	if _, err := AddNVBandwidthOutput("garbage\n", garbage); err == nil || len(garbage.Samples) != 0 {
 		t.Errorf("garbage: error %v, %d samples", err, len(garbage.Samples))
+	}
+}
+
+// TestToolRunSummaries holds the lines commlab probe nccl-tests and probe
+// nvbandwidth end with.
+func TestToolRunSummaries(t *testing.T) {
+	res, err := AddNCCLTestsOutput(ncclTestsTwoRanks, &probes.Run{Settings: map[string]string{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Runs = append(res.Runs, nccltests.Run{Collective: "all_gather"})
+	out, err := os.ReadFile("../parse/nvbandwidth/testdata/text_v0.8_synthetic_2gpu_bidir.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := AddNVBandwidthOutput(string(out), &probes.Run{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name  string
+		write func(*strings.Builder)
+		lines int
+		want  []string
+	}{
+		{"nccl-tests", func(b *strings.Builder) { WriteNCCLTestsRuns(b, res) }, 2,
+			[]string{"all_reduce: 3 sizes, avg busbw ", " GB/s\n", "all_gather: no results\n"}},
+		{"nvbandwidth", func(b *strings.Builder) { WriteNVBandwidthSums(b, rep) }, len(rep.Testcases), []string{" sum ", " ("}},
+	}
+	for _, tc := range tests {
+		var b strings.Builder
+		tc.write(&b)
+		if n := strings.Count(b.String(), "\n"); n != tc.lines {
+			t.Errorf("%s: %d lines, want %d:\n%s", tc.name, n, tc.lines, b.String())
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(b.String(), w) {
+				t.Errorf("%s: lacks %q:\n%s", tc.name, w, b.String())
+			}
+		}
 	}
 }

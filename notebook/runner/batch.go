@@ -29,10 +29,56 @@ type Batch struct {
 	Exercises func(nb *notebook.Notebook) (summary string, show bool, err error)
 }
 
-// Run runs the batch until it ends or ctx stops it, printing one line per
+// Prepare makes the batch's jobs: every file loaded and its params set,
+// and its executed copy's place in File.OutDir checked, before anything
+// runs. Its errors are the input's fault and name the file.
+func (b *Batch) Prepare(files []string, params map[string]string) error {
+	b.Files, b.Jobs = files, make([]*Job, len(files))
+	for i, f := range files {
+		var err error
+		if b.Jobs[i], err = NewJob(f, params); err != nil {
+			return NameFile(f, err)
+		}
+		if _, err := OutputPath(f, b.File.OutDir); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// NameFile returns err naming file, unless its message already does (the
+// packages' errors mostly name the file: saying it twice stutters).
+func NameFile(file string, err error) error {
+	msg := err.Error()
+	if strings.Contains(msg, file) {
+		return err
+	}
+	if abs, aerr := filepath.Abs(file); aerr == nil && strings.Contains(msg, abs) {
+		return err
+	}
+	return fmt.Errorf("%s: %w", file, err)
+}
+
+// LoadEach loads every file, so that a command writes nothing when one
+// is missing or malformed; its error names the file.
+func LoadEach(files []string) error {
+	for _, f := range files {
+		if _, err := Load(f); err != nil {
+			return NameFile(f, err)
+		}
+	}
+	return nil
+}
+
+// Run runs the batch until it ends, Timeout passes or ctx stops it, printing one line per
 // file on stdout and failures on stderr, then the HTML pages when
 // File.HTML asks for them. It returns whether any file failed.
 func (b Batch) Run(ctx context.Context, stdout, stderr io.Writer) (failed bool) {
+	if b.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, b.Timeout)
+		defer cancel()
+	}
 	var written []string
 	for i, f := range b.Files {
 		opts := b.File

@@ -307,3 +307,26 @@ func InjectParameters(nb *notebook.Notebook, values map[string]string) error {
 	}
 	return nil
 }
+
+// Params are the -p name=value flags of a headless run, as a flag.Value:
+// repeatable, the last value of a name wins. NewJob injects them.
+type Params map[string]string
+
+func (p Params) String() string {
+	var parts []string
+	for k, v := range p {
+		parts = append(parts, k+"="+v)
+	}
+	return strings.Join(parts, " ")
+}
+
+// Set takes one name=value.
+func (p Params) Set(s string) error {
+	name, value, ok := strings.Cut(s, "=")
+	name = strings.TrimSpace(name)
+	if !ok || name == "" {
+		return fmt.Errorf("want name=value, got %q", s)
+	}
+	p[name] = value
+	return nil
+}

@@ -297,6 +297,22 @@ func (f SizeFlags) Values() ([]int64, error) {
 	return units.Sweep(f.Lo.Value, f.Hi.Value, *f.Factor)
 }
 
+// OptionalValues are Values when a size flag was given, a lone -b or -e
+// standing for both ends; nil when none was (flags declared with no
+// defaults: the tool then runs its own).
+func (f SizeFlags) OptionalValues() ([]int64, error) {
+	if f.List.Text == "" && f.Lo.Text == "" && f.Hi.Text == "" {
+		return nil, nil
+	}
+	if f.Lo.Text == "" {
+		*f.Lo = *f.Hi
+	}
+	if f.Hi.Text == "" {
+		*f.Hi = *f.Lo
+	}
+	return f.Values()
+}
+
 // SweepFlags are the flags of the probes that sweep message sizes over
 // the GPUs here (bandwidth, nccl): the sizes and --devices.
 type SweepFlags struct {
@@ -469,6 +485,14 @@ func MeasureRun(fs *flag.FlagSet, stderr io.Writer, args []string, measure func(
 func DescribeMachine(run *probes.Run) {
 	if info, err := cuda.Open(); err == nil {
 		info.Describe(run)
+	}
+}
+
+// DescribeDriver records this machine's driver release in run, when CUDA
+// opens: for a run whose ranks' placement already set the GPUs.
+func DescribeDriver(run *probes.Run) {
+	if info, err := cuda.Open(); err == nil && info.DriverRelease != "" {
+		run.Driver = info.DriverRelease
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/commlab/commlab/probes"
+	"github.com/commlab/commlab/probes/cuda"
 )
 
 func TestParseFlagsAnywhere(t *testing.T) {
@@ -74,6 +75,30 @@ func TestSizeFlagsValues(t *testing.T) {
 	}
 }
 
+func TestSizeFlagsOptionalValues(t *testing.T) {
+	tests := []struct {
+		args []string
+		want []int64
+	}{
+		{nil, nil},
+		{[]string{"--sizes", "8,1K"}, []int64{8, 1024}},
+		{[]string{"-b", "1K"}, []int64{1024}},
+		{[]string{"-e", "4K"}, []int64{4096}},
+		{[]string{"-b", "1K", "-e", "4K"}, []int64{1024, 2048, 4096}},
+	}
+	for _, tc := range tests {
+		fs := NewFlags("t", io.Discard)
+		f := AddSizeFlags(fs, "size", "", "", 2, "")
+		if _, _, ok := Parse(fs, tc.args); !ok {
+			t.Fatalf("%q: parse failed", tc.args)
+		}
+		got, err := f.OptionalValues()
+		if err != nil || !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%q: %v, %v; want %v", tc.args, got, err, tc.want)
+		}
+	}
+}
+
 func TestFinishRun(t *testing.T) {
 	save := filepath.Join(t.TempDir(), "run.json")
 	fs := NewFlags("t", io.Discard)
@@ -127,5 +152,19 @@ func TestToolArgs(t *testing.T) {
 	}
 	if VerbName(flag.NewFlagSet("commlab probe nccl-tests", flag.ContinueOnError)) != "nccl-tests" {
 		t.Error("VerbName")
+	}
+}
+
+// TestDescribeDriver holds that only the driver is added, and only where
+// CUDA opens: the GPU count a run's ranks set stays.
+func TestDescribeDriver(t *testing.T) {
+	run := &probes.Run{Driver: "before", GPUCount: 3}
+	DescribeDriver(run)
+	want := "before"
+	if info, err := cuda.Open(); err == nil && info.DriverRelease != "" {
+		want = info.DriverRelease
+	}
+	if run.Driver != want || run.GPUCount != 3 {
+		t.Errorf("run %+v, want driver %q and the GPUs kept", run, want)
 	}
 }

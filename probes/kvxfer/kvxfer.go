@@ -78,6 +78,20 @@ func Run(ctx context.Context, cfg Config) (*probes.Run, error) {
 	return run, nil
 }
 
+// Fetch is the run commlab probe kv-nixl shows: with recorded, the
+// recording that names[0] names (RecordedName without one), else a run of
+// the script with cfg.
+func Fetch(ctx context.Context, recorded bool, names []string, cfg Config) (*probes.Run, error) {
+	if !recorded {
+		return Run(ctx, cfg)
+	}
+	name := RecordedName
+	if len(names) > 0 {
+		name = names[0]
+	}
+	return Recorded(name)
+}
+
 // Recorded loads the recorded run called name.
 func Recorded(name string) (*probes.Run, error) {
 	run, err := recorded.Load(name)

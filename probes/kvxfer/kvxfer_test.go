@@ -94,3 +94,30 @@ func TestScriptEmbedded(t *testing.T) {
 		}
 	}
 }
+
+// TestFetch holds the run probe kv-nixl shows: the recording named (the
+// lab's by default), or a run of the script.
+func TestFetch(t *testing.T) {
+	fakePython(t, 0, liveRun)
+	ctx := context.Background()
+	tests := []struct {
+		name     string
+		recorded bool
+		names    []string
+		err      error
+	}{
+		{"recorded, default", true, nil, nil},
+		{"recorded, named", true, []string{RecordedName}, nil},
+		{"recorded, unknown", true, []string{"nixl-kv-no-such-run"}, ErrNoRecording},
+		{"live", false, []string{"ignored"}, nil},
+	}
+	for _, tc := range tests {
+		run, err := Fetch(ctx, tc.recorded, tc.names, Config{})
+		if !errors.Is(err, tc.err) || (tc.err == nil) != (err == nil) {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if tc.err == nil && len(run.Select(OpNIXLD2H, LabelWhole)) == 0 {
+			t.Errorf("%s: run %+v", tc.name, run)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package nccl
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"slices"
@@ -40,6 +41,31 @@ type Settings struct {
 	TopoFile  string
 	TopoEdit  string
 	InProcess bool
+}
+
+// AddFlags defines on fs the flags of `commlab probe nccl` that set s,
+// each defaulting to s's value; the sweep's and the repeats' flags are
+// the probe verbs' shared ones.
+func (s *Settings) AddFlags(fs *flag.FlagSet) {
+	fs.StringVar(&s.Collectives, "coll", s.Collectives, "collectives, comma-separated: "+strings.Join(Collectives, ",")+" (or all; unpaired_send and stalled_stream hang on purpose)")
+	fs.StringVar(&s.DType, "dtype", s.DType, "data type (int8 ... float8e5m2)")
+	fs.StringVar(&s.RedOp, "op", s.RedOp, "reduction: sum, prod, max, min, avg")
+	fs.IntVar(&s.Root, "root", s.Root, "root rank of broadcast and reduce")
+	fs.StringVar(&s.Modes, "modes", s.Modes, "out-of-place and/or in-place")
+	fs.IntVar(&s.Reps, "reps", s.Reps, "timed repetitions, median reported")
+	fs.BoolVar(&s.Check, "check", s.Check, "check results (nccl-tests -c)")
+	fs.DurationVar(&s.Timeout, "timeout", s.Timeout, "abort a batch of operations not done in this time")
+	fs.BoolVar(&s.Blocking, "blocking", s.Blocking, "blocking communicators, as nccl-tests and PyTorch use (a hang then ends the worker process instead of being aborted in-process)")
+	fs.StringVar(&s.Algo, "algo", "", "set NCCL_ALGO")
+	fs.StringVar(&s.Proto, "proto", "", "set NCCL_PROTO")
+	fs.IntVar(&s.Channels, "nchannels", 0, "set NCCL_MIN_NCHANNELS and NCCL_MAX_NCHANNELS")
+	fs.StringVar(&s.Debug, "debug", s.Debug, "NCCL_DEBUG level for the captured log (empty: none)")
+	fs.StringVar(&s.DebugSubsys, "debug-subsys", s.DebugSubsys, "NCCL_DEBUG_SUBSYS")
+	fs.BoolVar(&s.InProcess, "in-process", false, "measure in this process (NCCL_* settings of later runs are then ignored)")
+	fs.BoolVar(&s.TopoDump, "topo-dump", false, "keep NCCL's topology and graph dumps (NCCL_TOPO_DUMP_FILE, NCCL_GRAPH_DUMP_FILE) in the run")
+	fs.StringVar(&s.TopoFile, "topo-file", "", "run with this topology instead of NCCL's own detection (NCCL_TOPO_FILE), kept in the run")
+	fs.StringVar(&s.TopoEdit, "topo-edit", "", "run twice: dump the topology, edit it (`EDIT`: "+EditNames()+"), run again on the edited file, and print both graph searches")
+	fs.Func("env", "NAME=VALUE for the run (repeatable)", func(kv string) error { s.Env = append(s.Env, kv); return nil })
 }
 
 // DefaultSizes are the sweep's sizes when none are given: 8 B to 128 MiB

@@ -2,10 +2,13 @@ package nccl
 
 import (
 	"errors"
+	"flag"
 	"io/fs"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestSettingsConfig(t *testing.T) {
@@ -57,5 +60,38 @@ func TestSettingsConfig(t *testing.T) {
 	_, err := with(func(s *Settings) { s.TopoFile = filepath.Join(t.TempDir(), "none.xml") }).Config()
 	if !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("missing topology file: %v, want fs.ErrNotExist", err)
+	}
+}
+
+// TestSettingsFlags holds the flags of commlab probe nccl to the settings:
+// unset, they keep DefaultSettings; given, each sets its field.
+func TestSettingsFlags(t *testing.T) {
+	tests := []struct {
+		args   []string
+		change func(*Settings)
+	}{
+		{nil, func(*Settings) {}},
+		{[]string{"--coll", "all_gather,broadcast", "--dtype", "bfloat16", "--op", "max", "--root", "1", "--modes", "in"}, func(s *Settings) {
+			s.Collectives, s.DType, s.RedOp, s.Root, s.Modes = "all_gather,broadcast", "bfloat16", "max", 1, "in"
+		}},
+		{[]string{"--check=false", "--blocking", "--reps", "9", "--timeout", "1m", "--algo", "Ring", "--proto", "LL", "--nchannels", "4"}, func(s *Settings) {
+			s.Check, s.Blocking, s.Reps, s.Timeout, s.Algo, s.Proto, s.Channels = false, true, 9, time.Minute, "Ring", "LL", 4
+		}},
+		{[]string{"--debug", "", "--debug-subsys", "ALL", "--in-process", "--topo-dump", "--topo-file", "t.xml", "--topo-edit", "x", "--env", "A=1", "--env", "B=2"}, func(s *Settings) {
+			s.Debug, s.DebugSubsys, s.InProcess, s.TopoDump, s.TopoFile, s.TopoEdit, s.Env = "", "ALL", true, true, "t.xml", "x", []string{"A=1", "B=2"}
+		}},
+	}
+	for _, tc := range tests {
+		fs := flag.NewFlagSet("nccl", flag.ContinueOnError)
+		s := DefaultSettings()
+		s.AddFlags(fs)
+		if err := fs.Parse(tc.args); err != nil {
+			t.Fatal(err)
+		}
+		want := DefaultSettings()
+		tc.change(&want)
+		if !reflect.DeepEqual(s, want) {
+			t.Errorf("%q:\n got %+v\nwant %+v", tc.args, s, want)
+		}
 	}
 }

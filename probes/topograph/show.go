@@ -3,6 +3,7 @@ package topograph
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 
@@ -35,4 +36,26 @@ func (s Show) Write(ctx context.Context, t *probes.Topology, w io.Writer) error 
 		fmt.Fprint(w, Text(t))
 	}
 	return nil
+}
+
+// ErrNothingRead says the machine has no NVIDIA driver or GPU and sysfs
+// gave nothing either.
+var ErrNothingRead = errors.New("sysfs gave nothing either; nothing to show")
+
+// Read reads src's topology as commlab probe topo shows it: on a machine
+// without an NVIDIA driver or GPU (probes.ErrUnavailable) it says so on
+// warn and keeps what sysfs gave, failing with ErrNothingRead only when
+// that is nothing.
+func Read(ctx context.Context, src probes.Source, warn io.Writer) (*probes.Topology, error) {
+	topo, err := src.Topology(ctx)
+	if err == nil || !errors.Is(err, probes.ErrUnavailable) {
+		return topo, err
+	}
+	// A laptop or a CPU-only server: say so, and show what sysfs gave.
+	fmt.Fprintf(warn, "no NVIDIA driver/GPU on this machine: %v\n", err)
+	if topo == nil || (len(topo.GPUs) == 0 && len(topo.NICs) == 0 && len(topo.NUMANodes) == 0) {
+		return nil, ErrNothingRead
+	}
+	fmt.Fprintln(warn, "showing what sysfs gave.")
+	return topo, nil
 }
