@@ -394,7 +394,9 @@ func hostRegister(p unsafe.Pointer, n int64) error {
 	return check("cudaHostRegister", C.c_hostRegister(p, C.size_t(n)))
 }
 
-func hostUnregister(p unsafe.Pointer) error { return check("cudaHostUnregister", C.c_hostUnregister(p)) }
+func hostUnregister(p unsafe.Pointer) error {
+	return check("cudaHostUnregister", C.c_hostUnregister(p))
+}
 
 // pageableMalloc returns ordinary (pageable) host memory, 64-byte aligned,
 // with every page touched.
