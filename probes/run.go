@@ -245,3 +245,26 @@ func LoadRun(path string) (*Run, error) {
 	}
 	return r, nil
 }
+
+// MedianSeconds is the median time, in seconds, of the first out-of-place
+// sample whose Op is op, whose Label is label when label is not empty, and
+// whose Bytes is bytes when bytes is not negative; ok is false when no
+// sample matches.
+func (r *Run) MedianSeconds(op, label string, bytes int64) (seconds float64, ok bool) {
+	for _, s := range r.Select(op, label) {
+		if !s.InPlace && (bytes < 0 || s.Bytes == bytes) {
+			return s.MedianUS * 1e-6, true
+		}
+	}
+	return 0, false
+}
+
+// PeakRate is the highest algorithm bandwidth, in bytes per second, of
+// the samples whose Op is op (and Label label when not empty); 0 when none.
+func (r *Run) PeakRate(op, label string) float64 {
+	peak := 0.0
+	for _, s := range r.Select(op, label) {
+		peak = max(peak, s.AlgBW*1e9)
+	}
+	return peak
+}

@@ -1,0 +1,87 @@
+package prose
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/commlab/commlab/costmodel"
+)
+
+// DecodeFootings is the core question's table of chapter 7: NCCL and the
+// custom one-shot, model and measurement, on each footing (two GPUs eager
+// on the lab's harness; TP GPUs replayed from a CUDA graph). measuredUs is
+// NCCL's measured all_reduce of the answer's size on two GPUs,
+// microseconds; the custom kernel's cells await runs on several GPUs.
+func DecodeFootings(a costmodel.DecodeAnswer, measuredUs float64) *Table {
+	q := a.Question
+	return NewTable("footing", "NCCL, model", "NCCL, measured", "custom one-shot, model", "custom, measured").
+		Row(fmt.Sprintf("2 %ss, eager, one host thread for both GPUs", q.GPU),
+			fmt.Sprintf("%s (%s/%s; host floor %s)", Us(a.Eager.TimeUs), a.Eager.Algorithm, a.Eager.Protocol, Us(a.Eager.FloorUs)),
+			Us(measuredUs), Secs(a.EagerOneShot)+" (kernel only: one eager launch, no host work)", "awaits two GPUs").
+		Row(fmt.Sprintf("%d %ss, CUDA graph (the question)", q.TP, q.GPU),
+			fmt.Sprintf("%s (%s/%s)", Us(a.NCCL.TimeUs), a.NCCL.Algorithm, a.NCCL.Protocol),
+			fmt.Sprintf("awaits %d GPUs", q.TP), Secs(a.OneShot), fmt.Sprintf("awaits %d GPUs", q.TP))
+}
+
+// DecodeGap splits the graphed footing's gap into the parts that add up
+// to it: the fixed cost (NCCL's base and ring hops against a launch and two
+// flag barriers) and the bytes (the ring's share through the protocol's
+// bandwidth against one read of every peer).
+func DecodeGap(a costmodel.DecodeAnswer) *Table {
+	tp := a.Question.TP
+	return NewTable(fmt.Sprintf("part of the %s gap (%d GPUs, graphed, models)", Secs(a.Gap()), tp), "NCCL", "custom", "difference").
+		Row(fmt.Sprintf("fixed cost: NCCL's base and %d ring steps of one NVLink hop each, against a launch and 2 flag barriers", 2*(tp-1)),
+			Us(a.NCCL.LatencyUs), Secs(a.CustomFixed()), Secs(a.FixedPart())).
+		Row(fmt.Sprintf("bytes: the ring's 2(n-1)/n of %s through %s's bandwidth, against %d peers read at once", IEC(a.Bytes), a.NCCL.Protocol, tp-1),
+			Us(a.NCCL.TimeUs-a.NCCL.LatencyUs), Secs(a.Read), Secs(a.BytePart())).
+		Row("total", Us(a.NCCL.TimeUs), Secs(a.OneShot), Secs(a.FixedPart()+a.BytePart()))
+}
+
+// DecodeAnswer states the core question's answer in Markdown around the
+// two tables: the size and count of the all_reduces, the measurement
+// against the model and what is model only, the cost per decode step,
+// vLLM's choice with NCCL's symmetric memory, and the computed reasons the
+// trick does not suit gradient synchronisation. measuredUs is as for
+// DecodeFootings.
+func DecodeAnswer(a costmodel.DecodeAnswer, measuredUs float64) string {
+	q := a.Question
+	steps := float64(a.Decode.AllReducesPerStep)
+	var b strings.Builder
+	fmt.Fprintf(&b, "- **Each all_reduce**: %s, batch %d, TP %d: %s; %d per layer (after attention, after the MLP), %d per step.\n",
+		q.Shape.Name, q.Batch, q.TP, IEC(a.Bytes), a.Decode.AllReducesPerLayer, a.Decode.AllReducesPerStep)
+	fmt.Fprintf(&b, "- **Measured**: NCCL on 2 %ss, %s against the model's %s on the same harness; the model's host floor is fitted to the recorded %s runs, and at this size it overshoots the measurement by %s.\n",
+		q.GPU, Us(measuredUs), Us(a.Eager.TimeUs), q.GPU, Us(a.Eager.TimeUs-measuredUs))
+	fmt.Fprintf(&b, "- **Model only**: the model's one-shot on 2 GPUs, %s, has no measurement across two GPUs here; the %d-GPU row is model only.\n",
+		Secs(a.EagerOneShot), q.TP)
+	fmt.Fprintf(&b, "- **Per decode step**, x %d all_reduces (%d GPUs, graphed, models): NCCL %s, custom %s.\n",
+		a.Decode.AllReducesPerStep, q.TP, Secs(a.NCCL.TimeUs*1e-6*steps), Secs(a.OneShot*steps))
+	fmt.Fprintf(&b, "- **NCCL's symmetric memory** on in vLLM (VLLM_USE_NCCL_SYMM_MEM=1, off by default), %d GPUs, %s: %s (%s); not measured here (no multi-GPU run).\n",
+		q.TP, IEC(a.Bytes), a.Symm.Backend, a.Symm.Reason())
+	fmt.Fprintf(&b, "- **Not for gradients, by the numbers**: the custom all-reduce takes inputs up to %s by default, DDP's buckets are %s; a %s bucket takes %s two-shot against NCCL's %s (models, %d GPUs), microseconds saved against a backward pass of tens of milliseconds.\n",
+		IEC(costmodel.CustomARDefaultMaxBytes), IEC(a.Bucket), IEC(a.Bucket), Secs(a.BucketTwoShot), Us(a.BucketNCCL.TimeUs), q.TP)
+	return b.String()
+}
+
+// CustomInputs lists the four numbers the custom all-reduce's model takes,
+// each with where it comes from; eagerLaunch is the eager launch shown
+// beside the replayed one, and the sources name the runs.
+func CustomInputs(c costmodel.CustomAllReduce, eagerLaunch float64, launchSource, phaseSource, peerSource string) string {
+	return fmt.Sprintf("- **Launch** %s replayed from a graph, %s eager (%s)\n"+
+		"- **Flag barrier** %s (a tuner constant, not a measured round trip)\n"+
+		"- **Two-shot's second phase** %s (our kernel, 1 rank, two-shot minus one-shot at 8 B: %s)\n"+
+		"- **Peer read** %s (%s)\n",
+		Secs(c.Launch), Secs(eagerLaunch), launchSource, Secs(c.Flag), Secs(c.Phase), phaseSource, Rate(c.Beta), peerSource)
+}
+
+// CustomCrossing says where the sweep's models cross: one-shot and
+// two-shot, and NCCL against both.
+func CustomCrossing(sw costmodel.CustomSweep) string {
+	s := fmt.Sprintf("One-shot and two-shot cross at %s (model); ", IEC(sw.Crossover))
+	if sw.NCCLWinsFrom > 0 {
+		return s + fmt.Sprintf("NCCL's model beats both from %s.", IEC(sw.NCCLWinsFrom))
+	}
+	if len(sw.Sizes) == 0 {
+		return s + "no sizes priced against NCCL."
+	}
+	return s + fmt.Sprintf("the custom models stay under NCCL's up to %s.", IEC(sw.Sizes[len(sw.Sizes)-1]))
+}
