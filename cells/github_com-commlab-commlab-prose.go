@@ -22,6 +22,8 @@ func init() {
 		"GBps":           reflect.ValueOf(prose.GBps),
 		"IEC":            reflect.ValueOf(prose.IEC),
 		"IntList":        reflect.ValueOf(prose.IntList),
+		"KVLayerOverlap": reflect.ValueOf(prose.KVLayerOverlap),
+		"KVPaths":        reflect.ValueOf(prose.KVPaths),
 		"List":           reflect.ValueOf(prose.List),
 		"Ms":             reflect.ValueOf(prose.Ms),
 		"NewTable":       reflect.ValueOf(prose.NewTable),

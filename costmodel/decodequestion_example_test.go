@@ -34,3 +34,23 @@ func ExampleCustomAllReduce_Sweep() {
 	fmt.Printf("%d sizes; cross at %.0f B; NCCL wins from %.0f B\n", len(sw.Sizes), sw.Crossover, sw.NCCLWinsFrom)
 	// Output: 17 sizes; cross at 154603 B; NCCL wins from 33554432 B
 }
+
+// Llama 3.1 70B's 4096-token cache handed from prefill to decode on 8
+// GPUs: each GPU's shard, one layer of it, and one layer of prefill at
+// 771 TFLOP/s; with more GPUs than KV heads each holds a replicated head.
+func ExampleKVHandoff() {
+	shape, _ := costmodel.ModelShapeByName("llama-3.1-70b")
+	kv, _ := costmodel.KVCache{Layers: shape.Layers, KVHeads: shape.KVHeads, HeadDim: shape.HeadDim, DTypeBytes: 2, Tokens: 4096}.Account()
+	k := costmodel.KVHandoff{Shape: shape, TP: 8, Tokens: 4096, CacheBytes: kv.Bytes, GEMMRate: 771e12}
+	fmt.Printf("shard %.0f MiB, layer %.0f MiB, prefill layer %.3f ms\n", k.ShardBytes()/(1<<20), k.LayerShardBytes()/(1<<20), k.PrefillLayer()*1e3)
+	k.TP = 16
+	fmt.Printf("TP 16: shard %.0f MiB\n", k.ShardBytes()/(1<<20))
+	paths, _ := costmodel.Transfers(costmodel.DefaultTransferNode())
+	gdr, _ := costmodel.GPUDirect(paths)
+	_, err := costmodel.GPUDirect(nil)
+	fmt.Println(gdr.Name, err != nil)
+	// Output:
+	// shard 160 MiB, layer 2 MiB, prefill layer 1.181 ms
+	// TP 16: shard 160 MiB
+	// GPUDirect RDMA true
+}

@@ -85,3 +85,32 @@ func CustomCrossing(sw costmodel.CustomSweep) string {
 	}
 	return s + fmt.Sprintf("the custom models stay under NCCL's up to %s.", IEC(sw.Sizes[len(sw.Sizes)-1]))
 }
+
+// KVPaths is the KV handoff over each of chapter 3's paths: the rate each
+// GPU keeps with the whole node sending, one shard per GPU all at once,
+// and the whole cache through one GPU alone.
+func KVPaths(k costmodel.KVHandoff, paths []costmodel.Transfer) *Table {
+	shard := k.ShardBytes()
+	t := NewTable("path", "rate per GPU, whole node sending", fmt.Sprintf("%s per GPU (TP %d, all GPUs at once)", IEC(shard), k.TP),
+		fmt.Sprintf("the whole %s through one GPU alone", IEC(k.CacheBytes)))
+	for _, p := range paths {
+		t.Row(p.Name, Rate(p.NodeCeiling), Secs(shard/p.NodeCeiling), Secs(k.CacheBytes/p.Ceiling))
+	}
+	return t
+}
+
+// KVLayerOverlap says what sending the KV layer by layer over path hides
+// under prefill: one layer's shard against one layer's prefill, and what
+// stays exposed either way. gemmSource names the run the GEMM rate is from.
+func KVLayerOverlap(k costmodel.KVHandoff, path costmodel.Transfer, gemmSource string) string {
+	send := k.LayerShardBytes() / path.NodeCeiling
+	prefill := k.PrefillLayer()
+	return fmt.Sprintf("Per layer, per GPU: %s of KV over %s takes %s; prefill of that layer takes at least %s "+
+		"(%.3g TFLOP per GPU: 2 x %.0f million weights x %d tokens for the matrices, 2 x tokens^2 x hidden for causal attention, over TP %d, "+
+		"at the %.0f TFLOP/s a 4096-cube bf16 GEMM reached, %s). "+
+		"So a layer's transfer is %.1f%% of its prefill: sent layer by layer, all but the last layer's %s hides under compute, "+
+		"against %s exposed when the whole shard goes after prefill.\n",
+		IEC(k.LayerShardBytes()), path.Name, Secs(send), Secs(prefill),
+		k.LayerFLOPs()/1e12, k.Shape.LayerWeights()/1e6, k.Tokens, k.TP, k.GEMMRate/1e12, gemmSource,
+		100*send/prefill, Secs(send), Secs(k.ShardBytes()/path.NodeCeiling))
+}
