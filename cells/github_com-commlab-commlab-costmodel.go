@@ -75,6 +75,7 @@ func init() {
 		"LinearSizes":              reflect.ValueOf(costmodel.LinearSizes),
 		"LinkByName":               reflect.ValueOf(costmodel.LinkByName),
 		"Links":                    reflect.ValueOf(costmodel.Links),
+		"LinksByName":              reflect.ValueOf(costmodel.LinksByName),
 		"ModelShapeByName":         reflect.ValueOf(costmodel.ModelShapeByName),
 		"ModelShapeNames":          reflect.ValueOf(costmodel.ModelShapeNames),
 		"ModelShapes":              reflect.ValueOf(costmodel.ModelShapes),

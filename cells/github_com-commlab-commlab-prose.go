@@ -24,6 +24,7 @@ func init() {
 		"IntList":        reflect.ValueOf(prose.IntList),
 		"KVLayerOverlap": reflect.ValueOf(prose.KVLayerOverlap),
 		"KVPaths":        reflect.ValueOf(prose.KVPaths),
+		"Links":          reflect.ValueOf(prose.Links),
 		"List":           reflect.ValueOf(prose.List),
 		"Ms":             reflect.ValueOf(prose.Ms),
 		"NewTable":       reflect.ValueOf(prose.NewTable),
@@ -37,6 +38,7 @@ func init() {
 		"Us":             reflect.ValueOf(prose.Us),
 
 		// type definitions
-		"Table": reflect.ValueOf((*prose.Table)(nil)),
+		"LinkTable": reflect.ValueOf((*prose.LinkTable)(nil)),
+		"Table":     reflect.ValueOf((*prose.Table)(nil)),
 	}
 }
