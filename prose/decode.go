@@ -114,3 +114,29 @@ func KVLayerOverlap(k costmodel.KVHandoff, path costmodel.Transfer, gemmSource s
 		k.LayerFLOPs()/1e12, k.Shape.LayerWeights()/1e6, k.Tokens, k.TP, k.GEMMRate/1e12, gemmSource,
 		100*send/prefill, Secs(send), Secs(k.ShardBytes()/path.NodeCeiling))
 }
+
+// MeasuredUs writes a measured time in microseconds, or "n/a" when the
+// run has no such sample: it takes probes' (seconds, found) pair as it is.
+func MeasuredUs(seconds float64, found bool) string {
+	if !found {
+		return "n/a"
+	}
+	return Us(seconds * 1e6)
+}
+
+// CustomAgainstFloor says where the eager one-shot model of two GPUs
+// (model2) sits against our kernel's one-rank floor, measured at 8 KiB and
+// 128 KiB (seconds), and what second phase vLLM's switch from one-shot to
+// two-shot at 256 KiB on 8 GPUs implies (implied) against our kernel's
+// own one-rank phase and a flag barrier.
+func CustomAgainstFloor(model2 costmodel.CustomAllReduce, floor8K, floor128K, implied, phase, flag float64) string {
+	o8, _ := model2.OneShot(8 << 10)
+	o128, _ := model2.OneShot(128 << 10)
+	return fmt.Sprintf("The one-shot model of 2 GPUs comes in %s under our kernel's 1-rank floor at 8 KiB and %s at 128 KiB: "+
+		"its Launch is an empty kernel's (%s eager), less than this kernel's own fixed cost, so the model is optimistic by about this much.\n\n"+
+		"vLLM switches 8 GPUs from one-shot to two-shot at 256 KiB; in the model that crossing means a second phase of %s, "+
+		"against %s for our kernel's second phase on one GPU with no peers (and %s for one NVLink flag barrier, a tuner constant, not measured): "+
+		"either the fence and the second round of remote loads cost that much across NVLink, or one-shot reads slower than the model's "+
+		"full ingress; only a kernel timed on 8 GPUs can tell.\n",
+		Secs(floor8K-o8), Secs(floor128K-o128), Secs(model2.Launch), Secs(implied), Secs(phase), Secs(flag))
+}

@@ -79,3 +79,18 @@ func ExampleKVPaths() {
 	// | GPUDirect RDMA | 50 GB/s | 3.355 ms | 26.84 ms |
 	// Per layer, per GPU: 2 MiB of KV over GPUDirect RDMA takes 41.94 µs; prefill of that layer takes at least 1.181 ms (0.911 TFLOP per GPU: 2 x 856 million weights x 4096 tokens for the matrices, 2 x tokens^2 x hidden for causal attention, over TP 8, at the 771 TFLOP/s a 4096-cube bf16 GEMM reached, run A). So a layer's transfer is 3.6% of its prefill: sent layer by layer, all but the last layer's 41.94 µs hides under compute, against 3.355 ms exposed when the whole shard goes after prefill.
 }
+
+// The eager one-shot model of two GPUs against our kernel's one-rank
+// floor, and the second phase vLLM's 256 KiB switch on 8 GPUs implies; a
+// sample a run lacks reads n/a.
+func ExampleCustomAgainstFloor() {
+	model2 := costmodel.CustomAllReduce{Ranks: 2, Launch: 3.68e-6, Flag: 0.6e-6, Beta: 390.6e9}
+	implied := costmodel.CustomAllReduce{Ranks: 8, Beta: 390.6e9}.PhaseFor(256 << 10)
+	fmt.Print(prose.CustomAgainstFloor(model2, 5.211e-6, 5.652e-6, implied, 2.078e-6, 0.6e-6))
+	fmt.Println(prose.MeasuredUs(20.88e-6, true), prose.MeasuredUs(0, false))
+	// Output:
+	// The one-shot model of 2 GPUs comes in 310 ns under our kernel's 1-rank floor at 8 KiB and 436.4 ns at 128 KiB: its Launch is an empty kernel's (3.68 µs eager), less than this kernel's own fixed cost, so the model is optimistic by about this much.
+	//
+	// vLLM switches 8 GPUs from one-shot to two-shot at 256 KiB; in the model that crossing means a second phase of 3.523 µs, against 2.078 µs for our kernel's second phase on one GPU with no peers (and 600 ns for one NVLink flag barrier, a tuner constant, not measured): either the fence and the second round of remote loads cost that much across NVLink, or one-shot reads slower than the model's full ingress; only a kernel timed on 8 GPUs can tell.
+	// 20.88 µs n/a
+}
