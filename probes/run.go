@@ -268,3 +268,27 @@ func (r *Run) PeakRate(op, label string) float64 {
 	}
 	return peak
 }
+
+// OutOfPlace is the out-of-place samples whose Op is op, up to maxBytes,
+// in the order measured: what a time-against-size chart of a run draws.
+func (r *Run) OutOfPlace(op string, maxBytes int64) []Sample {
+	var out []Sample
+	for _, s := range r.Select(op, "") {
+		if !s.InPlace && s.Bytes <= maxBytes {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// At is the first sample, in place or not, whose Op is op, whose Label is
+// label when label is not empty, and whose Bytes is bytes; ok is false
+// when none is.
+func (r *Run) At(op, label string, bytes int64) (s Sample, ok bool) {
+	for _, s := range r.Select(op, label) {
+		if s.Bytes == bytes {
+			return s, true
+		}
+	}
+	return Sample{}, false
+}

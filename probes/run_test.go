@@ -142,6 +142,18 @@ func TestMedianSecondsAndPeakRate(t *testing.T) {
 	if got := r.PeakRate("all_reduce", ""); got != 3e9 {
 		t.Errorf("PeakRate(all_reduce) = %g, want 3e9", got)
 	}
+	if got := r.OutOfPlace("all_reduce", 8); len(got) != 1 || got[0].MedianUS != 12 {
+		t.Errorf("OutOfPlace(all_reduce, 8) = %+v, want the out-of-place 8 B sample", got)
+	}
+	if got := r.OutOfPlace("all_reduce", 1<<20); len(got) != 2 {
+		t.Errorf("OutOfPlace(all_reduce, 1 MiB) = %d samples, want 2", len(got))
+	}
+	if s, ok := r.At("all_reduce", "", 8); !ok || !s.InPlace {
+		t.Errorf("At(all_reduce, 8) = %+v, %v; want the first, in-place sample", s, ok)
+	}
+	if _, ok := r.At("all_reduce", "", 32); ok {
+		t.Errorf("At(all_reduce, 32) found a sample the run lacks")
+	}
 	if got := r.PeakRate("send", ""); got != 0 {
 		t.Errorf("PeakRate(send) = %g, want 0", got)
 	}
