@@ -54,3 +54,24 @@ func ExampleKVHandoff() {
 	// TP 16: shard 160 MiB
 	// GPUDirect RDMA true
 }
+
+// TP 2 x PP 2 x DP 2 on nodes of 4 GPUs: TP groups stay in a node, DP
+// groups cross nodes.
+func ExampleParallelGroups() {
+	for _, g := range costmodel.ParallelGroups(2, 2, 2) {
+		fmt.Println(g.Kind, g.Ranks, g.Nodes(4))
+	}
+	// Output:
+	// TP [0 1] 1
+	// TP [2 3] 1
+	// TP [4 5] 1
+	// TP [6 7] 1
+	// PP [0 2] 1
+	// PP [1 3] 1
+	// PP [4 6] 1
+	// PP [5 7] 1
+	// DP [0 4] 2
+	// DP [1 5] 2
+	// DP [2 6] 2
+	// DP [3 7] 2
+}
