@@ -18,35 +18,28 @@ func (g Group) Nodes(perNode int) int {
 
 // ParallelGroups lays tp x pp x dp ranks out as vLLM does
 // (all_ranks.reshape(DP, PP, TP): tensor parallelism innermost) and
-// returns every TP group, then every PP group, then every DP group.
+// returns every TP group, then every PP group, then every DP group, each
+// kind's groups in the order of the other two coordinates.
 func ParallelGroups(tp, pp, dp int) []Group {
-	rankAt := func(d, p, t int) int { return (d*pp+p)*tp + t }
+	dims := [3]int{dp, pp, tp} // the coordinates (d, p, t) of rank (d*pp+p)*tp + t
 	var out []Group
-	for d := 0; d < dp; d++ {
-		for p := 0; p < pp; p++ {
-			g := Group{Kind: "TP"}
-			for t := 0; t < tp; t++ {
-				g.Ranks = append(g.Ranks, rankAt(d, p, t))
+	for _, axis := range []int{2, 1, 0} { // TP, PP, DP: the coordinate a group varies
+		others := make([]int, 0, 2)
+		for a := range dims {
+			if a != axis {
+				others = append(others, a)
 			}
-			out = append(out, g)
 		}
-	}
-	for d := 0; d < dp; d++ {
-		for t := 0; t < tp; t++ {
-			g := Group{Kind: "PP"}
-			for p := 0; p < pp; p++ {
-				g.Ranks = append(g.Ranks, rankAt(d, p, t))
+		for i := 0; i < dims[others[0]]; i++ {
+			for j := 0; j < dims[others[1]]; j++ {
+				g := Group{Kind: [3]string{"DP", "PP", "TP"}[axis]}
+				for k := 0; k < dims[axis]; k++ {
+					var c [3]int
+					c[others[0]], c[others[1]], c[axis] = i, j, k
+					g.Ranks = append(g.Ranks, (c[0]*pp+c[1])*tp+c[2])
+				}
+				out = append(out, g)
 			}
-			out = append(out, g)
-		}
-	}
-	for p := 0; p < pp; p++ {
-		for t := 0; t < tp; t++ {
-			g := Group{Kind: "DP"}
-			for d := 0; d < dp; d++ {
-				g.Ranks = append(g.Ranks, rankAt(d, p, t))
-			}
-			out = append(out, g)
 		}
 	}
 	return out
