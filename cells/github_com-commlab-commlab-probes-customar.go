@@ -31,6 +31,7 @@ func init() {
 		"Program":          reflect.ValueOf(&customar.Program).Elem(),
 		"ReadProvenance":   reflect.ValueOf(customar.ReadProvenance),
 		"SameGPUNote":      reflect.ValueOf(constant.MakeFromLiteral("\"ranks share one GPU through CUDA IPC; without MPS their contexts time-slice, so each flag wait lasts about one time slice: this run proves the handle exchange, the kernels and the sums, not memory ordering across GPUs, and its times measure time slicing, not the all-reduce\"", token.STRING, 0)),
+		"SecondPhase":      reflect.ValueOf(customar.SecondPhase),
 		"TwoShot":          reflect.ValueOf(constant.MakeFromLiteral("\"twoshot\"", token.STRING, 0)),
 		"WriteTable":       reflect.ValueOf(customar.WriteTable),
 

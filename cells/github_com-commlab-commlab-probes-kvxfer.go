@@ -12,6 +12,7 @@ import (
 func init() {
 	Symbols["github.com/commlab/commlab/probes/kvxfer/kvxfer"] = map[string]reflect.Value{
 		// function, constant and variable definitions
+		"Compare":        reflect.ValueOf(kvxfer.Compare),
 		"ErrNoRecording": reflect.ValueOf(&kvxfer.ErrNoRecording).Elem(),
 		"Fetch":          reflect.ValueOf(kvxfer.Fetch),
 		"LabelWhole":     reflect.ValueOf(constant.MakeFromLiteral("\"whole\"", token.STRING, 0)),
@@ -20,12 +21,14 @@ func init() {
 		"OpNIXLH2D":      reflect.ValueOf(constant.MakeFromLiteral("\"nixl_h2d\"", token.STRING, 0)),
 		"OpTorchD2H":     reflect.ValueOf(constant.MakeFromLiteral("\"torch_d2h\"", token.STRING, 0)),
 		"OpTorchH2D":     reflect.ValueOf(constant.MakeFromLiteral("\"torch_h2d\"", token.STRING, 0)),
+		"RateTable":      reflect.ValueOf(kvxfer.RateTable),
 		"Recorded":       reflect.ValueOf(kvxfer.Recorded),
 		"RecordedName":   reflect.ValueOf(constant.MakeFromLiteral("\"nixl-kv-h200x1\"", token.STRING, 0)),
 		"Run":            reflect.ValueOf(kvxfer.Run),
 		"WriteTable":     reflect.ValueOf(kvxfer.WriteTable),
 
 		// type definitions
-		"Config": reflect.ValueOf((*kvxfer.Config)(nil)),
+		"Comparison": reflect.ValueOf((*kvxfer.Comparison)(nil)),
+		"Config":     reflect.ValueOf((*kvxfer.Config)(nil)),
 	}
 }

@@ -260,6 +260,15 @@ func (c CustomAllReduce) Crossover() (float64, error) {
 	return c.Phase * n * c.Beta / ((n - 1) * (n - 2)), nil
 }
 
+// PhaseFor is the second phase that puts Crossover at crossing bytes:
+// Phase = S* (n-1)(n-2) / (n Beta), the inverse of Crossover; what a
+// kernel's observed switch from one-shot to two-shot implies. Ranks and
+// Beta are c's; its Phase is ignored.
+func (c CustomAllReduce) PhaseFor(crossing float64) float64 {
+	n := float64(c.Ranks)
+	return crossing * (n - 1) * (n - 2) / (n * c.Beta)
+}
+
 // WireBytes is what one GPU pulls from its peers in one all-reduce of
 // size bytes: one-shot (n-1) S, two-shot and ring 2 (n-1) S / n.
 func WireBytes(algorithm string, ranks int, size float64) (float64, error) {

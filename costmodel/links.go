@@ -391,3 +391,16 @@ func Presets() []Preset {
 	}
 	return out
 }
+
+// LinksByName is the presets of the given names, in that order.
+func LinksByName(names ...string) ([]Link, error) {
+	out := make([]Link, 0, len(names))
+	for _, n := range names {
+		l, err := LinkByName(n)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, l)
+	}
+	return out, nil
+}

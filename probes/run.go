@@ -245,3 +245,50 @@ func LoadRun(path string) (*Run, error) {
 	}
 	return r, nil
 }
+
+// MedianSeconds is the median time, in seconds, of the first out-of-place
+// sample whose Op is op, whose Label is label when label is not empty, and
+// whose Bytes is bytes when bytes is not negative; ok is false when no
+// sample matches.
+func (r *Run) MedianSeconds(op, label string, bytes int64) (seconds float64, ok bool) {
+	for _, s := range r.Select(op, label) {
+		if !s.InPlace && (bytes < 0 || s.Bytes == bytes) {
+			return s.MedianUS * 1e-6, true
+		}
+	}
+	return 0, false
+}
+
+// PeakRate is the highest algorithm bandwidth, in bytes per second, of
+// the samples whose Op is op (and Label label when not empty); 0 when none.
+func (r *Run) PeakRate(op, label string) float64 {
+	peak := 0.0
+	for _, s := range r.Select(op, label) {
+		peak = max(peak, s.AlgBW*1e9)
+	}
+	return peak
+}
+
+// OutOfPlace is the out-of-place samples whose Op is op, up to maxBytes,
+// in the order measured: what a time-against-size chart of a run draws.
+func (r *Run) OutOfPlace(op string, maxBytes int64) []Sample {
+	var out []Sample
+	for _, s := range r.Select(op, "") {
+		if !s.InPlace && s.Bytes <= maxBytes {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// At is the first sample, in place or not, whose Op is op, whose Label is
+// label when label is not empty, and whose Bytes is bytes; ok is false
+// when none is.
+func (r *Run) At(op, label string, bytes int64) (s Sample, ok bool) {
+	for _, s := range r.Select(op, label) {
+		if s.Bytes == bytes {
+			return s, true
+		}
+	}
+	return Sample{}, false
+}

@@ -2,6 +2,7 @@ package probes
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -108,5 +109,52 @@ func TestRunL2Bytes(t *testing.T) {
 	}
 	if got := (&Run{}).L2Bytes(); got != 0 {
 		t.Errorf("nil settings: %d", got)
+	}
+}
+
+// MedianSeconds takes the first out-of-place sample that matches; PeakRate
+// the highest algorithm bandwidth.
+func TestMedianSecondsAndPeakRate(t *testing.T) {
+	r := &Run{Samples: []Sample{
+		{Op: "all_reduce", Bytes: 8, MedianUS: 10, InPlace: true, AlgBW: 1},
+		{Op: "all_reduce", Bytes: 8, MedianUS: 12, AlgBW: 3},
+		{Op: "all_reduce", Bytes: 16, MedianUS: 14, AlgBW: 2},
+		{Op: "p2p_read", Label: "x", Bytes: 8, MedianUS: 2, AlgBW: 9},
+	}}
+	for _, tc := range []struct {
+		op, label string
+		bytes     int64
+		want      float64
+		ok        bool
+	}{
+		{"all_reduce", "", 8, 12e-6, true},
+		{"all_reduce", "", 16, 14e-6, true},
+		{"all_reduce", "", -1, 12e-6, true},
+		{"all_reduce", "", 32, 0, false},
+		{"p2p_read", "x", -1, 2e-6, true},
+		{"p2p_read", "y", -1, 0, false},
+	} {
+		got, ok := r.MedianSeconds(tc.op, tc.label, tc.bytes)
+		if ok != tc.ok || math.Abs(got-tc.want) > 1e-15 {
+			t.Errorf("MedianSeconds(%q, %q, %d) = %g, %v; want %g, %v", tc.op, tc.label, tc.bytes, got, ok, tc.want, tc.ok)
+		}
+	}
+	if got := r.PeakRate("all_reduce", ""); got != 3e9 {
+		t.Errorf("PeakRate(all_reduce) = %g, want 3e9", got)
+	}
+	if got := r.OutOfPlace("all_reduce", 8); len(got) != 1 || got[0].MedianUS != 12 {
+		t.Errorf("OutOfPlace(all_reduce, 8) = %+v, want the out-of-place 8 B sample", got)
+	}
+	if got := r.OutOfPlace("all_reduce", 1<<20); len(got) != 2 {
+		t.Errorf("OutOfPlace(all_reduce, 1 MiB) = %d samples, want 2", len(got))
+	}
+	if s, ok := r.At("all_reduce", "", 8); !ok || !s.InPlace {
+		t.Errorf("At(all_reduce, 8) = %+v, %v; want the first, in-place sample", s, ok)
+	}
+	if _, ok := r.At("all_reduce", "", 32); ok {
+		t.Errorf("At(all_reduce, 32) found a sample the run lacks")
+	}
+	if got := r.PeakRate("send", ""); got != 0 {
+		t.Errorf("PeakRate(send) = %g, want 0", got)
 	}
 }

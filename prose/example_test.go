@@ -62,3 +62,22 @@ func ExamplePlural() {
 	// 1 head
 	// 8 heads
 }
+
+// Chapter 2's link table: each link as quoted, one way, as NCCL rates it,
+// in practice, with its source numbered once under the table.
+func ExampleLinks() {
+	links, _ := costmodel.LinksByName("pcie5x16", "nvlink4-gpu", "ib-ndr", "ddr5-4800-8ch")
+	fmt.Print(prose.Links(links...).Markdown())
+	// Output:
+	// | link | as quoted | one way | NCCL rates it | seen in practice | source |
+	// |:---|:---|:---|---:|:---|:---|
+	// | PCIe 5.0 x16 | 63.02 GB/s one way | 63.02 GB/s | 48 GB/s | about 87%: pinned host-to-device copy measured on an H200, about 55 GB/s (recorded run copies-h200x1) | [1] |
+	// | NVLink 4 (H100/H200/H20), 18 links per GPU | 900 GB/s both ways | 450 GB/s | 370.8 GB/s | about 82%: 8xH100 nccl-tests all_reduce ring busbw about 370 GB/s (NVIDIA/nccl-tests#212) | [2] |
+	// | InfiniBand NDR 4x port | 400 Gb/s per port | 50 GB/s | 50 GB/s | about 94%: 46-48 GB/s per NDR NIC expected by NVIDIA (NVIDIA/nccl-tests#290) | [3] |
+	// | host memory, DDR5-4800, 8 channels (one socket) | 307.2 GB/s, reads + writes share it | (no directions) |  |  | [4] |
+	//
+	// 1. PCI-SIG base specifications 3.0-6.0: 8/16/32/64 GT/s per lane; 128b/130b encoding (3.0-5.0), 242B/256B FLIT (6.0); per direction
+	// 2. NVIDIA NVLink page (nvidia.com/en-us/data-center/nvlink): V100 6 links 300 GB/s, A100 12 links 600 GB/s, H100 18 links 900 GB/s, B200 18 links 1.8 TB/s, totals both ways; 50 GB/s per NVLink 2-4 link and 100 GB/s per NVLink 5 link both ways; NCCL's link rates: NVIDIA/nccl v2.28.9-1 src/graph/topo.h (SMxx_NVLINK_BW) and src/graph/topo.cc (PCIe: width x per-lane rate from kvDictPciGen / 80)
+	// 3. InfiniBand Trade Association roadmap: EDR 100 Gb/s, HDR 200 Gb/s, NDR 400 Gb/s, XDR 800 Gb/s per 4x port, each direction; NCCL rates a NIC at its port speed (ncclNetProperties_t.speed, Mb/s / 8000 GB/s)
+	// 4. JEDEC DDR5-4800: 4800 MT/s x 8 bytes = 38.4 GB/s per channel
+}

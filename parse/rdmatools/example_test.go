@@ -60,3 +60,17 @@ func ExampleParseIBStat() {
 	// Output:
 	// mlx5_0/1 ACTIVE LINK_UP Ethernet 100 Gb/s (rate printed "100" = 100 Gb/s)
 }
+
+// What chapter 3 shows of a paste: its ports and GIDs, and that the paste
+// was cut short when Parse says so.
+func ExampleReport_Reading() {
+	out := "DEV     PORT    INDEX   GID                                     IPv4            VER     DEV\n" +
+		"---     ----    -----   ---                                     ------------    ---     ---\n" +
+		"mlx5_0  1       3       0000:0000:0000:0000:0000:ffff:ac13:003c 172.19.0.60     v2      ens1f0\n" +
+		"n_gids_found=1\n"
+	rep, _ := rdmatools.Parse(strings.NewReader(out))
+	fmt.Print(rep.Reading(true))
+	// Output:
+	// mlx5_0 port 1 GID[3] RoCE v2 172.19.0.60 (ens1f0)
+	//     (the paste ends inside the last block above; what follows it was not posted)
+}

@@ -99,3 +99,25 @@ func (r *Report) HTML() string {
 	}
 	return b.String()
 }
+
+// Reading is what a chapter shows of a pasted tool output, indented under
+// its heading: each port (a port the paste did not name, number 0 since
+// verbs numbers ports from 1, is said so with its physical state), then
+// each GID; truncated adds that the paste ends inside its last block.
+func (r *Report) Reading(truncated bool) string {
+	var b strings.Builder
+	for _, p := range r.Ports() {
+		if p.Number == 0 {
+			fmt.Fprintln(&b, "    a port whose number, state and rate are not in the paste; phys_state", p.PhysState)
+			continue
+		}
+		fmt.Fprintln(&b, "   ", p)
+	}
+	for _, g := range r.AllGIDs() {
+		fmt.Fprintln(&b, "    ", g)
+	}
+	if truncated {
+		fmt.Fprintln(&b, "    (the paste ends inside the last block above; what follows it was not posted)")
+	}
+	return b.String()
+}

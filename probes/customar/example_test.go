@@ -3,6 +3,7 @@ package customar_test
 import (
 	"fmt"
 
+	"github.com/commlab/commlab/probes"
 	"github.com/commlab/commlab/probes/customar"
 )
 
@@ -34,4 +35,19 @@ func ExampleConfig_Args() {
 	c := customar.Config{Ranks: 2, SameGPU: true, MaxBytes: 1 << 20}
 	fmt.Println(c.Args(1, "/tmp/rendezvous"))
 	// Output: [--rank 1 --nranks 2 --dir /tmp/rendezvous --device 0 --min 8 --max 1048576 --iters 20 --warmup 5 --algos oneshot,twoshot --blocks 36 --threads 512 --timeout-ms 10000]
+}
+
+// The second phase of a one-rank run: two-shot less one-shot at 8 B.
+func ExampleSecondPhase() {
+	r := &probes.Run{Samples: []probes.Sample{
+		{Op: customar.Op, Label: customar.OneShot, Bytes: 8, MedianUS: 4.0},
+		{Op: customar.Op, Label: customar.TwoShot, Bytes: 8, MedianUS: 6.078},
+	}}
+	p, ok := customar.SecondPhase(r, 8)
+	fmt.Printf("%.3f us %v\n", p*1e6, ok)
+	_, ok = customar.SecondPhase(r, 16)
+	fmt.Println(ok)
+	// Output:
+	// 2.078 us true
+	// false
 }

@@ -54,3 +54,13 @@ func FromLogFiles(paths []string, provenance string) (*probes.Run, error) {
 	run.Command = []string{"bash", "probes/gpubench/ch7.sh"}
 	return run, nil
 }
+
+// SecondPhase is two-shot's time less one-shot's at the given size, in
+// seconds: what the cost model's Phase stands for when the run is one rank
+// (no peers, so no NVLink round trip in it). ok is false when the run
+// lacks either sample.
+func SecondPhase(r *probes.Run, bytes int64) (seconds float64, ok bool) {
+	two, ok2 := r.MedianSeconds(Op, TwoShot, bytes)
+	one, ok1 := r.MedianSeconds(Op, OneShot, bytes)
+	return two - one, ok1 && ok2
+}
