@@ -453,7 +453,10 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     driver = driver_version()
     if args.start_after:
+        parent = os.getppid()
         while not os.path.exists(args.start_after):
+            if os.getppid() != parent:
+                raise SystemExit("bench_overlap: the runner ended before this invocation's turn")
             time.sleep(0.005)
     local = int(os.environ.get("LOCAL_RANK", "0"))
     torch.cuda.set_device(local)

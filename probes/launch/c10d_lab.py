@@ -166,7 +166,10 @@ def wait_for_gate(args):
     ranks early, so that Python's and torch's start-up overlaps parts that
     time nothing; the GPU is touched only after the gate opens)."""
     if args.start_after:
+        parent = os.getppid()
         while not os.path.exists(args.start_after):
+            if os.getppid() != parent:
+                raise SystemExit("c10d_lab: the driver ended before this rank's turn")
             time.sleep(0.005)
 
 
