@@ -100,8 +100,12 @@ func (r *Result) waitAnswer(c *Case) string {
 		}
 	}
 	if bw := r.Case("all_gather", "blocking-wait"); bw != nil && bw.CommActivities > 0 {
-		fmt.Fprintf(&b, " With TORCH_NCCL_BLOCKING_WAIT=1 the CPU blocks in wait(), which polls: it ran from %s to %s, the copy ended at %s (finished when wait() returned: %v)",
-			bw.rel(bw.WaitStartUS), bw.rel(bw.WaitReturnUS), bw.rel(bw.CommEndUS), bw.FinishedByWaitReturn())
+		ended := "so the copy had ended when it returned"
+		if !bw.FinishedByWaitReturn() {
+			ended = "so even then the copy had not ended when it returned"
+		}
+		fmt.Fprintf(&b, " With TORCH_NCCL_BLOCKING_WAIT=1 the CPU blocks in wait(), which polls: it ran from %s to %s and the copy ended at %s, %s",
+			bw.rel(bw.WaitStartUS), bw.rel(bw.WaitReturnUS), bw.rel(bw.CommEndUS), ended)
 		if bw.AfterStartUS > 0 {
 			fmt.Fprintf(&b, ", and the next kernel started at %s, %s after the copy ended", bw.rel(bw.AfterStartUS), prose.Us(bw.AfterStartUS-bw.CommEndUS))
 		}
@@ -111,21 +115,30 @@ func (r *Result) waitAnswer(c *Case) string {
 }
 
 func (r *Result) raceAnswer() string {
-	var parts []string
+	var counts, orders []string
+	sameOrder := true
+	var total any
 	for _, s := range Settings {
 		c := r.Case("modify_before_wait", s.Name)
 		if c == nil {
 			continue
 		}
+		total = c.Facts["out_elements"]
+		counts = append(counts, count(c.Facts["out_modified_elements"])+" ("+s.Name+")")
 		// Which kernel started first, not the intervals: Exercise 3 asks how long they ran side by side.
-		parts = append(parts, fmt.Sprintf("%s of %s elements hold 2.0 (%s; the copy started before the fill: %v; the fill ended before the copy: %v)",
-			count(c.Facts["out_modified_elements"]), count(c.Facts["out_elements"]), s.Name, c.CommStartUS < c.ModifyStartUS, c.ModifyEndUS < c.CommEndUS))
+		copyFirst, fillFirstEnd := c.CommStartUS < c.ModifyStartUS, c.ModifyEndUS < c.CommEndUS
+		sameOrder = sameOrder && copyFirst && fillFirstEnd
+		orders = append(orders, fmt.Sprintf("%s: the copy started first: %s, the fill ended first: %s", s.Name, yesNo(copyFirst), yesNo(fillFirstEnd)))
 	}
-	if len(parts) == 0 {
+	if len(counts) == 0 {
 		return ""
 	}
+	order := "in each run the copy started first and the fill overtook it before it ended"
+	if !sameOrder {
+		order = strings.Join(orders, "; ")
+	}
 	s := "- **The input modified in between** (filled with 2.0 after the call, before wait()) is a data race: the fill runs on the current stream while the collective reads the input on its own, and how much of the output it corrupts depends on which reaches the GPU first. Here " +
-		strings.Join(parts, "; ") + "; if the fill gets there first, every element can hold 2.0."
+		order + ", and " + prose.List(counts) + " of the " + count(total) + " output elements hold 2.0; if the fill gets there first, every element can hold 2.0."
 	if c := r.Case("modify_after_wait", "default"); c != nil {
 		s += fmt.Sprintf(" The same fill after wait() started %s after the copy ended: %s output elements hold 2.0.", prose.Us(c.ModifyStartUS-c.CommEndUS), count(c.Facts["out_modified_elements"]))
 	}

@@ -23,8 +23,8 @@ func TestCoreAnswerRecorded(t *testing.T) {
 		"the 20 GEMMs queued ahead",
 		"with an idle current stream the collective can start before the call returns",
 		"**Finished when wait() returned?** No",
-		"it ran from 211.2 µs to 4.524 ms",
-		"864 of 268,435,456 elements hold 2.0 (default",
+		"it ran from 211.2 µs to 4.524 ms and the copy ended at 3.558 ms, so the copy had ended when it returned",
+		"in each run the copy started first and the fill overtook it before it ended, and 864 (default), 1,024 (blocking-wait), 1,920 (avoid-record-streams) of the 268,435,456 output elements hold 2.0",
 		"The same fill after wait() started 1.567 µs after the copy ended: 0 output elements",
 		"What this one-rank stand-in leaves out",
 	} {
@@ -40,9 +40,12 @@ func TestCoreAnswerRecorded(t *testing.T) {
 func TestCoreAnswerFollowsTheNumbers(t *testing.T) {
 	run := &probes.Run{Settings: map[string]string{"cq_gemms": "0", "cq_bytes": "1048576"}}
 	early := &Result{Run: run, Cases: []Case{{Name: "all_gather", Setting: "default", CommActivities: 1, CommKinds: "Memcpy DtoD",
-		CallStartUS: 0, CallReturnUS: 50, CommStartUS: 10, CommEndUS: 30, WaitStartUS: 60, WaitReturnUS: 70}}}
+		CallStartUS: 0, CallReturnUS: 50, CommStartUS: 10, CommEndUS: 30, WaitStartUS: 60, WaitReturnUS: 70},
+		{Name: "modify_before_wait", Setting: "default", CommActivities: 1, CommStartUS: 20, CommEndUS: 40, ModifyStartUS: 10, ModifyEndUS: 50,
+			Facts: map[string]any{"out_elements": int64(1000), "out_modified_elements": int64(1000)}}}}
 	got := early.CoreAnswer()
-	for _, want := range []string{"Yes, here: the copy started at 10 µs, before the call returned at 50 µs", "**Finished when wait() returned?** Yes, here"} {
+	for _, want := range []string{"Yes, here: the copy started at 10 µs, before the call returned at 50 µs", "**Finished when wait() returned?** Yes, here",
+		"Here default: the copy started first: no, the fill ended first: no, and 1,000 (default) of the 1,000 output elements hold 2.0"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("answer lacks %q:\n%s", want, got)
 		}
