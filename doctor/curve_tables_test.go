@@ -54,7 +54,7 @@ func TestPickTable(t *testing.T) {
 		{Bytes: 32, Algorithm: "Ring", Protocol: "LL"}, {Bytes: 64, Algorithm: "Ring", Protocol: "Simple"}}}
 	choices := []nccllog.FoldedChoice{
 		choice(8, "Ring", "LL", 0, 0),
-		choice(8, "Tree", "LL", 0, 0), // a second call of a size already shown: left out
+		choice(8, "Tree", "LL", 0, 0),  // a second call of a size already shown: left out
 		choice(16, "Ring", "LL", 0, 0), // the same as the row before: left out
 		choice(32, "Ring", "LL", 0, 0), // the same, but asked for
 		choice(64, "Ring", "LL", 0, 1), // NCCL and the model disagree
