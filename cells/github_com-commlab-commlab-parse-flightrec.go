@@ -31,11 +31,13 @@ func init() {
 		"LoadDumps":            reflect.ValueOf(flightrec.LoadDumps),
 		"LoadSet":              reflect.ValueOf(flightrec.LoadSet),
 		"ParseDump":            reflect.ValueOf(flightrec.ParseDump),
+		"ParseTraceReport":     reflect.ValueOf(flightrec.ParseTraceReport),
 		"ParseWatchdogLog":     reflect.ValueOf(flightrec.ParseWatchdogLog),
 		"Pronoun":              reflect.ValueOf(flightrec.Pronoun),
 		"RankFromName":         reflect.ValueOf(flightrec.RankFromName),
 		"RankRanges":           reflect.ValueOf(flightrec.RankRanges),
 		"RanksPhrase":          reflect.ValueOf(flightrec.RanksPhrase),
+		"ReadTraceErrors":      reflect.ValueOf(flightrec.ReadTraceErrors),
 		"ShapesText":           reflect.ValueOf(flightrec.ShapesText),
 		"StateCompleted":       reflect.ValueOf(constant.MakeFromLiteral("\"completed\"", token.STRING, 0)),
 		"StateScheduled":       reflect.ValueOf(constant.MakeFromLiteral("\"scheduled\"", token.STRING, 0)),
@@ -47,6 +49,7 @@ func init() {
 
 		// type definitions
 		"Analysis":     reflect.ValueOf((*flightrec.Analysis)(nil)),
+		"Culprit":      reflect.ValueOf((*flightrec.Culprit)(nil)),
 		"Dump":         reflect.ValueOf((*flightrec.Dump)(nil)),
 		"Entry":        reflect.ValueOf((*flightrec.Entry)(nil)),
 		"Finding":      reflect.ValueOf((*flightrec.Finding)(nil)),
@@ -59,6 +62,7 @@ func init() {
 		"Set":          reflect.ValueOf((*flightrec.Set)(nil)),
 		"Skipped":      reflect.ValueOf((*flightrec.Skipped)(nil)),
 		"Timing":       reflect.ValueOf((*flightrec.Timing)(nil)),
+		"TraceError":   reflect.ValueOf((*flightrec.TraceError)(nil)),
 		"WatchdogLog":  reflect.ValueOf((*flightrec.WatchdogLog)(nil)),
 		"WatchdogRank": reflect.ValueOf((*flightrec.WatchdogRank)(nil)),
 	}

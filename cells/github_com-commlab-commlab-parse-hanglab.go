@@ -12,14 +12,17 @@ import (
 func init() {
 	Symbols["github.com/commlab/commlab/parse/hanglab/hanglab"] = map[string]reflect.Value{
 		// function, constant and variable definitions
-		"ErrNoLab":      reflect.ValueOf(&hanglab.ErrNoLab).Elem(),
-		"KindDied":      reflect.ValueOf(constant.MakeFromLiteral("\"died\"", token.STRING, 0)),
-		"Load":          reflect.ValueOf(hanglab.Load),
-		"LoadGDBStacks": reflect.ValueOf(hanglab.LoadGDBStacks),
-		"LoadStacks":    reflect.ValueOf(hanglab.LoadStacks),
-		"ParseGDB":      reflect.ValueOf(hanglab.ParseGDB),
-		"ParseStack":    reflect.ValueOf(hanglab.ParseStack),
-		"ShortFunc":     reflect.ValueOf(hanglab.ShortFunc),
+		"CudaGDBExcerpt": reflect.ValueOf(hanglab.CudaGDBExcerpt),
+		"ErrNoLab":       reflect.ValueOf(&hanglab.ErrNoLab).Elem(),
+		"KindDied":       reflect.ValueOf(constant.MakeFromLiteral("\"died\"", token.STRING, 0)),
+		"Load":           reflect.ValueOf(hanglab.Load),
+		"LoadGDBStacks":  reflect.ValueOf(hanglab.LoadGDBStacks),
+		"LoadStacks":     reflect.ValueOf(hanglab.LoadStacks),
+		"ParseGDB":       reflect.ValueOf(hanglab.ParseGDB),
+		"ParseStack":     reflect.ValueOf(hanglab.ParseStack),
+		"ShortFunc":      reflect.ValueOf(hanglab.ShortFunc),
+		"StackRows":      reflect.ValueOf(hanglab.StackRows),
+		"StackWords":     reflect.ValueOf(hanglab.StackWords),
 
 		// type definitions
 		"Call":       reflect.ValueOf((*hanglab.Call)(nil)),

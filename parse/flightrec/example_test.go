@@ -1,7 +1,9 @@
 package flightrec_test
 
 import (
+	"bytes"
 	"fmt"
+	"os"
 	"path/filepath"
 
 	"github.com/commlab/commlab/parse/flightrec"
@@ -49,4 +51,23 @@ func ExampleLoadSet() {
 	// 2 json
 	// 3 json
 	// left out: probe-topo.json - not a Flight Recorder dump: no version, pg_config or entries key
+}
+
+// A notebook reads PyTorch's fr_trace report posted with a real two-rank
+// NCCL hang and asks which collective it blames and on which rank.
+func ExampleParseTraceReport() {
+	b, err := os.ReadFile("testdata/public/pytorch151666_fr_trace_state_mismatch_excerpt.txt")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	errs, err := flightrec.ParseTraceReport(bytes.NewReader(b))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	e := errs[0]
+	fmt.Printf("%s #%d: rank %d %s\n", e.Collective, e.Seq, e.Culprits[0].Rank, e.Culprits[0].Detail)
+	// Output:
+	// nccl:all_reduce #1487: rank 1 Expected state: 'scheduled' does not match found state: 'completed'
 }

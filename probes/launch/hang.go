@@ -2,8 +2,10 @@ package launch
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
@@ -72,4 +74,23 @@ func RunHangLab(ctx context.Context, o HangOptions, stdout, stderr io.Writer) er
 	}
 	_, err = HangLab.Run(ctx, Options{}, args, stdout, stderr)
 	return err
+}
+
+// HangLabReady says whether python3 here finds torch, without importing it:
+// an import of torch takes seconds, and the hang lab's ranks import it
+// anyway, so a torch that is there but cannot start them (no gloo) fails
+// the run itself. TorchAvailable is the full check.
+func HangLabReady(ctx context.Context) error {
+	cmd, _, err := command(ctx, Options{}, []string{"python3", "-c", "import importlib.util, sys; sys.exit(0 if importlib.util.find_spec('torch') else 3)"})
+	if err != nil {
+		return err
+	}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		var exit *exec.ExitError
+		if errors.As(err, &exit) && exit.ExitCode() == 3 {
+			return fmt.Errorf("launch: python3 has no torch")
+		}
+		return fmt.Errorf("launch: python3 has no torch: %w: %s", err, strings.TrimSpace(string(out)))
+	}
+	return nil
 }

@@ -61,6 +61,7 @@ import faulthandler
 import json
 import linecache
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -525,9 +526,10 @@ def drive(args):
         runs = [("fr_trace.txt", "fr", []), ("fr_trace-fixed.txt", "fr_fixed", []), ("fr_trace-fixed-entries.txt", "fr_fixed", ["-j"] + sel)]
         if count(d, "fr") < nproc:
             runs.append(("fr_trace-fixed-incomplete.txt", "fr_fixed", ["--allow-incomplete-ranks"]))
-        for name, sub, extra in runs:
-            if count(d, sub) == 0:
-                continue
+        runs = [(name, sub, extra) for name, sub, extra in runs if count(d, sub) > 0]
+
+        def fr_trace(run):
+            name, sub, extra = run
             fcmd = [sys.executable, "-m", "torch.distributed.flight_recorder.fr_trace", os.path.join(d, sub), "-p", "rank_"] + extra
             try:
                 res = subprocess.run(fcmd, capture_output=True, text=True, timeout=args.fr_trace_timeout)
@@ -536,9 +538,15 @@ def drive(args):
                 text, rc = "timed out after %g s\n%s" % (args.fr_trace_timeout, e.stdout or ""), "timeout"
             with open(os.path.join(d, name), "w") as f:
                 f.write(text)
-            summary["fr_trace"].append({"file": name, "command": fcmd, "exit": rc})
-            event("fr_trace %s %s exit %s" % (sub, " ".join(extra), rc))
-            write_atomic(os.path.join(d, "summary.json"), json.dumps(summary, indent=1))
+            return name, sub, extra, fcmd, rc
+
+        # The runs are independent and each spends most of its time
+        # importing torch: all at once, they take about as long as one.
+        with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, len(runs))) as pool:
+            for name, sub, extra, fcmd, rc in pool.map(fr_trace, runs):
+                summary["fr_trace"].append({"file": name, "command": fcmd, "exit": rc})
+                event("fr_trace %s %s exit %s" % (sub, " ".join(extra), rc))
+        write_atomic(os.path.join(d, "summary.json"), json.dumps(summary, indent=1))
     summary["wall_s"] = round(now() - t0, 2)
     write_atomic(os.path.join(d, "summary.json"), json.dumps(summary, indent=1))
     return 0
@@ -645,6 +653,38 @@ def already_ended(rank, pid):
 
 
 GDB_ARGS = ["-batch", "-nx", "-q", "-ex", "set pagination off", "-ex", "thread apply all bt"]
+# The CUDA libraries a CUDA build of torch loads at import (libtorch_cuda,
+# cuBLAS, cuDNN, NCCL, ...): gloo's CPU ranks never run their code, so no
+# stack here passes through them, and reading their symbols is most of
+# gdb's time. gdb reads the symbols of every other library.
+GDB_SKIP = re.compile(r"/nvidia/|/libtorch_cuda|/libc10_cuda|/libcu|/libnccl|/libnv|/triton/")
+
+
+def gdb_command(exe, pid):
+    """gdb's command for one rank: GDB_ARGS, with the symbols of the
+    libraries GDB_SKIP names left unread: auto-solib-add off, then
+    `sharedlibrary /NAME\\.so` for each other library the process has
+    mapped (/proc/PID/maps), by the name before ".so", since gdb knows a
+    library by its link-map path (libstdc++.so.6), which may not be the
+    file the maps name (libstdc++.so.6.0.30). Where the maps cannot be read
+    or name nothing to skip, the plain command."""
+    try:
+        with open("/proc/%d/maps" % pid) as f:
+            libs = [fields[5] for fields in (line.split() for line in f) if len(fields) >= 6 and ".so" in fields[5]]
+    except OSError:
+        return [exe, "-p", str(pid)] + GDB_ARGS
+    if not any(GDB_SKIP.search(l) for l in libs):
+        return [exe, "-p", str(pid)] + GDB_ARGS
+    names = []
+    for lib in libs:
+        name = os.path.basename(lib).split(".so")[0]
+        if not GDB_SKIP.search(lib) and name not in names:
+            names.append(name)
+    cmd = [exe, "-p", str(pid), "-batch", "-nx", "-q", "-iex", "set auto-solib-add off"]
+    for name in names:
+        # gdb's regex is POSIX basic: escape only what is special there
+        cmd += ["-ex", "sharedlibrary /%s\\.so" % re.sub(r"([.\[\]*^$\\])", r"\\\1", name)]
+    return cmd + GDB_ARGS[3:]
 
 
 def gdb_dumps(d, timeout, event):
@@ -671,7 +711,7 @@ def gdb_dumps(d, timeout, event):
         ended = already_ended(rank, pid)
         if ended:
             return rank, ended
-        cmd = [exe, "-p", str(pid)] + GDB_ARGS
+        cmd = gdb_command(exe, pid)
         t0 = now()
         try:
             p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
@@ -709,7 +749,8 @@ def gdb_dumps(d, timeout, event):
     ok = sum(1 for r in ranks.values() if r.get("exit") == 0)
     event("gdb thread apply all bt: %d of %d ranks in %.1f s" % (ok, len(pids), now() - t0) + (
         "" if ok == len(pids) else "; the first failure: %s" % next(r["error"] for r in ranks.values() if r.get("exit") != 0)))
-    return {"version": version, "command": [exe, "-p", "PID"] + GDB_ARGS, "wall_s": round(now() - t0, 2),
+    return {"version": version, "command": [exe, "-p", "PID"] + GDB_ARGS, "symbols_skipped": GDB_SKIP.pattern,
+            "wall_s": round(now() - t0, 2),
             "ranks": {str(k): v for k, v in ranks.items()}}
 
 
@@ -767,7 +808,7 @@ def main():
     p.add_argument("--window", type=int, default=16, help="core: async all_reduces in flight before the hang step")
     p.add_argument("--step-budget", type=float, default=60, help="core: seconds the steps before the hang may take")
     p.add_argument("--buffer", type=int, default=2000, help="TORCH_FR_BUFFER_SIZE when not set already")
-    p.add_argument("--settle", type=float, default=2, help="run: seconds between the last mark and the stack dumps")
+    p.add_argument("--settle", type=float, default=1, help="run: seconds between the last mark and the stack dumps")
     p.add_argument("--fr-trace-timeout", type=float, default=60, help="run: seconds each fr_trace run may take")
     p.add_argument("--deadline", type=float, default=150, help="run: end the ranks after this many seconds")
     p.add_argument("--pyspy-timeout", type=float, default=60, help="run: seconds each py-spy dump may take")

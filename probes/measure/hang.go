@@ -97,7 +97,7 @@ func readRunFS(fsys fs.FS) (*probes.Run, error) {
 }
 
 func liveHang(ctx context.Context, scenario string, timeout float64) (*Hang, string, error) {
-	if err := launch.TorchAvailable(ctx); err != nil {
+	if err := launch.HangLabReady(ctx); err != nil {
 		return nil, "no PyTorch here", err
 	}
 	dir, err := os.MkdirTemp("", "commlab-hanglab-")

@@ -1,0 +1,61 @@
+package flightrec
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/commlab/commlab/internal/golden"
+)
+
+// TestTraceReportGolden reads each public fr_trace report (testdata/public,
+// sources in its README) and holds the collectives and the reading to a
+// golden file.
+func TestTraceReportGolden(t *testing.T) {
+	inputs := golden.Inputs(t, 1, "testdata/public/*fr_trace*.txt")
+	golden.Each(t, inputs, golden.AppendExt, func(t *testing.T, data []byte) []byte {
+		errs, err := ParseTraceReport(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return append(golden.JSON(t, errs, "  "), []byte(ReadTraceErrors(errs))...)
+	})
+}
+
+func TestParseTraceReport(t *testing.T) {
+	// the older heading, two culprits in one message, a stack trace with a
+	// frame that looks like a field
+	report := "Collective 39 at entry 38 errors\ngroup info: 0:default_pg\ncollective: nccl:all_reduce\n" +
+		"input sizes: [[1025]]\nworld size: 4\nexpected ranks: {0, 1, 2, 3}\ncollective state: scheduled\n" +
+		"error msg: Culprit rank 2; Error type: SIZE_OR_SYNTAX_MISMATCH, Expected input sizes: '[[1025]]' does not match found input sizes: '[[8]]', " +
+		"Culprit rank 3; Error type: SIZE_OR_SYNTAX_MISMATCH, Expected input sizes: '[[1025]]' does not match found input sizes: '[[9]]'\n" +
+		"collective stack trace: \n all_reduce at /x/distributed_c10d.py:2501\nstep at train.py:7\n"
+	errs, err := ParseTraceReport(strings.NewReader(report))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := errs[0]
+	if e.Seq != 39 || e.RecordID != 38 || e.WorldSize != 4 || len(e.ExpectedRanks) != 4 || e.State != "scheduled" {
+		t.Errorf("fields: %+v", e)
+	}
+	if len(e.Culprits) != 2 || e.Culprits[1].Rank != 3 || e.Culprits[1].Type != "SIZE_OR_SYNTAX_MISMATCH" ||
+		e.Culprits[0].Detail != "Expected input sizes: '[[1025]]' does not match found input sizes: '[[8]]'" {
+		t.Errorf("culprits: %+v", e.Culprits)
+	}
+	if len(e.Stack) != 2 || e.Stack[1] != "step at train.py:7" {
+		t.Errorf("stack: %q", e.Stack)
+	}
+	if _, err := ParseTraceReport(strings.NewReader("no errors found\n")); err == nil {
+		t.Error("a report without a collective with errors: no error")
+	}
+}
+
+func FuzzParseTraceReport(f *testing.F) {
+	f.Add("Collective sequence number: 1487 has errors\nerror msg: Culprit rank 1; Error type: COLLECTIVE_STATE_MISMATCH, Expected state: 'scheduled' does not match found state: 'completed'\n")
+	f.Add("Collective 39 at entry 38 errors\nexpected ranks: {0, 1}\ncollective stack trace: \n f at x.py:1\n")
+	f.Fuzz(func(t *testing.T, s string) {
+		if errs, err := ParseTraceReport(strings.NewReader(s)); err == nil {
+			_ = ReadTraceErrors(errs)
+		}
+	})
+}
