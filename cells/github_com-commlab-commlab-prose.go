@@ -21,6 +21,7 @@ func init() {
 		"DecodeGap":          reflect.ValueOf(prose.DecodeGap),
 		"Distinct":           reflect.ValueOf(prose.Distinct),
 		"GBps":               reflect.ValueOf(prose.GBps),
+		"GitHubRef":          reflect.ValueOf(prose.GitHubRef),
 		"IEC":                reflect.ValueOf(prose.IEC),
 		"IntList":            reflect.ValueOf(prose.IntList),
 		"KVLayerOverlap":     reflect.ValueOf(prose.KVLayerOverlap),

@@ -6,6 +6,7 @@
 //     print most: Secs, Ms, Us (durations), IEC, SI, Size (bytes), Rate,
 //     GBps (bandwidths), Pct, Num and Count;
 //   - readable lists: List ("NIC0, NIC1") and Distinct;
+//   - citations: GitHubRef ("NVIDIA/nccl#1259" for an issue's address);
 //   - Markdown tables whose columns align by their content (text left,
 //     numbers right), as a cell result or through display.Markdown: Table,
 //     and CostTable for the cost model's rows.
