@@ -34,6 +34,7 @@ func init() {
 		"Num":                reflect.ValueOf(prose.Num),
 		"Pct":                reflect.ValueOf(prose.Pct),
 		"Plural":             reflect.ValueOf(prose.Plural),
+		"Presets":            reflect.ValueOf(prose.Presets),
 		"Rate":               reflect.ValueOf(prose.Rate),
 		"SI":                 reflect.ValueOf(prose.SI),
 		"Secs":               reflect.ValueOf(prose.Secs),
