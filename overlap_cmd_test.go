@@ -46,7 +46,7 @@ func TestProbeOverlapCLI(t *testing.T) {
 	}
 	code, out, _ = runCLI("probe", "overlap", "--dry-run")
 	if lines := strings.Split(strings.TrimSpace(out), "\n"); code != 0 || len(lines) != 5 ||
-		lines[3] != "TORCH_CPP_LOG_LEVEL=INFO TORCH_NCCL_BLOCKING_WAIT=1 python3 bench_overlap.py --out DIR/cq-blocking-wait --what cq" {
+		lines[3] != "TORCH_CPP_LOG_LEVEL=INFO TORCH_NCCL_BLOCKING_WAIT=1 python3 bench_overlap.py --out DIR/cq-blocking-wait --what cq --cases all_gather,modify_before_wait" {
 		t.Errorf("the recording's steps: exit %d\n%s", code, out)
 	}
 	code, out, _ = runCLI("probe", "overlap", "--launcher", "torchrun", "--per-node", "2", "--dry-run")

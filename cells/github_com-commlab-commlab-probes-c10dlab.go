@@ -13,6 +13,7 @@ func init() {
 	Symbols["github.com/commlab/commlab/probes/c10dlab/c10dlab"] = map[string]reflect.Value{
 		// function, constant and variable definitions
 		"CoalesceMethods": reflect.ValueOf(&c10dlab.CoalesceMethods).Elem(),
+		"EndingsTable":    reflect.ValueOf(c10dlab.EndingsTable),
 		"FirstRunEndings": reflect.ValueOf(c10dlab.FirstRunEndings),
 		"FirstRunLog":     reflect.ValueOf(constant.MakeFromLiteral("\"torch-c10d-h200x1/all-modes-first-run.log\"", token.STRING, 0)),
 		"InductorConfigs": reflect.ValueOf(&c10dlab.InductorConfigs).Elem(),

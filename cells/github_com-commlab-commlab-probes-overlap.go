@@ -12,6 +12,7 @@ import (
 func init() {
 	Symbols["github.com/commlab/commlab/probes/overlap/overlap"] = map[string]reflect.Value{
 		// function, constant and variable definitions
+		"LargestCopy":    reflect.ValueOf(overlap.LargestCopy),
 		"Load":           reflect.ValueOf(overlap.Load),
 		"LoadVariants":   reflect.ValueOf(overlap.LoadVariants),
 		"LoggedSettings": reflect.ValueOf(overlap.LoggedSettings),
@@ -19,13 +20,16 @@ func init() {
 		"Recorded":       reflect.ValueOf(overlap.Recorded),
 		"RecordedName":   reflect.ValueOf(constant.MakeFromLiteral("\"torch-overlap-h200x1\"", token.STRING, 0)),
 		"Run":            reflect.ValueOf(overlap.Run),
+		"Settings":       reflect.ValueOf(&overlap.Settings).Elem(),
 		"StepRange":      reflect.ValueOf(constant.MakeFromLiteral("\"bench:step\"", token.STRING, 0)),
 		"Steps":          reflect.ValueOf(&overlap.Steps).Elem(),
+		"StreamTable":    reflect.ValueOf(overlap.StreamTable),
 
 		// type definitions
 		"Case":        reflect.ValueOf((*overlap.Case)(nil)),
 		"Config":      reflect.ValueOf((*overlap.Config)(nil)),
 		"Measurement": reflect.ValueOf((*overlap.Measurement)(nil)),
+		"Model":       reflect.ValueOf((*overlap.Model)(nil)),
 		"Result":      reflect.ValueOf((*overlap.Result)(nil)),
 		"Setting":     reflect.ValueOf((*overlap.Setting)(nil)),
 		"Step":        reflect.ValueOf((*overlap.Step)(nil)),

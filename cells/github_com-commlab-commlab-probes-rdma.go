@@ -18,6 +18,7 @@ func init() {
 		"Definitions":           reflect.ValueOf(rdma.Definitions),
 		"Kind":                  reflect.ValueOf(constant.MakeFromLiteral("\"rdma-write\"", token.STRING, 0)),
 		"Listing":               reflect.ValueOf(rdma.Listing),
+		"ListingBlanked":        reflect.ValueOf(rdma.ListingBlanked),
 		"Measure":               reflect.ValueOf(rdma.Measure),
 		"MeasureWith":           reflect.ValueOf(rdma.MeasureWith),
 		"Op":                    reflect.ValueOf(constant.MakeFromLiteral("\"rdma_write\"", token.STRING, 0)),

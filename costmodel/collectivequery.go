@@ -297,7 +297,7 @@ func (q CollectiveQuery) Plan() (CollectivePlan, error) {
 				return plan, err
 			}
 		}
-		return plan, optionError(OptionBandwidth, nil, "need %s (e.g. %s 25GB/s) or %s (%s)", OptionBandwidth, OptionBandwidth, OptionPreset, nodeNames())
+		return plan, optionError(OptionBandwidth, nil, "need %s (e.g. %s 25GB/s) or %s (%s)", OptionBandwidth, OptionBandwidth, OptionPreset, NodeNames())
 	}
 	if !plan.Tuned {
 		return plan, nil
@@ -403,13 +403,4 @@ func (q CollectiveQuery) rates(p *Params, node *Node) error {
 		p.InterAlpha = float64(l)
 	}
 	return nil
-}
-
-// nodeNames lists the node presets, for messages.
-func nodeNames() string {
-	var names []string
-	for _, n := range Nodes() {
-		names = append(names, n.Name)
-	}
-	return strings.Join(names, ", ")
 }

@@ -138,7 +138,8 @@ func TestSplitPrefixMatchesRegexp(t *testing.T) {
 		}
 	}
 	prefixes = append(prefixes, "", " ", "[0] ", "x[0] ", "h:1:2 ", "h:1:2 [3] ", "a:b:1:2 [0] f.cc:12 ", "-1node7:1:2 [0] ", "h:1:2  [0] ",
-		"h:1: [0] ", ":1:2 [0] ", "h:x:2 [0] ", "[0] f.cc:1 ", "f.cc:1 ", "[] ", "[0]", "h:1:2\t[0] ", "a [b] ", "a:1 [0] ", "x f:1 [0] g:2 ")
+		"h:1: [0] ", ":1:2 [0] ", "h:x:2 [0] ", "[0] f.cc:1 ", "f.cc:1 ", "[] ", "[0]", "h:1:2\t[0] ", "a [b] ", "a:1 [0] ", "x f:1 [0] g:2 ",
+		"[0] r_t f(a*):12 ", "x[0]abc f(a):1 ", "9ab f():2 ", "h:1:2 [0] ret f(x):3 ", "[0] (f):1 ")
 	for _, p := range prefixes {
 		want := make([]string, 6)
 		start := len(p)

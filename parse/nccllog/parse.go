@@ -26,7 +26,7 @@ var (
 	// optional: logs pasted with hosts removed keep "[dev] NCCL INFO" or
 	// only "NCCL INFO".
 	reNCCLLevel  = regexp.MustCompile(`^NCCL (INFO|WARN|TRACE|ABORT)(?: |$)`)
-	reNCCLPrefix = regexp.MustCompile(`(?:(?:(\S+):(\d+):(\d+) )?\[(\d+)\] )?(?:(\S+:\d+) )?$`)
+	reNCCLPrefix = regexp.MustCompile(`(?:(?:(\S+):(\d+):(\d+) )?\[(\d+)\] )?(?:((?:[A-Za-z_]\w* )?\S*\(\S*:\d+|\S+:\d+) )?$`)
 	// A full prefix inside a message: another process's line glued on.
 	reNestedLine = regexp.MustCompile(`\S+:\d+:\d+ \[\d+\] (?:\S+:\d+ )?NCCL (?:INFO|WARN) `)
 	// pdsh's "host: " before a line: a label, not another process's text.
@@ -899,6 +899,16 @@ func splitPrefix(p string) (start int, host, pid, tid, dev, where string) {
 			where, start, end = tok, at, at
 		}
 	}
+	// A plugin that logs its function's signature: "tcpxResult_t
+	// tcpxCommProgress(tcpxComm*):1231 " (GPUDirect-TCPX); the return type
+	// belongs to where, not to the text before the prefix.
+	if strings.Contains(where, "(") {
+		if tok, at, ok := lastToken(p, end); ok {
+			if i := identSuffix(tok); i < len(tok) {
+				where, start, end = tok[i:]+" "+where, at+i, at+i
+			}
+		}
+	}
 	// A: "[dev] ", and before it "host:pid:tid ".
 	if end < 3 || p[end-1] != ' ' || p[end-2] != ']' {
 		return start, "", "", "", "", where
@@ -943,4 +953,21 @@ func allDigits(s string) bool {
 		}
 	}
 	return true
+}
+
+// identSuffix is where the C identifier that ends tok begins (a return
+// type before a function's name); len(tok) when tok ends in none.
+func identSuffix(tok string) int {
+	i := len(tok)
+	for i > 0 && isWordByte(tok[i-1]) {
+		i--
+	}
+	for i < len(tok) && tok[i] >= '0' && tok[i] <= '9' {
+		i++
+	}
+	return i
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }

@@ -29,3 +29,23 @@ func ExampleRecorded() {
 	// TORCH_NCCL_ASYNC_ERROR_HANDLING=1 on gloo: RuntimeError from wait(), then exit 0
 	// _c10d_functional.all_reduce -> _c10d_functional.wait_tensor -> mm
 }
+
+// A coalescing part as the chapter shows it: one table per tensor size,
+// and why a method was not supported.
+func ExampleCoalescePart_Markdown() {
+	p := &c10dlab.CoalescePart{World: 2, Op: "SUM", Rows: []c10dlab.CoalesceRow{
+		{Method: "separate", Count: 8, Bytes: 4096, TotalUS: 800},
+		{Method: "coalescing_manager", Count: 8, Bytes: 4096, Error: "RuntimeError: not implemented"},
+		{Method: "all_reduce_coalesced", Count: 8, Bytes: 4096, TotalUS: 100},
+		{Method: "flat", Count: 8, Bytes: 4096, TotalUS: 120},
+	}}
+	fmt.Print(p.Markdown())
+	// Output:
+	// **4 KiB per tensor, SUM over 2 ranks**
+	//
+	// | tensors | separate | coalescing_manager | all_reduce_coalesced | flat (one buffer) | separate per tensor |
+	// |---:|---:|:---|---:|---:|---:|
+	// | 8 | 800 µs | not supported | 100 µs | 120 µs | 100 µs |
+	//
+	// coalescing_manager: RuntimeError: not implemented
+}

@@ -65,6 +65,15 @@ def log(*a):
 
 
 def driver_version():
+    # /proc first: it asks the kernel module, not the GPU, so it can run
+    # while an earlier invocation is still timing (see --start-after).
+    try:
+        with open("/proc/driver/nvidia/version") as f:
+            for word in f.read().split("Kernel Module", 1)[1].split():
+                if word[:1].isdigit():
+                    return word
+    except (OSError, IndexError):
+        pass
     try:
         out = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
                              capture_output=True, text=True, timeout=30).stdout
@@ -280,7 +289,11 @@ def core_question(args, outdir, errors):
             for _ in range(k):
                 torch.mm(a, b, out=c)
 
+    wanted = set(c for c in args.cases.split(",") if c)
+
     def run_case(name, what, body):
+        if wanted and name not in wanted:
+            return
         try:
             run_case1(name, what, body)
         except Exception as e:  # record the failure, go on with the next case
@@ -432,8 +445,19 @@ def main():
     p.add_argument("--trace-steps", type=int, default=2, help="profiled steps per variant")
     p.add_argument("--cq-bytes", type=int, default=GiB)
     p.add_argument("--cq-gemms", type=int, default=20, help="GEMMs queued before each case's call")
+    p.add_argument("--cases", default="", help="core-question cases to run (default: all)")
+    p.add_argument("--start-after", default="", help="wait until this file exists before touching the GPU: "
+                   "a runner starts the next invocation while this one runs, so that Python's and torch's "
+                   "start-up overlaps the GPU work of the one before, which stays alone on the GPU")
     args = p.parse_args()
     os.makedirs(args.out, exist_ok=True)
+    driver = driver_version()
+    if args.start_after:
+        parent = os.getppid()
+        while not os.path.exists(args.start_after):
+            if os.getppid() != parent:
+                raise SystemExit("bench_overlap: the runner ended before this invocation's turn")
+            time.sleep(0.005)
     local = int(os.environ.get("LOCAL_RANK", "0"))
     torch.cuda.set_device(local)
     os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
@@ -448,11 +472,12 @@ def main():
         args.coll = "all_gather" if world == 1 else "all_reduce"
     summary = {
         "kind": "torch-overlap", "command": ["python3"] + sys.argv,
-        "settings": {k: str(v) for k, v in vars(args).items()},
+        # --start-after is how the run was scheduled, not what it measured.
+        "settings": {k: str(v) for k, v in vars(args).items() if k != "start_after" and (v or k != "cases")},
         "env": {k: v for k, v in os.environ.items() if k.startswith(("NCCL_", "TORCH_NCCL", "TORCH_FR", "CUDA_", "PYTORCH_"))},
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(),
         "host": socket.gethostname(), "gpu_model": torch.cuda.get_device_name(local),
-        "gpu_count": world, "cuda": torch.version.cuda, "driver": driver_version(),
+        "gpu_count": world, "cuda": torch.version.cuda, "driver": driver,
         "nccl": ".".join(map(str, torch.cuda.nccl.version())), "tool": "torch " + torch.__version__,
         "torch_git_version": str(getattr(torch.version, "git_version", "")),
         "init_process_group_s": init_s,

@@ -161,6 +161,18 @@ def rank_output(args, part, rank):
         return f.read()
 
 
+def wait_for_gate(args):
+    """Waits until --start-after's file exists (the driver started these
+    ranks early, so that Python's and torch's start-up overlaps parts that
+    time nothing; the GPU is touched only after the gate opens)."""
+    if args.start_after:
+        parent = os.getppid()
+        while not os.path.exists(args.start_after):
+            if os.getppid() != parent:
+                raise SystemExit("c10d_lab: the driver ended before this rank's turn")
+            time.sleep(0.005)
+
+
 def init_group(torch, dist, backend, store=None, timeout_s=None):
     rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
     kw = {"rank": rank, "world_size": world}
@@ -273,6 +285,7 @@ def rank_coalesce(args):
     import warnings
 
     warnings.simplefilter("ignore")  # all_reduce_coalesced's deprecation, once per call
+    wait_for_gate(args)
     rank, world, dev = init_group(torch, dist, args.backend)
     gpu = dev.type == "cuda"
     # One rank of NCCL does nothing for an in-place SUM; AVG runs a kernel.
@@ -377,11 +390,18 @@ def kernels_of(torch, fn):
     return {"gpu_kernels": kernels, "gpu_copies": copies, "kernel_names": names}
 
 
-def part_coalesce(args, versions):
+def start_coalesce(args, gate=None):
+    extra = ["--counts", args.counts, "--sizes", args.sizes, "--iters", str(args.iters),
+             "--warmup", str(args.warmup), "--reps", str(args.reps)]
+    if gate:
+        extra += ["--start-after", gate]
+    return start_ranks(args, "coalesce", args.world, extra_args=extra)
+
+
+def part_coalesce(args, versions, procs=None):
     world = args.world
-    procs = start_ranks(args, "coalesce", world,
-                        extra_args=["--counts", args.counts, "--sizes", args.sizes, "--iters", str(args.iters),
-                                    "--warmup", str(args.warmup), "--reps", str(args.reps)])
+    if procs is None:
+        procs = start_coalesce(args)
     exits = wait_ranks(procs, 600)
     r0 = read_rank(args, "coalesce", 0)
     res = {"world": world, "exits": exits}
@@ -733,24 +753,40 @@ def driver(args):
         if p not in PARTS:
             raise SystemExit("c10d_lab: unknown part %r (want %s)" % (p, ", ".join(PARTS)))
     args.work = tempfile.mkdtemp(prefix="c10d-lab-", dir=args.out)
-    summary = {"kind": "c10d-lab", "command": ["python3", os.path.basename(SCRIPT)] + sys.argv[1:],
-               "date": datetime.datetime.now(datetime.timezone.utc).isoformat(),
-               "host": socket.gethostname(), "settings": {k: str(v) for k, v in vars(args).items() if k != "work"},
-               "versions": versions_of(args.backend),
-               "env": {k: v for k, v in os.environ.items() if k.startswith(("NCCL_", "TORCH_NCCL", "TORCH_FR", "OMP_"))},
-               "parts": {}, "errors": []}
-    runners = {"store": part_store, "coalesce": part_coalesce, "timeout": part_timeout, "compile": part_compile}
+    # With --concurrent the timed part's ranks start now, beside the other
+    # parts, and wait at their gate until those have ended: their start-up
+    # (Python, torch) overlaps the parts that time nothing, and what they
+    # time still runs alone. The driver's own versions (torch imported,
+    # the GPU named) are read meanwhile too.
+    side = [p for p in parts if args.concurrent and p not in TIMED_PARTS]
+    early, gate = {}, os.path.join(args.work, "timed-parts-may-start")
+    if side and "coalesce" in parts:
+        early["coalesce"] = start_coalesce(args, gate)
     results = {}
 
     def run_part(p):
         log("part", p)
         t0 = time.monotonic()
         try:
-            res = runners[p](args, summary["versions"])
+            if p in early:
+                res = part_coalesce(args, None, early[p])
+            else:
+                res = runners[p](args, None)
         except Exception as e:  # record and go on with the next part
             res = {"error": one_line(e)}
         res["seconds"] = round(time.monotonic() - t0, 3)
         results[p] = res
+
+    runners = {"store": part_store, "coalesce": part_coalesce, "timeout": part_timeout, "compile": part_compile}
+    threads = [threading.Thread(target=run_part, args=(p,)) for p in side]
+    for t in threads:
+        t.start()
+    summary = {"kind": "c10d-lab", "command": ["python3", os.path.basename(SCRIPT)] + sys.argv[1:],
+               "date": datetime.datetime.now(datetime.timezone.utc).isoformat(),
+               "host": socket.gethostname(), "settings": {k: str(v) for k, v in vars(args).items() if k not in ("work", "start_after")},
+               "versions": versions_of(args.backend),
+               "env": {k: v for k, v in os.environ.items() if k.startswith(("NCCL_", "TORCH_NCCL", "TORCH_FR", "OMP_"))},
+               "parts": {}, "errors": []}
 
     def record(p):
         res = results[p]
@@ -760,13 +796,13 @@ def driver(args):
         write_json(os.path.join(args.out, "summary.json"), summary)
 
     # With --concurrent the parts that time nothing on the GPU run side by
-    # side first; the timed ones (coalesce) then run alone, in order.
-    side = [p for p in parts if args.concurrent and p not in TIMED_PARTS]
-    threads = [threading.Thread(target=run_part, args=(p,)) for p in side]
-    for t in threads:
-        t.start()
+    # side first (started above); the timed ones (coalesce) then run alone,
+    # in order.
     for t in threads:
         t.join()
+    if early:
+        with open(gate, "w"):
+            pass
     for p in parts:
         if p not in side:
             run_part(p)
@@ -820,6 +856,7 @@ def main():
     p.add_argument("--part")
     p.add_argument("--dir")
     p.add_argument("--tag", default="")
+    p.add_argument("--start-after", default="", help="rank mode: wait until this file exists before making the group")
     args = p.parse_args()
     if args.mode == "rank":
         return rank_main(args)

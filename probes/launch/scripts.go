@@ -26,8 +26,9 @@ var overlapBench []byte
 // recorded as a torch.profiler trace; probes/overlap reads what it writes.
 // Its flags: --out DIR (required); --what variants,cq; --variants LIST;
 // --coll; --bytes; --gemm; --gemms; --steps; --trace-steps; --cq-bytes;
-// --cq-gemms. python3 runs it on one GPU, torchrun on several; mpirun and
-// srun are refused.
+// --cq-gemms; --cases (core-question cases to run); --start-after FILE
+// (wait for FILE before touching the GPU). python3 runs it on one GPU,
+// torchrun on several; mpirun and srun are refused.
 var OverlapBench = Script{Name: "bench_overlap.py", source: overlapBench, TorchrunOnly: "torchrun's LOCAL_RANK"}
 
 //go:embed c10d_lab.py

@@ -70,3 +70,44 @@ func LoggedSettings(log string) (settings []Setting, messages []string) {
 	}
 	return settings, messages
 }
+
+// SettingsTable is what ProcessGroupNCCL logged under each of the core
+// question's Settings (the run's logs "cq-SETTING"): a Markdown table of
+// every setting logged under the default, one column per setting, in the
+// order logged, and the other lines each after its setting in brackets
+// ("[blocking-wait] TORCH_NCCL_BLOCKING_WAIT is enabled, ..."). The table
+// is empty when the run kept no log lines.
+func (r *Result) SettingsTable() (table string, messages []string) {
+	logged := map[string]map[string]string{}
+	var order []string
+	for _, s := range Settings {
+		vals, msgs := LoggedSettings(r.Run.Logs["cq-"+s.Name])
+		logged[s.Name] = map[string]string{}
+		for _, v := range vals {
+			if _, seen := logged["default"][v.Name]; !seen && s.Name == "default" {
+				order = append(order, v.Name)
+			}
+			logged[s.Name][v.Name] = v.Value
+		}
+		for _, msg := range msgs {
+			messages = append(messages, "["+s.Name+"] "+msg)
+		}
+	}
+	if len(order) == 0 {
+		return "", messages
+	}
+	var t strings.Builder
+	t.WriteString("| logged as |")
+	for _, s := range Settings {
+		t.WriteString(" " + s.Head + " |")
+	}
+	t.WriteString("\n|:---|" + strings.Repeat(":---|", len(Settings)) + "\n")
+	for _, name := range order {
+		t.WriteString("| `" + name + "` |")
+		for _, s := range Settings {
+			t.WriteString(" " + logged[s.Name][name] + " |")
+		}
+		t.WriteString("\n")
+	}
+	return t.String(), messages
+}

@@ -62,3 +62,16 @@ func ExampleListing() {
 	// 	uint64_t addr, len;
 	// };
 }
+
+// ListingBlanked leaves one initializer of the program for a learner to
+// write: the remote half of write_burst's RDMA WRITE.
+func ExampleListingBlanked() {
+	code, err := rdma.ListingBlanked("write_burst", ".wr.rdma")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(strings.Contains(code, ".wr.rdma = { /* ??? */ }"), strings.Contains(code, "rkey"))
+	// Output:
+	// true false
+}

@@ -65,3 +65,19 @@ func Definitions() []string {
 	}
 	return names
 }
+
+// ListingBlanked is Listing(name) with the braces of the designated
+// initializer field (".wr.rdma" gives ".wr.rdma = { /* ??? */ }") emptied:
+// a step of the program left for a learner to write. A field that is not in
+// the listing is an error, so a renamed field never shows the answer.
+func ListingBlanked(name, field string) (string, error) {
+	code, err := Listing(name)
+	if err != nil {
+		return "", err
+	}
+	init := regexp.MustCompile(regexp.QuoteMeta(field) + `\s*=\s*\{[^}]*\}`)
+	if !init.MatchString(code) {
+		return "", fmt.Errorf("rdma: no %s = { ... } in %s", field, name)
+	}
+	return init.ReplaceAllLiteralString(code, field+" = { /* ??? */ }"), nil
+}

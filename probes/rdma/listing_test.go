@@ -45,3 +45,22 @@ func TestListing(t *testing.T) {
 		t.Errorf("SourceLines %d", n)
 	}
 }
+
+func TestListingBlanked(t *testing.T) {
+	got, err := ListingBlanked("write_burst", ".wr.rdma")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(got, "peer->rkey") || !strings.Contains(got, ".wr.rdma = { /* ??? */ }") {
+		t.Errorf("write_burst not blanked:\n%s", got)
+	}
+	if full, _ := Listing("write_burst"); len(strings.Split(full, "\n")) != len(strings.Split(got, "\n")) {
+		t.Errorf("blanking changed the number of lines")
+	}
+	if _, err := ListingBlanked("write_burst", ".wr.no_such"); err == nil {
+		t.Error("a missing field gave no error")
+	}
+	if _, err := ListingBlanked("no_such_function", ".wr.rdma"); err == nil {
+		t.Error("a missing function gave no error")
+	}
+}

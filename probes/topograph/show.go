@@ -40,7 +40,7 @@ func (s Show) Write(ctx context.Context, t *probes.Topology, w io.Writer) error 
 
 // ErrNothingRead says the machine has no NVIDIA driver or GPU and sysfs
 // gave nothing either.
-var ErrNothingRead = errors.New("sysfs gave nothing either; nothing to show")
+var ErrNothingRead = errors.New("topograph: sysfs gave nothing either; nothing to show")
 
 // Read reads src's topology as commlab probe topo shows it: on a machine
 // without an NVIDIA driver or GPU (probes.ErrUnavailable) it says so on
