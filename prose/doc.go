@@ -6,9 +6,11 @@
 //     print most: Secs, Ms, Us (durations), IEC, SI, Size (bytes), Rate,
 //     GBps (bandwidths), Pct, Num and Count;
 //   - readable lists: List ("NIC0, NIC1") and Distinct;
+//   - citations: GitHubRef ("NVIDIA/nccl#1259" for an issue's address);
 //   - Markdown tables whose columns align by their content (text left,
 //     numbers right), as a cell result or through display.Markdown: Table,
-//     and CostTable for the cost model's rows.
+//     and CostTable for the cost model's rows; Presets for its presets,
+//     folded under a count by kind.
 //
 // prose does not format on its own: every number goes through package
 // units, the one number style of pages, charts and the command. It does not
