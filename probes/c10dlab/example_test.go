@@ -1,10 +1,12 @@
 package c10dlab_test
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
 	"github.com/commlab/commlab/probes/c10dlab"
+	"github.com/commlab/commlab/probes/measure"
 )
 
 // The recorded run on two CPU ranks: what gloo keeps in the store, what a
@@ -48,4 +50,17 @@ func ExampleCoalescePart_Markdown() {
 	// | 8 | 800 µs | not supported | 100 µs | 120 µs | 100 µs |
 	//
 	// coalescing_manager: RuntimeError: not implemented
+}
+
+// MeasurePair shows two recordings side by side when neither can run live:
+// the gloo lab on CPU ranks and the NCCL lab on one H200.
+func ExampleMeasurePair() {
+	labs := c10dlab.MeasurePair(context.Background(),
+		c10dlab.Request{Mode: measure.ModeRecorded, Config: c10dlab.Config{Backend: "gloo"}, Recorded: c10dlab.RecordedCPU},
+		c10dlab.Request{Mode: measure.ModeRecorded, Config: c10dlab.Config{Backend: "nccl"}, Recorded: c10dlab.RecordedH200})
+	fmt.Println(labs.CPUErr == nil, labs.CPU.Live, labs.CPU.Recorded)
+	fmt.Println(labs.GPUErr == nil, labs.GPU.Live, labs.GPU.Recorded)
+	// Output:
+	// true false torch-c10d-cpu
+	// true false torch-c10d-h200x1
 }
