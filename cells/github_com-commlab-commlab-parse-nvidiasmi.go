@@ -15,6 +15,7 @@ func init() {
 		"NormalizeCell":          reflect.ValueOf(nvidiasmi.NormalizeCell),
 		"ParseQuery":             reflect.ValueOf(nvidiasmi.ParseQuery),
 		"ParseQueryString":       reflect.ValueOf(nvidiasmi.ParseQueryString),
+		"ParseSamples":           reflect.ValueOf(nvidiasmi.ParseSamples),
 		"ParseTopoMatrix":        reflect.ValueOf(nvidiasmi.ParseTopoMatrix),
 		"ParseTopoMatrixExcerpt": reflect.ValueOf(nvidiasmi.ParseTopoMatrixExcerpt),
 		"ParseTopoMatrixString":  reflect.ValueOf(nvidiasmi.ParseTopoMatrixString),
@@ -25,6 +26,7 @@ func init() {
 		"GPURow":     reflect.ValueOf((*nvidiasmi.GPURow)(nil)),
 		"NICRow":     reflect.ValueOf((*nvidiasmi.NICRow)(nil)),
 		"Query":      reflect.ValueOf((*nvidiasmi.Query)(nil)),
+		"Samples":    reflect.ValueOf((*nvidiasmi.Samples)(nil)),
 		"TopoMatrix": reflect.ValueOf((*nvidiasmi.TopoMatrix)(nil)),
 	}
 }

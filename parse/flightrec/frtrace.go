@@ -21,14 +21,17 @@ type TraceError struct {
 	Seq      int64 `json:"seq"`
 	RecordID int64 `json:"record_id"`
 	// Group is "pg_name:pg_desc" ("0:default_pg").
-	Group         string    `json:"group,omitempty"`
-	Collective    string    `json:"collective,omitempty"`
-	InputSizes    string    `json:"input_sizes,omitempty"`
-	OutputSizes   string    `json:"output_sizes,omitempty"`
-	WorldSize     int       `json:"world_size,omitempty"`
-	ExpectedRanks []int     `json:"expected_ranks,omitempty"`
-	State         string    `json:"state,omitempty"`
-	Culprits      []Culprit `json:"culprits,omitempty"`
+	Group         string `json:"group,omitempty"`
+	Collective    string `json:"collective,omitempty"`
+	InputSizes    string `json:"input_sizes,omitempty"`
+	OutputSizes   string `json:"output_sizes,omitempty"`
+	WorldSize     int    `json:"world_size,omitempty"`
+	ExpectedRanks []int  `json:"expected_ranks,omitempty"`
+	State         string `json:"state,omitempty"`
+	// MissingRanks are the ranks with no entry for the collective ("Not
+	// all ranks joining collective": their "missing ranks").
+	MissingRanks []int     `json:"missing_ranks,omitempty"`
+	Culprits     []Culprit `json:"culprits,omitempty"`
 	// Stack is the collective's Python stack, innermost first, one
 	// "func at file:line" a frame.
 	Stack []string `json:"stack,omitempty"`
@@ -46,6 +49,8 @@ type Culprit struct {
 var (
 	reTraceHead    = regexp.MustCompile(`^Collective sequence number: (\d+) has errors$`)
 	reTraceHeadOld = regexp.MustCompile(`^Collective (\d+) at entry (\d+) errors$`)
+	// reTraceMissing heads a collective some ranks never recorded (torch 2.11).
+	reTraceMissing = regexp.MustCompile(`^Not all ranks joining collective, sequence number: (\d+)$`)
 	reCulprit      = regexp.MustCompile(`Culprit rank (\d+); Error type: ([A-Z_]+), `)
 )
 
@@ -62,6 +67,12 @@ func ParseTraceReport(r io.Reader) ([]TraceError, error) {
 	for sc.Scan() {
 		line := strings.TrimRight(sc.Text(), " \r")
 		if m := reTraceHead.FindStringSubmatch(line); m != nil {
+			seq, _ := strconv.ParseInt(m[1], 10, 64)
+			out = append(out, TraceError{Seq: seq, RecordID: -1})
+			cur, inStack = &out[len(out)-1], false
+			continue
+		}
+		if m := reTraceMissing.FindStringSubmatch(line); m != nil {
 			seq, _ := strconv.ParseInt(m[1], 10, 64)
 			out = append(out, TraceError{Seq: seq, RecordID: -1})
 			cur, inStack = &out[len(out)-1], false
@@ -104,11 +115,9 @@ func ParseTraceReport(r io.Reader) ([]TraceError, error) {
 		case "world size":
 			cur.WorldSize, _ = strconv.Atoi(val)
 		case "expected ranks":
-			for _, f := range strings.Split(strings.Trim(val, "{}"), ",") {
-				if n, err := strconv.Atoi(strings.TrimSpace(f)); err == nil {
-					cur.ExpectedRanks = append(cur.ExpectedRanks, n)
-				}
-			}
+			cur.ExpectedRanks = rankSet(val)
+		case "missing ranks":
+			cur.MissingRanks = rankSet(val)
 		case "collective state":
 			cur.State = val
 		case "error msg":
@@ -128,7 +137,18 @@ func ParseTraceReport(r io.Reader) ([]TraceError, error) {
 
 var knownTraceField = map[string]bool{"internal record id": true, "group info": true, "collective": true,
 	"input sizes": true, "output sizes": true, "world size": true, "expected ranks": true,
-	"collective state": true, "error msg": true, "collective stack trace": true}
+	"collective state": true, "error msg": true, "collective stack trace": true, "missing ranks": true}
+
+// rankSet reads a Python set of ranks, "{0, 1}".
+func rankSet(val string) []int {
+	var out []int
+	for _, f := range strings.Split(strings.Trim(val, "{}"), ",") {
+		if n, err := strconv.Atoi(strings.TrimSpace(f)); err == nil {
+			out = append(out, n)
+		}
+	}
+	return out
+}
 
 // culpritsOf splits fr_trace's error message, "Culprit rank R; Error
 // type: T, DETAIL" once per rank, joined by ", ".
@@ -152,7 +172,10 @@ func ReadTraceErrors(errs []TraceError) string {
 	var b strings.Builder
 	for _, e := range errs {
 		fmt.Fprintf(&b, "%s #%d (group %s, %d ranks, input %s): first rank's entry %s", e.Collective, e.Seq, e.Group, e.WorldSize, e.InputSizes, stateOrUnread(e.State))
-		if len(e.Culprits) == 0 {
+		if len(e.MissingRanks) > 0 {
+			fmt.Fprintf(&b, "; %s recorded no entry for it", RanksPhrase(e.MissingRanks))
+		}
+		if len(e.Culprits) == 0 && len(e.MissingRanks) == 0 {
 			b.WriteString("; no culprit in what was read")
 		}
 		for _, c := range e.Culprits {

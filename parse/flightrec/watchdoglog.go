@@ -49,7 +49,10 @@ type WatchdogLog struct {
 
 var (
 	watchdogCaught = regexp.MustCompile(`\[Rank (\d+)\] Watchdog caught collective operation timeout: WorkNCCL\(SeqNum=(\d+), OpType=(\w+)(?:, NumelIn=(\d+), NumelOut=(\d+))?, Timeout\(ms\)=(\d+)\) ran for (\d+) milliseconds`)
-	watchdogSeqs   = regexp.MustCompile(`\[PG (?:ID )?(\d+)[^\]]*?Rank (\d+)\] (?:Exception \(either an error or timeout\) detected by watchdog at work|Timeout at NCCL work): (\d+), last enqueued NCCL work: (-?\d+), last completed NCCL work: (-?\d+)`)
+	// watchdogSeqs: "Timeout at NCCL work: N, last enqueued NCCL work: ..."
+	// and, in torch 2.11, "failure detected by watchdog at work sequence
+	// id: N PG status: last enqueued work: ...".
+	watchdogSeqs = regexp.MustCompile(`\[PG (?:ID )?(\d+)[^\]]*?Rank (\d+)\]\s+(?:Exception \(either an error or timeout\) detected by watchdog at work|Timeout at NCCL work|failure detected by watchdog at work sequence id):? (\d+)(?:,| PG status:) last enqueued (?:NCCL )?work: (-?\d+), last completed (?:NCCL )?work: (-?\d+)`)
 )
 
 // ParseWatchdogLog reads ProcessGroupNCCL's watchdog lines out of a log

@@ -32,12 +32,18 @@ func TestWatchdogLogReading(t *testing.T) {
 		{"all joined", "[Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=5, OpType=ALLREDUCE, Timeout(ms)=1800000) ran for 1802212 milliseconds before timing out.\n" +
 			"[PG 0 (default_pg) Rank 3] Timeout at NCCL work: 5, last enqueued NCCL work: 5, last completed NCCL work: 4.\n",
 			"rank 3 enqueued ALLREDUCE #5 and none completed it"},
+		{"torch 2.11's status line", "[rank0]:[E1206 13:55:03.320418466 ProcessGroupNCCL.cpp:689] [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=2, OpType=ALLREDUCE, NumelIn=1024, NumelOut=1024, Timeout(ms)=30000) ran for 30032 milliseconds before timing out.\n" +
+			"[rank0]:[E1206 13:55:03.320647593 ProcessGroupNCCL.cpp:2303] [PG ID 0 PG GUID 0(default_pg) Rank 0]  failure detected by watchdog at work sequence id: 2 PG status: last enqueued work: 2, last completed work: 1\n",
+			"rank 0 enqueued ALLREDUCE #2 and none completed it"},
 		{"numbers not logged", "[Rank 2] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=9, OpType=BROADCAST, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600001 milliseconds before timing out.\n",
 			"rank 2 enqueued BROADCAST #9 and none completed it"},
 	} {
 		l, err := ParseWatchdogLog(strings.NewReader(tc.log))
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if strings.Contains(tc.log, "last enqueued") && l.Ranks[0].LastEnqueued < 0 {
+			t.Errorf("%s: the last enqueued work not read: %+v", tc.name, l.Ranks[0])
 		}
 		if got := l.Reading(); !strings.Contains(got, tc.want) {
 			t.Errorf("%s: reading %q, want it to contain %q", tc.name, got, tc.want)

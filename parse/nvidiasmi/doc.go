@@ -1,6 +1,7 @@
-// Package nvidiasmi parses the two texts nvidia-smi prints that the labs
+// Package nvidiasmi parses the texts nvidia-smi prints that the labs
 // read: the topology matrix of `nvidia-smi topo -m` (ParseTopoMatrix) and
-// the full query of `nvidia-smi -q`, the NVSMI LOG (ParseQuery).
+// the full query of `nvidia-smi -q`, the NVSMI LOG (ParseQuery), and the
+// samples of `--query-gpu ... --format=csv` (ParseSamples).
 //
 // ParseTopoMatrix turns `topo -m` (and `topo -mp`) into a TopoMatrix: the
 // path cells between GPUs and NICs, each GPU's CPU affinity, NUMA affinity
@@ -22,7 +23,10 @@
 // "Power Readings" before 535 and "GPU Power Readings" after). It does not
 // read the XML form (-q -x).
 //
-// Both read output as launchers deliver it: srun's "0: ", mpirun's
+// ParseSamples reads a --query-gpu=... --format=csv output (one row a
+// sample, as -lms takes them) into its header and rows, as printed.
+//
+// The first two read output as launchers deliver it: srun's "0: ", mpirun's
 // "[1,0]<stdout>:" and pdsh's "host: " come off every line first.
 //
 // Errors are *parse.Error naming the line; input that is not the output

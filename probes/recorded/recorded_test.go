@@ -216,12 +216,16 @@ func TestCommandsAreWhatAUserTypes(t *testing.T) {
 	}
 }
 
-// noTimedPart says whether a run of chapter 5's c10d lab ran none of the
-// parts that time something (coalesce): a timeout run keeps what each
+// noTimedPart says whether a run times nothing: a staged NCCL hang, or a
+// run of chapter 5's c10d lab that ran none of the parts that time
+// something (coalesce): a timeout run keeps what each
 // error-handling mode left behind, a compile run the code Inductor
 // generated, both in its summary, with no time samples.
 func noTimedPart(r *probes.Run) bool {
 	parts := r.Settings["parts"]
+	if r.Kind == "nccl-hang" { // a staged hang: its evidence is in the folder beside it
+		return true
+	}
 	return r.Kind == "c10d-lab" && parts != "" && !slices.Contains(strings.Split(parts, ","), "coalesce")
 }
 
