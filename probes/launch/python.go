@@ -54,14 +54,20 @@ func NIXLPython(ctx context.Context) error {
 }
 
 // pythonImports runs a check program with python3; a failing check wraps
-// missing with the program's first line of output.
+// missing with the first line the program printed, or else stderr's (the
+// program's own reason comes before any warning an import wrote to stderr).
 func pythonImports(ctx context.Context, missing error, program string) error {
 	cmd, _, err := command(ctx, Options{}, []string{"python3", "-c", program})
 	if err != nil {
 		return err
 	}
-	out, err := cmd.CombinedOutput()
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
 	if err != nil {
+		if len(strings.TrimSpace(string(out))) == 0 {
+			out = []byte(stderr.String())
+		}
 		return fmt.Errorf("launch: %w: %s", missing, firstLine(string(out), err))
 	}
 	return nil
