@@ -3,8 +3,9 @@
 One "step" is a collective issued with async_op=True on ProcessGroupNCCL's
 stream and K GEMMs on the current (compute) stream. Variants place the
 collective's wait(), a .item(), a synchronize or an allocation in different
-places; each variant's steps are timed with CUDA events (unprofiled) and then
-recorded with torch.profiler as a Chrome trace (trace-<variant>.json.gz), which
+places; every variant's steps are timed with CUDA events (unprofiled, before
+any profiler session has started) and then each variant's are recorded with
+torch.profiler as a Chrome trace (trace-<variant>.json.gz), which
 `commlab parse torch-trace` reads into per-stream intervals and the fraction
 of communication time that ran under compute.
 
@@ -26,6 +27,12 @@ its own GPU and rank 0 writes the files.
 
 Writes into --out DIR: summary.json (settings, versions, per-variant times,
 the core-question cases) and one gzipped Chrome trace per variant or case.
+
+CUPTI stays loaded between the script's profiler sessions (TEARDOWN_CUPTI=0
+unless the caller sets it): Kineto otherwise finalizes CUPTI after each
+session and the next one loads it again, which took 0.2 to 0.6 s a session
+on an H100 (torch 2.11, CUDA 13); nothing is timed unprofiled after the
+first session starts.
 """
 import argparse
 import datetime
@@ -38,6 +45,8 @@ import statistics
 import subprocess
 import sys
 import time
+
+os.environ.setdefault("TEARDOWN_CUPTI", "0")  # read by Kineto when torch loads it
 
 import torch
 import torch.distributed as dist
@@ -204,7 +213,8 @@ class Bench:
             torch.cuda.set_per_process_memory_fraction(1.0, self.dev)
         torch.cuda.synchronize()
 
-    def run_variant(self, variant, outdir):
+    def time_variant(self, variant):
+        """Times the variant's steps with CUDA events, unprofiled."""
         a = self.args
         res = {"variant": variant, "what": VARIANTS[variant]}
         for _ in range(a.warmup):
@@ -229,7 +239,15 @@ class Bench:
         res["step_ms_wall"] = wall_ms
         res["step_ms_median"] = statistics.median(ev_ms)
         res["step_ms_wall_median"] = statistics.median(wall_ms)
-        # The profiled steps.
+        return res
+
+    def trace_variant(self, variant, res, outdir):
+        """Records the variant's profiled steps into res (from time_variant),
+        after one unprofiled step: other variants ran since it was timed."""
+        a = self.args
+        self.setup(variant)
+        self.step(variant)
+        self.teardown(variant)
         with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
             for i in range(a.trace_steps):
                 self.setup(variant)
@@ -492,12 +510,22 @@ def main():
             log("calibration", json.dumps(summary["calibration"]))
         except Exception as e:  # record and carry on
             summary["errors"].append("calibrate: %r" % (e,))
+        # Every variant is timed before any is profiled: the profiler's
+        # sessions leave CUPTI loaded (TEARDOWN_CUPTI=0, above).
+        timed = []
         for v in args.variants.split(","):
             try:
-                summary["variants"].append(bench.run_variant(v, args.out))
+                timed.append((v, bench.time_variant(v)))
             except Exception as e:
                 summary["errors"].append("%s: %r" % (v, e))
                 log("variant", v, "failed:", repr(e))
+                torch.cuda.set_per_process_memory_fraction(1.0)
+        for v, res in timed:
+            try:
+                summary["variants"].append(bench.trace_variant(v, res, args.out))
+            except Exception as e:
+                summary["errors"].append("%s (traced): %r" % (v, e))
+                log("variant", v, "failed under the profiler:", repr(e))
                 torch.cuda.set_per_process_memory_fraction(1.0)
         del bench
         torch.cuda.empty_cache()

@@ -280,6 +280,10 @@ def part_store(args, versions):
 # ---------------------------------------------------------------- coalesce
 
 def rank_coalesce(args):
+    # CUPTI stays loaded between kernels_of's profiler sessions (Kineto
+    # otherwise finalizes it after each and loads it again: 0.2 s a session
+    # on an H100); so every row is timed before the first session starts.
+    os.environ.setdefault("TEARDOWN_CUPTI", "0")
     import torch
     import torch.distributed as dist
     import warnings
@@ -296,31 +300,34 @@ def rank_coalesce(args):
         if gpu:
             torch.cuda.synchronize()
 
+    def methods(ts):
+        def separate():
+            for t in ts:
+                dist.all_reduce(t, op=op)
+
+        def manager():
+            with dist._coalescing_manager(device=dev, async_ops=True) as cm:
+                for t in ts:
+                    dist.all_reduce(t, op=op)
+            cm.wait()
+
+        def coalesced():
+            dist.all_reduce_coalesced(ts, op=op)
+
+        def flat():
+            f = torch.cat(ts)
+            dist.all_reduce(f, op=op)
+            for t, part in zip(ts, f.split([t.numel() for t in ts])):
+                t.copy_(part)
+
+        return [("separate", separate), ("coalescing_manager", manager),
+                ("all_reduce_coalesced", coalesced), ("flat", flat)]
+
+    profiled = []  # (row, fn): the kernels each launches, read after all timing
     for count in [int(c) for c in args.counts.split(",")]:
         for nbytes in [int(b) for b in args.sizes.split(",")]:
             ts = [torch.ones(nbytes // 4, device=dev) for _ in range(count)]
-
-            def separate():
-                for t in ts:
-                    dist.all_reduce(t, op=op)
-
-            def manager():
-                with dist._coalescing_manager(device=dev, async_ops=True) as cm:
-                    for t in ts:
-                        dist.all_reduce(t, op=op)
-                cm.wait()
-
-            def coalesced():
-                dist.all_reduce_coalesced(ts, op=op)
-
-            def flat():
-                f = torch.cat(ts)
-                dist.all_reduce(f, op=op)
-                for t, part in zip(ts, f.split([t.numel() for t in ts])):
-                    t.copy_(part)
-
-            for name, fn in [("separate", separate), ("coalescing_manager", manager),
-                             ("all_reduce_coalesced", coalesced), ("flat", flat)]:
+            for name, fn in methods(ts):
                 if name in unsupported:
                     rows.append({"method": name, "count": count, "bytes": nbytes, "error": unsupported[name]})
                     continue
@@ -347,7 +354,7 @@ def rank_coalesce(args):
                     row = {"method": name, "count": count, "bytes": nbytes, "iters": args.iters, "reps": args.reps,
                            "host_us": statistics.median(host), "total_us": statistics.median(total)}
                     if gpu:
-                        row.update(kernels_of(torch, fn))
+                        profiled.append((row, fn))
                     rows.append(row)
                 except Exception as e:  # one method failing leaves the others
                     rows.append({"method": name, "count": count, "bytes": nbytes, "error": one_line(e)})
@@ -365,6 +372,11 @@ def rank_coalesce(args):
                                          "expected": float(world), "returned": repr(work)}
                         state.pop(dist.group.WORLD, None)
                     dist.barrier()
+    for row, fn in profiled:
+        try:
+            row.update(kernels_of(torch, fn))
+        except Exception as e:  # the row's times stand; its kernels are unknown
+            row["kernels_error"] = one_line(e)
     dist.destroy_process_group()
     return {"rank": rank, "op": str(op).split(".")[-1], "rows": rows, "after_failure": after_failure}
 

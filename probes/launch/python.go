@@ -3,7 +3,10 @@ package launch
 import (
 	"context"
 	"fmt"
+	"os"
+	"os/exec"
 	"strings"
+	"sync"
 )
 
 // What python3 here can import, asked before a script is run live: each
@@ -36,9 +39,40 @@ var ErrNoTorch = fmt.Errorf("no PyTorch with a GPU here")
 // TorchCUDA checks that python3 imports torch and that torch sees a GPU:
 // what a live run of the PyTorch scripts needs. It fails with
 // ErrNotInstalled when there is no python3, ErrNoTorch otherwise.
+//
+// A check that passed is remembered for the process, per python3 and the
+// environment that decides what it finds (PATH, PYTHONPATH, VIRTUAL_ENV,
+// CUDA_VISIBLE_DEVICES): importing torch takes seconds, and a page that
+// runs several PyTorch scripts live would pay them once per script. A
+// failed check is never remembered, so installing torch mid-session counts.
 func TorchCUDA(ctx context.Context) error {
-	return pythonImports(ctx, ErrNoTorch, "import sys\ntry:\n import torch\nexcept Exception as e:\n print('no torch:', e); sys.exit(3)\n"+
+	key := pythonKey()
+	if _, ok := torchCUDAPassed.Load(key); ok {
+		return nil
+	}
+	err := pythonImports(ctx, ErrNoTorch, "import sys\ntry:\n import torch\nexcept Exception as e:\n print('no torch:', e); sys.exit(3)\n"+
 		"if not torch.cuda.is_available(): print('torch', torch.__version__, 'sees no GPU'); sys.exit(4)\n")
+	if err == nil {
+		torchCUDAPassed.Store(key, true)
+	}
+	return err
+}
+
+// torchCUDAPassed holds the pythonKey of each TorchCUDA check that passed.
+var torchCUDAPassed sync.Map
+
+// pythonKey names the python3 a check runs and what decides what it can
+// import and which GPUs it sees.
+func pythonKey() string {
+	path, err := exec.LookPath("python3")
+	if err != nil {
+		path = "(none)"
+	}
+	key := path
+	for _, name := range []string{"PATH", "PYTHONPATH", "VIRTUAL_ENV", "CUDA_VISIBLE_DEVICES"} {
+		key += "\x00" + name + "=" + os.Getenv(name)
+	}
+	return key
 }
 
 // ErrNoNIXL is wrapped by NIXLPython's error when python3 has no NIXL.
