@@ -257,7 +257,8 @@ func shapeDips(c Curve, opt CurveOptions) []Verdict {
 		return c.Points[i].BusBW < peak/10 && c.Points[i-1].BusBW < peak/10
 	})
 	var out []Verdict
-	for _, run := range dipRuns(depth, opt.DipDepth) {
+	runs := dipRuns(depth, opt.DipDepth)
+	for _, run := range runs {
 		i, j, worst := run.first, run.last, run.worst
 		p := c.Points[worst]
 		out = append(out, Verdict{Layer: LayerCollective, Check: BranchDip, Status: Warn, Chapter: ChapterCurve,
@@ -265,6 +266,9 @@ func shapeDips(c Curve, opt CurveOptions) []Verdict {
 				units.Readable(p.BusBW, "GB/s"), units.Readable(p.Bytes, "B"), pct(depth[worst])),
 			Evidence: []string{"read on the curve's own shape: busbw should not fall as the size grows"},
 			Next:     "check " + strings.Join(b.Checks, "; ")})
+	}
+	for _, v := range slowerThanLarger(c, runs, opt, func(i int) bool { return c.Points[i].BusBW < peak/10 }) {
+		out = append(out, v.Verdict)
 	}
 	if len(out) == 0 {
 		out = append(out, Verdict{Layer: LayerCollective, Check: BranchDip, Status: OK, Chapter: ChapterCurve,
