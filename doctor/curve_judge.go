@@ -134,6 +134,7 @@ func JudgeCurve(c Curve, s CurveSetup, opt CurveOptions) (CurveReport, error) {
 	if err != nil {
 		return CurveReport{Curve: c}, err
 	}
+	c.Nodes = max(c.Nodes, s.Nodes) // the hosts the user named, where the input names fewer
 	if c.Ranks <= 1 && c.Collective != "" {
 		rep, err := DiagnoseCurve(c, Model{}, opt)
 		rep.Preset, rep.PresetFrom = preset, from
