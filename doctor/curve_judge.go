@@ -268,7 +268,11 @@ func shapeDips(c Curve, opt CurveOptions) []Verdict {
 			Evidence: []string{"read on the curve's own shape: busbw should not fall as the size grows"},
 			Next:     "check " + strings.Join(b.Checks, "; ")})
 	}
-	for _, v := range slowerThanLarger(c, runs, opt, func(i int) bool { return c.Points[i].BusBW < peak/10 }) {
+	// A size slower than a larger one counts past four times the floor:
+	// near it a few microseconds of noise reorder sizes, past it they do
+	// not, however low the busbw there.
+	floor := c.FloorUs()
+	for _, v := range slowerThanLarger(c, runs, opt, func(i int) bool { return c.Points[i].TimeUs < 4*floor }) {
 		out = append(out, v.Verdict)
 	}
 	if len(out) == 0 {
