@@ -106,12 +106,12 @@ func ExampleJudgeLoggedOutput() {
 		fmt.Println(err)
 		return
 	}
-	out, err := doctor.JudgeLoggedOutput(pub.Text, "all_reduce", "the job's command", doctor.CurveSetup{Nodes: 2})
+	out, err := doctor.JudgeLoggedOutput(pub.Text, "all_reduce", "the job's command", doctor.CurveSetup{Nodes: 2}, nil)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(out.Network.String())
+	fmt.Println(out.Log[0].String())
 	c := out.Report.Curve
 	fmt.Printf("%s on %d ranks, %d nodes: %.2f GB/s at 1 GiB\n", c.Collective, c.Ranks, c.Nodes, c.BusBWAt(1<<30))
 	// Output:

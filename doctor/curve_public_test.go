@@ -6,6 +6,7 @@ import (
 
 	"github.com/commlab/commlab/parse/nccllog"
 	"github.com/commlab/commlab/parse/nccltests"
+	"github.com/commlab/commlab/parse/nvidiasmi"
 	"github.com/commlab/commlab/probes/recorded"
 )
 
@@ -100,5 +101,57 @@ func TestSlowerThanLarger(t *testing.T) {
 	}
 	if got := slowerThanLarger(curve(100, 200, 400, 300, 500), []dipRun{{2, 2, 2}}, opt, none); len(got) != 0 {
 		t.Errorf("inside a found dip: %+v, want none", got)
+	}
+}
+
+// TestPublishedNICOnTheOtherSocket judges nccl-tests#293's two runs on
+// servers whose only NIC sits on the other socket from the GPU: with
+// GPUDirect RDMA forced to SYS the gdr check warns that it was forced and
+// the curve has a 9x inversion at 1 MiB; with NCCL's distance limit kept
+// (PXB) GPUDirect is off for distance only, a warning about the placement
+// rather than a failure of the module, and 512 KiB is slower than 1 MiB.
+func TestPublishedNICOnTheOtherSocket(t *testing.T) {
+	topo, err := recorded.Public("ncclt293_a100pcie_topo_nic_other_socket.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := nvidiasmi.ParseTopoMatrixString(topo.Text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cell, _ := m.Cell("GPU0", "NIC0"); cell != "SYS" {
+		t.Fatalf("GPU0 to NIC0 %q, want SYS", cell)
+	}
+	for _, tc := range []struct {
+		file, gdr, dip string
+	}{
+		{"ncclt293_2.21.5_a100pcie_gdr_sys_excerpt.txt", "[warn] nic/gdr: GPUDirect RDMA forced past NCCL's default distance (NCCL_NET_GDR_LEVEL=SYS set by environment)",
+			"dip at 256 KiB to 1 MiB: 1 MiB takes 3.332 ms, 9.12x the 365.5 µs that 2 MiB takes"},
+		{"ncclt293_2.21.5_a100pcie_nps4_gdr_pxb_excerpt.txt", "[warn] nic/gdr: NCCL sent over NET/IBext_v8/0 without GPUDirect RDMA because the NIC is beyond PXB from its GPU",
+			"dip at 512 KiB: 512 KiB takes 230.9 µs, 1.40x the 165.1 µs that 1 MiB takes"},
+	} {
+		pub, err := recorded.Public(tc.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := JudgeLoggedOutput(pub.Text, "", "", CurveSetup{}, m.Topology())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := out.Log[1].String(); !strings.HasPrefix(got, tc.gdr) {
+			t.Errorf("%s: %s\nwant it to start with %s", tc.file, got, tc.gdr)
+		}
+		var dips []string
+		for _, v := range out.Report.Verdicts {
+			if v.Check == BranchDip && v.Status == Warn {
+				dips = append(dips, v.Summary)
+			}
+		}
+		if len(dips) != 1 || dips[0] != tc.dip {
+			t.Errorf("%s: dips %q, want %q", tc.file, dips, tc.dip)
+		}
+		if c := out.Report.Curve; c.Ranks != 2 || c.Nodes != 2 || c.NCCL != "2.21.5+cuda12.4" {
+			t.Errorf("%s: %d ranks, %d nodes, NCCL %q", tc.file, c.Ranks, c.Nodes, c.NCCL)
+		}
 	}
 }
