@@ -77,7 +77,8 @@ func column(n int, value func(i int) float64) []float64 {
 }
 
 // CurveFromNCCLTests reads the out-of-place half of an nccl-tests run (the
-// in-place half where the out-of-place one was not printed). The
+// in-place half where the out-of-place one was not printed), rows of 0
+// bytes left out. The
 // collective and the rank count are the parser's (Run.Collective and
 // Run.NRanks, found from the columns when the output does not say), nodes
 // the hosts of its device lines, the GPU model their device name.
@@ -124,7 +125,10 @@ func CurveFromNCCLTests(r *nccltests.Run) (Curve, error) {
 		if !m.Present {
 			m = row.InPlace
 		}
-		if !m.Present || m.TimeUs <= 0 {
+		// A 0-byte row (nccl-tests -b 0, or a count of 0 elements) moves
+		// no data: its time is the bare call, which would stand in for
+		// the small-message floor.
+		if !m.Present || m.TimeUs <= 0 || row.SizeBytes <= 0 {
 			continue
 		}
 		c.Points = append(c.Points, CurvePoint{Bytes: float64(row.SizeBytes), TimeUs: m.TimeUs, BusBW: m.BusBW})

@@ -34,6 +34,10 @@ type CurveOptions struct {
 	// (within DipSpan sizes).
 	DipDepth float64 `json:"dip_depth"`
 	DipSpan  int     `json:"dip_span"`
+	// SlowerThanLarger: a size dips too when it takes more than this
+	// times the time of a larger size within DipSpan sizes (twice the
+	// data finishing sooner), whatever its neighbours' busbw.
+	SlowerThanLarger float64 `json:"slower_than_larger"`
 	// MultiNodeFail: a multi-node curve is far below single-node when its
 	// plateau's share of the single-node plateau is below MultiNodeFail
 	// times the share the model expects.
@@ -46,9 +50,10 @@ type CurveOptions struct {
 // 2.5x: the model's small-message time is NCCL's latency or the fitted
 // host issue time of published hosts, and these virtual machines issue
 // slower); the plateau thresholds below its 101% of the model at 8 GiB.
+// SlowerThanLarger leaves 10% for the run-to-run noise of one size.
 func DefaultCurveOptions() CurveOptions {
 	return CurveOptions{Bound: 4, PlateauWarn: 0.8, PlateauFail: 0.6, FloorWarn: 4, FloorFail: 8,
-		DipDepth: 0.7, DipSpan: 4, MultiNodeFail: 0.5}
+		DipDepth: 0.7, DipSpan: 4, SlowerThanLarger: 1.1, MultiNodeFail: 0.5}
 }
 
 // CurveReport is the doctor's reading of one curve.

@@ -21,7 +21,8 @@ func dipVerdicts(rep *CurveReport, opt CurveOptions) []Verdict {
 	// like dips.
 	depth := dipDepths(r, opt.DipSpan, func(i int) bool { return c.Points[i].Bytes <= rep.FloorUpTo })
 	var out []Verdict
-	for _, run := range dipRuns(depth, opt.DipDepth) {
+	runs := dipRuns(depth, opt.DipDepth)
+	for _, run := range runs {
 		i, j, worst := run.first, run.last, run.worst
 		lo, hi := c.Points[i].Bytes, c.Points[j].Bytes
 		v := Verdict{Layer: LayerCollective, Check: BranchDip, Status: Warn, Chapter: ChapterCurve,
@@ -35,6 +36,12 @@ func dipVerdicts(rep *CurveReport, opt CurveOptions) []Verdict {
 			v.Evidence = append(v.Evidence, "no model switch near it (the model switches "+strings.Join(rep.Switches, ", ")+"): NCCL's own switch is elsewhere than its model's, or something else runs there")
 		}
 		out = append(out, v)
+	}
+	for _, v := range slowerThanLarger(c, runs, opt, func(i int) bool { return c.Points[i].Bytes <= rep.FloorUpTo }) {
+		if near := nearSwitch(m, v.first, v.last); near != "" {
+			v.Evidence = append(v.Evidence, "the model switches "+near)
+		}
+		out = append(out, v.Verdict)
 	}
 	if len(out) == 0 {
 		out = append(out, Verdict{Layer: LayerCollective, Check: BranchDip, Status: OK, Chapter: ChapterCurve,
@@ -106,4 +113,68 @@ func nearSwitch(m Model, i, j int) string {
 		}
 	}
 	return ""
+}
+
+// slowVerdict is a slower-than-larger dip and the sizes it spans.
+type slowVerdict struct {
+	Verdict
+	first, last int
+}
+
+// slowerThanLarger finds sizes that take more than opt.SlowerThanLarger
+// times as long as a larger size within opt.DipSpan sizes, outside the
+// dips already found and the places leftOut names. Twice the data should
+// not finish sooner: a protocol or algorithm kept past where the next one
+// is faster (a switch placed too late) does that, and on a flat stretch of
+// busbw the neighbour test above does not see it.
+func slowerThanLarger(c Curve, dips []dipRun, opt CurveOptions, leftOut func(i int) bool) []slowVerdict {
+	if opt.SlowerThanLarger <= 0 {
+		return nil
+	}
+	inDip := func(i int) bool {
+		for _, d := range dips {
+			if i >= d.first && i <= d.last {
+				return true
+			}
+		}
+		return false
+	}
+	span := max(opt.DipSpan, 1)
+	faster := make([]int, len(c.Points)) // the larger size that beats it, -1 for none
+	for i, p := range c.Points {
+		faster[i] = -1
+		if p.TimeUs <= 0 || leftOut(i) || inDip(i) {
+			continue
+		}
+		for j := i + 1; j <= min(len(c.Points)-1, i+span); j++ {
+			q := c.Points[j]
+			if q.Bytes > p.Bytes && q.TimeUs > 0 && p.TimeUs > opt.SlowerThanLarger*q.TimeUs &&
+				(faster[i] < 0 || q.TimeUs < c.Points[faster[i]].TimeUs) {
+				faster[i] = j
+			}
+		}
+	}
+	b, _ := BranchByID(BranchDip)
+	var out []slowVerdict
+	for i := 0; i < len(faster); {
+		if faster[i] < 0 {
+			i++
+			continue
+		}
+		first, worst := i, i
+		for i+1 < len(faster) && faster[i+1] >= 0 {
+			i++
+			if c.Points[i].TimeUs/c.Points[faster[i]].TimeUs > c.Points[worst].TimeUs/c.Points[faster[worst]].TimeUs {
+				worst = i
+			}
+		}
+		p, q := c.Points[worst], c.Points[faster[worst]]
+		out = append(out, slowVerdict{first: first, last: i, Verdict: Verdict{Layer: LayerCollective, Check: BranchDip, Status: Warn, Chapter: ChapterCurve,
+			Summary: fmt.Sprintf("dip at %s: %s takes %s, %.2fx the %s that %s takes", sizeRange(c.Points[first].Bytes, c.Points[i].Bytes),
+				units.Readable(p.Bytes, "B"), units.Readable(p.TimeUs, "us"), p.TimeUs/q.TimeUs, units.Readable(q.TimeUs, "us"), units.Readable(q.Bytes, "B")),
+			Evidence: []string{"a larger size finishing sooner: the smaller one ran a slower protocol or algorithm than NCCL switches to next (a switch placed too late)"},
+			Next:     "check " + strings.Join(b.Checks, "; ")}})
+		i++
+	}
+	return out
 }

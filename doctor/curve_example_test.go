@@ -94,3 +94,27 @@ func ExampleJudgeCurve() {
 	// preset: gcp-a3-mega
 	// [ok] collective/multi-node: multi-node plateau at 100% of the model (330.6 GB/s busbw)
 }
+
+// A notebook judges a posted nccl-tests output that carries NCCL's INFO
+// lines: two one-GPU EFA nodes whose pods were not given the EFA device,
+// so NCCL fell back to TCP sockets. The output names neither its
+// collective nor its ranks; the job's command says all_reduce_perf, and
+// the columns then say 2 ranks.
+func ExampleJudgeLoggedOutput() {
+	pub, err := recorded.Public("awsdoeks_karpenter_efa_disabled_socket_excerpt.txt")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	out, err := doctor.JudgeLoggedOutput(pub.Text, "all_reduce", "the job's command", doctor.CurveSetup{Nodes: 2}, nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(out.Log[0].String())
+	c := out.Report.Curve
+	fmt.Printf("%s on %d ranks, %d nodes: %.2f GB/s at 1 GiB\n", c.Collective, c.Ranks, c.Nodes, c.BusBWAt(1<<30))
+	// Output:
+	// [fail] nccl/nccl-network: Socket fallback: NCCL chose TCP sockets (Using network Socket) for a job on 2 nodes (no RDMA, no GPUDirect)
+	// all_reduce on 2 ranks, 2 nodes: 2.00 GB/s at 1 GiB
+}

@@ -134,6 +134,7 @@ func JudgeCurve(c Curve, s CurveSetup, opt CurveOptions) (CurveReport, error) {
 	if err != nil {
 		return CurveReport{Curve: c}, err
 	}
+	c.Nodes = max(c.Nodes, s.Nodes) // the hosts the user named, where the input names fewer
 	if c.Ranks <= 1 && c.Collective != "" {
 		rep, err := DiagnoseCurve(c, Model{}, opt)
 		rep.Preset, rep.PresetFrom = preset, from
@@ -257,7 +258,8 @@ func shapeDips(c Curve, opt CurveOptions) []Verdict {
 		return c.Points[i].BusBW < peak/10 && c.Points[i-1].BusBW < peak/10
 	})
 	var out []Verdict
-	for _, run := range dipRuns(depth, opt.DipDepth) {
+	runs := dipRuns(depth, opt.DipDepth)
+	for _, run := range runs {
 		i, j, worst := run.first, run.last, run.worst
 		p := c.Points[worst]
 		out = append(out, Verdict{Layer: LayerCollective, Check: BranchDip, Status: Warn, Chapter: ChapterCurve,
@@ -265,6 +267,13 @@ func shapeDips(c Curve, opt CurveOptions) []Verdict {
 				units.Readable(p.BusBW, "GB/s"), units.Readable(p.Bytes, "B"), pct(depth[worst])),
 			Evidence: []string{"read on the curve's own shape: busbw should not fall as the size grows"},
 			Next:     "check " + strings.Join(b.Checks, "; ")})
+	}
+	// A size slower than a larger one counts past four times the floor:
+	// near it a few microseconds of noise reorder sizes, past it they do
+	// not, however low the busbw there.
+	floor := c.FloorUs()
+	for _, v := range slowerThanLarger(c, runs, opt, func(i int) bool { return c.Points[i].TimeUs < 4*floor }) {
+		out = append(out, v.Verdict)
 	}
 	if len(out) == 0 {
 		out = append(out, Verdict{Layer: LayerCollective, Check: BranchDip, Status: OK, Chapter: ChapterCurve,

@@ -34,6 +34,12 @@ func (d CurveDoctor) Judge(curves []NamedCurve) (CurveDoctorOutput, error) {
 		c := in.Curve
 		if c.Collective == "" && d.Collective != "" {
 			c.Collective, c.CollectiveFrom = d.Collective, "--coll"
+			if in.run != nil && in.run.Told(d.Collective, "--coll") {
+				// The columns give the rank count once the collective is known.
+				if told, err := CurveFromNCCLTests(in.run); err == nil {
+					c = told
+				}
+			}
 		}
 		rep, err := JudgeCurve(c, d.Setup, opt)
 		if err != nil {

@@ -56,3 +56,25 @@ func TestCurveDoctorJudge(t *testing.T) {
 		})
 	}
 }
+
+// TestCurveDoctorToldCollective: --coll on an excerpt that names neither
+// its collective nor its ranks gives both (busbw/algbw = 1 is 2 ranks of
+// all_reduce), not a one-rank curve.
+func TestCurveDoctorToldCollective(t *testing.T) {
+	data, err := os.ReadFile("../parse/nccltests/testdata/public/awsdoeks_karpenter_efa_disabled_socket_excerpt.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	curves, err := ReadCurves("socket.txt", data, "all_reduce", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := CurveDoctor{Collective: "all_reduce"}.Judge(curves)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := out.Reports[0].Curve
+	if c.Collective != "all_reduce" || c.Ranks != 2 || c.CollectiveFrom != "--coll" {
+		t.Errorf("collective %q from %q, %d ranks; want all_reduce from --coll on 2 ranks", c.Collective, c.CollectiveFrom, c.Ranks)
+	}
+}

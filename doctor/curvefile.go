@@ -17,6 +17,9 @@ import (
 type NamedCurve struct {
 	Name  string
 	Curve Curve
+	// run is the nccl-tests run it was read from, nil for a commlab run:
+	// told its collective later (--coll), it gives the rank count too.
+	run *nccltests.Run
 }
 
 // ReadCurves reads the curves in data, the content of the input called
@@ -32,7 +35,7 @@ func ReadCurves(name string, data []byte, coll string, inPlace bool) ([]NamedCur
 		if err != nil {
 			return nil, err
 		}
-		return []NamedCurve{{name, c}}, nil
+		return []NamedCurve{{Name: name, Curve: c}}, nil
 	}
 	res, err := nccltests.Parse(bytes.NewReader(data))
 	if err != nil && (res == nil || len(res.Runs) == 0) {
@@ -48,7 +51,7 @@ func ReadCurves(name string, data []byte, coll string, inPlace bool) ([]NamedCur
 		if len(res.Runs) > 1 {
 			n = fmt.Sprintf("%s (run %d)", name, i+1)
 		}
-		out = append(out, NamedCurve{n, c})
+		out = append(out, NamedCurve{Name: n, Curve: c, run: &res.Runs[i]})
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("%s: %w (no nccl-tests rows, no commlab run)", name, ErrNoCurve)

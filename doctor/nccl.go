@@ -219,6 +219,9 @@ func checkNetwork(lg *nccllog.Log, t *probes.Topology, env map[string]string, no
 	switch {
 	case socket && (sockConns > 0 || nodes > 1):
 		summary := fmt.Sprintf("Socket fallback: %d inter-node connections go over TCP sockets (no RDMA, no GPUDirect)", sockConns)
+		if sockConns == 0 {
+			summary = fmt.Sprintf("Socket fallback: NCCL chose TCP sockets (Using network %s) for a job on %d nodes (no RDMA, no GPUDirect)", n.Using, nodes)
+		}
 		var next string
 		switch {
 		case masked != "":

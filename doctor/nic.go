@@ -270,11 +270,19 @@ func checkGDR(t *probes.Topology, pci *probes.PCIFacts, lg *nccllog.Log, nodes i
 		sockOnly = sock > 0 && rdma == 0
 	}
 	const fix = "for each reason: load nvidia_peermem (or DMA-BUF), put the NIC within PXB of its GPU, disable ACS on the bridges between them; NCCL_NET_GDR_LEVEL raises the distance limit at a bandwidth cost"
+	const place = "run each rank on a GPU within PXB of its NIC (nvidia-smi topo -m: PIX or PXB; chapter 2's NIC affinity), or move the NIC to the GPU's socket; compare the same sizes with NCCL_NET_GDR_LEVEL unset"
+	forced := gdrForcedPast(lg)
 	switch {
 	case sockOnly:
 		v.judge(Warn, "GPUDirect RDMA not in effect: NCCL's inter-node traffic went over TCP sockets (the nccl-network check says why)", fix)
+	case len(usedNoGDR) > 0 && len(off) > 0 && len(offHard) == 0:
+		// Off only for distance: NCCL's default choice for a NIC that far;
+		// what to change is where the GPU and the NIC sit.
+		v.judge(Warn, "NCCL sent over "+strings.Join(usedNoGDR, ", ")+" without GPUDirect RDMA because the NIC is beyond PXB from its GPU ("+strings.Join(off, ", ")+"): traffic is staged through host memory, as NCCL's distance limit wants; the placement is the fault", place)
 	case len(usedNoGDR) > 0:
 		v.judge(Fail, "NCCL sent over "+strings.Join(usedNoGDR, ", ")+" without GPUDirect RDMA: network traffic is staged through host memory", fix)
+	case gdrConns > 0 && forced != "":
+		v.judge(Warn, fmt.Sprintf("GPUDirect RDMA forced past NCCL's default distance (%s): %d network connections via .../GDRDMA, the NIC reaching GPU memory across the CPU (NCCL would stage through host memory there)", forced, gdrConns), place)
 	case len(offHard) > 0 && traffic:
 		v.judge(Fail, fmt.Sprintf("GPUDirect RDMA is off or detoured for %d of %d NICs: %s", len(offHard), len(nics), strings.Join(offHard, ", ")), fix)
 	case len(offHard) > 0:
@@ -289,6 +297,23 @@ func checkGDR(t *probes.Topology, pci *probes.PCIFacts, lg *nccllog.Log, nodes i
 		v.judge(OK, fmt.Sprintf("GPUDirect RDMA in effect for all %d NICs", len(nics)), "")
 	}
 	return v
+}
+
+// gdrForcedPast is "NCCL_NET_GDR_LEVEL=SYS set by environment" when NCCL's
+// log shows the variable raised past PXB, NCCL's default limit for
+// GPUDirect RDMA (src/graph/paths.cc ncclTopoCheckGdr: netGdrLevel =
+// PATH_PXB unless the user sets it), "" otherwise.
+func gdrForcedPast(lg *nccllog.Log) string {
+	if lg == nil {
+		return ""
+	}
+	pxb := slices.Index(pathLevels, "PXB")
+	for _, e := range lg.Env {
+		if e.Name == "NCCL_NET_GDR_LEVEL" && slices.Index(pathLevels, e.Value) > pxb {
+			return "NCCL_NET_GDR_LEVEL=" + e.Value + " set by environment"
+		}
+	}
+	return ""
 }
 
 func enabled(b bool) string {

@@ -30,6 +30,7 @@ package nccltests
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -437,4 +438,31 @@ func plural(n int) string {
 		return ""
 	}
 	return "s"
+}
+
+// Told names the collective of a run whose output does not (a launch file
+// or a command line kept elsewhere, a user's --coll; from says which) and
+// reads the rank count its columns give for that collective: a 2-rank
+// all_reduce and a sendrecv print the same columns, and once the
+// collective is known busbw/algbw = 1 is 2 ranks. A run whose output
+// names its collective keeps it; the columns contradicting the told one
+// is a note, as for a named program. Reports whether it took the name.
+func (r *Run) Told(collective, from string) bool {
+	if r.Collective != "" || collective == "" {
+		return false
+	}
+	if from == "" {
+		from = "told"
+	}
+	notes := r.Notes
+	r.Collective, r.CollectiveFrom = collective, from
+	r.Ranks, r.RanksFrom, r.Notes = 0, "", nil
+	r.infer()
+	for _, n := range r.Notes {
+		if !slices.Contains(notes, n) {
+			notes = append(notes, n)
+		}
+	}
+	r.Notes = notes
+	return true
 }

@@ -438,3 +438,37 @@ func TestParseOlderLayouts(t *testing.T) {
 		t.Errorf("rccl-tests header: %+v", res.Runs[0])
 	}
 }
+
+// TestToldCollectiveGivesRanks: an excerpt without device lines whose
+// columns fit a 2-rank all_reduce and a sendrecv (the aws-do-eks EFA
+// test, quoted without its header) gets its rank count once the
+// collective is told; a run that names its own collective keeps it.
+func TestToldCollectiveGivesRanks(t *testing.T) {
+	data, err := os.ReadFile("testdata/public/awsdoeks_karpenter_efa_disabled_socket_excerpt.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Parse(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &res.Runs[0]
+	if r.Collective != "" || r.NRanks() != 0 {
+		t.Fatalf("before: collective %q, %d ranks; want neither told", r.Collective, r.NRanks())
+	}
+	if !r.Told("all_reduce", "the MPIJob's command (all_reduce_perf)") {
+		t.Fatal("Told refused a run that names no collective")
+	}
+	if r.Collective != "all_reduce" || r.Ranks != 2 || !strings.Contains(r.RanksFrom, "2 ranks") {
+		t.Errorf("after: collective %q, ranks %d (%q); want all_reduce on 2 ranks from busbw/algbw", r.Collective, r.Ranks, r.RanksFrom)
+	}
+	if r.CollectiveFrom != "the MPIJob's command (all_reduce_perf)" {
+		t.Errorf("CollectiveFrom %q", r.CollectiveFrom)
+	}
+	if r.Told("broadcast", "x") || r.Collective != "all_reduce" {
+		t.Errorf("a told collective was replaced: %q", r.Collective)
+	}
+	if !(&Run{}).Told("sendrecv", "") {
+		t.Error("Told on an empty run")
+	}
+}

@@ -48,7 +48,7 @@ func TestPublicMatchesParserFixtures(t *testing.T) {
 		}
 		var found bool
 		for _, dir := range []string{"../../parse/nccllog/testdata", "../../parse/nccllog/testdata/public", "../../parse/ncclxml/testdata", "../../parse/nccltests/testdata",
-			"../../parse/nccltests/testdata/public", "../../parse/flightrec/testdata/public", "../../parse/torchtrace/testdata/public"} {
+			"../../parse/nccltests/testdata/public", "../../parse/flightrec/testdata/public", "../../parse/torchtrace/testdata/public", "../../parse/nvidiasmi/testdata/topo/public"} {
 			b, err := os.ReadFile(filepath.Join(dir, n))
 			if err != nil {
 				continue
