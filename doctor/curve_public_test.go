@@ -155,3 +155,32 @@ func TestPublishedNICOnTheOtherSocket(t *testing.T) {
 		}
 	}
 }
+
+// TestGDRUnknownWhereOnlyTheNetworkIsNamed: aws-do-eks's two posted runs
+// name their network ("Using network Socket", "Using network AWS
+// Libfabric") and nothing else of NIC or GPU: under sockets GPUDirect RDMA
+// does not apply; under the RDMA plugin whether it was used is unknown.
+func TestGDRUnknownWhereOnlyTheNetworkIsNamed(t *testing.T) {
+	for _, tc := range []struct{ file, gdr string }{
+		{"awsdoeks_karpenter_efa_disabled_socket_excerpt.txt", "[skipped] nic/gdr: no RDMA NIC in the evidence"},
+		{"awsdoeks_karpenter_efa_enabled_libfabric_excerpt.txt", "[skipped] nic/gdr: NCCL chose AWS Libfabric but the evidence shows neither its connections"},
+	} {
+		pub, err := recorded.Public(tc.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := JudgeLoggedOutput(pub.Text, "all_reduce", "", CurveSetup{Nodes: 2}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got string
+		for _, v := range out.Log {
+			if v.Check == "gdr" {
+				got = v.String()
+			}
+		}
+		if !strings.HasPrefix(got, tc.gdr) {
+			t.Errorf("%s: %s\nwant it to start with %s", tc.file, got, tc.gdr)
+		}
+	}
+}

@@ -291,6 +291,10 @@ func checkGDR(t *probes.Topology, pci *probes.PCIFacts, lg *nccllog.Log, nodes i
 		v.judge(Warn, fmt.Sprintf("some GPUs are too far from their NIC for GPUDirect RDMA (beyond PXB; the nic-affinity check places them): %s", strings.Join(off, ", ")), fix)
 	case gdrConns > 0:
 		v.judge(OK, fmt.Sprintf("GPUDirect RDMA in use: all %d network connections in NCCL's log go through .../GDRDMA", netConns), "")
+	case len(nics) == 0 && net != nil && net.Using != "" && net.Using != "Socket":
+		// The log names an RDMA network but neither its connections nor
+		// the NICs' place: whether it reached GPU memory is not shown.
+		v.judge(Skipped, "NCCL chose "+net.Using+" but the evidence shows neither its connections (NET/... lines) nor where its NICs sit: whether GPUDirect RDMA was used is not known", "")
 	case len(nics) == 0:
 		v.judge(Skipped, "no RDMA NIC in the evidence: GPUDirect RDMA does not apply", "")
 	default:
