@@ -64,7 +64,7 @@ func init() {
 		"FitNVLSFillLoops":         reflect.ValueOf(constant.MakeFromLiteral("3.5999999999999999999132638262011596452794037759304046630859375", token.FLOAT, 0)),
 		"FitNetEfficiency":         reflect.ValueOf(constant.MakeFromLiteral("0.889999999999999999986989573930173946791910566389560699462890625", token.FLOAT, 0)),
 		"FitRingEfficiency":        reflect.ValueOf(constant.MakeFromLiteral("0.9399999999999999999978315956550289911319850943982601165771484375", token.FLOAT, 0)),
-		"FitSHMEfficiency":         reflect.ValueOf(constant.MakeFromLiteral("0.775999999999999999999132638262011596452794037759304046630859375", token.FLOAT, 0)),
+		"FitSHMEfficiency":         reflect.ValueOf(constant.MakeFromLiteral("0.7289999999999999999965305530480463858111761510372161865234375", token.FLOAT, 0)),
 		"FitTCPXOLatency":          reflect.ValueOf(constant.MakeFromLiteral("4.910000000000000000159377719355369151799095561727881431579589844e-05", token.FLOAT, 0)),
 		"FittedConstantStatus":     reflect.ValueOf(costmodel.FittedConstantStatus),
 		"FlagErrorText":            reflect.ValueOf(costmodel.FlagErrorText),

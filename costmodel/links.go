@@ -308,6 +308,9 @@ func Nodes() []Node {
 		{Name: "rtx5090-pcie", Description: "8x GeForce RTX 5090 on PCIe 5.0 x16, no NVLink, no peer-to-peer (host-memory staging), 1x 100 GbE",
 			GPUs: 8, Intra: must("pcie5x16"), NICs: 1, NIC: must("roce-100"), ComputeCapability: 120, NoP2P: true,
 			Source: "NVIDIA RTX 5090 specifications: PCIe Gen5 x16, no NVLink; " + srcGeForce + "; the NIC is illustrative"},
+		{Name: "rtx3090-pcie", Description: "8x GeForce RTX 3090 on PCIe 4.0 x16 behind PCIe switches, no NVLink bridge, no peer-to-peer (host-memory staging), 1x 100 GbE",
+			GPUs: 8, Intra: must("pcie4x16"), NICs: 1, NIC: must("roce-100"), ComputeCapability: 86, NoP2P: true,
+			Source: "NVIDIA RTX 3090 specifications: PCIe Gen4 x16; " + srcGeForce + "; 8 GPUs as in NVIDIA/nccl#1439; the NIC is illustrative"},
 		{Name: "rtx2080ti-pcie", Description: "2x GeForce RTX 2080 Ti on PCIe 3.0 x16 under one PCIe switch, no NVLink, no peer-to-peer (host-memory staging), 1x 100 GbE",
 			GPUs: 2, Intra: must("pcie3x16"), NICs: 1, NIC: must("roce-100"), ComputeCapability: 75, NoP2P: true,
 			Source: "NVIDIA RTX 2080 Ti specifications: PCIe Gen3 x16; " + srcGeForce + "; the two GPUs under one switch (PIX) as in " +
