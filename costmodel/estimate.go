@@ -26,7 +26,7 @@ const (
 	FitRingEfficiency = 0.94
 	// FitNetEfficiency is the share of the NICs' port rate a collective
 	// gets across nodes.
-	FitNetEfficiency = 0.89
+	FitNetEfficiency = 0.891
 	// FitGatherEfficiency is all_gather's and reduce_scatter's share of
 	// the ring bandwidth all_reduce gets on the same links.
 	FitGatherEfficiency = 0.927
@@ -45,7 +45,7 @@ const (
 	// FitEFALatency and FitTCPXOLatency are the per-hop latencies, in
 	// seconds, those networks add to NCCL's model.
 	FitEFALatency   = 22.8e-6
-	FitTCPXOLatency = 49.1e-6
+	FitTCPXOLatency = 54.5e-6
 	// FitNVLSFillLoops is how many of NVLS's and NVLSTree's loops
 	// (channels x heads x chunk, nvlsLoopBytes) pass before the pipeline
 	// runs full: the pipeline fill at middle sizes, where NCCL shrinks
