@@ -100,8 +100,9 @@
 // and 1 GiB, all_reduce and all_gather (traffic both ways at once runs
 // at a third of the one-way rate on that host); 2x8 H100 over TCPX at 1 and 32 MiB (about 1.7
 // ms per operation up to 8 MiB, a plugin cost not modelled) and over
-// TCPXO at 1, 32 and 256 MiB (about 0.9 ms per operation from 16 MiB, the
-// plugin path and Google's tuner plugin: not modelled); 2x8 H100
+// TCPXO at 1, 32 and 256 MiB (about 50 us per MiB from 1 to 16 MiB, a
+// choice of the plugin or of Google's tuner plugin the model does not
+// reproduce); 2x8 H100
 // over RoCE at 1 and 8 GiB and after the first of two fixes (platform
 // faults the thread found: PCIe ACS with a translating IOMMU, then
 // NCCL_IB_SPLIT_DATA_ON_QPS=1; fixed, its 456 GB/s is within); 2 to 6
