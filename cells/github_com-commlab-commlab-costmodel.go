@@ -56,7 +56,7 @@ func init() {
 		"ErrUnsupported":           reflect.ValueOf(&costmodel.ErrUnsupported).Elem(),
 		"FillModelShape":           reflect.ValueOf(costmodel.FillModelShape),
 		"FitCalibration":           reflect.ValueOf(costmodel.FitCalibration),
-		"FitEFALatency":            reflect.ValueOf(constant.MakeFromLiteral("2.280000000000000000057835409638523627151585060346405953168869019e-05", token.FLOAT, 0)),
+		"FitEFALatency":            reflect.ValueOf(constant.MakeFromLiteral("2.210000000000000000082181254124980354647256319822190562263131142e-05", token.FLOAT, 0)),
 		"FitGatherEfficiency":      reflect.ValueOf(constant.MakeFromLiteral("0.92699999999999999999826527652402319290558807551860809326171875", token.FLOAT, 0)),
 		"FitIssueUs":               reflect.ValueOf(constant.MakeFromLiteral("4.880000000000000000104083408558608425664715468883514404296875", token.FLOAT, 0)),
 		"FitLLEfficiency":          reflect.ValueOf(constant.MakeFromLiteral("0.86399999999999999998785693566816235033911652863025665283203125", token.FLOAT, 0)),

@@ -44,7 +44,7 @@ const (
 	FitLabIssueUs = 12.1
 	// FitEFALatency and FitTCPXOLatency are the per-hop latencies, in
 	// seconds, those networks add to NCCL's model.
-	FitEFALatency   = 22.8e-6
+	FitEFALatency   = 22.1e-6
 	FitTCPXOLatency = 54.5e-6
 	// FitNVLSFillLoops is how many of NVLS's and NVLSTree's loops
 	// (channels x heads x chunk, nvlsLoopBytes) pass before the pipeline
