@@ -229,29 +229,12 @@ func PublishedMeasurements() ([]PublishedRow, error) {
 
 // machine builds the row's Machine.
 func (r PublishedRow) machine() (Machine, error) {
-	node, err := NodeByName(r.Preset)
+	node, err := r.Node()
 	if err != nil {
 		return Machine{}, err
 	}
-	if r.NIC != "" {
-		if node.NIC, err = LinkByName(r.NIC); err != nil {
-			return Machine{}, err
-		}
-	}
-	if r.NICs > 0 {
-		node.NICs = r.NICs
-	}
 	if r.NVLS == "on" && !node.NVLS {
 		return Machine{}, fmt.Errorf("%w: %s: NVLS on, but preset %s has no NVLink SHARP", ErrParams, r.ID, r.Preset)
-	}
-	switch {
-	case r.P2P != "" && node.Intra.Kind != "pcie":
-		return Machine{}, fmt.Errorf("%w: %s: p2p %s, but preset %s joins its GPUs by %s, not PCIe", ErrParams, r.ID, r.P2P,
-			r.Preset, node.Intra.Kind)
-	case r.P2P == "off":
-		node.NoP2P = true
-	case r.P2P == "on":
-		node.NoP2P = false
 	}
 	return Machine{Node: node, GPUsPerNode: r.GPUsPerNode, Nodes: r.Nodes, NCCL: r.NCCL, NVLSOff: r.NVLS == "off",
 		Harness: Harness{ThreadGPUs: r.ThreadGPUs, Host: r.Host}}, nil
