@@ -120,10 +120,12 @@
 // ValidateConstants says which rows fitted each constant and which
 // hold-out rows of other sources check it: a constant is validated when
 // fitted on at least 3 rows and checked on at least 2. FitRingEfficiency,
-// FitNetEfficiency, FitIssueUs and FitNVLSFillLoops are; the other six
-// are named unvalidated in the output. CrossValidate refits the constants once per
-// source without it and reports the errors per size regime, one node or several and
-// network family; a row resting on a constant only its own source informs
+// FitNetEfficiency, FitIssueUs, FitEFALatency (checked on 2x p6-b200, 21
+// to 27% off) and FitNVLSFillLoops are; the other five are named
+// unvalidated in the output (FitLabIssueUs can never be: only the lab's
+// own runs inform it). CrossValidate refits the constants once per source
+// without it and reports the errors per size regime, one node or several
+// and network family; a row resting on a constant only its own source informs
 // is named and left out of the medians.
 //
 // The host floor depends on the host: the lab's virtual machines issue
