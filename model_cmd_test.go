@@ -419,7 +419,7 @@ func TestModelCLIPresetsAndCalibrate(t *testing.T) {
 		t.Fatalf("calibrate --json: %d %v", code, err)
 	}
 	for _, r := range rows {
-		if r["Preset"] != "gcp-a3-mega" || r["Pass"] != true {
+		if r["Preset"] != "gcp-a3-mega" || r["AsExpected"] != true {
 			t.Errorf("row: %v", r)
 		}
 	}

@@ -55,6 +55,11 @@ type PublishedRow struct {
 	Algorithm string
 	Protocol  string
 	NVLS      string
+	// P2P is "off" where the run had no peer-to-peer between GPUs
+	// (NCCL_P2P_DISABLE=1, or a driver without it: NCCL's SHM transport),
+	// "on" where it had peer-to-peer over PCIe on a preset without it (a
+	// patched driver), "" for the preset's.
+	P2P string
 	// Bytes is nccl-tests' size; SizePublished the size as the source
 	// wrote it.
 	Bytes         float64 `unit:"B"`
@@ -72,7 +77,7 @@ type PublishedRow struct {
 
 // publishedColumns is the table's header, in order.
 var publishedColumns = []string{"id", "holdout", "verdict", "cause", "machine", "preset", "gpus_per_node", "nodes", "nics", "nic",
-	"nccl", "nccl_tests", "flags", "collective", "algo", "proto", "nvls", "size_bytes", "size_published", "metric", "value", "thread_gpus",
+	"nccl", "nccl_tests", "flags", "collective", "algo", "proto", "nvls", "p2p", "size_bytes", "size_published", "metric", "value", "thread_gpus",
 	"host", "source", "source_date", "locator"}
 
 // ParsePublished reads a table in testdata/published.tsv's format:
@@ -190,6 +195,9 @@ func parsePublishedRow(f []string) (PublishedRow, error) {
 	if r.NVLS != "" && r.NVLS != "on" && r.NVLS != "off" {
 		return r, fmt.Errorf("%s: nvls %q, want on, off or empty", r.ID, r.NVLS)
 	}
+	if r.P2P = get("p2p"); r.P2P != "" && r.P2P != "on" && r.P2P != "off" {
+		return r, fmt.Errorf("%s: p2p %q, want on, off or empty", r.ID, r.P2P)
+	}
 	if r.Bytes, err = strconv.ParseFloat(get("size_bytes"), 64); err != nil || !(r.Bytes > 0) || r.Bytes > 1<<50 {
 		return r, fmt.Errorf("%s: size_bytes %q, want a size in bytes above 0", r.ID, get("size_bytes"))
 	}
@@ -221,17 +229,9 @@ func PublishedMeasurements() ([]PublishedRow, error) {
 
 // machine builds the row's Machine.
 func (r PublishedRow) machine() (Machine, error) {
-	node, err := NodeByName(r.Preset)
+	node, err := r.Node()
 	if err != nil {
 		return Machine{}, err
-	}
-	if r.NIC != "" {
-		if node.NIC, err = LinkByName(r.NIC); err != nil {
-			return Machine{}, err
-		}
-	}
-	if r.NICs > 0 {
-		node.NICs = r.NICs
 	}
 	if r.NVLS == "on" && !node.NVLS {
 		return Machine{}, fmt.Errorf("%w: %s: NVLS on, but preset %s has no NVLink SHARP", ErrParams, r.ID, r.Preset)
@@ -456,7 +456,7 @@ type fitTarget struct {
 var fitTargets = []fitTarget{
 	{"RingEfficiency", func(k *calibration) *float64 { return &k.ring },
 		func(r PublishedRow, n Node, pick string) bool {
-			return r.Regime == "large" && r.Nodes == 1 && !n.NoP2P && r.Collective == AllReduce && r.Protocol != "ll" &&
+			return r.Regime == "large" && r.Nodes == 1 && n.Intra.Kind != "pcie" && r.Collective == AllReduce && r.Protocol != "ll" &&
 				(pick == "Ring" || pick == "Tree")
 		}, 0.3, 1.2},
 	{"NetEfficiency", func(k *calibration) *float64 { return &k.net },

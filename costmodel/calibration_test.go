@@ -147,7 +147,7 @@ func TestFittedConstantsMatchTheTable(t *testing.T) {
 
 func TestParsePublishedRejectsBadRows(t *testing.T) {
 	header := strings.Join(publishedColumns, "\t") + "\n"
-	good := "r1\tno\twithin\t\tm\thgx-h100\t8\t1\t\t\t2.28\t2.13.8\t-n 20\tall_reduce\tauto\tauto\t\t8589934592\t8G\tbusbw\t480\t1\t\thttps://x\t2025\tline 3"
+	good := "r1\tno\twithin\t\tm\thgx-h100\t8\t1\t\t\t2.28\t2.13.8\t-n 20\tall_reduce\tauto\tauto\t\t\t8589934592\t8G\tbusbw\t480\t1\t\thttps://x\t2025\tline 3"
 	if rows, err := ParsePublished(strings.NewReader("# c\n\n" + header + good + "\n")); err != nil || len(rows) != 1 || rows[0].Value != 480 {
 		t.Fatalf("good row: %v %v", rows, err)
 	}
@@ -174,6 +174,7 @@ func TestParsePublishedRejectsBadRows(t *testing.T) {
 		{header + replace("algo", "butterfly"), "algo"},
 		{header + replace("proto", "ll64"), "proto"},
 		{header + replace("nvls", "maybe"), "nvls"},
+		{header + replace("p2p", "maybe"), "p2p"},
 		{header + replace("size_bytes", "-8"), "size_bytes"},
 		{header + replace("metric", "algbw"), "metric"},
 		{header + replace("value", "NaN"), "value"},
@@ -195,6 +196,33 @@ func TestParsePublishedRejectsBadRows(t *testing.T) {
 	}
 	if _, err := Calibrate(rows); !errors.Is(err, ErrParams) {
 		t.Errorf("unknown preset: %v", err)
+	}
+	// p2p says how GPUs reach each other over PCIe: on an NVLink preset
+	// it is an error, on a PCIe preset it sets the node's NoP2P.
+	if rows, err = ParsePublished(strings.NewReader(header + replace("p2p", "off"))); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Calibrate(rows); !errors.Is(err, ErrParams) || !strings.Contains(err.Error(), "not PCIe") {
+		t.Errorf("p2p on an NVLink preset: %v", err)
+	}
+	for _, tc := range []struct {
+		p2p       string
+		wantNoP2P bool
+	}{{"", true}, {"off", true}, {"on", false}} {
+		f := strings.Split(replace("p2p", tc.p2p), "\t")
+		for i, c := range publishedColumns {
+			if c == "preset" {
+				f[i] = "rtx4090-pcie"
+			}
+		}
+		rows, err := ParsePublished(strings.NewReader(header + strings.Join(f, "\t")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := rows[0].machine()
+		if err != nil || m.Node.NoP2P != tc.wantNoP2P {
+			t.Errorf("p2p %q on rtx4090-pcie: NoP2P %v (%v), want %v", tc.p2p, m.Node.NoP2P, err, tc.wantNoP2P)
+		}
 	}
 }
 

@@ -3,6 +3,7 @@ package costmodel
 import (
 	"fmt"
 	"math"
+	"os"
 	"strings"
 	"testing"
 )
@@ -131,5 +132,39 @@ func TestNetworkFamilyAndFittedLatencyByField(t *testing.T) {
 	d, _ := m.estimate(AllReduce, 8, "", "", moved)
 	if c.LatencyUs != d.LatencyUs {
 		t.Errorf("a fixed latency equal to FitEFALatency followed the fit: %g then %g", c.LatencyUs, d.LatencyUs)
+	}
+}
+
+// TestDocCountsMatchTheTable keeps the package doc's "Of the N rows (S
+// sources), W are within their limit; the M known misses" equal to the
+// table, so adding a row shows where the doc must follow.
+func TestDocCountsMatchTheTable(t *testing.T) {
+	doc, err := os.ReadFile("doc.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := PublishedMeasurements()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cal, err := Calibrate(rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sources := map[string]bool{}
+	within, misses := 0, 0
+	for i, r := range rows {
+		sources[SourceKey(r)] = true
+		if r.Verdict == "known-miss" {
+			misses++
+		}
+		if cal[i].Pass {
+			within++
+		}
+	}
+	text := strings.Join(strings.Fields(strings.ReplaceAll(string(doc), "//", "")), " ")
+	want := fmt.Sprintf("Of the %d rows (%d sources), %d are within their limit; the %d known misses", len(rows), len(sources), within, misses)
+	if !strings.Contains(text, want) {
+		t.Errorf("doc.go does not say %q", want)
 	}
 }

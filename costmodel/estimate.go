@@ -26,7 +26,7 @@ const (
 	FitRingEfficiency = 0.94
 	// FitNetEfficiency is the share of the NICs' port rate a collective
 	// gets across nodes.
-	FitNetEfficiency = 0.89
+	FitNetEfficiency = 0.891
 	// FitGatherEfficiency is all_gather's and reduce_scatter's share of
 	// the ring bandwidth all_reduce gets on the same links.
 	FitGatherEfficiency = 0.927
@@ -35,7 +35,7 @@ const (
 	FitLLEfficiency = 0.864
 	// FitSHMEfficiency is the share of the PCIe rate NCCL gets when GPUs
 	// exchange through host memory (no peer-to-peer).
-	FitSHMEfficiency = 0.776
+	FitSHMEfficiency = 0.729
 	// FitIssueUs is the host time, in microseconds, one thread spends
 	// issuing one collective to one GPU (published hosts).
 	FitIssueUs = 4.88
@@ -44,8 +44,8 @@ const (
 	FitLabIssueUs = 12.1
 	// FitEFALatency and FitTCPXOLatency are the per-hop latencies, in
 	// seconds, those networks add to NCCL's model.
-	FitEFALatency   = 22.8e-6
-	FitTCPXOLatency = 49.1e-6
+	FitEFALatency   = 22.1e-6
+	FitTCPXOLatency = 54.5e-6
 	// FitNVLSFillLoops is how many of NVLS's and NVLSTree's loops
 	// (channels x heads x chunk, nvlsLoopBytes) pass before the pipeline
 	// runs full: the pipeline fill at middle sizes, where NCCL shrinks
@@ -353,7 +353,9 @@ func restsOn(node Node, nodes int, c Collective, e Estimate, h Harness) []string
 	var out []string
 	switch e.Algorithm {
 	case "Ring", "Tree", "PAT":
-		out = append(out, "FitRingEfficiency")
+		if node.Intra.Kind != "pcie" {
+			out = append(out, "FitRingEfficiency")
+		}
 	}
 	if node.NoP2P {
 		out = append(out, "FitSHMEfficiency")
@@ -386,13 +388,29 @@ func restsOn(node Node, nodes int, c Collective, e Estimate, h Harness) []string
 	return out
 }
 
+// ringShare is the share of NCCL's in-node rating a ring, tree or PAT
+// reaches: FitRingEfficiency over NVLink, whose rating NCCL sets near the
+// link's payload rate (ncclTopoNVLinkBw, 20.6 of 25 GB/s on Hopper); all
+// of it over PCIe, whose rating NCCL already sets below what a PCIe ring
+// carries (24 GB/s for PCIe 4.0 x16, topo.cc; a ring of 4 GPUs on PCIe
+// 4.0 reaches 25.95 GB/s in tinygrad/open-gpu-kernel-modules#36, row
+// tinygrad36-4090x4-p2p-1g). Applying both counted the PCIe overhead
+// twice: -13% on those rows under cross-validation, -6% without.
+func ringShare(intra Link, k calibration) float64 {
+	if intra.Kind == "pcie" {
+		return 1
+	}
+	return k.ring
+}
+
 // peakBusBW is the bus bandwidth (nccl-tests' busbw, GB/s) an algorithm
 // and protocol reach at large sizes, from the links as NCCL rates them:
 //
 //   - B, each GPU's in-node rate (Link.NCCLBandwidth: NVLink links x
 //     NCCL's per-link rate, or PCIe width x NCCL's per-lane rate), times
 //     FitSHMEfficiency where GPUs have no peer-to-peer; rings, trees and
-//     PAT get FitRingEfficiency of it;
+//     PAT get FitRingEfficiency of it over NVLink, all of it over PCIe
+//     (ringShare);
 //   - N, each node's network rate (NICs x port rate x FitNetEfficiency).
 //
 // Ring: R = B x FitRingEfficiency on one node, min(R, N) across nodes (every ring crosses each
@@ -441,7 +459,7 @@ func peakBusBW(node Node, nodes int, c Collective, algorithm, protocol string, l
 		return 2 * B * eff * (ch - 1) / (ch + 1)
 	}
 	gather := c == AllGather || c == ReduceScatter
-	R := B * k.ring
+	R := B * ringShare(node.Intra, k)
 	var bb float64
 	switch algorithm {
 	case "Ring":

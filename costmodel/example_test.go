@@ -153,8 +153,14 @@ func ExampleCalibration() {
 			r.Measured, r.Unit, r.Model, r.Unit, 100*r.Error)
 	}
 	// Output:
-	// all_reduce 8 GiB: measured 338.8 GB/s, model 329.4 GB/s (-2.8%)
-	// all_reduce 8 B: measured 123.5 µs, model 123.4 µs (-0.1%)
+	// all_reduce 8 GiB: measured 338.8 GB/s, model 329.6 GB/s (-2.7%)
+	// all_reduce 8 B: measured 123.5 µs, model 134.2 µs (+8.7%)
+	// all_reduce 4 KiB: measured 126.9 µs, model 134.4 µs (+5.9%)
+	// all_reduce 64 KiB: measured 159.4 µs, model 137.8 µs (-13.5%)
+	// all_reduce 1 MiB: measured 9.68 GB/s, model 12 GB/s (+23.9%)
+	// all_reduce 32 MiB: measured 59.36 GB/s, model 173.7 GB/s (+192.6%)
+	// all_reduce 256 MiB: measured 213.2 GB/s, model 280.4 GB/s (+31.5%)
+	// all_reduce 1 GiB: measured 297.9 GB/s, model 303.5 GB/s (+1.9%)
 }
 
 // Estimate: NCCL's pick and latency, the bandwidth of the links as NCCL

@@ -78,6 +78,8 @@ const (
 	srcRoCE = "IEEE 802.3 Ethernet rates 100/200/400 GbE, each direction (RoCE v2 runs over them)"
 	srcEFA  = "AWS EC2 accelerated computing instances (aws.amazon.com/ec2/instance-types/p4 and /p5): p4d.24xlarge and " +
 		"p4de.24xlarge 400 Gbps EFA (4 x 100 Gbps), p5.48xlarge 3200 Gbps EFA (32 x 100 Gbps)"
+	srcEFAB200 = "awslabs.github.io/accelerated-compute-tutorials ai-infra/efa-setup: 'On the latest B200-generation GPU instances, " +
+		"EFA provides 3.2 Tbps (400 GB/s) per instance'; the split into 8 devices of 400 Gb/s is this preset's reading"
 	srcTCPX = "Google Cloud GPU machine types (cloud.google.com/compute/docs/gpus, accelerator-optimized A3): " +
 		"a3-highgpu-8g 4 x 200 Gbps GPU NICs with GPUDirect-TCPX, a3-megagpu-8g 8 x 200 Gbps with GPUDirect-TCPXO"
 	srcH800 = "NVIDIA H800 SXM5: NVLink 400 GB/s both ways (8 NVLink 4 links; the export variant of H100's 900 GB/s), " +
@@ -149,6 +151,8 @@ func Links() []Link {
 	ndr.Efficiency, ndr.EfficiencySource = 47/50.0, "46-48 GB/s per NDR NIC expected by NVIDIA (NVIDIA/nccl-tests#290)"
 	efa := net("efa-100", "efa", "AWS Elastic Fabric Adapter, one 100 Gb/s device (p4d has 4, p5 has 32)", 100, srcEFA)
 	efa.NetLatency, efa.NetLatencyFit, efa.NetLatencySource = FitEFALatency, "efa", "fitted: see the package doc, calibration"
+	efa400 := net("efa-400", "efa", "AWS Elastic Fabric Adapter (EFAv4), one 400 Gb/s device (p6-b200: 8, 3200 Gbps in all)", 400, srcEFAB200)
+	efa400.NetLatency, efa400.NetLatencyFit, efa400.NetLatencySource = FitEFALatency, "efa", "fitted on p5 rows (efa-100): see the package doc, calibration"
 	tcpx := net("tcpx-200", "tcpx", "Google Cloud GPUDirect-TCPX NIC, 200 Gb/s (A3: 4 per VM)", 200, srcTCPX)
 	tcpx.NetLatency, tcpx.NetLatencyFit, tcpx.NetLatencySource = FitTCPXOLatency, "tcpxo", "not measured here: taken as TCPXO's fitted latency (same host-staged TCP design); see the package doc"
 	tcpxo := net("tcpxo-200", "tcpxo", "Google Cloud GPUDirect-TCPXO NIC, 200 Gb/s (A3 Mega: 8 per VM)", 200, srcTCPX)
@@ -159,7 +163,7 @@ func Links() []Link {
 			Bandwidth:   Bandwidth{BytesPerSecond: 900e9, Direction: Bidirectional}, Alpha: ncclNVLinkHop,
 			Source:        srcNVLink + "; NVSwitch: 4 chips of 64 NVLink 4 ports on an HGX H100 board; " + srcNCCLTopo,
 			NCCLBandwidth: 18 * ncclNVLinkSM90},
-		hdr, ndr, efa, tcpx, tcpxo,
+		hdr, ndr, efa, efa400, tcpx, tcpxo,
 		net("ib-edr", "ib", "InfiniBand EDR 4x port", 100, srcIB),
 		net("ib-xdr", "ib", "InfiniBand XDR 4x port", 800, srcIB),
 		net("roce-100", "roce", "RoCE v2 over 100 GbE", 100, srcRoCE),
@@ -286,6 +290,9 @@ func Nodes() []Node {
 		{Name: "p5", Description: "AWS p5.48xlarge: 8x H100 SXM, NVSwitch (900 GB/s per GPU), 32x 100 Gb/s EFA (3200 Gb/s)",
 			GPUs: 8, Intra: must("nvlink4-gpu"), NVSwitch: true, NVLS: true, NICs: 32, NIC: must("efa-100"), ComputeCapability: 90,
 			Source: srcEFA + "; 8 H100 80GB on NVSwitch (aws.amazon.com/ec2/instance-types/p5)"},
+		{Name: "p6-b200", Description: "AWS p6-b200.48xlarge: 8x B200, NVSwitch (NVLink 5, 1.8 TB/s per GPU), 8x 400 Gb/s EFA (3200 Gbps)",
+			GPUs: 8, Intra: must("nvlink5-gpu"), NVSwitch: true, NVLS: true, NICs: 8, NIC: must("efa-400"), ComputeCapability: 100,
+			Source: srcEFAB200 + "; 8 B200 on NVLink 5 (aws.amazon.com/ec2/instance-types/p6)"},
 		{Name: "gcp-a3", Description: "Google Cloud a3-highgpu-8g: 8x H100 SXM, NVSwitch, 4x 200 Gb/s GPUDirect-TCPX",
 			GPUs: 8, Intra: must("nvlink4-gpu"), NVSwitch: true, NVLS: true, NICs: 4, NIC: must("tcpx-200"), ComputeCapability: 90,
 			Source: srcTCPX},
@@ -308,6 +315,9 @@ func Nodes() []Node {
 		{Name: "rtx5090-pcie", Description: "8x GeForce RTX 5090 on PCIe 5.0 x16, no NVLink, no peer-to-peer (host-memory staging), 1x 100 GbE",
 			GPUs: 8, Intra: must("pcie5x16"), NICs: 1, NIC: must("roce-100"), ComputeCapability: 120, NoP2P: true,
 			Source: "NVIDIA RTX 5090 specifications: PCIe Gen5 x16, no NVLink; " + srcGeForce + "; the NIC is illustrative"},
+		{Name: "rtx3090-pcie", Description: "8x GeForce RTX 3090 on PCIe 4.0 x16 behind PCIe switches, no NVLink bridge, no peer-to-peer (host-memory staging), 1x 100 GbE",
+			GPUs: 8, Intra: must("pcie4x16"), NICs: 1, NIC: must("roce-100"), ComputeCapability: 86, NoP2P: true,
+			Source: "NVIDIA RTX 3090 specifications: PCIe Gen4 x16; " + srcGeForce + "; 8 GPUs as in NVIDIA/nccl#1439; the NIC is illustrative"},
 		{Name: "rtx2080ti-pcie", Description: "2x GeForce RTX 2080 Ti on PCIe 3.0 x16 under one PCIe switch, no NVLink, no peer-to-peer (host-memory staging), 1x 100 GbE",
 			GPUs: 2, Intra: must("pcie3x16"), NICs: 1, NIC: must("roce-100"), ComputeCapability: 75, NoP2P: true,
 			Source: "NVIDIA RTX 2080 Ti specifications: PCIe Gen3 x16; " + srcGeForce + "; the two GPUs under one switch (PIX) as in " +
