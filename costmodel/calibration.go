@@ -349,8 +349,12 @@ func (rows CalibrationRows) String() string {
 		if nccl == "" {
 			nccl = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.4g %s\t%.4g %s\t%+.1f%%%s\t%.0f%%\t\n", id, r.Machine, nccl, r.Collective,
-			Bytes(r.Bytes).IEC(), r.Forced, r.Pick, r.Measured, r.Unit, r.Model, r.Unit, 100*r.Error, verdict, 100*r.Limit)
+		model, errText := fmt.Sprintf("%.4g %s", r.Model, r.Unit), fmt.Sprintf("%+.1f%%", 100*r.Error)
+		if math.IsNaN(r.Model) {
+			model, errText = "-", "-" // a collective the model has no terms for
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.4g %s\t%s\t%s%s\t%.0f%%\t\n", id, r.Machine, nccl, r.Collective,
+			Bytes(r.Bytes).IEC(), r.Forced, r.Pick, r.Measured, r.Unit, model, errText, verdict, 100*r.Limit)
 	}
 	tw.Flush()
 	return b.String()
