@@ -15,11 +15,11 @@ import (
 func DecodeFootings(a costmodel.DecodeAnswer, measuredUs float64) *Table {
 	q := a.Question
 	return NewTable("footing", "NCCL, model", "NCCL, measured", "custom one-shot, model", "custom, measured").
-		Row(fmt.Sprintf("2 %ss, eager, one host thread for both GPUs", q.GPU),
-			fmt.Sprintf("%s (%s/%s; host floor %s)", Us(a.Eager.TimeUs), a.Eager.Algorithm, a.Eager.Protocol, Us(a.Eager.FloorUs)),
-			Us(measuredUs), Secs(a.EagerOneShot)+" (kernel only: one eager launch, no host work)", "awaits two GPUs").
+		Row(fmt.Sprintf("2 %ss, eager, one host thread", q.GPU),
+			fmt.Sprintf("%s, %s/%s", Us(a.Eager.TimeUs), a.Eager.Algorithm, a.Eager.Protocol),
+			Us(measuredUs), Secs(a.EagerOneShot)+", kernel only", "awaits 2 GPUs").
 		Row(fmt.Sprintf("%d %ss, CUDA graph (the question)", q.TP, q.GPU),
-			fmt.Sprintf("%s (%s/%s)", Us(a.NCCL.TimeUs), a.NCCL.Algorithm, a.NCCL.Protocol),
+			fmt.Sprintf("%s, %s/%s", Us(a.NCCL.TimeUs), a.NCCL.Algorithm, a.NCCL.Protocol),
 			fmt.Sprintf("awaits %d GPUs", q.TP), Secs(a.OneShot), fmt.Sprintf("awaits %d GPUs", q.TP))
 }
 
@@ -49,13 +49,13 @@ func DecodeAnswer(a costmodel.DecodeAnswer, measuredUs float64) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "- **Each all_reduce**: %s, batch %d, TP %d: %s; %d per layer (after attention, after the MLP), %d per step.\n",
 		q.Shape.Name, q.Batch, q.TP, IEC(a.Bytes), a.Decode.AllReducesPerLayer, a.Decode.AllReducesPerStep)
-	fmt.Fprintf(&b, "- **Measured**: NCCL on 2 %ss, %s against the model's %s on the same harness; the model's host floor is fitted to the recorded %s runs, and at this size it overshoots the measurement by %s.\n",
-		q.GPU, Us(measuredUs), Us(a.Eager.TimeUs), q.GPU, Us(a.Eager.TimeUs-measuredUs))
-	fmt.Fprintf(&b, "- **Model only**: the model's one-shot on 2 GPUs, %s, has no measurement across two GPUs here; the %d-GPU row is model only.\n",
+	fmt.Fprintf(&b, "- **Measured**: NCCL on 2 %ss, %s against the model's %s on the same harness (one host thread issuing for both GPUs); the model's host floor, %s, is fitted to the recorded %s runs, and at this size it overshoots the measurement by %s.\n",
+		q.GPU, Us(measuredUs), Us(a.Eager.TimeUs), Us(a.Eager.FloorUs), q.GPU, Us(a.Eager.TimeUs-measuredUs))
+	fmt.Fprintf(&b, "- **Model only**: the model's one-shot on 2 GPUs, %s, is the kernel alone (one eager launch, no host work) and has no measurement across two GPUs here; the %d-GPU row is model only.\n",
 		Secs(a.EagerOneShot), q.TP)
 	fmt.Fprintf(&b, "- **Per decode step**, x %d all_reduces (%d GPUs, graphed, models): NCCL %s, custom %s.\n",
 		a.Decode.AllReducesPerStep, q.TP, Secs(a.NCCL.TimeUs*1e-6*steps), Secs(a.OneShot*steps))
-	fmt.Fprintf(&b, "- **NCCL's symmetric memory** on in vLLM (VLLM_USE_NCCL_SYMM_MEM=1, off by default), %d GPUs, %s: %s (%s); not measured here (no multi-GPU run).\n",
+	fmt.Fprintf(&b, "- **NCCL's symmetric memory** on in vLLM (VLLM_USE_NCCL_SYMM_MEM=1, off by default), %d GPUs, %s: vLLM picks %s, %s; not measured here (no multi-GPU run).\n",
 		q.TP, IEC(a.Bytes), a.Symm.Backend, a.Symm.Reason())
 	fmt.Fprintf(&b, "- **Not for gradients, by the numbers**: the custom all-reduce takes inputs up to %s by default, DDP's buckets are %s; a %s bucket takes %s two-shot against NCCL's %s (models, %d GPUs), microseconds saved against a backward pass of tens of milliseconds.\n",
 		IEC(costmodel.CustomARDefaultMaxBytes), IEC(a.Bucket), IEC(a.Bucket), Secs(a.BucketTwoShot), Us(a.BucketNCCL.TimeUs), q.TP)
