@@ -126,10 +126,38 @@ type Measurement struct {
 // Measure runs the benchmark live when mode allows and this machine can
 // (python3 with PyTorch that sees a GPU), else shows the recorded run
 // called name; auto mode says in the banner why it fell back.
+//
+// Outside recorded mode the run starts at once, beside the check: both
+// import torch (seconds), and the run's first step touches the GPU only
+// when torch has loaded, as the check's does. A check that fails cancels
+// the run and waits for its processes to end before falling back.
 func Measure(ctx context.Context, mode measure.Mode, cfg Config, name string) (*Measurement, error) {
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type liveRun struct {
+		res *Result
+		err error
+	}
+	var started chan liveRun
+	if parsed, err := measure.ParseMode(string(mode)); err == nil && parsed != measure.ModeRecorded {
+		started = make(chan liveRun, 1)
+		go func() {
+			res, err := Run(runCtx, cfg)
+			started <- liveRun{res, err}
+		}()
+	}
 	m, res, err := measure.Script(ctx, mode, "overlap", "benchmark", name, func() (string, error) {
-		return "no PyTorch with a GPU here", launch.TorchCUDA(ctx)
-	}, func() (*Result, error) { return Run(ctx, cfg) }, func() (*Result, error) { return Recorded(name) }, func(r *Result) (*probes.Run, []string) { return r.Run, r.Errors })
+		err := launch.TorchCUDA(ctx)
+		if err != nil && started != nil {
+			cancel()
+			<-started
+			started = nil
+		}
+		return "no PyTorch with a GPU here", err
+	}, func() (*Result, error) {
+		r := <-started
+		return r.res, r.err
+	}, func() (*Result, error) { return Recorded(name) }, func(r *Result) (*probes.Run, []string) { return r.Run, r.Errors })
 	if m == nil {
 		return nil, err
 	}
