@@ -273,12 +273,23 @@ func (k *Kernel) execute(ch conn.Channel, msg wire.Message) {
 	if store {
 		count++
 	}
+	// The cell is interruptible from before its execute_input: a front end
+	// may interrupt as soon as it sees that message, and an interrupt with
+	// no cell to cancel would be lost while the cell then runs on.
+	ctx, cancel := context.WithCancel(context.Background())
+	k.mu.Lock()
+	k.cancelCell = cancel
+	k.mu.Unlock()
 	if !req.Silent {
 		k.publish(msg, "execute_input", map[string]any{"code": req.Code, "execution_count": count})
 	}
 
 	// `name?` and `?name` page documentation, as IPython's obj? does.
 	if target, ok := helpTarget(req.Code); ok {
+		k.mu.Lock()
+		k.cancelCell = nil
+		k.mu.Unlock()
+		cancel()
 		in, found := sess.Inspect(target, len(target))
 		if !found {
 			failure := newErrorReply("NameError", fmt.Sprintf("no documentation for %q", target), count)
@@ -291,9 +302,7 @@ func (k *Kernel) execute(ch conn.Channel, msg wire.Message) {
 		return
 	}
 
-	ctx, cancel := context.WithCancel(context.Background())
 	k.mu.Lock()
-	k.cancelCell = cancel
 	k.lastExecute = &msg
 	k.parent = &msg
 	if req.AllowStdin {

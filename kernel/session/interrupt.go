@@ -21,6 +21,13 @@ import (
 // and leaves the call running. A cell is finished only when its code has
 // stopped, so runProgram waits for that call to return, and says so.
 func (s *Session) runProgram(ctx context.Context, prog *interp.Program) error {
+	// An interrupt that came before the run (while the cell compiled, or
+	// right after execute_input) must not start it: yaegi's stop takes
+	// effect only once Execute has stamped its frame, so a stop before that
+	// is lost and the cell would run on.
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	prev := display.SetContext(ctx)
 	defer display.SetContext(prev)
 	me := goroutineID()

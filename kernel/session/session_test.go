@@ -408,3 +408,18 @@ func TestPythonParametersCellNamesTheFix(t *testing.T) {
 		t.Errorf("Go parameters cell: %q", out)
 	}
 }
+
+// TestInterruptBeforeTheCellStarts: a cell whose context is cancelled
+// before it runs (an interrupt right after execute_input) ends
+// interrupted instead of running on, and the session stays usable.
+func TestInterruptBeforeTheCellStarts(t *testing.T) {
+	s := newTestSession(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := s.Execute(ctx, "spun := true\nfor { }", func(Event) {}); !errors.Is(err, ErrInterrupted) {
+		t.Fatalf("err = %v, want ErrInterrupted", err)
+	}
+	if got := runCells(t, s, "1 + 1"); got[0] != "=> 2\n" {
+		t.Fatalf("after the interrupt, 1 + 1 shows %q", got[0])
+	}
+}
