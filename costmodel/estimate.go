@@ -298,6 +298,9 @@ func (m Machine) estimate(c Collective, bytes float64, algorithm, protocol strin
 	case "tcpxo":
 		node.NIC.NetLatency = k.tcpxo
 	}
+	if isP2P(c) {
+		return m.estimateP2P(c, bytes, node, nodes, fa, fp, k)
+	}
 	mm := m
 	mm.Node, mm.GPUsPerNode = node, 0
 	T, err := mm.Tuner()
@@ -316,15 +319,7 @@ func (m Machine) estimate(c Collective, bytes float64, algorithm, protocol strin
 	ranks := node.GPUs * nodes
 	e := Estimate{Collective: c, Bytes: bytes, Ranks: ranks, Nodes: nodes, Algorithm: ch.Algorithm, Protocol: ch.Protocol,
 		LatencyUs: ch.LatencyUs, PeakBusBWGBps: peak, NCCLTimeUs: ch.TimeUs}
-	issue := m.Harness.IssueUs
-	switch {
-	case issue > 0:
-	case m.Harness.Host == "lab":
-		issue = k.labIssue
-	default:
-		issue = k.issue
-	}
-	e.FloorUs = float64(max(m.Harness.ThreadGPUs, 1)) * issue
+	e.FloorUs = float64(max(m.Harness.ThreadGPUs, 1)) * m.issueUs(k)
 	factor := BusBWFactor(c, ranks)
 	if peak > 0 && factor > 0 {
 		e.BandwidthUs = bytes * factor / (peak * 1e3)
@@ -347,12 +342,23 @@ func (m Machine) estimate(c Collective, bytes float64, algorithm, protocol strin
 	return e, nil
 }
 
+// issueUs is the harness's host issue time per GPU, in microseconds.
+func (m Machine) issueUs(k calibration) float64 {
+	switch {
+	case m.Harness.IssueUs > 0:
+		return m.Harness.IssueUs
+	case m.Harness.Host == "lab":
+		return k.labIssue
+	}
+	return k.issue
+}
+
 // restsOn names the fitted constants an estimate used, in the order
 // peakBusBW and the floor apply them.
 func restsOn(node Node, nodes int, c Collective, e Estimate, h Harness) []string {
 	var out []string
 	switch e.Algorithm {
-	case "Ring", "Tree", "PAT":
+	case "Ring", "Tree", "PAT", "P2P":
 		if node.Intra.Kind != "pcie" {
 			out = append(out, "FitRingEfficiency")
 		}
@@ -372,7 +378,7 @@ func restsOn(node Node, nodes int, c Collective, e Estimate, h Harness) []string
 	if (c == AllGather || c == ReduceScatter) && (e.Algorithm == "Ring" || e.Algorithm == "PAT") {
 		out = append(out, "FitGatherEfficiency")
 	}
-	if e.Protocol == "LL" {
+	if e.Protocol == "LL" && e.Algorithm != "P2P" {
 		out = append(out, "FitLLEfficiency")
 	}
 	if e.FillUs > 0 && e.LatencyUs+e.FillUs >= e.FloorUs {
