@@ -292,11 +292,15 @@ func (m Machine) estimate(c Collective, bytes float64, algorithm, protocol strin
 	if err != nil {
 		return Estimate{}, err
 	}
+	scale := node.NIC.NetLatencyScale
+	if scale == 0 {
+		scale = 1
+	}
 	switch node.NIC.NetLatencyFit {
 	case "efa":
-		node.NIC.NetLatency = k.efa
+		node.NIC.NetLatency = k.efa * scale
 	case "tcpxo":
-		node.NIC.NetLatency = k.tcpxo
+		node.NIC.NetLatency = k.tcpxo * scale
 	}
 	if isP2P(c) {
 		return m.estimateP2P(c, bytes, node, nodes, fa, fp, k)
