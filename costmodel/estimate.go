@@ -332,18 +332,26 @@ func (m Machine) estimate(c Collective, bytes float64, algorithm, protocol strin
 			e.FillUs = k.nvlsFill * math.Min(bytes, loop) * factor / (peak * 1e3)
 		}
 	}
+	e.finish(factor, node, nodes, m.Harness)
+	return e, nil
+}
+
+// finish sums the latency term (the larger of NCCL's latency plus the
+// pipeline fill and the host floor) and the bandwidth term into the time,
+// and derives the rates, the bound and the constants the estimate rests
+// on; factor is nccl-tests' busbw factor.
+func (e *Estimate) finish(factor float64, node Node, nodes int, h Harness) {
 	latency := math.Max(e.LatencyUs+e.FillUs, e.FloorUs)
 	e.TimeUs = latency + e.BandwidthUs
 	if e.TimeUs > 0 {
-		e.AlgBWGBps = bytes / (e.TimeUs * 1e3)
+		e.AlgBWGBps = e.Bytes / (e.TimeUs * 1e3)
 		e.BusBWGBps = e.AlgBWGBps * factor
 	}
 	e.Bound = "bandwidth"
 	if latency > e.BandwidthUs {
 		e.Bound = "latency"
 	}
-	e.Constants = restsOn(node, nodes, c, e, m.Harness)
-	return e, nil
+	e.Constants = restsOn(node, nodes, e.Collective, *e, h)
 }
 
 // issueUs is the harness's host issue time per GPU, in microseconds.

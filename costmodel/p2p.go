@@ -131,16 +131,6 @@ func (m Machine) estimateP2P(c Collective, bytes float64, node Node, nodes int, 
 		e.PeakBusBWGBps = bytes * factor / (bwUs * 1e3)
 	}
 	e.FloorUs = float64(max(m.Harness.ThreadGPUs, 1)) * m.issueUs(k)
-	latency := math.Max(e.LatencyUs, e.FloorUs)
-	e.TimeUs = latency + e.BandwidthUs
-	if e.TimeUs > 0 {
-		e.AlgBWGBps = bytes / (e.TimeUs * 1e3)
-		e.BusBWGBps = e.AlgBWGBps * factor
-	}
-	e.Bound = "bandwidth"
-	if latency > e.BandwidthUs {
-		e.Bound = "latency"
-	}
-	e.Constants = restsOn(node, nodes, c, e, m.Harness)
+	e.finish(factor, node, nodes, m.Harness)
 	return e, nil
 }
