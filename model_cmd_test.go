@@ -128,7 +128,7 @@ func TestModelCLIErrors(t *testing.T) {
 		{[]string{"all_reduce", "--algo", "auto", "--size", "1MB", "--bw", "25GB/s", "--link", "ethernet"}, "want pcie or nvlink"},
 		{[]string{"all_reduce", "--algo", "auto", "--size", "1MB", "--preset", "hgx-h100", "--nodes", "2", "--nic-path", "far"}, "want pix, pxb"},
 		{[]string{"all_reduce", "--size", "1MB", "--bw", "25GB/s", "--nic-path", "phb"}, "applies to the tuner"},
-		{[]string{"all_to_all", "--algo", "auto", "--size", "1MB", "--preset", "hgx-h100"}, "tuner covers"},
+		{[]string{"all_to_all", "--algo", "auto", "--proto", "ll", "--size", "1MB", "--preset", "hgx-h100"}, "point-to-point"},
 		{[]string{"all_reduce", "--size", "1MB", "--bw", "25GB/s", "--bogus"}, "flag provided but not defined"},
 		{[]string{"all_reduce", "--sweep", "8GB:8B", "--bw", "25GB/s"}, "MIN <= MAX"},
 		// Issue 12: -n 0 and -n -3 are refused as such, and without --bw

@@ -86,7 +86,7 @@ func TestPublishedTableCoverage(t *testing.T) {
 	}
 	for _, want := range []string{"preset dgx-a100", "preset hgx-h100", "preset hgx-h200", "preset hgx-h800", "preset hgx-h20",
 		"preset rtx5090-pcie", "preset rtx4090-pcie", "preset gcp-a3-mega", "preset p5", "preset p4d", "preset gb200-nvl72",
-		"collective all_reduce", "collective all_gather", "collective reduce_scatter", "regime large", "regime small",
+		"collective all_reduce", "collective all_gather", "collective reduce_scatter", "collective all_to_all", "collective sendrecv", "regime large", "regime small",
 		"multi-node large", "multi-node small", "published"} {
 		if !seen[want] {
 			t.Errorf("the table has no row for %s", want)
@@ -307,8 +307,8 @@ func TestEstimateRefusesBadInput(t *testing.T) {
 	if _, err := m.Estimate(AllReduce, 1, "butterfly", ""); !errors.Is(err, ErrParams) {
 		t.Errorf("unknown algorithm: %v", err)
 	}
-	if _, err := m.Estimate(AllToAll, 1, "", ""); !errors.Is(err, ErrUnsupported) {
-		t.Errorf("all_to_all: %v", err)
+	if _, err := m.Estimate(AllToAll, 1<<20, "ring", ""); !errors.Is(err, ErrParams) {
+		t.Errorf("all_to_all with NCCL_ALGO forced: %v", err)
 	}
 	two := Machine{Node: h, Nodes: 2}
 	two.Node.NICs = 0

@@ -133,6 +133,19 @@ func TestNetworkFamilyAndFittedLatencyByField(t *testing.T) {
 	if c.LatencyUs != d.LatencyUs {
 		t.Errorf("a fixed latency equal to FitEFALatency followed the fit: %g then %g", c.LatencyUs, d.LatencyUs)
 	}
+	// A newer EFA takes the fit times its link's NetLatencyScale (the
+	// plugin's own step down), and follows the fit too.
+	p6, _ := NodeByName("p6-b200")
+	if p6.NIC.NetLatencyScale <= 0 || p6.NIC.NetLatencyScale >= 1 || p6.NIC.NetLatencyScaleSource == "" {
+		t.Fatalf("p6-b200's EFA: scale %g (%q)", p6.NIC.NetLatencyScale, p6.NIC.NetLatencyScaleSource)
+	}
+	two := Machine{Node: p6, Nodes: 2}
+	e, _ := two.estimate(AllReduce, 8, "", "", fitted)
+	f, _ := two.estimate(AllReduce, 8, "", "", moved)
+	// Tree/LL across two nodes crosses the network twice (tuner_latency.go).
+	if got, want := f.LatencyUs-e.LatencyUs, 2*FitEFALatency*1e6*p6.NIC.NetLatencyScale; math.Abs(got-want) > 1e-9 {
+		t.Errorf("p6-b200: the fit moved the latency by %g us, want %g", got, want)
+	}
 }
 
 // TestDocCountsMatchTheTable keeps the package doc's "Of the N rows (S

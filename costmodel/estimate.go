@@ -292,11 +292,18 @@ func (m Machine) estimate(c Collective, bytes float64, algorithm, protocol strin
 	if err != nil {
 		return Estimate{}, err
 	}
+	scale := node.NIC.NetLatencyScale
+	if scale == 0 {
+		scale = 1
+	}
 	switch node.NIC.NetLatencyFit {
 	case "efa":
-		node.NIC.NetLatency = k.efa
+		node.NIC.NetLatency = k.efa * scale
 	case "tcpxo":
-		node.NIC.NetLatency = k.tcpxo
+		node.NIC.NetLatency = k.tcpxo * scale
+	}
+	if isP2P(c) {
+		return m.estimateP2P(c, bytes, node, nodes, fa, fp, k)
 	}
 	mm := m
 	mm.Node, mm.GPUsPerNode = node, 0
@@ -316,15 +323,7 @@ func (m Machine) estimate(c Collective, bytes float64, algorithm, protocol strin
 	ranks := node.GPUs * nodes
 	e := Estimate{Collective: c, Bytes: bytes, Ranks: ranks, Nodes: nodes, Algorithm: ch.Algorithm, Protocol: ch.Protocol,
 		LatencyUs: ch.LatencyUs, PeakBusBWGBps: peak, NCCLTimeUs: ch.TimeUs}
-	issue := m.Harness.IssueUs
-	switch {
-	case issue > 0:
-	case m.Harness.Host == "lab":
-		issue = k.labIssue
-	default:
-		issue = k.issue
-	}
-	e.FloorUs = float64(max(m.Harness.ThreadGPUs, 1)) * issue
+	e.FloorUs = float64(max(m.Harness.ThreadGPUs, 1)) * m.issueUs(k)
 	factor := BusBWFactor(c, ranks)
 	if peak > 0 && factor > 0 {
 		e.BandwidthUs = bytes * factor / (peak * 1e3)
@@ -333,18 +332,37 @@ func (m Machine) estimate(c Collective, bytes float64, algorithm, protocol strin
 			e.FillUs = k.nvlsFill * math.Min(bytes, loop) * factor / (peak * 1e3)
 		}
 	}
+	e.finish(factor, node, nodes, m.Harness)
+	return e, nil
+}
+
+// finish sums the latency term (the larger of NCCL's latency plus the
+// pipeline fill and the host floor) and the bandwidth term into the time,
+// and derives the rates, the bound and the constants the estimate rests
+// on; factor is nccl-tests' busbw factor.
+func (e *Estimate) finish(factor float64, node Node, nodes int, h Harness) {
 	latency := math.Max(e.LatencyUs+e.FillUs, e.FloorUs)
 	e.TimeUs = latency + e.BandwidthUs
 	if e.TimeUs > 0 {
-		e.AlgBWGBps = bytes / (e.TimeUs * 1e3)
+		e.AlgBWGBps = e.Bytes / (e.TimeUs * 1e3)
 		e.BusBWGBps = e.AlgBWGBps * factor
 	}
 	e.Bound = "bandwidth"
 	if latency > e.BandwidthUs {
 		e.Bound = "latency"
 	}
-	e.Constants = restsOn(node, nodes, c, e, m.Harness)
-	return e, nil
+	e.Constants = restsOn(node, nodes, e.Collective, *e, h)
+}
+
+// issueUs is the harness's host issue time per GPU, in microseconds.
+func (m Machine) issueUs(k calibration) float64 {
+	switch {
+	case m.Harness.IssueUs > 0:
+		return m.Harness.IssueUs
+	case m.Harness.Host == "lab":
+		return k.labIssue
+	}
+	return k.issue
 }
 
 // restsOn names the fitted constants an estimate used, in the order
@@ -352,7 +370,7 @@ func (m Machine) estimate(c Collective, bytes float64, algorithm, protocol strin
 func restsOn(node Node, nodes int, c Collective, e Estimate, h Harness) []string {
 	var out []string
 	switch e.Algorithm {
-	case "Ring", "Tree", "PAT":
+	case "Ring", "Tree", "PAT", "P2P":
 		if node.Intra.Kind != "pcie" {
 			out = append(out, "FitRingEfficiency")
 		}
@@ -372,7 +390,7 @@ func restsOn(node Node, nodes int, c Collective, e Estimate, h Harness) []string
 	if (c == AllGather || c == ReduceScatter) && (e.Algorithm == "Ring" || e.Algorithm == "PAT") {
 		out = append(out, "FitGatherEfficiency")
 	}
-	if e.Protocol == "LL" {
+	if e.Protocol == "LL" && e.Algorithm != "P2P" {
 		out = append(out, "FitLLEfficiency")
 	}
 	if e.FillUs > 0 && e.LatencyUs+e.FillUs >= e.FloorUs {

@@ -41,10 +41,23 @@ type Link struct {
 	// ("efa": FitEFALatency, "tcpxo": FitTCPXOLatency), so a fit under
 	// trial replaces it; "" where NetLatency is a fixed figure.
 	NetLatencyFit string
+	// NetLatencyScale multiplies the fitted latency on this link (0 means
+	// 1): the ratio of the latency the network's plugin reports for this
+	// platform to the one it reports where the constant was fitted, so a
+	// newer generation of one network takes the plugin's own step down.
+	NetLatencyScale       float64
+	NetLatencyScaleSource string
 }
 
 // Beta returns the one-way rate in bytes per second.
 func (l Link) Beta() float64 { return l.Bandwidth.OneWay() }
+
+// efaB200LatencyScale is the internode latency aws-ofi-nccl reports to
+// NCCL on p5en and p6 (35 us) over what it reports on p4d, p4de, p5 and
+// p5e (75 us), where FitEFALatency is fitted (srcEFALatencyScale).
+const efaB200LatencyScale = 35.0 / 75.0
+
+const srcEFALatencyScale = "aws/aws-ofi-nccl src/platform-aws.cpp at 45197df, platform_data_map: .latency = 75.0 for p4d.24xlarge, p4de.24xlarge and p5/p5e, 35.0 for the \"p-series\" entry (p5en.48xlarge and p6 on); the plugin reports it to NCCL as ncclNetProperties_t.latency"
 
 // NCCL's per-hop latencies in seconds for the Simple protocol on a ring
 // (NVIDIA/nccl src/graph/tuning.cc, hwLat, 2.19 to 2.28).
@@ -152,7 +165,8 @@ func Links() []Link {
 	efa := net("efa-100", "efa", "AWS Elastic Fabric Adapter, one 100 Gb/s device (p4d has 4, p5 has 32)", 100, srcEFA)
 	efa.NetLatency, efa.NetLatencyFit, efa.NetLatencySource = FitEFALatency, "efa", "fitted: see the package doc, calibration"
 	efa400 := net("efa-400", "efa", "AWS Elastic Fabric Adapter (EFAv4), one 400 Gb/s device (p6-b200: 8, 3200 Gbps in all)", 400, srcEFAB200)
-	efa400.NetLatency, efa400.NetLatencyFit, efa400.NetLatencySource = FitEFALatency, "efa", "fitted on p5 rows (efa-100): see the package doc, calibration"
+	efa400.NetLatency, efa400.NetLatencyFit, efa400.NetLatencySource = FitEFALatency*efaB200LatencyScale, "efa", "fitted on p5 rows (efa-100), scaled by NetLatencyScale: see the package doc, calibration"
+	efa400.NetLatencyScale, efa400.NetLatencyScaleSource = efaB200LatencyScale, srcEFALatencyScale
 	tcpx := net("tcpx-200", "tcpx", "Google Cloud GPUDirect-TCPX NIC, 200 Gb/s (A3: 4 per VM)", 200, srcTCPX)
 	tcpx.NetLatency, tcpx.NetLatencyFit, tcpx.NetLatencySource = FitTCPXOLatency, "tcpxo", "not measured here: taken as TCPXO's fitted latency (same host-staged TCP design); see the package doc"
 	tcpxo := net("tcpxo-200", "tcpxo", "Google Cloud GPUDirect-TCPXO NIC, 200 Gb/s (A3 Mega: 8 per VM)", 200, srcTCPX)
