@@ -45,12 +45,12 @@ func TestProbeOverlapCLI(t *testing.T) {
 		t.Errorf("dry run: exit %d, %q %s", code, out, errs)
 	}
 	code, out, _ = runCLI("probe", "overlap", "--dry-run")
-	if lines := strings.Split(strings.TrimSpace(out), "\n"); code != 0 || len(lines) != 5 ||
-		lines[3] != "TORCH_CPP_LOG_LEVEL=INFO TORCH_NCCL_BLOCKING_WAIT=1 python3 bench_overlap.py --out DIR/cq-blocking-wait --what cq --cases all_gather,modify_before_wait" {
+	if lines := strings.Split(strings.TrimSpace(out), "\n"); code != 0 || len(lines) != 3 ||
+		lines[1] != "TORCH_CPP_LOG_LEVEL=INFO TORCH_NCCL_BLOCKING_WAIT=1 python3 bench_overlap.py --out DIR --step cq-blocking-wait --what cq --cases all_gather,modify_before_wait" {
 		t.Errorf("the recording's steps: exit %d\n%s", code, out)
 	}
 	code, out, _ = runCLI("probe", "overlap", "--launcher", "torchrun", "--per-node", "2", "--dry-run")
-	if code != 0 || !strings.HasPrefix(out, "torchrun --nproc-per-node 2 bench_overlap.py") {
+	if code != 0 || !strings.HasPrefix(out, "TORCH_CPP_LOG_LEVEL=INFO torchrun --nproc-per-node 2 bench_overlap.py --out DIR --step variants") {
 		t.Errorf("torchrun dry run: exit %d, %q", code, out)
 	}
 	if code, _, errs := runCLI("probe", "overlap", "--launcher", "mpirun", "--dry-run"); code != 2 || !strings.Contains(errs, "LOCAL_RANK") {

@@ -84,7 +84,8 @@ var probeOverlapUsage = []string{
 	"       commlab probe overlap --script > bench_overlap.py",
 	"Runs the overlap micro-benchmark (GEMMs under a collective on ProcessGroupNCCL's stream, the variants that break",
 	"the overlap, the async/wait timestamps) with python3 or torchrun, and reads its torch.profiler traces.",
-	"bench_overlap.py flags: --variants LIST --coll all_gather|reduce_scatter|all_reduce --bytes B --gemm N --gemms K --steps N --trace-steps N --cq-bytes B --cq-gemms N",
+	"bench_overlap.py flags: --variants LIST --coll all_gather|reduce_scatter|all_reduce --bytes B --gemm N --gemms K --steps N --trace-steps N --cq-bytes B --cq-gemms N --cases LIST",
+	"  and --step NAME [flags], repeated: several steps in one process and group, each into --out/NAME",
 }
 
 // runProbeOverlap runs chapter 5's overlap benchmark (bench_overlap.py),
@@ -93,7 +94,7 @@ var probeOverlapUsage = []string{
 func runProbeOverlap(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	var o launch.Options
 	o.AddFlags(fs)
-	what := fs.String("what", "", "variants, cq (the core question's cases) or variants,cq in one invocation; empty: the recording's five invocations (all_gather and AVG all_reduce variants; the cases by default, with TORCH_NCCL_BLOCKING_WAIT=1 and with TORCH_NCCL_AVOID_RECORD_STREAMS=1)")
+	what := fs.String("what", "", "variants, cq (the core question's cases) or variants,cq in one invocation; empty: the recording's five folders in three invocations, one per setting (all_gather and AVG all_reduce variants and the cases by default; the cases with TORCH_NCCL_BLOCKING_WAIT=1; with TORCH_NCCL_AVOID_RECORD_STREAMS=1)")
 	sf := cli.AddScriptProbeFlags(fs, launch.OverlapBench.Name, overlap.RecordedName)
 	dryRun := cli.AddDryRunFlag(fs)
 	args, scriptArgs := cli.ToolArgs(args)

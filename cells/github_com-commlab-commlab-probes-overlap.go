@@ -12,9 +12,11 @@ import (
 func init() {
 	Symbols["github.com/commlab/commlab/probes/overlap/overlap"] = map[string]reflect.Value{
 		// function, constant and variable definitions
+		"Invocations":    reflect.ValueOf(&overlap.Invocations).Elem(),
 		"LargestCopy":    reflect.ValueOf(overlap.LargestCopy),
 		"Load":           reflect.ValueOf(overlap.Load),
 		"LoadVariants":   reflect.ValueOf(overlap.LoadVariants),
+		"LogEnv":         reflect.ValueOf(constant.MakeFromLiteral("\"TORCH_CPP_LOG_LEVEL=INFO\"", token.STRING, 0)),
 		"LoggedSettings": reflect.ValueOf(overlap.LoggedSettings),
 		"Measure":        reflect.ValueOf(overlap.Measure),
 		"Recorded":       reflect.ValueOf(overlap.Recorded),
@@ -22,12 +24,12 @@ func init() {
 		"Run":            reflect.ValueOf(overlap.Run),
 		"Settings":       reflect.ValueOf(&overlap.Settings).Elem(),
 		"StepRange":      reflect.ValueOf(constant.MakeFromLiteral("\"bench:step\"", token.STRING, 0)),
-		"Steps":          reflect.ValueOf(&overlap.Steps).Elem(),
 		"StreamTable":    reflect.ValueOf(overlap.StreamTable),
 
 		// type definitions
 		"Case":        reflect.ValueOf((*overlap.Case)(nil)),
 		"Config":      reflect.ValueOf((*overlap.Config)(nil)),
+		"Invocation":  reflect.ValueOf((*overlap.Invocation)(nil)),
 		"Measurement": reflect.ValueOf((*overlap.Measurement)(nil)),
 		"Model":       reflect.ValueOf((*overlap.Model)(nil)),
 		"Result":      reflect.ValueOf((*overlap.Result)(nil)),

@@ -13,15 +13,18 @@ import (
 
 // ShortRunArgs are the script flags of a live run that fits in well under
 // a minute on one GPU: the NCCL timeout modes of the chapter (unset, 1, 3),
-// side by side, with a 2 s timeout, the collective held 1 s past it, and
+// side by side, with a 1 s timeout, the collective held 0.5 s past it, and
 // TORCH_NCCL_WAIT_TIMEOUT_DUMP_MILSEC=500, so that the watchdog sleeps 2 s
 // instead of a minute before it acts; the other parts that time nothing on
 // the GPU run beside them and coalesce alone after. The order of events is
-// the one the defaults give: the held collective ends (3 s after it was
-// issued) before the watchdog's sleep does (about 4 s), so the next
-// collective still waits for the watchdog. The recorded runs keep the
-// default times.
-var ShortRunArgs = []string{"--modes", "unset,1,3", "--timeout", "2", "--stall", "1", "--dump-wait-ms", "500", "--concurrent"}
+// the one the defaults give: the held collective ends (1.5 s after it was
+// issued) before the watchdog's sleep does (it starts once the stack of the
+// failed collective is printed, 3.7 to 5 s after the timeout on an H100
+// with torch 2.11), so the next collective still waits for the watchdog.
+// The dump wait stays at 500 ms: at 200 ms the watchdog aborted one mode of
+// three before its Flight Recorder dump was written, in both of two runs on
+// the H100. The recorded runs keep the default times.
+var ShortRunArgs = []string{"--modes", "unset,1,3", "--timeout", "1", "--stall", "0.5", "--dump-wait-ms", "500", "--concurrent"}
 
 // FirstRunLog is the recorded log of a first NCCL run over all five
 // TORCH_NCCL_ASYNC_ERROR_HANDLING values on one H200, cut short while mode

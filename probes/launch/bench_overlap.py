@@ -25,6 +25,13 @@ at all; an AVG all_reduce runs NCCL's one-rank PreMulSum kernel. So one GPU
 uses all_gather by default. Under torchrun each rank runs the same steps on
 its own GPU and rank 0 writes the files.
 
+--step NAME, repeated, runs several steps in this one process, on one
+group: the flags before the first --step are every step's, each step's own
+follow its name, and each step writes into --out/NAME. The steps share the
+process's environment (so one setting of ProcessGroupNCCL), its CUDA
+context and the profiler's start-up: the first profiler session of a
+process loads CUPTI, about 5 s on an H100 (torch 2.11, CUDA 13).
+
 Writes into --out DIR: summary.json (settings, versions, per-variant times,
 the core-question cases) and one gzipped Chrome trace per variant or case.
 
@@ -445,7 +452,7 @@ def core_question(args, outdir, errors):
     return cases
 
 
-def main():
+def parser():
     p = argparse.ArgumentParser()
     p.add_argument("--out", required=True, help="folder for summary.json and the traces")
     p.add_argument("--what", default="variants,cq", help="variants, cq or both")
@@ -467,12 +474,108 @@ def main():
     p.add_argument("--start-after", default="", help="wait until this file exists before touching the GPU: "
                    "a runner starts the next invocation while this one runs, so that Python's and torch's "
                    "start-up overlaps the GPU work of the one before, which stays alone on the GPU")
-    args = p.parse_args()
-    os.makedirs(args.out, exist_ok=True)
+    return p
+
+
+def split_steps(argv):
+    """Splits the command line at each "--step NAME": the flags before the
+    first are every step's, each step's own follow its name. Without
+    --step the whole line is one step, written into --out itself."""
+    common, steps = [], []
+    i = 0
+    while i < len(argv):
+        if argv[i] == "--step":
+            if i + 1 >= len(argv) or argv[i + 1].startswith("-") or "/" in argv[i + 1] or argv[i + 1] in (".", ".."):
+                raise SystemExit("bench_overlap: --step wants a folder name after it")
+            steps.append((argv[i + 1], []))
+            i += 2
+            continue
+        (steps[-1][1] if steps else common).append(argv[i])
+        i += 1
+    return common, steps
+
+
+class StepRun:
+    """One step of the process: its flags, its summary and, while its
+    variants wait to be traced, its Bench and their timed results."""
+
+    def __init__(self, args, header):
+        self.args, self.bench, self.timed = args, None, []
+        os.makedirs(args.out, exist_ok=True)
+        if not args.coll:
+            args.coll = "all_gather" if dist.get_world_size() == 1 else "all_reduce"
+        self.summary = dict(header)
+        self.summary.update({
+            "command": ["python3"] + sys.argv,
+            # --start-after is how the run was scheduled, not what it measured.
+            "settings": {k: str(v) for k, v in vars(args).items() if k != "start_after" and (v or k != "cases")},
+            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(),
+            "variants": [], "cases": [], "errors": [],
+        })
+        self.what = args.what.split(",")
+
+    def time(self):
+        """Calibrates and times the variants, unprofiled."""
+        if "variants" not in self.what:
+            return
+        summary = self.summary
+        self.bench = bench = Bench(self.args)
+        try:
+            summary["calibration"] = bench.calibrate()
+            log("calibration", json.dumps(summary["calibration"]))
+        except Exception as e:  # record and carry on
+            summary["errors"].append("calibrate: %r" % (e,))
+        for v in self.args.variants.split(","):
+            try:
+                self.timed.append((v, bench.time_variant(v)))
+            except Exception as e:
+                summary["errors"].append("%s: %r" % (v, e))
+                log("variant", v, "failed:", repr(e))
+                torch.cuda.set_per_process_memory_fraction(1.0)
+
+    def profile(self):
+        """Traces the timed variants, then runs the core-question cases."""
+        summary = self.summary
+        for v, res in self.timed:
+            try:
+                summary["variants"].append(self.bench.trace_variant(v, res, self.args.out))
+            except Exception as e:
+                summary["errors"].append("%s (traced): %r" % (v, e))
+                log("variant", v, "failed under the profiler:", repr(e))
+                torch.cuda.set_per_process_memory_fraction(1.0)
+        if self.bench is not None:
+            self.bench = None
+            torch.cuda.empty_cache()
+        if "cq" in self.what:
+            try:
+                summary["cases"] = core_question(self.args, self.args.out, summary["errors"])
+            except Exception as e:
+                summary["errors"].append("cq: %r" % (e,))
+                log("cq failed:", repr(e))
+
+
+def main():
+    p = parser()
+    common, steps = split_steps(sys.argv[1:])
+    base = p.parse_args(common)
+    # Each step's flags on top of the common ones; its folder under --out.
+    plan = []
+    for name, own in steps or [(None, [])]:
+        args = p.parse_args(common + own)
+        # The gate is the process's, wherever it was given.
+        base.start_after = base.start_after or args.start_after
+        if name is not None:
+            if args.out != base.out:
+                raise SystemExit("bench_overlap: --out goes before the first --step")
+            args.out = os.path.join(base.out, name)
+        plan.append(args)
+    for args in plan:
+        args.start_after = base.start_after
+    os.makedirs(base.out, exist_ok=True)
     driver = driver_version()
-    if args.start_after:
+    if base.start_after:
         parent = os.getppid()
-        while not os.path.exists(args.start_after):
+        while not os.path.exists(base.start_after):
             if os.getppid() != parent:
                 raise SystemExit("bench_overlap: the runner ended before this invocation's turn")
             time.sleep(0.005)
@@ -482,67 +585,43 @@ def main():
     os.environ.setdefault("MASTER_PORT", "29541")
     os.environ.setdefault("RANK", "0")
     os.environ.setdefault("WORLD_SIZE", "1")
+    # One group for every step: the steps of one invocation share the
+    # process's settings, its CUDA context and its profiler start-up
+    # (the first session loads CUPTI, about 5 s on an H100).
     t0 = time.perf_counter()
     dist.init_process_group("nccl", device_id=torch.device("cuda", local))
     init_s = time.perf_counter() - t0
     world = dist.get_world_size()
-    if not args.coll:
-        args.coll = "all_gather" if world == 1 else "all_reduce"
-    summary = {
-        "kind": "torch-overlap", "command": ["python3"] + sys.argv,
-        # --start-after is how the run was scheduled, not what it measured.
-        "settings": {k: str(v) for k, v in vars(args).items() if k != "start_after" and (v or k != "cases")},
+    header = {
+        "kind": "torch-overlap",
         "env": {k: v for k, v in os.environ.items() if k.startswith(("NCCL_", "TORCH_NCCL", "TORCH_FR", "CUDA_", "PYTORCH_"))},
-        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(),
         "host": socket.gethostname(), "gpu_model": torch.cuda.get_device_name(local),
         "gpu_count": world, "cuda": torch.version.cuda, "driver": driver,
         "nccl": ".".join(map(str, torch.cuda.nccl.version())), "tool": "torch " + torch.__version__,
         "torch_git_version": str(getattr(torch.version, "git_version", "")),
         "init_process_group_s": init_s,
         "streams": {"compute": torch.cuda.current_stream().cuda_stream},
-        "variants": [], "cases": [], "errors": [],
     }
-    what = args.what.split(",")
-    if "variants" in what:
-        bench = Bench(args)
-        try:
-            summary["calibration"] = bench.calibrate()
-            log("calibration", json.dumps(summary["calibration"]))
-        except Exception as e:  # record and carry on
-            summary["errors"].append("calibrate: %r" % (e,))
-        # Every variant is timed before any is profiled: the profiler's
-        # sessions leave CUPTI loaded (TEARDOWN_CUPTI=0, above).
-        timed = []
-        for v in args.variants.split(","):
-            try:
-                timed.append((v, bench.time_variant(v)))
-            except Exception as e:
-                summary["errors"].append("%s: %r" % (v, e))
-                log("variant", v, "failed:", repr(e))
-                torch.cuda.set_per_process_memory_fraction(1.0)
-        for v, res in timed:
-            try:
-                summary["variants"].append(bench.trace_variant(v, res, args.out))
-            except Exception as e:
-                summary["errors"].append("%s (traced): %r" % (v, e))
-                log("variant", v, "failed under the profiler:", repr(e))
-                torch.cuda.set_per_process_memory_fraction(1.0)
-        del bench
-        torch.cuda.empty_cache()
-    if "cq" in what:
-        try:
-            summary["cases"] = core_question(args, args.out, summary["errors"])
-        except Exception as e:
-            summary["errors"].append("cq: %r" % (e,))
-            log("cq failed:", repr(e))
+    # Every step's variants are timed before any profiler session starts
+    # (the sessions leave CUPTI loaded, TEARDOWN_CUPTI=0 above), then
+    # each step's are traced and its cases run, in order.
+    runs = [StepRun(args, header) for args in plan]
+    for r in runs:
+        r.time()
+    for r in runs:
+        if len(runs) > 1:
+            log("step", os.path.basename(r.args.out))
+        r.profile()
     dist.destroy_process_group()
-    if dist.is_available() and (int(os.environ.get("RANK", "0")) == 0):
-        tmp = os.path.join(args.out, "summary.json.tmp")
-        with open(tmp, "w") as f:
-            json.dump(summary, f, indent=1)
-        os.replace(tmp, os.path.join(args.out, "summary.json"))
-    if summary["errors"]:
-        log("errors:", summary["errors"])
+    errors = [e for r in runs for e in r.summary["errors"]]
+    if int(os.environ.get("RANK", "0")) == 0:
+        for r in runs:
+            tmp = os.path.join(r.args.out, "summary.json.tmp")
+            with open(tmp, "w") as f:
+                json.dump(r.summary, f, indent=1)
+            os.replace(tmp, os.path.join(r.args.out, "summary.json"))
+    if errors:
+        log("errors:", errors)
         sys.exit(1)
 
 

@@ -33,7 +33,7 @@ func fakeCheckingPython(t *testing.T, checkCode int) (log func() []string) {
 	}
 }
 
-// The run starts beside the check: where the check passes, every step ran
+// The run starts beside the check: where the check passes, every invocation ran
 // (here a python3 that writes nothing, so auto mode falls back for want of
 // a summary, not for want of PyTorch).
 func TestMeasureStartsTheRunBesideTheCheck(t *testing.T) {
@@ -45,16 +45,16 @@ func TestMeasureStartsTheRunBesideTheCheck(t *testing.T) {
 	if m.Live || strings.Contains(m.Fallback, "no PyTorch") {
 		t.Errorf("fallback %q, want the live run's failure", m.Fallback)
 	}
-	checks, steps := 0, 0
+	checks, procs := 0, 0
 	for _, r := range runs() {
 		if r == "-c" {
 			checks++
 		} else {
-			steps++
+			procs++
 		}
 	}
-	if checks != 1 || steps != len(Steps) {
-		t.Errorf("%d checks and %d steps ran, want 1 and %d", checks, steps, len(Steps))
+	if checks != 1 || procs != len(Invocations) {
+		t.Errorf("%d checks and %d invocations ran, want 1 and %d", checks, procs, len(Invocations))
 	}
 }
 

@@ -23,29 +23,47 @@ func Recorded(name string) (*Result, error) {
 	return recorded.LoadBeside("overlap", name, Load, func(r *Result) **probes.Run { return &r.Run })
 }
 
-// Step is one invocation of the script in a live run: its output folder's
-// name (the variants' Set, or "cq-" and the cases' Setting), its flags and
-// its environment.
+// Step is one output folder of a live run: its name (the variants' Set,
+// or "cq-" and the cases' Setting) and the script's flags for it.
 type Step struct {
 	Name string
 	Args []string
-	Env  []string
 }
 
-// Steps are what Run does when Config.What is empty: the same folders as
-// the recording (record_overlap.sh), so a live run reads like it. Under
-// the two settings besides the default only the cases chapter 5 reads
-// there run (the recording has all seven under each): each case is a
-// profiler session of its own, about 0.6 s apiece in the recording (a cq
-// step took 9 to 10 s in its steps.log, some 4.5 s of it start-up).
-var Steps = []Step{
-	{Name: "variants", Args: []string{"--what", "variants"}},
-	{Name: "variants-allreduce-avg", Args: []string{"--what", "variants", "--coll", "all_reduce"}},
-	{Name: "cq-default", Args: []string{"--what", "cq"}, Env: []string{"TORCH_CPP_LOG_LEVEL=INFO"}},
-	{Name: "cq-blocking-wait", Args: []string{"--what", "cq", "--cases", "all_gather,modify_before_wait"},
-		Env: []string{"TORCH_CPP_LOG_LEVEL=INFO", "TORCH_NCCL_BLOCKING_WAIT=1"}},
-	{Name: "cq-avoid-record-streams", Args: []string{"--what", "cq", "--cases", "modify_before_wait,drop_input_before_wait,side_stream_no_record_stream"},
-		Env: []string{"TORCH_CPP_LOG_LEVEL=INFO", "TORCH_NCCL_AVOID_RECORD_STREAMS=1"}},
+// Invocation is one process of the script: its environment and the steps
+// it runs one after another on one group. The steps of an invocation share
+// ProcessGroupNCCL's settings (read from the environment when the group is
+// made), the CUDA context and the profiler's start-up: a process's first
+// profiler session loads CUPTI, about 5 s on an H100 (torch 2.11, CUDA 13).
+type Invocation struct {
+	Env   []string
+	Steps []Step
+}
+
+// LogEnv makes ProcessGroupNCCL log the settings it read (INFO lines).
+const LogEnv = "TORCH_CPP_LOG_LEVEL=INFO"
+
+// Invocations are what Run does when Config.What is empty: the folders of
+// the recording (record_overlap.sh), so a live run reads like it, in one
+// process per setting instead of the recording's one per folder. A setting
+// needs a process of its own: ProcessGroupNCCL logs the settings it read
+// only for a process's first group (`if (local_id_ == 0)` before
+// "ProcessGroupNCCL environments:" in ProcessGroupNCCL.cpp), and the chapter
+// shows that line per setting. Under the two settings besides the default
+// only the cases chapter 5 reads there run (the recording has all seven
+// under each): each case is a profiler session of its own.
+var Invocations = []Invocation{
+	{Env: []string{LogEnv}, Steps: []Step{
+		{Name: "variants", Args: []string{"--what", "variants"}},
+		{Name: "variants-allreduce-avg", Args: []string{"--what", "variants", "--coll", "all_reduce"}},
+		{Name: "cq-default", Args: []string{"--what", "cq"}},
+	}},
+	{Env: []string{LogEnv, "TORCH_NCCL_BLOCKING_WAIT=1"}, Steps: []Step{
+		{Name: "cq-blocking-wait", Args: []string{"--what", "cq", "--cases", "all_gather,modify_before_wait"}},
+	}},
+	{Env: []string{LogEnv, "TORCH_NCCL_AVOID_RECORD_STREAMS=1"}, Steps: []Step{
+		{Name: "cq-avoid-record-streams", Args: []string{"--what", "cq", "--cases", "modify_before_wait,drop_input_before_wait,side_stream_no_record_stream"}},
+	}},
 }
 
 // Config is a live run's settings.
@@ -54,7 +72,7 @@ type Config struct {
 	// GPU, or torchrun with PerNode GPUs.
 	Launch launch.Options
 	// What is "variants", "cq" or "variants,cq" for one invocation of the
-	// script; empty runs Steps, one invocation each.
+	// script; empty runs Invocations.
 	What string
 	// Args are more of the script's own flags (--bytes, --gemm, --variants,
 	// ...).
@@ -74,24 +92,29 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, fmt.Errorf("overlap: %w", err)
 	}
 	stdout, stderr := launch.Discarding(cfg.Stdout), launch.Discarding(cfg.Stderr)
-	steps := []Step{{Name: ".", Args: []string{"--what", cfg.What}}}
+	invs := []Invocation{{Steps: []Step{{Name: ".", Args: []string{"--what", cfg.What}}}}}
 	if cfg.What == "" {
-		steps = Steps
+		invs = Invocations
 	}
-	outs, err := runSteps(ctx, cfg, dir, steps, &lockedWriter{w: stdout}, &lockedWriter{w: stderr})
+	outs, err := runInvocations(ctx, cfg, dir, invs, &lockedWriter{w: stdout}, &lockedWriter{w: stderr})
 	if err != nil {
 		return nil, fmt.Errorf("overlap: %w", err)
 	}
 	var commands []string
 	var runErrs []error
 	logs := map[string]string{}
-	for i, st := range steps {
-		if kept := keptLog(outs[i].captured.String()); kept != "" {
-			logs[st.Name] = kept
+	for i, inv := range invs {
+		// Every step of an invocation ran on its one group: each keeps
+		// what that group logged.
+		kept := keptLog(outs[i].captured.String())
+		for _, st := range inv.Steps {
+			if kept != "" {
+				logs[st.Name] = kept
+			}
 		}
-		commands = append(commands, strings.TrimSpace(strings.Join(st.Env, " ")+" "+launch.ShellJoin(outs[i].cmdline)))
+		commands = append(commands, strings.TrimSpace(strings.Join(inv.Env, " ")+" "+launch.ShellJoin(outs[i].cmdline)))
 		if outs[i].err != nil {
-			runErrs = append(runErrs, fmt.Errorf("%s: %w", st.Name, outs[i].err))
+			runErrs = append(runErrs, fmt.Errorf("%s: %w", inv.names(), outs[i].err))
 		}
 	}
 	runErr := errors.Join(runErrs...)

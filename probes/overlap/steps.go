@@ -7,34 +7,55 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/commlab/commlab/probes/launch"
 )
 
-// stepRun is what one invocation of the script left: the command line it
-// ran, its output (for ProcessGroupNCCL's log lines) and its error.
-type stepRun struct {
+// invocationRun is what one process of the script left: the command line
+// it ran, its output (for ProcessGroupNCCL's log lines) and its error.
+type invocationRun struct {
 	cmdline  []string
 	captured bytes.Buffer
 	err      error
 }
 
-// runSteps runs the steps one after another on the GPU, each in a process
-// of its own: the chapter shows the settings ProcessGroupNCCL logged under
-// each step's environment, and its constructor logs them only for the
-// first group of a process (`if (local_id_ == 0)` before "ProcessGroupNCCL
-// environments:" in ProcessGroupNCCL.cpp), so one process that made a new
-// group per step would log only the first step's. Under python3 the
-// next step's process is started while the current one runs and waits
-// (--start-after) until it has ended before it touches the GPU: Python's
-// and torch's start-up, a few seconds a step, then overlaps the previous
-// step's GPU work instead of adding to it, and no two steps ever share the
-// GPU. Under a launcher (torchrun) the steps run strictly one after
-// another, since two launchers would contend for the rendezvous port.
-func runSteps(ctx context.Context, cfg Config, dir string, steps []Step, stdout, stderr io.Writer) ([]*stepRun, error) {
-	outs := make([]*stepRun, len(steps))
-	pipelined := len(steps) > 1 && (cfg.Launch.Launcher == "" || cfg.Launch.Launcher == "none")
+// args are the script's flags for inv writing under dir, with extra (the
+// caller's own flags) after each step's so that they win. A lone step
+// named "." writes into dir itself, without --step.
+func (inv Invocation) args(dir string, extra []string) []string {
+	if len(inv.Steps) == 1 && inv.Steps[0].Name == "." {
+		return append(append([]string{"--out", dir}, inv.Steps[0].Args...), extra...)
+	}
+	args := []string{"--out", dir}
+	for _, st := range inv.Steps {
+		args = append(append(append(args, "--step", st.Name), st.Args...), extra...)
+	}
+	return args
+}
+
+// names lists inv's steps, for errors.
+func (inv Invocation) names() string {
+	var n []string
+	for _, st := range inv.Steps {
+		n = append(n, st.Name)
+	}
+	return strings.Join(n, ",")
+}
+
+// runInvocations runs the invocations one after another on the GPU, each
+// in a process of its own (see Invocations for why a setting needs its
+// own). Under python3 the next invocation's process is started while the
+// current one runs and waits (--start-after) until it has ended before it
+// touches the GPU: Python's and torch's start-up, a few seconds, then
+// overlaps the previous one's GPU work instead of adding to it, and no two
+// invocations ever share the GPU. Under a launcher (torchrun) they run
+// strictly one after another, since two launchers would contend for the
+// rendezvous port.
+func runInvocations(ctx context.Context, cfg Config, dir string, invs []Invocation, stdout, stderr io.Writer) ([]*invocationRun, error) {
+	outs := make([]*invocationRun, len(invs))
+	pipelined := len(invs) > 1 && (cfg.Launch.Launcher == "" || cfg.Launch.Launcher == "none")
 	var gates string
 	if pipelined {
 		var err error
@@ -43,17 +64,18 @@ func runSteps(ctx context.Context, cfg Config, dir string, steps []Step, stdout,
 		}
 		defer os.RemoveAll(gates)
 	}
-	gate := func(i int) string { return filepath.Join(gates, fmt.Sprintf("step-%d", i)) }
-	done := make([]chan struct{}, len(steps))
+	gate := func(i int) string { return filepath.Join(gates, fmt.Sprintf("invocation-%d", i)) }
+	done := make([]chan struct{}, len(invs))
 	start := func(i int) {
-		st := steps[i]
+		inv := invs[i]
 		o := cfg.Launch
-		o.Env = append(append([]string(nil), o.Env...), st.Env...)
-		args := append(append([]string{"--out", filepath.Join(dir, st.Name)}, st.Args...), cfg.Args...)
+		o.Env = append(append([]string(nil), o.Env...), inv.Env...)
+		args := inv.args(dir, cfg.Args)
 		if pipelined {
-			args = append(args, "--start-after", gate(i))
+			// Before the first --step: the gate is the whole process's.
+			args = append([]string{args[0], args[1], "--start-after", gate(i)}, args[2:]...)
 		}
-		out := &stepRun{}
+		out := &invocationRun{}
 		outs[i], done[i] = out, make(chan struct{})
 		go func() {
 			defer close(done[i])
@@ -68,16 +90,16 @@ func runSteps(ctx context.Context, cfg Config, dir string, steps []Step, stdout,
 		return os.WriteFile(gate(i), nil, 0o644)
 	}
 	cancelled := false
-	for i := range steps {
+	for i := range invs {
 		if cancelled {
-			outs[i] = &stepRun{err: ctx.Err()}
+			outs[i] = &invocationRun{err: ctx.Err()}
 			continue
 		}
 		if done[i] == nil {
 			start(i)
 		}
-		if pipelined && i+1 < len(steps) {
-			start(i + 1) // imports torch while step i runs, then waits for its gate
+		if pipelined && i+1 < len(invs) {
+			start(i + 1) // imports torch while invocation i runs, then waits for its gate
 		}
 		if err := release(i); err != nil {
 			return nil, err
@@ -89,7 +111,7 @@ func runSteps(ctx context.Context, cfg Config, dir string, steps []Step, stdout,
 	}
 	if cancelled && pipelined {
 		// A started process that was never released ends with ctx.
-		for i := range steps {
+		for i := range invs {
 			if done[i] != nil {
 				<-done[i]
 			}
