@@ -91,10 +91,10 @@
 // of the rating on 2 GPUs and 0.97 on 8 (across nodes it bounds the
 // in-node leg only). It replaces one fitted share for every GPU count
 // (0.927 of the ring), which missed 2 H200 by +8
-// to +10% and 8 H100 by -8 to -10%, and by 15 to 19% under
+// to +10% and 8 H100 by -8 to -11%, and by 15 to 19% under
 // cross-validation; now every one-node Hopper row is within 6% under
-// cross-validation (fitted on 2 H200 and 8 H100), and all_gather with LL
-// on 2 H200 is within too.
+// cross-validation (fitted on 2 H200 and 8 H100, checked on 8 H100 of
+// NVIDIA/nccl#1047), and all_gather with LL on 2 H200 is within too.
 //
 // sendrecv and all_to_all run as NCCL's point-to-point operations, which
 // its tuner does not cover; p2p.go models them from NCCL's source (the
@@ -119,8 +119,8 @@
 // its limit (large sizes, at least 256 MiB, busbw within 10%; middle
 // sizes busbw within 20%; small, at most 64 KiB, time within 30%) or a
 // known miss with its cause, and TestCalibration holds both, so fixing a
-// miss shows as a test change. Of the 131 rows (36 sources), 100 are within
-// their limit; the 31 known misses are: 8x H100 at 8 KiB under -g 8 and
+// miss shows as a test change. Of the 140 rows (39 sources), 106 are within
+// their limit; the 34 known misses are: 8x H100 at 8 KiB under -g 8 and
 // 4x GB200 at 1 MiB under -g 4 (host issue time differs by host CPU, one
 // FitIssueUs for all); 8x A100 at 4 and 32 MiB (every channel is in use
 // at those sizes by NCCL's own channel cut, so what the ring lacks there
@@ -141,16 +141,20 @@
 // network half of NVLSTree); 2x8 H100 ring over NDR at 512 MiB and 8 GiB (the per-NIC rate by network: one
 // FitNetEfficiency); 8x A100 sendrecv at 128 MiB (the run's first
 // size, about 600 us above what 256 MiB implies) and 1 GiB (0.81 of
-// NCCL's NVLink rating, below the ring's share the p2p model takes).
-// `commlab model calibrate` prints them all.
+// NCCL's NVLink rating, below the ring's share the p2p model takes); and
+// all_gather on 2 B200 at 256 MiB, 1 and 8 GiB (the ring's local step
+// costs about 0.5 link steps there, FitGatherLocalStep is fitted on
+// Hopper; not modelled by generation). `commlab model calibrate` prints
+// them all.
 //
 // ValidateConstants says which rows fitted each constant and which
 // hold-out rows of other sources check it: a constant is validated when
 // fitted on at least 3 rows and checked on at least 2. FitRingEfficiency,
-// FitNetEfficiency, FitIssueUs, FitEFALatency (checked on 2x p6-b200, 9
-// to 20% below them) and FitNVLSFillLoops are; the other five are named
-// unvalidated in the output (FitLabIssueUs can never be: only the lab's
-// own runs inform it). CrossValidate refits the constants once per source
+// FitNetEfficiency, FitGatherLocalStep, FitIssueUs, FitEFALatency
+// (checked on 2x p6-b200, 9 to 20% below them) and FitNVLSFillLoops
+// are; the other four are named unvalidated in the output
+// (FitLabIssueUs can never be: only the lab's own runs inform it).
+// CrossValidate refits the constants once per source
 // without it and reports the errors per size regime, one node or several
 // and network family; a row resting on a constant only its own source informs
 // is named and left out of the medians.
