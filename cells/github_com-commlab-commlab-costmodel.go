@@ -57,7 +57,7 @@ func init() {
 		"FillModelShape":           reflect.ValueOf(costmodel.FillModelShape),
 		"FitCalibration":           reflect.ValueOf(costmodel.FitCalibration),
 		"FitEFALatency":            reflect.ValueOf(constant.MakeFromLiteral("2.210000000000000000082181254124980354647256319822190562263131142e-05", token.FLOAT, 0)),
-		"FitGatherEfficiency":      reflect.ValueOf(constant.MakeFromLiteral("0.92699999999999999999826527652402319290558807551860809326171875", token.FLOAT, 0)),
+		"FitGatherLocalStep":       reflect.ValueOf(constant.MakeFromLiteral("0.2470000000000000000053125906451789717266365187242627143859863281", token.FLOAT, 0)),
 		"FitIssueUs":               reflect.ValueOf(constant.MakeFromLiteral("4.880000000000000000104083408558608425664715468883514404296875", token.FLOAT, 0)),
 		"FitLLEfficiency":          reflect.ValueOf(constant.MakeFromLiteral("0.86399999999999999998785693566816235033911652863025665283203125", token.FLOAT, 0)),
 		"FitLabIssueUs":            reflect.ValueOf(constant.MakeFromLiteral("12.10000000000000000034694469519536141888238489627838134765625", token.FLOAT, 0)),

@@ -431,16 +431,16 @@ func Calibration(preset string) (CalibrationRows, error) {
 // Fit is what FitCalibration finds: each constant of estimate.go and the
 // rows it was fitted on.
 type Fit struct {
-	RingEfficiency   float64
-	NetEfficiency    float64
-	GatherEfficiency float64
-	LLEfficiency     float64
-	SHMEfficiency    float64
-	IssueUs          float64
-	LabIssueUs       float64
-	EFALatency       float64 `unit:"s"`
-	TCPXOLatency     float64 `unit:"s"`
-	NVLSFillLoops    float64
+	RingEfficiency  float64
+	NetEfficiency   float64
+	GatherLocalStep float64
+	LLEfficiency    float64
+	SHMEfficiency   float64
+	IssueUs         float64
+	LabIssueUs      float64
+	EFALatency      float64 `unit:"s"`
+	TCPXOLatency    float64 `unit:"s"`
+	NVLSFillLoops   float64
 	// Rows names, per constant, the non-hold-out rows it was fitted on.
 	Rows map[string][]string
 	// WorstError is the largest |Model/Measured - 1| over those rows.
@@ -465,10 +465,10 @@ var fitTargets = []fitTarget{
 		}, 0.3, 1.2},
 	{"NetEfficiency", func(k *calibration) *float64 { return &k.net },
 		func(r PublishedRow, n Node, pick string) bool { return r.Regime == "large" && r.Nodes > 1 }, 0.3, 1.2},
-	{"GatherEfficiency", func(k *calibration) *float64 { return &k.gather },
+	{"GatherLocalStep", func(k *calibration) *float64 { return &k.gatherStep },
 		func(r PublishedRow, n Node, pick string) bool {
-			return r.Regime == "large" && (r.Collective == AllGather || r.Collective == ReduceScatter) && r.Protocol != "ll"
-		}, 0.3, 1.2},
+			return r.Regime == "large" && r.Nodes == 1 && gatherRing(r.Collective, pick) && r.Protocol != "ll"
+		}, 0, 3},
 	{"LLEfficiency", func(k *calibration) *float64 { return &k.ll },
 		func(r PublishedRow, n Node, pick string) bool { return r.Regime == "large" && r.Protocol == "ll" }, 0.2, 1.2},
 	{"SHMEfficiency", func(k *calibration) *float64 { return &k.shm },
@@ -509,7 +509,7 @@ func FitCalibration(rows []PublishedRow) (Fit, error) {
 	}
 	fit := Fit{Rows: map[string][]string{}}
 	fit.RingEfficiency = k.ring
-	fit.NetEfficiency, fit.GatherEfficiency, fit.LLEfficiency, fit.SHMEfficiency = k.net, k.gather, k.ll, k.shm
+	fit.NetEfficiency, fit.GatherLocalStep, fit.LLEfficiency, fit.SHMEfficiency = k.net, k.gatherStep, k.ll, k.shm
 	fit.IssueUs, fit.LabIssueUs, fit.EFALatency, fit.TCPXOLatency = k.issue, k.labIssue, k.efa, k.tcpxo
 	fit.NVLSFillLoops = k.nvlsFill
 	for i, t := range fitTargets {

@@ -112,7 +112,7 @@ func TestFittedConstantsMatchTheTable(t *testing.T) {
 	}{
 		{"FitRingEfficiency", fit.RingEfficiency, FitRingEfficiency},
 		{"FitNetEfficiency", fit.NetEfficiency, FitNetEfficiency},
-		{"FitGatherEfficiency", fit.GatherEfficiency, FitGatherEfficiency},
+		{"FitGatherLocalStep", fit.GatherLocalStep, FitGatherLocalStep},
 		{"FitLLEfficiency", fit.LLEfficiency, FitLLEfficiency},
 		{"FitSHMEfficiency", fit.SHMEfficiency, FitSHMEfficiency},
 		{"FitIssueUs", fit.IssueUs, FitIssueUs},
@@ -130,7 +130,7 @@ func TestFittedConstantsMatchTheTable(t *testing.T) {
 	for _, r := range rows {
 		holdout[r.ID] = r.Holdout
 	}
-	for _, name := range []string{"RingEfficiency", "NetEfficiency", "GatherEfficiency", "LLEfficiency", "SHMEfficiency",
+	for _, name := range []string{"RingEfficiency", "NetEfficiency", "GatherLocalStep", "LLEfficiency", "SHMEfficiency",
 		"IssueUs", "LabIssueUs", "EFALatency", "TCPXOLatency", "NVLSFillLoops"} {
 		ids := fit.Rows[name]
 		if len(ids) == 0 {

@@ -27,9 +27,12 @@ const (
 	// FitNetEfficiency is the share of the NICs' port rate a collective
 	// gets across nodes.
 	FitNetEfficiency = 0.891
-	// FitGatherEfficiency is all_gather's and reduce_scatter's share of
-	// the ring bandwidth all_reduce gets on the same links.
-	FitGatherEfficiency = 0.927
+	// FitGatherLocalStep is the time of the one step in each loop of
+	// all_gather's and reduce_scatter's ring that crosses no link (the
+	// final receive or reduce-copy into the output), in link steps: the
+	// ring gets NCCL's rating times (n-1)/(n-1+FitGatherLocalStep) on n
+	// GPUs.
+	FitGatherLocalStep = 0.247
 	// FitLLEfficiency is the share of NCCL's LL bandwidth (half the link,
 	// at most llMaxBws) that LL delivers at large sizes.
 	FitLLEfficiency = 0.864
@@ -115,10 +118,10 @@ func nvlsEfficiencyFor(cc int) float64 {
 // calibration holds the fitted constants; Estimate uses the package's,
 // FitCalibration tries others.
 type calibration struct {
-	ring, net, gather, ll, shm, issue, labIssue, efa, tcpxo, nvlsFill float64
+	ring, net, gatherStep, ll, shm, issue, labIssue, efa, tcpxo, nvlsFill float64
 }
 
-var fitted = calibration{ring: FitRingEfficiency, net: FitNetEfficiency, gather: FitGatherEfficiency, ll: FitLLEfficiency, shm: FitSHMEfficiency,
+var fitted = calibration{ring: FitRingEfficiency, net: FitNetEfficiency, gatherStep: FitGatherLocalStep, ll: FitLLEfficiency, shm: FitSHMEfficiency,
 	issue: FitIssueUs, labIssue: FitLabIssueUs, efa: FitEFALatency, tcpxo: FitTCPXOLatency, nvlsFill: FitNVLSFillLoops}
 
 // Harness says how the measuring program drives the GPUs from the host.
@@ -371,7 +374,7 @@ func restsOn(node Node, nodes int, c Collective, e Estimate, h Harness) []string
 	var out []string
 	switch e.Algorithm {
 	case "Ring", "Tree", "PAT", "P2P":
-		if node.Intra.Kind != "pcie" {
+		if node.Intra.Kind != "pcie" && !gatherRing(c, e.Algorithm) {
 			out = append(out, "FitRingEfficiency")
 		}
 	}
@@ -387,8 +390,8 @@ func restsOn(node Node, nodes int, c Collective, e Estimate, h Harness) []string
 			out = append(out, "FitTCPXOLatency")
 		}
 	}
-	if (c == AllGather || c == ReduceScatter) && (e.Algorithm == "Ring" || e.Algorithm == "PAT") {
-		out = append(out, "FitGatherEfficiency")
+	if gatherRing(c, e.Algorithm) {
+		out = append(out, "FitGatherLocalStep")
 	}
 	if e.Protocol == "LL" && e.Algorithm != "P2P" {
 		out = append(out, "FitLLEfficiency")
@@ -441,8 +444,15 @@ func ringShare(intra Link, k calibration) float64 {
 // B eff. NVLSTree: the lower of NVLS in the node and the tree's
 // network bound. PAT (one GPU per node): min(R, N). Protocols: LL128 x 0.92, LL
 // half the link capped at NCCL's llMaxBws, times FitLLEfficiency
-// (tuning.cc); all_gather and reduce_scatter over rings and PAT x
-// FitGatherEfficiency.
+// (tuning.cc). all_gather and reduce_scatter over rings and PAT take B
+// whole as R, and the ring's loop: each loop runs n steps on n GPUs, of
+// which n-1 cross a link (src/device/all_gather.h: directCopySend, n-2
+// directRecvCopyDirectSend, directRecv; reduce_scatter.h: send, n-2
+// recvReduceSend, recvReduceCopy; v2.28.9-1), where tuning.cc rates the
+// ring by the n-1 alone. The local step costs FitGatherLocalStep link
+// steps, so the in-node rate is B (n-1)/(n-1+FitGatherLocalStep): on one
+// node the result is scaled by it, across nodes it bounds the in-node
+// leg only (the network leg has FitNetEfficiency).
 func peakBusBW(node Node, nodes int, c Collective, algorithm, protocol string, llMax float64, k calibration) (float64, error) {
 	g := node.GPUs
 	n := g * nodes
@@ -476,8 +486,11 @@ func peakBusBW(node Node, nodes int, c Collective, algorithm, protocol string, l
 		ch := float64(min(32, g))
 		return 2 * B * eff * (ch - 1) / (ch + 1)
 	}
-	gather := c == AllGather || c == ReduceScatter
+	gather := gatherRing(c, algorithm)
 	R := B * ringShare(node.Intra, k)
+	if gather {
+		R = B
+	}
 	var bb float64
 	switch algorithm {
 	case "Ring":
@@ -506,8 +519,19 @@ func peakBusBW(node Node, nodes int, c Collective, algorithm, protocol string, l
 		}
 		bb = half * k.ll
 	}
-	if gather && (algorithm == "Ring" || algorithm == "PAT") {
-		bb *= k.gather
+	if gather {
+		share := float64(n-1) / (float64(n-1) + k.gatherStep)
+		if nodes == 1 {
+			bb *= share
+		} else {
+			bb = math.Min(bb, B*share)
+		}
 	}
 	return bb, nil
+}
+
+// gatherRing says whether c runs as all_gather or reduce_scatter over a
+// ring or PAT, the runs FitGatherLocalStep shapes.
+func gatherRing(c Collective, algorithm string) bool {
+	return (c == AllGather || c == ReduceScatter) && (algorithm == "Ring" || algorithm == "PAT")
 }
