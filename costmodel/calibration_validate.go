@@ -41,18 +41,18 @@ func NetworkFamily(node Node, nodes int) string {
 }
 
 // SourceKey is what makes two rows the same source for cross-validation:
-// one GitHub issue or pull request thread, one file of a repository
-// (whatever its commit), or the recorded runs of this project's lab
-// machines (one source, whichever file).
+// one GitHub issue or pull request thread, one repository's files
+// (whatever the file or commit: one team's runs, often of one cluster and
+// one method, are not independent of each other), or the recorded runs of
+// this project's lab machines (one source, whichever file).
 func SourceKey(r PublishedRow) string {
 	if r.Host == "lab" {
 		return "lab recordings"
 	}
 	u := strings.TrimPrefix(strings.TrimPrefix(r.Source, "https://"), "github.com/")
 	u, _, _ = strings.Cut(u, "#")
-	if repo, file, ok := strings.Cut(u, "/blob/"); ok {
-		_, path, _ := strings.Cut(file, "/")
-		return repo + "/" + path
+	if repo, _, ok := strings.Cut(u, "/blob/"); ok {
+		return repo
 	}
 	return strings.Replace(u, "/pull/", "/issues/", 1)
 }
