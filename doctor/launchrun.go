@@ -229,6 +229,14 @@ wait:
 	if verdict := slurmVerdict(text); verdict != "" {
 		return scheduled(out, "%s", verdict)
 	}
+	// One slurmstepd prints the time-limit line, on an I/O stream srun may
+	// already be closing: the job's end state in the controller is the
+	// cause that does not depend on that line arriving.
+	if err != nil {
+		if verdict := endStateVerdict(endState(name, time.Minute)); verdict != "" {
+			return scheduled(out, "%s", verdict)
+		}
+	}
 	if err != nil {
 		var ee *exec.ExitError
 		if !errors.As(err, &ee) || ee.ExitCode() > 2 {
@@ -248,6 +256,67 @@ func jobState(name string) (state, reason string) {
 	line, _, _ := strings.Cut(strings.TrimSpace(string(b)), "\n")
 	state, reason, _ = strings.Cut(line, "|")
 	return state, reason
+}
+
+// endState is the controller's line for a job that has ended, "ID|STATE|
+// REASON|NODES": squeue keeps ended jobs for MinJobAge (300 s unless
+// set), sacct where accounting is on; "" when neither knows the job. A
+// job still COMPLETING (its nodes killing what is left, KillWait) is
+// waited for, up to wait.
+func endState(name string, wait time.Duration) string {
+	deadline := time.Now().Add(wait)
+	for {
+		b, err := exec.Command("squeue", "-h", "-t", "all", "--name", name, "-o", "%i|%T|%r|%N").Output()
+		if err != nil {
+			break
+		}
+		line, _, _ := strings.Cut(strings.TrimSpace(string(b)), "\n")
+		if line == "" {
+			break
+		}
+		if f := strings.Split(line, "|"); len(f) < 2 || f[1] != "COMPLETING" || time.Now().After(deadline) {
+			return line
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if b, err := exec.Command("sacct", "-n", "-X", "-P", "--name", name, "-o", "JobID,State,Reason,NodeList").Output(); err == nil {
+		line, _, _ := strings.Cut(strings.TrimSpace(string(b)), "\n")
+		return line
+	}
+	return ""
+}
+
+// endStateVerdict reads an endState line into the cause that stopped the
+// job, "" when the job ended on its own (COMPLETED, FAILED: the tasks'
+// exit, which the follow-up reports) or the line is not one.
+func endStateVerdict(line string) string {
+	f := strings.Split(strings.TrimSpace(line), "|")
+	if len(f) != 4 || f[0] == "" {
+		return ""
+	}
+	id, reason, nodes := f[0], f[2], orUnknown(f[3])
+	// sacct writes "CANCELLED by 1000"; squeue the bare state.
+	state, _, _ := strings.Cut(f[1], " ")
+	if state == "COMPLETING" && reason == "TimeLimit" {
+		state = "TIMEOUT" // what it ends in, waited for too long
+	}
+	switch state {
+	case "TIMEOUT":
+		return fmt.Sprintf("Slurm ended job %s on %s in state TIMEOUT: its time limit (SLURM_TIMELIMIT, or the partition's) ran out before it finished", id, nodes)
+	case "DEADLINE":
+		return fmt.Sprintf("Slurm ended job %s on %s in state DEADLINE: its --deadline passed before it finished", id, nodes)
+	case "NODE_FAIL":
+		return fmt.Sprintf("Slurm ended job %s in state NODE_FAIL: a node of %s stopped answering the controller (sinfo -R gives the reason)", id, nodes)
+	case "BOOT_FAIL":
+		return fmt.Sprintf("Slurm ended job %s in state BOOT_FAIL: a node of %s failed to boot", id, nodes)
+	case "OUT_OF_MEMORY":
+		return fmt.Sprintf("Slurm ended job %s on %s in state OUT_OF_MEMORY: a task went over its memory limit (--mem, --mem-per-cpu)", id, nodes)
+	case "PREEMPTED":
+		return fmt.Sprintf("Slurm ended job %s on %s in state PREEMPTED: a job of higher priority took its nodes", id, nodes)
+	case "CANCELLED":
+		return fmt.Sprintf("Slurm ended job %s on %s in state CANCELLED (reason %s): scancel or an administrator stopped it", id, nodes, orUnknown(reason))
+	}
+	return ""
 }
 
 // nodeStates is sinfo's line per node ("node1 idle, node2 down*").

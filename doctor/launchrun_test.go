@@ -24,6 +24,42 @@ func TestSlurmVerdict(t *testing.T) {
 	}
 }
 
+// TestEndStateVerdict reads the controller's end state of a job (squeue
+// -t all, or sacct) into the cause, where srun's own lines named none.
+func TestEndStateVerdict(t *testing.T) {
+	for _, tc := range []struct {
+		name, line, want string
+	}{
+		{"time limit (squeue, Slurm 22.05)", "2|TIMEOUT|TimeLimit|node[1-2]", "Slurm ended job 2 on node[1-2] in state TIMEOUT: its time limit"},
+		{"still completing, cut", "2|COMPLETING|TimeLimit|node[1-2]", "in state TIMEOUT"},
+		{"still completing, its own end", "2|COMPLETING|None|node[1-2]", ""},
+		{"cancelled (sacct)", "7|CANCELLED by 1000||node1", "job 7 on node1 in state CANCELLED (reason not known): scancel"},
+		{"out of memory", "9|OUT_OF_MEMORY|OutOfMemory|node3", "state OUT_OF_MEMORY"},
+		{"completed is the tasks' own end", "1|COMPLETED|None|node[1-2]", ""},
+		{"failed is the tasks' own end", "3|FAILED|NonZeroExitCode|node1", ""},
+		{"not a line", "squeue: error: Invalid user", ""},
+		{"nothing", "", ""},
+	} {
+		if got := endStateVerdict(tc.line); (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
+			t.Errorf("%s: verdict %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+// FuzzSlurmVerdicts holds that no text srun prints and no controller line
+// makes either reader panic.
+func FuzzSlurmVerdicts(f *testing.F) {
+	f.Add("slurmstepd-node1: error: *** STEP 13.0 ON node1 CANCELLED AT 2026-12-06T08:02:04 DUE TO TIME LIMIT ***\n")
+	f.Add("2|TIMEOUT|TimeLimit|node[1-2]")
+	f.Add("|||")
+	f.Fuzz(func(t *testing.T, text string) {
+		_ = slurmVerdict(text)
+		if v := endStateVerdict(text); v != "" && !strings.HasPrefix(v, "Slurm ended job ") {
+			t.Errorf("verdict %q does not name the job", v)
+		}
+	})
+}
+
 func TestPlanSharedDirAndSrun(t *testing.T) {
 	p, err := Launch{Launcher: "srun", Nodes: 2, PerNode: 1, Out: "/shared/run"}.Plan()
 	if err != nil {

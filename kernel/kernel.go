@@ -53,6 +53,7 @@ type Kernel struct {
 	capture      *[]map[string]any  // outputs a widget is capturing, if any
 	stdinReq     *wire.Message      // the execute_request whose cell may ask for input
 	stdinCancel  chan struct{}
+	idleSent     map[string]bool // requests being handled whose idle is out
 
 	shutdown chan bool // true: restart requested
 }
@@ -174,7 +175,8 @@ func (k *Kernel) serveControl() {
 	}
 }
 
-// handle answers one request, between busy and idle on iopub.
+// handle answers one request, between busy and idle on iopub; the idle
+// goes out before the reply (reply).
 func (k *Kernel) handle(ch conn.Channel, msg wire.Message) {
 	start := time.Now()
 	k.publishStatus(msg, "busy")
@@ -187,7 +189,8 @@ func (k *Kernel) handle(ch conn.Channel, msg wire.Message) {
 				k.reply(ch, msg, reply+"_reply", newErrorReply("InternalError", fmt.Sprint(r), 0))
 			}
 		}
-		k.publishStatus(msg, "idle")
+		k.publishIdle(msg)
+		k.handled(msg)
 		k.log.Debug("kernel: handled", "msg_type", msg.Header.MsgType, "channel", ch.String(), "took", time.Since(start))
 	}()
 	switch t := msg.Header.MsgType; t {
@@ -374,7 +377,7 @@ func (k *Kernel) abortQueued(n int) {
 		}
 		k.publishStatus(next, "busy")
 		k.reply(conn.Shell, next, "execute_reply", map[string]any{"status": "aborted", "execution_count": nil})
-		k.publishStatus(next, "idle")
+		k.handled(next)
 	}
 }
 

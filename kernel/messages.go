@@ -106,8 +106,38 @@ func (k *Kernel) send(ch conn.Channel, parent wire.Message, msgType string, cont
 	return nil
 }
 
+// reply answers req on ch, after req's idle status: everything the request
+// publishes is on IOPub before its reply leaves, so a client that reads
+// IOPub once it holds the reply finds idle there and never waits for it.
+// jupyter_kernel_test does, giving each further IOPub message 0.1 s: a
+// kernel slowed by a busy machine between reply and idle failed it, and
+// left an idle a later test read as its own. Clients wait for both (an
+// execution is done at its reply and its idle, in either order).
 func (k *Kernel) reply(ch conn.Channel, req wire.Message, msgType string, content any) {
+	k.publishIdle(req)
 	_ = k.send(ch, req, msgType, content, nil)
+}
+
+// publishIdle publishes req's idle status once, however many of the reply
+// and handle's end call it.
+func (k *Kernel) publishIdle(req wire.Message) {
+	k.mu.Lock()
+	if k.idleSent == nil {
+		k.idleSent = map[string]bool{}
+	}
+	sent := k.idleSent[req.Header.MsgID]
+	k.idleSent[req.Header.MsgID] = true
+	k.mu.Unlock()
+	if !sent {
+		k.publishStatus(req, "idle")
+	}
+}
+
+// handled forgets req's idle, once req is handled.
+func (k *Kernel) handled(req wire.Message) {
+	k.mu.Lock()
+	delete(k.idleSent, req.Header.MsgID)
+	k.mu.Unlock()
 }
 
 // publish sends an iopub message whose parent is req.
