@@ -78,17 +78,18 @@ class SuiteCoverage(unittest.TestCase):
                           % (getattr(jupyter_kernel_test, "__version__", "?"), name))
 
 
-def wait_running(kc, msg_id, timeout=120):
-    """Wait until the kernel has taken the request up (its execute_input)."""
+def wait_output(kc, msg_id, text, timeout=120):
+    """Wait until the request's stdout shows text: the cell got there."""
     deadline = time.time() + timeout
     while time.time() < deadline:
         try:
             m = kc.get_iopub_msg(timeout=1)
         except queue.Empty:
             continue
-        if m["parent_header"].get("msg_id") == msg_id and m["msg_type"] == "execute_input":
+        if (m["parent_header"].get("msg_id") == msg_id and m["msg_type"] == "stream"
+                and text in m["content"]["text"]):
             return
-    raise AssertionError("the kernel never started %s" % msg_id)
+    raise AssertionError("%s never printed %r" % (msg_id, text))
 
 
 def collect(kc, msg_id, timeout=120):
@@ -128,8 +129,10 @@ class KernelBehaviour(unittest.TestCase):
         return reply["content"], collect(self.kc, msg_id)
 
     def test_interrupt_message_stops_infinite_loop(self):
-        msg_id = self.kc.execute("spins := 0\nfor { spins++ }")
-        wait_running(self.kc, msg_id)
+        # The interrupt goes once the loop has turned: on a busy machine
+        # it could otherwise land before the first turn.
+        msg_id = self.kc.execute('spins := 0\nfor { spins++; if spins == 1 { fmt.Println("looping") } }')
+        wait_output(self.kc, msg_id, "looping")
         self.km.interrupt_kernel()  # interrupt_mode "message": interrupt_request on control
         reply = self.kc.get_shell_msg(timeout=120)
         self.assertEqual(reply["content"]["status"], "error")
@@ -140,8 +143,8 @@ class KernelBehaviour(unittest.TestCase):
         self.assertEqual(outs[-1]["content"]["data"]["text/plain"], "true")
 
     def test_sigint_stops_infinite_loop(self):
-        msg_id = self.kc.execute("for { }")
-        wait_running(self.kc, msg_id)
+        msg_id = self.kc.execute('turns := 0\nfor { turns++; if turns == 1 { fmt.Println("looping") } }')
+        wait_output(self.kc, msg_id, "looping")
         self.km.signal_kernel(signal.SIGINT)
         reply = self.kc.get_shell_msg(timeout=120)
         self.assertEqual(reply["content"]["ename"], "Interrupted")
