@@ -22,7 +22,7 @@ func ExampleDecodeQuestion_Answer() {
 	// Output:
 	// 131072 B, 160 per step; NCCL Ring/LL 16.63 us, one-shot 4.08 us
 	// gap 12.55 us = fixed 13.27 us + bytes -0.72 us
-	// eager on 2 GPUs: NCCL 25.28 us, one-shot 5.22 us; symmetric memory: nccl-symm-mem
+	// eager on 2 GPUs: NCCL 24.20 us, one-shot 5.22 us; symmetric memory: nccl-symm-mem
 }
 
 // The custom all-reduce's models against NCCL's tuner over sizes: where

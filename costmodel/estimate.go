@@ -32,16 +32,16 @@ const (
 	// final receive or reduce-copy into the output), in link steps: the
 	// ring gets NCCL's rating times (n-1)/(n-1+FitGatherLocalStep) on n
 	// GPUs.
-	FitGatherLocalStep = 0.247
+	FitGatherLocalStep = 0.248
 	// FitLLEfficiency is the share of NCCL's LL bandwidth (half the link,
 	// at most llMaxBws) that LL delivers at large sizes.
-	FitLLEfficiency = 0.864
+	FitLLEfficiency = 0.863
 	// FitSHMEfficiency is the share of the PCIe rate NCCL gets when GPUs
 	// exchange through host memory (no peer-to-peer).
 	FitSHMEfficiency = 0.729
 	// FitIssueUs is the host time, in microseconds, one thread spends
 	// issuing one collective to one GPU (published hosts).
-	FitIssueUs = 4.88
+	FitIssueUs = 4.89
 	// FitLabIssueUs is the same on the H200 machines this project records
 	// on (virtual machines, NCCL 2.28.9).
 	FitLabIssueUs = 12.1
@@ -53,7 +53,7 @@ const (
 	// (channels x heads x chunk, nvlsLoopBytes) pass before the pipeline
 	// runs full: the pipeline fill at middle sizes, where NCCL shrinks
 	// the NVLS chunk.
-	FitNVLSFillLoops = 3.6
+	FitNVLSFillLoops = 3.31
 )
 
 // NVLS channel counts and chunk size as NCCL v2.28.9-1 sets them:
@@ -178,9 +178,11 @@ type Estimate struct {
 	// LatencyUs is NCCL's own latency for the pick (tuning.cc, with the
 	// network plugin's latency); FillUs NVLS's and NVLSTree's pipeline fill
 	// (FitNVLSFillLoops loops, at most the whole operation; 0 for the
-	// other algorithms); FloorUs the harness floor. The latency term is
-	// the larger of LatencyUs + FillUs and FloorUs: the host issues the
-	// other GPUs while the first fills its pipeline.
+	// other algorithms); FloorUs the harness floor: the host time one
+	// iteration takes to issue. nccl-tests issues its iterations back to
+	// back and waits once (BenchTime in src/common.cu), so the host issues
+	// the next while the GPUs run this one: the time is the larger of the
+	// floor and the GPUs' time, LatencyUs + FillUs + BandwidthUs.
 	LatencyUs float64 `unit:"us"`
 	FillUs    float64 `unit:"us"`
 	FloorUs   float64 `unit:"us"`
@@ -193,7 +195,8 @@ type Estimate struct {
 	BusBWGBps     float64 `unit:"GB/s"`
 	// NCCLTimeUs is NCCL's own prediction for the same pick (its tuner).
 	NCCLTimeUs float64 `unit:"us"`
-	// Bound is "latency" or "bandwidth", whichever term is larger.
+	// Bound is "latency" or "bandwidth", whichever of LatencyTermUs and
+	// BandwidthUs is larger.
 	Bound string
 	// Constants names the fitted constants (estimate.go) the estimate
 	// rests on; FittedConstantStatus says how each is validated.
@@ -212,8 +215,8 @@ func (e Estimate) String() string {
 	if e.FillUs > 0 {
 		lat += " + pipeline fill " + units.Readable(e.FillUs, "us")
 	}
-	if e.FloorUs > e.LatencyUs+e.FillUs {
-		lat = "host floor " + units.Readable(e.FloorUs, "us")
+	if e.HostBound() {
+		lat = "host floor " + units.Readable(e.FloorUs, "us") + " over GPU time " + units.Readable(e.LatencyUs+e.FillUs+e.BandwidthUs, "us")
 	}
 	return fmt.Sprintf("%s %s on %s: %s/%s %s (%s, bandwidth %s); busbw %s", e.Collective,
 		units.Readable(e.Bytes, "B"), where, e.Algorithm, e.Protocol, units.Readable(e.TimeUs, "us"), lat,
@@ -339,23 +342,31 @@ func (m Machine) estimate(c Collective, bytes float64, algorithm, protocol strin
 	return e, nil
 }
 
-// finish sums the latency term (the larger of NCCL's latency plus the
-// pipeline fill and the host floor) and the bandwidth term into the time,
-// and derives the rates, the bound and the constants the estimate rests
-// on; factor is nccl-tests' busbw factor.
+// finish takes the time as the larger of the GPUs' time (NCCL's latency,
+// the pipeline fill, the bandwidth term) and the host floor, which
+// overlap (Estimate.FloorUs), and derives the rates, the bound and the
+// constants the estimate rests on; factor is nccl-tests' busbw factor.
 func (e *Estimate) finish(factor float64, node Node, nodes int, h Harness) {
-	latency := math.Max(e.LatencyUs+e.FillUs, e.FloorUs)
-	e.TimeUs = latency + e.BandwidthUs
+	e.TimeUs = math.Max(e.LatencyUs+e.FillUs+e.BandwidthUs, e.FloorUs)
 	if e.TimeUs > 0 {
 		e.AlgBWGBps = e.Bytes / (e.TimeUs * 1e3)
 		e.BusBWGBps = e.AlgBWGBps * factor
 	}
 	e.Bound = "bandwidth"
-	if latency > e.BandwidthUs {
+	if e.HostBound() || e.LatencyUs+e.FillUs > e.BandwidthUs {
 		e.Bound = "latency"
 	}
 	e.Constants = restsOn(node, nodes, e.Collective, *e, h)
 }
+
+// LatencyTermUs is the time the bandwidth term does not explain: NCCL's
+// latency and the pipeline fill, or, where the host floor is the longer,
+// the floor less the bandwidth term it hides.
+func (e Estimate) LatencyTermUs() float64 { return e.TimeUs - e.BandwidthUs }
+
+// HostBound reports whether the host floor is longer than the GPUs' time:
+// the operation then takes the host's time whatever its size.
+func (e Estimate) HostBound() bool { return e.FloorUs > e.LatencyUs+e.FillUs+e.BandwidthUs }
 
 // issueUs is the harness's host issue time per GPU, in microseconds.
 func (m Machine) issueUs(k calibration) float64 {

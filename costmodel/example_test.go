@@ -156,11 +156,11 @@ func ExampleCalibration() {
 	// all_reduce 8 GiB: measured 338.8 GB/s, model 329.6 GB/s (-2.7%)
 	// all_reduce 8 B: measured 123.5 µs, model 134.2 µs (+8.7%)
 	// all_reduce 4 KiB: measured 126.9 µs, model 134.4 µs (+5.9%)
-	// all_reduce 64 KiB: measured 159.4 µs, model 137.8 µs (-13.5%)
+	// all_reduce 64 KiB: measured 159.4 µs, model 137.9 µs (-13.5%)
 	// all_reduce 1 MiB: measured 9.68 GB/s, model 12 GB/s (+23.9%)
 	// all_reduce 32 MiB: measured 59.36 GB/s, model 173.7 GB/s (+192.6%)
 	// all_reduce 256 MiB: measured 213.2 GB/s, model 280.4 GB/s (+31.5%)
-	// all_reduce 1 GiB: measured 297.9 GB/s, model 303.5 GB/s (+1.9%)
+	// all_reduce 1 GiB: measured 297.9 GB/s, model 304.8 GB/s (+2.3%)
 	// all_gather 256 MiB: measured 165.3 GB/s, model 158.2 GB/s (-4.3%)
 	// all_gather 1 GiB: measured 181.9 GB/s, model 172.7 GB/s (-5.1%)
 	// all_gather 8 GiB: measured 188.5 GB/s, model 177.5 GB/s (-5.9%)
@@ -181,7 +181,7 @@ func ExampleMachine_Estimate() {
 	}
 	// Output:
 	// 8 B: Ring/LL 15 us, busbw 0.0009333 GB/s
-	// 8 GiB: NVLS/Simple 3.09e+04 us, busbw 486.5 GB/s
+	// 8 GiB: NVLS/Simple 3.088e+04 us, busbw 486.7 GB/s
 }
 
 // What a SYS path is worth to NCCL on the H200 machines' CPU (lscpu:

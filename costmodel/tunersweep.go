@@ -2,7 +2,6 @@ package costmodel
 
 import (
 	"fmt"
-	"math"
 	"strings"
 )
 
@@ -119,7 +118,7 @@ func (m Machine) Sweep(c Collective, sizes []float64, algorithm, protocol string
 		}
 		t := e.TimeUs * 1e-6
 		r := TunedRow{Row: Row{Collective: string(c), Algorithm: e.Algorithm, Protocol: e.Protocol, Ranks: e.Ranks,
-			Nodes: e.Nodes, Bytes: s, Time: t, LatencyTerm: math.Max(e.LatencyUs+e.FillUs, e.FloorUs) * 1e-6,
+			Nodes: e.Nodes, Bytes: s, Time: t, LatencyTerm: e.LatencyTermUs() * 1e-6,
 			BandwidthTerm: e.BandwidthUs * 1e-6, AlgBW: e.AlgBWGBps * 1e9, BusBW: e.BusBWGBps * 1e9, Bound: e.Bound},
 			NCCLTime: e.NCCLTimeUs * 1e-6, Floor: e.FloorUs * 1e-6}
 		if fa != "" || fp != "" {

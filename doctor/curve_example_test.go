@@ -45,7 +45,7 @@ func ExampleDiagnoseCurve() {
 	fmt.Println("first check:", b.Checks[0])
 	// Output:
 	// [fail] collective/large-plateau: large-message plateau too low: 121.7 GB/s busbw, 35% of the model's 348.1 GB/s
-	// [ok] collective/small-floor: small-message floor 22.37 µs, 2.3x the model
+	// [ok] collective/small-floor: small-message floor 22.44 µs, 2.3x the model
 	// [ok] collective/dip: no dip: no size below 70% of its neighbours' ratio to the model
 	// first check: the path (nvidia-smi topo -m levels, chapter 2)
 }

@@ -99,7 +99,10 @@ func ExpectedCurve(m Machine, collective string, sizes []float64) (Model, error)
 	}
 	out := Model{Source: "costmodel estimate: " + m.String() + restsOn(es), Points: make([]ModelPoint, 0, len(es))}
 	for _, e := range es {
-		out.Points = append(out.Points, ModelPoint{Bytes: e.Bytes, TimeUs: e.TimeUs, LatencyUs: max(e.LatencyUs+e.FillUs, e.FloorUs),
+		// The fixed part: NCCL's latency and the fill, or the host floor
+		// where longer (all of the time where the floor hides the GPUs').
+		latency := max(e.LatencyUs+e.FillUs, e.FloorUs)
+		out.Points = append(out.Points, ModelPoint{Bytes: e.Bytes, TimeUs: e.TimeUs, LatencyUs: latency,
 			BusBW: e.BusBWGBps, Algorithm: e.Algorithm, Protocol: e.Protocol})
 	}
 	return out, nil

@@ -102,7 +102,7 @@ func TestDiagnoseCurveShapes(t *testing.T) {
 	}{
 		{"healthy 2xH200 (NCCL's own pick)", auto, h200x2,
 			map[string]doctor.Status{doctor.BranchLargePlateau: doctor.OK, doctor.BranchSmallFloor: doctor.OK, doctor.BranchDip: doctor.OK},
-			[]string{"plateau at 99% of the model (343 GB/s busbw)", "small-message floor 21.51 µs, 2.2x the model"}},
+			[]string{"plateau at 99% of the model (343 GB/s busbw)", "small-message floor 21.63 µs, 2.2x the model"}},
 		{"NCCL_PROTO=LL forced: low plateau", ll, h200x2,
 			map[string]doctor.Status{doctor.BranchLargePlateau: doctor.Fail, doctor.BranchSmallFloor: doctor.OK, doctor.BranchDip: doctor.OK},
 			[]string{"plateau too low: 121.7 GB/s busbw, 35% of the model's 348.1 GB/s"}},
