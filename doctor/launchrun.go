@@ -300,23 +300,26 @@ func endStateVerdict(line string) string {
 	if state == "COMPLETING" && reason == "TimeLimit" {
 		state = "TIMEOUT" // what it ends in, waited for too long
 	}
-	switch state {
-	case "TIMEOUT":
-		return fmt.Sprintf("Slurm ended job %s on %s in state TIMEOUT: its time limit (SLURM_TIMELIMIT, or the partition's) ran out before it finished", id, nodes)
-	case "DEADLINE":
-		return fmt.Sprintf("Slurm ended job %s on %s in state DEADLINE: its --deadline passed before it finished", id, nodes)
-	case "NODE_FAIL":
-		return fmt.Sprintf("Slurm ended job %s in state NODE_FAIL: a node of %s stopped answering the controller (sinfo -R gives the reason)", id, nodes)
-	case "BOOT_FAIL":
-		return fmt.Sprintf("Slurm ended job %s in state BOOT_FAIL: a node of %s failed to boot", id, nodes)
-	case "OUT_OF_MEMORY":
-		return fmt.Sprintf("Slurm ended job %s on %s in state OUT_OF_MEMORY: a task went over its memory limit (--mem, --mem-per-cpu)", id, nodes)
-	case "PREEMPTED":
-		return fmt.Sprintf("Slurm ended job %s on %s in state PREEMPTED: a job of higher priority took its nodes", id, nodes)
-	case "CANCELLED":
-		return fmt.Sprintf("Slurm ended job %s on %s in state CANCELLED (reason %s): scancel or an administrator stopped it", id, nodes, orUnknown(reason))
+	cause, ok := endStateCauses[state]
+	if !ok {
+		return ""
 	}
-	return ""
+	if state == "CANCELLED" {
+		state += " (reason " + orUnknown(reason) + ")"
+	}
+	return fmt.Sprintf("Slurm ended job %s on %s in state %s: %s", id, nodes, state, cause)
+}
+
+// endStateCauses are the end states of a job that Slurm stopped, and what
+// each says of the cause.
+var endStateCauses = map[string]string{
+	"TIMEOUT":       "its time limit (SLURM_TIMELIMIT, or the partition's) ran out before it finished",
+	"DEADLINE":      "its --deadline passed before it finished",
+	"NODE_FAIL":     "a node stopped answering the controller (sinfo -R gives the reason)",
+	"BOOT_FAIL":     "a node failed to boot",
+	"OUT_OF_MEMORY": "a task went over its memory limit (--mem, --mem-per-cpu)",
+	"PREEMPTED":     "a job of higher priority took its nodes",
+	"CANCELLED":     "scancel or an administrator stopped it",
 }
 
 // nodeStates is sinfo's line per node ("node1 idle, node2 down*").

@@ -26,7 +26,7 @@ func ExampleDecodeAnswer() {
 	// Output:
 	// | footing | NCCL, model | NCCL, measured | custom one-shot, model | custom, measured |
 	// |:---|:---|:---|:---|:---|
-	// | 2 H200s, eager, one host thread | 25.28 µs, Ring/LL | 21.77 µs | 5.216 µs, kernel only | awaits 2 GPUs |
+	// | 2 H200s, eager, one host thread | 24.2 µs, Ring/LL | 21.77 µs | 5.216 µs, kernel only | awaits 2 GPUs |
 	// | 8 H200s, CUDA graph (the question) | 16.63 µs, Ring/LL | awaits 8 GPUs | 4.079 µs | awaits 8 GPUs |
 	// | part of the 12.55 µs gap (8 GPUs, graphed, models) | NCCL | custom | difference |
 	// |:---|---:|---:|---:|
@@ -34,7 +34,7 @@ func ExampleDecodeAnswer() {
 	// | bytes: the ring's 2(n-1)/n of 128 KiB through LL's bandwidth, against 7 peers read at once | 1.627 µs | 2.349 µs | -722.2 ns |
 	// | total | 16.63 µs | 4.079 µs | 12.55 µs |
 	// - **Each all_reduce**: llama-3.1-70b, batch 8, TP 8: 128 KiB; 2 per layer (after attention, after the MLP), 160 per step.
-	// - **Measured**: NCCL on 2 H200s, 21.77 µs against the model's 25.28 µs on the same harness (one host thread issuing for both GPUs); the model's host floor, 24.2 µs, is fitted to the recorded H200 runs, and at this size it overshoots the measurement by 3.506 µs.
+	// - **Measured**: NCCL on 2 H200s, 21.77 µs against the model's 24.2 µs on the same harness (one host thread issuing for both GPUs); the model's host floor, 24.2 µs, is fitted to the recorded H200 runs, and at this size it overshoots the measurement by 2.43 µs.
 	// - **Model only**: the model's one-shot on 2 GPUs, 5.216 µs, is the kernel alone (one eager launch, no host work) and has no measurement across two GPUs here; the 8-GPU row is model only.
 	// - **Per decode step**, x 160 all_reduces (8 GPUs, graphed, models): NCCL 2.66 ms, custom 652.6 µs.
 	// - **NCCL's symmetric memory** on in vLLM (VLLM_USE_NCCL_SYMM_MEM=1, off by default), 8 GPUs, 128 KiB: vLLM picks nccl-symm-mem, NCCL symmetric memory (ncclCommWindowRegister buffers, copy in and out); not measured here (no multi-GPU run).

@@ -18,7 +18,7 @@ try:
     deadline = time.time() + 10
     idle_seen = False
     # Like jupyter_client's own nudge: ask for kernel_info until iopub
-    # shows the idle status that follows a reply (PUB slow joiner).
+    # shows a request's idle status (PUB slow joiner).
     while not idle_seen and time.time() < deadline:
         reply = kc.kernel_info(reply=True, timeout=5)
         result["replies"].append({
