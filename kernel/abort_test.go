@@ -31,6 +31,12 @@ type testClient struct {
 // returns a client and the kernel's connection.
 func startKernel(t *testing.T) (*testClient, *conn.Conn) {
 	t.Helper()
+	return startKernelLogging(t, slog.New(slog.DiscardHandler))
+}
+
+// startKernelLogging is startKernel with the kernel's log going to log.
+func startKernelLogging(t *testing.T, log *slog.Logger) (*testClient, *conn.Conn) {
+	t.Helper()
 	info := conn.Info{Transport: "tcp", IP: "127.0.0.1", SignatureScheme: "hmac-sha256", Key: "abort-test-key", KernelName: "commlab"}
 	ctx, cancel := context.WithCancel(context.Background())
 	c, err := conn.Open(ctx, info, nil)
@@ -38,7 +44,7 @@ func startKernel(t *testing.T) (*testClient, *conn.Conn) {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
-	go func() { done <- serve(ctx, c, Options{Version: "test"}, slog.New(slog.DiscardHandler)) }()
+	go func() { done <- serve(ctx, c, Options{Version: "test"}, log) }()
 	info = c.Info()
 	id := zmq4.WithID(zmq4.SocketIdentity("abort-test-client"))
 	cl := &testClient{t: t, signer: c.Signer(), shell: zmq4.NewDealer(ctx, id), stdin: zmq4.NewDealer(ctx, id)}

@@ -115,7 +115,9 @@ func (k *Kernel) send(ch conn.Channel, parent wire.Message, msgType string, cont
 // execution is done at its reply and its idle, in either order).
 func (k *Kernel) reply(ch conn.Channel, req wire.Message, msgType string, content any) {
 	k.publishIdle(req)
-	_ = k.send(ch, req, msgType, content, nil)
+	if k.send(ch, req, msgType, content, nil) == nil {
+		k.log.Debug("kernel: replied", "msg_type", msgType, "parent", req.Header.MsgID)
+	}
 }
 
 // publishIdle publishes req's idle status once, however many of the reply
@@ -146,7 +148,9 @@ func (k *Kernel) publish(req wire.Message, msgType string, content any) {
 }
 
 func (k *Kernel) publishStatus(req wire.Message, state string) {
-	k.publish(req, "status", statusContent{ExecutionState: state})
+	if k.send(conn.IOPub, req, "status", statusContent{ExecutionState: state}, nil) == nil {
+		k.log.Debug("kernel: status", "state", state, "parent", req.Header.MsgID)
+	}
 }
 
 // emitter returns the session emit function for a request: events become
