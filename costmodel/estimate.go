@@ -195,8 +195,9 @@ type Estimate struct {
 	BusBWGBps     float64 `unit:"GB/s"`
 	// NCCLTimeUs is NCCL's own prediction for the same pick (its tuner).
 	NCCLTimeUs float64 `unit:"us"`
-	// Bound is "latency" or "bandwidth", whichever of LatencyTermUs and
-	// BandwidthUs is larger.
+	// Bound is "latency" where the host floor hides the GPUs' time or
+	// NCCL's latency and the fill outweigh the bandwidth term, else
+	// "bandwidth".
 	Bound string
 	// Constants names the fitted constants (estimate.go) the estimate
 	// rests on; FittedConstantStatus says how each is validated.

@@ -229,15 +229,13 @@ wait:
 	if verdict := slurmVerdict(text); verdict != "" {
 		return scheduled(out, "%s", verdict)
 	}
-	// One slurmstepd prints the time-limit line, on an I/O stream srun may
-	// already be closing: the job's end state in the controller is the
-	// cause that does not depend on that line arriving.
 	if err != nil {
+		// One slurmstepd prints the time-limit line, on an I/O stream srun
+		// may already be closing: the job's end state in the controller is
+		// the cause that does not depend on that line arriving.
 		if verdict := endStateVerdict(endState(name, time.Minute)); verdict != "" {
 			return scheduled(out, "%s", verdict)
 		}
-	}
-	if err != nil {
 		var ee *exec.ExitError
 		if !errors.As(err, &ee) || ee.ExitCode() > 2 {
 			return fmt.Errorf("%s: %w", c[0], err)
