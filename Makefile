@@ -186,9 +186,10 @@ test-gpu: test-gpu-build
 	bash probes/gpubench/test_gpu.sh
 
 # Chapter 6's hang lab for real on CPU ranks: a venv with PyTorch (gloo,
-# the Flight Recorder) and py-spy from the index (ci/requirements-torch.txt;
-# the index's torch wheel brings its CUDA libraries: about 1.5 min and
-# 5.3 GB here), every scenario staged by `commlab probe hang` (with each
+# the Flight Recorder) and py-spy from the index (ci/requirements-torch.txt:
+# the index's torch wheel is its CUDA build and brings the CUDA libraries it
+# links against; about 1 min and 3.9 GB here, and the recipe stops first,
+# saying so, where the disk has less than 5 GB free), every scenario staged by `commlab probe hang` (with each
 # rank's C++ stack from gdb when gdb is on PATH) into
 # $(OUT)/hang-cpu/, each run read back by commlab's Flight Recorder and
 # hang lab readers (TestHangLabOnCPU), then each run's dumps printed by
@@ -209,9 +210,18 @@ hang-cpu: build $(TORCH_VENV)/.installed
 	done
 	@echo "hang-cpu: runs under $(OUT)/hang-cpu"
 
+TORCH_VENV_NEEDS_GB ?= 5
 $(TORCH_VENV)/.installed: ci/requirements-torch.txt
+	@free_kb=$$(df -Pk . | awk 'NR==2 {print $$4}'); \
+	if [ "$$free_kb" -lt $$(( $(TORCH_VENV_NEEDS_GB) * 1024 * 1024 )) ]; then \
+		echo "hang-cpu: $(TORCH_VENV) needs about $(TORCH_VENV_NEEDS_GB) GB free on $$(df -P . | awk 'NR==2 {print $$6}'), which has $$(( free_kb / 1024 )) MB" >&2; \
+		exit 1; \
+	fi
 	$(VENV_PYTHON) -m venv $(TORCH_VENV)
-	$(TORCH_VENV)/bin/pip install --disable-pip-version-check -r ci/requirements-torch.txt
+	grep -v -e '^#' -e '^$$' ci/requirements-torch.txt | while read -r req; do \
+		$(TORCH_VENV)/bin/pip install --disable-pip-version-check --no-cache-dir --no-deps -q "$$req" || exit 1; \
+	done
+	$(TORCH_VENV)/bin/python -c 'import torch.distributed as d; assert d.is_gloo_available(), "no gloo"'
 	touch $@
 
 fuzz:
