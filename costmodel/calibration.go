@@ -441,6 +441,7 @@ type Fit struct {
 	EFALatency      float64 `unit:"s"`
 	TCPXOLatency    float64 `unit:"s"`
 	NVLSFillLoops   float64
+	RingFillLoops   float64
 	// Rows names, per constant, the non-hold-out rows it was fitted on.
 	Rows map[string][]string
 	// WorstError is the largest |Model/Measured - 1| over those rows.
@@ -487,6 +488,10 @@ var fitTargets = []fitTarget{
 		func(r PublishedRow, n Node, pick string) bool {
 			return r.Regime == "small" && r.Nodes > 1 && (n.NIC.Kind == "tcpxo" || n.NIC.Kind == "tcpx")
 		}, 0, 200e-6},
+	{"RingFillLoops", func(k *calibration) *float64 { return &k.ringFill },
+		func(r PublishedRow, n Node, pick string) bool {
+			return r.Regime != "small" && r.Nodes == 1 && pick == "Ring"
+		}, 0, 20},
 	{"NVLSFillLoops", func(k *calibration) *float64 { return &k.nvlsFill },
 		func(r PublishedRow, n Node, pick string) bool {
 			return r.Regime != "small" && (pick == "NVLS" || pick == "NVLSTree")
@@ -512,6 +517,7 @@ func FitCalibration(rows []PublishedRow) (Fit, error) {
 	fit.NetEfficiency, fit.GatherLocalStep, fit.LLEfficiency, fit.SHMEfficiency = k.net, k.gatherStep, k.ll, k.shm
 	fit.IssueUs, fit.LabIssueUs, fit.EFALatency, fit.TCPXOLatency = k.issue, k.labIssue, k.efa, k.tcpxo
 	fit.NVLSFillLoops = k.nvlsFill
+	fit.RingFillLoops = k.ringFill
 	for i, t := range fitTargets {
 		cal, err := calibrate(sets[i], k)
 		if err != nil {

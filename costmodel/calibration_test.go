@@ -120,6 +120,7 @@ func TestFittedConstantsMatchTheTable(t *testing.T) {
 		{"FitEFALatency", fit.EFALatency, FitEFALatency},
 		{"FitTCPXOLatency", fit.TCPXOLatency, FitTCPXOLatency},
 		{"FitNVLSFillLoops", fit.NVLSFillLoops, FitNVLSFillLoops},
+		{"FitRingFillLoops", fit.RingFillLoops, FitRingFillLoops},
 	} {
 		if math.Abs(c.got-c.want) > 1e-9*math.Max(1, math.Abs(c.want)) {
 			t.Errorf("%s = %g, the fit gives %g", c.name, c.want, c.got)

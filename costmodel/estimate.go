@@ -23,7 +23,7 @@ import (
 const (
 	// FitRingEfficiency is the share of NCCL's link rating a ring or tree
 	// gets inside a node.
-	FitRingEfficiency = 0.94
+	FitRingEfficiency = 0.95
 	// FitNetEfficiency is the share of the NICs' port rate a collective
 	// gets across nodes.
 	FitNetEfficiency = 0.891
@@ -32,13 +32,13 @@ const (
 	// final receive or reduce-copy into the output), in link steps: the
 	// ring gets NCCL's rating times (n-1)/(n-1+FitGatherLocalStep) on n
 	// GPUs.
-	FitGatherLocalStep = 0.248
+	FitGatherLocalStep = 0.244
 	// FitLLEfficiency is the share of NCCL's LL bandwidth (half the link,
 	// at most llMaxBws) that LL delivers at large sizes.
 	FitLLEfficiency = 0.863
 	// FitSHMEfficiency is the share of the PCIe rate NCCL gets when GPUs
 	// exchange through host memory (no peer-to-peer).
-	FitSHMEfficiency = 0.729
+	FitSHMEfficiency = 0.73
 	// FitIssueUs is the host time, in microseconds, one thread spends
 	// issuing one collective to one GPU (published hosts).
 	FitIssueUs = 4.89
@@ -54,6 +54,12 @@ const (
 	// runs full: the pipeline fill at middle sizes, where NCCL shrinks
 	// the NVLS chunk.
 	FitNVLSFillLoops = 3.31
+	// FitRingFillLoops is the same for the ring inside one node: the
+	// share of one round of chunks over the channels NCCL uses
+	// (channels x chunk, ringChunkBytes) that the pipeline takes to run
+	// full. The fill grows with the size up to that round, then stays:
+	// what makes a ring reach its plateau only at hundreds of MiB.
+	FitRingFillLoops = 0.444
 )
 
 // NVLS channel counts and chunk size as NCCL v2.28.9-1 sets them:
@@ -118,11 +124,11 @@ func nvlsEfficiencyFor(cc int) float64 {
 // calibration holds the fitted constants; Estimate uses the package's,
 // FitCalibration tries others.
 type calibration struct {
-	ring, net, gatherStep, ll, shm, issue, labIssue, efa, tcpxo, nvlsFill float64
+	ring, net, gatherStep, ll, shm, issue, labIssue, efa, tcpxo, nvlsFill, ringFill float64
 }
 
 var fitted = calibration{ring: FitRingEfficiency, net: FitNetEfficiency, gatherStep: FitGatherLocalStep, ll: FitLLEfficiency, shm: FitSHMEfficiency,
-	issue: FitIssueUs, labIssue: FitLabIssueUs, efa: FitEFALatency, tcpxo: FitTCPXOLatency, nvlsFill: FitNVLSFillLoops}
+	issue: FitIssueUs, labIssue: FitLabIssueUs, efa: FitEFALatency, tcpxo: FitTCPXOLatency, nvlsFill: FitNVLSFillLoops, ringFill: FitRingFillLoops}
 
 // Harness says how the measuring program drives the GPUs from the host.
 // nccl-tests with -g N, and `commlab probe nccl`, issue every operation to
@@ -338,6 +344,12 @@ func (m Machine) estimate(c Collective, bytes float64, algorithm, protocol strin
 			loop := nvlsLoopBytes(ch.Algorithm, bytes, node.ComputeCapability, node.GPUs, nodes)
 			e.FillUs = k.nvlsFill * math.Min(bytes, loop) * factor / (peak * 1e3)
 		}
+		if ch.Algorithm == "Ring" && nodes == 1 {
+			if nc := T.channels(c, aRing, protoIndex(ch.Protocol), bytes); nc > 0 {
+				loop := float64(nc) * ringChunkBytes(c, ch.Protocol)
+				e.FillUs = k.ringFill * math.Min(bytes, loop) * factor / (peak * 1e3)
+			}
+		}
 	}
 	e.finish(factor, node, nodes, m.Harness)
 	return e, nil
@@ -409,7 +421,11 @@ func restsOn(node Node, nodes int, c Collective, e Estimate, h Harness) []string
 		out = append(out, "FitLLEfficiency")
 	}
 	if e.FillUs > 0 && e.LatencyUs+e.FillUs >= e.FloorUs {
-		out = append(out, "FitNVLSFillLoops")
+		if e.Algorithm == "Ring" {
+			out = append(out, "FitRingFillLoops")
+		} else {
+			out = append(out, "FitNVLSFillLoops")
+		}
 	}
 	if e.FloorUs > e.LatencyUs+e.FillUs && h.IssueUs == 0 {
 		if h.Host == "lab" {
@@ -546,4 +562,25 @@ func peakBusBW(node Node, nodes int, c Collective, algorithm, protocol string, l
 // ring or PAT, the runs FitGatherLocalStep shapes.
 func gatherRing(c Collective, algorithm string) bool {
 	return (c == AllGather || c == ReduceScatter) && (algorithm == "Ring" || algorithm == "PAT")
+}
+
+// ringChunkBytes is the data one ring step of one channel moves at full
+// size, by protocol (NVIDIA/nccl v2.28.9-1: src/init.cc DEFAULT_BUFFSIZE
+// 4 MiB, DEFAULT_LL_BUFFSIZE and DEFAULT_LL128_BUFFSIZE; NCCL_STEPS 8;
+// src/include/collectives.h: ALLREDUCE/ALLGATHER/REDUCESCATTER_CHUNKSTEPS
+// NCCL_STEPS/2, BROADCAST_CHUNKSTEPS 1; src/enqueue.cc calcCollChunking:
+// LL halves the step, LL128 carries 15 data words of 16).
+func ringChunkBytes(c Collective, protocol string) float64 {
+	const steps = 8
+	switch protocol {
+	case "LL":
+		return 8 * 512 * steps * 16 / steps / 2
+	case "LL128":
+		return 120 * 640 * steps * 8 / steps / 16 * 15
+	}
+	chunkSteps := steps / 2
+	if c == Broadcast || c == Reduce {
+		chunkSteps = 1
+	}
+	return float64((4 << 20) / steps * chunkSteps)
 }

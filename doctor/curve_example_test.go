@@ -44,8 +44,8 @@ func ExampleDiagnoseCurve() {
 	b, _ := doctor.BranchByID(rep.Verdicts[0].Check)
 	fmt.Println("first check:", b.Checks[0])
 	// Output:
-	// [fail] collective/large-plateau: large-message plateau too low: 121.7 GB/s busbw, 35% of the model's 348.1 GB/s
-	// [ok] collective/small-floor: small-message floor 22.44 µs, 2.3x the model
+	// [fail] collective/large-plateau: large-message plateau too low: 121.7 GB/s busbw, 35% of the model's 350 GB/s
+	// [ok] collective/small-floor: small-message floor 22.37 µs, 2.3x the model
 	// [ok] collective/dip: no dip: no size below 70% of its neighbours' ratio to the model
 	// first check: the path (nvidia-smi topo -m levels, chapter 2)
 }
@@ -90,7 +90,7 @@ func ExampleJudgeCurve() {
 	// Output:
 	// all_reduce 16 ranks from device lines
 	// preset: hgx-h100 from the GPU the input names: NVIDIA H100 80GB HBM3
-	// [skipped] collective/multi-node: cannot tell: 330.6 GB/s is 69% of the model, which assumed what the evidence does not say; if this machine's network is 8x 200 Gb/s GPUDirect-TCPXO (gcp-a3-mega), 330.6 GB/s is 100% of that model; if this machine has no NVLS, 330.6 GB/s is 95% of that model
+	// [skipped] collective/multi-node: cannot tell: 330.6 GB/s is 69% of the model, which assumed what the evidence does not say; if this machine's network is 8x 200 Gb/s GPUDirect-TCPXO (gcp-a3-mega), 330.6 GB/s is 100% of that model; if this machine has no NVLS, 330.6 GB/s is 94% of that model
 	// preset: gcp-a3-mega
 	// [ok] collective/multi-node: multi-node plateau at 100% of the model (330.6 GB/s busbw)
 }

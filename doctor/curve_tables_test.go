@@ -41,8 +41,8 @@ func ExampleReportTable() {
 	// Output:
 	// | NCCL_PROTO | 8 GiB | plateau / model | floor | doctor |
 	// |:---|---:|---:|---:|:---|
-	// | LL | 121.7 GB/s | 34.97% | 22.31 µs | fail large-plateau |
-	// | Simple | 344.9 GB/s | 98.43% | 22.82 µs | ok |
+	// | LL | 121.7 GB/s | 34.78% | 22.37 µs | fail large-plateau |
+	// | Simple | 344.9 GB/s | 97.9% | 23.07 µs | ok |
 }
 
 func TestPickTable(t *testing.T) {

@@ -102,10 +102,10 @@ func TestDiagnoseCurveShapes(t *testing.T) {
 	}{
 		{"healthy 2xH200 (NCCL's own pick)", auto, h200x2,
 			map[string]doctor.Status{doctor.BranchLargePlateau: doctor.OK, doctor.BranchSmallFloor: doctor.OK, doctor.BranchDip: doctor.OK},
-			[]string{"plateau at 99% of the model (343 GB/s busbw)", "small-message floor 21.63 µs, 2.2x the model"}},
+			[]string{"plateau at 98% of the model (343 GB/s busbw)", "small-message floor 21.51 µs, 2.2x the model"}},
 		{"NCCL_PROTO=LL forced: low plateau", ll, h200x2,
 			map[string]doctor.Status{doctor.BranchLargePlateau: doctor.Fail, doctor.BranchSmallFloor: doctor.OK, doctor.BranchDip: doctor.OK},
-			[]string{"plateau too low: 121.7 GB/s busbw, 35% of the model's 348.1 GB/s"}},
+			[]string{"plateau too low: 121.7 GB/s busbw, 35% of the model's 350 GB/s"}},
 		// LL kept up to 32 MiB, NCCL's own pick above: a switch point set
 		// too late (as a bad NCCL_PROTO threshold or tuner plugin would).
 		{"late protocol switch: dip", splice(ll, auto, 32<<20), h200x2,
